@@ -1,0 +1,71 @@
+"""Option decorators and helpers shared by the commands."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from scopa_sim.errors import ScopaError
+from scopa_sim.policy import PolicySpec, seat_policies
+from scopa_sim.rules import PRESETS, Rules
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def rules_options(f: F) -> F:
+    """``--preset NAME`` and repeated ``--rule key=value``."""
+    f = click.option(
+        "--rule",
+        "rules",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Override one rule option (repeatable), e.g. --rule target=21.",
+    )(f)
+    f = click.option(
+        "--preset",
+        default="scopa",
+        show_default=True,
+        metavar="NAME",
+        help=f"Rules preset: {', '.join(PRESETS)}.",
+    )(f)
+    return f
+
+
+def seed_option(f: F) -> F:
+    """``--seed S``: a run is defined by its configuration and seed."""
+    return click.option(
+        "--seed",
+        type=click.IntRange(0, 2**63 - 1),
+        default=0,
+        show_default=True,
+        help="Run seed: the same configuration and seed give the same results.",
+    )(f)
+
+
+def policy_option(f: F) -> F:
+    """Repeated ``--policy``: one for all seats, or one per seat."""
+    return click.option(
+        "--policy",
+        "policies",
+        multiple=True,
+        metavar="NAME[:K=V,...]",
+        help="Policy: random or greedy. Once for all seats, or once per seat in seat order.",
+    )(f)
+
+
+def make_rules(preset: str, rules: tuple[str, ...]) -> Rules:
+    """Rules from the command line; bad input is a usage error (exit 2)."""
+    try:
+        return Rules.make(preset, rules)
+    except ScopaError as e:
+        raise click.UsageError(str(e)) from None
+
+
+def make_policies(texts: tuple[str, ...], players: int) -> list[PolicySpec]:
+    """Seat policies from the command line; bad input is a usage error (exit 2)."""
+    try:
+        return seat_policies(texts, players)
+    except ScopaError as e:
+        raise click.UsageError(str(e)) from None

@@ -1,0 +1,122 @@
+"""``play`` (matches with game records) and ``replay`` (check a record file)."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from typing import TextIO
+
+import click
+
+from cli.options import make_policies, make_rules, policy_option, rules_options, seed_option
+from scopa_sim.match import play_match
+from scopa_sim.record import check_lines, iter_lines, write_records
+
+
+@click.command()
+@rules_options
+@click.option(
+    "--matches", type=click.IntRange(min=1), default=1, show_default=True, help="Matches to play."
+)
+@seed_option
+@policy_option
+@click.option(
+    "--record",
+    "record_path",
+    type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+    help="Write every hand as a scopa-record/1 JSON line to this file ('-' = stdout).",
+)
+def play(
+    preset: str,
+    rules: tuple[str, ...],
+    matches: int,
+    seed: int,
+    policies: tuple[str, ...],
+    record_path: str | None,
+) -> None:
+    """Play complete matches and optionally write their game records."""
+    r = make_rules(preset, rules)
+    specs = make_policies(policies, r.players)
+    summary_out = sys.stderr if record_path == "-" else sys.stdout
+    start = time.perf_counter()
+    totals = [0] * r.sides
+    wins = [0] * r.sides
+    hands = 0
+    with contextlib.ExitStack() as stack:
+        out: TextIO | None = None
+        if record_path == "-":
+            out = sys.stdout
+        elif record_path:
+            try:
+                out = stack.enter_context(open(record_path, "w", encoding="utf-8"))
+            except OSError as e:
+                raise click.UsageError(f"cannot write {record_path}: {e.strerror}") from None
+        for m in range(matches):
+            logs = list(play_match(r, specs, seed, m))
+            if out is not None:
+                write_records(out, r, logs)
+            hands += len(logs)
+            for log in logs:
+                for s in range(r.sides):
+                    totals[s] += log.score[s][-1]
+            winner = logs[-1].winner
+            assert winner is not None
+            wins[winner] += 1
+    elapsed = time.perf_counter() - start
+    seats = ", ".join(f"seat {i}: {p}" for i, p in enumerate(specs))
+    echo = click.echo
+    echo(
+        f"{matches} match(es), {hands} hands, rules {preset} ({r.digest()}), seed {seed}",
+        file=summary_out,
+    )
+    echo(f"policies: {seats}", file=summary_out)
+    for s in range(r.sides):
+        echo(
+            f"side {s}: {wins[s]} win(s), {totals[s] / hands:.3f} points per hand",
+            file=summary_out,
+        )
+    if record_path and record_path != "-":
+        echo(f"records: {record_path}", file=summary_out)
+    echo(f"time: {elapsed:.2f} s", file=summary_out)
+
+
+@click.command()
+@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
+@click.option(
+    "--allow-unfinished", is_flag=True, help="Accept a file whose last match has no winner yet."
+)
+@click.option("-q", "--quiet", is_flag=True, help="Print only the violations.")
+def replay(path: str, allow_unfinished: bool, quiet: bool) -> None:
+    """Check every hand of a game record file (PATH, '-' = stdin) against its rules.
+
+    Prints a summary, or 'line N: reason' for each violation and exits with status 1.
+    """
+    try:
+        if path == "-":
+            summary = check_lines(iter_lines(sys.stdin), allow_unfinished)
+        else:
+            with open(path, encoding="utf-8") as f:
+                summary = check_lines(iter_lines(f), allow_unfinished)
+    except FileNotFoundError:
+        raise click.UsageError(f"no such file: {path}") from None
+    except IsADirectoryError:
+        raise click.UsageError(f"{path} is a directory, not a record file") from None
+    except UnicodeDecodeError:
+        click.echo(f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file", err=True)
+        sys.exit(1)
+    except OSError as e:
+        raise click.UsageError(f"cannot read {path}: {e.strerror}") from None
+    if summary.errors:
+        for line, reason in summary.errors:
+            click.echo(f"line {line}: {reason}" if line else reason)
+        click.echo(f"{len(summary.errors)} violation(s) in {summary.lines} line(s)", err=True)
+        sys.exit(1)
+    if not quiet:
+        wins = ", ".join(f"side {s}: {w}" for s, w in sorted(summary.wins.items()))
+        click.echo(
+            f"valid: {summary.lines} hand(s) in {summary.matches} match(es) "
+            f"({summary.finished_matches} finished), {summary.plays} plays, {summary.scope} scope"
+        )
+        if wins:
+            click.echo(f"wins: {wins}")

@@ -1,0 +1,1246 @@
+"""Numba kernels of the rules engine: masks in, masks out.
+
+Everything here works on plain int64 arrays so that it compiles once and is
+cached (``cache=True``).  Kernels that call each other live in this one module
+because numba's cache does not track changes across files.  The Python API in
+:mod:`scopa_sim.state` validates input and wraps these.
+
+Layouts
+-------
+* rules vector (``R_*`` indices), built by :func:`pack_rules`;
+* hand state vector (``S_*`` indices): hand masks per seat, table mask, pile
+  masks and scope counts per side, last capturer, seat to play, stock position,
+  plays made, dealer, done flag and the deck order;
+* a play is ``(card, take_mask)``; ``take_mask == 0`` is a lay.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba import njit
+from numba.core import types
+from numba.extending import intrinsic
+
+# --------------------------------------------------------------------------- layouts
+R_PLAYERS = 0
+R_TEAMS = 1
+R_DECK = 2
+R_HAND_SIZE = 3
+R_TABLE_CARDS = 4
+R_KINGS_REDEAL = 5
+R_CAPTURE_HAND = 6
+R_SUM_FEWEST = 7
+R_REMAINDER_DEALER = 8
+R_ACE_SWEEP = 9
+R_ACE_SWEEP_SCOPA = 10
+R_LAST_PLAY_SCOPA = 11
+R_PRIMIERA_SEVENS = 12
+R_MISSING_ZERO = 13
+R_RE_BELLO = 14
+R_NAPOLA = 15
+R_NAPOLA_FIXED3 = 16
+R_ALL_DENARI_WINS = 17
+R_TARGET = 18
+R_SIDES = 19
+R_DECK_MASK = 20
+R_TOTAL_PLAYS = 21
+N_RULES = 22
+
+S_HANDS = 0  # 4 seats
+S_TABLE = 4
+S_PILES = 5  # 4 sides
+S_SCOPE = 9  # 4 sides
+S_LAST_CAPTURER = 13  # side, or -1
+S_TURN = 14
+S_STOCK = 15  # index in the deck order of the next card to deal
+S_PLAYS = 16
+S_DEALER = 17
+S_DONE = 18
+S_DECK_SIZE = 19
+S_DECK = 20  # 40 slots
+S_REACH = 60  # bit s set: some subset of the table has values summing to s (s <= 10)
+N_STATE = 61
+
+# score items, in record order
+I_SCOPE = 0
+I_CARDS = 1
+I_DENARI = 2
+I_SETTEBELLO = 3
+I_PRIMIERA = 4
+I_RE_BELLO = 5
+I_NAPOLA = 6
+I_TOTAL = 7
+N_ITEMS = 8
+
+# apply_play result flags
+F_CAPTURE = 1
+F_SCOPA = 2
+F_ACE_SWEEP = 4
+F_LAST = 8
+
+POLICY_RANDOM = 0
+POLICY_GREEDY = 1
+
+#: Capacity of a legal-play buffer: more than the largest possible count.
+MAX_PLAYS = 16384
+#: Size of the scratch array the capture search needs.
+SCRATCH = 128
+
+FULL_DECK = (1 << 40) - 1
+DENARI = (1 << 10) - 1
+KINGS = (1 << 9) | (1 << 19) | (1 << 29) | (1 << 39)
+TWOS = (1 << 1) | (1 << 11) | (1 << 21) | (1 << 31)
+SETTEBELLO_BIT = 1 << 6
+RE_BELLO_BIT = 1 << 9
+
+#: The four aces; ``ACES << (v - 1)`` is the four cards of capture value v.
+ACES = 1 | (1 << 10) | (1 << 20) | (1 << 30)
+_PRIM = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
+#: PRIM_BEST[b]: best primiera value among the ranks set in the 10-bit suit mask b (0: none).
+PRIM_BEST = np.zeros(1024, dtype=np.int64)
+for _b in range(1, 1024):
+    PRIM_BEST[_b] = max(_PRIM[r] for r in range(10) if _b >> r & 1)
+
+
+#: Capture value (1..10) of each card index.
+VALUE = np.array([c % 10 + 1 for c in range(40)], dtype=np.int64)
+#: VALUE_MASK[v]: the four cards of capture value v (v = 1..10; index 0 is empty).
+VALUE_MASK = np.array([0] + [ACES << (v - 1) for v in range(1, 11)], dtype=np.int64)
+SEVENS = ACES << 6
+SIXES = ACES << 5
+
+# Work-array layout of the fused self-play kernel (:func:`selfplay_hands`).
+W_HANDS = 0  # 4 seats
+W_PILES = 4  # 4 sides
+W_SCOPE = 8  # 4 sides
+N_WORK = 16
+
+
+# --------------------------------------------------------------------------- bit intrinsics
+_NO_JIT = getattr(numba.config, "DISABLE_JIT", False)
+if _NO_JIT:  # pragma: no cover - plain-Python fallbacks for coverage runs
+
+    def popcount(x):
+        return int(x).bit_count()
+
+    def ctz(x):
+        return (int(x) & -int(x)).bit_length() - 1
+
+else:
+
+    @intrinsic
+    def popcount(typingctx, src):
+        """Number of set bits (LLVM ctpop)."""
+        if not isinstance(src, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.ctpop(args[0])
+
+        return src(src), codegen
+
+    @intrinsic
+    def ctz(typingctx, src):
+        """Index of the lowest set bit (LLVM cttz); the argument must be non-zero."""
+        if not isinstance(src, types.Integer):
+            return None
+
+        def codegen(context, builder, signature, args):
+            return builder.cttz(args[0], context.get_constant(types.boolean, True))
+
+        return src(src), codegen
+
+
+# --------------------------------------------------------------------------- rules
+def pack_rules(
+    players: int,
+    teams: int,
+    deck: int,
+    hand_size: int,
+    table_cards: int,
+    kings_redeal: int,
+    capture_hand: int,
+    sum_fewest: int,
+    remainder_dealer: int,
+    ace_sweep: int,
+    ace_sweep_scopa: int,
+    last_play_scopa: int,
+    primiera_sevens: int,
+    missing_zero: int,
+    re_bello: int,
+    napola: int,
+    napola_fixed3: int,
+    all_denari_wins: int,
+    target: int,
+) -> np.ndarray:
+    """Pack already validated options into the kernels' rules vector."""
+    r = np.zeros(N_RULES, dtype=np.int64)
+    r[R_PLAYERS] = players
+    r[R_TEAMS] = teams
+    r[R_DECK] = deck
+    r[R_HAND_SIZE] = hand_size
+    r[R_TABLE_CARDS] = table_cards
+    r[R_KINGS_REDEAL] = kings_redeal
+    r[R_CAPTURE_HAND] = capture_hand
+    r[R_SUM_FEWEST] = sum_fewest
+    r[R_REMAINDER_DEALER] = remainder_dealer
+    r[R_ACE_SWEEP] = ace_sweep
+    r[R_ACE_SWEEP_SCOPA] = ace_sweep_scopa
+    r[R_LAST_PLAY_SCOPA] = last_play_scopa
+    r[R_PRIMIERA_SEVENS] = primiera_sevens
+    r[R_MISSING_ZERO] = missing_zero
+    r[R_RE_BELLO] = re_bello
+    r[R_NAPOLA] = napola
+    r[R_NAPOLA_FIXED3] = napola_fixed3
+    r[R_ALL_DENARI_WINS] = all_denari_wins
+    r[R_TARGET] = target
+    r[R_SIDES] = 2 if teams else players
+    r[R_DECK_MASK] = FULL_DECK if deck == 40 else FULL_DECK & ~TWOS
+    r[R_TOTAL_PLAYS] = deck - table_cards
+    return r
+
+
+@njit(cache=True)
+def side_of(rules, seat):
+    """Side of a seat: seat % 2 with teams, else the seat."""
+    if rules[R_TEAMS]:
+        return seat & 1
+    return seat
+
+
+@njit(cache=True)
+def deck_cards(rules, out):
+    """Write the deck's cards in canonical order into ``out``; return how many."""
+    m = rules[R_DECK_MASK]
+    n = 0
+    while m:
+        out[n] = ctz(m)
+        m &= m - 1
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- randomness
+@njit(cache=True)
+def mix64(z):
+    """SplitMix64 finaliser: a bijective, well-mixing hash of a uint64."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def _seed_prefix(seed, a, b):
+    """The part of :func:`derive_seed` that does not depend on ``c``."""
+    z = mix64(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+    z = mix64(z ^ np.uint64(a))
+    return mix64(z ^ np.uint64(b) ^ np.uint64(0x632BE59BD9B4E019))
+
+
+@njit(cache=True)
+def derive_seed(seed, a, b, c):
+    """A stream seed from (run seed, a, b, c); distinct inputs give independent streams."""
+    z = _seed_prefix(seed, a, b)
+    return mix64(z ^ np.uint64(c) ^ np.uint64(0x8CB92BA72F3D8DD7))
+
+
+@njit(cache=True)
+def next_u64(rng):
+    """Next output of the SplitMix64 generator whose state is ``rng[0]``."""
+    rng[0] += np.uint64(0x9E3779B97F4A7C15)
+    return mix64(rng[0])
+
+
+@njit(cache=True)
+def _below(z, n):
+    """``rand_below`` for the generator state ``z`` already advanced: uniform in [0, n)."""
+    return np.int64(((mix64(z) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def rand_below(rng, n):
+    """Uniform integer in [0, n) by multiply-shift (bias below n / 2**32)."""
+    x = next_u64(rng) >> np.uint64(32)
+    return np.int64((x * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True)
+def shuffle(arr, n, rng):
+    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
+    z = rng[0]
+    for i in range(n - 1, 0, -1):
+        z += np.uint64(0x9E3779B97F4A7C15)
+        j = _below(z, i + 1)
+        t = arr[i]
+        arr[i] = arr[j]
+        arr[j] = t
+    rng[0] = z
+
+
+@njit(cache=True)
+def _shuffle_deal(rules, z, deck):
+    """:func:`shuffle_deal` on the generator state ``z``; return (new state, reshuffles)."""
+    redeals = 0
+    g = np.uint64(0x9E3779B97F4A7C15)
+    while True:
+        n = deck_cards(rules, deck)
+        for i in range(n - 1, 0, -1):
+            z += g
+            j = _below(z, i + 1)
+            t = deck[i]
+            deck[i] = deck[j]
+            deck[j] = t
+        if not rules[R_KINGS_REDEAL]:
+            return z, redeals
+        kings = 0
+        for i in range(rules[R_TABLE_CARDS]):
+            kings += (KINGS >> deck[i]) & 1
+        if kings < 3:
+            return z, redeals
+        redeals += 1
+
+
+@njit(cache=True)
+def shuffle_deal(rules, rng, deck):
+    """Shuffle the deck into ``deck`` until the deal is acceptable (kings redeal); return
+    the number of reshuffles."""
+    z, redeals = _shuffle_deal(rules, rng[0], deck)
+    rng[0] = z
+    return redeals
+
+
+# --------------------------------------------------------------------------- dealing
+@njit(cache=True)
+def deal_round(state, rules):
+    """Deal the next round from the stock, starting with the first player."""
+    n = rules[R_PLAYERS]
+    left = state[S_DECK_SIZE] - state[S_STOCK]
+    k = rules[R_HAND_SIZE]
+    if left < n * k:
+        k = left // n
+    pos = state[S_STOCK]
+    seat = state[S_DEALER] + 1
+    for _ in range(n):
+        if seat >= n:
+            seat -= n
+        m = np.int64(0)
+        for _i in range(k):
+            m |= np.int64(1) << state[S_DECK + pos]
+            pos += 1
+        state[S_HANDS + seat] = m
+        seat += 1
+    state[S_STOCK] = pos
+
+
+@njit(cache=True)
+def start_hand(state, rules, deck, dealer):
+    """Reset ``state`` to the start of a hand dealt from the deck order ``deck``."""
+    for i in range(N_STATE):
+        state[i] = 0
+    size = rules[R_DECK]
+    for i in range(size):
+        state[S_DECK + i] = deck[i]
+    state[S_DECK_SIZE] = size
+    t = np.int64(0)
+    for i in range(rules[R_TABLE_CARDS]):
+        t |= np.int64(1) << deck[i]
+    state[S_TABLE] = t
+    state[S_REACH] = table_reach(t)
+    state[S_STOCK] = rules[R_TABLE_CARDS]
+    state[S_DEALER] = dealer
+    state[S_LAST_CAPTURER] = -1
+    turn = dealer + 1
+    state[S_TURN] = 0 if turn >= rules[R_PLAYERS] else turn
+    deal_round(state, rules)
+
+
+# --------------------------------------------------------------------------- legal plays
+@njit(cache=True)
+def sum_captures(table, v, fewest, out_take, n, scratch):
+    """Append to ``out_take[n:]`` every set of >= 2 table cards whose values add to ``v``
+    (only the smallest sets with ``fewest``); return the new count.
+
+    The sets come in depth-first order over the candidates sorted by (value, card).
+    ``scratch`` holds at least ``SCRATCH`` int64 (candidates, their values, the stack).
+    """
+    k = 0
+    for val in range(1, v):  # ascending values, so the search can prune
+        m = table & VALUE_MASK[val]
+        while m:
+            scratch[k] = ctz(m)
+            scratch[40 + k] = val
+            m &= m - 1
+            k += 1
+    start = n
+    best = 99
+    depth = 0
+    i = 0
+    s = 0
+    cur = np.int64(0)
+    while True:
+        if i < k and s + scratch[40 + i] <= v:
+            scratch[80 + depth] = i
+            depth += 1
+            s += scratch[40 + i]
+            cur |= np.int64(1) << scratch[i]
+            if s == v:
+                if depth >= 2 and (not fewest or depth <= best):
+                    if fewest and depth < best:
+                        best = depth
+                        n = start
+                    out_take[n] = cur
+                    n += 1
+                depth -= 1
+                j = scratch[80 + depth]
+                s -= scratch[40 + j]
+                cur ^= np.int64(1) << scratch[j]
+                i = j + 1
+            else:
+                i += 1
+        else:
+            if depth == 0:
+                break
+            depth -= 1
+            j = scratch[80 + depth]
+            s -= scratch[40 + j]
+            cur ^= np.int64(1) << scratch[j]
+            i = j + 1
+    return n
+
+
+@njit(cache=True)
+def table_reach(table):
+    """Subset sums (up to 10) of the table's values as a bitset; bit 0 is the empty set."""
+    reach = np.int64(1)
+    m = table
+    while m:
+        reach |= reach << VALUE[ctz(m)]
+        m &= m - 1
+    return reach & 2047
+
+
+@njit(cache=True)
+def legal_plays(state, rules, out_card, out_take, scratch):
+    """Write every distinct legal play of the seat to play; return their number.
+
+    Per card: the ace sweep, else one play per table card of equal value, else
+    (only when the table's subset-sum bitset says it is possible) the sum
+    captures, else a lay; then ``capture_rule=hand`` drops lays when any card
+    can capture.
+    """
+    hand = state[S_HANDS + state[S_TURN]]
+    table = state[S_TABLE]
+    reach = state[S_REACH]
+    ace_sweep = rules[R_ACE_SWEEP] != 0 and table != 0 and (table & ACES) == 0
+    n = 0
+    lays = 0
+    m = hand
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        v = VALUE[c]
+        same = table & VALUE_MASK[v]
+        if v == 1 and ace_sweep:
+            out_card[n] = c
+            out_take[n] = table
+            n += 1
+        elif same:
+            while same:
+                out_card[n] = c
+                out_take[n] = same & -same
+                same &= same - 1
+                n += 1
+        elif (reach >> v) & 1:
+            n0 = n
+            n = sum_captures(table, v, rules[R_SUM_FEWEST], out_take, n, scratch)
+            for i in range(n0, n):
+                out_card[i] = c
+        else:
+            out_card[n] = c
+            out_take[n] = 0
+            n += 1
+            lays += 1
+    if lays and rules[R_CAPTURE_HAND] and lays < n:
+        k = 0
+        for i in range(n):
+            if out_take[i] != 0:
+                out_card[k] = out_card[i]
+                out_take[k] = out_take[i]
+                k += 1
+        n = k
+    return n
+
+
+@njit(cache=True)
+def is_legal(state, rules, card, take, buf_card, buf_take, scratch):
+    """Whether ``(card, take)`` is a legal play now."""
+    n = legal_plays(state, rules, buf_card, buf_take, scratch)
+    found = False
+    for i in range(n):
+        if buf_card[i] == card and buf_take[i] == take:
+            found = True
+            break
+    return found
+
+
+# --------------------------------------------------------------------------- applying
+@njit(cache=True)
+def apply_play(state, rules, card, take):
+    """Play ``card`` taking ``take`` (assumed legal); deal and close the hand as needed.
+
+    Returns ``F_*`` flags describing what happened.
+    """
+    seat = state[S_TURN]
+    side = side_of(rules, seat)
+    bit = np.int64(1) << card
+    table = state[S_TABLE]
+    state[S_HANDS + seat] &= ~bit
+    state[S_PLAYS] += 1
+    last = state[S_PLAYS] == rules[R_TOTAL_PLAYS]
+    flags = 0
+    if last:
+        flags |= F_LAST
+    if take:
+        flags |= F_CAPTURE
+        left = table & ~take
+        state[S_TABLE] = left
+        state[S_REACH] = table_reach(left)
+        state[S_PILES + side] |= take | bit
+        state[S_LAST_CAPTURER] = side
+        ace_sweep = (
+            rules[R_ACE_SWEEP] != 0 and VALUE[card] == 1 and take == table and not (table & ACES)
+        )
+        if ace_sweep:
+            flags |= F_ACE_SWEEP
+        if (
+            left == 0
+            and (rules[R_LAST_PLAY_SCOPA] or not last)
+            and (rules[R_ACE_SWEEP_SCOPA] or not ace_sweep)
+        ):
+            state[S_SCOPE + side] += 1
+            flags |= F_SCOPA
+    else:
+        state[S_TABLE] = table | bit
+        reach = state[S_REACH]
+        state[S_REACH] = (reach | (reach << VALUE[card])) & 2047
+    n = rules[R_PLAYERS]
+    turn = seat + 1
+    state[S_TURN] = 0 if turn >= n else turn
+    empty = True
+    for s in range(n):
+        if state[S_HANDS + s]:
+            empty = False
+            break
+    if empty:
+        if state[S_STOCK] < state[S_DECK_SIZE]:
+            deal_round(state, rules)
+        else:
+            rest = state[S_TABLE]
+            if rest:
+                if rules[R_REMAINDER_DEALER]:
+                    state[S_PILES + side_of(rules, state[S_DEALER])] |= rest
+                elif state[S_LAST_CAPTURER] >= 0:
+                    state[S_PILES + state[S_LAST_CAPTURER]] |= rest
+            state[S_TABLE] = 0
+            state[S_REACH] = 1
+            state[S_DONE] = 1
+    return flags
+
+
+# --------------------------------------------------------------------------- scoring
+@njit(cache=True)
+def primiera_classic(pile, missing_zero):
+    """Classic primiera of a pile; -1 when a suit is missing and it cannot compete."""
+    total = 0
+    for s in range(4):
+        best = PRIM_BEST[(pile >> (10 * s)) & 1023]
+        if best == 0 and not missing_zero:
+            return -1
+        total += best
+    return total
+
+
+@njit(cache=True)
+def strict_winner(vals, n):
+    """Index of the strictly largest of ``vals[:n]``, or -1 on a tie at the top."""
+    top = vals[0]
+    best = 0
+    tie = False
+    for i in range(1, n):
+        if vals[i] > top:
+            top = vals[i]
+            best = i
+            tie = False
+        elif vals[i] == top:
+            tie = True
+    if tie:
+        return -1
+    return best
+
+
+@njit(cache=True)
+def _score_into(rules, piles, po, scope, so, out):
+    """:func:`score_piles` on ``piles[po:po + sides]`` and ``scope[so:so + sides]``.
+
+    Allocation-free: ``out[:, I_TOTAL]`` serves as scratch until the totals are written.
+    """
+    ns = rules[R_SIDES]
+    for s in range(ns):
+        for i in range(N_ITEMS):
+            out[s, i] = 0
+        out[s, I_SCOPE] = scope[so + s]
+    # cards, then denari: strict majority
+    for item in range(I_CARDS, I_DENARI + 1):
+        mask = FULL_DECK if item == I_CARDS else DENARI
+        top = popcount(piles[po] & mask)
+        best = 0
+        tie = False
+        for s in range(1, ns):
+            x = popcount(piles[po + s] & mask)
+            if x > top:
+                top = x
+                best = s
+                tie = False
+            elif x == top:
+                tie = True
+        if not tie:
+            out[best, item] = 1
+    for s in range(ns):
+        p = piles[po + s]
+        if p & SETTEBELLO_BIT:
+            out[s, I_SETTEBELLO] = 1
+        if rules[R_RE_BELLO] and p & RE_BELLO_BIT:
+            out[s, I_RE_BELLO] = 1
+        if rules[R_NAPOLA] and (p & 7) == 7:
+            if rules[R_NAPOLA_FIXED3]:
+                out[s, I_NAPOLA] = 3
+            else:
+                out[s, I_NAPOLA] = ctz(~(p & DENARI))
+    if rules[R_PRIMIERA_SEVENS]:
+        alive = (1 << ns) - 1
+        for k in range(7):
+            rm = ACES << (6 - k)  # sevens, then sixes, ... aces
+            top = -1
+            for s in range(ns):
+                if (alive >> s) & 1:
+                    c = popcount(piles[po + s] & rm)
+                    out[s, I_TOTAL] = c
+                    if c > top:
+                        top = c
+            count = 0
+            w = -1
+            for s in range(ns):
+                if (alive >> s) & 1:
+                    if out[s, I_TOTAL] != top:
+                        alive &= ~(1 << s)
+                    else:
+                        count += 1
+                        w = s
+            if count == 1:
+                out[w, I_PRIMIERA] = 1
+                break
+    else:
+        mz = rules[R_MISSING_ZERO]
+        top = primiera_classic(piles[po], mz)
+        best = 0
+        tie = False
+        for s in range(1, ns):
+            x = primiera_classic(piles[po + s], mz)
+            if x > top:
+                top = x
+                best = s
+                tie = False
+            elif x == top:
+                tie = True
+        if not tie and top >= 0:
+            out[best, I_PRIMIERA] = 1
+    for s in range(ns):
+        t = 0
+        for i in range(I_TOTAL):
+            t += out[s, i]
+        out[s, I_TOTAL] = t
+
+
+@njit(cache=True)
+def score_piles(rules, piles, scope, out):
+    """Score a finished hand: ``out[side, item]`` for the ``I_*`` items."""
+    _score_into(rules, piles, 0, scope, 0, out)
+
+
+@njit(cache=True)
+def score_state(state, rules, out):
+    """Score the hand held in ``state`` (normally finished)."""
+    _score_into(rules, state, S_PILES, state, S_SCOPE, out)
+
+
+# --------------------------------------------------------------------------- policies
+@njit(cache=True)
+def _greedy_score(table, table_sum, not_last, last_play_scopa, card, take):
+    """:func:`greedy_value` from the table, the sum of its values and whether the play is
+    not the last of the hand."""
+    bit = np.int64(1) << card
+    if take:
+        got = take | bit
+        score = (
+            2 * popcount(got)
+            + 3 * popcount(got & DENARI)
+            + 5 * popcount(got & SEVENS)
+            + 2 * popcount(got & SIXES)
+            + popcount(got & ACES)
+        )
+        if got & SETTEBELLO_BIT:
+            score += 20
+        left = table & ~take
+        if left == 0:
+            if not_last or last_play_scopa:
+                score += 40
+            return score
+        # A legal capture takes cards worth the played card's value, or the whole table.
+        left_sum = table_sum - VALUE[card]
+    else:
+        score = 0
+        if bit & SEVENS:
+            score -= 3
+        if bit & SETTEBELLO_BIT:
+            score -= 6
+        if bit & DENARI:
+            score -= 1
+        left = table | bit
+        left_sum = table_sum + VALUE[card]
+    if not_last:
+        if left_sum <= 10:
+            score -= 30
+        if left & SETTEBELLO_BIT:
+            score -= 8
+    return score
+
+
+@njit(cache=True)
+def greedy_value(state, rules, card, take):
+    """Heuristic worth of a play for the side making it (higher is better).
+
+    Values (in half points): cards taken, denari, the settebello, primiera cards
+    (sevens, sixes, aces), a scopa; minus the risk of leaving a table the next
+    player could sweep (value sum <= 10) and of exposing sevens or the settebello.
+    """
+    bit = np.int64(1) << card
+    table = state[S_TABLE]
+    score = 0
+    if take:
+        got = take | bit
+        score += 2 * popcount(got)
+        score += 3 * popcount(got & DENARI)
+        if got & SETTEBELLO_BIT:
+            score += 20
+        score += 5 * popcount(got & (ACES << 6)) + 2 * popcount(got & (ACES << 5))
+        score += popcount(got & ACES)
+        left = table & ~take
+        if left == 0 and (state[S_PLAYS] + 1 < rules[R_TOTAL_PLAYS] or rules[R_LAST_PLAY_SCOPA]):
+            score += 40
+    else:
+        left = table | bit
+        score -= 3 * ((bit & (ACES << 6)) != 0) + 6 * ((bit & SETTEBELLO_BIT) != 0)
+        score -= (bit & DENARI) != 0
+    if left and state[S_PLAYS] + 1 < rules[R_TOTAL_PLAYS]:
+        total = 0
+        m = left
+        while m:
+            total += ctz(m) % 10 + 1
+            m &= m - 1
+        if total <= 10:
+            score -= 30
+        if left & SETTEBELLO_BIT:
+            score -= 8
+    return score
+
+
+@njit(cache=True)
+def choose_play(state, rules, policy, rng, buf_card, buf_take, n):
+    """Index of the play chosen by ``policy`` among the ``n`` legal plays in the buffers."""
+    if policy == POLICY_GREEDY and n > 1:
+        best = -(1 << 40)
+        count = 0
+        pick = 0
+        for i in range(n):
+            v = greedy_value(state, rules, buf_card[i], buf_take[i])
+            if v > best:
+                best = v
+                count = 1
+                pick = i
+            elif v == best:
+                count += 1
+                if rand_below(rng, count) == 0:  # reservoir: uniform among the ties
+                    pick = i
+        return pick
+    return rand_below(rng, n)
+
+
+# --------------------------------------------------------------------------- playouts
+@njit(cache=True)
+def play_out(state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take):
+    """Play the hand in ``state`` to its end with one policy code per seat.
+
+    Each play is written to ``log_card``/``log_take`` at its index; returns the
+    number of plays made from the starting state.
+    """
+    made = 0
+    while not state[S_DONE]:
+        n = legal_plays(state, rules, buf_card, buf_take, scratch)
+        i = choose_play(state, rules, policies[state[S_TURN]], rng, buf_card, buf_take, n)
+        k = state[S_PLAYS]
+        log_card[k] = buf_card[i]
+        log_take[k] = buf_take[i]
+        apply_play(state, rules, buf_card[i], buf_take[i])
+        made += 1
+    return made
+
+
+# --------------------------------------------------------------------------- fused self-play
+# The fused kernel keeps, for the table, the number of its subsets with each value sum
+# s = 0..10 packed in one int64, 5 bits per sum ("lanes"): the coefficients of the
+# polynomial prod(1 + x**value) over the table cards, evaluated at x = 2**5.  A card
+# joining the table multiplies it by (1 + x**v), a card leaving by the inverse series
+# 1 - x**v + x**2v - ... (mod x**11); both are one wrapping integer multiply and a mask,
+# exact as long as every true count fits its lane.  They do in any position reached by
+# play from a deal: only the (at most 4) cards dealt to the table can repeat a value, a
+# laid card's value is neither on the table nor a subset sum of it (else it would have
+# to capture), and an exhaustive search of the tables so reachable (allowing any card to
+# leave at any time) gives at most 26 subsets for any sum.  The count of sum captures of
+# a card of value v with no equal card on the table is then simply lane v.
+LANE_BITS = 5
+LANES = (1 << (11 * LANE_BITS)) - 1
+
+
+def _wrap64(x: int) -> int:
+    x %= 1 << 64
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+#: GROW[v]: multiplier of the packed subset counts for a card of value v joining the table.
+GROW = np.array([0] + [1 + (1 << (LANE_BITS * v)) for v in range(1, 11)], dtype=np.int64)
+#: SHRINK[v]: multiplier for a card of value v leaving the table (inverse of GROW[v]).
+SHRINK = np.array(
+    [0]
+    + [
+        _wrap64(sum((-1) ** k << (LANE_BITS * v * k) for k in range(10 // v + 1)))
+        for v in range(1, 11)
+    ],
+    dtype=np.int64,
+)
+#: GROW followed by SHRINK: ``GROW_SHRINK[v + 11 * leaving]``.
+GROW_SHRINK = np.concatenate((GROW, SHRINK))
+#: SAME_MASK[card]: the cards of the same value.
+SAME_MASK = np.array([ACES << (c % 10) for c in range(40)], dtype=np.int64)
+#: LANE_SHIFT[card]: shift of its value's lane in the packed counts.
+LANE_SHIFT = np.array([LANE_BITS * (c % 10 + 1) for c in range(40)], dtype=np.int64)
+#: Bit of each card in a table mask ordered by (value, card): bit 4 * rank + suit.
+BY_VALUE_BIT = np.array([1 << (4 * (c % 10) + c // 10) for c in range(40)], dtype=np.int64)
+#: LOWER_VALUES[v]: the cards of value below v.
+LOWER_VALUES = np.array(
+    [sum(ACES << (u - 1) for u in range(1, v)) for v in range(11)], dtype=np.int64
+)
+#: The card of each bit of such a mask.
+BY_VALUE_CARD = np.array([10 * (i % 4) + i // 4 for i in range(40)], dtype=np.int64)
+
+
+@njit(cache=True)
+def _value_sum(cards):
+    """Sum of the capture values of a card mask."""
+    total = 0
+    m = cards
+    while m:
+        total += VALUE[ctz(m)]
+        m &= m - 1
+    return total
+
+
+@njit(cache=True)
+def _sum_take(table, packed, v, r):
+    """The ``r``-th (from 0) set of >= 2 table cards with values adding to ``v``, in the
+    order of :func:`sum_captures`, from the table and its packed subset counts (no table
+    card may have value ``v``).
+
+    The order is lexicographic over candidates sorted by (value, card); the sets that go
+    on with a candidate are counted from the packed counts of the candidates after it.
+    """
+    by_value = np.int64(0)
+    m = table & LOWER_VALUES[v]
+    while m:
+        by_value |= BY_VALUE_BIT[ctz(m)]
+        m &= m - 1
+    cand = by_value
+    t = v
+    take = np.int64(0)
+    while cand:
+        i = ctz(cand)
+        cand &= cand - 1
+        u = (i >> 2) + 1
+        packed = (packed * SHRINK[u]) & LANES  # the candidates after this one
+        with_it = 1 if u == t else (packed >> (LANE_BITS * (t - u))) & 31
+        if r < with_it:
+            take |= np.int64(1) << BY_VALUE_CARD[i]
+            t -= u
+            if t == 0:
+                break
+        else:
+            r -= with_it
+    return take
+
+
+@njit(cache=True)
+def _fewest_sums(table, packed, v):
+    """Number of smallest sum captures of a card of value ``v`` and their size."""
+    n = (packed >> (LANE_BITS * v)) & 31
+    best = 99
+    count = 0
+    for r in range(n):
+        size = popcount(_sum_take(table, packed, v, r))
+        if size < best:
+            best = size
+            count = 0
+        if size == best:
+            count += 1
+    return count, best
+
+
+@njit(cache=True)
+def _fewest_take(table, packed, v, r, size):
+    """The ``r``-th (from 0) of the sum captures of ``size`` cards (see :func:`_sum_take`)."""
+    i = 0
+    while True:
+        t = _sum_take(table, packed, v, i)
+        if popcount(t) == size:
+            if r == 0:
+                return t
+            r -= 1
+        i += 1
+
+
+@njit(cache=True, inline="always")
+def _card_captures(card, table, packed, sweep_aces):
+    """Number of distinct captures of ``card`` (0: it can only be laid) with
+    ``sum_capture=any``, from the table, its packed subset counts and ``sweep_aces``
+    (``ACES`` when an ace would sweep the table, else 0); branch-free."""
+    same = table & SAME_MASK[card]
+    sums = (packed >> LANE_SHIFT[card]) & 31
+    return popcount(same) + sums * (same == 0) + ((sweep_aces >> card) & 1)
+
+
+@njit(cache=True)
+def _card_captures_fewest(card, table, packed, sweep_aces):
+    """:func:`_card_captures` with ``sum_capture=fewest``."""
+    v = VALUE[card]
+    if (sweep_aces >> card) & 1:
+        return 1
+    same = table & VALUE_MASK[v]
+    if same:
+        return popcount(same)
+    if (packed >> (LANE_BITS * v)) & 31:
+        return _fewest_sums(table, packed, v)[0]
+    return 0
+
+
+@njit(cache=True)
+def selfplay_hands(rules, policies, seed, count, out_points):
+    """Play ``count`` independent hands (dealer = hand index mod players); write each
+    side's points to ``out_points[hand, side]``. Deal and play streams are derived from
+    (seed, hand) so results do not depend on how work is split.
+
+    Same deals, plays, random draws and results as :func:`shuffle_deal`,
+    :func:`start_hand`, :func:`play_out` and :func:`score_state` on the streams
+    ``derive_seed(seed, 0, hand, 0)`` (deal) and ``derive_seed(seed, 0, hand, 1)`` (play),
+    but fused into one loop: the position lives in locals (hands, piles and scope in a
+    small work array), the table's subset counts are kept packed and up to date as cards
+    come and go (see ``GROW``), a random play is drawn from per-card play counts so only
+    the chosen play is ever built, and no array crosses a function call inside the loop
+    (each one would cost atomic reference-count updates).
+    """
+    g = np.uint64(0x9E3779B97F4A7C15)
+    players = rules[R_PLAYERS]
+    ns = rules[R_SIDES]
+    teams = rules[R_TEAMS] != 0
+    size = rules[R_DECK]
+    hand_size = rules[R_HAND_SIZE]
+    table_cards = rules[R_TABLE_CARDS]
+    kings_redeal = rules[R_KINGS_REDEAL] != 0
+    total = rules[R_TOTAL_PLAYS]
+    fewest = rules[R_SUM_FEWEST] != 0
+    capture_hand = rules[R_CAPTURE_HAND] != 0
+    ace_rule = rules[R_ACE_SWEEP] != 0
+    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
+    lps = rules[R_LAST_PLAY_SCOPA] != 0
+    remainder_dealer = rules[R_REMAINDER_DEALER] != 0
+    re_bello = rules[R_RE_BELLO] != 0
+    napola = rules[R_NAPOLA] != 0
+    napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
+    sevens = rules[R_PRIMIERA_SEVENS] != 0
+    missing_zero = rules[R_MISSING_ZERO]
+    canon = np.empty(40, dtype=np.int64)
+    ncards = deck_cards(rules, canon)
+    deck = np.empty(40, dtype=np.int64)
+    w = np.zeros(N_WORK, dtype=np.int64)
+    dealer = 0
+    for h in range(count):
+        # derive_seed(seed, 0, h, 0) and derive_seed(seed, 0, h, 1) share their prefix
+        prefix = _seed_prefix(seed, 0, h)
+        # ---------------------------------------------------------------- shuffle_deal
+        z = mix64(prefix ^ np.uint64(0x8CB92BA72F3D8DD7))
+        while True:
+            for i in range(ncards):
+                deck[i] = canon[i]
+            for i in range(ncards - 1, 0, -1):
+                z += g
+                j = _below(z, i + 1)
+                t = deck[i]
+                deck[i] = deck[j]
+                deck[j] = t
+            if not kings_redeal:
+                break
+            kings = 0
+            for i in range(table_cards):
+                kings += (KINGS >> deck[i]) & 1
+            if kings < 3:
+                break
+        # ---------------------------------------------------------------- start_hand
+        z = mix64(prefix ^ np.uint64(1) ^ np.uint64(0x8CB92BA72F3D8DD7))
+        for i in range(W_SCOPE + 4):
+            w[i] = 0
+        table = np.int64(0)
+        packed = np.int64(1)
+        for i in range(table_cards):
+            c = deck[i]
+            table |= np.int64(1) << c
+            packed = (packed * GROW[VALUE[c]]) & LANES
+        pos = table_cards
+        first = dealer + 1
+        if first == players:
+            first = 0
+        turn = first
+        plays = 0
+        last_capturer = -1
+        # ---------------------------------------------------------------- play_out
+        while True:
+            if plays + table_cards == pos:  # every hand is empty
+                if pos == size:
+                    break
+                k = hand_size
+                if size - pos < players * k:
+                    k = (size - pos) // players
+                seat = first
+                for _ in range(players):
+                    m = np.int64(0)
+                    for _i in range(k):
+                        m |= np.int64(1) << deck[pos]
+                        pos += 1
+                    w[W_HANDS + seat] = m
+                    seat += 1
+                    if seat == players:
+                        seat = 0
+            hand = w[W_HANDS + turn]
+            # Plays per card: an ace sweep, one per equal card, the sum captures, or a
+            # lay (none left with capture_rule=hand once any card captures).  The capture
+            # counts (at most 26) are kept 5 bits per card in ``counts``.
+            sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
+            n = 0
+            lays = popcount(hand)
+            counts = np.int64(0)
+            shift = 0
+            m = hand
+            while m:
+                c = ctz(m)
+                m &= m - 1
+                if fewest:
+                    k = _card_captures_fewest(c, table, packed, sweep_aces)
+                else:
+                    k = _card_captures(c, table, packed, sweep_aces)
+                counts |= k << shift
+                shift += 5
+                n += k
+                lays -= k != 0
+            lay_ok = not (capture_hand and n)
+            if lay_ok:
+                n += lays
+            # ------------------------------------------------------------ choose
+            card = -1
+            take = np.int64(0)
+            if policies[turn] == POLICY_GREEDY and n > 1:
+                not_last = plays + 1 < total
+                table_sum = _value_sum(table)
+                best = -(1 << 40)
+                ties = 0
+                m = hand
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    v = VALUE[c]
+                    same = table & VALUE_MASK[v]
+                    sums = (packed >> (LANE_BITS * v)) & 31
+                    fsize = 0
+                    if (sweep_aces >> c) & 1:
+                        k = 1
+                    elif same:
+                        k = popcount(same)
+                    elif sums:
+                        k = sums
+                        if fewest:
+                            fsize = _fewest_sums(table, packed, v)[1]
+                    else:
+                        k = 1 if lay_ok else 0
+                    for j in range(k):
+                        if (sweep_aces >> c) & 1:
+                            t = table
+                        elif same:
+                            t = same & -same
+                            same &= same - 1
+                        elif sums:
+                            t = _sum_take(table, packed, v, j)
+                            if fewest and popcount(t) != fsize:
+                                continue
+                        else:
+                            t = np.int64(0)
+                        val = _greedy_score(table, table_sum, not_last, lps, c, t)
+                        if val > best:
+                            best = val
+                            ties = 1
+                            card = c
+                            take = t
+                        elif val == best:
+                            ties += 1
+                            z += g
+                            if _below(z, ties) == 0:  # reservoir: uniform among the ties
+                                card = c
+                                take = t
+            else:
+                z += g
+                r = _below(z, n)
+                # the card of the r-th play, without data-dependent branches
+                start = np.int64(0)
+                first_r = np.int64(0)
+                k = np.int64(0)
+                m = hand
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    kc = counts & 31
+                    counts >>= 5
+                    kk = kc + ((kc == 0) & lay_ok)
+                    hit = (r >= start) & (r < start + kk)
+                    card = c if hit else card
+                    k = kc if hit else k
+                    first_r = start if hit else first_r
+                    start += kk
+                r -= first_r
+                v = VALUE[card]
+                same = table & SAME_MASK[card]
+                if k != 0 and same == 0:  # an ace sweep or a sum capture
+                    if (sweep_aces >> card) & 1:
+                        take = table
+                    elif fewest:
+                        fsize = _fewest_sums(table, packed, v)[1]
+                        take = _fewest_take(table, packed, v, r, fsize)
+                    else:
+                        take = _sum_take(table, packed, v, r)
+                else:  # a match (the r-th equal card) or a lay (take 0)
+                    for _ in range(r):
+                        same &= same - 1
+                    take = same & -same
+            # ------------------------------------------------------------ apply_play
+            bit = np.int64(1) << card
+            w[W_HANDS + turn] = hand ^ bit
+            plays += 1
+            side = turn & 1 if teams else turn
+            if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
+                left = table & ~take
+                w[W_PILES + side] |= take | bit
+                last_capturer = side
+                if left == 0:
+                    packed = np.int64(1)
+                    if lps or plays != total:
+                        ace_sweep = (sweep_aces >> card) & 1
+                        if ace_scopa or not ace_sweep:
+                            w[W_SCOPE + side] += 1
+                else:
+                    m = take
+                    while m:
+                        c = ctz(m)
+                        m &= m - 1
+                        packed = (packed * SHRINK[VALUE[c]]) & LANES
+                table = left
+            else:  # a lay or a one-card capture, without data-dependent branches
+                captured = take != 0
+                x = take if captured else bit  # the card that leaves or joins the table
+                c = ctz(x)
+                u = VALUE[c]
+                table ^= x
+                packed = (packed * GROW_SHRINK[u + 11 * captured]) & LANES
+                w[W_PILES + side] |= (take | bit) * captured
+                last_capturer = side if captured else last_capturer
+                # a lone card taken by an ace sweep scores only with ace_sweep_scopa
+                scores = captured & (table == 0) & (lps | (plays != total))
+                scores &= ace_scopa | (((sweep_aces >> card) & 1) == 0)
+                w[W_SCOPE + side] += scores
+            turn += 1
+            if turn == players:
+                turn = 0
+        if table:
+            if remainder_dealer:
+                w[W_PILES + (dealer & 1 if teams else dealer)] |= table
+            elif last_capturer >= 0:
+                w[W_PILES + last_capturer] |= table
+        # ---------------------------------------------------------------- score_piles
+        for s in range(ns):
+            p = w[W_PILES + s]
+            pts = w[W_SCOPE + s]
+            if p & SETTEBELLO_BIT:
+                pts += 1
+            if re_bello and p & RE_BELLO_BIT:
+                pts += 1
+            if napola and (p & 7) == 7:
+                pts += 3 if napola_fixed3 else ctz(~(p & DENARI))
+            out_points[h, s] = pts
+        for mask in (FULL_DECK, DENARI):  # cards, denari: strict majority
+            top = popcount(w[W_PILES] & mask)
+            best = 0
+            tie = False
+            for s in range(1, ns):
+                x = popcount(w[W_PILES + s] & mask)
+                if x > top:
+                    top = x
+                    best = s
+                    tie = False
+                elif x == top:
+                    tie = True
+            if not tie:
+                out_points[h, best] += 1
+        if sevens:
+            alive = (1 << ns) - 1
+            for k in range(7):
+                rm = ACES << (6 - k)  # sevens, then sixes, ... aces
+                top = -1
+                for s in range(ns):
+                    if (alive >> s) & 1:
+                        top = max(top, popcount(w[W_PILES + s] & rm))
+                for s in range(ns):
+                    if (alive >> s) & 1 and popcount(w[W_PILES + s] & rm) != top:
+                        alive &= ~(1 << s)
+                if alive & (alive - 1) == 0:
+                    out_points[h, ctz(alive)] += 1
+                    break
+        else:
+            top = primiera_classic(w[W_PILES], missing_zero)
+            best = 0
+            tie = False
+            for s in range(1, ns):
+                x = primiera_classic(w[W_PILES + s], missing_zero)
+                if x > top:
+                    top = x
+                    best = s
+                    tie = False
+                elif x == top:
+                    tie = True
+            if not tie and top >= 0:
+                out_points[h, best] += 1
+        dealer += 1
+        if dealer == players:
+            dealer = 0

@@ -1,0 +1,309 @@
+"""Game records in the ``scopa-record/1`` JSON Lines format (RECORD.md): write and check."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from .cards import Card, CardSet, card_name, parse_card
+from .errors import CardError, IllegalPlayError, RecordError, RulesError
+from .match import HandLog, match_winner
+from .play import Play
+from .rules import Rules
+from .state import SCORE_ITEMS, HandState
+
+FORMAT = "scopa-record/1"
+
+
+def deals_from_deck(
+    rules: Rules, deck: Sequence[Card], dealer: int
+) -> tuple[list[Card], list[list[list[Card]]]]:
+    """Split a deck order into the table and the successive deals (``deals[d][seat]``)."""
+    n = rules.players
+    table = list(deck[: rules.table_cards])
+    pos = rules.table_cards
+    deals: list[list[list[Card]]] = []
+    while pos < rules.deck:
+        left = rules.deck - pos
+        k = rules.hand_size if left >= n * rules.hand_size else left // n
+        hands: list[list[Card]] = [[] for _ in range(n)]
+        for j in range(n):
+            hands[(dealer + 1 + j) % n] = list(deck[pos : pos + k])
+            pos += k
+        deals.append(hands)
+    return table, deals
+
+
+def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
+    """The record of one hand as a JSON-ready dict."""
+    table, deals = deals_from_deck(rules, log.deck, log.dealer)
+    deal_objs: list[dict[str, Any]] = []
+    for d, hands in enumerate(deals):
+        obj: dict[str, Any] = {}
+        if d == 0:
+            obj["table"] = [card_name(c) for c in table]
+        obj["hands"] = [[card_name(c) for c in h] for h in hands]
+        deal_objs.append(obj)
+    return {
+        "format": FORMAT,
+        "rules": rules.as_dict(),
+        "match": log.match,
+        "hand": log.hand,
+        "dealer": log.dealer,
+        "totals_before": list(log.totals_before),
+        "deals": deal_objs,
+        "plays": [
+            {"seat": seat, "card": card_name(card), "take": [card_name(c) for c in CardSet(take)]}
+            for seat, card, take in log.plays
+        ],
+        "score": [dict(zip(SCORE_ITEMS, items, strict=True)) for items in log.score],
+        "totals_after": list(log.totals_after),
+        "winner": log.winner,
+    }
+
+
+def write_records(out: TextIO, rules: Rules, logs: Iterable[HandLog]) -> int:
+    """Write hands as JSON lines; return how many."""
+    n = 0
+    for log in logs:
+        out.write(json.dumps(hand_record(rules, log), separators=(",", ":")) + "\n")
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- checking
+@dataclass
+class ReplaySummary:
+    """What a valid (or partly valid) file holds."""
+
+    lines: int = 0
+    hands: int = 0
+    matches: int = 0
+    finished_matches: int = 0
+    wins: dict[int, int] = field(default_factory=dict)
+    scope: int = 0
+    plays: int = 0
+    errors: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+@dataclass
+class _MatchCursor:
+    rules: Rules
+    match: int
+    hand: int
+    dealer: int
+    totals: list[int]
+    winner: int | None
+
+
+def _int(obj: dict[str, Any], key: str) -> int:
+    if key not in obj:
+        raise RecordError(f"missing field {key!r}")
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise RecordError(f"field {key!r} must be an integer, got {v!r}")
+    return v
+
+
+def _list(obj: Any, what: str) -> list[Any]:
+    if not isinstance(obj, list):
+        raise RecordError(f"{what} must be a list, got {obj!r}")
+    return obj
+
+
+def _cards(obj: Any, what: str) -> list[Card]:
+    out = []
+    for c in _list(obj, what):
+        if not isinstance(c, str):
+            raise RecordError(f"{what}: {c!r} is not a card")
+        out.append(parse_card(c))
+    return out
+
+
+def _int_list(obj: dict[str, Any], key: str, n: int) -> list[int]:
+    if key not in obj:
+        raise RecordError(f"missing field {key!r}")
+    v = _list(obj[key], key)
+    if len(v) != n or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise RecordError(f"field {key!r} must be {n} integers (one per side), got {v!r}")
+    return v
+
+
+def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandState]:
+    """Check one record against its rules and the match so far; raise RecordError."""
+    if not isinstance(obj, dict):
+        raise RecordError("a record must be a JSON object")
+    if obj.get("format") != FORMAT:
+        raise RecordError(f"format is {obj.get('format')!r}, expected {FORMAT!r}")
+    if "rules" not in obj:
+        raise RecordError("missing field 'rules'")
+    try:
+        rules = Rules.from_dict(obj["rules"])
+    except RulesError as e:
+        raise RecordError(f"rules: {e}") from None
+    match, hand, dealer = _int(obj, "match"), _int(obj, "hand"), _int(obj, "dealer")
+    n, sides = rules.players, rules.sides
+    before = _int_list(obj, "totals_before", sides)
+    if not 0 <= dealer < n:
+        raise RecordError(f"dealer {dealer} is not a seat 0..{n - 1}")
+    # Match continuity.
+    if prev is None or prev.winner is not None:
+        expected_match = 0 if prev is None else prev.match + 1
+        if match != expected_match or hand != 0:
+            raise RecordError(
+                f"expected match {expected_match} hand 0 (a new match), got match {match} "
+                f"hand {hand}"
+            )
+        if any(before):
+            raise RecordError(f"a match starts with totals 0, got totals_before {before}")
+    else:
+        if match != prev.match or hand != prev.hand + 1:
+            raise RecordError(
+                f"expected match {prev.match} hand {prev.hand + 1} (the match has no winner "
+                f"yet), got match {match} hand {hand}"
+            )
+        if rules != prev.rules:
+            raise RecordError("rules changed within a match")
+        if dealer != (prev.dealer + 1) % n:
+            raise RecordError(
+                f"dealer should be {(prev.dealer + 1) % n} (the next seat), got {dealer}"
+            )
+        if before != prev.totals:
+            raise RecordError(
+                f"totals_before {before} differ from the previous totals_after {prev.totals}"
+            )
+    # Deals: the cards must partition the deck.
+    deals_raw = _list(obj.get("deals"), "deals")
+    if not deals_raw:
+        raise RecordError("deals is empty")
+    table: list[Card] = []
+    deals: list[list[list[Card]]] = []
+    for d, deal in enumerate(deals_raw):
+        if not isinstance(deal, dict):
+            raise RecordError(f"deal {d} must be an object")
+        if d == 0:
+            table = _cards(deal.get("table"), "deal 0 table")
+        elif "table" in deal:
+            raise RecordError(f"deal {d} has a table; only the first deal has one")
+        hands = _list(deal.get("hands"), f"deal {d} hands")
+        deals.append([_cards(h, f"deal {d} hand") for h in hands])
+    state = HandState.from_deals(rules, dealer, table, deals)
+    # Plays.
+    plays = _list(obj.get("plays"), "plays")
+    for i, p in enumerate(plays):
+        if state.is_over():
+            raise RecordError(f"play {i}: the hand is already over")
+        if not isinstance(p, dict):
+            raise RecordError(f"play {i} must be an object")
+        seat = _int(p, "seat")
+        if seat != state.turn:
+            raise RecordError(f"play {i}: seat {seat} played but it is seat {state.turn}'s turn")
+        if not isinstance(p.get("card"), str):
+            raise RecordError(f"play {i}: missing or malformed 'card'")
+        card = parse_card(p["card"])
+        take = CardSet(_cards(p.get("take"), f"play {i} take"))
+        try:
+            state.push(Play(card, take.mask))
+        except IllegalPlayError as e:
+            raise RecordError(f"play {i}: {e}") from None
+    if not state.is_over():
+        raise RecordError(f"the hand is unfinished after {len(plays)} plays")
+    # Score and totals.
+    score = _list(obj.get("score"), "score")
+    expected = state.score()
+    if len(score) != sides:
+        raise RecordError(f"score must have one entry per side ({sides}), got {len(score)}")
+    for s, (got, want) in enumerate(zip(score, expected, strict=True)):
+        if not isinstance(got, dict):
+            raise RecordError(f"score of side {s} must be an object")
+        for item in SCORE_ITEMS:
+            if type(got.get(item)) is not int or got[item] != want[item]:
+                raise RecordError(
+                    f"score of side {s}: {item} is {got.get(item)!r}, the plays give {want[item]}"
+                )
+    after = _int_list(obj, "totals_after", sides)
+    want_after = [b + e["total"] for b, e in zip(before, expected, strict=True)]
+    if after != want_after:
+        raise RecordError(f"totals_after is {after}, expected {want_after}")
+    piles = [p.mask for p in state.piles]
+    winner = match_winner(rules, after, piles)
+    if "winner" not in obj:
+        raise RecordError("missing field 'winner'")
+    if isinstance(obj["winner"], bool) or obj["winner"] != winner:
+        raise RecordError(f"winner is {obj['winner']!r}, the totals give {winner!r}")
+    return _MatchCursor(rules, match, hand, dealer, after, winner), state
+
+
+def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplaySummary:
+    """Check every line of a record file; collect ``(line, reason)`` for each violation."""
+    summary = ReplaySummary()
+    prev: _MatchCursor | None = None
+    last_line = 0
+    for lineno, line in enumerate(lines, start=1):
+        summary.lines = lineno
+        if not line.strip():
+            summary.errors.append((lineno, "empty line"))
+            continue
+        last_line = lineno
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            summary.errors.append((lineno, f"malformed JSON: {e.msg} at column {e.colno}"))
+            prev = None if prev is None else _skip(prev)
+            continue
+        try:
+            cur, state = check_hand(obj, prev)
+        except (RecordError, CardError, ValueError) as e:
+            summary.errors.append((lineno, str(e)))
+            prev = _resync(obj, prev)
+            continue
+        summary.hands += 1
+        summary.plays += state.plays_made
+        summary.scope += sum(state.scope)
+        if cur.hand == 0:
+            summary.matches += 1
+        if cur.winner is not None:
+            summary.finished_matches += 1
+            summary.wins[cur.winner] = summary.wins.get(cur.winner, 0) + 1
+        prev = cur
+    if summary.lines == 0:
+        summary.errors.append((0, "the file holds no records"))
+    elif prev is not None and prev.winner is None and not allow_unfinished:
+        summary.errors.append(
+            (last_line, "the file ends inside a match (the last hand has no winner)")
+        )
+    return summary
+
+
+def _skip(prev: _MatchCursor) -> _MatchCursor:
+    """After an unreadable line, assume it was the next hand of the same match."""
+    return _MatchCursor(prev.rules, prev.match, prev.hand + 1, prev.dealer + 1, prev.totals, None)
+
+
+def _resync(obj: Any, prev: _MatchCursor | None) -> _MatchCursor | None:
+    """After an invalid record, continue checking from what the record claims."""
+    try:
+        rules = Rules.from_dict(obj["rules"])
+        sides = rules.sides
+        return _MatchCursor(
+            rules,
+            int(obj["match"]),
+            int(obj["hand"]),
+            int(obj["dealer"]),
+            [int(x) for x in obj["totals_after"]][:sides],
+            obj.get("winner"),
+        )
+    except Exception:
+        return None if prev is None else _skip(prev)
+
+
+def iter_lines(stream: TextIO) -> Iterator[str]:
+    """Lines of a text stream without their newline."""
+    for line in stream:
+        yield line.rstrip("\n")
