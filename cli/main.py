@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.options import make_rules
+from cli.options import BadInput, make_rules
 from cli.play_cmd import play, replay
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
@@ -35,6 +35,8 @@ def cli() -> None:
 def variants(name: str | None, rules: tuple[str, ...]) -> None:
     """List the rule presets, or print the effective options of preset NAME."""
     if name is None:
+        if rules:
+            raise BadInput("--rule needs a preset NAME to apply to")
         width = max(len(p) for p in PRESETS)
         for preset in PRESETS:
             click.echo(f"{preset:<{width}}  {PRESET_DESCRIPTIONS[preset]}")

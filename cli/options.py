@@ -14,6 +14,12 @@ from scopa_sim.rules import PRESETS, Rules
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class BadInput(click.ClickException):
+    """Bad command-line input (unknown preset, bad option, ...): one line, exit status 2."""
+
+    exit_code = 2
+
+
 def rules_options(f: F) -> F:
     """``--preset NAME`` and repeated ``--rule key=value``."""
     f = click.option(
@@ -60,7 +66,7 @@ def make_rules(preset: str, rules: tuple[str, ...]) -> Rules:
     try:
         return Rules.make(preset, rules)
     except ScopaError as e:
-        raise click.UsageError(str(e)) from None
+        raise BadInput(str(e)) from None
 
 
 def make_policies(texts: tuple[str, ...], players: int) -> list[PolicySpec]:
@@ -68,4 +74,4 @@ def make_policies(texts: tuple[str, ...], players: int) -> list[PolicySpec]:
     try:
         return seat_policies(texts, players)
     except ScopaError as e:
-        raise click.UsageError(str(e)) from None
+        raise BadInput(str(e)) from None

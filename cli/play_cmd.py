@@ -9,7 +9,14 @@ from typing import TextIO
 
 import click
 
-from cli.options import make_policies, make_rules, policy_option, rules_options, seed_option
+from cli.options import (
+    BadInput,
+    make_policies,
+    make_rules,
+    policy_option,
+    rules_options,
+    seed_option,
+)
 from scopa_sim.match import play_match
 from scopa_sim.record import check_lines, iter_lines, write_records
 
@@ -51,7 +58,7 @@ def play(
             try:
                 out = stack.enter_context(open(record_path, "w", encoding="utf-8"))
             except OSError as e:
-                raise click.UsageError(f"cannot write {record_path}: {e.strerror}") from None
+                raise BadInput(f"cannot write {record_path}: {e.strerror}") from None
         for m in range(matches):
             logs = list(play_match(r, specs, seed, m))
             if out is not None:
@@ -99,14 +106,12 @@ def replay(path: str, allow_unfinished: bool, quiet: bool) -> None:
             with open(path, encoding="utf-8") as f:
                 summary = check_lines(iter_lines(f), allow_unfinished)
     except FileNotFoundError:
-        raise click.UsageError(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise click.UsageError(f"{path} is a directory, not a record file") from None
+        raise BadInput(f"no such file: {path}") from None
     except UnicodeDecodeError:
         click.echo(f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file", err=True)
         sys.exit(1)
     except OSError as e:
-        raise click.UsageError(f"cannot read {path}: {e.strerror}") from None
+        raise BadInput(f"cannot read {path}: {e.strerror}") from None
     if summary.errors:
         for line, reason in summary.errors:
             click.echo(f"line {line}: {reason}" if line else reason)

@@ -122,7 +122,10 @@ def _cards(obj: Any, what: str) -> list[Card]:
     for c in _list(obj, what):
         if not isinstance(c, str):
             raise RecordError(f"{what}: {c!r} is not a card")
-        out.append(parse_card(c))
+        card = parse_card(c)
+        if card in out:
+            raise RecordError(f"{what}: card {c} is listed twice")
+        out.append(card)
     return out
 
 
@@ -235,7 +238,10 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
     winner = match_winner(rules, after, piles)
     if "winner" not in obj:
         raise RecordError("missing field 'winner'")
-    if isinstance(obj["winner"], bool) or obj["winner"] != winner:
+    given = obj["winner"]
+    if not (given is None or (isinstance(given, int) and not isinstance(given, bool))):
+        raise RecordError(f"winner must be a side number or null, got {given!r}")
+    if given != winner:
         raise RecordError(f"winner is {obj['winner']!r}, the totals give {winner!r}")
     return _MatchCursor(rules, match, hand, dealer, after, winner), state
 
@@ -254,7 +260,11 @@ def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplayS
         try:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
-            summary.errors.append((lineno, f"malformed JSON: {e.msg} at column {e.colno}"))
+            summary.errors.append((lineno, f"malformed JSON: {e.msg} (column {e.colno})"))
+            prev = None if prev is None else _skip(prev)
+            continue
+        except RecursionError:  # json.loads on very deeply nested arrays or objects
+            summary.errors.append((lineno, "malformed JSON: nested too deeply"))
             prev = None if prev is None else _skip(prev)
             continue
         try:

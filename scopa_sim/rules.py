@@ -97,7 +97,9 @@ class Rules:
             raise RulesError("rules must be an object of option names to values")
         unknown = sorted(set(data) - set(OPTION_NAMES))
         if unknown:
-            raise RulesError(f"unknown option {unknown[0]!r}; options: {', '.join(OPTION_NAMES)}")
+            raise RulesError(
+                f"unknown option {unknown[0]!r}; allowed options: {', '.join(OPTION_NAMES)}"
+            )
         missing = [k for k in OPTION_NAMES if k not in data]
         if missing:
             raise RulesError(f"rules lack option {missing[0]!r}")
@@ -211,7 +213,7 @@ def _allowed(name: str) -> str:
 def _parse_value(name: str, value: Any) -> Any:
     """Coerce one option value (text from the command line, or JSON) to its type."""
     if name not in DEFAULTS:
-        raise RulesError(f"unknown option {name!r}; options: {', '.join(OPTION_NAMES)}")
+        raise RulesError(f"unknown option {name!r}; allowed options: {', '.join(OPTION_NAMES)}")
     bad = RulesError(f"bad value {value!r} for option {name!r}; allowed: {_allowed(name)}")
     if name in _BOOLS:
         if isinstance(value, bool):
@@ -284,11 +286,11 @@ def _validate(r: Rules) -> None:
         )
     stock = r.deck - r.table_cards
     if stock % r.players:
-        ok = [str(p) for p in _CHOICES["players"] if stock % p == 0]
+        shareable = [str(p) for p in _CHOICES["players"] if stock % p == 0]
         tables = [str(t) for t in range(5) if (r.deck - t) % r.players == 0]
         raise RulesError(
             f"options 'deck'={r.deck}, 'players'={r.players}, 'table_cards'={r.table_cards}: "
             f"the {stock} cards left after the table cannot be shared equally at the last deal; "
-            f"allowed: players {' or '.join(ok) or 'none'} with these, or table_cards "
+            f"allowed: players {' or '.join(shareable) or 'none'} with these, or table_cards "
             f"{' or '.join(tables) or 'none'} with {r.players} players"
         )

@@ -193,6 +193,8 @@ class HandState:
         order: list[Card] = list(table)
         left = rules.deck - rules.table_cards
         for d, deal in enumerate(deals):
+            if left == 0:
+                raise RecordError(f"deal {d} comes after the whole deck was dealt")
             if len(deal) != n:
                 raise RecordError(f"deal {d} has {len(deal)} hands for {n} players")
             k = rules.hand_size if left >= n * rules.hand_size else left // n

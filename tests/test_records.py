@@ -1,0 +1,910 @@
+"""Game records (RECORD.md, ``scopa-record/1``): what the writer produces and what the
+checker must reject."""
+
+from __future__ import annotations
+
+import copy
+import io
+import itertools
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from scopa_sim import PRESETS, Play, RecordError, Rules, parse_card
+from scopa_sim.cards import value_of
+from scopa_sim.match import HandLog, play_match
+from scopa_sim.policy import seat_policies
+from scopa_sim.record import check_lines, hand_record, iter_lines, write_records
+from scopa_sim.state import HandState
+
+# RECORD.md: the fields of a record, of a deal, of a play, of a score entry.
+RECORD_FIELDS = {
+    "format",
+    "rules",
+    "match",
+    "hand",
+    "dealer",
+    "totals_before",
+    "deals",
+    "plays",
+    "score",
+    "totals_after",
+    "winner",
+}
+SCORE_FIELDS = {"scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola", "total"}
+PLAY_FIELDS = {"seat", "card", "take"}
+# RULES.md §7: every option key.
+OPTION_KEYS = {
+    "players",
+    "teams",
+    "deck",
+    "hand_size",
+    "table_cards",
+    "kings_redeal",
+    "capture_rule",
+    "sum_capture",
+    "remainder_to",
+    "ace_sweep",
+    "ace_sweep_scopa",
+    "last_play_scopa",
+    "primiera",
+    "primiera_missing_suit",
+    "re_bello",
+    "napola",
+    "napola_scoring",
+    "napola_all_denari_wins",
+    "target",
+}
+CARD_RE = re.compile(r"^[A2-7JQK][DHCS]$")
+SUITS, RANKS = "DHCS", "A234567JQK"
+
+
+def deck_names(deck: int) -> set[str]:
+    ranks = RANKS if deck == 40 else RANKS.replace("2", "")
+    return {r + s for r in ranks for s in SUITS}
+
+
+def write(rules: Rules, seed: int, matches: int, policies: list[str]) -> str:
+    specs = seat_policies(policies, rules.players)
+    out = io.StringIO()
+    for m in range(matches):
+        write_records(out, rules, play_match(rules, specs, seed, m))
+    return out.getvalue()
+
+
+def dumps(objs: list[Any]) -> list[str]:
+    return [json.dumps(o, separators=(",", ":")) for o in objs]
+
+
+# --------------------------------------------------------------------------- the writer
+@pytest.mark.parametrize("policy", [["random"], ["greedy"], ["greedy", "random"]])
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_written_records_are_valid_and_complete(preset: str, policy: list[str]) -> None:
+    rules = Rules.make(preset, ["target=3"])
+    if len(policy) > 1:
+        policy = (policy * rules.players)[: rules.players]
+    text = write(rules, seed=17, matches=2, policies=policy)
+    assert text.endswith("\n")
+    lines = text.splitlines()
+    summary = check_lines(lines)
+    assert summary.errors == []
+    assert summary.lines == summary.hands == len(lines)
+    assert summary.matches == summary.finished_matches == 2
+
+    objs = [json.loads(line) for line in lines]
+    n, sides = rules.players, rules.sides
+    deck = deck_names(rules.deck)
+    for i, obj in enumerate(objs):
+        assert set(obj) == RECORD_FIELDS
+        assert obj["format"] == "scopa-record/1"
+        assert set(obj["rules"]) == OPTION_KEYS
+        assert obj["rules"] == rules.as_dict()
+        assert Rules.from_dict(obj["rules"]) == rules
+        # Deals: table only in the first, one hand per seat, a partition of the deck.
+        deals = obj["deals"]
+        assert set(deals[0]) == {"table", "hands"}
+        assert len(deals[0]["table"]) == rules.table_cards
+        assert all(set(d) == {"hands"} for d in deals[1:])
+        dealt = list(deals[0]["table"])
+        for d in deals:
+            assert len(d["hands"]) == n
+            assert len({len(h) for h in d["hands"]}) == 1  # every seat gets the same count
+            for h in d["hands"]:
+                dealt.extend(h)
+        assert all(CARD_RE.match(c) for c in dealt)
+        assert len(dealt) == len(set(dealt)) == rules.deck
+        assert set(dealt) == deck
+        # Plays: every dealt hand card is played once, in seat order from the dealer's left.
+        plays = obj["plays"]
+        assert len(plays) == rules.deck - rules.table_cards
+        first = (obj["dealer"] + 1) % n
+        for k, p in enumerate(plays):
+            assert set(p) == PLAY_FIELDS
+            assert p["seat"] == (first + k) % n
+            assert CARD_RE.match(p["card"]) and all(CARD_RE.match(c) for c in p["take"])
+        assert sorted(p["card"] for p in plays) == sorted(set(dealt) - set(deals[0]["table"]))
+        # Score and totals.
+        assert len(obj["score"]) == sides
+        for s in obj["score"]:
+            assert set(s) == SCORE_FIELDS
+            assert s["total"] == sum(v for k, v in s.items() if k != "total")
+        assert len(obj["totals_before"]) == len(obj["totals_after"]) == sides
+        assert obj["totals_after"] == [
+            b + s["total"] for b, s in zip(obj["totals_before"], obj["score"], strict=True)
+        ]
+        # Match structure: numbering, dealer rotation, winner only on the last hand.
+        last_of_match = i + 1 == len(objs) or objs[i + 1]["match"] != obj["match"]
+        if last_of_match:
+            assert isinstance(obj["winner"], int) and 0 <= obj["winner"] < sides
+            w = obj["winner"]
+            assert obj["totals_after"][w] == max(obj["totals_after"]) >= rules.target
+            assert obj["totals_after"].count(obj["totals_after"][w]) == 1
+        else:
+            assert obj["winner"] is None
+        if obj["hand"] == 0:
+            assert obj["match"] == (0 if i == 0 else objs[i - 1]["match"] + 1)
+            assert obj["totals_before"] == [0] * sides
+            assert 0 <= obj["dealer"] < n
+        else:
+            prev = objs[i - 1]
+            assert (obj["match"], obj["hand"]) == (prev["match"], prev["hand"] + 1)
+            assert obj["dealer"] == (prev["dealer"] + 1) % n
+            assert obj["totals_before"] == prev["totals_after"]
+    assert [o["match"] for o in objs if o["hand"] == 0] == [0, 1]
+
+
+def test_records_are_deterministic() -> None:
+    rules = Rules.make("scopa", ["target=5"])
+    a = write(rules, seed=3, matches=2, policies=["random"])
+    assert a == write(rules, seed=3, matches=2, policies=["random"])
+    assert a != write(rules, seed=4, matches=2, policies=["random"])
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    seed=st.integers(min_value=0, max_value=2**63 - 1),
+    preset=st.sampled_from(sorted(PRESETS)),
+    policy=st.sampled_from(["random", "greedy"]),
+    target=st.integers(min_value=1, max_value=6),
+)
+def test_write_then_check_is_valid(seed: int, preset: str, policy: str, target: int) -> None:
+    rules = Rules.make(preset, [f"target={target}"])
+    text = write(rules, seed, matches=2, policies=[policy])
+    summary = check_lines(text.splitlines())
+    assert summary.errors == []
+    assert summary.finished_matches == 2
+
+
+# --------------------------------------------------------------------------- mutations
+def hand_states(obj: dict[str, Any]) -> HandState:
+    rules = Rules.from_dict(obj["rules"])
+    table = [parse_card(c) for c in obj["deals"][0]["table"]]
+    deals = [[[parse_card(c) for c in h] for h in d["hands"]] for d in obj["deals"]]
+    return HandState.from_deals(rules, obj["dealer"], table, deals)
+
+
+def plays_with_tables(obj: dict[str, Any]) -> list[tuple[int, dict[str, Any], list[int]]]:
+    """(index, play, table before the play) for every play of a record."""
+    state = hand_states(obj)
+    out = []
+    for i, p in enumerate(obj["plays"]):
+        out.append((i, p, list(state.table)))
+        state.push(Play.of(p["card"], p["take"]))
+    return out
+
+
+def sum_instead_of_match(obj: dict[str, Any]) -> tuple[int, list[str]] | None:
+    """A play that took one matching card while a sum of 2+ table cards was also there."""
+    for i, p, table in plays_with_tables(obj):
+        if len(p["take"]) != 1:
+            continue
+        v = value_of(parse_card(p["card"]))
+        for k in range(2, len(table) + 1):
+            for combo in itertools.combinations(table, k):
+                if sum(value_of(c) for c in combo) == v:
+                    return i, [RANKS[c % 10] + SUITS[c // 10] for c in combo]
+    return None
+
+
+class Base:
+    """A valid file of several matches, with the indices the mutations aim at."""
+
+    def __init__(self) -> None:
+        for seed in range(200):
+            rules = Rules.make("scopa", ["target=4"])
+            objs = [json.loads(x) for x in write(rules, seed, 3, ["random"]).splitlines()]
+            conts = [i for i, o in enumerate(objs) if o["hand"] >= 1 and o["winner"] is None]
+            sums = [(i, s) for i, o in enumerate(objs) if (s := sum_instead_of_match(o))]
+            if conts and sums and objs[-1]["hand"] >= 1:
+                break
+        else:  # pragma: no cover
+            raise AssertionError("no suitable base file")
+        self.rules = rules
+        self.objs = objs
+        self.n = len(objs)
+        self.cont = conts[0]  # a mid-match hand, neither first nor last of its match
+        self.sum_line, self.sum_play = sums[0]
+        self.first_of_match = [i for i, o in enumerate(objs) if o["hand"] == 0]
+        self.middle = next(i for i, o in enumerate(objs) if o["winner"] is None)
+
+    def copy(self) -> list[dict[str, Any]]:
+        return copy.deepcopy(self.objs)
+
+
+@pytest.fixture(scope="module")
+def base() -> Base:
+    b = Base()
+    assert check_lines(dumps(b.objs)).errors == []
+    assert len(b.first_of_match) == 3
+    return b
+
+
+# A mutation edits the parsed records (or their lines) and says which line (1-based) must
+# be reported, a regex the reason must match, and whether that must be the only error.
+Mutation = Callable[[Base], tuple[list[str], int, str, bool]]
+MUTATIONS: dict[str, Mutation] = {}
+
+
+def mutation(name: str) -> Callable[[Mutation], Mutation]:
+    def deco(f: Mutation) -> Mutation:
+        MUTATIONS[name] = f
+        return f
+
+    return deco
+
+
+def edit(
+    b: Base, line: int, f: Callable[[dict[str, Any]], object], reason: str, only: bool = True
+) -> tuple[list[str], int, str, bool]:
+    objs = b.copy()
+    f(objs[line])
+    return dumps(objs), line + 1, reason, only
+
+
+def first_capture(obj: dict[str, Any]) -> int:
+    return next(i for i, p in enumerate(obj["plays"]) if p["take"])
+
+
+def seat_card(obj: dict[str, Any], seat: int) -> str:
+    return obj["deals"][0]["hands"][seat][0]
+
+
+# -- cards and the partition
+@mutation("swap hand card with table card")
+def _m(b: Base):
+    def f(o):
+        d = o["deals"][0]
+        d["hands"][0][0], d["table"][0] = d["table"][0], d["hands"][0][0]
+
+    return edit(b, b.cont, f, r"^play \d+: .*not in the hand")
+
+
+@mutation("move a hand card to the table")
+def _m(b: Base):
+    return edit(
+        b,
+        b.cont,
+        lambda o: o["deals"][0]["table"].append(o["deals"][0]["hands"][1].pop()),
+        "table holds 5 cards",
+    )
+
+
+@mutation("swap cards between two deals")
+def _m(b: Base):
+    def f(o):
+        d0, d1 = o["deals"][0]["hands"][0], o["deals"][1]["hands"][0]
+        d0[0], d1[0] = d1[0], d0[0]
+
+    return edit(b, b.cont, f, r"^play \d+: ")
+
+
+@mutation("duplicated card")
+def _m(b: Base):
+    def f(o):
+        o["deals"][2]["hands"][1][2] = o["deals"][0]["table"][3]
+
+    return edit(b, b.cont, f, "dealt twice")
+
+
+@mutation("card removed from a hand")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["deals"][3]["hands"][0].pop(), "gives seat 0 2 cards")
+
+
+@mutation("card removed from the table")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["deals"][0]["table"].pop(), "table holds 3 cards")
+
+
+@mutation("a deal missing")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["deals"].pop(), "undealt")
+
+
+@mutation("a second table")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["deals"][1].update(table=[]), "only the first deal")
+
+
+for _bad in ["10C", "8H", "9S", "junk", "", "7X", "ZD", 7, None]:
+
+    @mutation(f"card {_bad!r} in a hand")
+    def _m(b: Base, bad=_bad):
+        def f(o):
+            o["deals"][0]["hands"][1][0] = bad
+
+        return edit(b, b.cont, f, r"card|malformed")
+
+
+@mutation("card '8H' on the table")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["deals"][0]["table"].__setitem__(0, "8H"), "malformed")
+
+
+@mutation("card '10D' played")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["plays"][3].__setitem__("card", "10D"), "malformed")
+
+
+@mutation("card 'QQ' taken")
+def _m(b: Base):
+    def f(o):
+        o["plays"][first_capture(o)]["take"][0] = "QQ"
+
+    return edit(b, b.cont, f, "malformed")
+
+
+@mutation("2s in a 36-card deck")
+def _m(b: Base):
+    # A new match may change its rules, but the deals then do not fit a 36-card deck.
+    return edit(
+        b, b.first_of_match[1], lambda o: o["rules"].update(deck=36), r"deal \d", only=False
+    )
+
+
+# -- plays
+@mutation("played card not in the hand")
+def _m(b: Base):
+    def f(o):
+        dealer = o["dealer"]
+        o["plays"][0]["card"] = seat_card(o, dealer)  # the dealer plays last
+
+    return edit(b, b.cont, f, r"^play 0: .*not in the hand of seat")
+
+
+@mutation("wrong seat")
+def _m(b: Base):
+    def f(o):
+        o["plays"][1]["seat"] = o["plays"][0]["seat"]
+
+    return edit(b, b.cont, f, r"^play 1: seat \d played but it is seat \d's turn")
+
+
+@mutation("seat as text")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["plays"][0].update(seat="0"), "must be an integer")
+
+
+@mutation("missing compulsory capture")
+def _m(b: Base):
+    i = first_capture(b.objs[b.cont])
+
+    def f(o):
+        o["plays"][i]["take"] = []
+
+    return edit(b, b.cont, f, rf"^play {i}: .*not allowed")
+
+
+@mutation("sum taken where a match exists")
+def _m(b: Base):
+    i, combo = b.sum_play
+
+    def f(o):
+        o["plays"][i]["take"] = combo
+
+    return edit(b, b.sum_line, f, rf"^play {i}: .*not allowed")
+
+
+@mutation("capture of a card not on the table")
+def _m(b: Base):
+    def f(o):
+        o["plays"][0]["take"] = [seat_card(o, o["dealer"])]
+
+    return edit(b, b.cont, f, r"^play 0: .*not on the table")
+
+
+@mutation("capture of a card of another value")
+def _m(b: Base):
+    obj = b.objs[b.cont]
+    i, p, table = next(
+        (i, p, t)
+        for i, p, t in plays_with_tables(obj)
+        if len(p["take"]) == 1 and any(value_of(c) != value_of(parse_card(p["card"])) for c in t)
+    )
+    v = value_of(parse_card(p["card"]))
+    other = next(RANKS[c % 10] + SUITS[c // 10] for c in table if value_of(c) != v)
+
+    def f(o):
+        o["plays"][i]["take"] = [other]
+
+    return edit(b, b.cont, f, rf"^play {i}: .*not allowed")
+
+
+@mutation("played card taking itself")
+def _m(b: Base):
+    def f(o):
+        o["plays"][0]["take"] = [o["plays"][0]["card"]]
+
+    return edit(b, b.cont, f, r"take itself|not on the table")
+
+
+@mutation("extra play")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["plays"].append(dict(o["plays"][-1])), "already over")
+
+
+@mutation("missing play")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["plays"].pop(), "unfinished")
+
+
+@mutation("two plays swapped")
+def _m(b: Base):
+    def f(o):
+        o["plays"][0], o["plays"][1] = o["plays"][1], o["plays"][0]
+
+    return edit(b, b.cont, f, r"^play 0: seat")
+
+
+@mutation("plays not a list")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o.update(plays={}), "must be a list")
+
+
+# -- score and totals
+for _item in sorted(SCORE_FIELDS):
+
+    @mutation(f"wrong score item {_item}")
+    def _m(b: Base, item=_item):
+        def f(o):
+            o["score"][1][item] += 1
+
+        return edit(b, b.cont, f, rf"score of side 1: {item} is")
+
+
+@mutation("score item as text")
+def _m(b: Base):
+    return edit(
+        b, b.cont, lambda o: o["score"][0].update(cards=str(o["score"][0]["cards"])), "cards is"
+    )
+
+
+@mutation("score item missing")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["score"][0].pop("primiera"), "primiera is None")
+
+
+@mutation("score of one side missing")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["score"].pop(), "one entry per side")
+
+
+@mutation("wrong total and totals_after together")
+def _m(b: Base):
+    def f(o):
+        o["score"][0]["total"] += 1
+        o["totals_after"][0] += 1
+
+    # The next hand's totals_before then disagree too: not the only error.
+    return edit(b, b.cont, f, "total is", only=False)
+
+
+@mutation("wrong totals_after")
+def _m(b: Base):
+    # The next hand's totals_before then disagree as well: not the only error.
+    return edit(
+        b,
+        b.cont,
+        lambda o: o["totals_after"].__setitem__(0, o["totals_after"][0] + 1),
+        "totals_after is",
+        only=False,
+    )
+
+
+@mutation("wrong totals_before mid-match")
+def _m(b: Base):
+    return edit(
+        b,
+        b.cont,
+        lambda o: o["totals_before"].__setitem__(1, o["totals_before"][1] + 1),
+        "totals_before",
+        only=False,
+    )
+
+
+@mutation("nonzero totals_before at a match start")
+def _m(b: Base):
+    return edit(
+        b,
+        b.first_of_match[1],
+        lambda o: o["totals_before"].__setitem__(0, 1),
+        "starts with totals 0",
+        only=False,
+    )
+
+
+@mutation("totals with one side too many")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["totals_after"].append(0), "one per side", only=False)
+
+
+# -- winner
+@mutation("winner null on the last line")
+def _m(b: Base):
+    return edit(b, b.n - 1, lambda o: o.update(winner=None), "winner is None", only=False)
+
+
+@mutation("winner on a middle line")
+def _m(b: Base):
+    return edit(
+        b, b.middle, lambda o: o.update(winner=0), "winner is 0, the totals give None", only=False
+    )
+
+
+@mutation("the other side wins")
+def _m(b: Base):
+    return edit(b, b.n - 1, lambda o: o.update(winner=1 - o["winner"]), "winner is")
+
+
+@mutation("winner true")
+def _m(b: Base):
+    return edit(b, b.n - 1, lambda o: o.update(winner=True), "winner must be a side number", only=False)
+
+
+@mutation("winner missing")
+def _m(b: Base):
+    return edit(b, b.n - 1, lambda o: o.pop("winner"), "missing field 'winner'", only=False)
+
+
+# -- dealer and numbering
+@mutation("wrong dealer mid-match")
+def _m(b: Base):
+    return edit(
+        b, b.cont, lambda o: o.update(dealer=(o["dealer"] + 1) % 2), "dealer should be", only=False
+    )
+
+
+@mutation("dealer out of range")
+def _m(b: Base):
+    return edit(b, b.first_of_match[0], lambda o: o.update(dealer=2), "not a seat", only=False)
+
+
+@mutation("another first dealer")
+def _m(b: Base):
+    # The first dealer of a match is free, but the plays then start with the wrong seat.
+    return edit(
+        b,
+        b.first_of_match[1],
+        lambda o: o.update(dealer=1 - o["dealer"]),
+        r"^play 0: seat",
+        only=False,
+    )
+
+
+@mutation("wrong hand number")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o.update(hand=o["hand"] + 1), "expected match", only=False)
+
+
+@mutation("hand 0 mid-match")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o.update(hand=0), "expected match", only=False)
+
+
+@mutation("wrong match number mid-match")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o.update(match=o["match"] + 1), "expected match", only=False)
+
+
+@mutation("wrong match number at a match start")
+def _m(b: Base):
+    return edit(
+        b, b.first_of_match[1], lambda o: o.update(match=5), "expected match 1 hand 0", only=False
+    )
+
+
+@mutation("match number as text")
+def _m(b: Base):
+    return edit(
+        b, b.cont, lambda o: o.update(match=str(o["match"])), "must be an integer", only=False
+    )
+
+
+@mutation("a line dropped mid-file")
+def _m(b: Base):
+    lines = dumps(b.objs)
+    del lines[b.cont]
+    return lines, b.cont + 1, "expected match|totals_before|dealer", False
+
+
+@mutation("a line repeated")
+def _m(b: Base):
+    lines = dumps(b.objs)
+    lines.insert(b.cont, lines[b.cont])
+    return lines, b.cont + 2, "expected match", False
+
+
+# -- rules
+# When a record's rules can't be read, the checker can't resync on that record's totals,
+# so the next hand's totals_before is reported too: these mutations are not the only error.
+@mutation("rules changed mid-match (last_play_scopa)")
+def _m(b: Base):
+    return edit(
+        b, b.cont, lambda o: o["rules"].update(last_play_scopa=True), "rules changed", False
+    )
+
+
+@mutation("rules changed mid-match (target)")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["rules"].update(target=5), "rules changed", False)
+
+
+@mutation("unknown rule option")
+def _m(b: Base):
+    return edit(
+        b,
+        b.cont,
+        lambda o: o["rules"].update(colour="red"),
+        "rules: unknown option 'colour'",
+        False,
+    )
+
+
+@mutation("rule option missing")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o["rules"].pop("sum_capture"), "'sum_capture'", False)
+
+
+for _key, _val in [
+    ("players", "two"),
+    ("players", 5),
+    ("deck", 52),
+    ("hand_size", 0),
+    ("kings_redeal", "yes"),
+    ("kings_redeal", 1),
+    ("capture_rule", "always"),
+    ("target", 0),
+    ("target", 4.0),
+    ("teams", True),
+]:
+
+    @mutation(f"bad rule value {_key}={_val!r}")
+    def _m(b: Base, key=_key, val=_val):
+        return edit(b, b.cont, lambda o: o["rules"].update({key: val}), rf"rules: .*'{key}'", False)
+
+
+@mutation("rules not an object")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o.update(rules="scopa"), "rules", False)
+
+
+# -- format and JSON
+@mutation("format scopa-record/2")
+def _m(b: Base):
+    return edit(
+        b, b.cont, lambda o: o.update(format="scopa-record/2"), "format is 'scopa-record/2'"
+    )
+
+
+@mutation("format missing")
+def _m(b: Base):
+    return edit(b, b.cont, lambda o: o.pop("format"), "format is None")
+
+
+@mutation("truncated JSON line")
+def _m(b: Base):
+    lines = dumps(b.objs)
+    lines[b.cont] = lines[b.cont][: len(lines[b.cont]) // 2]
+    return lines, b.cont + 1, "malformed JSON", False
+
+
+@mutation("truncated last line")
+def _m(b: Base):
+    lines = dumps(b.objs)
+    lines[-1] = lines[-1][:-1]
+    return lines, b.n, "malformed JSON", False
+
+
+for _text in ["[1, 2]", "42", "null", '"scopa"', "true"]:
+
+    @mutation(f"non-object JSON {_text}")
+    def _m(b: Base, text=_text):
+        lines = dumps(b.objs)
+        lines[b.cont] = text
+        return lines, b.cont + 1, "must be a JSON object", False
+
+
+@mutation("blank line")
+def _m(b: Base):
+    lines = dumps(b.objs)
+    lines.insert(b.cont, "")
+    return lines, b.cont + 1, "empty line", False
+
+
+@mutation("file ends inside a match")
+def _m(b: Base):
+    return dumps(b.objs)[:-1], b.n - 1, "ends inside a match", True
+
+
+MUTATION_IDS = sorted(MUTATIONS)
+
+
+@pytest.mark.parametrize("name", MUTATION_IDS)
+def test_mutation_is_rejected_on_its_line(base: Base, name: str) -> None:
+    lines, line, reason, only = MUTATIONS[name](base)
+    summary = check_lines(lines)
+    assert summary.errors, f"{name}: accepted"
+    got_line, got_reason = summary.errors[0]
+    assert got_line == line, summary.errors
+    assert re.search(reason, got_reason), summary.errors
+    if only:
+        assert len(summary.errors) == 1, summary.errors
+    # The same lines read from a text stream (as the CLI does) give the same errors.
+    stream = io.StringIO("".join(x + "\n" for x in lines))
+    assert check_lines(iter_lines(stream)).errors == summary.errors
+
+
+def test_mutations_cover_the_brief() -> None:
+    assert len(MUTATIONS) >= 60
+
+
+def test_unknown_extra_fields_are_ignored(base: Base) -> None:
+    objs = base.copy()
+    for o in objs:
+        o["comment"] = {"by": "someone", "note": [1, 2, 3]}
+        o["plays"][0]["think_ms"] = 12
+        o["deals"][0]["shuffle"] = "riffle"
+        o["score"][0]["bonus"] = "none"
+    summary = check_lines(dumps(objs))
+    assert summary.errors == []
+    assert summary.hands == base.n
+
+
+def test_unfinished_file_is_accepted_only_on_request(base: Base) -> None:
+    lines = dumps(base.objs)[:-1]
+    assert check_lines(lines).errors == [
+        (base.n - 1, "the file ends inside a match (the last hand has no winner)")
+    ]
+    summary = check_lines(lines, allow_unfinished=True)
+    assert summary.errors == []
+    assert summary.matches == 3 and summary.finished_matches == 2
+
+
+def test_empty_file_is_rejected() -> None:
+    summary = check_lines([])
+    assert summary.errors == [(0, "the file holds no records")]
+    assert check_lines(io.StringIO("")).errors == summary.errors
+    assert check_lines(["", "  "]).errors == [(1, "empty line"), (2, "empty line")]
+
+
+def test_summary_counts(base: Base) -> None:
+    summary = check_lines(dumps(base.objs))
+    assert summary.ok
+    assert summary.hands == summary.lines == base.n
+    assert summary.matches == summary.finished_matches == 3
+    assert sum(summary.wins.values()) == 3
+    assert summary.plays == sum(len(o["plays"]) for o in base.objs)
+    assert summary.scope == sum(s["scope"] for o in base.objs for s in o["score"])
+
+
+def test_errors_on_several_lines_are_all_reported(base: Base) -> None:
+    objs = base.copy()
+    objs[0]["plays"][0]["seat"] = 1 - objs[0]["plays"][0]["seat"]
+    objs[base.cont]["score"][0]["denari"] += 1
+    errors = check_lines(dumps(objs)).errors
+    assert [line for line, _ in errors] == [1, base.cont + 1]
+
+
+# --------------------------------------------------------------------------- kings redeal
+def kings_table_record(rules: Rules) -> dict[str, Any]:
+    """A hand whose table holds three kings, played out with the first legal play."""
+    kings = [parse_card(k) for k in ("KD", "KH", "KC")]
+    rest = [c for c in range(40) if c not in kings]
+    order = [*kings, *rest]  # table = the first table_cards cards
+    state = HandState.deal(rules, dealer=0, deck=order)
+    assert {*kings} <= set(state.table)
+    plays = []
+    while not state.is_over():
+        seat, p = state.turn, state.legal_plays[0]
+        state.push(p)
+        plays.append((seat, p.card, p.take))
+    score = state.score_array()
+    totals = tuple(int(x) for x in score[:, -1])
+    log = HandLog(
+        match=0,
+        hand=0,
+        dealer=0,
+        deck=tuple(order),
+        plays=tuple(plays),
+        score=tuple(tuple(int(x) for x in row) for row in score),
+        piles=tuple(p.mask for p in state.piles),
+        totals_before=(0,) * rules.sides,
+        totals_after=totals,
+        winner=None,
+    )
+    return hand_record(rules, log)
+
+
+def test_kings_redeal_violation_is_rejected() -> None:
+    lax = Rules.make("scopa", ["kings_redeal=false", "target=99"])
+    obj = kings_table_record(lax)
+    assert {"KC", "KD", "KH"} <= set(obj["deals"][0]["table"])
+    ok = check_lines([json.dumps(obj)], allow_unfinished=True)
+    assert ok.errors == []
+    # The very same hand under kings_redeal=true: that deal should have been redealt.
+    obj["rules"]["kings_redeal"] = True
+    summary = check_lines([json.dumps(obj)], allow_unfinished=True)
+    assert len(summary.errors) == 1
+    line, reason = summary.errors[0]
+    assert line == 1 and "kings" in reason
+
+
+def test_from_deals_rejects_three_kings_on_the_table() -> None:
+    strict = Rules.make("scopa")
+    table = [parse_card(c) for c in ("KD", "KH", "KS", "AD")]
+    rest = [c for c in range(40) if c not in table]
+    deals = [[rest[i : i + 3], rest[i + 3 : i + 6]] for i in range(0, 36, 6)]
+    with pytest.raises(RecordError, match="kings"):
+        HandState.from_deals(strict, 1, table, deals)
+    four = [parse_card(c) for c in ("KD", "KH", "KS", "KC")]
+    rest4 = [c for c in range(40) if c not in four]
+    deals4 = [[rest4[i : i + 3], rest4[i + 3 : i + 6]] for i in range(0, 36, 6)]
+    with pytest.raises(RecordError, match="kings"):
+        HandState.from_deals(strict, 1, four, deals4)
+    # Two kings are fine, and so are three without the rule.
+    HandState.from_deals(Rules.make("scopa", ["kings_redeal=false"]), 1, table, deals)
+    two = [parse_card(c) for c in ("KD", "KH", "AS", "AD")]
+    rest2 = [c for c in range(40) if c not in two]
+    deals2 = [[rest2[i : i + 3], rest2[i + 3 : i + 6]] for i in range(0, 36, 6)]
+    HandState.from_deals(strict, 1, two, deals2)
+
+
+def test_deeply_nested_json_is_an_error_not_a_crash(base: Base) -> None:
+    lines = dumps(base.objs)
+    lines[0] = "[" * 100_000 + "]" * 100_000
+    summary = check_lines(lines)
+    assert summary.errors[0] == (1, "malformed JSON: nested too deeply")
+
+
+# Regressions: records that do not describe a hand dealt and played by the rules, once
+# accepted by the checker.
+def test_extra_empty_deal_is_rejected(base: Base) -> None:
+    objs = base.copy()
+    objs[base.cont]["deals"].append({"hands": [[], []]})
+    assert check_lines(dumps(objs)).errors
+
+
+def test_card_repeated_in_take_is_rejected(base: Base) -> None:
+    objs = base.copy()
+    play = objs[base.cont]["plays"][first_capture(objs[base.cont])]
+    play["take"].append(play["take"][0])
+    assert check_lines(dumps(objs)).errors
+
+
+def test_float_winner_is_rejected(base: Base) -> None:
+    objs = base.copy()
+    last = len(objs) - 1
+    objs[last]["winner"] = float(objs[last]["winner"])
+    assert check_lines(dumps(objs)).errors[0] == (
+        last + 1,
+        f"winner must be a side number or null, got {objs[last]['winner']!r}",
+    )
