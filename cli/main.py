@@ -6,6 +6,8 @@ import click
 
 from cli.options import BadInput, make_rules
 from cli.play_cmd import play, replay
+from cli.simulate_cmd import simulate_cmd
+from cli.study_cmd import advantage
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
 from scopa_sim.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
@@ -51,6 +53,8 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
 
 cli.add_command(play)
 cli.add_command(replay)
+cli.add_command(advantage)
+cli.add_command(simulate_cmd, name="simulate")
 
 
 def main() -> None:

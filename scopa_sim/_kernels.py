@@ -675,7 +675,7 @@ def score_state(state, rules, out):
 
 
 # --------------------------------------------------------------------------- policies
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _greedy_score(table, table_sum, not_last, last_play_scopa, card, take):
     """:func:`greedy_value` from the table, the sum of its values and whether the play is
     not the last of the hand."""
@@ -844,7 +844,7 @@ LOWER_VALUES = np.array(
 BY_VALUE_CARD = np.array([10 * (i % 4) + i // 4 for i in range(40)], dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _value_sum(cards):
     """Sum of the capture values of a card mask."""
     total = 0
@@ -927,6 +927,16 @@ def _card_captures(card, table, packed, sweep_aces):
     return popcount(same) + sums * (same == 0) + ((sweep_aces >> card) & 1)
 
 
+@njit(cache=True, inline="always")
+def _is_capture(card, table, packed, sweep_aces):
+    """Whether ``card`` can capture (see :func:`_card_captures`)."""
+    return (
+        ((table & SAME_MASK[card]) != 0)
+        | (((packed >> LANE_SHIFT[card]) & 31) != 0)
+        | (((sweep_aces >> card) & 1) != 0)
+    )
+
+
 @njit(cache=True)
 def _card_captures_fewest(card, table, packed, sweep_aces):
     """:func:`_card_captures` with ``sum_capture=fewest``."""
@@ -954,7 +964,8 @@ def selfplay_hands(rules, policies, seed, count, out_points):
     small work array), the table's subset counts are kept packed and up to date as cards
     come and go (see ``GROW``), a random play is drawn from per-card play counts so only
     the chosen play is ever built, and no array crosses a function call inside the loop
-    (each one would cost atomic reference-count updates).
+    (each one would cost atomic reference-count updates).  Hot indexing uses unsigned
+    indices, which numba does not test for negative wraparound.
     """
     g = np.uint64(0x9E3779B97F4A7C15)
     players = rules[R_PLAYERS]
@@ -976,6 +987,7 @@ def selfplay_hands(rules, policies, seed, count, out_points):
     napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
     sevens = rules[R_PRIMIERA_SEVENS] != 0
     missing_zero = rules[R_MISSING_ZERO]
+    plain_counts = not fewest and not capture_hand
     canon = np.empty(40, dtype=np.int64)
     ncards = deck_cards(rules, canon)
     deck = np.empty(40, dtype=np.int64)
@@ -992,9 +1004,9 @@ def selfplay_hands(rules, policies, seed, count, out_points):
             for i in range(ncards - 1, 0, -1):
                 z += g
                 j = _below(z, i + 1)
-                t = deck[i]
+                tmp = deck[i]
                 deck[i] = deck[j]
-                deck[j] = t
+                deck[j] = tmp
             if not kings_redeal:
                 break
             kings = 0
@@ -1020,169 +1032,190 @@ def selfplay_hands(rules, policies, seed, count, out_points):
         plays = 0
         last_capturer = -1
         # ---------------------------------------------------------------- play_out
-        while True:
-            if plays + table_cards == pos:  # every hand is empty
-                if pos == size:
-                    break
-                k = hand_size
-                if size - pos < players * k:
-                    k = (size - pos) // players
-                seat = first
-                for _ in range(players):
-                    m = np.int64(0)
-                    for _i in range(k):
-                        m |= np.int64(1) << deck[pos]
-                        pos += 1
-                    w[W_HANDS + seat] = m
-                    seat += 1
-                    if seat == players:
-                        seat = 0
-            hand = w[W_HANDS + turn]
-            # Plays per card: an ace sweep, one per equal card, the sum captures, or a
-            # lay (none left with capture_rule=hand once any card captures).  The capture
-            # counts (at most 26) are kept 5 bits per card in ``counts``.
-            sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
-            n = 0
-            lays = popcount(hand)
-            counts = np.int64(0)
-            shift = 0
-            m = hand
-            while m:
-                c = ctz(m)
-                m &= m - 1
-                if fewest:
-                    k = _card_captures_fewest(c, table, packed, sweep_aces)
-                else:
-                    k = _card_captures(c, table, packed, sweep_aces)
-                counts |= k << shift
-                shift += 5
-                n += k
-                lays -= k != 0
-            lay_ok = not (capture_hand and n)
-            if lay_ok:
-                n += lays
-            # ------------------------------------------------------------ choose
-            card = -1
-            take = np.int64(0)
-            if policies[turn] == POLICY_GREEDY and n > 1:
-                not_last = plays + 1 < total
-                table_sum = _value_sum(table)
-                best = -(1 << 40)
-                ties = 0
+        while pos < size:  # a deal, then its plays (a fixed count the predictor learns)
+            k = hand_size
+            if size - pos < players * k:
+                k = (size - pos) // players
+            seat = first
+            for _ in range(players):
+                m = np.int64(0)
+                for _i in range(k):
+                    m |= np.int64(1) << deck[np.uint64(pos)]
+                    pos += 1
+                w[W_HANDS + seat] = m
+                seat += 1
+                if seat == players:
+                    seat = 0
+            for _ in range(k * players):
+                hand = w[np.uint64(W_HANDS + turn)]
+                # Plays per card: an ace sweep, one per equal card, the sum captures, or a
+                # lay (none left with capture_rule=hand once any card captures).  The play
+                # counts (at most 26) are kept 5 bits per card in ``counts``.
+                sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
+                n = np.int64(0)
+                counts = np.int64(0)
+                shift = 0
+                lay_ok = True
                 m = hand
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    v = VALUE[c]
-                    same = table & VALUE_MASK[v]
-                    sums = (packed >> (LANE_BITS * v)) & 31
-                    fsize = 0
-                    if (sweep_aces >> c) & 1:
-                        k = 1
-                    elif same:
-                        k = popcount(same)
-                    elif sums:
-                        k = sums
-                        if fewest:
-                            fsize = _fewest_sums(table, packed, v)[1]
-                    else:
-                        k = 1 if lay_ok else 0
-                    for j in range(k):
-                        if (sweep_aces >> c) & 1:
-                            t = table
-                        elif same:
-                            t = same & -same
-                            same &= same - 1
-                        elif sums:
-                            t = _sum_take(table, packed, v, j)
-                            if fewest and popcount(t) != fsize:
-                                continue
-                        else:
-                            t = np.int64(0)
-                        val = _greedy_score(table, table_sum, not_last, lps, c, t)
-                        if val > best:
-                            best = val
-                            ties = 1
-                            card = c
-                            take = t
-                        elif val == best:
-                            ties += 1
-                            z += g
-                            if _below(z, ties) == 0:  # reservoir: uniform among the ties
-                                card = c
-                                take = t
-            else:
-                z += g
-                r = _below(z, n)
-                # the card of the r-th play, without data-dependent branches
-                start = np.int64(0)
-                first_r = np.int64(0)
-                k = np.int64(0)
-                m = hand
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    kc = counts & 31
-                    counts >>= 5
-                    kk = kc + ((kc == 0) & lay_ok)
-                    hit = (r >= start) & (r < start + kk)
-                    card = c if hit else card
-                    k = kc if hit else k
-                    first_r = start if hit else first_r
-                    start += kk
-                r -= first_r
-                v = VALUE[card]
-                same = table & SAME_MASK[card]
-                if k != 0 and same == 0:  # an ace sweep or a sum capture
-                    if (sweep_aces >> card) & 1:
-                        take = table
-                    elif fewest:
-                        fsize = _fewest_sums(table, packed, v)[1]
-                        take = _fewest_take(table, packed, v, r, fsize)
-                    else:
-                        take = _sum_take(table, packed, v, r)
-                else:  # a match (the r-th equal card) or a lay (take 0)
-                    for _ in range(r):
-                        same &= same - 1
-                    take = same & -same
-            # ------------------------------------------------------------ apply_play
-            bit = np.int64(1) << card
-            w[W_HANDS + turn] = hand ^ bit
-            plays += 1
-            side = turn & 1 if teams else turn
-            if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
-                left = table & ~take
-                w[W_PILES + side] |= take | bit
-                last_capturer = side
-                if left == 0:
-                    packed = np.int64(1)
-                    if lps or plays != total:
-                        ace_sweep = (sweep_aces >> card) & 1
-                        if ace_scopa or not ace_sweep:
-                            w[W_SCOPE + side] += 1
+                if plain_counts:
+                    while m:
+                        k = _card_captures(ctz(m), table, packed, sweep_aces)
+                        k += k == 0  # a lay
+                        m &= m - 1
+                        counts |= k << shift
+                        shift += 5
+                        n += k
                 else:
-                    m = take
+                    captures = np.int64(0)
                     while m:
                         c = ctz(m)
                         m &= m - 1
-                        packed = (packed * SHRINK[VALUE[c]]) & LANES
-                table = left
-            else:  # a lay or a one-card capture, without data-dependent branches
-                captured = take != 0
-                x = take if captured else bit  # the card that leaves or joins the table
-                c = ctz(x)
-                u = VALUE[c]
-                table ^= x
-                packed = (packed * GROW_SHRINK[u + 11 * captured]) & LANES
-                w[W_PILES + side] |= (take | bit) * captured
-                last_capturer = side if captured else last_capturer
-                # a lone card taken by an ace sweep scores only with ace_sweep_scopa
-                scores = captured & (table == 0) & (lps | (plays != total))
-                scores &= ace_scopa | (((sweep_aces >> card) & 1) == 0)
-                w[W_SCOPE + side] += scores
-            turn += 1
-            if turn == players:
-                turn = 0
+                        if fewest:
+                            k = _card_captures_fewest(c, table, packed, sweep_aces)
+                        else:
+                            k = _card_captures(c, table, packed, sweep_aces)
+                        captures += k
+                        k += k == 0
+                        counts |= k << shift
+                        shift += 5
+                        n += k
+                    lay_ok = not (capture_hand and captures)
+                    if not lay_ok and captures < n:  # drop the lays
+                        n = captures
+                        m = hand
+                        shift = 0
+                        while m:
+                            c = ctz(m)
+                            m &= m - 1
+                            k = (counts >> shift) & 31
+                            if k == 1 and not _is_capture(c, table, packed, sweep_aces):
+                                counts ^= np.int64(1) << shift
+                            shift += 5
+                # ------------------------------------------------------------ choose
+                card = 0
+                take = np.int64(0)
+                if policies[np.uint64(turn)] == POLICY_GREEDY and n > 1:
+                    not_last = plays + 1 < total
+                    table_sum = _value_sum(table)
+                    best = -(1 << 40)
+                    ties = 0
+                    m = hand
+                    while m:
+                        c = ctz(m)
+                        m &= m - 1
+                        v = VALUE[c]
+                        same = table & VALUE_MASK[v]
+                        sums = (packed >> (LANE_BITS * v)) & 31
+                        fsize = 0
+                        if (sweep_aces >> c) & 1:
+                            k = 1
+                        elif same:
+                            k = popcount(same)
+                        elif sums:
+                            k = sums
+                            if fewest:
+                                fsize = _fewest_sums(table, packed, v)[1]
+                        else:
+                            k = 1 if lay_ok else 0
+                        for j in range(k):
+                            if (sweep_aces >> c) & 1:
+                                t = table
+                            elif same:
+                                t = same & -same
+                                same &= same - 1
+                            elif sums:
+                                t = _sum_take(table, packed, v, j)
+                                if fewest and popcount(t) != fsize:
+                                    continue
+                            else:
+                                t = np.int64(0)
+                            val = _greedy_score(table, table_sum, not_last, lps, c, t)
+                            if val > best:
+                                best = val
+                                ties = 1
+                                card = c
+                                take = t
+                            elif val == best:
+                                ties += 1
+                                z += g
+                                if _below(z, ties) == 0:  # reservoir: uniform among the ties
+                                    card = c
+                                    take = t
+                else:
+                    z += g
+                    r = _below(z, n)
+                    # The card of the r-th play: the last one whose plays start at or before
+                    # r (a card with no plays shares its start with the next one).  No
+                    # data-dependent branches.
+                    start = np.int64(0)
+                    first_r = np.int64(0)
+                    m = hand
+                    while m:
+                        c = ctz(m)
+                        m &= m - 1
+                        here = start <= r
+                        card = c if here else card
+                        first_r = start if here else first_r
+                        start += counts & 31
+                        counts >>= 5
+                    r -= first_r
+                    v = VALUE[card]
+                    same = table & SAME_MASK[card]
+                    if (same == 0) & _is_capture(card, table, packed, sweep_aces):
+                        # an ace sweep or a sum capture
+                        if (sweep_aces >> card) & 1:
+                            take = table
+                        elif fewest:
+                            fsize = _fewest_sums(table, packed, v)[1]
+                            take = _fewest_take(table, packed, v, r, fsize)
+                        else:
+                            take = _sum_take(table, packed, v, r)
+                    else:  # a match (the r-th equal card) or a lay (take 0)
+                        for _ in range(r):
+                            same &= same - 1
+                        take = same & -same
+                # ------------------------------------------------------------ apply_play
+                bit = np.int64(1) << card
+                w[np.uint64(W_HANDS + turn)] = hand ^ bit
+                plays += 1
+                side = turn & 1 if teams else turn
+                if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
+                    left = table & ~take
+                    w[np.uint64(W_PILES + side)] |= take | bit
+                    last_capturer = side
+                    if left == 0:
+                        packed = np.int64(1)
+                        if lps or plays != total:
+                            ace_sweep = (sweep_aces >> card) & 1
+                            if ace_scopa or not ace_sweep:
+                                w[np.uint64(W_SCOPE + side)] += 1
+                    else:
+                        m = take
+                        while m:
+                            c = ctz(m)
+                            m &= m - 1
+                            packed = (packed * SHRINK[VALUE[c]]) & LANES
+                    table = left
+                else:  # a lay or a one-card capture, without data-dependent branches
+                    captured = take != 0
+                    x = take if captured else bit  # the card that leaves or joins the table
+                    c = ctz(x)
+                    u = VALUE[c]
+                    table ^= x
+                    packed = (packed * GROW_SHRINK[np.uint64(u + 11 * captured)]) & LANES
+                    w[np.uint64(W_PILES + side)] |= (take | bit) * captured
+                    last_capturer = side if captured else last_capturer
+                    # (a lone card taken by an ace sweep scores only with ace_sweep_scopa)
+                    if (
+                        table == 0
+                        and captured
+                        and (lps or plays != total)
+                        and (ace_scopa or not (sweep_aces >> card) & 1)
+                    ):
+                        w[np.uint64(W_SCOPE + side)] += 1
+                turn += 1
+                if turn == players:
+                    turn = 0
         if table:
             if remainder_dealer:
                 w[W_PILES + (dealer & 1 if teams else dealer)] |= table
@@ -1244,3 +1277,124 @@ def selfplay_hands(rules, policies, seed, count, out_points):
         dealer += 1
         if dealer == players:
             dealer = 0
+
+
+# --------------------------------------------------------------------------- batch simulation
+STREAM_DEAL = 0
+STREAM_PLAY = 1
+STREAM_DEALER = 2
+MAX_HANDS_PER_MATCH = 10000
+
+# Row layout of simulate_rows (see scopa_sim.dataset.kernel_columns).
+C_MATCH = 0
+C_HAND = 1
+C_DEALER = 2
+C_FIRST = 3
+C_REDEALS = 4
+C_PLAYS = 5
+C_ITEMS = 6  # 4 sides x N_ITEMS
+C_STATS = C_ITEMS + 4 * N_ITEMS  # 4 sides x 4: captured, denari, primiera value, sevens
+C_TOTALS = C_STATS + 16  # 4 sides: match totals after the hand
+C_WINNER = C_TOTALS + 4
+N_ROW_COLS = C_WINNER + 1
+
+
+@njit(cache=True)
+def match_winner(rules, totals, state):
+    """Winning side after a scored hand (all-denari rule, then target), or -1."""
+    ns = rules[R_SIDES]
+    if rules[R_NAPOLA] and rules[R_ALL_DENARI_WINS]:
+        for s in range(ns):
+            if state[S_PILES + s] & DENARI == DENARI:
+                return s
+    top = totals[0]
+    for s in range(1, ns):
+        if totals[s] > top:
+            top = totals[s]
+    if top < rules[R_TARGET]:
+        return -1
+    return strict_winner(totals, ns)
+
+
+@njit(cache=True)
+def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
+    """Play units (independent hands, or whole matches when ``by_match``) from
+    ``first_unit`` on, one row per hand into ``out``; stop early when ``out`` could
+    overflow. Returns (units done, rows written).
+
+    Hand ``h`` of match ``m`` deals from stream (seed, m, h, DEAL) and plays from
+    (seed, m, h, PLAY); an independent hand ``u`` is hand 0 of match ``u`` with
+    dealer ``u % players``, so runs sharing a seed are paired deal by deal.
+    """
+    state = np.zeros(N_STATE, dtype=np.int64)
+    deck = np.empty(40, dtype=np.int64)
+    buf_card = np.empty(MAX_PLAYS, dtype=np.int64)
+    buf_take = np.empty(MAX_PLAYS, dtype=np.int64)
+    scratch = np.empty(SCRATCH, dtype=np.int64)
+    log_card = np.empty(40, dtype=np.int64)
+    log_take = np.empty(40, dtype=np.int64)
+    score = np.zeros((4, N_ITEMS), dtype=np.int64)
+    totals = np.zeros(4, dtype=np.int64)
+    rng = np.zeros(1, dtype=np.uint64)
+    n = rules[R_PLAYERS]
+    ns = rules[R_SIDES]
+    cap = out.shape[0]
+    rows = 0
+    for u in range(n_units):
+        m = first_unit + u
+        if by_match:
+            if rows + 64 > cap:  # a match of more hands than that is astronomically rare
+                return u, rows
+            rng[0] = derive_seed(seed, m, 0, STREAM_DEALER)
+            dealer = rand_below(rng, n)
+        else:
+            if rows >= cap:
+                return u, rows
+            dealer = m % n
+        for s in range(4):
+            totals[s] = 0
+        ended = False
+        for h in range(MAX_HANDS_PER_MATCH):
+            if rows >= cap:
+                raise ValueError("simulate_rows: output buffer too small for a match")
+            rng[0] = derive_seed(seed, m, h, STREAM_DEAL)
+            redeals = shuffle_deal(rules, rng, deck)
+            start_hand(state, rules, deck, dealer)
+            rng[0] = derive_seed(seed, m, h, STREAM_PLAY)
+            made = play_out(
+                state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
+            )
+            score_state(state, rules, score)
+            row = out[rows]
+            for c in range(N_ROW_COLS):
+                row[c] = 0
+            row[C_MATCH] = m
+            row[C_HAND] = h
+            row[C_DEALER] = dealer
+            row[C_FIRST] = (dealer + 1) % n
+            row[C_REDEALS] = redeals
+            row[C_PLAYS] = made
+            for s in range(ns):
+                pile = state[S_PILES + s]
+                for i in range(N_ITEMS):
+                    row[C_ITEMS + s * N_ITEMS + i] = score[s, i]
+                row[C_STATS + 4 * s] = popcount(pile)
+                row[C_STATS + 4 * s + 1] = popcount(pile & DENARI)
+                row[C_STATS + 4 * s + 2] = primiera_classic(pile, 1)
+                row[C_STATS + 4 * s + 3] = popcount(pile & (ACES << 6))
+                totals[s] += score[s, I_TOTAL]
+                row[C_TOTALS + s] = totals[s]
+            rows += 1
+            if not by_match:
+                row[C_WINNER] = -1
+                ended = True
+                break
+            w = match_winner(rules, totals, state)
+            row[C_WINNER] = w
+            if w >= 0:
+                ended = True
+                break
+            dealer = (dealer + 1) % n
+        if not ended:
+            raise ValueError("simulate_rows: a match did not end")
+    return n_units, rows

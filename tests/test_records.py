@@ -567,7 +567,9 @@ def _m(b: Base):
 
 @mutation("winner true")
 def _m(b: Base):
-    return edit(b, b.n - 1, lambda o: o.update(winner=True), "winner must be a side number", only=False)
+    return edit(
+        b, b.n - 1, lambda o: o.update(winner=True), "winner must be a side number", only=False
+    )
 
 
 @mutation("winner missing")

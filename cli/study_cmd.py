@@ -1,0 +1,75 @@
+"""``advantage``: first-player advantage from independent self-play hands."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from cli.options import make_policies, make_rules, policy_option, rules_options, seed_option
+from scopa_sim.advantage import first_player_advantage
+
+
+def _position_name(p: int, players: int) -> str:
+    if p == players - 1:
+        return "dealer"
+    return "first player" if p == 0 else f"position {p + 1}"
+
+
+@click.command()
+@rules_options
+@click.option(
+    "--hands",
+    type=click.IntRange(min=2),
+    default=1_000_000,
+    show_default=True,
+    help="Independent hands (dealer rotates with the hand number).",
+)
+@seed_option
+@policy_option
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def advantage(
+    preset: str,
+    rules: tuple[str, ...],
+    hands: int,
+    seed: int,
+    policies: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """Points per hand by playing position and the dealer's margin, with 95% CIs."""
+    r = make_rules(preset, rules)
+    specs = make_policies(policies, r.players)
+    res = first_player_advantage(r, specs, hands, seed)
+    if as_json:
+        out = {
+            "preset": preset,
+            "rules": r.as_dict(),
+            "policies": [str(p) for p in specs],
+            "seed": seed,
+            "hands": hands,
+            "seconds": res.seconds,
+            "dealer_margin": _est(res.dealer_margin),
+            "points_by_position": [_est(e) for e in res.by_position],
+        }
+        json.dump(out, sys.stdout, indent=2)
+        click.echo()
+        return
+    pol = ", ".join(str(p) for p in specs) if len(set(specs)) > 1 else str(specs[0])
+    click.echo(f"rules {preset} ({r.digest()}), policy {pol}, {hands:,} hands, seed {seed}")
+    click.echo("points per hand by position (mean ± 95% CI half-width, normal approximation):")
+    for p, e in enumerate(res.by_position):
+        click.echo(f"  {_position_name(p, r.players):<13} {e.mean:.4f} ± {e.half_width:.4f}")
+    m = res.dealer_margin
+    click.echo(
+        f"dealer minus first player: {m.mean:+.4f} points per hand, "
+        f"95% CI [{m.low:+.4f}, {m.high:+.4f}] (paired per hand)"
+    )
+    click.echo(f"time {res.seconds:.2f} s ({hands / res.seconds:,.0f} hands/s)")
+
+
+def _est(e: object) -> dict[str, float]:
+    from scopa_sim.advantage import Estimate
+
+    assert isinstance(e, Estimate)
+    return {"mean": e.mean, "se": e.se, "low": e.low, "high": e.high, "n": e.n}

@@ -1,0 +1,203 @@
+"""The simulated-hands dataset: pinned Parquet schema, atomic shard files, a manifest.
+
+A run directory holds ``manifest.json`` and ``shards/shard-NNNNNN.parquet``; one
+row per hand.  ``pl.scan_parquet(DIR / "shards")`` (or :func:`scan`) reads it
+with the column types of :data:`SCHEMA`, whatever the rules (columns of sides
+that a game does not have are null).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from . import _kernels as K
+from .errors import ScopaError
+
+SHARD_DIR = "shards"
+MANIFEST = "manifest.json"
+FORMAT = "scopa-sim-dataset/1"
+MAX_SIDES = 4
+MAX_SEATS = 4
+ITEMS = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola", "points")
+SIDE_STATS = ("captured", "denari_count", "primiera_value", "sevens")
+SHARD_RE = re.compile(r"^shard-(\d{6})\.parquet$")
+
+
+class DatasetError(ScopaError):
+    """A run directory that is missing, corrupt, foreign or inconsistent."""
+
+
+def _schema() -> dict[str, pl.DataType]:
+    s: dict[str, Any] = {
+        "run_id": pl.String,
+        "preset": pl.String,
+        "rules_hash": pl.String,
+        "players": pl.Int8,
+        "sides": pl.Int8,
+        "seed": pl.UInt64,
+        "match": pl.Int64,
+        "hand": pl.Int32,
+        "dealer": pl.Int8,
+        "first_player": pl.Int8,
+        "redeals": pl.Int16,
+        "plays": pl.Int16,
+    }
+    for seat in range(MAX_SEATS):
+        s[f"policy_{seat}"] = pl.String
+    for side in range(MAX_SIDES):
+        for item in ITEMS:
+            s[f"s{side}_{item}"] = pl.Int16
+        for stat in SIDE_STATS:
+            s[f"s{side}_{stat}"] = pl.Int16
+        s[f"s{side}_total"] = pl.Int32
+    s["winner"] = pl.Int8
+    return s
+
+
+#: Column name -> pinned polars type, in file order.
+SCHEMA: dict[str, pl.DataType] = _schema()
+
+# Column layout of the kernel's int64 row array (see _kernels.simulate_rows).
+_KERNEL_COLS = ("match", "hand", "dealer", "first_player", "redeals", "plays")
+
+
+def kernel_columns() -> list[str]:
+    """Names of the columns of the kernel's row array, in order."""
+    cols = list(_KERNEL_COLS)
+    for side in range(MAX_SIDES):
+        cols += [f"s{side}_{item}" for item in ITEMS]
+    for side in range(MAX_SIDES):
+        cols += [f"s{side}_{stat}" for stat in SIDE_STATS]
+    cols += [f"s{side}_total" for side in range(MAX_SIDES)]
+    cols.append("winner")
+    assert len(cols) == K.N_ROW_COLS
+    return cols
+
+
+def rows_to_frame(
+    rows: np.ndarray,
+    *,
+    run_id: str,
+    preset: str,
+    rules_hash: str,
+    players: int,
+    sides: int,
+    seed: int,
+    policies: Sequence[str],
+) -> pl.DataFrame:
+    """A shard's DataFrame from the kernel's rows, with the pinned schema."""
+    names = kernel_columns()
+    n = rows.shape[0]
+    data: dict[str, Any] = {
+        "run_id": [run_id] * n,
+        "preset": [preset] * n,
+        "rules_hash": [rules_hash] * n,
+        "players": np.full(n, players),
+        "sides": np.full(n, sides),
+        "seed": np.full(n, seed, dtype=np.uint64),
+    }
+    for i, name in enumerate(names):
+        data[name] = rows[:, i]
+    for seat in range(MAX_SEATS):
+        data[f"policy_{seat}"] = [policies[seat] if seat < players else None] * n
+    df = pl.DataFrame(data)
+    casts = []
+    for name, dtype in SCHEMA.items():
+        col = pl.col(name)
+        side = re.match(r"^s(\d)_", name)
+        if side and int(side.group(1)) >= sides:
+            casts.append(pl.lit(None, dtype=dtype).alias(name))
+        elif name == "winner":
+            casts.append(pl.when(col >= 0).then(col).otherwise(None).cast(dtype).alias(name))
+        else:
+            casts.append(col.cast(dtype).alias(name))
+    return df.select(casts)
+
+
+def shard_path(directory: Path, index: int) -> Path:
+    return directory / SHARD_DIR / f"shard-{index:06d}.parquet"
+
+
+def write_shard(directory: Path, index: int, frame: pl.DataFrame) -> Path:
+    """Write a shard atomically: a temporary file in the same folder, then rename."""
+    path = shard_path(directory, index)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    frame.write_parquet(tmp, compression="zstd", statistics=True)
+    with open(tmp, "rb") as f:
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    return path
+
+
+def finished_shards(directory: Path) -> set[int]:
+    """Indices of the complete shard files present (temporary files are ignored)."""
+    d = directory / SHARD_DIR
+    if not d.is_dir():
+        return set()
+    out = set()
+    for p in d.iterdir():
+        m = SHARD_RE.match(p.name)
+        if m:
+            out.add(int(m.group(1)))
+    return out
+
+
+def check_shard(path: Path, expected_rows: int | None = None) -> None:
+    """Raise DatasetError unless ``path`` is a readable shard with the pinned schema."""
+    try:
+        schema = pl.read_parquet_schema(path)
+    except Exception as e:  # polars raises several error types for foreign files
+        raise DatasetError(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
+    if dict(schema) != SCHEMA:
+        raise DatasetError(f"{path}: not a scopa-sim shard (its columns differ from the schema)")
+    if expected_rows is not None:
+        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+        if rows != expected_rows:
+            raise DatasetError(f"{path}: has {rows} rows, expected {expected_rows}")
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    """The manifest of a run directory; DatasetError if missing, corrupt or foreign."""
+    path = directory / MANIFEST
+    if not directory.exists():
+        raise DatasetError(f"{directory}: no such directory")
+    if not directory.is_dir():
+        raise DatasetError(f"{directory}: not a directory")
+    if not path.is_file():
+        raise DatasetError(f"{directory}: not a scopa-sim run (no {MANIFEST})")
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DatasetError(f"{path}: corrupt manifest ({e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise DatasetError(f"{path}: not a scopa-sim manifest (format is not {FORMAT!r})")
+    return doc
+
+
+def write_manifest(directory: Path, doc: dict[str, Any]) -> None:
+    """Write the manifest atomically."""
+    path = directory / MANIFEST
+    tmp = path.with_name(f".{MANIFEST}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def scan(directory: str | Path) -> pl.LazyFrame:
+    """Lazily read a complete run directory with the pinned schema."""
+    d = Path(directory)
+    doc = read_manifest(d)
+    shards = doc.get("shards", [])
+    if not doc.get("complete"):
+        raise DatasetError(f"{d}: the run is not complete (use simulate --resume to finish it)")
+    for s in shards:
+        if not (d / s["file"]).is_file():
+            raise DatasetError(f"{d}: shard {s['file']} is missing")
+    return pl.scan_parquet(d / SHARD_DIR / "*.parquet", schema=SCHEMA)

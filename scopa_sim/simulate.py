@@ -1,0 +1,442 @@
+"""Batch simulation: many hands or matches into a sharded Parquet dataset.
+
+A run is defined by :class:`SimConfig`; shard ``k`` holds units (hands or
+matches) ``[k * shard_size, (k + 1) * shard_size)`` and its content depends only
+on the configuration and ``k``, so the data are the same whatever the number of
+workers or the executor.  Finished shards are renamed into place atomically and
+listed in the manifest, so an interrupted run loses nothing and ``resume``
+completes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from . import _kernels as K
+from . import dataset as D
+from .errors import ScopaError
+from .policy import PolicySpec, seat_policies
+from .rules import Rules
+
+DEFAULT_SHARD_HANDS = 250_000
+DEFAULT_SHARD_MATCHES = 25_000
+
+
+class SimulationError(ScopaError):
+    """A run that cannot start or go on (bad directory, mismatched resume, ...)."""
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Everything that defines a run's data (not how it is computed)."""
+
+    preset: str
+    rules: Rules
+    policies: tuple[str, ...]  # one per seat
+    mode: str  # "hands" or "matches"
+    count: int
+    seed: int
+    shard_size: int
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("hands", "matches"):
+            raise SimulationError(f"mode must be 'hands' or 'matches', got {self.mode!r}")
+        if self.count < 1:
+            raise SimulationError(f"the number of {self.mode} must be at least 1")
+        if self.shard_size < 1:
+            raise SimulationError("the shard size must be at least 1")
+        if len(self.policies) != self.rules.players:
+            raise SimulationError("one policy per seat is needed")
+
+    @classmethod
+    def make(
+        cls,
+        preset: str,
+        rules: Rules,
+        policies: list[PolicySpec] | tuple[str, ...],
+        mode: str,
+        count: int,
+        seed: int,
+        shard_size: int | None = None,
+    ) -> SimConfig:
+        texts = tuple(str(p) for p in policies)
+        specs = seat_policies(texts, rules.players)
+        if shard_size is None:
+            shard_size = DEFAULT_SHARD_HANDS if mode == "hands" else DEFAULT_SHARD_MATCHES
+        return cls(preset, rules, tuple(str(p) for p in specs), mode, count, seed, shard_size)
+
+    @property
+    def shards(self) -> int:
+        return -(-self.count // self.shard_size)
+
+    def units(self, shard: int) -> tuple[int, int]:
+        """First unit and number of units of a shard."""
+        lo = shard * self.shard_size
+        return lo, min(self.shard_size, self.count - lo)
+
+    def data_key(self) -> dict[str, Any]:
+        """The parts of the configuration that define the data."""
+        return {
+            "preset": self.preset,
+            "rules": self.rules.as_dict(),
+            "policies": list(self.policies),
+            "mode": self.mode,
+            "count": self.count,
+            "seed": self.seed,
+        }
+
+    @property
+    def run_id(self) -> str:
+        blob = json.dumps(self.data_key(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:12]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.data_key(), "shard_size": self.shard_size, "run_id": self.run_id}
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> SimConfig:
+        try:
+            return cls(
+                preset=doc["preset"],
+                rules=Rules.from_dict(doc["rules"]),
+                policies=tuple(doc["policies"]),
+                mode=doc["mode"],
+                count=int(doc["count"]),
+                seed=int(doc["seed"]),
+                shard_size=int(doc["shard_size"]),
+            )
+        except (KeyError, TypeError, ValueError) as e:
+            raise D.DatasetError(f"manifest config is malformed ({e})") from None
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    index: int
+    rows: int
+    units: int
+    seconds: float
+    file: str
+
+
+def compute_rows(config: SimConfig, first: int, count: int) -> np.ndarray:
+    """The kernel's rows for ``count`` units from ``first`` (growing the buffer as needed)."""
+    r = config.rules.to_array()
+    codes = np.array(
+        [PolicySpec.parse(p).code for p in config.policies] + [0] * (4 - config.rules.players),
+        dtype=np.int64,
+    )
+    by_match = config.mode == "matches"
+    parts = []
+    done = 0
+    while done < count:
+        left = count - done
+        cap = left if not by_match else max(256, left * 8)
+        out = np.empty((cap, K.N_ROW_COLS), dtype=np.int32)
+        units, rows = K.simulate_rows(r, codes, config.seed, by_match, first + done, left, out)
+        parts.append(out[:rows])
+        done += int(units)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
+    """Compute and write one shard (runs in a worker process or a Dask task)."""
+    config = SimConfig.from_json(config_doc)
+    t0 = time.perf_counter()
+    first, count = config.units(index)
+    rows = compute_rows(config, first, count)
+    frame = D.rows_to_frame(
+        rows,
+        run_id=config.run_id,
+        preset=config.preset,
+        rules_hash=config.rules.digest(),
+        players=config.rules.players,
+        sides=config.rules.sides,
+        seed=config.seed,
+        policies=config.policies,
+    )
+    path = D.write_shard(Path(directory), index, frame)
+    return ShardResult(index, rows.shape[0], count, time.perf_counter() - t0, path.name)
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for pkg in ("scopa-sim", "numba", "numpy", "polars", "click"):
+        try:
+            out[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            out[pkg] = "unknown"
+    return out
+
+
+@dataclass
+class Run:
+    """A run directory being filled: its manifest and the shards still to do."""
+
+    directory: Path
+    config: SimConfig
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def todo(self) -> list[int]:
+        done = {s["index"] for s in self.manifest["shards"]}
+        return [i for i in range(self.config.shards) if i not in done]
+
+    def record(self, res: ShardResult) -> None:
+        self.manifest["shards"].append(
+            {
+                "index": res.index,
+                "file": f"{D.SHARD_DIR}/{res.file}",
+                "units": res.units,
+                "rows": res.rows,
+                "seconds": round(res.seconds, 4),
+            }
+        )
+        self.manifest["shards"].sort(key=lambda s: s["index"])
+        self.save()
+
+    def save(self) -> None:
+        self.manifest["rows"] = sum(s["rows"] for s in self.manifest["shards"])
+        self.manifest["complete"] = len(self.manifest["shards"]) == self.config.shards
+        D.write_manifest(self.directory, self.manifest)
+
+
+def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: bool) -> Run:
+    """Create, resume or overwrite a run directory; nothing is written on an error."""
+    if resume and overwrite:
+        raise SimulationError("--resume and --overwrite exclude each other")
+    if directory.exists() and not directory.is_dir():
+        raise SimulationError(f"{directory} exists and is not a directory")
+    existing = directory.is_dir() and any(directory.iterdir())
+    if existing and (directory / D.MANIFEST).exists():
+        doc = D.read_manifest(directory)
+        if resume:
+            return _resume(directory, config, doc)
+        if not overwrite:
+            raise SimulationError(
+                f"{directory} already holds a run; use --resume to finish it or --overwrite"
+            )
+        shutil.rmtree(directory / D.SHARD_DIR, ignore_errors=True)
+        (directory / D.MANIFEST).unlink()
+    elif existing:
+        raise SimulationError(
+            f"{directory} is not empty and is not a scopa-sim run; choose another"
+        )
+    elif resume:
+        raise SimulationError(f"{directory} holds no run to resume")
+    try:
+        (directory / D.SHARD_DIR).mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SimulationError(f"cannot create {directory}: {e.strerror}") from None
+    if not os.access(directory, os.W_OK):
+        raise SimulationError(f"{directory} is not writable")
+    run = Run(directory, config)
+    run.manifest = {
+        "format": D.FORMAT,
+        "run_id": config.run_id,
+        "config": config.to_json(),
+        "versions": _versions(),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "schema": {k: str(v) for k, v in D.SCHEMA.items()},
+        "shards": [],
+        "timings": [],
+    }
+    run.save()
+    return run
+
+
+def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
+    old = SimConfig.from_json(doc.get("config", {}))
+    if old.data_key() != config.data_key():
+        diff = [k for k, v in config.data_key().items() if old.data_key().get(k) != v]
+        raise SimulationError(
+            f"--resume: the configuration differs from the run's manifest ({', '.join(diff)})"
+        )
+    if old.shard_size != config.shard_size:
+        raise SimulationError(
+            f"--resume: the run uses shard size {old.shard_size}, not {config.shard_size}"
+        )
+    run = Run(directory, old, doc)
+    listed = {s["index"]: s for s in doc.get("shards", [])}
+    on_disk = D.finished_shards(directory)
+    for p in (directory / D.SHARD_DIR).glob(".shard-*.tmp"):
+        p.unlink()  # left by an interrupted writer; never renamed, so never complete
+    for i in sorted(on_disk):
+        if i >= old.shards:
+            raise D.DatasetError(f"{D.shard_path(directory, i)}: not a shard of this run")
+        expected = old.units(i)[1] if old.mode == "hands" else None
+        D.check_shard(D.shard_path(directory, i), expected)
+    shards = []
+    for i in sorted(on_disk):
+        path = D.shard_path(directory, i)
+        if i in listed:
+            shards.append(listed[i])
+        else:  # written, but the manifest update was lost (e.g. kill -9): adopt it
+            rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+            units = old.units(i)[1]
+            shards.append(
+                {
+                    "index": i,
+                    "file": f"{D.SHARD_DIR}/{path.name}",
+                    "units": units,
+                    "rows": rows,
+                    "seconds": None,
+                }
+            )
+    run.manifest["shards"] = shards
+    run.save()
+    return run
+
+
+Executor = Callable[[Run, list[int]], Iterator[ShardResult]]
+
+
+def local_executor(workers: int) -> Executor:
+    """Shards in ``workers`` processes (in this process when ``workers == 1``)."""
+
+    def execute(run: Run, todo: list[int]) -> Iterator[ShardResult]:
+        doc, where = run.config.to_json(), str(run.directory)
+        if workers == 1:
+            for i in todo:
+                yield run_shard(doc, i, where)
+            return
+        import multiprocessing as mp
+        from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+
+        ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            pending: set[Future[ShardResult]] = set()
+            queue = list(todo)
+            try:
+                while queue or pending:
+                    while queue and len(pending) < 2 * workers:
+                        pending.add(pool.submit(run_shard, doc, queue.pop(0), where))
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        yield f.result()
+            except BaseException:
+                for f in pending:
+                    f.cancel()
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+
+    return execute
+
+
+def dask_executor(scheduler: str | None, workers: int) -> Executor:
+    """Shards as tasks on a Dask distributed cluster (a LocalCluster when no address)."""
+    try:
+        from distributed import Client, LocalCluster, as_completed
+    except ImportError:
+        raise SimulationError(
+            "--executor dask needs the dask[distributed] package (pip install 'dask[distributed]')"
+        ) from None
+
+    def execute(run: Run, todo: list[int]) -> Iterator[ShardResult]:
+        cluster = None
+        try:
+            if scheduler:
+                try:
+                    client = Client(scheduler, timeout="3s")
+                except (OSError, TimeoutError) as e:
+                    raise SimulationError(
+                        f"cannot reach the Dask scheduler at {scheduler}: {e}"
+                    ) from None
+            else:
+                cluster = LocalCluster(
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                )
+                client = Client(cluster)
+            with client:
+                doc, where = run.config.to_json(), str(run.directory.resolve())
+                futures = [
+                    client.submit(run_shard, doc, i, where, key=f"shard-{run.config.run_id}-{i}")
+                    for i in todo
+                ]
+                try:
+                    for fut in as_completed(futures):
+                        yield fut.result()
+                finally:
+                    for fut in futures:
+                        fut.cancel()
+        finally:
+            if cluster is not None:
+                cluster.close()
+
+    return execute
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    directory: Path
+    config: SimConfig
+    units_done: int
+    rows: int
+    seconds: float
+    complete: bool
+
+
+def simulate(
+    directory: Path,
+    config: SimConfig,
+    executor: Executor,
+    *,
+    resume: bool = False,
+    overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> RunSummary:
+    """Run (or finish) a simulation into ``directory``; ``progress(units, rows)`` per shard."""
+    run = prepare_run(directory, config, resume, overwrite)
+    config = run.config
+    todo = run.todo
+    t0 = time.perf_counter()
+    units = 0
+    rows = 0
+    shards = 0
+    try:
+        for res in executor(run, todo):
+            run.record(res)
+            shards += 1
+            units += res.units
+            rows += res.rows
+            if progress is not None:
+                progress(res.units, res.rows)
+    finally:
+        elapsed = time.perf_counter() - t0
+        run.manifest["timings"].append(
+            {
+                "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "seconds": round(elapsed, 3),
+                "shards": shards,
+                "units": units,
+                "rows": rows,
+            }
+        )
+        run.save()
+    return RunSummary(directory, config, units, rows, elapsed, run.manifest["complete"])
+
+
+__all__ = [
+    "SimConfig",
+    "SimulationError",
+    "dask_executor",
+    "local_executor",
+    "simulate",
+]

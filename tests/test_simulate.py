@@ -1,0 +1,217 @@
+"""The batch simulator: reproducibility, pairing, resume, schema, bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+from cli.main import cli
+from scopa_sim import dataset as D
+from scopa_sim.match import play_match
+from scopa_sim.policy import seat_policies
+from scopa_sim.rules import Rules
+from scopa_sim.simulate import SimConfig, SimulationError, local_executor, simulate
+
+
+def _config(mode="hands", count=600, seed=3, preset="scopa", policies=("random",), shard=200):
+    r = Rules.make(preset)
+    return SimConfig.make(
+        preset, r, list(seat_policies(policies, r.players)), mode, count, seed, shard
+    )
+
+
+def _read(d: Path) -> pl.DataFrame:
+    return D.scan(d).collect().sort("match", "hand")
+
+
+def test_schema_pinned_and_rows(tmp_path):
+    cfg = _config()
+    s = simulate(tmp_path / "a", cfg, local_executor(1))
+    assert s.complete and s.rows == 600
+    df = _read(tmp_path / "a")
+    assert dict(df.schema) == D.SCHEMA
+    assert df.height == 600
+    assert df["s2_points"].null_count() == 600  # 2 sides: the others are null
+    assert (df["dealer"] == df["match"] % 2).all()
+    # every hand's points are the sum of its items
+    items = ["scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola"]
+    for s_ in (0, 1):
+        total = sum(df[f"s{s_}_{i}"].cast(pl.Int32) for i in items)
+        assert (total == df[f"s{s_}_points"]).all()
+    captured = df["s0_captured"].cast(pl.Int32) + df["s1_captured"]
+    assert (captured <= 40).all() and (captured == 40).mean() > 0.99
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert manifest["complete"] and len(manifest["shards"]) == 3
+    assert manifest["config"]["seed"] == 3 and "numba" in manifest["versions"]
+
+
+def test_same_data_whatever_workers_and_shard_size(tmp_path):
+    a = simulate(tmp_path / "a", _config(shard=200), local_executor(1))
+    b = simulate(tmp_path / "b", _config(shard=77), local_executor(2))
+    assert a.rows == b.rows
+    assert _read(tmp_path / "a").equals(_read(tmp_path / "b"))
+
+
+def test_matches_mode_agrees_with_play(tmp_path):
+    cfg = _config(mode="matches", count=5, seed=11, shard=2)
+    simulate(tmp_path / "m", cfg, local_executor(1))
+    df = _read(tmp_path / "m")
+    r = Rules.make()
+    specs = seat_policies(["random"], 2)
+    expected = []
+    for m in range(5):
+        for log in play_match(r, specs, 11, m):
+            expected.append((m, log.hand, log.dealer, *log.totals_after, log.winner))
+    got = [
+        (row["match"], row["hand"], row["dealer"], row["s0_total"], row["s1_total"], row["winner"])
+        for row in df.iter_rows(named=True)
+    ]
+    assert got == expected
+    winners = df.filter(pl.col("winner").is_not_null())
+    assert winners.height == 5
+
+
+def test_common_random_numbers_pair_deals(tmp_path):
+    """Same seed, different policies: the same decks, so the same first-hand tables."""
+    simulate(tmp_path / "r", _config(policies=("random",)), local_executor(1))
+    simulate(tmp_path / "g", _config(policies=("greedy",)), local_executor(1))
+    r, g = _read(tmp_path / "r"), _read(tmp_path / "g")
+    assert r["redeals"].equals(g["redeals"])
+    assert not r["s0_points"].equals(g["s0_points"])
+
+
+def test_existing_dir_not_clobbered_and_resume(tmp_path):
+    d = tmp_path / "run"
+    cfg = _config()
+    simulate(d, cfg, local_executor(1))
+    with pytest.raises(SimulationError, match="already holds a run"):
+        simulate(d, cfg, local_executor(1))
+    before = _read(d)
+    # drop a shard and its manifest entry, as after a kill: resume recomputes it
+    (d / "shards" / "shard-000001.parquet").unlink()
+    doc = json.loads((d / "manifest.json").read_text())
+    doc["shards"] = [s for s in doc["shards"] if s["index"] != 1]
+    doc["complete"] = False
+    (d / "manifest.json").write_text(json.dumps(doc))
+    (d / "shards" / ".shard-000001.parquet.123.tmp").write_bytes(b"half")
+    s = simulate(d, cfg, local_executor(1), resume=True)
+    assert s.complete and s.units_done == 200
+    assert _read(d).equals(before)
+    assert not list((d / "shards").glob(".*.tmp"))
+
+
+def test_resume_with_other_config_is_refused(tmp_path):
+    d = tmp_path / "run"
+    simulate(d, _config(), local_executor(1))
+    with pytest.raises(SimulationError, match="differs"):
+        simulate(d, _config(seed=4), local_executor(1), resume=True)
+
+
+def test_foreign_and_corrupt_files(tmp_path):
+    d = tmp_path / "x"
+    d.mkdir()
+    (d / "notes.txt").write_text("hello")
+    with pytest.raises(SimulationError, match="not empty"):
+        simulate(d, _config(), local_executor(1))
+    d2 = tmp_path / "run"
+    simulate(d2, _config(), local_executor(1))
+    (d2 / "shards" / "shard-000001.parquet").write_bytes(b"not parquet")
+    with pytest.raises(D.DatasetError, match="not a readable Parquet"):
+        simulate(d2, _config(), local_executor(1), resume=True)
+    (d2 / "manifest.json").write_text("{oops")
+    with pytest.raises(D.DatasetError, match="corrupt manifest"):
+        D.scan(d2)
+
+
+def test_cli_simulate_and_errors(tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "c"
+    res = runner.invoke(
+        cli, ["simulate", "--hands", "300", "--seed", "1", "--out", str(out), "--workers", "1"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "300 hands" in res.output
+    assert D.scan(out).collect().height == 300
+    for args, msg in [
+        (["--hands", "0"], "must be >= 1"),
+        (["--hands", "-5"], "must be >= 1"),
+        (["--hands", "5", "--matches", "5"], "exactly one"),
+        (["--hands", "5", "--policy", "bogus"], "unknown policy"),
+        (["--hands", "5", "--policy", "random:x=1"], "takes no parameters"),
+        (["--hands", "5", "--preset", "nope"], "unknown preset"),
+        (["--hands", "5", "--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask"),
+    ]:
+        res = runner.invoke(cli, ["simulate", *args, "--out", str(tmp_path / "bad")])
+        assert res.exit_code == 2, (args, res.output)
+        assert msg in res.output, (args, res.output)
+        assert "Traceback" not in res.output
+        assert not (tmp_path / "bad").exists()
+    res = runner.invoke(cli, ["simulate", "--hands", "10", "--out", str(out)])
+    assert res.exit_code == 1 and "already holds a run" in res.output
+    res = runner.invoke(
+        cli, ["simulate", "--hands", "10", "--out", str(out), "--resume", "--workers", "1"]
+    )
+    assert res.exit_code == 1 and "differs" in res.output
+
+
+def test_unreachable_scheduler(tmp_path):
+    res = CliRunner().invoke(
+        cli,
+        [
+            "simulate",
+            "--hands",
+            "10",
+            "--out",
+            str(tmp_path / "d"),
+            "--executor",
+            "dask",
+            "--scheduler",
+            "tcp://127.0.0.1:9",
+        ],
+    )
+    assert res.exit_code == 1
+    assert "cannot reach the Dask scheduler" in res.output
+
+
+def test_dask_local_cluster_same_data(tmp_path):
+    pytest.importorskip("distributed")
+    from scopa_sim.simulate import dask_executor
+
+    simulate(tmp_path / "l", _config(count=400), local_executor(1))
+    simulate(tmp_path / "k", _config(count=400), dask_executor(None, 2))
+    assert _read(tmp_path / "l").equals(_read(tmp_path / "k"))
+
+
+def test_kill_and_resume_gives_identical_data(tmp_path):
+    """kill -9 in the middle of a run, then --resume: the data equal an uninterrupted run."""
+    args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
+    env = dict(os.environ)
+    d = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(d)],
+        env=env,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        if len(D.finished_shards(d)) >= 2:
+            break
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    done = D.finished_shards(d)
+    assert 2 <= len(done) < 20, "the run was not interrupted midway"
+    res = CliRunner().invoke(cli, ["simulate", *args, "--out", str(d), "--resume"])
+    assert res.exit_code == 0, res.output
+    ref = tmp_path / "ref"
+    CliRunner().invoke(cli, ["simulate", *args, "--out", str(ref)])
+    assert _read(d).equals(_read(ref))
