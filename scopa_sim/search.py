@@ -1,0 +1,421 @@
+"""Search bots: PIMC, ISMCTS and a perfect-information solver, behind one small API.
+
+Every bot has ``choose(state, seed) -> Play`` and ``analyse(state, seed) ->
+list[PlayStats]`` (best first).  ``state`` is the true :class:`HandState`; the fair bots
+build the :class:`InfoSet` of the seat to play and search only from it, so they never
+read the hidden cards.  :class:`SolverBot` is the exception: it sees everything and is
+meant as a reference (an upper bound), not as a player.
+
+Values are the deciding side's final point margin for the hand: its points minus the
+other side's (two sides) or minus the best other side's (three or four sides).
+
+    >>> bot = make_bot("ismcts", {"iterations": "1000"})
+    >>> play = bot.choose(state, seed=1)
+
+:func:`play_deal` plays one hand with a bot per seat (for tournaments and benchmarks).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import _kernels as K
+from . import _search as KS
+from .infoset import InfoSet
+from .play import Play
+from .policy import PolicyError
+from .rules import Rules
+from .state import HandState
+
+#: z of a two-sided 95% normal interval.
+Z95 = 1.959963984540054
+#: Transposition-table entries of the solver (a power of two).
+TT_SIZE = 1 << 18
+
+
+@dataclass(frozen=True)
+class PlayStats:
+    """One candidate play as a bot saw it: mean final margin for the deciding side with a
+    95% interval, ``n`` samples (ISMCTS visits or PIMC worlds), and whether it was
+    chosen."""
+
+    play: Play
+    mean: float
+    ci_low: float
+    ci_high: float
+    n: int
+    chosen: bool
+
+
+def _mask63(x: int) -> int:
+    return int(x) & (2**63 - 1)
+
+
+def _stats(play: Play, n: int, mean: float, var: float) -> PlayStats:
+    half = Z95 * math.sqrt(var / n) if n > 1 else math.inf
+    return PlayStats(play, mean, mean - half, mean + half, n, False)
+
+
+def _rank(stats: list[PlayStats], key: Callable[[PlayStats], tuple[float, ...]]) -> list[PlayStats]:
+    """Sort best first (stable: ties keep legal-play order) and mark the first chosen."""
+    ranked = sorted(stats, key=key)
+    if ranked:
+        first = ranked[0]
+        ranked[0] = PlayStats(first.play, first.mean, first.ci_low, first.ci_high, first.n, True)
+    return ranked
+
+
+class Bot(ABC):
+    """A player: picks a play for the seat to move in a :class:`HandState`."""
+
+    name: str = "bot"
+
+    @abstractmethod
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play with its statistics, best first (the chosen one first)."""
+
+    def choose(self, state: HandState, seed: int) -> Play:
+        """The play this bot makes; deterministic for a given state and seed."""
+        if state.is_over():
+            raise ValueError("the hand is over: nothing to choose")
+        return self.analyse(state, seed)[0].play
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class KernelBot(Bot):
+    """The engine's jitted ``random`` or ``greedy`` policy as a bot (one-ply, public
+    information only).  ``analyse`` has no values: means are NaN, ``n`` is 0."""
+
+    def __init__(self, policy: str) -> None:
+        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
+        if policy not in codes:
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: random, greedy")
+        self.name = policy
+        self._code = codes[policy]
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        info = InfoSet(state)
+        vec, r = info.vector, state._r
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        n = K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64))
+        rng = np.array([K.derive_seed(_mask63(seed), 5, 0, 0)], dtype=np.uint64)
+        pick = int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
+        nan = math.nan
+        out = [
+            PlayStats(Play(int(bc[i]), int(bt[i])), nan, nan, nan, 0, i == pick) for i in range(n)
+        ]
+        return sorted(out, key=lambda s: not s.chosen)
+
+
+class _SolverMixin:
+    """A transposition table kept between calls (cleared at each call, so results never
+    depend on earlier calls)."""
+
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        tt = getattr(self, "_tt", None)
+        if tt is None:
+            tt = (
+                np.zeros(TT_SIZE, dtype=np.int64),
+                np.zeros(TT_SIZE, dtype=np.float64),
+                np.zeros(TT_SIZE, dtype=np.int64),
+            )
+            self._tt = tt
+        else:
+            tt[0].fill(0)
+        return tt
+
+
+class PIMCBot(_SolverMixin, Bot):
+    """Perfect-information Monte Carlo ("determinized search").
+
+    Draws ``worlds`` worlds from the information set of the seat to play, solves each
+    with the alpha-beta solver -- exactly when at most ``exact_below`` cards are left to
+    play, else ``depth`` plies deep with the heuristic leaf value of
+    :func:`scopa_sim._search.estimate` -- and picks the play of best mean value over the
+    worlds.  The 95% interval is over worlds (normal approximation).
+    """
+
+    def __init__(self, worlds: int = 12, depth: int = 5, exact_below: int = 8) -> None:
+        if worlds < 1 or depth < 1 or exact_below < 0:
+            raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
+        self.worlds, self.depth, self.exact_below = worlds, depth, exact_below
+        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
+
+    def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
+        """The legal plays and their values per world (``[world, play]``)."""
+        info = InfoSet(state)
+        tk, tv, tm = self._tables()
+        vals = np.zeros((self.worlds, K.MAX_PLAYS), dtype=np.float64)
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        n = int(
+            KS.pimc_values(
+                info.vector,
+                state._r,
+                self.worlds,
+                self.depth,
+                self.exact_below,
+                _mask63(seed),
+                tk,
+                tv,
+                tm,
+                bc,
+                bt,
+                vals,
+            )
+        )
+        return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        plays, vals = self.values(state, seed)
+        w = self.worlds
+        stats = [
+            _stats(
+                p,
+                w,
+                float(vals[:, i].mean()),
+                float(vals[:, i].var(ddof=1)) if w > 1 else 0.0,
+            )
+            for i, p in enumerate(plays)
+        ]
+        order = {s.play: i for i, s in enumerate(stats)}
+        return _rank(stats, lambda s: (-s.mean, order[s.play]))
+
+
+class SolverBot(_SolverMixin, Bot):
+    """Perfect-information solver -- a cheat, for reference only.
+
+    It reads the *true* state, hidden cards and stock order included, and plays the
+    best play for that exact world (alpha-beta, exact to the end of the hand when
+    ``depth`` is None; three or four sides by the paranoid reduction).  Use it to bound
+    what any fair bot could reach, or on open endgames; an exact solve early in a hand
+    can take very long, so give ``depth`` there.
+    """
+
+    def __init__(self, depth: int | None = None) -> None:
+        if depth is not None and depth < 1:
+            raise ValueError("depth must be >= 1 or None")
+        self.depth = depth
+        self.name = "solver" if depth is None else f"solver:depth={depth}"
+        self.nodes = 0
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        tk, tv, tm = self._tables()
+        info = np.zeros(KS.N_INFO, dtype=np.int64)
+        info[KS.V_TT_MASK] = TT_SIZE - 1
+        info[KS.V_SALT] = 1
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
+        depth = KS.FULL_DEPTH if self.depth is None else self.depth
+        n = int(KS.solve_root(state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals))
+        self.nodes = int(info[KS.V_NODES])
+        stats = [
+            PlayStats(
+                Play(int(bc[i]), int(bt[i])),
+                float(vals[i]),
+                float(vals[i]),
+                float(vals[i]),
+                1,
+                False,
+            )
+            for i in range(n)
+        ]
+        return _rank(stats, lambda s: (-s.mean,))
+
+
+class ISMCTSBot(Bot):
+    """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
+
+    One tree over the plays seen from the information set of the seat to play; every
+    iteration deals a new world from it, descends by UCB1 with availability counts among
+    the plays legal in that world, expands one untried play, finishes the hand with the
+    engine's ``rollout`` policy (``random`` or ``greedy``) and backs up the final point
+    margins, scaled by :data:`scopa_sim._search.REWARD_SCALE`, each node taking the
+    margin of the side that made its play.  The most visited play is chosen.
+
+    Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
+    machine speed; with ``iterations`` they are deterministic per seed).
+    """
+
+    CHUNK = 128
+
+    def __init__(
+        self,
+        iterations: int = 1000,
+        c: float = 0.7,
+        rollout: str = "random",
+        ms: float | None = None,
+    ) -> None:
+        if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
+            raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
+        if rollout not in ("random", "greedy"):
+            raise ValueError(f"rollout must be 'random' or 'greedy', got {rollout!r}")
+        self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
+        self._policy = K.POLICY_RANDOM if rollout == "random" else K.POLICY_GREEDY
+        budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
+        self.name = f"ismcts:{budget},c={c:g},rollout={rollout}"
+        self.last_iterations = 0
+
+    def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
+        """Build the search tree: node pool, statistics and node count."""
+        info = InfoSet(state)
+        root, r = info.vector, state._r
+        rng = np.array([K.derive_seed(_mask63(seed), 6, 0, 0)], dtype=np.uint64)
+        cap = (self.iterations if self.ms is None else 4096) + 1
+        nodes = np.empty((cap, KS.N_COLS), dtype=np.int64)
+        stats = np.empty((cap, KS.T_COLS), dtype=np.float64)
+        count = int(KS.ismcts_init(root, nodes, stats))
+        if self.ms is None:
+            count = int(
+                KS.ismcts_run(
+                    root, r, nodes, stats, count, self.iterations, self.c, self._policy, rng
+                )
+            )
+            self.last_iterations = self.iterations
+            return nodes, stats, count
+        end = time.perf_counter() + self.ms / 1000.0
+        done = 0
+        while True:
+            if count + self.CHUNK > nodes.shape[0]:
+                nodes = np.concatenate([nodes, np.empty_like(nodes)])
+                stats = np.concatenate([stats, np.empty_like(stats)])
+            count = int(
+                KS.ismcts_run(root, r, nodes, stats, count, self.CHUNK, self.c, self._policy, rng)
+            )
+            done += self.CHUNK
+            if time.perf_counter() >= end:
+                break
+        self.last_iterations = done
+        return nodes, stats, count
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        nodes, stats, _ = self.tree(state, seed)
+        out: list[PlayStats] = []
+        scale = 1.0 / KS.REWARD_SCALE
+        ch = int(nodes[0, KS.N_CHILD])
+        while ch >= 0:
+            n = int(stats[ch, KS.T_VISITS])
+            play = Play(int(nodes[ch, KS.N_CARD]), int(nodes[ch, KS.N_TAKE]))
+            if n:
+                mean = stats[ch, KS.T_SUM] / n
+                var = max(0.0, (stats[ch, KS.T_SQ] - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+                out.append(_stats(play, n, mean * scale, var * scale * scale))
+            else:
+                out.append(PlayStats(play, math.nan, math.nan, math.nan, 0, False))
+            ch = int(nodes[ch, KS.N_NEXT])
+        # children are linked newest first; rank by visits, then mean, then play order
+        return _rank(
+            out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)
+        )
+
+
+# --------------------------------------------------------------------------- factory
+def _int(name: str, lo: int) -> Callable[[str, str], int]:
+    def conv(policy: str, text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            v = lo - 1
+        if v < lo:
+            raise PolicyError(
+                f"policy {policy!r} parameter {name}={text!r}: expected an integer >= {lo}"
+            )
+        return v
+
+    return conv
+
+
+def _float(name: str) -> Callable[[str, str], float]:
+    def conv(policy: str, text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        if not v > 0 or math.isinf(v):
+            raise PolicyError(f"policy {policy!r} parameter {name}={text!r}: expected a number > 0")
+        return v
+
+    return conv
+
+
+def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[str, str], str]:
+    def conv(policy: str, text: str) -> str:
+        if text not in allowed:
+            raise PolicyError(
+                f"policy {policy!r} parameter {name}={text!r}: expected one of {', '.join(allowed)}"
+            )
+        return text
+
+    return conv
+
+
+#: Bot names with their parameters (name -> converter) and constructor.
+BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot]]] = {
+    "random": ({}, lambda: KernelBot("random")),
+    "greedy": ({}, lambda: KernelBot("greedy")),
+    "pimc": (
+        {
+            "worlds": _int("worlds", 1),
+            "depth": _int("depth", 1),
+            "exact_below": _int("exact_below", 0),
+        },
+        PIMCBot,
+    ),
+    "ismcts": (
+        {
+            "iterations": _int("iterations", 1),
+            "c": _float("c"),
+            "rollout": _choice("rollout", ("random", "greedy")),
+            "ms": _float("ms"),
+        },
+        ISMCTSBot,
+    ),
+    "solver": ({"depth": _int("depth", 1)}, SolverBot),
+}
+
+
+def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
+    """A bot by name (``random``, ``greedy``, ``pimc``, ``ismcts``, ``solver``) with text
+    parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
+    key = name.strip().lower()
+    if key not in BOTS:
+        raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
+    spec, build = BOTS[key]
+    kwargs: dict[str, object] = {}
+    for k, v in (params or {}).items():
+        if k not in spec:
+            allowed = ", ".join(spec) if spec else "none"
+            raise PolicyError(f"unknown parameter {k!r} for bot {key!r}; allowed: {allowed}")
+        kwargs[k] = spec[k](key, str(v).strip())
+    return build(**kwargs)
+
+
+# --------------------------------------------------------------------------- playing
+def move_seed(deck_seed: int, plays_made: int, seat: int) -> int:
+    """The seed a bot gets for one move of a deal (independent streams per move)."""
+    return _mask63(K.derive_seed(_mask63(deck_seed), 7, plays_made, seat))
+
+
+def play_deal(
+    rules: Rules, bots_by_seat: Sequence[Bot], deck_seed: int, dealer: int = 0
+) -> list[int]:
+    """Play one hand dealt from ``deck_seed`` (as :meth:`HandState.deal`) with one bot per
+    seat; return the points of each side.  Each move's seed is :func:`move_seed`."""
+    if len(bots_by_seat) != rules.players:
+        raise ValueError(f"need {rules.players} bots, got {len(bots_by_seat)}")
+    state = HandState.deal(rules, dealer=dealer, seed=deck_seed)
+    while not state.is_over():
+        seat = state.turn
+        play = bots_by_seat[seat].choose(state, move_seed(deck_seed, state.plays_made, seat))
+        state.push(play)
+    return [int(x) for x in state.score_array()[:, K.I_TOTAL]]

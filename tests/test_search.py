@@ -1,0 +1,241 @@
+"""Strategy search: solver against brute force, rollouts, PIMC and ISMCTS, bots."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+import pytest
+
+from scopa_sim import CardSet, Play, Rules
+from scopa_sim import _kernels as K
+from scopa_sim import _search as KS
+from scopa_sim.policy import PolicyError
+from scopa_sim.search import (
+    ISMCTSBot,
+    KernelBot,
+    PIMCBot,
+    SolverBot,
+    make_bot,
+    move_seed,
+    play_deal,
+)
+from scopa_sim.state import HandState
+
+P = CardSet.parse
+
+
+def margin(state: HandState, side: int) -> int:
+    """Final points of ``side`` minus the best other side's."""
+    pts = [int(x) for x in state.score_array()[:, K.I_TOTAL]]
+    return pts[side] - max(p for s, p in enumerate(pts) if s != side)
+
+
+def brute(state: HandState, root_side: int) -> int:
+    """Plain minimax over HandState: the root side maximises its margin, every other side
+    minimises it (exact for two sides, the paranoid value for more)."""
+    if state.is_over():
+        return margin(state, root_side)
+    mine = state.rules.side_of(state.turn) == root_side
+    best = -math.inf if mine else math.inf
+    for p in list(state.legal_plays):
+        state._push_unchecked(p)
+        v = brute(state, root_side)
+        state.pop()
+        best = max(best, v) if mine else min(best, v)
+    return int(best)
+
+
+def endgame(rules: Rules, rnd: random.Random, left: int) -> HandState:
+    state = HandState.deal(rules, dealer=rnd.randrange(rules.players), seed=rnd.randrange(2**32))
+    while state.plays_left > left:
+        state.push(rnd.choice(list(state.legal_plays)))
+    return state
+
+
+CASES = [
+    ("scopa", (2, 3, 4, 5, 6, 8), 4),
+    ("scopa-3", (3, 5, 6), 3),
+    ("scopa-4", (4, 6), 3),
+    ("scopa-4-solo", (4, 5), 3),
+    ("asso-piglia-tutto", (4, 6), 3),
+    ("scopa-corsa", (4, 6), 3),
+    ("scopone-scientifico", (4, 6), 2),
+]
+
+
+@pytest.mark.parametrize(("preset", "lefts", "reps"), CASES)
+def test_solver_equals_brute_force(preset: str, lefts: tuple[int, ...], reps: int) -> None:
+    rules = Rules.make(preset)
+    rnd = random.Random(preset)
+    solver = SolverBot()
+    for left in lefts:
+        for _ in range(reps):
+            state = endgame(rules, rnd, left)
+            side = rules.side_of(state.turn)
+            stats = solver.analyse(state, 0)
+            assert len(stats) == len(state.legal_plays)
+            for s in stats:
+                state._push_unchecked(s.play)
+                expected = brute(state, side)
+                state.pop()
+                assert s.mean == expected, (preset, left, str(s.play), state)
+
+
+def test_depth_limited_solver_reaches_exact_values() -> None:
+    """With depth >= plays left the depth limit never bites; shallower, values move."""
+    rules = Rules.make("scopa")
+    state = endgame(rules, random.Random(3), 6)
+    exact = [s.mean for s in SolverBot().analyse(state, 0)]
+    assert [s.mean for s in SolverBot(depth=6).analyse(state, 0)] == exact
+    shallow = SolverBot(depth=1).analyse(state, 0)
+    assert all(math.isfinite(s.mean) for s in shallow)
+
+
+def test_estimate_counts_what_is_decided() -> None:
+    rules = Rules.make("scopa")
+    r = rules.to_array()
+    state = HandState.from_position(
+        rules,
+        hands=[P("AC"), P("AH")],
+        table=P(""),
+        piles=[P("7D 7C 7H 7S 6D 5D 4D 3D 2D JD QD KC KH KS QC QH QS JC JH JS"), P("AD 2C")],
+        turn=0,
+        strict=False,
+    )
+    work = np.zeros(16)
+    # side 0 holds > half the cards, > half the denari, the settebello and the primiera
+    assert KS.estimate(state._vec, r, 0, False, work) == pytest.approx(4.0)
+    assert KS.estimate(state._vec, r, 1, False, work) == pytest.approx(-4.0)
+
+
+@pytest.mark.parametrize(
+    "preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa"]
+)
+def test_fast_random_rollout_is_legal_and_scores_right(preset: str) -> None:
+    """Replay the fast rollout's logged plays through HandState.push (which checks
+    legality): same final score, and the rollout drew among all legal plays."""
+    rules = Rules.make(preset)
+    r = rules.to_array()
+    rnd = random.Random(preset)
+    log = np.zeros(3 * 41, dtype=np.int64)
+    for _ in range(20):
+        state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards))
+        st = state._vec.copy()
+        rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
+        made = KS.rollout_random(
+            st, r, rng, np.empty(11, dtype=np.int64), np.empty(K.MAX_PLAYS, dtype=np.int64),
+            np.empty(K.SCRATCH, dtype=np.int64), log, True,
+        )  # fmt: skip
+        for k in range(made):
+            assert len(state.legal_plays) == log[3 * k + 2]
+            state.push(Play(int(log[3 * k]), int(log[3 * k + 1])))
+        assert state.is_over()
+        expected = state._vec.copy()
+        assert np.array_equal(expected[K.S_PILES : K.S_PILES + 8], st[K.S_PILES : K.S_PILES + 8])
+
+
+def scopa_position() -> HandState:
+    """Seat 0 can sweep 3S 4C with 7H (a scopa) or take 4C with 4D."""
+    return HandState.from_position(
+        Rules.make("scopa"),
+        hands=[P("7H 4D KC"), P("QS JC 5H")],
+        table=P("3S 4C"),
+        piles=[P("AD 2D 6C 6H"), P("AC 2C 5C")],
+        stock=P("AH 2H 3H 4H 5S 6S").cards(),
+        turn=0,
+    )
+
+
+def settebello_position() -> HandState:
+    """Seat 1 to play: 7S takes the settebello, else QH or AC is laid and the other side,
+    holding two of the unseen cards, may take it with a 7 or 2 + 5C."""
+    return HandState.from_position(
+        Rules.make("scopa"),
+        hands=[P("7H 2S"), P("7S AC QH")],
+        table=P("7D 5C"),
+        piles=[P("2D 6C 6H"), P("KC 2C 5S")],
+        stock=P("7C 2H 3H 4C 5H 6S").cards(),
+        turn=1,
+    )
+
+
+@pytest.mark.parametrize("rollout", ["random", "greedy"])
+def test_ismcts_takes_the_obvious_scopa_and_settebello(rollout: str) -> None:
+    bot = ISMCTSBot(iterations=400, rollout=rollout)
+    assert bot.choose(scopa_position(), 1) == Play.parse("7H x 3S 4C")
+    assert bot.choose(settebello_position(), 1) == Play.parse("7S x 7D")
+    assert PIMCBot(worlds=6).choose(scopa_position(), 1) == Play.parse("7H x 3S 4C")
+
+
+def test_bots_are_deterministic_per_seed() -> None:
+    rules = Rules.make("scopa")
+    state = HandState.deal(rules, seed=21)
+    for bot in (ISMCTSBot(iterations=300), PIMCBot(worlds=4), KernelBot("random")):
+        a = bot.analyse(state, 5)
+        b = bot.analyse(state, 5)
+        assert [(s.play, s.n) for s in a] == [(s.play, s.n) for s in b]
+        assert [s.mean for s in a] == pytest.approx([s.mean for s in b], nan_ok=True)
+        assert sum(s.chosen for s in a) == 1 and a[0].chosen
+    stats = ISMCTSBot(iterations=300).analyse(state, 5)
+    assert sum(s.n for s in stats) == 300
+    assert stats[0].n == max(s.n for s in stats)
+    assert all(s.ci_low <= s.mean <= s.ci_high for s in stats if s.n > 1)
+    assert len(PIMCBot(worlds=4).analyse(state, 5)) == len(state.legal_plays)
+
+
+def test_bots_do_not_read_hidden_cards() -> None:
+    """Same information set, different hidden cards: same analysis."""
+    rules = Rules.make("scopa")
+    kw = dict(table=P("4H 7C"), piles=[P("AD 2D"), P("3C 3H")], turn=0, dealer=1)
+    a = HandState.from_position(
+        rules, hands=[P("5D QC 6S"), P("KD JS 2C")], stock=P("KC 5S 6H 4S").cards(), **kw
+    )
+    b = HandState.from_position(
+        rules, hands=[P("5D QC 6S"), P("6H 5S KC")], stock=P("2C JS KD 4S").cards(), **kw
+    )
+    for bot in (ISMCTSBot(iterations=200), PIMCBot(worlds=3)):
+        assert bot.analyse(a, 9) == bot.analyse(b, 9)
+
+
+def test_make_bot_validates_parameters() -> None:
+    bot = make_bot("ismcts", {"iterations": "50", "c": "0.5", "rollout": "greedy"})
+    assert isinstance(bot, ISMCTSBot) and bot.iterations == 50 and bot.rollout == "greedy"
+    assert isinstance(make_bot("PIMC", {"worlds": "3", "exact_below": "0"}), PIMCBot)
+    assert isinstance(make_bot("solver", {}), SolverBot)
+    assert make_bot("greedy").name == "greedy"
+    bad = [
+        ("ismcts", {"iteration": "5"}, "unknown parameter 'iteration'.*allowed: iterations, c"),
+        ("ismcts", {"iterations": "0"}, "iterations='0'.*integer >= 1"),
+        ("ismcts", {"c": "-1"}, "c='-1'.*number > 0"),
+        ("ismcts", {"rollout": "smart"}, "rollout='smart'.*random, greedy"),
+        ("pimc", {"worlds": "x"}, "worlds='x'"),
+        ("random", {"worlds": "3"}, "allowed: none"),
+        ("mcts", {}, "unknown bot 'mcts'; bots: random, greedy"),
+    ]
+    for name, params, msg in bad:
+        with pytest.raises(PolicyError, match=msg) as e:
+            make_bot(name, params)
+        assert "\n" not in str(e.value)
+
+
+def test_play_deal_and_strength() -> None:
+    """ISMCTS at 300 iterations beats random clearly over paired, seat-swapped deals."""
+    rules = Rules.make("scopa")
+    ismcts, rnd = ISMCTSBot(iterations=300), make_bot("random")
+    margins = []
+    for d in range(30):
+        seed = move_seed(12345, d, 0)
+        for seat in (0, 1):
+            bots = [rnd, rnd]
+            bots[seat] = ismcts
+            pts = play_deal(rules, bots, seed, dealer=d % 2)
+            margins.append(pts[seat] - pts[1 - seat])
+    pairs = np.array(margins, dtype=float).reshape(-1, 2).mean(axis=1)
+    mean = pairs.mean()
+    half = 1.96 * pairs.std(ddof=1) / math.sqrt(len(pairs))
+    assert mean - half > 0.5, (mean, half)
+    assert play_deal(rules, [rnd, rnd], 1, 0) == play_deal(rules, [rnd, rnd], 1, 0)
+    with pytest.raises(ValueError, match="need 2 bots"):
+        play_deal(rules, [rnd], 1)
