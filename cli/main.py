@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import click
 
+from cli.analyze_cmd import analyze_cmd, compare_cmd, report_cmd
 from cli.options import BadInput, make_rules
 from cli.play_cmd import play, replay
+from cli.search_cmd import advise_cmd, tournament_cmd
 from cli.simulate_cmd import simulate_cmd
 from cli.study_cmd import advantage
 from scopa_sim import __version__
@@ -55,6 +57,11 @@ cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(advantage)
 cli.add_command(simulate_cmd, name="simulate")
+cli.add_command(analyze_cmd, name="analyze")
+cli.add_command(compare_cmd, name="compare")
+cli.add_command(report_cmd, name="report")
+cli.add_command(advise_cmd, name="advise")
+cli.add_command(tournament_cmd, name="tournament")
 
 
 def main() -> None:

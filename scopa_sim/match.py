@@ -16,11 +16,13 @@ from . import _kernels as K
 from .cards import DENARI_MASK, Card
 from .policy import PolicySpec
 from .rules import Rules
+from .state import HandState
 
 #: Stream numbers of :func:`_kernels.derive_seed`.
 STREAM_DEAL = 0
 STREAM_PLAY = 1
 STREAM_DEALER = 2
+STREAM_BOT = 1000  # + plays made: the seed a search bot gets for each decision
 MAX_HANDS_PER_MATCH = 10_000
 
 
@@ -38,6 +40,7 @@ class HandLog:
     totals_before: tuple[int, ...]
     totals_after: tuple[int, ...]
     winner: int | None
+    redeals: int = 0
 
 
 def first_dealer(seed: int, match: int, players: int) -> int:
@@ -59,54 +62,123 @@ def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> i
     return leaders[0] if len(leaders) == 1 else None
 
 
+@dataclass(frozen=True)
+class HandPlay:
+    """One hand as played: deck order, plays and final state (before match bookkeeping)."""
+
+    deck: tuple[Card, ...]
+    redeals: int
+    plays: tuple[tuple[int, Card, int], ...]
+    score: tuple[tuple[int, ...], ...]
+    piles: tuple[int, ...]
+
+
+class HandPlayer:
+    """Plays hands of a run with one policy per seat.
+
+    Kernel policies only: the whole hand runs in the jitted playout loop. With a
+    search policy at any seat, the hand is played decision by decision with bots
+    (kernel policies then play through their bot form). Either way the deck of
+    hand ``h`` of match ``m`` comes from the stream ``(seed, m, h, STREAM_DEAL)``.
+    """
+
+    def __init__(self, rules: Rules, policies: Sequence[PolicySpec], seed: int) -> None:
+        self.rules, self.seed = rules, seed
+        self._r = rules.to_array()
+        self.kernel = all(p.is_kernel for p in policies)
+        self._codes = np.zeros(4, dtype=np.int64)
+        self._bots = [] if self.kernel else [p.bot() for p in policies]
+        if self.kernel:
+            self._codes[: len(policies)] = [p.code for p in policies]
+        self._state = np.zeros(K.N_STATE, dtype=np.int64)
+        self._deck = np.empty(40, dtype=np.int64)
+        self._buf_card = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        self._buf_take = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        self._scratch = np.empty(K.SCRATCH, dtype=np.int64)
+        self._log_card = np.empty(40, dtype=np.int64)
+        self._log_take = np.empty(40, dtype=np.int64)
+        self._score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
+        self._rng = np.zeros(1, dtype=np.uint64)
+
+    def play(self, match: int, hand: int, dealer: int) -> HandPlay:
+        rules, r, rng = self.rules, self._r, self._rng
+        rng[0] = K.derive_seed(self.seed, match, hand, STREAM_DEAL)
+        redeals = int(K.shuffle_deal(r, rng, self._deck))
+        deck = tuple(int(c) for c in self._deck[: rules.deck])
+        if self.kernel:
+            state = self._state
+            K.start_hand(state, r, self._deck, dealer)
+            rng[0] = K.derive_seed(self.seed, match, hand, STREAM_PLAY)
+            made = K.play_out(
+                state,
+                r,
+                self._codes,
+                rng,
+                self._buf_card,
+                self._buf_take,
+                self._scratch,
+                self._log_card,
+                self._log_take,
+            )
+            K.score_state(state, r, self._score)
+            n = rules.players
+            plays = tuple(
+                ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))
+                for i in range(int(made))
+            )
+            piles = tuple(int(state[K.S_PILES + s]) for s in range(rules.sides))
+            score = self._score
+        else:
+            hs = HandState.deal(rules, dealer=dealer, deck=deck)
+            logged = []
+            while not hs.is_over():
+                seat = hs.turn
+                move = K.derive_seed(self.seed, match, hand, STREAM_BOT + hs.plays_made)
+                play = self._bots[seat].choose(hs, int(move) & (2**63 - 1))
+                hs.push(play)
+                logged.append((seat, play.card, play.take))
+            plays = tuple(logged)
+            piles = tuple(p.mask for p in hs.piles)
+            score = hs.score_array()
+        return HandPlay(
+            deck=deck,
+            redeals=redeals,
+            plays=plays,
+            score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
+            piles=piles,
+        )
+
+
 def play_match(
     rules: Rules,
     policies: Sequence[PolicySpec],
     seed: int,
     match: int,
     dealer: int | None = None,
+    player: HandPlayer | None = None,
 ) -> Iterator[HandLog]:
     """Play match ``match`` of a run to its end, yielding each hand as it is scored."""
-    r = rules.to_array()
     n, sides = rules.players, rules.sides
-    codes = np.array([p.code for p in policies] + [0] * (4 - len(policies)), dtype=np.int64)
+    player = player or HandPlayer(rules, policies, seed)
     dealer = first_dealer(seed, match, n) if dealer is None else dealer
-    state = np.zeros(K.N_STATE, dtype=np.int64)
-    deck = np.empty(40, dtype=np.int64)
-    buf_card = np.empty(K.MAX_PLAYS, dtype=np.int64)
-    buf_take = np.empty(K.MAX_PLAYS, dtype=np.int64)
-    scratch = np.empty(K.SCRATCH, dtype=np.int64)
-    log_card = np.empty(40, dtype=np.int64)
-    log_take = np.empty(40, dtype=np.int64)
-    score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
     totals = [0] * sides
     for hand in range(MAX_HANDS_PER_MATCH):
-        rng[0] = K.derive_seed(seed, match, hand, STREAM_DEAL)
-        K.shuffle_deal(r, rng, deck)
-        K.start_hand(state, r, deck, dealer)
-        rng[0] = K.derive_seed(seed, match, hand, STREAM_PLAY)
-        made = K.play_out(state, r, codes, rng, buf_card, buf_take, scratch, log_card, log_take)
-        K.score_state(state, r, score)
-        first = (dealer + 1) % n
-        plays = tuple(
-            ((first + i) % n, int(log_card[i]), int(log_take[i])) for i in range(int(made))
-        )
+        hp = player.play(match, hand, dealer)
         before = tuple(totals)
-        totals = [t + int(score[s, K.I_TOTAL]) for s, t in enumerate(totals)]
-        piles = tuple(int(state[K.S_PILES + s]) for s in range(sides))
-        winner = match_winner(rules, totals, piles)
+        totals = [t + hp.score[s][K.I_TOTAL] for s, t in enumerate(totals)]
+        winner = match_winner(rules, totals, hp.piles)
         yield HandLog(
             match=match,
             hand=hand,
             dealer=dealer,
-            deck=tuple(int(c) for c in deck[: rules.deck]),
-            plays=plays,
-            score=tuple(tuple(int(x) for x in score[s]) for s in range(sides)),
-            piles=piles,
+            deck=hp.deck,
+            plays=hp.plays,
+            score=hp.score,
+            piles=hp.piles,
             totals_before=before,
             totals_after=tuple(totals),
             winner=winner,
+            redeals=hp.redeals,
         )
         if winner is not None:
             return

@@ -1,17 +1,33 @@
-"""Policy specifications: ``random``, ``greedy`` and their text form on the command line."""
+"""Policy specifications (``random``, ``greedy``, ``pimc:worlds=12``, ``ismcts:...``) and
+their text form on the command line.
+
+``random`` and ``greedy`` run inside the jitted playout loops; the search policies
+are bots (:mod:`scopa_sim.search`) called once per decision.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from . import _kernels as K
+
+if TYPE_CHECKING:
+    from .search import Bot
 from .errors import ScopaError
 
 
 class PolicyError(ScopaError):
     """An unknown policy name or parameter."""
 
+
+#: Search policies by name, with their parameters (validated by ``search.make_bot``).
+SEARCH_POLICIES: dict[str, str] = {
+    "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8",
+    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy, ms=",
+    "solver": "perfect-information cheat (sees every card), for reference: depth=",
+}
 
 #: Jitted policies by name, with their kernel code and a one-line description.
 KERNEL_POLICIES: dict[str, tuple[int, str]] = {
@@ -38,8 +54,9 @@ class PolicySpec:
     def parse(cls, text: str) -> PolicySpec:
         name, _, rest = text.strip().partition(":")
         name = name.strip().lower()
-        if name not in KERNEL_POLICIES:
-            raise PolicyError(f"unknown policy {name!r}; policies: {', '.join(KERNEL_POLICIES)}")
+        if name not in KERNEL_POLICIES and name not in SEARCH_POLICIES:
+            known = ", ".join([*KERNEL_POLICIES, *SEARCH_POLICIES])
+            raise PolicyError(f"unknown policy {name!r}; policies: {known}")
         params: list[tuple[str, str]] = []
         if rest.strip():
             for item in rest.split(","):
@@ -47,14 +64,30 @@ class PolicySpec:
                 if not sep:
                     raise PolicyError(f"bad policy parameter {item!r} in {text!r}: expected k=v")
                 params.append((key.strip(), value.strip()))
-        if params:
+        if params and name in KERNEL_POLICIES:
             raise PolicyError(f"policy {name!r} takes no parameters (got {params[0][0]!r})")
-        return cls(name, tuple(params))
+        spec = cls(name, tuple(params))
+        if name in SEARCH_POLICIES:
+            spec.bot()  # validates the parameters
+        return spec
+
+    @property
+    def is_kernel(self) -> bool:
+        """True for policies that run inside the jitted playout loops."""
+        return self.name in KERNEL_POLICIES
 
     @property
     def code(self) -> int:
         """The kernel code of a jitted policy."""
+        if not self.is_kernel:
+            raise PolicyError(f"policy {self} is a search policy, not a kernel policy")
         return KERNEL_POLICIES[self.name][0]
+
+    def bot(self) -> Bot:
+        """A bot playing this policy (kernel policies too, one decision at a time)."""
+        from .search import make_bot
+
+        return make_bot(self.name, dict(self.params))
 
     def __str__(self) -> str:
         if not self.params:

@@ -28,7 +28,9 @@ import polars as pl
 
 from . import _kernels as K
 from . import dataset as D
+from .cards import DENARI_MASK
 from .errors import ScopaError
+from .match import HandLog, HandPlayer, play_match
 from .policy import PolicySpec, seat_policies
 from .rules import Rules
 
@@ -133,7 +135,11 @@ class ShardResult:
 
 
 def compute_rows(config: SimConfig, first: int, count: int) -> np.ndarray:
-    """The kernel's rows for ``count`` units from ``first`` (growing the buffer as needed)."""
+    """The rows (one per hand, ``dataset.kernel_columns()``) of ``count`` units from
+    ``first``: in the jitted loop for kernel policies, else hand by hand with bots."""
+    specs = [PolicySpec.parse(p) for p in config.policies]
+    if not all(p.is_kernel for p in specs):
+        return _bot_rows(config, specs, first, count)
     r = config.rules.to_array()
     codes = np.array(
         [PolicySpec.parse(p).code for p in config.policies] + [0] * (4 - config.rules.players),
@@ -150,6 +156,46 @@ def compute_rows(config: SimConfig, first: int, count: int) -> np.ndarray:
         parts.append(out[:rows])
         done += int(units)
     return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+
+def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int) -> np.ndarray:
+    """Rows of units played decision by decision (search policies), same layout."""
+    rules = config.rules
+    player = HandPlayer(rules, specs, config.seed)
+    rows: list[np.ndarray] = []
+    for unit in range(first, first + count):
+        if config.mode == "matches":
+            logs = list(play_match(rules, specs, config.seed, unit, player=player))
+        else:
+            hp = player.play(unit, 0, unit % rules.players)
+            logs = [
+                HandLog(unit, 0, unit % rules.players, hp.deck, hp.plays, hp.score, hp.piles,
+                        (0,) * rules.sides, tuple(s[K.I_TOTAL] for s in hp.score), None,
+                        hp.redeals)
+            ]  # fmt: skip
+        for log in logs:
+            row = np.zeros(K.N_ROW_COLS, dtype=np.int32)
+            row[[K.C_MATCH, K.C_HAND, K.C_DEALER, K.C_FIRST, K.C_REDEALS, K.C_PLAYS]] = (
+                log.match,
+                log.hand,
+                log.dealer,
+                (log.dealer + 1) % rules.players,
+                log.redeals,
+                len(log.plays),
+            )
+            for s in range(rules.sides):
+                pile = log.piles[s]
+                row[K.C_ITEMS + s * K.N_ITEMS : K.C_ITEMS + (s + 1) * K.N_ITEMS] = log.score[s]
+                row[K.C_STATS + 4 * s : K.C_STATS + 4 * s + 4] = (
+                    pile.bit_count(),
+                    (pile & DENARI_MASK).bit_count(),
+                    K.primiera_classic(pile, 1),
+                    (pile & (K.ACES << 6)).bit_count(),
+                )
+                row[K.C_TOTALS + s] = log.totals_after[s]
+            row[K.C_WINNER] = -1 if log.winner is None else log.winner
+            rows.append(row)
+    return np.stack(rows)
 
 
 def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:

@@ -1,0 +1,237 @@
+"""``advise`` (rank the plays of a position) and ``tournament`` (policies head to head)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from cli.options import BadInput, make_rules, rules_options, seed_option
+from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
+from scopa_sim.cards import CardSet
+from scopa_sim.errors import ScopaError
+from scopa_sim.policy import PolicySpec
+from scopa_sim.tournament import Sprt, ladder, run_tournament
+
+
+def _cards(text: str | None, option: str) -> CardSet:
+    if not text:
+        return CardSet()
+    try:
+        return CardSet.parse(text)
+    except ScopaError as e:
+        raise BadInput(f"{option}: {e}") from None
+
+
+def _policy(text: str) -> PolicySpec:
+    try:
+        return PolicySpec.parse(text)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
+
+
+@click.command()
+@rules_options
+@click.option("--hand", help='Cards of the seat to play, e.g. "7D 3S KH".')
+@click.option("--table", default="", help='Cards on the table, e.g. "7C 5H 2S".')
+@click.option("--mine", default="", help="Cards captured by your side so far.")
+@click.option("--theirs", default="", help="Cards captured by the other side so far.")
+@click.option("--seen", default="", help="Other cards out of play (they score for nobody).")
+@click.option(
+    "--scope", default="0,0", show_default=True, help="Scope so far: your side, the other side."
+)
+@click.option("--opponent-cards", type=int, help="Cards in each other hand (default: inferred).")
+@click.option(
+    "--position",
+    metavar="FILE.jsonl:LINE:PLAY",
+    help="Take the position before play PLAY (0-based) of the hand on LINE of a record.",
+)
+@click.option(
+    "--policy",
+    default="ismcts:iterations=20000",
+    show_default=True,
+    help="Search policy that ranks the plays (ismcts:..., pimc:..., solver is a cheat).",
+)
+@seed_option
+@click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+def advise_cmd(
+    preset: str,
+    rules: tuple[str, ...],
+    hand: str | None,
+    table: str,
+    mine: str,
+    theirs: str,
+    seen: str,
+    scope: str,
+    opponent_cards: int | None,
+    position: str | None,
+    policy: str,
+    seed: int,
+    as_json: bool,
+) -> None:
+    """Rank every legal play of a position by expected point margin, with 95% CIs."""
+    spec = _policy(policy)
+    if position:
+        if hand:
+            raise BadInput("give either --position or --hand/--table, not both")
+        try:
+            state = position_from_record(position)
+        except ScopaError as e:
+            raise BadInput(str(e)) from None
+    else:
+        if not hand:
+            raise BadInput("give --hand (and --table), or --position FILE.jsonl:LINE:PLAY")
+        r = make_rules(preset, rules)
+        try:
+            sc = tuple(int(x) for x in scope.split(","))
+            assert len(sc) == 2 and min(sc) >= 0
+        except (ValueError, AssertionError):
+            raise BadInput(f"--scope {scope!r}: expected two counts like 1,0") from None
+        try:
+            state = position_from_cards(
+                r,
+                _cards(hand, "--hand"),
+                _cards(table, "--table"),
+                mine=_cards(mine, "--mine"),
+                theirs=_cards(theirs, "--theirs"),
+                seen=_cards(seen, "--seen"),
+                scope=(sc[0], sc[1]),
+                opponent_cards=opponent_cards,
+            )
+        except ScopaError as e:
+            raise BadInput(str(e)) from None
+    result = advise(state, spec.bot(), seed)
+    if as_json:
+        doc = {
+            "policy": str(spec),
+            "seed": seed,
+            "rules": state.rules.as_dict(),
+            "seat": result.seat,
+            "hand": str(state.hand(result.seat)),
+            "table": str(state.table),
+            "chosen": str(result.chosen),
+            "plays": [
+                {
+                    "play": str(p.play),
+                    "mean_margin": p.mean,
+                    "ci_low": p.ci_low,
+                    "ci_high": p.ci_high,
+                    "n": p.n,
+                    "chosen": p.chosen,
+                }
+                for p in result.plays
+            ],
+        }
+        json.dump(doc, sys.stdout, indent=2)
+        click.echo()
+        return
+    click.echo(describe(state, result.seat))
+    click.echo(f"policy {spec}, seed {seed}; expected point margin of the hand for your side:")
+    width = max(len(str(p.play)) for p in result.plays)
+    click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}")
+    for p in result.plays:
+        mark = "  <- best" if p.chosen else ""
+        ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]"
+        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{mark}")
+
+
+@click.command()
+@rules_options
+@click.option(
+    "--policy",
+    "policies",
+    multiple=True,
+    required=True,
+    metavar="NAME[:K=V,...]",
+    help="A contestant (at least two).",
+)
+@click.option(
+    "--deals", type=click.IntRange(min=2), default=200, show_default=True, help="Deal pairs."
+)
+@seed_option
+@click.option(
+    "--sprt",
+    metavar="ELO0,ELO1",
+    help="Stop early with a sequential probability ratio test (two policies).",
+)
+@click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True), default=0.05)
+@click.option("--beta", type=click.FloatRange(0, 0.5, min_open=True), default=0.05)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+def tournament_cmd(
+    preset: str,
+    rules: tuple[str, ...],
+    policies: tuple[str, ...],
+    deals: int,
+    seed: int,
+    sprt: str | None,
+    alpha: float,
+    beta: float,
+    as_json: bool,
+) -> None:
+    """Policies head to head on paired, seat-swapped deals, with CIs and an Elo ladder."""
+    r = make_rules(preset, rules)
+    specs = [_policy(p) for p in policies]
+    test = None
+    if sprt:
+        try:
+            e0, e1 = (float(x) for x in sprt.split(","))
+        except ValueError:
+            raise BadInput(f"--sprt {sprt!r}: expected ELO0,ELO1 such as 0,10") from None
+        if e0 >= e1:
+            raise BadInput("--sprt: ELO0 must be below ELO1")
+        test = Sprt(e0, e1, alpha, beta)
+    try:
+        results = run_tournament(r, specs, deals, seed, test)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
+    names = [str(p) for p in specs]
+    board = ladder(names, results)
+    if as_json:
+        doc = {
+            "preset": preset,
+            "rules": r.as_dict(),
+            "seed": seed,
+            "deals": deals,
+            "pairings": [
+                {
+                    "a": x.a,
+                    "b": x.b,
+                    "deal_pairs": x.deal_pairs,
+                    "margin": x.margin.mean,
+                    "margin_ci": [x.margin.low, x.margin.high],
+                    "wins": x.wins,
+                    "draws": x.draws,
+                    "losses": x.losses,
+                    "score": x.score,
+                    "elo": x.elo,
+                    "elo_ci": [x.elo_low, x.elo_high],
+                    "sprt_llr": x.sprt_llr,
+                    "sprt_verdict": x.sprt_verdict,
+                }
+                for x in results
+            ],
+            "ladder": [{"policy": p, "elo": e} for p, e in board],
+        }
+        json.dump(doc, sys.stdout, indent=2)
+        click.echo()
+        return
+    click.echo(f"rules {preset} ({r.digest()}), seed {seed}; each deal played twice, sides swapped")
+    for x in results:
+        click.echo(
+            f"{x.a} vs {x.b}: {x.margin.mean:+.3f} points per hand, 95% CI "
+            f"[{x.margin.low:+.3f}, {x.margin.high:+.3f}] over {x.deal_pairs} deal pairs; "
+            f"W/D/L {x.wins}/{x.draws}/{x.losses}, Elo {x.elo:+.0f} "
+            f"[{x.elo_low:+.0f}, {x.elo_high:+.0f}]"
+        )
+        if x.sprt_llr is not None and test is not None:
+            lo, hi = test.bounds
+            verdict = {"H1": f"H1 (elo >= {test.elo1:g})", "H0": f"H0 (elo <= {test.elo0:g})"}
+            click.echo(
+                f"  SPRT elo0={test.elo0:g} elo1={test.elo1:g} alpha={alpha} beta={beta}: "
+                f"LLR {x.sprt_llr:+.2f} in [{lo:.2f}, {hi:.2f}] -> "
+                f"{verdict.get(x.sprt_verdict or '', 'inconclusive')}"
+            )
+    click.echo("Elo ladder (least-squares fit, mean 0):")
+    for p, e in board:
+        click.echo(f"  {e:+7.1f}  {p}")

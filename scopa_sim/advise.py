@@ -1,0 +1,175 @@
+"""The position advisor: a player's view of a position, from text or from a game record.
+
+The advisor only needs the deciding seat's information set; to reuse the engine it
+builds one concrete state consistent with it (hidden cards dealt in card order),
+and the search bots then see nothing but the information set of that seat.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from . import _kernels as K
+from .cards import CardSet, parse_card, parse_cards
+from .errors import ScopaError
+from .play import Play
+from .rules import Rules
+from .search import Bot, PlayStats
+from .state import HandState
+
+
+class PositionError(ScopaError):
+    """A position that cannot occur under the rules, or contradictory card lists."""
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every legal play ranked by the bot, with the position it was asked about."""
+
+    state: HandState
+    seat: int
+    plays: list[PlayStats]
+
+    @property
+    def chosen(self) -> Play:
+        return next(p.play for p in self.plays if p.chosen)
+
+
+def position_from_cards(
+    rules: Rules,
+    hand: CardSet,
+    table: CardSet,
+    *,
+    mine: CardSet | None = None,
+    theirs: CardSet | None = None,
+    seen: CardSet | None = None,
+    scope: tuple[int, int] = (0, 0),
+    opponent_cards: int | None = None,
+) -> HandState:
+    """The position of seat 0 (to play) in a 2-sided game, from the cards it knows.
+
+    ``mine``/``theirs`` are the piles of its side and of the other side, ``seen`` other
+    cards out of play (captured, owner not given: they score for nobody). The other
+    seats' hand sizes follow from the round (``opponent_cards`` picks between a full
+    round and one where the others played first); the rest of the unseen cards are the
+    stock.
+    """
+    if rules.sides != 2:
+        raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
+    mine, theirs, seen = mine or CardSet(), theirs or CardSet(), seen or CardSet()
+    named = [("--hand", hand), ("--table", table), ("--mine", mine)]
+    named += [("--theirs", theirs), ("--seen", seen)]
+    for i, (na, a) in enumerate(named):
+        for nb, b in named[i + 1 :]:
+            if a & b:
+                raise PositionError(f"{a & b} given both in {na} and in {nb}")
+    deck_set = CardSet(int(rules.to_array()[K.R_DECK_MASK]))
+    for na, a in named:
+        if a - deck_set:
+            raise PositionError(f"{na}: {a - deck_set} not in a {rules.deck}-card deck")
+    if not hand:
+        raise PositionError("--hand is empty: the seat to play holds at least one card")
+    if len(hand) > rules.hand_size:
+        raise PositionError(f"--hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
+    unseen = deck_set - hand - table - mine - theirs - seen
+    n, k = rules.players, len(hand)
+    options = [opponent_cards] if opponent_cards is not None else [k, k - 1]
+    last_error = ""
+    for other in options:
+        if other is None or other < 0 or other > k or other < k - 1:
+            last_error = f"the other hands hold {k} or {k - 1} cards with {k} in --hand"
+            continue
+        stock_size = len(unseen) - (n - 1) * other
+        if stock_size < 0 or not _stock_ok(rules, stock_size):
+            last_error = (
+                f"{len(unseen)} unseen cards cannot be {n - 1} hands of {other} plus a stock"
+            )
+            continue
+        cards = unseen.cards()
+        hands = [hand]
+        for _ in range(n - 1):
+            hands.append(CardSet(cards[:other]))
+            cards = cards[other:]
+        try:
+            return HandState.from_position(
+                rules,
+                hands=hands,
+                table=table,
+                piles=[mine, theirs],
+                scope=list(scope),
+                turn=0,
+                stock=cards,
+            )
+        except ValueError as e:
+            last_error = str(e)
+    raise PositionError(f"impossible position: {last_error}")
+
+
+def _stock_ok(rules: Rules, stock: int) -> bool:
+    """Whether a stock of this size is left after some deal of a hand."""
+    left = rules.deck - rules.table_cards
+    while left > 0:
+        left -= min(left, rules.players * rules.hand_size)
+        if left == stock:
+            return True
+    return False
+
+
+def position_from_record(spec: str) -> HandState:
+    """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
+    on line LINE (1-based) of a game record file."""
+    try:
+        path, line_s, play_s = spec.rsplit(":", 2)
+        line_no, play_no = int(line_s), int(play_s)
+    except ValueError:
+        raise PositionError(f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY") from None
+    p = Path(path)
+    if not p.is_file():
+        raise PositionError(f"--position: no such file {path}")
+    with p.open(encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if not 1 <= line_no <= len(lines):
+        raise PositionError(f"--position: {path} has lines 1..{len(lines)}, not {line_no}")
+    text = lines[line_no - 1]
+    try:
+        obj = json.loads(text)
+        rules = Rules.from_dict(obj["rules"])
+        deals = obj["deals"]
+        state = HandState.from_deals(
+            rules,
+            obj["dealer"],
+            parse_cards(deals[0]["table"]),
+            [[parse_cards(h) for h in d["hands"]] for d in deals],
+        )
+        plays = obj["plays"]
+        if not 0 <= play_no < len(plays):
+            raise PositionError(f"the hand has plays 0..{len(plays) - 1}, not {play_no}")
+        for p in plays[:play_no]:
+            state.push(Play(parse_card(p["card"]), CardSet.parse(p["take"]).mask))
+    except (json.JSONDecodeError, KeyError, TypeError, IndexError, AttributeError):
+        raise PositionError(f"--position: line {line_no} is not a game record") from None
+    except ScopaError as e:
+        raise PositionError(f"--position: line {line_no}: {e}") from None
+    return state
+
+
+def advise(state: HandState, bot: Bot, seed: int) -> Advice:
+    """Rank every legal play of the seat to move with ``bot``."""
+    if state.is_over():
+        raise PositionError("the hand is over: there is no play to advise")
+    return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))
+
+
+def describe(state: HandState, seat: int) -> str:
+    """A one-line summary of a seat's view."""
+    piles = " | ".join(str(p) or "-" for p in state.piles)
+    return (
+        f"seat {seat} to play, hand [{state.hand(seat)}], table [{state.table or ''}], "
+        f"piles [{piles}], scope {state.scope}, {len(state.stock)} cards in the stock, "
+        f"{state.plays_left} plays left"
+    )
+
+
+__all__ = ["Advice", "PositionError", "advise", "describe", "position_from_cards"]
