@@ -1,0 +1,144 @@
+"""PNG figures of analysis results (matplotlib, Agg backend, no pyplot global state).
+
+Each function draws one figure from result objects of :mod:`scopa_sim.analysis`
+and writes it to ``path``; it returns the path.  Figures are built on a bare
+:class:`matplotlib.figure.Figure`, so they work in headless processes and
+threads and never leak open windows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from .analysis import Convergence, Distribution, GroupResult
+from .stats import MeanCI
+
+DPI = 110
+
+
+def _save(fig: Figure, path: str | Path) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=DPI, format="png")
+    return p
+
+
+def forest_plot(
+    rows: Sequence[tuple[str, MeanCI]],
+    path: str | Path,
+    title: str = "Dealer minus first player, points per hand",
+    xlabel: str = "points per hand (95% CI)",
+) -> Path:
+    """One line per run/variant/policy: the estimate and its CI, with a zero reference."""
+    fig = Figure(figsize=(7.5, 1.2 + 0.45 * len(rows)), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))[::-1]
+    est = np.array([e.estimate for _, e in rows])
+    err = np.array([[e.estimate - e.low for _, e in rows], [e.high - e.estimate for _, e in rows]])
+    ax.errorbar(est, y, xerr=err, fmt="s", color="tab:blue", ecolor="black", capsize=4)
+    ax.axvline(0, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, [f"{label} (n={e.n:,})" for label, e in rows])
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    return _save(fig, path)
+
+
+def items_plot(
+    groups: Sequence[GroupResult],
+    path: str | Path,
+    title: str = "Score items: dealer minus first player, per hand",
+) -> Path:
+    """Bars of each score item's margin (one bar per group) with 95% CI error bars."""
+    items = list(dict.fromkeys(i for g in groups for i, _ in g.items))
+    fig = Figure(figsize=(max(6.0, 1.1 * len(items) + 2), 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    x = np.arange(len(items))
+    width = 0.8 / max(1, len(groups))
+    for k, g in enumerate(groups):
+        got = dict(g.items)
+        est = np.array([got[i].estimate if i in got else np.nan for i in items])
+        low = np.array([got[i].low if i in got else np.nan for i in items])
+        high = np.array([got[i].high if i in got else np.nan for i in items])
+        ax.bar(
+            x + (k - (len(groups) - 1) / 2) * width,
+            est,
+            width,
+            yerr=[est - low, high - est],
+            capsize=3,
+            label=f"{g.label} (n={g.hands:,})",
+        )
+    ax.axhline(0, color="grey", lw=1)
+    ax.set_xticks(x, items)
+    ax.set_ylabel("points per hand (95% CI)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def convergence_plot(
+    curves: Sequence[Convergence],
+    path: str | Path,
+    title: str = "Convergence of the dealer margin",
+    min_hands: int = 100,
+) -> Path:
+    """Running mean of the estimate with its 95% CI band against the number of hands.
+
+    Checkpoints before ``min_hands`` are left out: their intervals are so wide
+    that they would set the scale of the whole figure.
+    """
+    fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    for c in curves:
+        n = np.array(c.hands)
+        keep = n >= min(min_hands, n[-1]) if n.size else n > 0
+        mean, low, high = (np.array(v)[keep] for v in (c.mean, c.low, c.high))
+        (line,) = ax.plot(n[keep], mean, label=f"{c.label} (n={n[-1]:,})" if n.size else c.label)
+        ax.fill_between(n[keep], low, high, color=line.get_color(), alpha=0.2, lw=0)
+    ax.axhline(0, color="grey", lw=1, ls="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("hands")
+    ax.set_ylabel("running mean, points per hand (95% CI)")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+def distribution_plot(
+    series: Sequence[tuple[str, Distribution]],
+    path: str | Path,
+    xlabel: str,
+    title: str,
+) -> Path:
+    """Relative frequencies of discrete distributions, side by side."""
+    values = sorted({v for _, d in series for v in d.values})
+    fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    x = np.arange(len(values))
+    width = 0.8 / max(1, len(series))
+    for k, (label, d) in enumerate(series):
+        got = dict(zip(d.values, d.counts, strict=True))
+        freq = np.array([got.get(v, 0) for v in values], dtype=float) / max(1, d.n)
+        ax.bar(
+            x + (k - (len(series) - 1) / 2) * width,
+            freq,
+            width,
+            label=f"{label} (n={d.n:,}, mean {d.mean.estimate:.3f})",
+        )
+    ax.set_xticks(x, [str(v) for v in values])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("relative frequency")
+    ax.set_title(title)
+    ax.legend(fontsize="small")
+    return _save(fig, path)
+
+
+__all__ = ["convergence_plot", "distribution_plot", "forest_plot", "items_plot"]
