@@ -12,14 +12,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## The main job: first-player advantage under random self-play (1M hands) and greedy play.
+## The main job: the embedded study at small scale (every preset under random, greedy and
+## ISMCTS play, and the effect of each rule option), reports in reports/study-small.
 study: $(STAMP)
-	$(BIN)/scopa-sim advantage --preset scopa --policy random --hands 1000000 --seed 2026
-	$(BIN)/scopa-sim advantage --preset scopa --policy greedy --hands 200000 --seed 2026
+	$(BIN)/scopa-sim study --scale small --seed 0 --out reports/study-small
 
 ## The test suite, then lint and type checks.
 test: $(STAMP)
-	$(BIN)/pytest -q
+	$(BIN)/pytest
 	$(BIN)/ruff check scopa_sim cli tests benchmarks
 	$(BIN)/ruff format --check scopa_sim cli tests benchmarks
 	$(BIN)/mypy scopa_sim

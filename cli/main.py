@@ -9,7 +9,7 @@ from cli.options import BadInput, make_rules
 from cli.play_cmd import play, replay
 from cli.search_cmd import advise_cmd, tournament_cmd
 from cli.simulate_cmd import simulate_cmd
-from cli.study_cmd import advantage
+from cli.study_cmd import advantage, study
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
 from scopa_sim.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
@@ -56,6 +56,7 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
 cli.add_command(play)
 cli.add_command(replay)
 cli.add_command(advantage)
+cli.add_command(study)
 cli.add_command(simulate_cmd, name="simulate")
 cli.add_command(analyze_cmd, name="analyze")
 cli.add_command(compare_cmd, name="compare")

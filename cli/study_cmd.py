@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -73,3 +75,34 @@ def _est(e: object) -> dict[str, float]:
 
     assert isinstance(e, Estimate)
     return {"mean": e.mean, "se": e.se, "low": e.low, "high": e.high, "n": e.n}
+
+
+@click.command()
+@click.option(
+    "--scale",
+    type=click.Choice(["small", "full"]),
+    default="small",
+    show_default=True,
+    help="small: a few minutes on 2 cores; full: the committed study in reports/study.",
+)
+@seed_option
+@click.option(
+    "--out",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("reports/study-small"),
+    show_default=True,
+    help="Where the Markdown reports and figures go.",
+)
+@click.option(
+    "--runs-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("runs/study"),
+    show_default=True,
+    help="Where the simulated datasets go (finished runs are reused).",
+)
+@click.option("--workers", type=click.IntRange(min=1), help="Processes (default: all cores).")
+def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None) -> None:
+    """Run the embedded study (every preset, policies, rule options) and write reports."""
+    from scopa_sim.study import run_study
+
+    run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)

@@ -1032,190 +1032,192 @@ def selfplay_hands(rules, policies, seed, count, out_points):
         plays = 0
         last_capturer = -1
         # ---------------------------------------------------------------- play_out
-        while pos < size:  # a deal, then its plays (a fixed count the predictor learns)
-            k = hand_size
-            if size - pos < players * k:
-                k = (size - pos) // players
-            seat = first
-            for _ in range(players):
-                m = np.int64(0)
-                for _i in range(k):
-                    m |= np.int64(1) << deck[np.uint64(pos)]
-                    pos += 1
-                w[W_HANDS + seat] = m
-                seat += 1
-                if seat == players:
-                    seat = 0
-            for _ in range(k * players):
-                hand = w[np.uint64(W_HANDS + turn)]
-                # Plays per card: an ace sweep, one per equal card, the sum captures, or a
-                # lay (none left with capture_rule=hand once any card captures).  The play
-                # counts (at most 26) are kept 5 bits per card in ``counts``.
-                sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
-                n = np.int64(0)
-                counts = np.int64(0)
-                shift = 0
-                lay_ok = True
-                m = hand
-                if plain_counts:
-                    while m:
-                        k = _card_captures(ctz(m), table, packed, sweep_aces)
-                        k += k == 0  # a lay
-                        m &= m - 1
-                        counts |= k << shift
-                        shift += 5
-                        n += k
-                else:
-                    captures = np.int64(0)
-                    while m:
-                        c = ctz(m)
-                        m &= m - 1
-                        if fewest:
-                            k = _card_captures_fewest(c, table, packed, sweep_aces)
-                        else:
-                            k = _card_captures(c, table, packed, sweep_aces)
-                        captures += k
-                        k += k == 0
-                        counts |= k << shift
-                        shift += 5
-                        n += k
-                    lay_ok = not (capture_hand and captures)
-                    if not lay_ok and captures < n:  # drop the lays
-                        n = captures
-                        m = hand
-                        shift = 0
-                        while m:
-                            c = ctz(m)
-                            m &= m - 1
-                            k = (counts >> shift) & 31
-                            if k == 1 and not _is_capture(c, table, packed, sweep_aces):
-                                counts ^= np.int64(1) << shift
-                            shift += 5
-                # ------------------------------------------------------------ choose
-                card = 0
-                take = np.int64(0)
-                if policies[np.uint64(turn)] == POLICY_GREEDY and n > 1:
-                    not_last = plays + 1 < total
-                    table_sum = _value_sum(table)
-                    best = -(1 << 40)
-                    ties = 0
+        while True:
+            if plays + table_cards == pos:  # every hand is empty
+                if pos == size:
+                    break
+                k = hand_size
+                if size - pos < players * k:
+                    k = (size - pos) // players
+                seat = first
+                for _ in range(players):
+                    m = np.int64(0)
+                    for _i in range(k):
+                        m |= np.int64(1) << deck[np.uint64(pos)]
+                        pos += 1
+                    w[W_HANDS + seat] = m
+                    seat += 1
+                    if seat == players:
+                        seat = 0
+            hand = w[np.uint64(W_HANDS + turn)]
+            # Plays per card: an ace sweep, one per equal card, the sum captures, or a
+            # lay (none left with capture_rule=hand once any card captures).  The play
+            # counts (at most 26) are kept 5 bits per card in ``counts``.
+            sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
+            n = np.int64(0)
+            counts = np.int64(0)
+            shift = 0
+            lay_ok = True
+            m = hand
+            if plain_counts:
+                while m:
+                    k = _card_captures(ctz(m), table, packed, sweep_aces)
+                    k += k == 0  # a lay
+                    m &= m - 1
+                    counts |= k << shift
+                    shift += 5
+                    n += k
+            else:
+                captures = np.int64(0)
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    if fewest:
+                        k = _card_captures_fewest(c, table, packed, sweep_aces)
+                    else:
+                        k = _card_captures(c, table, packed, sweep_aces)
+                    captures += k
+                    k += k == 0
+                    counts |= k << shift
+                    shift += 5
+                    n += k
+                lay_ok = not (capture_hand and captures)
+                if not lay_ok and captures < n:  # drop the lays
+                    n = captures
                     m = hand
+                    shift = 0
                     while m:
                         c = ctz(m)
                         m &= m - 1
-                        v = VALUE[c]
-                        same = table & VALUE_MASK[v]
-                        sums = (packed >> (LANE_BITS * v)) & 31
-                        fsize = 0
+                        k = (counts >> shift) & 31
+                        if k == 1 and not _is_capture(c, table, packed, sweep_aces):
+                            counts ^= np.int64(1) << shift
+                        shift += 5
+            # ------------------------------------------------------------ choose
+            card = 0
+            take = np.int64(0)
+            if policies[np.uint64(turn)] == POLICY_GREEDY and n > 1:
+                not_last = plays + 1 < total
+                table_sum = _value_sum(table)
+                best = -(1 << 40)
+                ties = 0
+                m = hand
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    v = VALUE[c]
+                    same = table & VALUE_MASK[v]
+                    sums = (packed >> (LANE_BITS * v)) & 31
+                    fsize = 0
+                    if (sweep_aces >> c) & 1:
+                        k = 1
+                    elif same:
+                        k = popcount(same)
+                    elif sums:
+                        k = sums
+                        if fewest:
+                            fsize = _fewest_sums(table, packed, v)[1]
+                    else:
+                        k = 1 if lay_ok else 0
+                    for j in range(k):
                         if (sweep_aces >> c) & 1:
-                            k = 1
+                            t = table
                         elif same:
-                            k = popcount(same)
+                            t = same & -same
+                            same &= same - 1
                         elif sums:
-                            k = sums
-                            if fewest:
-                                fsize = _fewest_sums(table, packed, v)[1]
+                            t = _sum_take(table, packed, v, j)
+                            if fewest and popcount(t) != fsize:
+                                continue
                         else:
-                            k = 1 if lay_ok else 0
-                        for j in range(k):
-                            if (sweep_aces >> c) & 1:
-                                t = table
-                            elif same:
-                                t = same & -same
-                                same &= same - 1
-                            elif sums:
-                                t = _sum_take(table, packed, v, j)
-                                if fewest and popcount(t) != fsize:
-                                    continue
-                            else:
-                                t = np.int64(0)
-                            val = _greedy_score(table, table_sum, not_last, lps, c, t)
-                            if val > best:
-                                best = val
-                                ties = 1
+                            t = np.int64(0)
+                        val = _greedy_score(table, table_sum, not_last, lps, c, t)
+                        if val > best:
+                            best = val
+                            ties = 1
+                            card = c
+                            take = t
+                        elif val == best:
+                            ties += 1
+                            z += g
+                            if _below(z, ties) == 0:  # reservoir: uniform among the ties
                                 card = c
                                 take = t
-                            elif val == best:
-                                ties += 1
-                                z += g
-                                if _below(z, ties) == 0:  # reservoir: uniform among the ties
-                                    card = c
-                                    take = t
+            else:
+                z += g
+                r = _below(z, n)
+                # The card of the r-th play: the last one whose plays start at or before
+                # r (a card with no plays shares its start with the next one).  No
+                # data-dependent branches.
+                start = np.int64(0)
+                first_r = np.int64(0)
+                m = hand
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    here = start <= r
+                    card = c if here else card
+                    first_r = start if here else first_r
+                    start += counts & 31
+                    counts >>= 5
+                r -= first_r
+                v = VALUE[card]
+                same = table & SAME_MASK[card]
+                if (same == 0) & _is_capture(card, table, packed, sweep_aces):
+                    # an ace sweep or a sum capture
+                    if (sweep_aces >> card) & 1:
+                        take = table
+                    elif fewest:
+                        fsize = _fewest_sums(table, packed, v)[1]
+                        take = _fewest_take(table, packed, v, r, fsize)
+                    else:
+                        take = _sum_take(table, packed, v, r)
+                else:  # a match (the r-th equal card) or a lay (take 0)
+                    for _ in range(r):
+                        same &= same - 1
+                    take = same & -same
+            # ------------------------------------------------------------ apply_play
+            bit = np.int64(1) << card
+            w[np.uint64(W_HANDS + turn)] = hand ^ bit
+            plays += 1
+            side = turn & 1 if teams else turn
+            if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
+                left = table & ~take
+                w[np.uint64(W_PILES + side)] |= take | bit
+                last_capturer = side
+                if left == 0:
+                    packed = np.int64(1)
+                    if lps or plays != total:
+                        ace_sweep = (sweep_aces >> card) & 1
+                        if ace_scopa or not ace_sweep:
+                            w[np.uint64(W_SCOPE + side)] += 1
                 else:
-                    z += g
-                    r = _below(z, n)
-                    # The card of the r-th play: the last one whose plays start at or before
-                    # r (a card with no plays shares its start with the next one).  No
-                    # data-dependent branches.
-                    start = np.int64(0)
-                    first_r = np.int64(0)
-                    m = hand
+                    m = take
                     while m:
                         c = ctz(m)
                         m &= m - 1
-                        here = start <= r
-                        card = c if here else card
-                        first_r = start if here else first_r
-                        start += counts & 31
-                        counts >>= 5
-                    r -= first_r
-                    v = VALUE[card]
-                    same = table & SAME_MASK[card]
-                    if (same == 0) & _is_capture(card, table, packed, sweep_aces):
-                        # an ace sweep or a sum capture
-                        if (sweep_aces >> card) & 1:
-                            take = table
-                        elif fewest:
-                            fsize = _fewest_sums(table, packed, v)[1]
-                            take = _fewest_take(table, packed, v, r, fsize)
-                        else:
-                            take = _sum_take(table, packed, v, r)
-                    else:  # a match (the r-th equal card) or a lay (take 0)
-                        for _ in range(r):
-                            same &= same - 1
-                        take = same & -same
-                # ------------------------------------------------------------ apply_play
-                bit = np.int64(1) << card
-                w[np.uint64(W_HANDS + turn)] = hand ^ bit
-                plays += 1
-                side = turn & 1 if teams else turn
-                if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
-                    left = table & ~take
-                    w[np.uint64(W_PILES + side)] |= take | bit
-                    last_capturer = side
-                    if left == 0:
-                        packed = np.int64(1)
-                        if lps or plays != total:
-                            ace_sweep = (sweep_aces >> card) & 1
-                            if ace_scopa or not ace_sweep:
-                                w[np.uint64(W_SCOPE + side)] += 1
-                    else:
-                        m = take
-                        while m:
-                            c = ctz(m)
-                            m &= m - 1
-                            packed = (packed * SHRINK[VALUE[c]]) & LANES
-                    table = left
-                else:  # a lay or a one-card capture, without data-dependent branches
-                    captured = take != 0
-                    x = take if captured else bit  # the card that leaves or joins the table
-                    c = ctz(x)
-                    u = VALUE[c]
-                    table ^= x
-                    packed = (packed * GROW_SHRINK[np.uint64(u + 11 * captured)]) & LANES
-                    w[np.uint64(W_PILES + side)] |= (take | bit) * captured
-                    last_capturer = side if captured else last_capturer
-                    # (a lone card taken by an ace sweep scores only with ace_sweep_scopa)
-                    if (
-                        table == 0
-                        and captured
-                        and (lps or plays != total)
-                        and (ace_scopa or not (sweep_aces >> card) & 1)
-                    ):
-                        w[np.uint64(W_SCOPE + side)] += 1
-                turn += 1
-                if turn == players:
-                    turn = 0
+                        packed = (packed * SHRINK[VALUE[c]]) & LANES
+                table = left
+            else:  # a lay or a one-card capture, without data-dependent branches
+                captured = take != 0
+                x = take if captured else bit  # the card that leaves or joins the table
+                c = ctz(x)
+                u = VALUE[c]
+                table ^= x
+                packed = (packed * GROW_SHRINK[np.uint64(u + 11 * captured)]) & LANES
+                w[np.uint64(W_PILES + side)] |= (take | bit) * captured
+                last_capturer = side if captured else last_capturer
+                # (a lone card taken by an ace sweep scores only with ace_sweep_scopa)
+                if (
+                    table == 0
+                    and captured
+                    and (lps or plays != total)
+                    and (ace_scopa or not (sweep_aces >> card) & 1)
+                ):
+                    w[np.uint64(W_SCOPE + side)] += 1
+            turn += 1
+            if turn == players:
+                turn = 0
         if table:
             if remainder_dealer:
                 w[W_PILES + (dealer & 1 if teams else dealer)] |= table
