@@ -955,7 +955,21 @@ def _card_captures_fewest(card, table, packed, sweep_aces):
 def selfplay_hands(rules, policies, seed, count, out_points):
     """Play ``count`` independent hands (dealer = hand index mod players); write each
     side's points to ``out_points[hand, side]``. Deal and play streams are derived from
-    (seed, hand) so results do not depend on how work is split.
+    (seed, hand) so results do not depend on how work is split (see :func:`fused_hands`).
+    """
+    fused_hands(rules, policies, seed, 0, count, False, out_points, np.empty((0, 0), np.int64))
+
+
+@njit(cache=True)
+def fused_hands(rules, policies, seed, first_hand, count, independent, out_points, out_work):
+    """Hands ``first_hand .. first_hand + count - 1`` with kernel policies, dealer = hand index mod
+    players; each side's points go to ``out_points[i, side]`` and, when ``out_work`` has
+    rows, the final work vector (piles with the remainder, scope), the number of plays
+    and of kings redeals to ``out_work[i]``.
+
+    Hand ``h`` deals from ``derive_seed(seed, 0, h, 0)`` and plays from ``(seed, 0, h,
+    1)``, or with ``independent`` from ``(seed, h, 0, 0)`` and ``(seed, h, 0, 1)`` (hand 0
+    of match ``h``, as ``simulate --hands`` numbers them).
 
     Same deals, plays, random draws and results as :func:`shuffle_deal`,
     :func:`start_hand`, :func:`play_out` and :func:`score_state` on the streams
@@ -992,10 +1006,13 @@ def selfplay_hands(rules, policies, seed, count, out_points):
     ncards = deck_cards(rules, canon)
     deck = np.empty(40, dtype=np.int64)
     w = np.zeros(N_WORK, dtype=np.int64)
-    dealer = 0
+    keep = out_work.shape[0] > 0
     for h in range(count):
-        # derive_seed(seed, 0, h, 0) and derive_seed(seed, 0, h, 1) share their prefix
-        prefix = _seed_prefix(seed, 0, h)
+        unit = first_hand + h
+        dealer = unit % players
+        redeals = 0
+        # the deal and play streams of a hand share their prefix
+        prefix = _seed_prefix(seed, unit, 0) if independent else _seed_prefix(seed, 0, unit)
         # ---------------------------------------------------------------- shuffle_deal
         z = mix64(prefix ^ np.uint64(0x8CB92BA72F3D8DD7))
         while True:
@@ -1014,6 +1031,7 @@ def selfplay_hands(rules, policies, seed, count, out_points):
                 kings += (KINGS >> deck[i]) & 1
             if kings < 3:
                 break
+            redeals += 1
         # ---------------------------------------------------------------- start_hand
         z = mix64(prefix ^ np.uint64(1) ^ np.uint64(0x8CB92BA72F3D8DD7))
         for i in range(W_SCOPE + 4):
@@ -1223,6 +1241,11 @@ def selfplay_hands(rules, policies, seed, count, out_points):
                 w[W_PILES + (dealer & 1 if teams else dealer)] |= table
             elif last_capturer >= 0:
                 w[W_PILES + last_capturer] |= table
+        if keep:
+            for i in range(N_WORK):
+                out_work[h, i] = w[i]
+            out_work[h, N_WORK] = plays
+            out_work[h, N_WORK + 1] = redeals
         # ---------------------------------------------------------------- score_piles
         for s in range(ns):
             p = w[W_PILES + s]
@@ -1276,9 +1299,6 @@ def selfplay_hands(rules, policies, seed, count, out_points):
                     tie = True
             if not tie and top >= 0:
                 out_points[h, best] += 1
-        dealer += 1
-        if dealer == players:
-            dealer = 0
 
 
 # --------------------------------------------------------------------------- batch simulation
@@ -1400,3 +1420,38 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
         if not ended:
             raise ValueError("simulate_rows: a match did not end")
     return n_units, rows
+
+
+@njit(cache=True)
+def independent_hand_rows(rules, policies, seed, first_unit, n_units, out):
+    """The rows of :func:`simulate_rows` for independent hands (not matches), through the
+    fused playout loop of :func:`fused_hands`: same deals, plays and rows, faster."""
+    ns = rules[R_SIDES]
+    n = rules[R_PLAYERS]
+    points = np.zeros((n_units, 4), dtype=np.int64)
+    work = np.zeros((n_units, N_WORK + 2), dtype=np.int64)
+    fused_hands(rules, policies, seed, first_unit, n_units, True, points, work)
+    score = np.zeros((4, N_ITEMS), dtype=np.int64)
+    for i in range(n_units):
+        wk = work[i]
+        score_piles(rules, wk[W_PILES : W_PILES + 4], wk[W_SCOPE : W_SCOPE + 4], score)
+        row = out[i]
+        for c in range(N_ROW_COLS):
+            row[c] = 0
+        m = first_unit + i
+        row[C_MATCH] = m
+        row[C_DEALER] = m % n
+        row[C_FIRST] = (m + 1) % n
+        row[C_REDEALS] = wk[N_WORK + 1]
+        row[C_PLAYS] = wk[N_WORK]
+        for s in range(ns):
+            pile = wk[W_PILES + s]
+            for j in range(N_ITEMS):
+                row[C_ITEMS + s * N_ITEMS + j] = score[s, j]
+            row[C_STATS + 4 * s] = popcount(pile)
+            row[C_STATS + 4 * s + 1] = popcount(pile & DENARI)
+            row[C_STATS + 4 * s + 2] = primiera_classic(pile, 1)
+            row[C_STATS + 4 * s + 3] = popcount(pile & (ACES << 6))
+            row[C_TOTALS + s] = score[s, I_TOTAL]
+        row[C_WINNER] = -1
+    return n_units

@@ -146,6 +146,10 @@ def compute_rows(config: SimConfig, first: int, count: int) -> np.ndarray:
         dtype=np.int64,
     )
     by_match = config.mode == "matches"
+    if not by_match:  # the fused playout loop: same rows as simulate_rows, faster
+        out = np.empty((count, K.N_ROW_COLS), dtype=np.int32)
+        K.independent_hand_rows(r, codes, config.seed, first, count, out)
+        return out
     parts = []
     done = 0
     while done < count:
