@@ -61,9 +61,9 @@ def _legal_bench(rules, seed, hands, repeat):
     return calls, total
 
 
-def _time(fn, *args):
+def _time(fn, *args, **kwargs):
     t = time.perf_counter()
-    out = fn(*args)
+    out = fn(*args, **kwargs)
     return time.perf_counter() - t, out
 
 

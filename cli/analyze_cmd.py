@@ -16,7 +16,6 @@ import click
 from cli.options import BadInput, make_policies, make_rules, policy_option, seed_option
 from scopa_sim.analysis import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
 from scopa_sim.errors import ScopaError
-from scopa_sim.report import analysis_text, comparison_text, write_report
 from scopa_sim.rules import PRESETS
 from scopa_sim.simulate import SimConfig, local_executor, simulate
 
@@ -67,6 +66,8 @@ def analyze_cmd(
         json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
         return
+    from scopa_sim.report import analysis_text  # matplotlib: imported only when needed
+
     click.echo(analysis_text(result, sections))
 
 
@@ -189,6 +190,8 @@ def _compare(
         json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
         return
+    from scopa_sim.report import comparison_text
+
     click.echo(comparison_text(result))
 
 
@@ -211,6 +214,8 @@ def report_cmd(dirs: tuple[Path, ...], out: Path) -> None:
     )
     with _bad_input():
         try:
+            from scopa_sim.report import write_report
+
             files = write_report(dirs, out, cmd)
         except OSError as e:
             raise click.ClickException(f"cannot write the report to {out}: {e.strerror}") from None

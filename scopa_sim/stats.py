@@ -19,9 +19,21 @@ import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
-from scipy import stats as st
+
+
+class _ScipyStats:
+    """``scipy.stats``, imported on first use: it costs a second of CLI start-up."""
+
+    def __getattr__(self, name: str) -> Any:
+        from scipy import stats
+
+        return getattr(stats, name)
+
+
+st = _ScipyStats()
 
 LEVEL = 0.95
 
