@@ -93,33 +93,36 @@ def rows_to_frame(
     seed: int,
     policies: Sequence[str],
 ) -> pl.DataFrame:
-    """A shard's DataFrame from the kernel's rows, with the pinned schema."""
+    """A shard's DataFrame from the kernel's rows, with the pinned schema.
+
+    Constant columns are literals and the kernel's columns are cast from one
+    contiguous copy each, so building a shard costs little next to simulating it.
+    """
     names = kernel_columns()
-    n = rows.shape[0]
-    data: dict[str, Any] = {
-        "run_id": [run_id] * n,
-        "preset": [preset] * n,
-        "rules_hash": [rules_hash] * n,
-        "players": np.full(n, players),
-        "sides": np.full(n, sides),
-        "seed": np.full(n, seed, dtype=np.uint64),
+    constants: dict[str, Any] = {
+        "run_id": run_id,
+        "preset": preset,
+        "rules_hash": rules_hash,
+        "players": players,
+        "sides": sides,
+        "seed": seed,
     }
-    for i, name in enumerate(names):
-        data[name] = rows[:, i]
     for seat in range(MAX_SEATS):
-        data[f"policy_{seat}"] = [policies[seat] if seat < players else None] * n
-    df = pl.DataFrame(data)
-    casts = []
+        constants[f"policy_{seat}"] = policies[seat] if seat < players else None
+    df = pl.DataFrame({name: np.ascontiguousarray(rows[:, i]) for i, name in enumerate(names)})
+    exprs = []
     for name, dtype in SCHEMA.items():
-        col = pl.col(name)
         side = re.match(r"^s(\d)_", name)
-        if side and int(side.group(1)) >= sides:
-            casts.append(pl.lit(None, dtype=dtype).alias(name))
+        if name in constants:
+            exprs.append(pl.lit(constants[name], dtype=dtype).alias(name))
+        elif side and int(side.group(1)) >= sides:
+            exprs.append(pl.lit(None, dtype=dtype).alias(name))
         elif name == "winner":
-            casts.append(pl.when(col >= 0).then(col).otherwise(None).cast(dtype).alias(name))
+            col = pl.col(name)
+            exprs.append(pl.when(col >= 0).then(col).otherwise(None).cast(dtype).alias(name))
         else:
-            casts.append(col.cast(dtype).alias(name))
-    return df.select(casts)
+            exprs.append(pl.col(name).cast(dtype).alias(name))
+    return df.select(exprs)
 
 
 def shard_path(directory: Path, index: int) -> Path:
@@ -130,7 +133,7 @@ def write_shard(directory: Path, index: int, frame: pl.DataFrame) -> Path:
     """Write a shard atomically: a temporary file in the same folder, then rename."""
     path = shard_path(directory, index)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    frame.write_parquet(tmp, compression="zstd", statistics=True)
+    frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)
     with open(tmp, "rb") as f:
         os.fsync(f.fileno())
     os.replace(tmp, path)
