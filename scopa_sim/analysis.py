@@ -383,7 +383,9 @@ def check_sections(sections: Sequence[str]) -> tuple[str, ...]:
 
 
 def _collect(queries: list[pl.LazyFrame]) -> list[pl.DataFrame]:
-    return pl.collect_all(queries, engine=STREAMING)
+    """Collect each query on its own with the streaming engine: ``collect_all`` would
+    cache the scan the queries share, materialising the whole dataset in memory."""
+    return [q.collect(engine=STREAMING) for q in queries]
 
 
 def _group_frames(lf: pl.LazyFrame, by: tuple[str, ...], aggs: list[pl.Expr]) -> pl.LazyFrame:
