@@ -140,7 +140,9 @@ def simulate_cmd(
         sys.exit(130)
     rate = summary.rows / summary.seconds if summary.seconds > 0 else float("nan")
     click.echo(
-        f"{summary.units_done:,} {mode} ({summary.rows:,} hands) in {summary.seconds:.2f} s, "
+        f"{summary.units_done:,} {mode}"
+        + (f" ({summary.rows:,} hands)" if mode == "matches" else "")
+        + f" in {summary.seconds:.2f} s, "
         f"{rate:,.0f} hands/s; run {config.run_id}, {n_workers} worker(s), {executor} executor"
     )
     click.echo(f"data: {out_dir}/shards/*.parquet (manifest: {out_dir}/manifest.json)")
