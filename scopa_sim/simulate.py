@@ -10,6 +10,7 @@ completes it.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import polars as pl
@@ -34,6 +35,7 @@ from .match import HandLog, HandPlayer, play_match
 from .policy import PolicySpec, seat_policies
 from .rules import Rules
 
+LOCK = ".lock"
 DEFAULT_SHARD_HANDS = 250_000
 DEFAULT_SHARD_MATCHES = 25_000
 
@@ -270,7 +272,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
         raise SimulationError("--resume and --overwrite exclude each other")
     if directory.exists() and not directory.is_dir():
         raise SimulationError(f"{directory} exists and is not a directory")
-    existing = directory.is_dir() and any(directory.iterdir())
+    existing = directory.is_dir() and any(p.name != LOCK for p in directory.iterdir())
     if existing and (directory / D.MANIFEST).exists():
         doc = D.read_manifest(directory)
         if resume:
@@ -452,9 +454,36 @@ def simulate(
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
-    """Run (or finish) a simulation into ``directory``; ``progress(units, rows)`` per shard."""
-    run = prepare_run(directory, config, resume, overwrite)
-    config = run.config
+    """Run (or finish) a simulation into ``directory``; ``progress(units, rows)`` per shard.
+
+    The directory is locked for the run, so a second process cannot write into it.
+    """
+    lock = _lock(directory) if directory.is_dir() else None
+    try:
+        run = prepare_run(directory, config, resume, overwrite)
+        lock = lock or _lock(directory)
+        return _execute(run, executor, progress)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _lock(directory: Path) -> IO[str]:
+    """An exclusive lock on a run directory, held while the file stays open."""
+    f = open(directory / LOCK, "w")  # noqa: SIM115 - held open for the whole run
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        raise SimulationError(f"another simulate is writing to {directory}") from None
+    return f
+
+
+def _execute(
+    run: Run, executor: Executor, progress: Callable[[int, int], None] | None
+) -> RunSummary:
+    """Compute the shards a run still lacks, recording each one as it finishes."""
+    config, directory = run.config, run.directory
     todo = run.todo
     t0 = time.perf_counter()
     units = 0

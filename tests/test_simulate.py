@@ -257,3 +257,37 @@ def test_fused_rows_equal_generic_rows():
             K.simulate_rows(r, codes, 7, False, 100, 400, a)
             K.independent_hand_rows(r, codes, 7, 100, 400, b)
             assert (a == b).all(), (preset, policy)
+
+
+def test_a_locked_run_directory_is_refused(tmp_path):
+    from scopa_sim.simulate import _lock
+
+    d = tmp_path / "run"
+    simulate(d, _config(), local_executor(1))
+    held = _lock(d)
+    try:
+        with pytest.raises(SimulationError, match="another simulate"):
+            simulate(d, _config(), local_executor(1), resume=True)
+    finally:
+        held.close()
+    assert simulate(d, _config(), local_executor(1), resume=True).complete
+
+
+def test_ctrl_c_keeps_finished_shards_and_says_how_to_resume(tmp_path):
+    d = tmp_path / "intr"
+    args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(d)],
+        cwd=Path(__file__).resolve().parent.parent,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.time() + 120
+    while time.time() < deadline and len(D.finished_shards(d)) < 2:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err
+    doc = json.loads((d / "manifest.json").read_text())
+    assert not doc["complete"] and len(doc["shards"]) >= 2
