@@ -533,19 +533,26 @@ def apply_play(state, rules, card, take):
             empty = False
             break
     if empty:
-        if state[S_STOCK] < state[S_DECK_SIZE]:
-            deal_round(state, rules)
-        else:
-            rest = state[S_TABLE]
-            if rest:
-                if rules[R_REMAINDER_DEALER]:
-                    state[S_PILES + side_of(rules, state[S_DEALER])] |= rest
-                elif state[S_LAST_CAPTURER] >= 0:
-                    state[S_PILES + state[S_LAST_CAPTURER]] |= rest
-            state[S_TABLE] = 0
-            state[S_REACH] = 1
-            state[S_DONE] = 1
+        next_round(state, rules)
     return flags
+
+
+@njit(cache=True)
+def next_round(state, rules):
+    """Once every hand is empty: deal the next round, or end the hand (the table's
+    remainder to the last capturer's side, or to the dealer's, never a scopa)."""
+    if state[S_STOCK] < state[S_DECK_SIZE]:
+        deal_round(state, rules)
+        return
+    rest = state[S_TABLE]
+    if rest:
+        if rules[R_REMAINDER_DEALER]:
+            state[S_PILES + side_of(rules, state[S_DEALER])] |= rest
+        elif state[S_LAST_CAPTURER] >= 0:
+            state[S_PILES + state[S_LAST_CAPTURER]] |= rest
+    state[S_TABLE] = 0
+    state[S_REACH] = 1
+    state[S_DONE] = 1
 
 
 # --------------------------------------------------------------------------- scoring

@@ -775,19 +775,7 @@ def rollout_random(st, rules, rng, cnt, bt, sc, log, logging):
             if st[S_HANDS + i]:
                 empty = False
         if empty:
-            if st[S_STOCK] < st[S_DECK_SIZE]:
-                K.deal_round(st, rules)
-            else:
-                rest = st[S_TABLE]
-                if rest:
-                    if rules[R_REMAINDER_DEALER]:
-                        d = st[S_DEALER]
-                        st[S_PILES + ((d & 1) if teams else d)] |= rest
-                    elif st[S_LAST_CAPTURER] >= 0:
-                        st[S_PILES + st[S_LAST_CAPTURER]] |= rest
-                st[S_TABLE] = 0
-                st[S_REACH] = 1
-                st[S_DONE] = 1
+            K.next_round(st, rules)
     return made
 
 
