@@ -1003,13 +1003,17 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
     ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
     lps = rules[R_LAST_PLAY_SCOPA] != 0
     remainder_dealer = rules[R_REMAINDER_DEALER] != 0
+    re_bello = rules[R_RE_BELLO] != 0
+    napola = rules[R_NAPOLA] != 0
+    napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
+    sevens = rules[R_PRIMIERA_SEVENS] != 0
+    missing_zero = rules[R_MISSING_ZERO]
     plain_counts = not fewest and not capture_hand
     canon = np.empty(40, dtype=np.int64)
     ncards = deck_cards(rules, canon)
     deck = np.empty(40, dtype=np.int64)
     w = np.zeros(N_WORK, dtype=np.int64)
     keep = out_work.shape[0] > 0
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
     for h in range(count):
         unit = first_hand + h
         dealer = unit % players
@@ -1228,11 +1232,12 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 packed = (packed * GROW_SHRINK[np.uint64(u + 11 * captured)]) & LANES
                 w[np.uint64(W_PILES + side)] |= (take | bit) * captured
                 last_capturer = side if captured else last_capturer
-                # A capture that empties the table (tested as one integer, so that the
-                # branch is on the rare event and not on whether the card captured); a
-                # lone card taken by an ace sweep scores only with ace_sweep_scopa.
-                if (table | (take == 0)) == 0 and (
-                    (lps or plays != total) and (ace_scopa or not (sweep_aces >> card) & 1)
+                # (a lone card taken by an ace sweep scores only with ace_sweep_scopa)
+                if (
+                    table == 0
+                    and captured
+                    and (lps or plays != total)
+                    and (ace_scopa or not (sweep_aces >> card) & 1)
                 ):
                     w[np.uint64(W_SCOPE + side)] += 1
             turn += 1
@@ -1249,9 +1254,60 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
             out_work[h, N_WORK] = plays
             out_work[h, N_WORK + 1] = redeals
         # ---------------------------------------------------------------- score_piles
-        _score_into(rules, w, W_PILES, w, W_SCOPE, score)
+        # The rules of _score_into, inlined on the work array: calling it once per hand
+        # measured about 12% slower (710k against 805k random hands/s on one core).
         for s in range(ns):
-            out_points[h, s] = score[s, I_TOTAL]
+            p = w[W_PILES + s]
+            pts = w[W_SCOPE + s]
+            if p & SETTEBELLO_BIT:
+                pts += 1
+            if re_bello and p & RE_BELLO_BIT:
+                pts += 1
+            if napola and (p & 7) == 7:
+                pts += 3 if napola_fixed3 else ctz(~(p & DENARI))
+            out_points[h, s] = pts
+        for mask in (FULL_DECK, DENARI):  # cards, denari: strict majority
+            top = popcount(w[W_PILES] & mask)
+            best = 0
+            tie = False
+            for s in range(1, ns):
+                x = popcount(w[W_PILES + s] & mask)
+                if x > top:
+                    top = x
+                    best = s
+                    tie = False
+                elif x == top:
+                    tie = True
+            if not tie:
+                out_points[h, best] += 1
+        if sevens:
+            alive = (1 << ns) - 1
+            for k in range(7):
+                rm = ACES << (6 - k)  # sevens, then sixes, ... aces
+                top = -1
+                for s in range(ns):
+                    if (alive >> s) & 1:
+                        top = max(top, popcount(w[W_PILES + s] & rm))
+                for s in range(ns):
+                    if (alive >> s) & 1 and popcount(w[W_PILES + s] & rm) != top:
+                        alive &= ~(1 << s)
+                if alive & (alive - 1) == 0:
+                    out_points[h, ctz(alive)] += 1
+                    break
+        else:
+            top = primiera_classic(w[W_PILES], missing_zero)
+            best = 0
+            tie = False
+            for s in range(1, ns):
+                x = primiera_classic(w[W_PILES + s], missing_zero)
+                if x > top:
+                    top = x
+                    best = s
+                    tie = False
+                elif x == top:
+                    tie = True
+            if not tie and top >= 0:
+                out_points[h, best] += 1
 
 
 # --------------------------------------------------------------------------- batch simulation
