@@ -12,6 +12,12 @@ Layouts
   masks and scope counts per side, last capturer, seat to play, stock position,
   plays made, dealer, done flag and the deck order;
 * a play is ``(card, take_mask)``; ``take_mask == 0`` is a lay.
+
+Self-play
+---------
+:func:`fused_hands` (behind :func:`selfplay_hands`) does not call the state kernels: it
+fuses shuffling, dealing, playing and scoring into one loop over locals (see the "fused
+self-play" section), with the same random draws and results as the state kernels.
 """
 
 from __future__ import annotations
@@ -853,12 +859,10 @@ BY_VALUE_CARD = np.array([10 * (i % 4) + i // 4 for i in range(40)], dtype=np.in
 
 @njit(cache=True, inline="always")
 def _value_sum(cards):
-    """Sum of the capture values of a card mask."""
+    """Sum of the capture values of a card mask (branch-free)."""
     total = 0
-    m = cards
-    while m:
-        total += VALUE[ctz(m)]
-        m &= m - 1
+    for v in range(1, 11):
+        total += v * popcount(cards & VALUE_MASK[v])
     return total
 
 
@@ -1084,11 +1088,23 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
             shift = 0
             lay_ok = True
             m = hand
-            if plain_counts:
+            # ``rare``: the cards whose captures are ace sweeps or sum captures (one
+            # bit test after the draw, rather than a branch on whether the card has an
+            # equal on the table, which is a coin flip)
+            rare = np.int64(0)
+            one = (hand & (hand - 1)) == 0  # a single card: no loops
+            if plain_counts and one:
+                c = ctz(hand)
+                k = _card_captures(c, table, packed, sweep_aces)
+                rare = np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
+                n = k + (k == 0)
+            elif plain_counts:
                 while m:
-                    k = _card_captures(ctz(m), table, packed, sweep_aces)
-                    k += k == 0  # a lay
+                    c = ctz(m)
                     m &= m - 1
+                    k = _card_captures(c, table, packed, sweep_aces)
+                    rare |= np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
+                    k += k == 0  # a lay
                     counts |= k << shift
                     shift += 5
                     n += k
@@ -1101,6 +1117,7 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                         k = _card_captures_fewest(c, table, packed, sweep_aces)
                     else:
                         k = _card_captures(c, table, packed, sweep_aces)
+                    rare |= np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
                     captures += k
                     k += k == 0
                     counts |= k << shift
@@ -1176,7 +1193,8 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 # data-dependent branches.
                 start = np.int64(0)
                 first_r = np.int64(0)
-                m = hand
+                m = np.int64(0) if one else hand
+                card = ctz(hand)
                 while m:
                     c = ctz(m)
                     m &= m - 1
@@ -1188,8 +1206,7 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 r -= first_r
                 v = VALUE[card]
                 same = table & SAME_MASK[card]
-                if (same == 0) & _is_capture(card, table, packed, sweep_aces):
-                    # an ace sweep or a sum capture
+                if (rare >> card) & 1:  # an ace sweep or a sum capture
                     if (sweep_aces >> card) & 1:
                         take = table
                     elif fewest:
@@ -1232,12 +1249,11 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 packed = (packed * GROW_SHRINK[np.uint64(u + 11 * captured)]) & LANES
                 w[np.uint64(W_PILES + side)] |= (take | bit) * captured
                 last_capturer = side if captured else last_capturer
-                # (a lone card taken by an ace sweep scores only with ace_sweep_scopa)
-                if (
-                    table == 0
-                    and captured
-                    and (lps or plays != total)
-                    and (ace_scopa or not (sweep_aces >> card) & 1)
+                # A capture that empties the table (tested as one integer, so that the
+                # branch is on the rare event and not on whether the card captured); a
+                # lone card taken by an ace sweep scores only with ace_sweep_scopa.
+                if (table | (take == 0)) == 0 and (
+                    (lps or plays != total) and (ace_scopa or not (sweep_aces >> card) & 1)
                 ):
                     w[np.uint64(W_SCOPE + side)] += 1
             turn += 1
