@@ -116,6 +116,20 @@ VALUE_MASK = np.array([0] + [ACES << (v - 1) for v in range(1, 11)], dtype=np.in
 SEVENS = ACES << 6
 SIXES = ACES << 5
 
+# Column layout of the hand rows of simulate_rows and fused_hands, one row per hand stored
+# column-major: ``out[C_*, row]`` (see scopa_sim.dataset.kernel_columns).
+C_MATCH = 0
+C_HAND = 1
+C_DEALER = 2
+C_FIRST = 3
+C_REDEALS = 4
+C_PLAYS = 5
+C_ITEMS = 6  # 4 sides x N_ITEMS
+C_STATS = C_ITEMS + 4 * N_ITEMS  # 4 sides x 4: captured, denari, primiera value, sevens
+C_TOTALS = C_STATS + 16  # 4 sides: match totals after the hand
+C_WINNER = C_TOTALS + 4
+N_ROW_COLS = C_WINNER + 1
+
 # Work-array layout of the fused self-play kernel (:func:`selfplay_hands`).
 W_HANDS = 0  # 4 seats
 W_PILES = 4  # 4 sides
@@ -284,19 +298,37 @@ def shuffle(arr, n, rng):
     rng[0] = z
 
 
+@njit(cache=True, inline="always")
+def _fisher_yates(deck, n, z):
+    """Fisher-Yates shuffle of ``deck[:n]`` from the generator state ``z``; return the new
+    state. Each SplitMix64 output gives two draws, its high and its low 32 bits (each by
+    multiply-shift, bias below n / 2**32), which halves the hashing of a deal."""
+    mask = np.uint64(0xFFFFFFFF)
+    i = n - 1
+    while i > 0:
+        z += np.uint64(0x9E3779B97F4A7C15)
+        x = mix64(z)
+        j = np.int64(((x >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
+        t = deck[i]
+        deck[i] = deck[j]
+        deck[j] = t
+        i -= 1
+        if i > 0:
+            j = np.int64(((x & mask) * np.uint64(i + 1)) >> np.uint64(32))
+            t = deck[i]
+            deck[i] = deck[j]
+            deck[j] = t
+            i -= 1
+    return z
+
+
 @njit(cache=True)
 def _shuffle_deal(rules, z, deck):
     """:func:`shuffle_deal` on the generator state ``z``; return (new state, reshuffles)."""
     redeals = 0
-    g = np.uint64(0x9E3779B97F4A7C15)
     while True:
         n = deck_cards(rules, deck)
-        for i in range(n - 1, 0, -1):
-            z += g
-            j = _below(z, i + 1)
-            t = deck[i]
-            deck[i] = deck[j]
-            deck[j] = t
+        z = _fisher_yates(deck, n, z)
         if not rules[R_KINGS_REDEAL]:
             return z, redeals
         kings = 0
@@ -968,15 +1000,15 @@ def selfplay_hands(rules, policies, seed, count, out_points):
     side's points to ``out_points[hand, side]``. Deal and play streams are derived from
     (seed, hand) so results do not depend on how work is split (see :func:`fused_hands`).
     """
-    fused_hands(rules, policies, seed, 0, count, False, out_points, np.empty((0, 0), np.int64))
+    fused_hands(rules, policies, seed, 0, count, False, out_points, np.empty((0, 0), np.int32))
 
 
 @njit(cache=True)
-def fused_hands(rules, policies, seed, first_hand, count, independent, out_points, out_work):
+def fused_hands(rules, policies, seed, first_hand, count, independent, out_points, out_cols):
     """Hands ``first_hand .. first_hand + count - 1`` with kernel policies, dealer = hand index mod
-    players; each side's points go to ``out_points[i, side]`` and, when ``out_work`` has
-    rows, the final work vector (piles with the remainder, scope), the number of plays
-    and of kings redeals to ``out_work[i]``.
+    players; each side's points go to ``out_points[i, side]`` (unless it has no rows)
+    and, unless ``out_cols`` has no columns, the hand's row of :func:`simulate_rows` to
+    ``out_cols[:, i]`` with ``C_MATCH`` holding ``i``.
 
     Hand ``h`` deals from ``derive_seed(seed, 0, h, 0)`` and plays from ``(seed, 0, h,
     1)``, or with ``independent`` from ``(seed, h, 0, 0)`` and ``(seed, h, 0, 1)`` (hand 0
@@ -1017,7 +1049,9 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
     ncards = deck_cards(rules, canon)
     deck = np.empty(40, dtype=np.int64)
     w = np.zeros(N_WORK, dtype=np.int64)
-    keep = out_work.shape[0] > 0
+    it = np.zeros((4, N_ITEMS), dtype=np.int64)
+    keep_points = out_points.shape[0] > 0
+    keep_rows = out_cols.shape[1] > 0
     for h in range(count):
         unit = first_hand + h
         dealer = unit % players
@@ -1029,12 +1063,7 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
         while True:
             for i in range(ncards):
                 deck[i] = canon[i]
-            for i in range(ncards - 1, 0, -1):
-                z += g
-                j = _below(z, i + 1)
-                tmp = deck[i]
-                deck[i] = deck[j]
-                deck[j] = tmp
+            z = _fisher_yates(deck, ncards, z)
             if not kings_redeal:
                 break
             kings = 0
@@ -1264,25 +1293,22 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 w[W_PILES + (dealer & 1 if teams else dealer)] |= table
             elif last_capturer >= 0:
                 w[W_PILES + last_capturer] |= table
-        if keep:
-            for i in range(N_WORK):
-                out_work[h, i] = w[i]
-            out_work[h, N_WORK] = plays
-            out_work[h, N_WORK + 1] = redeals
         # ---------------------------------------------------------------- score_piles
         # The rules of _score_into, inlined on the work array: calling it once per hand
         # measured about 12% slower (710k against 805k random hands/s on one core).
         for s in range(ns):
             p = w[W_PILES + s]
-            pts = w[W_SCOPE + s]
-            if p & SETTEBELLO_BIT:
-                pts += 1
-            if re_bello and p & RE_BELLO_BIT:
-                pts += 1
+            it[s, I_SCOPE] = w[W_SCOPE + s]
+            it[s, I_CARDS] = 0
+            it[s, I_DENARI] = 0
+            it[s, I_SETTEBELLO] = (p >> 6) & 1  # SETTEBELLO_BIT
+            it[s, I_PRIMIERA] = 0
+            it[s, I_RE_BELLO] = (p >> 9) & 1 if re_bello else 0  # RE_BELLO_BIT
+            nap = 0
             if napola and (p & 7) == 7:
-                pts += 3 if napola_fixed3 else ctz(~(p & DENARI))
-            out_points[h, s] = pts
-        for mask in (FULL_DECK, DENARI):  # cards, denari: strict majority
+                nap = 3 if napola_fixed3 else ctz(~(p & DENARI))
+            it[s, I_NAPOLA] = nap
+        for k, mask in ((I_CARDS, FULL_DECK), (I_DENARI, DENARI)):  # strict majority
             top = popcount(w[W_PILES] & mask)
             best = 0
             tie = False
@@ -1295,7 +1321,7 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 elif x == top:
                     tie = True
             if not tie:
-                out_points[h, best] += 1
+                it[best, k] = 1
         if sevens:
             alive = (1 << ns) - 1
             for k in range(7):
@@ -1308,7 +1334,7 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                     if (alive >> s) & 1 and popcount(w[W_PILES + s] & rm) != top:
                         alive &= ~(1 << s)
                 if alive & (alive - 1) == 0:
-                    out_points[h, ctz(alive)] += 1
+                    it[ctz(alive), I_PRIMIERA] = 1
                     break
         else:
             top = primiera_classic(w[W_PILES], missing_zero)
@@ -1323,7 +1349,31 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
                 elif x == top:
                     tie = True
             if not tie and top >= 0:
-                out_points[h, best] += 1
+                it[best, I_PRIMIERA] = 1
+        for s in range(ns):
+            pts = 0
+            for k in range(I_TOTAL):
+                pts += it[s, k]
+            it[s, I_TOTAL] = pts
+            if keep_points:
+                out_points[h, s] = pts
+        if keep_rows:  # the row of simulate_rows (match = h, the offset in this call)
+            out_cols[C_MATCH, h] = h
+            out_cols[C_HAND, h] = 0
+            out_cols[C_DEALER, h] = dealer
+            out_cols[C_FIRST, h] = first
+            out_cols[C_REDEALS, h] = redeals
+            out_cols[C_PLAYS, h] = plays
+            for s in range(ns):
+                p = w[W_PILES + s]
+                for k in range(N_ITEMS):
+                    out_cols[C_ITEMS + s * N_ITEMS + k, h] = it[s, k]
+                out_cols[C_STATS + 4 * s, h] = popcount(p)
+                out_cols[C_STATS + 4 * s + 1, h] = popcount(p & DENARI)
+                out_cols[C_STATS + 4 * s + 2, h] = primiera_classic(p, 1)
+                out_cols[C_STATS + 4 * s + 3, h] = popcount(p & SEVENS)
+                out_cols[C_TOTALS + s, h] = it[s, I_TOTAL]
+            out_cols[C_WINNER, h] = -1
 
 
 # --------------------------------------------------------------------------- batch simulation
@@ -1331,19 +1381,6 @@ STREAM_DEAL = 0
 STREAM_PLAY = 1
 STREAM_DEALER = 2
 MAX_HANDS_PER_MATCH = 10000
-
-# Row layout of simulate_rows (see scopa_sim.dataset.kernel_columns).
-C_MATCH = 0
-C_HAND = 1
-C_DEALER = 2
-C_FIRST = 3
-C_REDEALS = 4
-C_PLAYS = 5
-C_ITEMS = 6  # 4 sides x N_ITEMS
-C_STATS = C_ITEMS + 4 * N_ITEMS  # 4 sides x 4: captured, denari, primiera value, sevens
-C_TOTALS = C_STATS + 16  # 4 sides: match totals after the hand
-C_WINNER = C_TOTALS + 4
-N_ROW_COLS = C_WINNER + 1
 
 
 @njit(cache=True)
@@ -1366,8 +1403,9 @@ def match_winner(rules, totals, state):
 @njit(cache=True)
 def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
     """Play units (independent hands, or whole matches when ``by_match``) from
-    ``first_unit`` on, one row per hand into ``out``; stop early when ``out`` could
-    overflow. Returns (units done, rows written).
+    ``first_unit`` on, one row per hand into the columns ``out[C_*, row]`` (``C_MATCH``
+    holds the unit's offset from ``first_unit``); stop early when ``out`` could overflow.
+    Returns (units done, rows written). Columns of sides the game lacks are left as is.
 
     Hand ``h`` of match ``m`` deals from stream (seed, m, h, DEAL) and plays from
     (seed, m, h, PLAY); an independent hand ``u`` is hand 0 of match ``u`` with
@@ -1385,7 +1423,7 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
     rng = np.zeros(1, dtype=np.uint64)
     n = rules[R_PLAYERS]
     ns = rules[R_SIDES]
-    cap = out.shape[0]
+    cap = out.shape[1]
     rows = 0
     for u in range(n_units):
         m = first_unit + u
@@ -1412,32 +1450,29 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
                 state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
             )
             score_state(state, rules, score)
-            row = out[rows]
-            for c in range(N_ROW_COLS):
-                row[c] = 0
-            row[C_MATCH] = m
-            row[C_HAND] = h
-            row[C_DEALER] = dealer
-            row[C_FIRST] = (dealer + 1) % n
-            row[C_REDEALS] = redeals
-            row[C_PLAYS] = made
+            out[C_MATCH, rows] = u
+            out[C_HAND, rows] = h
+            out[C_DEALER, rows] = dealer
+            out[C_FIRST, rows] = (dealer + 1) % n
+            out[C_REDEALS, rows] = redeals
+            out[C_PLAYS, rows] = made
             for s in range(ns):
                 pile = state[S_PILES + s]
                 for i in range(N_ITEMS):
-                    row[C_ITEMS + s * N_ITEMS + i] = score[s, i]
-                row[C_STATS + 4 * s] = popcount(pile)
-                row[C_STATS + 4 * s + 1] = popcount(pile & DENARI)
-                row[C_STATS + 4 * s + 2] = primiera_classic(pile, 1)
-                row[C_STATS + 4 * s + 3] = popcount(pile & (ACES << 6))
+                    out[C_ITEMS + s * N_ITEMS + i, rows] = score[s, i]
+                out[C_STATS + 4 * s, rows] = popcount(pile)
+                out[C_STATS + 4 * s + 1, rows] = popcount(pile & DENARI)
+                out[C_STATS + 4 * s + 2, rows] = primiera_classic(pile, 1)
+                out[C_STATS + 4 * s + 3, rows] = popcount(pile & SEVENS)
                 totals[s] += score[s, I_TOTAL]
-                row[C_TOTALS + s] = totals[s]
+                out[C_TOTALS + s, rows] = totals[s]
             rows += 1
             if not by_match:
-                row[C_WINNER] = -1
+                out[C_WINNER, rows - 1] = -1
                 ended = True
                 break
             w = match_winner(rules, totals, state)
-            row[C_WINNER] = w
+            out[C_WINNER, rows - 1] = w
             if w >= 0:
                 ended = True
                 break
@@ -1451,32 +1486,5 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
 def independent_hand_rows(rules, policies, seed, first_unit, n_units, out):
     """The rows of :func:`simulate_rows` for independent hands (not matches), through the
     fused playout loop of :func:`fused_hands`: same deals, plays and rows, faster."""
-    ns = rules[R_SIDES]
-    n = rules[R_PLAYERS]
-    points = np.zeros((n_units, 4), dtype=np.int64)
-    work = np.zeros((n_units, N_WORK + 2), dtype=np.int64)
-    fused_hands(rules, policies, seed, first_unit, n_units, True, points, work)
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
-    for i in range(n_units):
-        wk = work[i]
-        score_piles(rules, wk[W_PILES : W_PILES + 4], wk[W_SCOPE : W_SCOPE + 4], score)
-        row = out[i]
-        for c in range(N_ROW_COLS):
-            row[c] = 0
-        m = first_unit + i
-        row[C_MATCH] = m
-        row[C_DEALER] = m % n
-        row[C_FIRST] = (m + 1) % n
-        row[C_REDEALS] = wk[N_WORK + 1]
-        row[C_PLAYS] = wk[N_WORK]
-        for s in range(ns):
-            pile = wk[W_PILES + s]
-            for j in range(N_ITEMS):
-                row[C_ITEMS + s * N_ITEMS + j] = score[s, j]
-            row[C_STATS + 4 * s] = popcount(pile)
-            row[C_STATS + 4 * s + 1] = popcount(pile & DENARI)
-            row[C_STATS + 4 * s + 2] = primiera_classic(pile, 1)
-            row[C_STATS + 4 * s + 3] = popcount(pile & (ACES << 6))
-            row[C_TOTALS + s] = score[s, I_TOTAL]
-        row[C_WINNER] = -1
+    fused_hands(rules, policies, seed, first_unit, n_units, True, np.empty((0, 4), np.int64), out)
     return n_units

@@ -103,11 +103,12 @@ def first_player_advantage(
     by_pos = np.empty((hands, n), dtype=np.int64)
     start = time.perf_counter()
     done = 0
+    buf = np.zeros((K.N_ROW_COLS, min(CHUNK, hands)), dtype=np.int32)
     while done < hands:
         k = min(CHUNK, hands - done)
-        rows = compute_rows(config, done, k)
+        cols = compute_rows(config, done, k, buf)
         points = np.stack(
-            [rows[:, K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(rules.sides)], axis=1
+            [cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(rules.sides)], axis=1
         ).astype(np.int64)
         by_pos[done : done + k] = position_points(rules, points, done)
         done += k

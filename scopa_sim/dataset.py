@@ -65,7 +65,7 @@ def _schema() -> dict[str, pl.DataType]:
 #: Column name -> pinned polars type, in file order.
 SCHEMA: dict[str, pl.DataType] = _schema()
 
-# Column layout of the kernel's int64 row array (see _kernels.simulate_rows).
+# Column layout of the kernel's row columns (see _kernels.simulate_rows).
 _KERNEL_COLS = ("match", "hand", "dealer", "first_player", "redeals", "plays")
 
 
@@ -83,8 +83,9 @@ def kernel_columns() -> list[str]:
 
 
 def rows_to_frame(
-    rows: np.ndarray,
+    cols: np.ndarray,
     *,
+    first: int,
     run_id: str,
     preset: str,
     rules_hash: str,
@@ -93,10 +94,11 @@ def rows_to_frame(
     seed: int,
     policies: Sequence[str],
 ) -> pl.DataFrame:
-    """A shard's DataFrame from the kernel's rows, with the pinned schema.
+    """A shard's DataFrame from the kernel's row columns (``cols[C_*, row]``, match
+    numbers counted from ``first``), with the pinned schema.
 
-    Constant columns are literals and the kernel's columns are cast from one
-    contiguous copy each, so building a shard costs little next to simulating it.
+    Constant columns are literals and only the columns of the game's sides are read, so
+    building a shard costs little next to simulating it.
     """
     names = kernel_columns()
     constants: dict[str, Any] = {
@@ -109,7 +111,12 @@ def rows_to_frame(
     }
     for seat in range(MAX_SEATS):
         constants[f"policy_{seat}"] = policies[seat] if seat < players else None
-    df = pl.DataFrame({name: np.ascontiguousarray(rows[:, i]) for i, name in enumerate(names)})
+    used = [
+        (i, name)
+        for i, name in enumerate(names)
+        if not ((m := re.match(r"^s(\d)_", name)) and int(m.group(1)) >= sides)
+    ]
+    df = pl.DataFrame({name: cols[i] for i, name in used})
     exprs = []
     for name, dtype in SCHEMA.items():
         side = re.match(r"^s(\d)_", name)
@@ -117,6 +124,8 @@ def rows_to_frame(
             exprs.append(pl.lit(constants[name], dtype=dtype).alias(name))
         elif side and int(side.group(1)) >= sides:
             exprs.append(pl.lit(None, dtype=dtype).alias(name))
+        elif name == "match":
+            exprs.append((pl.col(name).cast(dtype) + first).alias(name))
         elif name == "winner":
             col = pl.col(name)
             exprs.append(pl.when(col >= 0).then(col).otherwise(None).cast(dtype).alias(name))

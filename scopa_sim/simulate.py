@@ -136,32 +136,40 @@ class ShardResult:
     file: str
 
 
-def compute_rows(config: SimConfig, first: int, count: int) -> np.ndarray:
-    """The rows (one per hand, ``dataset.kernel_columns()``) of ``count`` units from
-    ``first``: in the jitted loop for kernel policies, else hand by hand with bots."""
+def compute_rows(
+    config: SimConfig, first: int, count: int, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The rows (one per hand) of ``count`` units from ``first``, column-major: ``cols[C_*,
+    row]`` in the order of ``dataset.kernel_columns()``, with ``cols[C_MATCH]`` the unit's
+    offset from ``first``. Computed in the jitted loop for kernel policies, else hand by
+    hand with bots. ``out`` (int32, ``N_ROW_COLS`` rows, zeroed once) is a buffer to reuse
+    for ``--hands`` runs; the result is then a view of it.
+    """
     specs = [PolicySpec.parse(p) for p in config.policies]
     if not all(p.is_kernel for p in specs):
         return _bot_rows(config, specs, first, count)
     r = config.rules.to_array()
     codes = np.array(
-        [PolicySpec.parse(p).code for p in config.policies] + [0] * (4 - config.rules.players),
+        [p.code for p in specs] + [0] * (4 - config.rules.players),
         dtype=np.int64,
     )
-    by_match = config.mode == "matches"
-    if not by_match:  # the fused playout loop: same rows as simulate_rows, faster
-        out = np.empty((count, K.N_ROW_COLS), dtype=np.int32)
-        K.independent_hand_rows(r, codes, config.seed, first, count, out)
-        return out
+    if config.mode == "hands":  # the fused playout loop: same rows as simulate_rows, faster
+        if out is None or out.shape[1] < count:
+            out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+        cols = out[:, :count]
+        K.independent_hand_rows(r, codes, config.seed, first, count, cols)
+        return cols
     parts = []
     done = 0
     while done < count:
         left = count - done
-        cap = left if not by_match else max(256, left * 8)
-        out = np.empty((cap, K.N_ROW_COLS), dtype=np.int32)
-        units, rows = K.simulate_rows(r, codes, config.seed, by_match, first + done, left, out)
-        parts.append(out[:rows])
+        buf = np.zeros((K.N_ROW_COLS, max(256, left * 8)), dtype=np.int32)
+        units, rows = K.simulate_rows(r, codes, config.seed, True, first + done, left, buf)
+        part = buf[:, :rows]
+        part[K.C_MATCH] += done
+        parts.append(part)
         done += int(units)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
 def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int) -> np.ndarray:
@@ -182,7 +190,7 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
         for log in logs:
             row = np.zeros(K.N_ROW_COLS, dtype=np.int32)
             row[[K.C_MATCH, K.C_HAND, K.C_DEALER, K.C_FIRST, K.C_REDEALS, K.C_PLAYS]] = (
-                log.match,
+                log.match - first,
                 log.hand,
                 log.dealer,
                 (log.dealer + 1) % rules.players,
@@ -201,7 +209,18 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
                 row[K.C_TOTALS + s] = log.totals_after[s]
             row[K.C_WINNER] = -1 if log.winner is None else log.winner
             rows.append(row)
-    return np.stack(rows)
+    return np.stack(rows, axis=1)
+
+
+#: A worker's reusable row buffer (one shard at a time per process), so that shards do not
+#: pay for fresh pages.
+_BUFFER: list[np.ndarray] = []
+
+
+def _row_buffer(count: int) -> np.ndarray:
+    if not _BUFFER or _BUFFER[0].shape[1] < count:
+        _BUFFER[:] = [np.zeros((K.N_ROW_COLS, count), dtype=np.int32)]
+    return _BUFFER[0]
 
 
 def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
@@ -209,9 +228,12 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
     config = SimConfig.from_json(config_doc)
     t0 = time.perf_counter()
     first, count = config.units(index)
-    rows = compute_rows(config, first, count)
+    cols = compute_rows(
+        config, first, count, _row_buffer(count) if config.mode == "hands" else None
+    )
     frame = D.rows_to_frame(
-        rows,
+        cols,
+        first=first,
         run_id=config.run_id,
         preset=config.preset,
         rules_hash=config.rules.digest(),
@@ -221,7 +243,7 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
         policies=config.policies,
     )
     path = D.write_shard(Path(directory), index, frame)
-    return ShardResult(index, rows.shape[0], count, time.perf_counter() - t0, path.name)
+    return ShardResult(index, cols.shape[1], count, time.perf_counter() - t0, path.name)
 
 
 def _versions() -> dict[str, str]:

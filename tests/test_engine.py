@@ -559,8 +559,8 @@ def test_deal_36_card_deck() -> None:
     assert not any(c % 10 == 1 for h in st.hands for c in h)
 
 
-# Seed 1452: its first shuffle puts KD KC KS on the table (found by a search).
-KINGS_SEED = 1452
+# Seed 43: its first shuffle puts KD KC KS on the table (found by a search).
+KINGS_SEED = 43
 
 
 def test_kings_redeal() -> None:

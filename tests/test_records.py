@@ -285,7 +285,8 @@ def _m(b: Base):
         d = o["deals"][0]
         d["hands"][0][0], d["table"][0] = d["table"][0], d["hands"][0][0]
 
-    return edit(b, b.cont, f, r"^play \d+: .*not in the hand")
+    # the first play that uses either swapped card is refused
+    return edit(b, b.cont, f, r"^play \d+: .*not (in the hand|on the table)")
 
 
 @mutation("move a hand card to the table")

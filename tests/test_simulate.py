@@ -252,8 +252,8 @@ def test_fused_rows_equal_generic_rows():
         r = Rules.make(preset).to_array()
         for policy in (K.POLICY_RANDOM, K.POLICY_GREEDY):
             codes = np.full(4, policy, dtype=np.int64)
-            a = np.empty((400, K.N_ROW_COLS), dtype=np.int32)
-            b = np.empty_like(a)
+            a = np.zeros((K.N_ROW_COLS, 400), dtype=np.int32)
+            b = np.zeros_like(a)
             K.simulate_rows(r, codes, 7, False, 100, 400, a)
             K.independent_hand_rows(r, codes, 7, 100, 400, b)
             assert (a == b).all(), (preset, policy)
