@@ -139,10 +139,14 @@ def shard_path(directory: Path, index: int) -> Path:
 
 
 def write_shard(directory: Path, index: int, frame: pl.DataFrame) -> Path:
-    """Write a shard atomically: a temporary file in the same folder, then rename."""
+    """Write a shard atomically: a temporary file in the same folder, then rename.
+
+    Column statistics (min/max per row group) are left out: they cost about a fifth of
+    the writing time and the analyses read whole columns, so nothing would prune on them.
+    """
     path = shard_path(directory, index)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=True)
+    frame.write_parquet(tmp, compression="zstd", compression_level=1, statistics=False)
     with open(tmp, "rb") as f:
         os.fsync(f.fileno())
     os.replace(tmp, path)
