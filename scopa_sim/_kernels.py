@@ -994,13 +994,27 @@ def _card_captures_fewest(card, table, packed, sweep_aces):
     return 0
 
 
-@njit(cache=True)
 def selfplay_hands(rules, policies, seed, count, out_points):
     """Play ``count`` independent hands (dealer = hand index mod players); write each
     side's points to ``out_points[hand, side]``. Deal and play streams are derived from
     (seed, hand) so results do not depend on how work is split (see :func:`fused_hands`).
     """
-    fused_hands(rules, policies, seed, 0, count, False, out_points, np.empty((0, 0), np.int32))
+    fused_kernel(rules)(
+        rules, policies, seed, 0, count, False, out_points, np.empty((0, 0), np.int32)
+    )
+
+
+def fused_kernel(rules):
+    """The compiled :func:`fused_hands` for a rules vector: the two-player fast path
+    :func:`fused_hands_2p` when it applies, else the general kernel."""
+    plain_2p = (
+        rules[R_PLAYERS] == 2
+        and not rules[R_TEAMS]
+        and not rules[R_ACE_SWEEP]
+        and not rules[R_SUM_FEWEST]
+        and not rules[R_CAPTURE_HAND]
+    )
+    return fused_hands_2p if plain_2p else fused_hands
 
 
 @njit(cache=True)
@@ -1024,18 +1038,39 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
     (each one would cost atomic reference-count updates).  Hot indexing uses unsigned
     indices, which numba does not test for negative wraparound.
     """
+    _fused_hands(
+        rules, policies, seed, first_hand, count, independent, out_points, out_cols,
+        rules[R_PLAYERS], rules[R_TEAMS] != 0, rules[R_ACE_SWEEP] != 0,
+        rules[R_SUM_FEWEST] != 0, rules[R_CAPTURE_HAND] != 0,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def fused_hands_2p(rules, policies, seed, first_hand, count, independent, out_points, out_cols):
+    """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``
+    or ``capture_rule=hand`` (``scopa``, ``scopa-36`` and most of their variants), with
+    those options compiled in as constants: about 6% faster."""
+    _fused_hands(
+        rules, policies, seed, first_hand, count, independent, out_points, out_cols,
+        2, False, False, False, False,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _fused_hands(
+    rules, policies, seed, first_hand, count, independent, out_points, out_cols,
+    players, teams, ace_rule, fewest, capture_hand,
+):  # fmt: skip
+    """The body of :func:`fused_hands`, inlined into each entry point so that the options
+    given as arguments (players, teams, ace sweep, sum and capture rules) fold to
+    constants where an entry point fixes them."""
     g = np.uint64(0x9E3779B97F4A7C15)
-    players = rules[R_PLAYERS]
-    ns = rules[R_SIDES]
-    teams = rules[R_TEAMS] != 0
+    ns = 2 if teams else players
     size = rules[R_DECK]
     hand_size = rules[R_HAND_SIZE]
     table_cards = rules[R_TABLE_CARDS]
     kings_redeal = rules[R_KINGS_REDEAL] != 0
     total = rules[R_TOTAL_PLAYS]
-    fewest = rules[R_SUM_FEWEST] != 0
-    capture_hand = rules[R_CAPTURE_HAND] != 0
-    ace_rule = rules[R_ACE_SWEEP] != 0
     ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
     lps = rules[R_LAST_PLAY_SCOPA] != 0
     remainder_dealer = rules[R_REMAINDER_DEALER] != 0
@@ -1482,7 +1517,6 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
     return n_units, rows
 
 
-@njit(cache=True)
 def independent_hand_rows(rules, policies, seed, first_unit, n_units, out):
     """The rows of :func:`simulate_rows` for independent hands (not matches), through the
     fused playout loop of :func:`fused_hands`: same deals, plays and rows, faster."""

@@ -242,3 +242,24 @@ def test_fused_selfplay_matches_the_step_kernels(
         K.play_out(state, r, policies, rng, buf_card, buf_take, scratch, log[0], log[1])
         K.score_state(state, r, score)
         assert points[h, : rules.sides].tolist() == score[: rules.sides, K.I_TOTAL].tolist()
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"), [("scopa", ("napola=true", "last_play_scopa=true")), ("scopa-36", ())]
+)
+def test_two_player_fast_path_equals_the_general_kernel(
+    preset: str, overrides: tuple[str, ...]
+) -> None:
+    """fused_hands_2p (options folded to constants) and fused_hands give the same rows."""
+    r = make(preset, overrides).to_array()
+    assert K.fused_kernel(r) is K.fused_hands_2p
+    policies = np.array([K.POLICY_RANDOM, K.POLICY_GREEDY, 0, 0], dtype=np.int64)
+    out = []
+    for kernel in (K.fused_hands, K.fused_hands_2p):
+        points = np.zeros((300, 4), dtype=np.int64)
+        cols = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
+        kernel(r, policies, 11, 50, 300, True, points, cols)
+        out.append((points, cols))
+    assert (out[0][0] == out[1][0]).all() and (out[0][1] == out[1][1]).all()
+    assert K.fused_kernel(make("asso-piglia-tutto", ()).to_array()) is K.fused_hands
+    assert K.fused_kernel(make("scopa-3", ()).to_array()) is K.fused_hands
