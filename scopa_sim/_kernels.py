@@ -1017,7 +1017,7 @@ def fused_kernel(rules):
     return fused_hands_2p if plain_2p else fused_hands
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fused_hands(rules, policies, seed, first_hand, count, independent, out_points, out_cols):
     """Hands ``first_hand .. first_hand + count - 1`` with kernel policies, dealer = hand index mod
     players; each side's points go to ``out_points[i, side]`` (unless it has no rows)
@@ -1045,7 +1045,7 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
     )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def fused_hands_2p(rules, policies, seed, first_hand, count, independent, out_points, out_cols):
     """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``
     or ``capture_rule=hand`` (``scopa``, ``scopa-36`` and most of their variants), with
@@ -1435,7 +1435,7 @@ def match_winner(rules, totals, state):
     return strict_winner(totals, ns)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
     """Play units (independent hands, or whole matches when ``by_match``) from
     ``first_unit`` on, one row per hand into the columns ``out[C_*, row]`` (``C_MATCH``

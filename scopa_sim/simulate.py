@@ -16,6 +16,7 @@ import json
 import os
 import platform
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -212,15 +213,16 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
     return np.stack(rows, axis=1)
 
 
-#: A worker's reusable row buffer (one shard at a time per process), so that shards do not
-#: pay for fresh pages.
-_BUFFER: list[np.ndarray] = []
+#: Each thread's reusable row buffer (it computes one shard at a time), so that shards do
+#: not pay for fresh pages.
+_BUFFERS = threading.local()
 
 
 def _row_buffer(count: int) -> np.ndarray:
-    if not _BUFFER or _BUFFER[0].shape[1] < count:
-        _BUFFER[:] = [np.zeros((K.N_ROW_COLS, count), dtype=np.int32)]
-    return _BUFFER[0]
+    buf = getattr(_BUFFERS, "rows", None)
+    if buf is None or buf.shape[1] < count:
+        buf = _BUFFERS.rows = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+    return buf
 
 
 def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
@@ -379,7 +381,11 @@ Executor = Callable[[Run, list[int]], Iterator[ShardResult]]
 
 
 def local_executor(workers: int) -> Executor:
-    """Shards in ``workers`` processes (in this process when ``workers == 1``)."""
+    """Shards on ``workers`` cores of this machine: in this process when ``workers == 1``;
+    else in threads when every policy is a kernel policy (the jitted loop runs without the
+    GIL and so does the Parquet writer, so threads scale without starting processes that
+    must import and load the kernels), or in processes for search policies (which run
+    Python between kernel calls)."""
 
     def execute(run: Run, todo: list[int]) -> Iterator[ShardResult]:
         doc, where = run.config.to_json(), str(run.directory)
@@ -388,10 +394,22 @@ def local_executor(workers: int) -> Executor:
                 yield run_shard(doc, i, where)
             return
         import multiprocessing as mp
-        from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+        from concurrent.futures import (
+            FIRST_COMPLETED,
+            Future,
+            ProcessPoolExecutor,
+            ThreadPoolExecutor,
+            wait,
+        )
+        from concurrent.futures import Executor as Pool
 
-        ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        pool: Pool
+        if all(PolicySpec.parse(p).is_kernel for p in run.config.policies):
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shard")
+        else:
+            ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+            pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        with pool:
             pending: set[Future[ShardResult]] = set()
             queue = list(todo)
             try:

@@ -61,6 +61,15 @@ def test_same_data_whatever_workers_and_shard_size(tmp_path):
     assert _read(tmp_path / "a").equals(_read(tmp_path / "b"))
 
 
+def test_same_data_with_worker_processes_for_search_policies(tmp_path):
+    """Search policies run in worker processes (kernel policies in threads): same data."""
+    cfg = _config(count=4, policies=("ismcts:iterations=30", "greedy"), shard=1)
+    a = simulate(tmp_path / "a", cfg, local_executor(1))
+    b = simulate(tmp_path / "b", cfg, local_executor(2))
+    assert a.rows == b.rows == 4
+    assert _read(tmp_path / "a").equals(_read(tmp_path / "b"))
+
+
 def test_matches_mode_agrees_with_play(tmp_path):
     cfg = _config(mode="matches", count=5, seed=11, shard=2)
     simulate(tmp_path / "m", cfg, local_executor(1))
