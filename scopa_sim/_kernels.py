@@ -130,6 +130,11 @@ C_TOTALS = C_STATS + 16  # 4 sides: match totals after the hand
 C_WINNER = C_TOTALS + 4
 N_ROW_COLS = C_WINNER + 1
 
+# What a unit of fused_hands is (see there).
+MODE_SELFPLAY = 0
+MODE_HANDS = 1
+MODE_MATCHES = 2
+
 # Work-array layout of the fused self-play kernel (:func:`selfplay_hands`).
 W_HANDS = 0  # 4 seats
 W_PILES = 4  # 4 sides
@@ -1000,7 +1005,7 @@ def selfplay_hands(rules, policies, seed, count, out_points):
     (seed, hand) so results do not depend on how work is split (see :func:`fused_hands`).
     """
     fused_kernel(rules)(
-        rules, policies, seed, 0, count, False, out_points, np.empty((0, 0), np.int32)
+        rules, policies, seed, 0, count, MODE_SELFPLAY, out_points, np.empty((0, 0), np.int32)
     )
 
 
@@ -1018,19 +1023,23 @@ def fused_kernel(rules):
 
 
 @njit(cache=True, nogil=True)
-def fused_hands(rules, policies, seed, first_hand, count, independent, out_points, out_cols):
-    """Hands ``first_hand .. first_hand + count - 1`` with kernel policies, dealer = hand index mod
-    players; each side's points go to ``out_points[i, side]`` (unless it has no rows)
-    and, unless ``out_cols`` has no columns, the hand's row of :func:`simulate_rows` to
-    ``out_cols[:, i]`` with ``C_MATCH`` holding ``i``.
+def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+    """Units ``first_unit .. first_unit + count - 1`` played with kernel policies; return
+    (units done, rows written). A unit is a hand, or with ``mode=MODE_MATCHES`` a match
+    to the target. Each side's points go to ``out_points[row, side]`` (unless it has no
+    rows) and the hand's row of :func:`simulate_rows` to ``out_cols[:, row]`` (unless it
+    has no columns; ``C_MATCH`` holds the unit's offset in this call). With matches the
+    call stops early, before a unit that could overflow ``out_cols``.
 
-    Hand ``h`` deals from ``derive_seed(seed, 0, h, 0)`` and plays from ``(seed, 0, h,
-    1)``, or with ``independent`` from ``(seed, h, 0, 0)`` and ``(seed, h, 0, 1)`` (hand 0
-    of match ``h``, as ``simulate --hands`` numbers them).
+    Streams and dealers: with ``MODE_SELFPLAY`` hand ``h`` deals from ``derive_seed(seed,
+    0, h, 0)`` and plays from ``(seed, 0, h, 1)``, dealt by seat ``h % players``; with
+    ``MODE_HANDS`` it is hand 0 of match ``h`` (streams ``(seed, h, 0, 0 | 1)``), as
+    ``simulate --hands`` numbers them; with ``MODE_MATCHES`` hand ``k`` of match ``m``
+    uses ``(seed, m, k, 0 | 1)``, the first dealer is drawn from ``(seed, m, 0,
+    STREAM_DEALER)`` and the deal then rotates, as in :func:`simulate_rows`.
 
     Same deals, plays, random draws and results as :func:`shuffle_deal`,
-    :func:`start_hand`, :func:`play_out` and :func:`score_state` on the streams
-    ``derive_seed(seed, 0, hand, 0)`` (deal) and ``derive_seed(seed, 0, hand, 1)`` (play),
+    :func:`start_hand`, :func:`play_out`, :func:`score_state` and :func:`match_winner`,
     but fused into one loop: the position lives in locals (hands, piles and scope in a
     small work array), the table's subset counts are kept packed and up to date as cards
     come and go (see ``GROW``), a random play is drawn from per-card play counts so only
@@ -1038,27 +1047,27 @@ def fused_hands(rules, policies, seed, first_hand, count, independent, out_point
     (each one would cost atomic reference-count updates).  Hot indexing uses unsigned
     indices, which numba does not test for negative wraparound.
     """
-    _fused_hands(
-        rules, policies, seed, first_hand, count, independent, out_points, out_cols,
+    return _fused_hands(
+        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
         rules[R_PLAYERS], rules[R_TEAMS] != 0, rules[R_ACE_SWEEP] != 0,
         rules[R_SUM_FEWEST] != 0, rules[R_CAPTURE_HAND] != 0,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
-def fused_hands_2p(rules, policies, seed, first_hand, count, independent, out_points, out_cols):
+def fused_hands_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``
     or ``capture_rule=hand`` (``scopa``, ``scopa-36`` and most of their variants), with
     those options compiled in as constants: about 6% faster."""
-    _fused_hands(
-        rules, policies, seed, first_hand, count, independent, out_points, out_cols,
+    return _fused_hands(
+        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
         2, False, False, False, False,
     )  # fmt: skip
 
 
 @njit(cache=True, inline="always")
 def _fused_hands(
-    rules, policies, seed, first_hand, count, independent, out_points, out_cols,
+    rules, policies, seed, first_unit, count, mode, out_points, out_cols,
     players, teams, ace_rule, fewest, capture_hand,
 ):  # fmt: skip
     """The body of :func:`fused_hands`, inlined into each entry point so that the options
@@ -1087,12 +1096,33 @@ def _fused_hands(
     it = np.zeros((4, N_ITEMS), dtype=np.int64)
     keep_points = out_points.shape[0] > 0
     keep_rows = out_cols.shape[1] > 0
-    for h in range(count):
-        unit = first_hand + h
-        dealer = unit % players
+    all_denari_wins = napola and rules[R_ALL_DENARI_WINS] != 0
+    target = rules[R_TARGET]
+    totals = np.zeros(4, dtype=np.int64)
+    cap = out_cols.shape[1]
+    done = 0  # units (hands, or matches) done in this call
+    hand_no = 0  # hand of the match
+    row = 0
+    dealer = 0
+    while done < count:
+        unit = first_unit + done
+        if hand_no == 0:
+            if mode == MODE_MATCHES:
+                if row + 64 > cap:  # a match of more hands than that is astronomically rare
+                    return done, row
+                dealer = _below(derive_seed(seed, unit, 0, STREAM_DEALER) + g, players)
+                for s in range(4):
+                    totals[s] = 0
+            else:
+                dealer = unit % players
+        elif hand_no == MAX_HANDS_PER_MATCH or row == cap:
+            raise ValueError("fused_hands: a match did not end within the output buffer")
         redeals = 0
         # the deal and play streams of a hand share their prefix
-        prefix = _seed_prefix(seed, unit, 0) if independent else _seed_prefix(seed, 0, unit)
+        if mode == MODE_SELFPLAY:
+            prefix = _seed_prefix(seed, 0, unit)
+        else:
+            prefix = _seed_prefix(seed, unit, hand_no)
         # ---------------------------------------------------------------- shuffle_deal
         z = mix64(prefix ^ np.uint64(0x8CB92BA72F3D8DD7))
         while True:
@@ -1391,24 +1421,53 @@ def _fused_hands(
                 pts += it[s, k]
             it[s, I_TOTAL] = pts
             if keep_points:
-                out_points[h, s] = pts
-        if keep_rows:  # the row of simulate_rows (match = h, the offset in this call)
-            out_cols[C_MATCH, h] = h
-            out_cols[C_HAND, h] = 0
-            out_cols[C_DEALER, h] = dealer
-            out_cols[C_FIRST, h] = first
-            out_cols[C_REDEALS, h] = redeals
-            out_cols[C_PLAYS, h] = plays
+                out_points[row, s] = pts
+        winner = -1
+        if mode == MODE_MATCHES:  # match_winner: the all-denari rule, then the target
+            top = 0
+            all_denari = -1
+            for s in range(ns):
+                totals[s] += it[s, I_TOTAL]
+                top = max(top, totals[s])
+                if all_denari_wins and all_denari < 0 and w[W_PILES + s] & DENARI == DENARI:
+                    all_denari = s
+            if all_denari >= 0:
+                winner = all_denari
+            elif top >= target:
+                for s in range(ns):
+                    if totals[s] == top:
+                        winner = s if winner == -1 else -2
+                winner = max(winner, -1)  # -2: a tie at the top, so play on
+        else:
+            for s in range(ns):
+                totals[s] = it[s, I_TOTAL]
+        if keep_rows:  # the row of simulate_rows (match: the offset in this call)
+            out_cols[C_MATCH, row] = done
+            out_cols[C_HAND, row] = hand_no
+            out_cols[C_DEALER, row] = dealer
+            out_cols[C_FIRST, row] = first
+            out_cols[C_REDEALS, row] = redeals
+            out_cols[C_PLAYS, row] = plays
             for s in range(ns):
                 p = w[W_PILES + s]
                 for k in range(N_ITEMS):
-                    out_cols[C_ITEMS + s * N_ITEMS + k, h] = it[s, k]
-                out_cols[C_STATS + 4 * s, h] = popcount(p)
-                out_cols[C_STATS + 4 * s + 1, h] = popcount(p & DENARI)
-                out_cols[C_STATS + 4 * s + 2, h] = primiera_classic(p, 1)
-                out_cols[C_STATS + 4 * s + 3, h] = popcount(p & SEVENS)
-                out_cols[C_TOTALS + s, h] = it[s, I_TOTAL]
-            out_cols[C_WINNER, h] = -1
+                    out_cols[C_ITEMS + s * N_ITEMS + k, row] = it[s, k]
+                out_cols[C_STATS + 4 * s, row] = popcount(p)
+                out_cols[C_STATS + 4 * s + 1, row] = popcount(p & DENARI)
+                out_cols[C_STATS + 4 * s + 2, row] = primiera_classic(p, 1)
+                out_cols[C_STATS + 4 * s + 3, row] = popcount(p & SEVENS)
+                out_cols[C_TOTALS + s, row] = totals[s]
+            out_cols[C_WINNER, row] = winner
+        row += 1
+        if mode != MODE_MATCHES or winner >= 0:
+            done += 1
+            hand_no = 0
+        else:
+            hand_no += 1
+            dealer += 1
+            if dealer == players:
+                dealer = 0
+    return count, row
 
 
 # --------------------------------------------------------------------------- batch simulation
@@ -1517,8 +1576,10 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
     return n_units, rows
 
 
-def independent_hand_rows(rules, policies, seed, first_unit, n_units, out):
-    """The rows of :func:`simulate_rows` for independent hands (not matches), through the
-    fused playout loop of :func:`fused_hands`: same deals, plays and rows, faster."""
-    fused_hands(rules, policies, seed, first_unit, n_units, True, np.empty((0, 4), np.int64), out)
-    return n_units
+def fused_rows(rules, policies, seed, by_match, first_unit, n_units, out):
+    """:func:`simulate_rows` through the fused playout loop of :func:`fused_hands` (kernel
+    policies): same deals, plays and rows, several times faster."""
+    mode = MODE_MATCHES if by_match else MODE_HANDS
+    return fused_kernel(rules)(
+        rules, policies, seed, first_unit, n_units, mode, np.empty((0, 4), np.int64), out
+    )

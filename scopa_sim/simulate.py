@@ -154,18 +154,18 @@ def compute_rows(
         [p.code for p in specs] + [0] * (4 - config.rules.players),
         dtype=np.int64,
     )
-    if config.mode == "hands":  # the fused playout loop: same rows as simulate_rows, faster
+    if config.mode == "hands":  # one row per unit: fill the caller's buffer
         if out is None or out.shape[1] < count:
             out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
         cols = out[:, :count]
-        K.independent_hand_rows(r, codes, config.seed, first, count, cols)
+        K.fused_rows(r, codes, config.seed, False, first, count, cols)
         return cols
     parts = []
     done = 0
-    while done < count:
+    while done < count:  # matches: rows as they come, in parts that cannot overflow
         left = count - done
         buf = np.zeros((K.N_ROW_COLS, max(256, left * 8)), dtype=np.int32)
-        units, rows = K.simulate_rows(r, codes, config.seed, True, first + done, left, buf)
+        units, rows = K.fused_rows(r, codes, config.seed, True, first + done, left, buf)
         part = buf[:, :rows]
         part[K.C_MATCH] += done
         parts.append(part)

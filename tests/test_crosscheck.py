@@ -258,7 +258,7 @@ def test_two_player_fast_path_equals_the_general_kernel(
     for kernel in (K.fused_hands, K.fused_hands_2p):
         points = np.zeros((300, 4), dtype=np.int64)
         cols = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
-        kernel(r, policies, 11, 50, 300, True, points, cols)
+        kernel(r, policies, 11, 50, 300, K.MODE_HANDS, points, cols)
         out.append((points, cols))
     assert (out[0][0] == out[1][0]).all() and (out[0][1] == out[1][1]).all()
     assert K.fused_kernel(make("asso-piglia-tutto", ()).to_array()) is K.fused_hands

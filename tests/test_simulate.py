@@ -250,22 +250,41 @@ def test_search_policy_in_simulate_is_reproducible(tmp_path):
     assert da["policy_0"].unique().to_list() == ["ismcts:iterations=50"]
 
 
-def test_fused_rows_equal_generic_rows():
+@pytest.mark.parametrize("by_match", [False, True], ids=["hands", "matches"])
+def test_fused_rows_equal_generic_rows(by_match):
     """The fused playout loop gives simulate_rows' rows exactly, for every preset."""
     import numpy as np
 
     from scopa_sim import _kernels as K
     from scopa_sim.rules import PRESETS
 
+    units = 40 if by_match else 400
     for preset in PRESETS:
         r = Rules.make(preset).to_array()
         for policy in (K.POLICY_RANDOM, K.POLICY_GREEDY):
             codes = np.full(4, policy, dtype=np.int64)
-            a = np.zeros((K.N_ROW_COLS, 400), dtype=np.int32)
+            a = np.zeros((K.N_ROW_COLS, 40 * units), dtype=np.int32)
             b = np.zeros_like(a)
-            K.simulate_rows(r, codes, 7, False, 100, 400, a)
-            K.independent_hand_rows(r, codes, 7, 100, 400, b)
+            done_a = K.simulate_rows(r, codes, 7, by_match, 100, units, a)
+            done_b = K.fused_rows(r, codes, 7, by_match, 100, units, b)
+            assert done_a == done_b and done_a[0] == units, (preset, policy)
             assert (a == b).all(), (preset, policy)
+
+
+def test_fused_matches_stop_before_overflowing():
+    """A buffer too small for every match: both kernels stop at the same unit."""
+    import numpy as np
+
+    from scopa_sim import _kernels as K
+
+    r = Rules.make("scopa").to_array()
+    codes = np.zeros(4, dtype=np.int64)
+    a = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
+    b = np.zeros_like(a)
+    done_a = K.simulate_rows(r, codes, 7, True, 0, 1000, a)
+    done_b = K.fused_rows(r, codes, 7, True, 0, 1000, b)
+    assert done_a == done_b and 0 < done_a[0] < 1000
+    assert (a == b).all()
 
 
 def test_a_locked_run_directory_is_refused(tmp_path):
