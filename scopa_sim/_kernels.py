@@ -999,6 +999,29 @@ def _card_captures_fewest(card, table, packed, sweep_aces):
     return 0
 
 
+@njit(cache=True, inline="always")
+def _write_row(out, row, unit, hand, dealer, first, redeals, plays, ns, piles, po, items, totals,
+               winner):  # fmt: skip
+    """A hand's row into the columns ``out[C_*, row]``: ``piles[po + side]`` are the final
+    piles, ``items[side]`` the score items, ``totals`` the match totals after the hand."""
+    out[C_MATCH, row] = unit
+    out[C_HAND, row] = hand
+    out[C_DEALER, row] = dealer
+    out[C_FIRST, row] = first
+    out[C_REDEALS, row] = redeals
+    out[C_PLAYS, row] = plays
+    for s in range(ns):
+        p = piles[po + s]
+        for k in range(N_ITEMS):
+            out[C_ITEMS + s * N_ITEMS + k, row] = items[s, k]
+        out[C_STATS + 4 * s, row] = popcount(p)
+        out[C_STATS + 4 * s + 1, row] = popcount(p & DENARI)
+        out[C_STATS + 4 * s + 2, row] = primiera_classic(p, 1)
+        out[C_STATS + 4 * s + 3, row] = popcount(p & SEVENS)
+        out[C_TOTALS + s, row] = totals[s]
+    out[C_WINNER, row] = winner
+
+
 def selfplay_hands(rules, policies, seed, count, out_points):
     """Play ``count`` independent hands (dealer = hand index mod players); write each
     side's points to ``out_points[hand, side]``. Deal and play streams are derived from
@@ -1442,22 +1465,10 @@ def _fused_hands(
             for s in range(ns):
                 totals[s] = it[s, I_TOTAL]
         if keep_rows:  # the row of simulate_rows (match: the offset in this call)
-            out_cols[C_MATCH, row] = done
-            out_cols[C_HAND, row] = hand_no
-            out_cols[C_DEALER, row] = dealer
-            out_cols[C_FIRST, row] = first
-            out_cols[C_REDEALS, row] = redeals
-            out_cols[C_PLAYS, row] = plays
-            for s in range(ns):
-                p = w[W_PILES + s]
-                for k in range(N_ITEMS):
-                    out_cols[C_ITEMS + s * N_ITEMS + k, row] = it[s, k]
-                out_cols[C_STATS + 4 * s, row] = popcount(p)
-                out_cols[C_STATS + 4 * s + 1, row] = popcount(p & DENARI)
-                out_cols[C_STATS + 4 * s + 2, row] = primiera_classic(p, 1)
-                out_cols[C_STATS + 4 * s + 3, row] = popcount(p & SEVENS)
-                out_cols[C_TOTALS + s, row] = totals[s]
-            out_cols[C_WINNER, row] = winner
+            _write_row(
+                out_cols, row, done, hand_no, dealer, first, redeals, plays, ns, w, W_PILES,
+                it, totals, winner,
+            )  # fmt: skip
         row += 1
         if mode != MODE_MATCHES or winner >= 0:
             done += 1
@@ -1544,30 +1555,15 @@ def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
                 state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
             )
             score_state(state, rules, score)
-            out[C_MATCH, rows] = u
-            out[C_HAND, rows] = h
-            out[C_DEALER, rows] = dealer
-            out[C_FIRST, rows] = (dealer + 1) % n
-            out[C_REDEALS, rows] = redeals
-            out[C_PLAYS, rows] = made
             for s in range(ns):
-                pile = state[S_PILES + s]
-                for i in range(N_ITEMS):
-                    out[C_ITEMS + s * N_ITEMS + i, rows] = score[s, i]
-                out[C_STATS + 4 * s, rows] = popcount(pile)
-                out[C_STATS + 4 * s + 1, rows] = popcount(pile & DENARI)
-                out[C_STATS + 4 * s + 2, rows] = primiera_classic(pile, 1)
-                out[C_STATS + 4 * s + 3, rows] = popcount(pile & SEVENS)
                 totals[s] += score[s, I_TOTAL]
-                out[C_TOTALS + s, rows] = totals[s]
+            w = match_winner(rules, totals, state) if by_match else -1
+            _write_row(
+                out, rows, u, h, dealer, (dealer + 1) % n, redeals, made, ns, state, S_PILES,
+                score, totals, w,
+            )  # fmt: skip
             rows += 1
-            if not by_match:
-                out[C_WINNER, rows - 1] = -1
-                ended = True
-                break
-            w = match_winner(rules, totals, state)
-            out[C_WINNER, rows - 1] = w
-            if w >= 0:
+            if not by_match or w >= 0:
                 ended = True
                 break
             dealer = (dealer + 1) % n
