@@ -1,6 +1,7 @@
 """Search speed and strength: solver positions/s, ISMCTS iterations/s, bot-vs-bot margins.
 
-    python benchmarks/bench_search.py [--deals N] [--seed S] [--json FILE] [--quick]
+    python benchmarks/bench_search.py [--deals N] [--pimc-deals N] [--seed S] [--json FILE]
+                                      [--quick] [--skip-strength]
 
 Prints a table; ``--json`` also writes it. Strength is measured on paired, seat-swapped
 deals of 2-player Scopa: each deal (deck seed ``derive_seed(seed, 8, deal, 0)``, dealer
@@ -8,7 +9,9 @@ alternating) is played twice with the bots' seats exchanged, and the pair's mean
 (first bot's points minus the other's) is one sample; the table gives the mean point
 margin per hand with a 95% interval. Targets (issue 4): ISMCTS >= 200,000 iterations/s
 at the first decision, 1,000 iterations per move in under 10 ms, ISMCTS(1000) vs greedy
->= +0.6 points per hand, clearly positive vs random. Numbers are measured, never
+>= +0.6 points per hand, clearly positive vs random, and ISMCTS against PIMC at equal
+time per move: the ISMCTS iteration count is calibrated on 40 decisions spread over
+hands until its measured time per move matches PIMC's. Numbers are measured, never
 asserted. Compile time is excluded (warm-up calls first).
 """
 
@@ -88,17 +91,16 @@ def bench_ismcts(rules: Rules, seed: int) -> dict:
     root = InfoSet(state).vector
     r = rules.to_array()
     n = 200_000
-    nodes = np.empty((n + 1, KS.N_COLS), np.int64)
-    stats = np.empty((n + 1, KS.T_COLS))
+    tree = np.empty((n + 1, KS.T_COLS), np.int64)
     rng = np.array([1], dtype=np.uint64)
-    KS.ismcts_run(root, r, nodes, stats, KS.ismcts_init(root, nodes, stats), 100, 0.7, 0, rng)
+    log = np.empty(0, np.int64)
+    KS.ismcts_run(root, r, tree, KS.ismcts_init(root, tree), 100, 0.7, 0, rng, log)
     out = {}
     for policy, name in ((K.POLICY_RANDOM, "random"), (K.POLICY_GREEDY, "greedy")):
-        its = n if policy == K.POLICY_RANDOM else n // 4
-        count = KS.ismcts_init(root, nodes, stats)
+        count = KS.ismcts_init(root, tree)
         t = time.perf_counter()
-        KS.ismcts_run(root, r, nodes, stats, count, its, 0.7, policy, rng)
-        out[f"iterations_per_s_{name}_rollout"] = its / (time.perf_counter() - t)
+        KS.ismcts_run(root, r, tree, count, n, 0.7, policy, rng, log)
+        out[f"iterations_per_s_{name}_rollout"] = n / (time.perf_counter() - t)
     bot = ISMCTSBot(iterations=1000)
     states = [HandState.deal(rules, seed=seed + i) for i in range(50)]
     bot.choose(states[0], 0)
@@ -123,7 +125,10 @@ def decision_states(rules: Rules, count: int, seed: int) -> list[HandState]:
 
 
 def ms_per_move(bot: Bot, states: list[HandState]) -> float:
-    bot.choose(states[0], 0)
+    """Mean time per move over ``states`` (after an untimed pass over a few of them, so
+    that every kernel the bot uses is loaded)."""
+    for i, s in enumerate(states[:10]):
+        bot.choose(s, i)
     t = time.perf_counter()
     for i, s in enumerate(states):
         bot.choose(s, i)
@@ -154,12 +159,26 @@ def match(rules: Rules, a: Bot, b: Bot, deals: int, seed: int) -> dict:
 @click.option("--deals", default=200, show_default=True, help="paired deals per match")
 @click.option("--seed", default=2024, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option(
+    "--pimc-deals",
+    default=None,
+    type=int,
+    help="paired deals of ISMCTS vs PIMC at equal time [default: --deals]",
+)
 @click.option("--quick", is_flag=True, help="short run (smoke test)")
 @click.option("--skip-strength", is_flag=True)
-def main(deals: int, seed: int, json_path: str | None, quick: bool, skip_strength: bool) -> None:
+def main(
+    deals: int,
+    seed: int,
+    json_path: str | None,
+    pimc_deals: int | None,
+    quick: bool,
+    skip_strength: bool,
+) -> None:
     rules = Rules.make("scopa")
     budget = 0.3 if quick else 2.0
     deals = min(deals, 10) if quick else deals
+    pimc_deals = deals if pimc_deals is None or quick else pimc_deals
     solver = bench_solver(rules, [2, 4, 6, 8, 10, 12, 14], budget, seed)
     print("solver (2-player scopa, exact, every root play valued)")
     print(f"{'cards left':>10} {'positions/s':>12} {'nodes/position':>15} {'nodes/s':>12}")
@@ -176,11 +195,16 @@ def main(deals: int, seed: int, json_path: str | None, quick: bool, skip_strengt
         states = decision_states(rules, 40, seed)
         pimc = PIMCBot()
         pimc_ms = ms_per_move(pimc, states)
-        probe = ISMCTSBot(iterations=1000)
-        its_per_ms = 1000 / ms_per_move(probe, states)
-        equal = max(1, round(pimc_ms * its_per_ms))
+        # ISMCTS iterations taking PIMC's time per move: extrapolated from 1,000
+        # iterations, then corrected twice on the measured time (fixed costs per move)
+        equal = max(1, round(1000 * pimc_ms / ms_per_move(ISMCTSBot(iterations=1000), states)))
+        for _ in range(2):
+            equal_ms = ms_per_move(ISMCTSBot(iterations=equal), states)
+            equal = max(1, round(equal * pimc_ms / equal_ms))
+        equal_ms = ms_per_move(ISMCTSBot(iterations=equal), states)
         result["pimc_ms_per_move"] = pimc_ms
         result["ismcts_iterations_at_pimc_time"] = equal
+        result["ismcts_ms_per_move_at_pimc_time"] = equal_ms
         ismcts1000 = ISMCTSBot(iterations=1000)
         pairs = [
             (ismcts1000, make_bot("greedy")),
@@ -188,11 +212,12 @@ def main(deals: int, seed: int, json_path: str | None, quick: bool, skip_strengt
             (ISMCTSBot(iterations=equal), pimc),
             (pimc, make_bot("greedy")),
         ]
-        print(f"\nstrength: paired seat-swapped deals ({deals} deals = {2 * deals} hands each); "
-              f"PIMC {pimc_ms:.2f} ms/move ~ ISMCTS {equal} iterations")  # fmt: skip
+        print(f"\nstrength: paired seat-swapped deals ({deals} deals = {2 * deals} hands each, "
+              f"{pimc_deals} against PIMC); PIMC {pimc_ms:.3f} ms/move ~ "
+              f"ISMCTS {equal} iterations, {equal_ms:.3f} ms/move")  # fmt: skip
         print(f"{'bot':<42} {'vs':<36} {'margin/hand':>11} {'95% CI':>18} {'s':>6}")
         for a, b in pairs:
-            m = match(rules, a, b, deals, seed)
+            m = match(rules, a, b, pimc_deals if b is pimc else deals, seed)
             result["matches"].append(m)
             print(f"{m['a']:<42} {m['b']:<36} {m['mean_margin']:>+11.3f} "
                   f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}] {m['seconds']:>6.1f}")  # fmt: skip

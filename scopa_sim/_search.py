@@ -128,19 +128,16 @@ X_BI = 3  # index of the best play so far
 X_KEY = 4
 X_COLS = 6
 
-# ISMCTS node pool columns (int64) and statistics columns (float64)
-N_PARENT = 0
-N_CARD = 1
-N_TAKE = 2
-N_CHILD = 3  # first child, -1: none
-N_NEXT = 4  # next sibling, -1: none
-N_SIDE = 5  # side that made the play into this node
-N_COLS = 6
-T_VISITS = 0
-T_AVAIL = 1
-T_SUM = 2  # sum of scaled rewards
-T_SQ = 3  # sum of squared scaled rewards
-T_COLS = 4
+# ISMCTS tree pool columns (int64; one row per node, a node being a play)
+T_CARD = 0
+T_TAKE = 1
+T_CHILD = 2  # first child, -1: none
+T_NEXT = 3  # next sibling, -1: none
+T_VISITS = 4
+T_AVAIL = 5  # iterations in which the play was legal when its parent was passed
+T_SUM = 6  # sum of the backed-up hand margins (points, for the side that made the play)
+T_SQ = 7  # sum of their squares
+T_COLS = 8
 
 #: ISMCTS reward = hand point margin * REWARD_SCALE.  Hand margins mostly lie within
 #: +-4 points, so scaled rewards mostly lie within +-1 and UCB's exploration constant
@@ -635,274 +632,431 @@ def pimc_values(
     return n
 
 
-# --------------------------------------------------------------------------- rollouts
-#: Subset counts by value sum packed 5 bits per sum 0..10 (the polynomial prod(1 + x**v)
-#: over the table cards at x = 2**5): a card joining multiplies by GROW[v].  Exact while
-#: every count is below 32, which holds for tables of up to 6 cards (at most C(6, 3) = 20
-#: subsets share a sum); larger tables use :func:`_subset_counts`.
-LANES = (1 << 55) - 1
-GROW = np.array([0] + [1 + (1 << (5 * v)) for v in range(1, 11)], dtype=np.int64)
-
-
-@njit(cache=True)
-def _subset_counts(table, cnt):
-    """``cnt[s]``: number of subsets of the table whose values add up to s (s = 0..10)."""
-    for i in range(11):
-        cnt[i] = 0
-    cnt[0] = 1
-    m = table
-    while m:
-        u = VALUE[ctz(m)]
-        m &= m - 1
-        i = 10
-        while i >= u:
-            cnt[i] += cnt[i - u]
-            i -= 1
-
-
-@njit(cache=True)
-def rollout_random(st, rules, rng, cnt, bt, sc, log, logging):
-    """Finish the hand in ``st`` with uniformly random plays (the engine's ``random``
-    policy: uniform over the distinct legal plays) for every seat; return the plays made.
-
-    The same distribution as :func:`scopa_sim._kernels.play_out` with ``POLICY_RANDOM``
-    (not the same random stream), but about five times faster: the number of plays of
-    each card is counted from the table's subset-sum counts (packed, or in ``cnt``: 11
-    int64, for tables of more than 6 cards) and only
-    the chosen play is built; the play is applied in place and no array crosses a call
-    but for dealing and for listing the sum captures of the chosen card.  Not for
-    ``sum_capture=fewest`` (use ``play_out``).  ``st[S_REACH]`` is left stale: the state
-    is only fit for scoring afterwards.  With ``logging``, play k's card, take and the
-    number of legal plays go to ``log[3k:3k + 3]``.
-    """
-    players = rules[R_PLAYERS]
-    total = rules[R_TOTAL_PLAYS]
-    teams = rules[R_TEAMS] != 0
-    capture_hand = rules[R_CAPTURE_HAND] != 0
-    ace_rule = rules[R_ACE_SWEEP] != 0
-    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
-    lps = rules[R_LAST_PLAY_SCOPA] != 0
-    made = 0
-    while not st[S_DONE]:
-        turn = st[S_TURN]
-        hand = st[S_HANDS + turn]
-        table = st[S_TABLE]
-        big = popcount(table) > 6
-        packed = np.int64(1)
-        if big:
-            _subset_counts(table, cnt)
-        else:
-            m = table
-            while m:
-                packed = (packed * GROW[VALUE[ctz(m)]]) & LANES
-                m &= m - 1
-        sweep = ace_rule and table != 0 and (table & ACES) == 0
-        caps = 0
-        lays = 0
-        m = hand
-        while m:
-            c = ctz(m)
-            m &= m - 1
-            v = VALUE[c]
-            same = table & VALUE_MASK[v]
-            if v == 1 and sweep:
-                k = 1
-            elif same:
-                k = popcount(same)
-            else:
-                k = cnt[v] if big else (packed >> (5 * v)) & 31
-            caps += k
-            lays += k == 0
-        keep_lays = not (capture_hand and caps > 0)
-        n = caps + (lays if keep_lays else 0)
-        r = K.rand_below(rng, n)
-        card = 0
-        m = hand
-        while m:
-            card = ctz(m)
-            m &= m - 1
-            v = VALUE[card]
-            same = table & VALUE_MASK[v]
-            if v == 1 and sweep:
-                k = 1
-            elif same:
-                k = popcount(same)
-            else:
-                k = cnt[v] if big else (packed >> (5 * v)) & 31
-                if k == 0 and keep_lays:
-                    k = 1
-            if r < k:
-                break
-            r -= k
-        v = VALUE[card]
-        same = table & VALUE_MASK[v]
-        swept = False
-        if v == 1 and sweep:
-            take = table
-            swept = True
-        elif same:
-            for _ in range(r):
-                same &= same - 1
-            take = same & -same
-        elif cnt[v] if big else (packed >> (5 * v)) & 31:
-            K.sum_captures(table, v, 0, bt, 0, sc)
-            take = bt[r]
-        else:
-            take = np.int64(0)
-        if logging:
-            log[3 * made] = card
-            log[3 * made + 1] = take
-            log[3 * made + 2] = n
-        made += 1
-        bit = np.int64(1) << card
-        side = (turn & 1) if teams else turn
-        st[S_HANDS + turn] = hand ^ bit
-        plays = st[S_PLAYS] + 1
-        st[S_PLAYS] = plays
-        if take:
-            left = table & ~take
-            st[S_TABLE] = left
-            st[S_PILES + side] |= take | bit
-            st[S_LAST_CAPTURER] = side
-            if left == 0 and (lps or plays != total) and (ace_scopa or not swept):
-                st[S_SCOPE + side] += 1
-        else:
-            st[S_TABLE] = table | bit
-        turn += 1
-        st[S_TURN] = 0 if turn >= players else turn
-        empty = True
-        for i in range(players):
-            if st[S_HANDS + i]:
-                empty = False
-        if empty:
-            K.next_round(st, rules)
-    return made
-
-
 # --------------------------------------------------------------------------- ISMCTS
+# The ISMCTS kernel plays each iteration on locals, as the engine's fused self-play
+# loop does (:func:`scopa_sim._kernels.fused_hands`): the table's subset counts by
+# value sum are kept packed (``K.GROW``/``K.SHRINK``) so a card's number of captures is
+# a few bit operations, only the chosen play is built, and no array crosses a call in
+# the hot loop.  Packed counts are read only for tables of at most 6 cards, where every
+# count is below 32 whatever the position (the sets of cards with one value sum form an
+# antichain, so there are at most C(6, 3) = 20 of them); larger tables, which a root
+# given by hand may hold, fall back to listing the captures (:func:`_captures_slow`).
+# The packed value itself stays exact through any sequence of joins and leaves (the
+# multipliers are inverse modulo 2**55), so it is right again once the table shrinks.
+LANES = K.LANES
+GROW = K.GROW
+SHRINK = K.SHRINK
+SAME_MASK = K.SAME_MASK
+BIG_TABLE = 6
+
+#: Log of one iteration (tests): plays made, the world's hands and stock order, the
+#: final margins, then (card, take, number of legal plays) per play.
+L_MADE = 0
+L_HANDS = 1
+L_STOCK_LEN = 5
+L_STOCK = 6
+L_MARGINS = 46
+L_PLAYS = 50
+L_SIZE = L_PLAYS + 3 * 64
+
+
 @njit(cache=True)
-def ismcts_init(root, nodes, stats):
+def _captures_slow(card, table, sweep_aces, fewest, bt, sc):
+    """Every capture of ``card`` written to ``bt``; return their number (0: it can only be
+    laid).  For tables too big for the packed counts."""
+    if (sweep_aces >> card) & 1:
+        bt[0] = table
+        return 1
+    same = table & SAME_MASK[card]
+    n = 0
+    if same:
+        while same:
+            bt[n] = same & -same
+            same &= same - 1
+            n += 1
+        return n
+    return K.sum_captures(table, VALUE[card], fewest, bt, 0, sc)
+
+
+@njit(cache=True)
+def _captures_fast(card, table, packed, sweep_aces, fewest):
+    """Number of captures of ``card`` from the packed counts (table of <= 6 cards)."""
+    if fewest:
+        return K._card_captures_fewest(card, table, packed, sweep_aces)
+    return K._card_captures(card, table, packed, sweep_aces)
+
+
+@njit(cache=True)
+def _take_fast(card, j, table, packed, sweep_aces, fewest):
+    """The ``j``-th capture of ``card`` (in :func:`scopa_sim._kernels.legal_plays` order)
+    from the packed counts (table of <= 6 cards)."""
+    if (sweep_aces >> card) & 1:
+        return table
+    same = table & SAME_MASK[card]
+    if same:
+        for _ in range(j):
+            same &= same - 1
+        return same & -same
+    v = VALUE[card]
+    if fewest:
+        return K._fewest_take(table, packed, v, j, K._fewest_sums(table, packed, v)[1])
+    return K._sum_take(table, packed, v, j)
+
+
+@njit(cache=True)
+def ismcts_init(root, tree):
     """Make the pool hold the root alone; return the node count (1)."""
-    for j in range(N_COLS):
-        nodes[0, j] = -1
-    nodes[0, N_SIDE] = -1
     for j in range(T_COLS):
-        stats[0, j] = 0.0
+        tree[0, j] = 0
+    tree[0, T_CARD] = -1
+    tree[0, T_CHILD] = -1
+    tree[0, T_NEXT] = -1
     return 1
 
 
 @njit(cache=True)
-def ismcts_run(root, rules, nodes, stats, count, iterations, c, policy, rng):
+def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
-    information set, any world of it) on the node pool ``nodes``/``stats`` holding
-    ``count`` nodes; return the new count.
+    information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
+    holding ``count`` nodes; return the new count.
 
-    Each iteration: a new determinization for the root seat; selection from the root
-    among the children compatible with this world's legal plays, by UCB1 with
+    Each iteration: a new determinization for the root seat (the cards it cannot see
+    shuffled and dealt to the other hands by their sizes, the rest is the stock);
+    selection from the root among the children legal in this world, by UCB1 with
     availability counts (mean reward + c * sqrt(ln(availability) / visits)), until a
     node has an untried legal play; expansion of one of them chosen at random (unless
-    the pool is full); a rollout with the engine's ``policy`` for every seat
-    (``POLICY_RANDOM`` by :func:`rollout_random`, the same distribution, faster, except
-    with ``sum_capture=fewest``; ``POLICY_GREEDY`` by :func:`scopa_sim._kernels.play_out`);
-    the final margins (scaled by ``REWARD_SCALE``) backed up, each node getting the
-    margin of the side that made the play into it (for three or four sides, that side's
-    points minus the best other side's).  Availability of every compatible child is
-    counted at each node passed.  ``rng`` (one uint64) carries the random stream across
-    calls, so a run split into chunks gives the same tree.
+    the pool is full); a rollout with the engine's ``policy`` (``POLICY_RANDOM``:
+    uniform over the distinct legal plays; ``POLICY_GREEDY``: the greedy heuristic,
+    ties at random) for every seat; the final hand margins backed up, each node
+    getting the margin of the side that made its play (for three or four sides, that
+    side's points minus the best other side's).  Rewards are margins scaled by
+    ``REWARD_SCALE``.  Availability of every legal child is counted at each node
+    passed; a child is legal in a world exactly when its card is in the hand of the
+    seat to play (and, for a lay under ``capture_rule=hand``, no card captures), since
+    the table at a node is the same in every world.
+
+    ``rng`` (one uint64) carries the random stream across calls, so a run split into
+    chunks gives the same tree.  With ``log`` of ``L_SIZE`` entries the last
+    iteration's world and plays are written there (``L_*`` layout); pass an empty array
+    otherwise.
     """
-    cap = nodes.shape[0]
+    g = np.uint64(0x9E3779B97F4A7C15)
+    z = rng[0]
+    cap = tree.shape[0]
+    logging = log.shape[0] >= L_SIZE
+    players = rules[R_PLAYERS]
+    teams = rules[R_TEAMS] != 0
+    ns = rules[R_SIDES]
+    hand_size = rules[R_HAND_SIZE]
+    total = rules[R_TOTAL_PLAYS]
+    fewest = rules[R_SUM_FEWEST] != 0
+    capture_hand = rules[R_CAPTURE_HAND] != 0
+    ace_rule = rules[R_ACE_SWEEP] != 0
+    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
+    lps = rules[R_LAST_PLAY_SCOPA] != 0
+    remainder_dealer = rules[R_REMAINDER_DEALER] != 0
+    greedy = policy == K.POLICY_GREEDY
     seat = root[S_TURN]
-    st = np.empty(N_STATE, dtype=np.int64)
-    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    dealer = root[S_DEALER]
+    # the cards the root seat cannot see, and the other hands' sizes
+    unseen = np.int64(0)
+    for s in range(players):
+        if s != seat:
+            unseen |= root[S_HANDS + s]
+    for i in range(root[S_STOCK], root[S_DECK_SIZE]):
+        unseen |= np.int64(1) << root[S_DECK + i]
+    u = np.empty(40, dtype=np.int64)
+    nu = 0
+    m = unseen
+    while m:
+        u[nu] = ctz(m)
+        m &= m - 1
+        nu += 1
+    root_table = root[S_TABLE]
+    root_packed = np.int64(1)
+    m = root_table
+    while m:
+        root_packed = (root_packed * GROW[VALUE[ctz(m)]]) & LANES
+        m &= m - 1
+    w = np.zeros(16, dtype=np.int64)  # hands, piles, scope (K.W_* layout)
+    sizes = np.zeros(4, dtype=np.int64)
+    for s in range(players):
+        sizes[s] = popcount(root[S_HANDS + s])
+    hc = np.empty(16, dtype=np.int64)  # cards of the hand to play
+    kk = np.empty(16, dtype=np.int64)  # their numbers of captures
+    cc = np.empty(MAX_PLAYS, dtype=np.int64)  # legal children's plays
+    ct = np.empty(MAX_PLAYS, dtype=np.int64)
+    cn = np.empty(MAX_PLAYS, dtype=np.int64)
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
     sc = np.empty(SCRATCH, dtype=np.int64)
-    seen = np.zeros(MAX_PLAYS, dtype=np.int64)
-    lc = np.empty(64, dtype=np.int64)
-    lt = np.empty(64, dtype=np.int64)
-    cnt = np.empty(11, dtype=np.int64)
-    pol = np.full(4, policy, dtype=np.int64)
-    fast = policy == K.POLICY_RANDOM and rules[R_SUM_FEWEST] == 0
+    path = np.empty(2 * MAX_PLY, dtype=np.int64)  # node, side that made its play
     score = np.zeros((4, N_ITEMS), dtype=np.int64)
     margins = np.zeros(4, dtype=np.int64)
+    scale = REWARD_SCALE
     for _ in range(iterations):
-        determinize(root, rules, seat, rng, st)
-        node = 0
-        while not st[S_DONE]:
-            n = K.legal_plays(st, rules, bc, bt, sc)
-            for i in range(n):
-                seen[i] = 0
-            ch = nodes[node, N_CHILD]
-            while ch >= 0:  # count availability of the compatible children
-                card = nodes[ch, N_CARD]
-                take = nodes[ch, N_TAKE]
-                for i in range(n):
-                    if bc[i] == card and bt[i] == take:
-                        seen[i] = 1
-                        stats[ch, T_AVAIL] += 1.0
-                        break
-                ch = nodes[ch, N_NEXT]
-            untried = 0
-            for i in range(n):
-                untried += 1 - seen[i]
-            side = K.side_of(rules, st[S_TURN])
-            if untried:
-                r = K.rand_below(rng, untried)
-                pick = 0
-                for i in range(n):
-                    if seen[i] == 0:
-                        if r == 0:
-                            pick = i
-                            break
-                        r -= 1
-                if count < cap:
-                    new = count
-                    count += 1
-                    nodes[new, N_PARENT] = node
-                    nodes[new, N_CARD] = bc[pick]
-                    nodes[new, N_TAKE] = bt[pick]
-                    nodes[new, N_CHILD] = -1
-                    nodes[new, N_NEXT] = nodes[node, N_CHILD]
-                    nodes[new, N_SIDE] = side
-                    nodes[node, N_CHILD] = new
-                    stats[new, T_VISITS] = 0.0
-                    stats[new, T_AVAIL] = 1.0
-                    stats[new, T_SUM] = 0.0
-                    stats[new, T_SQ] = 0.0
-                    node = new
-                K.apply_play(st, rules, bc[pick], bt[pick])
-                break
-            best = -INF
-            pick = -1
-            ch = nodes[node, N_CHILD]
-            while ch >= 0:
-                card = nodes[ch, N_CARD]
-                take = nodes[ch, N_TAKE]
-                ok = False
-                for i in range(n):
-                    if bc[i] == card and bt[i] == take:
-                        ok = True
-                        break
-                if ok:
-                    v = stats[ch, T_VISITS]
-                    u = stats[ch, T_SUM] / v + c * math.sqrt(math.log(stats[ch, T_AVAIL]) / v)
-                    if u > best:
-                        best = u
-                        pick = ch
-                ch = nodes[ch, N_NEXT]
-            node = pick
-            K.apply_play(st, rules, nodes[pick, N_CARD], nodes[pick, N_TAKE])
-        if not st[S_DONE]:
-            if fast:
-                rollout_random(st, rules, rng, cnt, bt, sc, lc, False)
+        # ---------------------------------------------------------------- determinize
+        for i in range(nu - 1, 0, -1):
+            z += g
+            j = K._below(z, i + 1)
+            t = u[i]
+            u[i] = u[j]
+            u[j] = t
+        pos = 0
+        inhand = 0
+        for s in range(players):
+            if s == seat:
+                h = root[S_HANDS + s]
             else:
-                K.play_out(st, rules, pol, rng, bc, bt, sc, lc, lt)
-        _margins(st, rules, score, margins)
-        while node > 0:
-            side = nodes[node, N_SIDE]
-            rew = margins[side] * REWARD_SCALE
-            stats[node, T_VISITS] += 1.0
-            stats[node, T_SUM] += rew
-            stats[node, T_SQ] += rew * rew
-            node = nodes[node, N_PARENT]
-        stats[0, T_VISITS] += 1.0
+                h = np.int64(0)
+                for _i in range(sizes[s]):
+                    h |= np.int64(1) << u[pos]
+                    pos += 1
+            w[s] = h
+            inhand += sizes[s]
+        for s in range(ns):
+            w[4 + s] = root[S_PILES + s]
+            w[8 + s] = root[S_SCOPE + s]
+        if logging:
+            for s in range(4):
+                log[L_HANDS + s] = w[s]
+            log[L_STOCK_LEN] = nu - pos
+            for i in range(pos, nu):
+                log[L_STOCK + i - pos] = u[i]
+        table = root_table
+        packed = root_packed
+        last_capturer = root[S_LAST_CAPTURER]
+        turn = seat
+        plays = root[S_PLAYS]
+        node = 0
+        plen = 0
+        in_tree = True
+        made = 0
+        while True:
+            if inhand == 0:  # deal the next round, or end the hand
+                if pos >= nu:
+                    break
+                k = hand_size
+                if nu - pos < players * k:
+                    k = (nu - pos) // players
+                if k == 0:
+                    break
+                s = dealer + 1
+                for _i in range(players):
+                    if s >= players:
+                        s -= players
+                    h = np.int64(0)
+                    for _j in range(k):
+                        h |= np.int64(1) << u[pos]
+                        pos += 1
+                    w[s] = h
+                    s += 1
+                inhand = players * k
+            hand = w[turn]
+            side = (turn & 1) if teams else turn
+            # ------------------------------------------------------------ count plays
+            sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
+            big = popcount(table) > BIG_TABLE
+            nh = 0
+            caps = 0
+            lays = 0
+            m = hand
+            while m:
+                card = ctz(m)
+                m &= m - 1
+                if big:
+                    k = _captures_slow(card, table, sweep_aces, fewest, bt, sc)
+                else:
+                    k = _captures_fast(card, table, packed, sweep_aces, fewest)
+                hc[nh] = card
+                kk[nh] = k
+                nh += 1
+                caps += k
+                lays += k == 0
+            lay_ok = not (capture_hand and caps > 0)
+            n = caps + (lays if lay_ok else 0)
+            if n == 0:  # only in hand-made positions: nothing to play
+                break
+            card = -1
+            take = np.int64(0)
+            if in_tree:
+                # children legal in this world: count their availability
+                compat = 0
+                ch = tree[node, T_CHILD]
+                while ch >= 0:
+                    x = tree[ch, T_CARD]
+                    if (hand >> x) & 1 and (lay_ok or tree[ch, T_TAKE] != 0):
+                        tree[ch, T_AVAIL] += 1
+                        cc[compat] = x
+                        ct[compat] = tree[ch, T_TAKE]
+                        cn[compat] = ch
+                        compat += 1
+                    ch = tree[ch, T_NEXT]
+                if compat < n:  # expand one untried play, chosen at random
+                    z += g
+                    r = K._below(z, n - compat)
+                    for i in range(nh):
+                        x = hc[i]
+                        k = kk[i]
+                        if k == 0 and not lay_ok:
+                            continue
+                        if big and k:
+                            _captures_slow(x, table, sweep_aces, fewest, bt, sc)
+                        for j in range(max(k, 1)):
+                            t = np.int64(0)
+                            if k:
+                                t = (
+                                    bt[j]
+                                    if big
+                                    else _take_fast(x, j, table, packed, sweep_aces, fewest)
+                                )
+                            tried = False
+                            for q in range(compat):
+                                if cc[q] == x and ct[q] == t:
+                                    tried = True
+                                    break
+                            if not tried:
+                                if r == 0:
+                                    card = x
+                                    take = t
+                                    break
+                                r -= 1
+                        if card >= 0:
+                            break
+                    in_tree = False
+                    if count < cap:
+                        new = count
+                        count += 1
+                        tree[new, T_CARD] = card
+                        tree[new, T_TAKE] = take
+                        tree[new, T_CHILD] = -1
+                        tree[new, T_NEXT] = tree[node, T_CHILD]
+                        tree[new, T_VISITS] = 0
+                        tree[new, T_AVAIL] = 1
+                        tree[new, T_SUM] = 0
+                        tree[new, T_SQ] = 0
+                        tree[node, T_CHILD] = new
+                        node = new
+                        path[plen] = new
+                        path[plen + 1] = side
+                        plen += 2
+                else:  # every legal play tried: UCB1 among them
+                    best = -INF
+                    for q in range(compat):
+                        ch = cn[q]
+                        v = float(tree[ch, T_VISITS])
+                        val = scale * tree[ch, T_SUM] / v + c * math.sqrt(
+                            math.log(float(tree[ch, T_AVAIL])) / v
+                        )
+                        if val > best:
+                            best = val
+                            node = ch
+                    card = tree[node, T_CARD]
+                    take = tree[node, T_TAKE]
+                    path[plen] = node
+                    path[plen + 1] = side
+                    plen += 2
+            elif greedy and n > 1:
+                table_sum = K._value_sum(table)
+                not_last = plays + 1 < total
+                best_v = -(1 << 40)
+                ties = 0
+                for i in range(nh):
+                    x = hc[i]
+                    k = kk[i]
+                    if k == 0 and not lay_ok:
+                        continue
+                    if big and k:
+                        _captures_slow(x, table, sweep_aces, fewest, bt, sc)
+                    for j in range(max(k, 1)):
+                        t = np.int64(0)
+                        if k:
+                            t = (
+                                bt[j]
+                                if big
+                                else _take_fast(x, j, table, packed, sweep_aces, fewest)
+                            )
+                        val = K._greedy_score(table, table_sum, not_last, lps, x, t)
+                        if val > best_v:
+                            best_v = val
+                            ties = 1
+                            card = x
+                            take = t
+                        elif val == best_v:
+                            ties += 1
+                            z += g
+                            if K._below(z, ties) == 0:  # uniform among the ties
+                                card = x
+                                take = t
+            else:
+                z += g
+                r = K._below(z, n)
+                for i in range(nh):
+                    k = kk[i]
+                    if k == 0 and not lay_ok:
+                        continue
+                    if r < max(k, 1):
+                        card = hc[i]
+                        if k:
+                            if big:
+                                _captures_slow(card, table, sweep_aces, fewest, bt, sc)
+                                take = bt[r]
+                            else:
+                                take = _take_fast(card, r, table, packed, sweep_aces, fewest)
+                        break
+                    r -= max(k, 1)
+            if logging:
+                log[L_PLAYS + 3 * made] = card
+                log[L_PLAYS + 3 * made + 1] = take
+                log[L_PLAYS + 3 * made + 2] = n
+            made += 1
+            # ------------------------------------------------------------ apply the play
+            bit = np.int64(1) << card
+            w[turn] = hand ^ bit
+            plays += 1
+            inhand -= 1
+            if take:
+                left = table & ~take
+                w[4 + side] |= take | bit
+                last_capturer = side
+                if left == 0:
+                    packed = np.int64(1)
+                    if (lps or plays != total) and (ace_scopa or not (sweep_aces >> card) & 1):
+                        w[8 + side] += 1
+                else:
+                    m = take
+                    while m:
+                        packed = (packed * SHRINK[VALUE[ctz(m)]]) & LANES
+                        m &= m - 1
+                table = left
+            else:
+                table |= bit
+                packed = (packed * GROW[VALUE[card]]) & LANES
+            turn += 1
+            if turn >= players:
+                turn = 0
+        # ---------------------------------------------------------------- score, back up
+        if table:
+            if remainder_dealer:
+                w[4 + ((dealer & 1) if teams else dealer)] |= table
+            elif last_capturer >= 0:
+                w[4 + last_capturer] |= table
+        K._score_into(rules, w, 4, w, 8, score)
+        for s in range(ns):
+            best_o = -1000
+            for t2 in range(ns):
+                if t2 != s and score[t2, I_TOTAL] > best_o:
+                    best_o = score[t2, I_TOTAL]
+            margins[s] = score[s, I_TOTAL] - best_o
+        if logging:
+            log[L_MADE] = made
+            for s in range(4):
+                log[L_MARGINS + s] = margins[s]
+        for q in range(0, plen, 2):
+            ch = path[q]
+            x = margins[path[q + 1]]
+            tree[ch, T_VISITS] += 1
+            tree[ch, T_SUM] += x
+            tree[ch, T_SQ] += x * x
+        tree[0, T_VISITS] += 1
+    rng[0] = z
     return count

@@ -37,6 +37,7 @@ from .state import HandState
 Z95 = 1.959963984540054
 #: Transposition-table entries of the solver (a power of two).
 TT_SIZE = 1 << 18
+_NO_LOG = np.empty(0, dtype=np.int64)
 
 
 @dataclass(frozen=True)
@@ -239,15 +240,20 @@ class ISMCTSBot(Bot):
     One tree over the plays seen from the information set of the seat to play; every
     iteration deals a new world from it, descends by UCB1 with availability counts among
     the plays legal in that world, expands one untried play, finishes the hand with the
-    engine's ``rollout`` policy (``random`` or ``greedy``) and backs up the final point
-    margins, scaled by :data:`scopa_sim._search.REWARD_SCALE`, each node taking the
-    margin of the side that made its play.  The most visited play is chosen.
+    engine's ``rollout`` policy (``random``, the default, or ``greedy``) and backs up the
+    final point margins, scaled by :data:`scopa_sim._search.REWARD_SCALE`, each node
+    taking the margin of the side that made its play.  The most visited play is chosen.
+
+    With ``exact=1``, a position whose information set is a single world (the stock is
+    empty and at most one other seat holds cards, e.g. the last round of a 2-player
+    hand) is solved exactly by the alpha-beta solver instead (``n`` = 1 per play).
 
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
     """
 
     CHUNK = 128
+    EXACT_TT = 1 << 14
 
     def __init__(
         self,
@@ -255,64 +261,91 @@ class ISMCTSBot(Bot):
         c: float = 0.7,
         rollout: str = "random",
         ms: float | None = None,
+        exact: int = 0,
     ) -> None:
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
+        if exact not in (0, 1):
+            raise ValueError(f"exact must be 0 or 1, got {exact!r}")
         if rollout not in ("random", "greedy"):
             raise ValueError(f"rollout must be 'random' or 'greedy', got {rollout!r}")
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
+        self.exact = exact
         self._policy = K.POLICY_RANDOM if rollout == "random" else K.POLICY_GREEDY
         budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
-        self.name = f"ismcts:{budget},c={c:g},rollout={rollout}"
+        self.name = f"ismcts:{budget},c={c:g},rollout={rollout}" + (
+            f",exact={exact}" if exact else ""
+        )
         self.last_iterations = 0
 
-    def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray, int]:
-        """Build the search tree: node pool, statistics and node count."""
+    def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
+        """Build the search tree: the node pool (``T_*`` columns of
+        :mod:`scopa_sim._search`) and its node count."""
         info = InfoSet(state)
         root, r = info.vector, state._r
         rng = np.array([K.derive_seed(_mask63(seed), 6, 0, 0)], dtype=np.uint64)
         cap = (self.iterations if self.ms is None else 4096) + 1
-        nodes = np.empty((cap, KS.N_COLS), dtype=np.int64)
-        stats = np.empty((cap, KS.T_COLS), dtype=np.float64)
-        count = int(KS.ismcts_init(root, nodes, stats))
+        tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
+        count = int(KS.ismcts_init(root, tree))
+        args = (self.c, self._policy, rng, _NO_LOG)
         if self.ms is None:
-            count = int(
-                KS.ismcts_run(
-                    root, r, nodes, stats, count, self.iterations, self.c, self._policy, rng
-                )
-            )
+            count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
-            return nodes, stats, count
+            return tree, count
         end = time.perf_counter() + self.ms / 1000.0
         done = 0
         while True:
-            if count + self.CHUNK > nodes.shape[0]:
-                nodes = np.concatenate([nodes, np.empty_like(nodes)])
-                stats = np.concatenate([stats, np.empty_like(stats)])
-            count = int(
-                KS.ismcts_run(root, r, nodes, stats, count, self.CHUNK, self.c, self._policy, rng)
-            )
+            if count + self.CHUNK > tree.shape[0]:
+                tree = np.concatenate([tree, np.empty_like(tree)])
+            count = int(KS.ismcts_run(root, r, tree, count, self.CHUNK, *args))
             done += self.CHUNK
             if time.perf_counter() >= end:
                 break
         self.last_iterations = done
-        return nodes, stats, count
+        return tree, count
+
+    def _solve_known(self, info: InfoSet) -> list[PlayStats]:
+        """Exact values when the information set is one world (see :meth:`analyse`)."""
+        tt = getattr(self, "_tt", None)
+        if tt is None:
+            size = self.EXACT_TT
+            tt = self._tt = (np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64))
+        else:
+            tt[0].fill(0)
+        meta = np.zeros(KS.N_INFO, dtype=np.int64)
+        meta[KS.V_TT_MASK] = tt[0].shape[0] - 1
+        meta[KS.V_SALT] = 1
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
+        tk, tv, tm = tt
+        n = int(KS.solve_root(info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals))
+        stats = []
+        for i in range(n):
+            v = float(vals[i])
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, v, v, 1, False))
+        return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take))
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
-        nodes, stats, _ = self.tree(state, seed)
+        if self.exact:
+            info = InfoSet(state)
+            others = [n for s, n in enumerate(info.hand_sizes) if s != info.seat and n]
+            if info.stock_size == 0 and len(others) <= 1:
+                return self._solve_known(info)
+        tree, _ = self.tree(state, seed)
         out: list[PlayStats] = []
-        scale = 1.0 / KS.REWARD_SCALE
-        ch = int(nodes[0, KS.N_CHILD])
+        ch = int(tree[0, KS.T_CHILD])
         while ch >= 0:
-            n = int(stats[ch, KS.T_VISITS])
-            play = Play(int(nodes[ch, KS.N_CARD]), int(nodes[ch, KS.N_TAKE]))
+            n = int(tree[ch, KS.T_VISITS])
+            play = Play(int(tree[ch, KS.T_CARD]), int(tree[ch, KS.T_TAKE]))
             if n:
-                mean = stats[ch, KS.T_SUM] / n
-                var = max(0.0, (stats[ch, KS.T_SQ] - n * mean * mean) / (n - 1)) if n > 1 else 0.0
-                out.append(_stats(play, n, mean * scale, var * scale * scale))
+                total, sq = float(tree[ch, KS.T_SUM]), float(tree[ch, KS.T_SQ])
+                mean = total / n
+                var = max(0.0, (sq - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+                out.append(_stats(play, n, mean, var))
             else:
                 out.append(PlayStats(play, math.nan, math.nan, math.nan, 0, False))
-            ch = int(nodes[ch, KS.N_NEXT])
+            ch = int(tree[ch, KS.T_NEXT])
         # children are linked newest first; rank by visits, then mean, then play order
         return _rank(
             out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)
@@ -377,6 +410,7 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
             "c": _float("c"),
             "rollout": _choice("rollout", ("random", "greedy")),
             "ms": _float("ms"),
+            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
         },
         ISMCTSBot,
     ),

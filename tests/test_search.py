@@ -11,6 +11,7 @@ import pytest
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _kernels as K
 from scopa_sim import _search as KS
+from scopa_sim.infoset import InfoSet
 from scopa_sim.policy import PolicyError
 from scopa_sim.search import (
     ISMCTSBot,
@@ -110,30 +111,75 @@ def test_estimate_counts_what_is_decided() -> None:
     assert KS.estimate(state._vec, r, 1, False, work) == pytest.approx(-4.0)
 
 
+def replay_logged_iteration(state: HandState, log: np.ndarray) -> None:
+    """Rebuild the world of an ISMCTS iteration from its log and replay its plays through
+    HandState.push (which checks legality): same legal play counts, same margins."""
+    rules = state.rules
+    vec = InfoSet(state).vector.copy()
+    for s in range(rules.players):
+        vec[K.S_HANDS + s] = log[KS.L_HANDS + s]
+    stock = int(vec[K.S_STOCK])
+    assert log[KS.L_STOCK_LEN] == vec[K.S_DECK_SIZE] - stock
+    for i in range(int(log[KS.L_STOCK_LEN])):
+        vec[K.S_DECK + stock + i] = log[KS.L_STOCK + i]
+    world = HandState(rules, vec)
+    assert world.hand(state.turn) == state.hand(state.turn)
+    assert sorted(len(world.hand(s)) for s in range(rules.players)) == sorted(
+        len(state.hand(s)) for s in range(rules.players)
+    )
+    for k in range(int(log[KS.L_MADE])):
+        legal = list(world.legal_plays)
+        assert len(legal) == log[KS.L_PLAYS + 3 * k + 2]
+        world.push(Play(int(log[KS.L_PLAYS + 3 * k]), int(log[KS.L_PLAYS + 3 * k + 1])))
+    assert world.is_over()
+    for side in range(rules.sides):
+        assert log[KS.L_MARGINS + side] == margin(world, side)
+
+
 @pytest.mark.parametrize(
-    "preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa"]
+    "preset",
+    ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa", "scopone-scientifico"],
 )
-def test_fast_random_rollout_is_legal_and_scores_right(preset: str) -> None:
-    """Replay the fast rollout's logged plays through HandState.push (which checks
-    legality): same final score, and the rollout drew among all legal plays."""
+def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None:
+    """Every play of logged ISMCTS iterations (tree and rollout, random and greedy) is
+    legal in the iteration's world, the world keeps the root seat's knowledge, and the
+    backed-up margins are the hand's."""
     rules = Rules.make(preset)
     r = rules.to_array()
     rnd = random.Random(preset)
-    log = np.zeros(3 * 41, dtype=np.int64)
-    for _ in range(20):
-        state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards))
-        st = state._vec.copy()
+    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    for trial in range(12):
+        state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards + 1))
+        root = InfoSet(state).vector
+        tree = np.empty((200, KS.T_COLS), dtype=np.int64)
+        count = KS.ismcts_init(root, tree)
         rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
-        made = KS.rollout_random(
-            st, r, rng, np.empty(11, dtype=np.int64), np.empty(K.MAX_PLAYS, dtype=np.int64),
-            np.empty(K.SCRATCH, dtype=np.int64), log, True,
-        )  # fmt: skip
-        for k in range(made):
-            assert len(state.legal_plays) == log[3 * k + 2]
-            state.push(Play(int(log[3 * k]), int(log[3 * k + 1])))
-        assert state.is_over()
-        expected = state._vec.copy()
-        assert np.array_equal(expected[K.S_PILES : K.S_PILES + 8], st[K.S_PILES : K.S_PILES + 8])
+        policy = K.POLICY_GREEDY if trial % 2 else K.POLICY_RANDOM
+        for _ in range(8):
+            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, rng, log)
+            replay_logged_iteration(state, log)
+        assert tree[0, KS.T_VISITS] == 8
+
+
+def test_ismcts_on_a_big_table() -> None:
+    """Tables of more than 6 cards take the exact (unpacked) capture counts."""
+    rules = Rules.make("scopa")
+    state = HandState.from_position(
+        rules,
+        hands=[P("7H JD 5C"), P("QS JC 5H")],
+        table=P("AC AD AH AS 2C 2D 2H 2S 3C"),
+        piles=[P(""), P("")],
+        turn=0,
+        strict=False,
+    )
+    root = InfoSet(state).vector
+    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    tree = np.empty((100, KS.T_COLS), dtype=np.int64)
+    count = KS.ismcts_init(root, tree)
+    rng = np.array([3], dtype=np.uint64)
+    for i in range(20):
+        count = KS.ismcts_run(root, rules.to_array(), tree, count, 1, 0.7, i % 2, rng, log)
+        replay_logged_iteration(state, log)
 
 
 def scopa_position() -> HandState:
@@ -199,6 +245,23 @@ def test_bots_do_not_read_hidden_cards() -> None:
         assert bot.analyse(a, 9) == bot.analyse(b, 9)
 
 
+def test_ismcts_exact_solves_single_world_endgames() -> None:
+    """exact=1: once the hidden cards are all in one hand (last round of a 2-player hand)
+    the values are the solver's; before that it searches as usual."""
+    rules = Rules.make("scopa")
+    rnd = random.Random(17)
+    for _ in range(5):
+        state = endgame(rules, rnd, rnd.randrange(1, 7))
+        assert not state.stock
+        got = ISMCTSBot(iterations=50, exact=1).analyse(state, 3)
+        want = SolverBot().analyse(state, 3)
+        assert {(s.play, s.mean) for s in got} == {(s.play, s.mean) for s in want}
+        assert got[0].mean == max(s.mean for s in want) and all(s.n == 1 for s in got)
+    state = endgame(rules, rnd, 12)
+    assert state.stock
+    assert sum(s.n for s in ISMCTSBot(iterations=50, exact=1).analyse(state, 3)) == 50
+
+
 def test_make_bot_validates_parameters() -> None:
     bot = make_bot("ismcts", {"iterations": "50", "c": "0.5", "rollout": "greedy"})
     assert isinstance(bot, ISMCTSBot) and bot.iterations == 50 and bot.rollout == "greedy"
@@ -210,6 +273,7 @@ def test_make_bot_validates_parameters() -> None:
         ("ismcts", {"iterations": "0"}, "iterations='0'.*integer >= 1"),
         ("ismcts", {"c": "-1"}, "c='-1'.*number > 0"),
         ("ismcts", {"rollout": "smart"}, "rollout='smart'.*random, greedy"),
+        ("ismcts", {"exact": "2"}, "exact='2'.*one of 0, 1"),
         ("pimc", {"worlds": "x"}, "worlds='x'"),
         ("random", {"worlds": "3"}, "allowed: none"),
         ("mcts", {}, "unknown bot 'mcts'; bots: random, greedy"),
