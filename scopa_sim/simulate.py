@@ -39,6 +39,11 @@ from .rules import Rules
 LOCK = ".lock"
 DEFAULT_SHARD_HANDS = 250_000
 DEFAULT_SHARD_MATCHES = 25_000
+#: Version of the data generator, part of every run's identity: bumped whenever the same
+#: configuration and seed give different data (deal shuffle, play streams, bots' draws),
+#: so that ``--resume`` and the study never mix the data of two generators. 2: two
+#: shuffle draws per hash, the ISMCTS of the locals loop.
+GENERATOR = 2
 
 
 class SimulationError(ScopaError):
@@ -56,6 +61,7 @@ class SimConfig:
     count: int
     seed: int
     shard_size: int
+    generator: int = GENERATOR
 
     def __post_init__(self) -> None:
         if self.mode not in ("hands", "matches"):
@@ -102,6 +108,7 @@ class SimConfig:
             "mode": self.mode,
             "count": self.count,
             "seed": self.seed,
+            "generator": self.generator,
         }
 
     @property
@@ -123,6 +130,7 @@ class SimConfig:
                 count=int(doc["count"]),
                 seed=int(doc["seed"]),
                 shard_size=int(doc["shard_size"]),
+                generator=int(doc.get("generator", 1)),  # absent before version 2
             )
         except (KeyError, TypeError, ValueError) as e:
             raise D.DatasetError(f"manifest config is malformed ({e})") from None
@@ -336,6 +344,11 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
 
 def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
     old = SimConfig.from_json(doc.get("config", {}))
+    if old.generator != config.generator:
+        raise SimulationError(
+            f"--resume: the run was made by data generator {old.generator}, this version of "
+            f"scopa-sim has generator {config.generator}; use --overwrite to start again"
+        )
     if old.data_key() != config.data_key():
         diff = [k for k, v in config.data_key().items() if old.data_key().get(k) != v]
         raise SimulationError(

@@ -120,10 +120,10 @@ def run_study(
         )
         d = runs_dir / run.name
         manifest = d / "manifest.json"
-        done = manifest.is_file() and json.loads(manifest.read_text()).get("complete")
-        same = done and json.loads(manifest.read_text())["run_id"] == config.run_id
-        if not same:
-            resume = manifest.is_file() and not done
+        doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
+        same = doc.get("run_id") == config.run_id  # same configuration, seed and generator
+        if not (same and doc.get("complete")):
+            resume = same  # finish it; a run of another configuration is started again
             say(f"[{i}/{len(todo)}] {run.name}: {run.count:,} {run.mode}, {run.policy}")
             simulate(d, config, local_executor(workers), resume=resume, overwrite=not resume)
         dirs.setdefault(run.part, []).append(d)

@@ -125,6 +125,21 @@ def test_resume_with_other_config_is_refused(tmp_path):
         simulate(d, _config(seed=4), local_executor(1), resume=True)
 
 
+def test_resume_of_a_run_by_an_older_generator_is_refused(tmp_path):
+    """A manifest without a generator version (made before version 2) is not resumed."""
+    d = tmp_path / "run"
+    cfg = _config(count=600, shard=200)
+    simulate(d, cfg, local_executor(1))
+    doc = json.loads((d / "manifest.json").read_text())
+    del doc["config"]["generator"]
+    doc["complete"] = False
+    doc["shards"] = doc["shards"][:1]
+    (d / "manifest.json").write_text(json.dumps(doc))
+    with pytest.raises(SimulationError, match=r"generator 1, .* generator 2; use --overwrite"):
+        simulate(d, cfg, local_executor(1), resume=True)
+    assert simulate(d, cfg, local_executor(1), overwrite=True).complete
+
+
 def test_foreign_and_corrupt_files(tmp_path):
     d = tmp_path / "x"
     d.mkdir()
