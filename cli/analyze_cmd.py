@@ -13,7 +13,14 @@ from pathlib import Path
 
 import click
 
-from cli.options import BadInput, make_policies, make_rules, policy_option, seed_option
+from cli.options import (
+    BadInput,
+    make_policies,
+    make_rules,
+    policy_option,
+    seed_option,
+    workers_option,
+)
 from scopa_sim.analysis import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
 from scopa_sim.errors import ScopaError
 from scopa_sim.rules import PRESETS
@@ -137,7 +144,7 @@ def _runs_for_presets(
     type=click.Path(file_okay=False, path_type=Path),
     help="With --preset: keep the runs here (default: a temporary directory, removed).",
 )
-@click.option("--workers", type=click.IntRange(min=1), help="With --preset: processes.")
+@workers_option
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 def compare_cmd(
     dirs: tuple[Path, ...],

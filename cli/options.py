@@ -50,6 +50,17 @@ def seed_option(f: F) -> F:
     )(f)
 
 
+def workers_option(f: F) -> F:
+    """``--workers K``: how many cores simulations use."""
+    return click.option(
+        "--workers",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Cores to use: threads for random/greedy seats, processes for search "
+        "policies (default: all cores).",
+    )(f)
+
+
 def policy_option(f: F) -> F:
     """Repeated ``--policy``: one for all seats, or one per seat."""
     return click.option(

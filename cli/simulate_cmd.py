@@ -15,6 +15,7 @@ from cli.options import (
     policy_option,
     rules_options,
     seed_option,
+    workers_option,
 )
 from scopa_sim.simulate import SimConfig, dask_executor, local_executor, simulate
 
@@ -32,18 +33,13 @@ from scopa_sim.simulate import SimConfig, dask_executor, local_executor, simulat
     type=click.Path(file_okay=False, path_type=Path),
     help="Run directory (manifest.json + shards/*.parquet).",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: all cores).",
-)
+@workers_option
 @click.option(
     "--executor",
     type=click.Choice(["local", "dask"]),
     default="local",
     show_default=True,
-    help="Run shards in local processes, or as tasks on a Dask cluster.",
+    help="Run shards on this machine, or as tasks on a Dask cluster.",
 )
 @click.option(
     "--scheduler",

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import click
 
-from cli.options import make_policies, make_rules, policy_option, rules_options, seed_option
+from cli.options import (
+    make_policies,
+    make_rules,
+    policy_option,
+    rules_options,
+    seed_option,
+    workers_option,
+)
 from scopa_sim.advantage import first_player_advantage
 
 
@@ -100,7 +107,7 @@ def _est(e: object) -> dict[str, float]:
     show_default=True,
     help="Where the simulated datasets go (finished runs are reused).",
 )
-@click.option("--workers", type=click.IntRange(min=1), help="Processes (default: all cores).")
+@workers_option
 def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None) -> None:
     """Run the embedded study (every preset, policies, rule options) and write reports."""
     from scopa_sim.study import run_study
