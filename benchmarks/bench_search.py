@@ -11,8 +11,10 @@ margin per hand with a 95% interval. Targets (issue 4): ISMCTS >= 200,000 iterat
 at the first decision, 1,000 iterations per move in under 10 ms, ISMCTS(1000) vs greedy
 >= +0.6 points per hand, clearly positive vs random, and ISMCTS against PIMC at equal
 time per move: the ISMCTS iteration count is calibrated on 40 decisions spread over
-hands until its measured time per move matches PIMC's. Numbers are measured, never
-asserted. Compile time is excluded (warm-up calls first).
+hands until its measured time per move matches PIMC's. Both the default ISMCTS (full
+random rollouts) and the tuned one (``TUNED``: rollouts cut after 4 plays and valued by
+the heuristic estimate, c = 1) are measured. Numbers are measured, never asserted.
+Compile time is excluded (warm-up calls first).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import platform
 import random
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -34,8 +37,9 @@ sys.path.insert(0, str(ROOT))
 from scopa_sim import _kernels as K  # noqa: E402
 from scopa_sim import _search as KS  # noqa: E402
 from scopa_sim.infoset import InfoSet  # noqa: E402
+from scopa_sim.play import Play  # noqa: E402
 from scopa_sim.rules import Rules  # noqa: E402
-from scopa_sim.search import Bot, ISMCTSBot, PIMCBot, make_bot, play_deal  # noqa: E402
+from scopa_sim.search import Bot, ISMCTSBot, PIMCBot, PlayStats, make_bot, play_deal  # noqa: E402
 from scopa_sim.state import HandState  # noqa: E402
 
 
@@ -94,12 +98,12 @@ def bench_ismcts(rules: Rules, seed: int) -> dict:
     tree = np.empty((n + 1, KS.T_COLS), np.int64)
     rng = np.array([1], dtype=np.uint64)
     log = np.empty(0, np.int64)
-    KS.ismcts_run(root, r, tree, KS.ismcts_init(root, tree), 100, 0.7, 0, rng, log)
+    KS.ismcts_run(root, r, tree, KS.ismcts_init(root, tree), 100, 0.7, 0, KS.FULL_DEPTH, rng, log)
     out = {}
     for policy, name in ((K.POLICY_RANDOM, "random"), (K.POLICY_GREEDY, "greedy")):
         count = KS.ismcts_init(root, tree)
         t = time.perf_counter()
-        KS.ismcts_run(root, r, tree, count, n, 0.7, policy, rng, log)
+        KS.ismcts_run(root, r, tree, count, n, 0.7, policy, KS.FULL_DEPTH, rng, log)
         out[f"iterations_per_s_{name}_rollout"] = n / (time.perf_counter() - t)
     bot = ISMCTSBot(iterations=1000)
     states = [HandState.deal(rules, seed=seed + i) for i in range(50)]
@@ -112,15 +116,18 @@ def bench_ismcts(rules: Rules, seed: int) -> dict:
 
 
 def decision_states(rules: Rules, count: int, seed: int) -> list[HandState]:
-    """Decisions spread over whole hands (random play), for timing bots per move."""
+    """Decisions spread over whole hands, for timing bots per move. The hands are played
+    by ``greedy``, whose positions are closer to those of the search bots' games than
+    random play's (random play leaves bigger tables)."""
     rnd = random.Random(seed)
+    greedy = make_bot("greedy")
     out: list[HandState] = []
     while len(out) < count:
         s = HandState.deal(rules, seed=rnd.randrange(2**32))
         while not s.is_over():
             if rnd.random() < 0.3:
                 out.append(s.clone())
-            s.push(rnd.choice(list(s.legal_plays)))
+            s.push(greedy.choose(s, rnd.randrange(2**32)))
     return out[:count]
 
 
@@ -135,8 +142,73 @@ def ms_per_move(bot: Bot, states: list[HandState]) -> float:
     return (time.perf_counter() - t) * 1000 / len(states)
 
 
+#: The ISMCTS parameters tuned against PIMC at equal time (besides the iteration count).
+TUNED = {"horizon": "4", "c": "1"}
+
+
+def tuned(iterations: int) -> Bot:
+    return make_bot("ismcts", {"iterations": str(iterations), **TUNED})
+
+
+def paired_ms_per_move(a: Bot, b: Bot, states: list[HandState]) -> tuple[float, float]:
+    """Mean times per move of ``a`` and ``b`` over ``states``, each state timed for ``a``
+    then right away for ``b``, so that drifts of the machine's speed (other load, a
+    shared virtual CPU) hit both alike (after an untimed pass over a few states)."""
+    for i, s in enumerate(states[:10]):
+        a.choose(s, i)
+        b.choose(s, i)
+    ta = tb = 0.0
+    for i, s in enumerate(states):
+        t0 = time.perf_counter()
+        a.choose(s, i)
+        t1 = time.perf_counter()
+        b.choose(s, i)
+        ta += t1 - t0
+        tb += time.perf_counter() - t1
+    return ta * 1000 / len(states), tb * 1000 / len(states)
+
+
+def equal_time_iterations(
+    make: Callable[[int], Bot], target: Bot, states: list[HandState]
+) -> tuple[int, float, float]:
+    """Iterations at which ``make(iterations)`` takes as long per move as ``target``, with
+    both times per move (:func:`paired_ms_per_move`): extrapolated from 1,000
+    iterations, then corrected three times on the measured ratio (fixed costs per
+    move)."""
+    equal = 1000
+    for _ in range(4):
+        ms, target_ms = paired_ms_per_move(make(equal), target, states)
+        equal = max(1, round(equal * target_ms / ms))
+    ms, target_ms = paired_ms_per_move(make(equal), target, states)
+    return equal, ms, target_ms
+
+
+class Timed(Bot):
+    """A bot that adds up the time its moves take (``ms_per_move``)."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot, self.name = bot, bot.name
+        self.seconds, self.moves = 0.0, 0
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        return self.bot.analyse(state, seed)
+
+    def choose(self, state: HandState, seed: int) -> Play:
+        t = time.perf_counter()
+        play = self.bot.choose(state, seed)
+        self.seconds += time.perf_counter() - t
+        self.moves += 1
+        return play
+
+    @property
+    def ms_per_move(self) -> float:
+        return 1000 * self.seconds / max(1, self.moves)
+
+
 def match(rules: Rules, a: Bot, b: Bot, deals: int, seed: int) -> dict:
-    """Mean margin per hand of ``a`` over ``b`` on paired, seat-swapped deals, 95% CI."""
+    """Mean margin per hand of ``a`` over ``b`` on paired, seat-swapped deals, 95% CI, and
+    each bot's mean time per move in these games."""
+    a, b = Timed(a), Timed(b)
     pairs = []
     t = time.perf_counter()
     for d in range(deals):
@@ -152,7 +224,8 @@ def match(rules: Rules, a: Bot, b: Bot, deals: int, seed: int) -> dict:
     half = 1.96 * x.std(ddof=1) / math.sqrt(len(x)) if len(x) > 1 else math.inf
     return {"a": a.name, "b": b.name, "deals": deals, "hands": 2 * deals,
             "mean_margin": float(x.mean()), "ci_low": float(x.mean() - half),
-            "ci_high": float(x.mean() + half), "seconds": time.perf_counter() - t}  # fmt: skip
+            "ci_high": float(x.mean() + half), "seconds": time.perf_counter() - t,
+            "a_ms_per_move": a.ms_per_move, "b_ms_per_move": b.ms_per_move}  # fmt: skip
 
 
 @click.command()
@@ -192,35 +265,42 @@ def main(
     result: dict = {"machine": platform.processor() or platform.machine(), "solver": solver,
                     "ismcts": ismcts, "matches": []}  # fmt: skip
     if not skip_strength:
-        states = decision_states(rules, 40, seed)
+        states = decision_states(rules, 100, seed)
         pimc = PIMCBot()
-        pimc_ms = ms_per_move(pimc, states)
-        # ISMCTS iterations taking PIMC's time per move: extrapolated from 1,000
-        # iterations, then corrected twice on the measured time (fixed costs per move)
-        equal = max(1, round(1000 * pimc_ms / ms_per_move(ISMCTSBot(iterations=1000), states)))
-        for _ in range(2):
-            equal_ms = ms_per_move(ISMCTSBot(iterations=equal), states)
-            equal = max(1, round(equal * pimc_ms / equal_ms))
-        equal_ms = ms_per_move(ISMCTSBot(iterations=equal), states)
+        # ISMCTS iterations taking PIMC's time per move, default and tuned
+        equal, equal_ms, pimc_ms = equal_time_iterations(
+            lambda n: ISMCTSBot(iterations=n), pimc, states
+        )
+        equal_t, equal_t_ms, pimc_t_ms = equal_time_iterations(tuned, pimc, states)
         result["pimc_ms_per_move"] = pimc_ms
         result["ismcts_iterations_at_pimc_time"] = equal
         result["ismcts_ms_per_move_at_pimc_time"] = equal_ms
+        result["tuned_ismcts_iterations_at_pimc_time"] = equal_t
+        result["tuned_ismcts_ms_per_move_at_pimc_time"] = equal_t_ms
+        result["pimc_ms_per_move_tuned_calibration"] = pimc_t_ms
         ismcts1000 = ISMCTSBot(iterations=1000)
         pairs = [
             (ismcts1000, make_bot("greedy")),
             (ismcts1000, make_bot("random")),
+            (tuned(1000), make_bot("greedy")),
             (ISMCTSBot(iterations=equal), pimc),
+            (tuned(equal_t), pimc),
             (pimc, make_bot("greedy")),
         ]
         print(f"\nstrength: paired seat-swapped deals ({deals} deals = {2 * deals} hands each, "
-              f"{pimc_deals} against PIMC); PIMC {pimc_ms:.3f} ms/move ~ "
-              f"ISMCTS {equal} iterations, {equal_ms:.3f} ms/move")  # fmt: skip
-        print(f"{'bot':<42} {'vs':<36} {'margin/hand':>11} {'95% CI':>18} {'s':>6}")
+              f"{pimc_deals} against PIMC); equal time: ISMCTS {equal} iterations "
+              f"{equal_ms:.3f} ms/move against PIMC {pimc_ms:.3f}, tuned ISMCTS {equal_t} "
+              f"iterations {equal_t_ms:.3f} ms/move against PIMC {pimc_t_ms:.3f}; "
+              "ms/move below are measured in the games")  # fmt: skip
+        print(f"{'bot':<58} {'vs':<38} {'margin/hand':>11} {'95% CI':>18} "
+              f"{'ms/move':>15} {'s':>6}")  # fmt: skip
         for a, b in pairs:
             m = match(rules, a, b, pimc_deals if b is pimc else deals, seed)
             result["matches"].append(m)
-            print(f"{m['a']:<42} {m['b']:<36} {m['mean_margin']:>+11.3f} "
-                  f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}] {m['seconds']:>6.1f}")  # fmt: skip
+            print(f"{m['a']:<58} {m['b']:<38} {m['mean_margin']:>+11.3f} "
+                  f"[{m['ci_low']:+.3f}, {m['ci_high']:+.3f}] "
+                  f"{m['a_ms_per_move']:>7.3f}/{m['b_ms_per_move']:<7.3f} "
+                  f"{m['seconds']:>6.1f}")  # fmt: skip
     if json_path:
         Path(json_path).write_text(json.dumps(result, indent=2))
 

@@ -265,9 +265,23 @@ def estimate(state, rules, side, with_scope, work):
         left |= np.int64(1) << state[S_DECK + i]
     cards += popcount(left)
     den += popcount(left & DENARI)
+    _estimate_sides(rules, state, S_PILES, state, S_SCOPE, cards, den, with_scope, work)
+    best = -1e9
+    for t in range(ns):
+        if t != side and work[12 + t] > best:
+            best = work[12 + t]
+    return work[12 + side] - best
+
+
+@njit(cache=True)
+def _estimate_sides(rules, piles, po, scope, so, cards, den, with_scope, work):
+    """The per-side part of :func:`estimate`: ``work[12 + s]`` = the estimated points of
+    side ``s`` from ``piles[po + s]`` (and ``scope[so + s]`` with ``with_scope``),
+    ``cards`` and ``den`` being the numbers of cards and denari in play."""
+    ns = rules[R_SIDES]
     sevens = rules[R_PRIMIERA_SEVENS] != 0
     for s in range(ns):
-        p = state[S_PILES + s]
+        p = piles[po + s]
         work[s] = popcount(p)
         work[4 + s] = popcount(p & DENARI)
         if sevens:
@@ -278,7 +292,7 @@ def estimate(state, rules, side, with_scope, work):
                 t += PRIM_BEST[(p >> (10 * u)) & 1023]
             work[8 + s] = t
     for s in range(ns):
-        p = state[S_PILES + s]
+        p = piles[po + s]
         e = 0.0
         if p & SETTEBELLO_BIT:
             e += 1.0
@@ -290,13 +304,8 @@ def estimate(state, rules, side, with_scope, work):
         e += _lead(work[4:8], s, ns, den / 2, 3.0)
         e += _lead(work[8:12], s, ns, 1e9, 4.0 if sevens else 20.0)
         if with_scope:
-            e += state[S_SCOPE + s]
+            e += scope[so + s]
         work[12 + s] = e
-    best = -1e9
-    for t in range(ns):
-        if t != side and work[12 + t] > best:
-            best = work[12 + t]
-    return work[12 + side] - best
 
 
 # --------------------------------------------------------------------------- solver
@@ -649,6 +658,9 @@ SHRINK = K.SHRINK
 SAME_MASK = K.SAME_MASK
 BIG_TABLE = 6
 
+#: Fixed-point unit of the tree's sums when rollouts stop at a horizon (heuristic values).
+EST_UNIT = 1 << 10
+
 #: Log of one iteration (tests): plays made, the world's hands and stock order, the
 #: final margins, then (card, take, number of legal plays) per play.
 L_MADE = 0
@@ -715,7 +727,7 @@ def ismcts_init(root, tree):
 
 
 @njit(cache=True)
-def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
+def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log):
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -734,6 +746,12 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
     passed; a child is legal in a world exactly when its card is in the hand of the
     seat to play (and, for a lay under ``capture_rule=hand``, no card captures), since
     the table at a node is the same in every world.
+
+    With ``horizon < FULL_DEPTH`` a rollout stops after ``horizon`` plays (0: at the
+    position of the node just expanded) and that position is valued by the heuristic
+    :func:`estimate` (scope so far included) instead of the final score; rewards, and
+    so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
+    The default, full rollouts, keeps integer margins.
 
     ``rng`` (one uint64) carries the random stream across calls, so a run split into
     chunks gives the same tree.  With ``log`` of ``L_SIZE`` entries the last
@@ -792,7 +810,14 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
     path = np.empty(2 * MAX_PLY, dtype=np.int64)  # node, side that made its play
     score = np.zeros((4, N_ITEMS), dtype=np.int64)
     margins = np.zeros(4, dtype=np.int64)
-    scale = REWARD_SCALE
+    unit = 1 if horizon >= FULL_DEPTH else EST_UNIT
+    scale = REWARD_SCALE / unit
+    deck = np.int64(0)
+    for i in range(root[S_DECK_SIZE]):
+        deck |= np.int64(1) << root[S_DECK + i]
+    n_cards = popcount(deck)
+    n_den = popcount(deck & DENARI)
+    work = np.zeros(16, dtype=np.float64)
     for _ in range(iterations):
         # ---------------------------------------------------------------- determinize
         for i in range(nu - 1, 0, -1):
@@ -831,6 +856,8 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
         plen = 0
         in_tree = True
         made = 0
+        rolled = 0  # rollout plays made
+        cut = False  # the rollout stopped at the horizon
         while True:
             if inhand == 0:  # deal the next round, or end the hand
                 if pos >= nu:
@@ -851,6 +878,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
                     w[s] = h
                     s += 1
                 inhand = players * k
+            if not in_tree and rolled >= horizon:
+                cut = True
+                break
             hand = w[turn]
             side = (turn & 1) if teams else turn
             # ------------------------------------------------------------ count plays
@@ -878,6 +908,8 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
                 break
             card = -1
             take = np.int64(0)
+            if not in_tree:
+                rolled += 1
             if in_tree:
                 # children legal in this world: count their availability
                 compat = 0
@@ -1035,18 +1067,27 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, rng, log):
             if turn >= players:
                 turn = 0
         # ---------------------------------------------------------------- score, back up
-        if table:
-            if remainder_dealer:
-                w[4 + ((dealer & 1) if teams else dealer)] |= table
-            elif last_capturer >= 0:
-                w[4 + last_capturer] |= table
-        K._score_into(rules, w, 4, w, 8, score)
-        for s in range(ns):
-            best_o = -1000
-            for t2 in range(ns):
-                if t2 != s and score[t2, I_TOTAL] > best_o:
-                    best_o = score[t2, I_TOTAL]
-            margins[s] = score[s, I_TOTAL] - best_o
+        if cut:
+            _estimate_sides(rules, w, 4, w, 8, n_cards, n_den, True, work)
+            for s in range(ns):
+                best_e = -INF
+                for t2 in range(ns):
+                    if t2 != s and work[12 + t2] > best_e:
+                        best_e = work[12 + t2]
+                margins[s] = np.int64(round((work[12 + s] - best_e) * unit))
+        else:
+            if table:
+                if remainder_dealer:
+                    w[4 + ((dealer & 1) if teams else dealer)] |= table
+                elif last_capturer >= 0:
+                    w[4 + last_capturer] |= table
+            K._score_into(rules, w, 4, w, 8, score)
+            for s in range(ns):
+                best_o = -1000
+                for t2 in range(ns):
+                    if t2 != s and score[t2, I_TOTAL] > best_o:
+                        best_o = score[t2, I_TOTAL]
+                margins[s] = (score[s, I_TOTAL] - best_o) * unit
         if logging:
             log[L_MADE] = made
             for s in range(4):

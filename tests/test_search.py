@@ -111,9 +111,10 @@ def test_estimate_counts_what_is_decided() -> None:
     assert KS.estimate(state._vec, r, 1, False, work) == pytest.approx(-4.0)
 
 
-def replay_logged_iteration(state: HandState, log: np.ndarray) -> None:
-    """Rebuild the world of an ISMCTS iteration from its log and replay its plays through
-    HandState.push (which checks legality): same legal play counts, same margins."""
+def replay_world(state: HandState, log: np.ndarray) -> HandState:
+    """The world of a logged ISMCTS iteration (it keeps the root seat's knowledge) after
+    its plays, replayed through HandState.push (which checks legality) with the logged
+    numbers of legal plays checked."""
     rules = state.rules
     vec = InfoSet(state).vector.copy()
     for s in range(rules.players):
@@ -131,9 +132,26 @@ def replay_logged_iteration(state: HandState, log: np.ndarray) -> None:
         legal = list(world.legal_plays)
         assert len(legal) == log[KS.L_PLAYS + 3 * k + 2]
         world.push(Play(int(log[KS.L_PLAYS + 3 * k]), int(log[KS.L_PLAYS + 3 * k + 1])))
-    assert world.is_over()
+    return world
+
+
+def replay_logged_iteration(state: HandState, log: np.ndarray, cut: bool = False) -> None:
+    """Rebuild the world of an ISMCTS iteration from its log and replay its plays through
+    HandState.push (which checks legality): same legal play counts, same margins.  With
+    ``cut`` the iteration may stop before the end of the hand (``horizon``); its margins
+    are then the heuristic estimate of the position reached, in units of 1 / EST_UNIT."""
+    rules = state.rules
+    world = replay_world(state, log)
+    unit = KS.EST_UNIT if cut else 1
+    if not world.is_over():
+        assert cut
+        work = np.zeros(16)
+        for side in range(rules.sides):
+            e = KS.estimate(world._vec, world._r, side, True, work)
+            assert log[KS.L_MARGINS + side] == round(e * unit)
+        return
     for side in range(rules.sides):
-        assert log[KS.L_MARGINS + side] == margin(world, side)
+        assert log[KS.L_MARGINS + side] == margin(world, side) * unit
 
 
 @pytest.mark.parametrize(
@@ -156,9 +174,57 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
         rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
         policy = K.POLICY_GREEDY if trial % 2 else K.POLICY_RANDOM
         for _ in range(8):
-            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, rng, log)
+            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, KS.FULL_DEPTH, rng, log)
             replay_logged_iteration(state, log)
         assert tree[0, KS.T_VISITS] == 8
+
+
+@pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto"])
+def test_ismcts_horizon_cuts_rollouts_and_values_them_by_the_estimate(preset: str) -> None:
+    """horizon=h: a fresh tree's first iteration makes the expansion play and h rollout
+    plays (fewer if the hand ends), then backs up the heuristic estimate of the position
+    reached (scope included); later iterations too stop h plays past the tree."""
+    rules = Rules.make(preset)
+    r = rules.to_array()
+    rnd = random.Random(preset + "h")
+    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    cut = 0
+    for trial in range(12):
+        state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards + 1))
+        root = InfoSet(state).vector
+        tree = np.empty((200, KS.T_COLS), dtype=np.int64)
+        count = KS.ismcts_init(root, tree)
+        rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
+        horizon = trial % 4
+        for it in range(8):
+            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, trial % 2, horizon, rng, log)
+            replay_logged_iteration(state, log, cut=True)
+            made = int(log[KS.L_MADE])
+            assert made <= it + 1 + horizon
+            if it == 0:
+                assert made == min(1 + horizon, state.plays_left)
+            cut += made < state.plays_left
+    assert cut > 50
+
+
+def test_default_ismcts_is_unchanged() -> None:
+    """Golden values of the default ISMCTS (full rollouts), recorded before ``horizon``
+    existed: new options must leave the default search bit-identical."""
+    state = HandState.deal(Rules.make("scopa"), seed=21)
+    got = [(str(x.play), x.n, x.mean) for x in ISMCTSBot(iterations=300).analyse(state, 5)]
+    assert got == [("2D", 174, -0.39080459770114945), ("5S", 64, -1.125),
+                   ("4C", 62, -1.1451612903225807)]  # fmt: skip
+    rnd = random.Random(4)
+    state = HandState.deal(Rules.make("scopone"), seed=8)
+    for _ in range(13):
+        state.push(rnd.choice(list(state.legal_plays)))
+    bot = ISMCTSBot(iterations=200, rollout="greedy")
+    got = [(str(x.play), x.n, x.mean) for x in bot.analyse(state, 6)]
+    assert got == [
+        ("JS x 5D 3H", 135, -2.362962962962963), ("KS", 20, -3.3),
+        ("6H", 19, -3.3157894736842106), ("4D", 12, -3.8333333333333335), ("2C", 8, -4.125),
+        ("KC", 6, -4.5),
+    ]  # fmt: skip
 
 
 def test_ismcts_on_a_big_table() -> None:
@@ -178,7 +244,9 @@ def test_ismcts_on_a_big_table() -> None:
     count = KS.ismcts_init(root, tree)
     rng = np.array([3], dtype=np.uint64)
     for i in range(20):
-        count = KS.ismcts_run(root, rules.to_array(), tree, count, 1, 0.7, i % 2, rng, log)
+        count = KS.ismcts_run(
+            root, rules.to_array(), tree, count, 1, 0.7, i % 2, KS.FULL_DEPTH, rng, log
+        )
         replay_logged_iteration(state, log)
 
 
@@ -207,9 +275,11 @@ def settebello_position() -> HandState:
     )
 
 
-@pytest.mark.parametrize("rollout", ["random", "greedy"])
-def test_ismcts_takes_the_obvious_scopa_and_settebello(rollout: str) -> None:
-    bot = ISMCTSBot(iterations=400, rollout=rollout)
+@pytest.mark.parametrize(
+    ("rollout", "horizon"), [("random", None), ("greedy", None), ("random", 4), ("random", 0)]
+)
+def test_ismcts_takes_the_obvious_scopa_and_settebello(rollout: str, horizon: int | None) -> None:
+    bot = ISMCTSBot(iterations=400, rollout=rollout, horizon=horizon)
     assert bot.choose(scopa_position(), 1) == Play.parse("7H x 3S 4C")
     assert bot.choose(settebello_position(), 1) == Play.parse("7S x 7D")
     assert PIMCBot(worlds=6).choose(scopa_position(), 1) == Play.parse("7H x 3S 4C")
@@ -218,7 +288,8 @@ def test_ismcts_takes_the_obvious_scopa_and_settebello(rollout: str) -> None:
 def test_bots_are_deterministic_per_seed() -> None:
     rules = Rules.make("scopa")
     state = HandState.deal(rules, seed=21)
-    for bot in (ISMCTSBot(iterations=300), PIMCBot(worlds=4), KernelBot("random")):
+    bots = (ISMCTSBot(iterations=300), ISMCTSBot(iterations=300, horizon=4), PIMCBot(worlds=4))
+    for bot in (*bots, KernelBot("random")):
         a = bot.analyse(state, 5)
         b = bot.analyse(state, 5)
         assert [(s.play, s.n) for s in a] == [(s.play, s.n) for s in b]
@@ -241,8 +312,25 @@ def test_bots_do_not_read_hidden_cards() -> None:
     b = HandState.from_position(
         rules, hands=[P("5D QC 6S"), P("6H 5S KC")], stock=P("2C JS KD 4S").cards(), **kw
     )
-    for bot in (ISMCTSBot(iterations=200), PIMCBot(worlds=3)):
+    for bot in (ISMCTSBot(iterations=200), ISMCTSBot(iterations=200, horizon=3), PIMCBot(worlds=3)):
         assert bot.analyse(a, 9) == bot.analyse(b, 9)
+
+
+def test_ismcts_horizon_reports_points() -> None:
+    """With a horizon the tree sums are fixed-point; analyse reports them in points."""
+    state = HandState.deal(Rules.make("scopa"), seed=4)
+    bot = ISMCTSBot(iterations=300, horizon=2)
+    tree, _ = bot.tree(state, 3)
+    stats = {s.play: s for s in bot.analyse(state, 3)}
+    ch = int(tree[0, KS.T_CHILD])
+    while ch >= 0:
+        n = int(tree[ch, KS.T_VISITS])
+        s = stats[Play(int(tree[ch, KS.T_CARD]), int(tree[ch, KS.T_TAKE]))]
+        assert s.n == n
+        assert s.mean == pytest.approx(tree[ch, KS.T_SUM] / n / KS.EST_UNIT)
+        assert -12 < s.ci_low <= s.mean <= s.ci_high < 12
+        ch = int(tree[ch, KS.T_NEXT])
+    assert sum(s.n for s in stats.values()) == 300
 
 
 def test_ismcts_exact_solves_single_world_endgames() -> None:
@@ -267,6 +355,12 @@ def test_make_bot_validates_parameters() -> None:
     assert isinstance(bot, ISMCTSBot) and bot.iterations == 50 and bot.rollout == "greedy"
     assert isinstance(make_bot("PIMC", {"worlds": "3", "exact_below": "0"}), PIMCBot)
     assert isinstance(make_bot("solver", {}), SolverBot)
+    bot = make_bot("ismcts", {"horizon": "4", "c": "1"})
+    assert isinstance(bot, ISMCTSBot) and bot.horizon == 4
+    assert bot.name == "ismcts:iterations=1000,c=1,rollout=random,horizon=4"
+    assert make_bot("ismcts", {}).name == "ismcts:iterations=1000,c=0.7,rollout=random"
+    with pytest.raises(ValueError, match="horizon must be in"):
+        ISMCTSBot(horizon=KS.FULL_DEPTH)
     assert make_bot("greedy").name == "greedy"
     bad = [
         ("ismcts", {"iteration": "5"}, "unknown parameter 'iteration'.*allowed: iterations, c"),
@@ -274,6 +368,8 @@ def test_make_bot_validates_parameters() -> None:
         ("ismcts", {"c": "-1"}, "c='-1'.*number > 0"),
         ("ismcts", {"rollout": "smart"}, "rollout='smart'.*random, greedy"),
         ("ismcts", {"exact": "2"}, "exact='2'.*one of 0, 1"),
+        ("ismcts", {"horizon": "-1"}, "horizon='-1'.*integer >= 0"),
+        ("ismcts", {"horizon": "x"}, "horizon='x'.*integer >= 0"),
         ("pimc", {"worlds": "x"}, "worlds='x'"),
         ("random", {"worlds": "3"}, "allowed: none"),
         ("mcts", {}, "unknown bot 'mcts'; bots: random, greedy"),
