@@ -25,7 +25,8 @@ class PolicyError(ScopaError):
 #: Search policies by name, with their parameters (validated by ``search.make_bot``).
 SEARCH_POLICIES: dict[str, str] = {
     "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8",
-    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy, ms=",
+    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy, ms=, "
+    "exact=0|1, horizon=",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
 }
 
