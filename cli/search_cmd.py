@@ -102,6 +102,7 @@ def advise_cmd(
         except ScopaError as e:
             raise BadInput(str(e)) from None
     result = advise(state, spec.bot(), seed)
+    horizon = dict(spec.params).get("horizon") is not None  # values are heuristic estimates
     if as_json:
         doc = {
             "policy": str(spec),
@@ -111,6 +112,7 @@ def advise_cmd(
             "hand": str(state.hand(result.seat)),
             "table": str(state.table),
             "chosen": str(result.chosen),
+            "values": "horizon_estimate" if horizon else "hand_margin",
             "plays": [
                 {
                     "play": str(p.play),
@@ -127,7 +129,11 @@ def advise_cmd(
         click.echo()
         return
     click.echo(describe(state, result.seat))
-    click.echo(f"policy {spec}, seed {seed}; expected point margin of the hand for your side:")
+    if horizon:
+        what = "estimated point margin (heuristic value at the rollout horizon)"
+    else:
+        what = "expected point margin of the hand"
+    click.echo(f"policy {spec}, seed {seed}; {what} for your side:")
     width = max(len(str(p.play)) for p in result.plays)
     click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}")
     for p in result.plays:

@@ -38,6 +38,18 @@ def test_advise_ranks_every_legal_play_and_is_reproducible() -> None:
         assert p["ci_low"] <= p["mean_margin"] <= p["ci_high"]
 
 
+def test_advise_says_when_values_are_horizon_estimates() -> None:
+    base = ["advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD", "--seed", "3"]
+    plain = run(*base, "--policy", "ismcts:iterations=200")
+    cut = run(*base, "--policy", "ismcts:iterations=200,horizon=4,c=1")
+    assert plain.exit_code == cut.exit_code == 0, plain.output + cut.output
+    assert "expected point margin of the hand" in plain.output
+    assert "heuristic value at the rollout horizon" in cut.output
+    js = run(*base, "--policy", "ismcts:iterations=200,horizon=4", "--json")
+    assert json.loads(js.output)["values"] == "horizon_estimate"
+    assert json.loads(run(*base, "--json").output)["values"] == "hand_margin"
+
+
 def test_advise_takes_the_scopa() -> None:
     mine, theirs = "AD 2D 3D 4D 5D 6D AH 2H 3H 4H 6H", "JD QD KD 7H JH QH KH AC 2C 3C 4C"
     args = ["--hand", "7D 3S", "--table", "5H 2S", "--opponent-cards", "2", "--json"]
