@@ -1382,8 +1382,10 @@ def _fused_hands(
             elif last_capturer >= 0:
                 w[W_PILES + last_capturer] |= table
         # ---------------------------------------------------------------- score_piles
-        # The rules of _score_into, inlined on the work array: calling it once per hand
-        # measured about 12% slower (710k against 805k random hands/s on one core).
+        # The rules of _score_into, written out on the work array: calling it once per
+        # hand measured 12% slower (710k against 805k random hands/s on one core), and
+        # inlining it (inline="always", sides as an argument) 7% slower on the two-player
+        # fast path (888 against 824 ns per hand), where these loops fold to constants.
         for s in range(ns):
             p = w[W_PILES + s]
             it[s, I_SCOPE] = w[W_SCOPE + s]
