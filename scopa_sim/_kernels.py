@@ -116,7 +116,7 @@ VALUE_MASK = np.array([0] + [ACES << (v - 1) for v in range(1, 11)], dtype=np.in
 SEVENS = ACES << 6
 SIXES = ACES << 5
 
-# Column layout of the hand rows of simulate_rows and fused_hands, one row per hand stored
+# Column layout of the hand rows of fused_hands, one row per hand stored
 # column-major: ``out[C_*, row]`` (see scopa_sim.dataset.kernel_columns).
 C_MATCH = 0
 C_HAND = 1
@@ -129,6 +129,14 @@ C_STATS = C_ITEMS + 4 * N_ITEMS  # 4 sides x 4: captured, denari, primiera value
 C_TOTALS = C_STATS + 16  # 4 sides: match totals after the hand
 C_WINNER = C_TOTALS + 4
 N_ROW_COLS = C_WINNER + 1
+
+#: Stream numbers (the last argument of :func:`derive_seed`): a hand's deck, its plays,
+#: and a match's first dealer.
+STREAM_DEAL = 0
+STREAM_PLAY = 1
+STREAM_DEALER = 2
+#: A match that has not ended after this many hands is an error.
+MAX_HANDS_PER_MATCH = 10000
 
 # What a unit of fused_hands is (see there).
 MODE_SELFPLAY = 0
@@ -612,24 +620,6 @@ def primiera_classic(pile, missing_zero):
 
 
 @njit(cache=True)
-def strict_winner(vals, n):
-    """Index of the strictly largest of ``vals[:n]``, or -1 on a tie at the top."""
-    top = vals[0]
-    best = 0
-    tie = False
-    for i in range(1, n):
-        if vals[i] > top:
-            top = vals[i]
-            best = i
-            tie = False
-        elif vals[i] == top:
-            tie = True
-    if tie:
-        return -1
-    return best
-
-
-@njit(cache=True)
 def _score_into(rules, piles, po, scope, so, out):
     """:func:`score_piles` on ``piles[po:po + sides]`` and ``scope[so:so + sides]``.
 
@@ -999,29 +989,6 @@ def _card_captures_fewest(card, table, packed, sweep_aces):
     return 0
 
 
-@njit(cache=True, inline="always")
-def _write_row(out, row, unit, hand, dealer, first, redeals, plays, ns, piles, po, items, totals,
-               winner):  # fmt: skip
-    """A hand's row into the columns ``out[C_*, row]``: ``piles[po + side]`` are the final
-    piles, ``items[side]`` the score items, ``totals`` the match totals after the hand."""
-    out[C_MATCH, row] = unit
-    out[C_HAND, row] = hand
-    out[C_DEALER, row] = dealer
-    out[C_FIRST, row] = first
-    out[C_REDEALS, row] = redeals
-    out[C_PLAYS, row] = plays
-    for s in range(ns):
-        p = piles[po + s]
-        for k in range(N_ITEMS):
-            out[C_ITEMS + s * N_ITEMS + k, row] = items[s, k]
-        out[C_STATS + 4 * s, row] = popcount(p)
-        out[C_STATS + 4 * s + 1, row] = popcount(p & DENARI)
-        out[C_STATS + 4 * s + 2, row] = primiera_classic(p, 1)
-        out[C_STATS + 4 * s + 3, row] = popcount(p & SEVENS)
-        out[C_TOTALS + s, row] = totals[s]
-    out[C_WINNER, row] = winner
-
-
 def selfplay_hands(rules, policies, seed, count, out_points):
     """Play ``count`` independent hands (dealer = hand index mod players); write each
     side's points to ``out_points[hand, side]``. Deal and play streams are derived from
@@ -1050,7 +1017,7 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
     """Units ``first_unit .. first_unit + count - 1`` played with kernel policies; return
     (units done, rows written). A unit is a hand, or with ``mode=MODE_MATCHES`` a match
     to the target. Each side's points go to ``out_points[row, side]`` (unless it has no
-    rows) and the hand's row of :func:`simulate_rows` to ``out_cols[:, row]`` (unless it
+    rows) and the hand's row (``C_*`` columns) to ``out_cols[:, row]`` (unless it
     has no columns; ``C_MATCH`` holds the unit's offset in this call). With matches the
     call stops early, before a unit that could overflow ``out_cols``.
 
@@ -1059,10 +1026,11 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
     ``MODE_HANDS`` it is hand 0 of match ``h`` (streams ``(seed, h, 0, 0 | 1)``), as
     ``simulate --hands`` numbers them; with ``MODE_MATCHES`` hand ``k`` of match ``m``
     uses ``(seed, m, k, 0 | 1)``, the first dealer is drawn from ``(seed, m, 0,
-    STREAM_DEALER)`` and the deal then rotates, as in :func:`simulate_rows`.
+    STREAM_DEALER)`` and the deal then rotates, as in :func:`scopa_sim.match.play_match`.
 
     Same deals, plays, random draws and results as :func:`shuffle_deal`,
-    :func:`start_hand`, :func:`play_out`, :func:`score_state` and :func:`match_winner`,
+    :func:`start_hand`, :func:`play_out`, :func:`score_state` and the match bookkeeping of
+    :func:`scopa_sim.match.play_match`,
     but fused into one loop: the position lives in locals (hands, piles and scope in a
     small work array), the table's subset counts are kept packed and up to date as cards
     come and go (see ``GROW``), a random play is drawn from per-card play counts so only
@@ -1147,7 +1115,7 @@ def _fused_hands(
         else:
             prefix = _seed_prefix(seed, unit, hand_no)
         # ---------------------------------------------------------------- shuffle_deal
-        z = mix64(prefix ^ np.uint64(0x8CB92BA72F3D8DD7))
+        z = mix64(prefix ^ np.uint64(STREAM_DEAL) ^ np.uint64(0x8CB92BA72F3D8DD7))
         while True:
             for i in range(ncards):
                 deck[i] = canon[i]
@@ -1161,7 +1129,7 @@ def _fused_hands(
                 break
             redeals += 1
         # ---------------------------------------------------------------- start_hand
-        z = mix64(prefix ^ np.uint64(1) ^ np.uint64(0x8CB92BA72F3D8DD7))
+        z = mix64(prefix ^ np.uint64(STREAM_PLAY) ^ np.uint64(0x8CB92BA72F3D8DD7))
         for i in range(W_SCOPE + 4):
             w[i] = 0
         table = np.int64(0)
@@ -1448,7 +1416,7 @@ def _fused_hands(
             if keep_points:
                 out_points[row, s] = pts
         winner = -1
-        if mode == MODE_MATCHES:  # match_winner: the all-denari rule, then the target
+        if mode == MODE_MATCHES:  # the winner: the all-denari rule, then the target
             top = 0
             all_denari = -1
             for s in range(ns):
@@ -1466,11 +1434,23 @@ def _fused_hands(
         else:
             for s in range(ns):
                 totals[s] = it[s, I_TOTAL]
-        if keep_rows:  # the row of simulate_rows (match: the offset in this call)
-            _write_row(
-                out_cols, row, done, hand_no, dealer, first, redeals, plays, ns, w, W_PILES,
-                it, totals, winner,
-            )  # fmt: skip
+        if keep_rows:  # the hand's row (match: the unit's offset in this call)
+            out_cols[C_MATCH, row] = done
+            out_cols[C_HAND, row] = hand_no
+            out_cols[C_DEALER, row] = dealer
+            out_cols[C_FIRST, row] = first
+            out_cols[C_REDEALS, row] = redeals
+            out_cols[C_PLAYS, row] = plays
+            for s in range(ns):
+                p = w[W_PILES + s]
+                for k in range(N_ITEMS):
+                    out_cols[C_ITEMS + s * N_ITEMS + k, row] = it[s, k]
+                out_cols[C_STATS + 4 * s, row] = popcount(p)
+                out_cols[C_STATS + 4 * s + 1, row] = popcount(p & DENARI)
+                out_cols[C_STATS + 4 * s + 2, row] = primiera_classic(p, 1)
+                out_cols[C_STATS + 4 * s + 3, row] = popcount(p & SEVENS)
+                out_cols[C_TOTALS + s, row] = totals[s]
+            out_cols[C_WINNER, row] = winner
         row += 1
         if mode != MODE_MATCHES or winner >= 0:
             done += 1
@@ -1484,99 +1464,14 @@ def _fused_hands(
 
 
 # --------------------------------------------------------------------------- batch simulation
-STREAM_DEAL = 0
-STREAM_PLAY = 1
-STREAM_DEALER = 2
-MAX_HANDS_PER_MATCH = 10000
-
-
-@njit(cache=True)
-def match_winner(rules, totals, state):
-    """Winning side after a scored hand (all-denari rule, then target), or -1."""
-    ns = rules[R_SIDES]
-    if rules[R_NAPOLA] and rules[R_ALL_DENARI_WINS]:
-        for s in range(ns):
-            if state[S_PILES + s] & DENARI == DENARI:
-                return s
-    top = totals[0]
-    for s in range(1, ns):
-        if totals[s] > top:
-            top = totals[s]
-    if top < rules[R_TARGET]:
-        return -1
-    return strict_winner(totals, ns)
-
-
-@njit(cache=True, nogil=True)
-def simulate_rows(rules, policies, seed, by_match, first_unit, n_units, out):
-    """Play units (independent hands, or whole matches when ``by_match``) from
-    ``first_unit`` on, one row per hand into the columns ``out[C_*, row]`` (``C_MATCH``
-    holds the unit's offset from ``first_unit``); stop early when ``out`` could overflow.
-    Returns (units done, rows written). Columns of sides the game lacks are left as is.
-
-    Hand ``h`` of match ``m`` deals from stream (seed, m, h, DEAL) and plays from
-    (seed, m, h, PLAY); an independent hand ``u`` is hand 0 of match ``u`` with
-    dealer ``u % players``, so runs sharing a seed are paired deal by deal.
-    """
-    state = np.zeros(N_STATE, dtype=np.int64)
-    deck = np.empty(40, dtype=np.int64)
-    buf_card = np.empty(MAX_PLAYS, dtype=np.int64)
-    buf_take = np.empty(MAX_PLAYS, dtype=np.int64)
-    scratch = np.empty(SCRATCH, dtype=np.int64)
-    log_card = np.empty(40, dtype=np.int64)
-    log_take = np.empty(40, dtype=np.int64)
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
-    totals = np.zeros(4, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
-    n = rules[R_PLAYERS]
-    ns = rules[R_SIDES]
-    cap = out.shape[1]
-    rows = 0
-    for u in range(n_units):
-        m = first_unit + u
-        if by_match:
-            if rows + 64 > cap:  # a match of more hands than that is astronomically rare
-                return u, rows
-            rng[0] = derive_seed(seed, m, 0, STREAM_DEALER)
-            dealer = rand_below(rng, n)
-        else:
-            if rows >= cap:
-                return u, rows
-            dealer = m % n
-        for s in range(4):
-            totals[s] = 0
-        ended = False
-        for h in range(MAX_HANDS_PER_MATCH):
-            if rows >= cap:
-                raise ValueError("simulate_rows: output buffer too small for a match")
-            rng[0] = derive_seed(seed, m, h, STREAM_DEAL)
-            redeals = shuffle_deal(rules, rng, deck)
-            start_hand(state, rules, deck, dealer)
-            rng[0] = derive_seed(seed, m, h, STREAM_PLAY)
-            made = play_out(
-                state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
-            )
-            score_state(state, rules, score)
-            for s in range(ns):
-                totals[s] += score[s, I_TOTAL]
-            w = match_winner(rules, totals, state) if by_match else -1
-            _write_row(
-                out, rows, u, h, dealer, (dealer + 1) % n, redeals, made, ns, state, S_PILES,
-                score, totals, w,
-            )  # fmt: skip
-            rows += 1
-            if not by_match or w >= 0:
-                ended = True
-                break
-            dealer = (dealer + 1) % n
-        if not ended:
-            raise ValueError("simulate_rows: a match did not end")
-    return n_units, rows
 
 
 def fused_rows(rules, policies, seed, by_match, first_unit, n_units, out):
-    """:func:`simulate_rows` through the fused playout loop of :func:`fused_hands` (kernel
-    policies): same deals, plays and rows, several times faster."""
+    """Rows of ``n_units`` independent hands, or whole matches when ``by_match``, from
+    ``first_unit`` on, with kernel policies, into the columns ``out[C_*, row]`` (``C_MATCH``
+    holds the unit's offset from ``first_unit``); return (units done, rows written).
+    Matches stop early before one that could overflow ``out``. Through the fused playout
+    loop of :func:`fused_hands`, with the two-player fast path where it applies."""
     mode = MODE_MATCHES if by_match else MODE_HANDS
     return fused_kernel(rules)(
         rules, policies, seed, first_unit, n_units, mode, np.empty((0, 4), np.int64), out

@@ -65,7 +65,7 @@ def _schema() -> dict[str, pl.DataType]:
 #: Column name -> pinned polars type, in file order.
 SCHEMA: dict[str, pl.DataType] = _schema()
 
-# Column layout of the kernel's row columns (see _kernels.simulate_rows).
+# Column layout of the kernel's row columns (see _kernels.fused_rows).
 _KERNEL_COLS = ("match", "hand", "dealer", "first_player", "redeals", "plays")
 
 

@@ -18,12 +18,12 @@ from .policy import PolicySpec
 from .rules import Rules
 from .state import HandState
 
-#: Stream numbers of :func:`_kernels.derive_seed`.
-STREAM_DEAL = 0
-STREAM_PLAY = 1
-STREAM_DEALER = 2
+#: Stream numbers of :func:`_kernels.derive_seed` (those of the jitted loops).
+STREAM_DEAL = K.STREAM_DEAL
+STREAM_PLAY = K.STREAM_PLAY
+STREAM_DEALER = K.STREAM_DEALER
 STREAM_BOT = 1000  # + plays made: the seed a search bot gets for each decision
-MAX_HANDS_PER_MATCH = 10_000
+MAX_HANDS_PER_MATCH = K.MAX_HANDS_PER_MATCH
 
 
 @dataclass(frozen=True)

@@ -243,7 +243,8 @@ def test_kill_and_resume_gives_identical_data(tmp_path):
 
 @pytest.mark.parametrize("mode", ["hands", "matches"])
 def test_bot_path_rows_equal_kernel_rows(mode):
-    """Greedy through its bot form, hand by hand, gives the jitted loop's rows exactly."""
+    """compute_rows (the fused loop) equals _bot_rows, which plays kernel policies hand by
+    hand through the step kernels (HandPlayer) with the match bookkeeping of play_match."""
     from scopa_sim.policy import PolicySpec
     from scopa_sim.simulate import _bot_rows, compute_rows
 
@@ -265,9 +266,20 @@ def test_search_policy_in_simulate_is_reproducible(tmp_path):
     assert da["policy_0"].unique().to_list() == ["ismcts:iterations=50"]
 
 
+def _step_rows(preset: str, policy: str, mode: str, first: int, units: int):
+    """The reference rows: the step kernels hand by hand (start_hand, play_out,
+    score_state through HandPlayer) with the match bookkeeping of play_match."""
+    from scopa_sim.policy import PolicySpec
+    from scopa_sim.simulate import _bot_rows
+
+    r = Rules.make(preset)
+    cfg = SimConfig.make(preset, r, seat_policies([policy], r.players), mode, first + units, 7)
+    return _bot_rows(cfg, [PolicySpec.parse(policy)] * r.players, first, units)
+
+
 @pytest.mark.parametrize("by_match", [False, True], ids=["hands", "matches"])
-def test_fused_rows_equal_generic_rows(by_match):
-    """The fused playout loop gives simulate_rows' rows exactly, for every preset."""
+def test_fused_rows_equal_the_step_kernels_rows(by_match):
+    """The fused playout loop gives the step kernels' rows exactly, for every preset."""
     import numpy as np
 
     from scopa_sim import _kernels as K
@@ -276,30 +288,31 @@ def test_fused_rows_equal_generic_rows(by_match):
     units = 40 if by_match else 400
     for preset in PRESETS:
         r = Rules.make(preset).to_array()
-        for policy in (K.POLICY_RANDOM, K.POLICY_GREEDY):
-            codes = np.full(4, policy, dtype=np.int64)
-            a = np.zeros((K.N_ROW_COLS, 40 * units), dtype=np.int32)
-            b = np.zeros_like(a)
-            done_a = K.simulate_rows(r, codes, 7, by_match, 100, units, a)
-            done_b = K.fused_rows(r, codes, 7, by_match, 100, units, b)
-            assert done_a == done_b and done_a[0] == units, (preset, policy)
-            assert (a == b).all(), (preset, policy)
+        for policy in ("random", "greedy"):
+            codes = np.full(4, K.POLICY_RANDOM if policy == "random" else K.POLICY_GREEDY)
+            ref = _step_rows(preset, policy, "matches" if by_match else "hands", 100, units)
+            got = np.zeros((K.N_ROW_COLS, 40 * units), dtype=np.int32)
+            done, rows = K.fused_rows(r, codes, 7, by_match, 100, units, got)
+            assert (done, rows) == (units, ref.shape[1]), (preset, policy)
+            assert (got[:, :rows] == ref).all(), (preset, policy)
 
 
 def test_fused_matches_stop_before_overflowing():
-    """A buffer too small for every match: both kernels stop at the same unit."""
+    """A buffer too small for every match: the loop stops before a match that could
+    overflow it (64 hands of room), and the rows it wrote are the step kernels' rows."""
     import numpy as np
 
     from scopa_sim import _kernels as K
 
     r = Rules.make("scopa").to_array()
-    codes = np.zeros(4, dtype=np.int64)
-    a = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
-    b = np.zeros_like(a)
-    done_a = K.simulate_rows(r, codes, 7, True, 0, 1000, a)
-    done_b = K.fused_rows(r, codes, 7, True, 0, 1000, b)
-    assert done_a == done_b and 0 < done_a[0] < 1000
-    assert (a == b).all()
+    got = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
+    done, rows = K.fused_rows(r, np.zeros(4, dtype=np.int64), 7, True, 0, 1000, got)
+    assert 0 < done < 1000 and rows + 64 > 300
+    ref = _step_rows("scopa", "random", "matches", 0, done + 1)
+    assert rows == int((ref[K.C_MATCH] < done).sum())  # whole matches only
+    assert (got[:, :rows] == ref[:, :rows]).all()
+    before_last = int((ref[K.C_MATCH] < done - 1).sum())
+    assert before_last + 64 <= 300  # it did not stop a match too early
 
 
 def test_a_locked_run_directory_is_refused(tmp_path):
