@@ -25,7 +25,7 @@ from . import _kernels as K
 from . import _search as KS
 from .cards import CardSet
 from .rules import Rules
-from .state import HandState
+from .state import HandState, PublicView
 
 
 def _seed_of(rng: np.random.Generator | int) -> int:
@@ -34,7 +34,7 @@ def _seed_of(rng: np.random.Generator | int) -> int:
     return int(rng)
 
 
-class InfoSet:
+class InfoSet(PublicView):
     """The information set of ``seat`` (default: the seat to play) at ``state``."""
 
     __slots__ = ("_r", "_vec", "rules", "seat")
@@ -61,18 +61,6 @@ class InfoSet:
         return CardSet(int(self._vec[K.S_HANDS + self.seat]))
 
     @property
-    def table(self) -> CardSet:
-        return CardSet(int(self._vec[K.S_TABLE]))
-
-    @property
-    def piles(self) -> list[CardSet]:
-        return [CardSet(int(self._vec[K.S_PILES + s])) for s in range(self.rules.sides)]
-
-    @property
-    def scope(self) -> list[int]:
-        return [int(self._vec[K.S_SCOPE + s]) for s in range(self.rules.sides)]
-
-    @property
     def hand_sizes(self) -> list[int]:
         """Cards held by each seat."""
         return [int(self._vec[K.S_HANDS + s]).bit_count() for s in range(self.rules.players)]
@@ -80,23 +68,6 @@ class InfoSet:
     @property
     def stock_size(self) -> int:
         return int(self._vec[K.S_DECK_SIZE] - self._vec[K.S_STOCK])
-
-    @property
-    def turn(self) -> int:
-        return int(self._vec[K.S_TURN])
-
-    @property
-    def dealer(self) -> int:
-        return int(self._vec[K.S_DEALER])
-
-    @property
-    def plays_made(self) -> int:
-        return int(self._vec[K.S_PLAYS])
-
-    @property
-    def last_capturer(self) -> int | None:
-        side = int(self._vec[K.S_LAST_CAPTURER])
-        return None if side < 0 else side
 
     @property
     def in_play(self) -> CardSet:

@@ -125,7 +125,50 @@ def _dealer_of_round(sizes: list[int], turn: int, dealer: int | None, stock: int
     return dealer
 
 
-class HandState:
+class PublicView:
+    """What every seat sees of a kernel state vector: the table, the piles, the scope,
+    whose turn it is. Shared by :class:`HandState` and
+    :class:`~scopa_sim.infoset.InfoSet`, which both keep one (``_vec``)."""
+
+    __slots__ = ()
+    rules: Rules
+    _vec: np.ndarray
+
+    @property
+    def turn(self) -> int:
+        """The seat to play."""
+        return int(self._vec[K.S_TURN])
+
+    @property
+    def dealer(self) -> int:
+        return int(self._vec[K.S_DEALER])
+
+    @property
+    def table(self) -> CardSet:
+        return CardSet(int(self._vec[K.S_TABLE]))
+
+    @property
+    def piles(self) -> list[CardSet]:
+        """Captured cards per side."""
+        return [CardSet(int(self._vec[K.S_PILES + s])) for s in range(self.rules.sides)]
+
+    @property
+    def scope(self) -> list[int]:
+        """Scope per side."""
+        return [int(self._vec[K.S_SCOPE + s]) for s in range(self.rules.sides)]
+
+    @property
+    def plays_made(self) -> int:
+        return int(self._vec[K.S_PLAYS])
+
+    @property
+    def last_capturer(self) -> int | None:
+        """The side that captured last (it takes the remainder), or None."""
+        side = int(self._vec[K.S_LAST_CAPTURER])
+        return None if side < 0 else side
+
+
+class HandState(PublicView):
     """One hand (a deal of the whole deck) in progress.
 
     Build with :meth:`deal` (from a seed or a deck order) or :meth:`from_deals`
@@ -304,19 +347,6 @@ class HandState:
     def players(self) -> int:
         return self.rules.players
 
-    @property
-    def turn(self) -> int:
-        """The seat to play."""
-        return int(self._vec[K.S_TURN])
-
-    @property
-    def dealer(self) -> int:
-        return int(self._vec[K.S_DEALER])
-
-    @property
-    def table(self) -> CardSet:
-        return CardSet(int(self._vec[K.S_TABLE]))
-
     def hand(self, seat: int) -> CardSet:
         """The cards in a seat's hand."""
         return CardSet(int(self._vec[K.S_HANDS + seat]))
@@ -326,28 +356,10 @@ class HandState:
         return [self.hand(s) for s in range(self.players)]
 
     @property
-    def piles(self) -> list[CardSet]:
-        """Captured cards per side."""
-        return [CardSet(int(self._vec[K.S_PILES + s])) for s in range(self.rules.sides)]
-
-    @property
-    def scope(self) -> list[int]:
-        return [int(self._vec[K.S_SCOPE + s]) for s in range(self.rules.sides)]
-
-    @property
-    def last_capturer(self) -> int | None:
-        side = int(self._vec[K.S_LAST_CAPTURER])
-        return None if side < 0 else side
-
-    @property
     def stock(self) -> list[Card]:
         """Cards still to be dealt, in dealing order."""
         lo, hi = int(self._vec[K.S_STOCK]), int(self._vec[K.S_DECK_SIZE])
         return [int(c) for c in self._vec[K.S_DECK + lo : K.S_DECK + hi]]
-
-    @property
-    def plays_made(self) -> int:
-        return int(self._vec[K.S_PLAYS])
 
     @property
     def plays_left(self) -> int:
