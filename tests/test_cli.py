@@ -10,33 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
 from click.testing import CliRunner, Result
 
 from cli.main import cli
 from scopa_sim import PRESETS, __version__
 
-# RULES.md §7: every option key.
-OPTION_KEYS = (
-    "players",
-    "teams",
-    "deck",
-    "hand_size",
-    "table_cards",
-    "kings_redeal",
-    "capture_rule",
-    "sum_capture",
-    "remainder_to",
-    "ace_sweep",
-    "ace_sweep_scopa",
-    "last_play_scopa",
-    "primiera",
-    "primiera_missing_suit",
-    "re_bello",
-    "napola",
-    "napola_scoring",
-    "napola_all_denari_wins",
-    "target",
-)
+# RULES.md §7: every option key, in order (the reference's defaults list them).
+OPTION_KEYS = tuple(ref.DEFAULT_RULES)
 
 
 def run(*args: str, input: str | bytes | None = None) -> Result:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -38,28 +39,8 @@ RECORD_FIELDS = {
 }
 SCORE_FIELDS = {"scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola", "total"}
 PLAY_FIELDS = {"seat", "card", "take"}
-# RULES.md §7: every option key.
-OPTION_KEYS = {
-    "players",
-    "teams",
-    "deck",
-    "hand_size",
-    "table_cards",
-    "kings_redeal",
-    "capture_rule",
-    "sum_capture",
-    "remainder_to",
-    "ace_sweep",
-    "ace_sweep_scopa",
-    "last_play_scopa",
-    "primiera",
-    "primiera_missing_suit",
-    "re_bello",
-    "napola",
-    "napola_scoring",
-    "napola_all_denari_wins",
-    "target",
-}
+# RULES.md §7: every option key (the reference's defaults list them).
+OPTION_KEYS = set(ref.DEFAULT_RULES)
 CARD_RE = re.compile(r"^[A2-7JQK][DHCS]$")
 SUITS, RANKS = "DHCS", "A234567JQK"
 
