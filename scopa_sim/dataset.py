@@ -29,6 +29,7 @@ MAX_SEATS = 4
 ITEMS = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola", "points")
 SIDE_STATS = ("captured", "denari_count", "primiera_value", "sevens")
 SHARD_RE = re.compile(r"^shard-(\d{6})\.parquet$")
+_SIDE_RE = re.compile(r"^s(\d)_")  # a per-side column, s{k}_...
 
 
 class DatasetError(ScopaError):
@@ -111,18 +112,13 @@ def rows_to_frame(
     }
     for seat in range(MAX_SEATS):
         constants[f"policy_{seat}"] = policies[seat] if seat < players else None
-    used = [
-        (i, name)
-        for i, name in enumerate(names)
-        if not ((m := re.match(r"^s(\d)_", name)) and int(m.group(1)) >= sides)
-    ]
-    df = pl.DataFrame({name: cols[i] for i, name in used})
+    absent = {name for name in SCHEMA if (m := _SIDE_RE.match(name)) and int(m[1]) >= sides}
+    df = pl.DataFrame({name: cols[i] for i, name in enumerate(names) if name not in absent})
     exprs = []
     for name, dtype in SCHEMA.items():
-        side = re.match(r"^s(\d)_", name)
         if name in constants:
             exprs.append(pl.lit(constants[name], dtype=dtype).alias(name))
-        elif side and int(side.group(1)) >= sides:
+        elif name in absent:  # a side the game does not have
             exprs.append(pl.lit(None, dtype=dtype).alias(name))
         elif name == "match":
             exprs.append((pl.col(name).cast(dtype) + first).alias(name))
