@@ -241,7 +241,7 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
     cols = compute_rows(
         config, first, count, _row_buffer(count) if config.mode == "hands" else None
     )
-    frame = D.rows_to_frame(
+    columns = D.shard_columns(
         cols,
         first=first,
         run_id=config.run_id,
@@ -252,7 +252,7 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
         seed=config.seed,
         policies=config.policies,
     )
-    path = D.write_shard(Path(directory), index, frame)
+    path = D.write_shard(Path(directory), index, cols.shape[1], columns)
     return ShardResult(index, cols.shape[1], count, time.perf_counter() - t0, path.name)
 
 

@@ -1,0 +1,163 @@
+"""Jitted Parquet value encoders for the shard writer (:mod:`scopa_sim.parquet`).
+
+Each kernel appends one encoded stream to a byte buffer and returns the new end, so
+the writer builds a column's pages without Python loops over rows.  The encodings
+are those of the Parquet specification (``Encodings.md``): the RLE / bit-packed
+hybrid (dictionary indices and definition levels), PLAIN dictionaries, and
+DELTA_BINARY_PACKED.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Longest bit-packed run written (63 groups of 8 keeps the run header in one byte).
+MAX_GROUPS = 63
+DELTA_BLOCK = 128  # values per DELTA_BINARY_PACKED block
+DELTA_MINIBLOCKS = 4  # miniblocks per block (32 values each)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _uleb(out: np.ndarray, pos: int, value: np.uint64) -> int:
+    """ULEB128 varint of ``value``."""
+    while value >= np.uint64(0x80):
+        out[pos] = (value & np.uint64(0x7F)) | np.uint64(0x80)
+        value >>= np.uint64(7)
+        pos += 1
+    out[pos] = value
+    return pos + 1
+
+
+@njit(cache=True, nogil=True)
+def _zigzag(v: np.int64) -> np.uint64:
+    return np.uint64(v << 1) ^ np.uint64(v >> 63)
+
+
+@njit(cache=True, nogil=True)
+def _pack(
+    out: np.ndarray, pos: int, vals: np.ndarray, base: int, start: int, n: int, width: int
+) -> int:
+    """Bit-pack ``vals[start:start + 8] - base`` LSB first with ``width`` (<= 32) bits each;
+    values past ``n`` are zero padding (a group always takes ``width`` bytes).  The
+    general case; :func:`rle_hybrid` packs full groups of narrow values itself."""
+    acc = np.uint64(0)
+    bits = 0
+    for k in range(8):
+        i = start + k
+        acc |= (np.uint64(vals[i] - base) if i < n else np.uint64(0)) << np.uint64(bits)
+        bits += width
+        while bits >= 8:
+            out[pos] = acc & np.uint64(0xFF)
+            acc >>= np.uint64(8)
+            bits -= 8
+            pos += 1
+    return pos
+
+
+@njit(cache=True, nogil=True)
+def rle_hybrid(vals: np.ndarray, base: int, n: int, width: int, out: np.ndarray, pos: int) -> int:
+    """The RLE / bit-packed hybrid of ``vals[:n] - base`` (each in ``[0, 2**width)``),
+    without a length prefix.  Runs of 8 or more equal values become RLE runs; the rest
+    is bit-packed in groups of 8."""
+    nbytes = (width + 7) // 8
+    i = 0
+    header = -1  # where the open bit-packed run's header byte is, -1 if none
+    groups = 0
+    while i < n:
+        v = vals[i]
+        j = i + 1
+        if i + 8 > n or vals[i + 7] == v:  # perhaps a run of 8 or more
+            while j < n and vals[j] == v:
+                j += 1
+        if j - i >= 8:
+            header = -1
+            pos = _uleb(out, pos, np.uint64((j - i) << 1))
+            for b in range(nbytes):
+                out[pos] = ((v - base) >> (8 * b)) & 0xFF
+                pos += 1
+            i = j
+            continue
+        if header < 0 or groups == MAX_GROUPS:
+            header = pos
+            groups = 0
+            pos += 1
+        if width <= 8 and i + 8 <= n:  # a full group of narrow values: one 64-bit word
+            acc = np.uint64(0)
+            for k in range(8):
+                acc |= np.uint64(vals[i + k] - base) << np.uint64(k * width)
+            for b in range(width):
+                out[pos + b] = (acc >> np.uint64(8 * b)) & np.uint64(0xFF)
+            pos += width
+        else:
+            pos = _pack(out, pos, vals, base, i, n, width)
+        groups += 1
+        out[header] = (groups << 1) | 1
+        i += 8
+    return pos
+
+
+@njit(cache=True, nogil=True)
+def delta_binary_packed(values: np.ndarray, n: int, bits: int, out: np.ndarray, pos: int) -> int:
+    """DELTA_BINARY_PACKED of ``values[:n]`` (int64 holding a physical type of ``bits``,
+    32 or 64): blocks of 128 deltas in four miniblocks of 32, each bit-packed at its own
+    width above the block's minimum.  Deltas wrap around at ``bits``, as readers of 32-bit
+    columns expect (so no width exceeds 32 there)."""
+    narrow = bits == 32
+    pos = _uleb(out, pos, np.uint64(DELTA_BLOCK))
+    pos = _uleb(out, pos, np.uint64(DELTA_MINIBLOCKS))
+    pos = _uleb(out, pos, np.uint64(n))
+    pos = _uleb(out, pos, _zigzag(values[0] if n > 0 else np.int64(0)))
+    per = DELTA_BLOCK // DELTA_MINIBLOCKS
+    deltas = np.zeros(DELTA_BLOCK, dtype=np.int64)
+    packed = np.zeros(DELTA_BLOCK, dtype=np.uint64)
+    i = 1
+    while i < n:
+        m = min(DELTA_BLOCK, n - i)
+        lo = np.int64(0)
+        for k in range(m):
+            d = values[i + k] - values[i + k - 1]
+            if narrow:
+                d = np.int64(np.int32(d))  # wrap around at 32 bits
+            deltas[k] = d
+            if k == 0:
+                lo = d
+            lo = min(lo, d)
+        pos = _uleb(out, pos, _zigzag(lo))
+        widths = pos
+        pos += DELTA_MINIBLOCKS
+        for mb in range(DELTA_MINIBLOCKS):
+            a = mb * per
+            if a >= m:
+                out[widths + mb] = 0
+                continue
+            top = np.uint64(0)
+            for k in range(per):
+                u = np.uint64(deltas[a + k] - lo) if a + k < m else np.uint64(0)
+                if narrow:
+                    u &= np.uint64(0xFFFFFFFF)
+                packed[k] = u
+                top |= u
+            width = 0
+            while top > np.uint64(0):
+                width += 1
+                top >>= np.uint64(1)
+            out[widths + mb] = width
+            acc = 0
+            bits = 0
+            for k in range(per if width else 0):
+                u = packed[k]
+                w = width
+                while w > 0:  # in chunks of at most 8 bits, so acc never overflows
+                    take = min(w, 8)
+                    acc |= int(u & np.uint64((1 << take) - 1)) << bits
+                    u >>= np.uint64(take)
+                    bits += take
+                    w -= take
+                    if bits >= 8:
+                        out[pos] = acc & 0xFF
+                        acc >>= 8
+                        bits -= 8
+                        pos += 1
+        i += m
+    return pos
