@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from cli.analyze_cmd import analyze_cmd, compare_cmd, report_cmd
 from cli.options import BadInput, make_rules
-from cli.play_cmd import play, replay
-from cli.search_cmd import advise_cmd, tournament_cmd
-from cli.simulate_cmd import simulate_cmd
-from cli.study_cmd import advantage, study
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
 from scopa_sim.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
@@ -17,8 +14,35 @@ from scopa_sim.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
+#: Command name -> "module:attribute", imported only when the command runs (or for
+#: ``--help``), so that ``simulate`` does not load plotting and statistics modules.
+LAZY_COMMANDS = {
+    "play": "cli.play_cmd:play",
+    "replay": "cli.play_cmd:replay",
+    "advantage": "cli.study_cmd:advantage",
+    "study": "cli.study_cmd:study",
+    "simulate": "cli.simulate_cmd:simulate_cmd",
+    "analyze": "cli.analyze_cmd:analyze_cmd",
+    "compare": "cli.analyze_cmd:compare_cmd",
+    "report": "cli.analyze_cmd:report_cmd",
+    "advise": "cli.search_cmd:advise_cmd",
+    "tournament": "cli.search_cmd:tournament_cmd",
+}
+
+
 class ScopaGroup(click.Group):
-    """A group whose library errors (bad cards, records, ...) become one-line messages."""
+    """A group whose library errors (bad cards, records, ...) become one-line messages,
+    and whose commands are imported when used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in LAZY_COMMANDS:
+            module, attr = LAZY_COMMANDS[cmd_name].split(":")
+            command: click.Command = getattr(importlib.import_module(module), attr)
+            return command
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -51,18 +75,6 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
         value = getattr(r, key)
         text = str(value).lower() if isinstance(value, bool) else str(value)
         click.echo(f"{key} = {text}")
-
-
-cli.add_command(play)
-cli.add_command(replay)
-cli.add_command(advantage)
-cli.add_command(study)
-cli.add_command(simulate_cmd, name="simulate")
-cli.add_command(analyze_cmd, name="analyze")
-cli.add_command(compare_cmd, name="compare")
-cli.add_command(report_cmd, name="report")
-cli.add_command(advise_cmd, name="advise")
-cli.add_command(tournament_cmd, name="tournament")
 
 
 def main() -> None:

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
 from click.testing import CliRunner, Result
@@ -69,7 +70,12 @@ def test_command_help(name: str, flag: str) -> None:
 
 
 def test_expected_commands() -> None:
-    assert {"play", "replay", "variants"} <= set(cli.commands)
+    """Every command is listed and loads (most are imported only when used)."""
+    ctx = click.Context(cli)
+    names = set(cli.list_commands(ctx))
+    assert {"play", "replay", "variants", "simulate", "study", "advise", "report"} <= names
+    for name in names:
+        assert isinstance(cli.get_command(ctx, name), click.Command)
 
 
 @pytest.mark.parametrize("flag", ["-V", "--version"])
