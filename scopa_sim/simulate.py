@@ -141,8 +141,10 @@ class ShardResult:
     index: int
     rows: int
     units: int
-    seconds: float
+    seconds: float  # the whole shard
     file: str
+    compute_seconds: float = 0.0  # computing its rows (the jitted loop, or the bots)
+    write_seconds: float = 0.0  # encoding and writing its Parquet file
 
 
 def compute_rows(
@@ -241,6 +243,7 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
     cols = compute_rows(
         config, first, count, _row_buffer(count) if config.mode == "hands" else None
     )
+    t1 = time.perf_counter()
     columns = D.shard_columns(
         cols,
         first=first,
@@ -253,7 +256,8 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
         policies=config.policies,
     )
     path = D.write_shard(Path(directory), index, cols.shape[1], columns)
-    return ShardResult(index, cols.shape[1], count, time.perf_counter() - t0, path.name)
+    t2 = time.perf_counter()
+    return ShardResult(index, cols.shape[1], count, t2 - t0, path.name, t1 - t0, t2 - t1)
 
 
 def _versions() -> dict[str, str]:
@@ -287,6 +291,8 @@ class Run:
                 "units": res.units,
                 "rows": res.rows,
                 "seconds": round(res.seconds, 4),
+                "compute_seconds": round(res.compute_seconds, 4),
+                "write_seconds": round(res.write_seconds, 4),
             }
         )
         self.manifest["shards"].sort(key=lambda s: s["index"])
