@@ -3,8 +3,7 @@
 Each kernel appends one encoded stream to a byte buffer and returns the new end, so
 the writer builds a column's pages without Python loops over rows.  The encodings
 are those of the Parquet specification (``Encodings.md``): the RLE / bit-packed
-hybrid (dictionary indices and definition levels), PLAIN dictionaries, and
-DELTA_BINARY_PACKED.
+hybrid (dictionary indices and definition levels) and DELTA_BINARY_PACKED.
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ shards have neither problem's generality: every column is a small-range integer,
 run of consecutive numbers, or one value repeated, so this writer encodes each with
 a direct-indexed dictionary, DELTA_BINARY_PACKED or a single run, in jitted kernels
 (:mod:`scopa_sim._encoding`).  The files are plain Parquet (format 1 data pages,
-Thrift compact metadata, optional columns with integer and string logical types) and
-read back with exactly the types given, by polars, pyarrow or any other reader.
+Thrift compact metadata, optional columns with integer and string logical types), and
+polars and pyarrow read them back with exactly the types given (both are tested).
 """
 
 from __future__ import annotations
@@ -187,22 +187,21 @@ class _ChunkWriter:
         start = self.f.tell()
         dict_at: int | None = None
         n = self.n
-        if (col.data is None and col.constant is None) or (
-            col.valid is not None and not col.valid.any()
-        ):  # every row null: levels only
-            encodings = [_PLAIN, _RLE]
-            data_at = self.page(_DATA_PAGE, _levels_all(n, False), self.data_header(_PLAIN))
-        elif col.data is None:  # one value on every row: a one-entry dictionary
+        constant = col.constant
+        if col.data is None and constant is not None:  # one value: a one-entry dictionary
             encodings = [_PLAIN, _RLE, _RLE_DICTIONARY]
             dict_at = self.page(
                 _DICTIONARY_PAGE,
-                _plain_constant(col.kind, col.constant),  # type: ignore[arg-type]
+                _plain_constant(col.kind, constant),
                 [(1, "i32", 1), (2, "i32", _PLAIN)],
             )
             idx = bytearray(b"\x01")  # bit width 1
             _run(idx, n, 0, 1)
             body = _levels_all(n, True) + bytes(idx)
             data_at = self.page(_DATA_PAGE, body, self.data_header(_RLE_DICTIONARY))
+        elif col.data is None or (col.valid is not None and not col.valid.any()):
+            encodings = [_PLAIN, _RLE]  # every row null: definition levels only
+            data_at = self.page(_DATA_PAGE, _levels_all(n, False), self.data_header(_PLAIN))
         else:
             encodings, dict_at, data_at = self._write_data(col)
         physical = KINDS[col.kind][0]
