@@ -57,19 +57,23 @@ def _pack(
 @njit(cache=True, nogil=True)
 def rle_hybrid(vals: np.ndarray, base: int, n: int, width: int, out: np.ndarray, pos: int) -> int:
     """The RLE / bit-packed hybrid of ``vals[:n] - base`` (each in ``[0, 2**width)``),
-    without a length prefix.  Runs of 8 or more equal values become RLE runs; the rest
-    is bit-packed in groups of 8."""
+    without a length prefix.  Values go in groups of 8: a group of 8 equal values starts
+    an RLE run (extended as far as the value repeats), any other is bit-packed."""
     nbytes = (width + 7) // 8
+    w = np.uint64(width)
     i = 0
     header = -1  # where the open bit-packed run's header byte is, -1 if none
     groups = 0
-    while i < n:
+    while i + 8 <= n:  # full groups
         v = vals[i]
-        j = i + 1
-        if i + 8 > n or vals[i + 7] == v:  # perhaps a run of 8 or more
+        differ = (
+            (vals[i + 1] ^ v) | (vals[i + 2] ^ v) | (vals[i + 3] ^ v) | (vals[i + 4] ^ v)
+            | (vals[i + 5] ^ v) | (vals[i + 6] ^ v) | (vals[i + 7] ^ v)
+        )  # fmt: skip
+        if differ == 0:  # a run
+            j = i + 8
             while j < n and vals[j] == v:
                 j += 1
-        if j - i >= 8:
             header = -1
             pos = _uleb(out, pos, np.uint64((j - i) << 1))
             for b in range(nbytes):
@@ -81,10 +85,12 @@ def rle_hybrid(vals: np.ndarray, base: int, n: int, width: int, out: np.ndarray,
             header = pos
             groups = 0
             pos += 1
-        if width <= 8 and i + 8 <= n:  # a full group of narrow values: one 64-bit word
+        if width <= 8:  # the 8 values fit one 64-bit word
             acc = np.uint64(0)
+            shift = np.uint64(0)
             for k in range(8):
-                acc |= np.uint64(vals[i + k] - base) << np.uint64(k * width)
+                acc |= np.uint64(vals[i + k] - base) << shift
+                shift += w
             for b in range(width):
                 out[pos + b] = (acc >> np.uint64(8 * b)) & np.uint64(0xFF)
             pos += width
@@ -93,6 +99,14 @@ def rle_hybrid(vals: np.ndarray, base: int, n: int, width: int, out: np.ndarray,
         groups += 1
         out[header] = (groups << 1) | 1
         i += 8
+    if i < n:  # the last, partial group (zero padding)
+        if header < 0 or groups == MAX_GROUPS:
+            header = pos
+            groups = 0
+            pos += 1
+        pos = _pack(out, pos, vals, base, i, n, width)
+        groups += 1
+        out[header] = (groups << 1) | 1
     return pos
 
 

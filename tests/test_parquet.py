@@ -134,6 +134,9 @@ def test_shard_shapes(tmp_path: Path) -> None:
         P.Column("winner", "int8", data=winner, valid=winner >= 0),
         P.Column("never", "int8", data=winner, valid=np.zeros(n, np.bool_)),
         P.Column("wide", "int32", data=rng.integers(-(2**31), 2**31, n).astype(np.int32)),
+        # 12-bit dictionary indices (two-byte RLE values), in runs and not
+        P.Column("span", "int16", data=np.repeat(rng.integers(0, 3000, n // 20 + 1), 20)[:n]),
+        P.Column("spread", "int16", data=rng.integers(-1500, 1500, n).astype(np.int32)),
     ]
     assert_round_trip(tmp_path / "s.parquet", n, columns)
 
