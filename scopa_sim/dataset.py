@@ -8,21 +8,24 @@ that a game does not have are null).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
 
 from . import __version__
 from . import _kernels as K
 from .errors import ScopaError
 from .parquet import Column, write_table
+
+if TYPE_CHECKING:
+    import polars as pl
 
 SHARD_DIR = "shards"
 MANIFEST = "manifest.json"
@@ -39,35 +42,56 @@ class DatasetError(ScopaError):
     """A run directory that is missing, corrupt, foreign or inconsistent."""
 
 
-def _schema() -> dict[str, pl.DataType]:
-    s: dict[str, Any] = {
-        "run_id": pl.String,
-        "preset": pl.String,
-        "rules_hash": pl.String,
-        "players": pl.Int8,
-        "sides": pl.Int8,
-        "seed": pl.UInt64,
-        "match": pl.Int64,
-        "hand": pl.Int32,
-        "dealer": pl.Int8,
-        "first_player": pl.Int8,
-        "redeals": pl.Int16,
-        "plays": pl.Int16,
+def _column_types() -> dict[str, str]:
+    s = {
+        "run_id": "String",
+        "preset": "String",
+        "rules_hash": "String",
+        "players": "Int8",
+        "sides": "Int8",
+        "seed": "UInt64",
+        "match": "Int64",
+        "hand": "Int32",
+        "dealer": "Int8",
+        "first_player": "Int8",
+        "redeals": "Int16",
+        "plays": "Int16",
     }
     for seat in range(MAX_SEATS):
-        s[f"policy_{seat}"] = pl.String
+        s[f"policy_{seat}"] = "String"
     for side in range(MAX_SIDES):
         for item in ITEMS:
-            s[f"s{side}_{item}"] = pl.Int16
+            s[f"s{side}_{item}"] = "Int16"
         for stat in SIDE_STATS:
-            s[f"s{side}_{stat}"] = pl.Int16
-        s[f"s{side}_total"] = pl.Int32
-    s["winner"] = pl.Int8
+            s[f"s{side}_{stat}"] = "Int16"
+        s[f"s{side}_total"] = "Int32"
+    s["winner"] = "Int8"
     return s
 
 
-#: Column name -> pinned polars type, in file order.
-SCHEMA: dict[str, pl.DataType] = _schema()
+#: Column name -> pinned type (the name of its polars type), in file order.
+COLUMN_TYPES: dict[str, str] = _column_types()
+
+
+@functools.cache
+def schema() -> dict[str, pl.DataType]:
+    """Column name -> pinned polars type, in file order (:data:`SCHEMA`)."""
+    import polars as pl
+
+    return {name: getattr(pl, type_name) for name, type_name in COLUMN_TYPES.items()}
+
+
+def __getattr__(name: str) -> Any:
+    """``SCHEMA``, the pinned polars types, built on first use: writing shards does not
+    need polars, so ``simulate`` starts without importing it."""
+    if name == "SCHEMA":
+        return schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+if TYPE_CHECKING:
+    #: Column name -> pinned polars type, in file order.
+    SCHEMA: dict[str, pl.DataType]
 
 # Column layout of the kernel's row columns (see _kernels.fused_rows).
 _KERNEL_COLS = ("match", "hand", "dealer", "first_player", "redeals", "plays")
@@ -86,14 +110,14 @@ def kernel_columns() -> list[str]:
     return cols
 
 
-#: Pinned polars type -> the shard writer's column kind.
-_KINDS: dict[Any, str] = {
-    pl.Int8: "int8",
-    pl.Int16: "int16",
-    pl.Int32: "int32",
-    pl.Int64: "int64",
-    pl.UInt64: "uint64",
-    pl.String: "string",
+#: Pinned type -> the shard writer's column kind.
+_KINDS = {
+    "Int8": "int8",
+    "Int16": "int16",
+    "Int32": "int32",
+    "Int64": "int64",
+    "UInt64": "uint64",
+    "String": "string",
 }
 
 
@@ -128,8 +152,8 @@ def shard_columns(
     for seat in range(MAX_SEATS):
         constants[f"policy_{seat}"] = policies[seat] if seat < players else None
     out = []
-    for name, dtype in SCHEMA.items():
-        kind = _KINDS[dtype]
+    for name, type_name in COLUMN_TYPES.items():
+        kind = _KINDS[type_name]
         side = _SIDE_RE.match(name)
         if name in constants:
             out.append(Column(name, kind, constant=constants[name]))
@@ -180,16 +204,26 @@ def finished_shards(directory: Path) -> set[int]:
 
 def check_shard(path: Path, expected_rows: int | None = None) -> None:
     """Raise DatasetError unless ``path`` is a readable shard with the pinned schema."""
+    import polars as pl
+
     try:
-        schema = pl.read_parquet_schema(path)
+        found = pl.read_parquet_schema(path)
     except Exception as e:  # polars raises several error types for foreign files
         raise DatasetError(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
-    if dict(schema) != SCHEMA:
+    if dict(found) != schema():
         raise DatasetError(f"{path}: not a scopa-sim shard (its columns differ from the schema)")
     if expected_rows is not None:
-        rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+        rows = count_rows(path)
         if rows != expected_rows:
             raise DatasetError(f"{path}: has {rows} rows, expected {expected_rows}")
+
+
+def count_rows(path: Path) -> int:
+    """The number of rows of a Parquet file (from its footer)."""
+    import polars as pl
+
+    rows: int = pl.scan_parquet(path).select(pl.len()).collect().item()
+    return rows
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:
@@ -228,4 +262,6 @@ def scan(directory: str | Path) -> pl.LazyFrame:
     for s in shards:
         if not (d / s["file"]).is_file():
             raise DatasetError(f"{d}: shard {s['file']} is missing")
-    return pl.scan_parquet(d / SHARD_DIR / "*.parquet", schema=SCHEMA)
+    import polars as pl
+
+    return pl.scan_parquet(d / SHARD_DIR / "*.parquet", schema=schema())

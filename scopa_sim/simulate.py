@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
-import polars as pl
 
 from . import _kernels as K
 from . import dataset as D
@@ -340,7 +339,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
         "config": config.to_json(),
         "versions": _versions(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "schema": {k: str(v) for k, v in D.SCHEMA.items()},
+        "schema": dict(D.COLUMN_TYPES),
         "shards": [],
         "timings": [],
     }
@@ -380,7 +379,7 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
         if i in listed:
             shards.append(listed[i])
         else:  # written, but the manifest update was lost (e.g. kill -9): adopt it
-            rows = pl.scan_parquet(path).select(pl.len()).collect().item()
+            rows = D.count_rows(path)
             units = old.units(i)[1]
             shards.append(
                 {
