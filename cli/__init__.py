@@ -1,8 +1,47 @@
-"""The ``scopa-sim`` command-line application (click), a thin layer over ``scopa_sim``."""
+"""The ``scopa-sim`` command-line application (click), a thin layer over ``scopa_sim``.
 
+Two start-up savings, for the command-line process only (a program that imports the
+library keeps numba's and OpenBLAS's defaults):
+
+* BLAS is never on a hot path here, but OpenBLAS starts a thread per core at import
+  (numpy's and scipy's copies both) that spin for a while: about 0.2 s of CPU taken
+  from the simulation threads at every start.  A user's own setting is kept.
+* numba probes at the first jitted call whether scipy's BLAS is there (for ``np.dot``
+  in jitted code, which the kernels never use) by importing ``scipy.linalg``: about
+  0.25 s before the first kernel runs.  The probe is answered "no" here; scipy itself
+  imports normally afterwards (the statistics use it).
+"""
+
+from __future__ import annotations
+
+import importlib.abc
 import os
+import sys
+from importlib.machinery import ModuleSpec
 
-# BLAS is never on a hot path here, but OpenBLAS starts a thread per core at import
-# (numpy's and scipy's copies both) that spin for a while: about 0.2 s of CPU taken
-# from the simulation threads at every start.  A user's own setting is kept.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+class _NoBlasProbe(importlib.abc.MetaPathFinder):
+    """Fails the import of scipy's Cython BLAS while numba's array module loads."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
+        if name == "scipy.linalg.cython_blas":
+            raise ImportError("skipped by scopa-sim: no BLAS in jitted code")
+        return None
+
+
+def _load_numba_without_blas_probe() -> None:
+    if "numba.np.arraymath" in sys.modules:
+        return
+    finder = _NoBlasProbe()
+    sys.meta_path.insert(0, finder)
+    try:
+        import numba.np.arraymath  # noqa: F401 - its import runs the probe
+    except ImportError:  # another numba layout: nothing to skip
+        pass
+    finally:
+        sys.meta_path.remove(finder)
+
+
+_load_numba_without_blas_probe()

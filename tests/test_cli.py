@@ -410,3 +410,22 @@ def test_installed_entry_point() -> None:
     assert "Traceback" not in bad.stderr
     errors = [line for line in bad.stderr.splitlines() if line.startswith("Error")]
     assert errors == ["Error: bad value 5 for option 'players'; allowed: 2, 3, 4"]
+
+
+def test_start_up_savings_stay_in_the_cli_process() -> None:
+    """The command line skips numba's BLAS probe, yet scipy still imports and the
+    statistics that use it work."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    code = (
+        "import cli, numba.np.arraymath as am, scipy.stats, scipy.linalg.cython_blas, os;"
+        "print(am._HAVE_BLAS, os.environ['OPENBLAS_NUM_THREADS'],"
+        " round(float(scipy.stats.norm.ppf(0.975)), 2))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
+    )
+    assert out.stdout.split() == ["False", "1", "1.96"]
