@@ -23,10 +23,11 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 class _NoBlasProbe(importlib.abc.MetaPathFinder):
-    """Fails the import of scipy's Cython BLAS while numba's array module loads."""
+    """Fails the import of scipy's Cython BLAS (and of ``scipy.linalg``, its package,
+    which is the slow part) while numba's array module loads."""
 
     def find_spec(self, name: str, path: object = None, target: object = None) -> ModuleSpec | None:
-        if name == "scipy.linalg.cython_blas":
+        if name in ("scipy.linalg", "scipy.linalg.cython_blas"):
             raise ImportError("skipped by scopa-sim: no BLAS in jitted code")
         return None
 
