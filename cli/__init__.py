@@ -7,8 +7,8 @@ library keeps numba's and OpenBLAS's defaults):
   (numpy's and scipy's copies both) that spin for a while: about 0.2 s of CPU taken
   from the simulation threads at every start.  A user's own setting is kept.
 * numba probes at the first jitted call whether scipy's BLAS is there (for ``np.dot``
-  in jitted code, which the kernels never use) by importing ``scipy.linalg``: about
-  0.25 s before the first kernel runs.  The probe is answered "no" here; scipy itself
+  in jitted code, which the kernels never use) by importing ``scipy.linalg``: 0.15
+  to 0.25 s before the first kernel runs.  The probe is answered "no" here; scipy itself
   imports normally afterwards (the statistics use it).
 """
 
