@@ -142,8 +142,8 @@ class ShardResult:
     units: int
     seconds: float  # the whole shard
     file: str
-    compute_seconds: float = 0.0  # computing its rows (the jitted loop, or the bots)
-    write_seconds: float = 0.0  # encoding and writing its Parquet file
+    compute_seconds: float  # computing its rows (the jitted loop, or the bots)
+    write_seconds: float  # encoding and writing its Parquet file
 
 
 def compute_rows(
@@ -269,6 +269,23 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _shard_entry(
+    index: int, name: str, units: int, rows: int, seconds: tuple[float, float, float] | None
+) -> dict[str, Any]:
+    """A shard's manifest entry; ``seconds`` (whole, computing rows, writing the file) is
+    None for a shard adopted on resume, whose timing was lost with the manifest update."""
+    whole, compute, write = (round(t, 4) for t in seconds) if seconds else (None, None, None)
+    return {
+        "index": index,
+        "file": f"{D.SHARD_DIR}/{name}",
+        "units": units,
+        "rows": rows,
+        "seconds": whole,
+        "compute_seconds": compute,
+        "write_seconds": write,
+    }
+
+
 @dataclass
 class Run:
     """A run directory being filled: its manifest and the shards still to do."""
@@ -283,16 +300,9 @@ class Run:
         return [i for i in range(self.config.shards) if i not in done]
 
     def record(self, res: ShardResult) -> None:
+        seconds = (res.seconds, res.compute_seconds, res.write_seconds)
         self.manifest["shards"].append(
-            {
-                "index": res.index,
-                "file": f"{D.SHARD_DIR}/{res.file}",
-                "units": res.units,
-                "rows": res.rows,
-                "seconds": round(res.seconds, 4),
-                "compute_seconds": round(res.compute_seconds, 4),
-                "write_seconds": round(res.write_seconds, 4),
-            }
+            _shard_entry(res.index, res.file, res.units, res.rows, seconds)
         )
         self.manifest["shards"].sort(key=lambda s: s["index"])
         self.save()
@@ -381,15 +391,7 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
         else:  # written, but the manifest update was lost (e.g. kill -9): adopt it
             rows = D.count_rows(path)
             units = old.units(i)[1]
-            shards.append(
-                {
-                    "index": i,
-                    "file": f"{D.SHARD_DIR}/{path.name}",
-                    "units": units,
-                    "rows": rows,
-                    "seconds": None,
-                }
-            )
+            shards.append(_shard_entry(i, path.name, units, rows, None))
     run.manifest["shards"] = shards
     run.save()
     return run
