@@ -25,13 +25,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+from statistics import median
 
 import click
 
@@ -181,10 +181,6 @@ def write_times(hands: int = 250_000, repeat: int = 5) -> dict[str, float]:
     return best
 
 
-def _median(xs: list[float]) -> float:
-    return statistics.median(xs)
-
-
 @click.command()
 @click.option("--hands", default=10_000_000, show_default=True, help="Hands per run.")
 @click.option(
@@ -206,12 +202,12 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
     writes = write_times()
 
     def med(runs: list[dict[str, float]], key: str) -> float:
-        return _median([r[key] for r in runs])
+        return median([r[key] for r in runs])
 
     def eff(key: str) -> float:
-        return 100 * _median([t[key] / (2 * o[key]) for o, t in zip(ones, twos, strict=True)])
+        return 100 * median([t[key] / (2 * o[key]) for o, t in zip(ones, twos, strict=True)])
 
-    share = _median([t["run_hands_per_s"] / (2 * k) for t, k in zip(twos, kernels, strict=True)])
+    share = median([t["run_hands_per_s"] / (2 * k) for t, k in zip(twos, kernels, strict=True)])
     rows = [
         ("simulate, 1 worker (wall, start-up included)", med(ones, "hands_per_s"), "hands/s"),
         ("simulate, 2 workers (wall, start-up included)", med(twos, "hands_per_s"), "hands/s"),
@@ -219,7 +215,7 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
         ("simulate, 1 worker (the run's own time)", med(ones, "run_hands_per_s"), "hands/s"),
         ("simulate, 2 workers (the run's own time)", med(twos, "run_hands_per_s"), "hands/s"),
         ("parallel efficiency, run time (2 vs 1)", eff("run_hands_per_s"), "%"),
-        ("raw jitted loop, one thread (next to each pair)", _median(kernels), "hands/s"),
+        ("raw jitted loop, one thread (next to each pair)", median(kernels), "hands/s"),
         ("2 workers (run time) / 2 raw loops", 100 * share, "%"),
         ("shards' time in the jitted loop, 2 workers", 100 * med(twos, "compute_share"), "%"),
         ("shards' time encoding + writing Parquet, 2 workers", 100 * med(twos, "write_share"), "%"),
