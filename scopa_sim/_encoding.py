@@ -111,6 +111,37 @@ def rle_hybrid(vals: np.ndarray, base: int, n: int, width: int, out: np.ndarray,
 
 
 @njit(cache=True, nogil=True)
+def bit_packed(vals: np.ndarray, base: int, n: int, width: int, out: np.ndarray, pos: int) -> int:
+    """``vals[:n] - base`` (each in ``[0, 2**width)``, ``width <= 32``) as one bit-packed
+    run of the hybrid encoding, without a length prefix: the run's header, then the
+    values LSB first, the last group of 8 padded with zeros.  No search for repeats, so
+    it costs a few instructions per value: the writer's choice for columns without long
+    runs (see :func:`rle_hybrid`)."""
+    groups = (n + 7) // 8
+    pos = _uleb(out, pos, np.uint64((groups << 1) | 1))
+    end = pos + groups * width
+    w = np.uint64(width)
+    acc = np.uint64(0)
+    bits = np.uint64(0)
+    for i in range(n):
+        v = np.uint64(vals[i] - base)
+        acc |= v << bits
+        bits += w
+        if bits >= np.uint64(64):  # a full word: its 8 bytes out, the value's rest kept
+            for b in range(8):
+                out[pos + b] = (acc >> np.uint64(8 * b)) & np.uint64(0xFF)
+            pos += 8
+            bits -= np.uint64(64)
+            acc = v >> (w - bits) if bits > np.uint64(0) else np.uint64(0)
+    b = 0
+    while pos < end:  # the bits left, then zero padding to the group boundary
+        out[pos] = (acc >> np.uint64(8 * b)) & np.uint64(0xFF) if b < 8 else 0
+        pos += 1
+        b += 1
+    return pos
+
+
+@njit(cache=True, nogil=True)
 def delta_binary_packed(values: np.ndarray, n: int, bits: int, out: np.ndarray, pos: int) -> int:
     """DELTA_BINARY_PACKED of ``values[:n]`` (int64 holding a physical type of ``bits``,
     32 or 64): blocks of 128 deltas in four miniblocks of 32, each bit-packed at its own

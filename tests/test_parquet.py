@@ -144,11 +144,16 @@ def test_shard_shapes(tmp_path: Path) -> None:
 def test_file_is_compact(tmp_path: Path) -> None:
     """Narrow values are bit-packed and runs collapse: no more bytes than needed."""
     n = 80_000
-    flags = np.random.default_rng(2).integers(0, 2, n).astype(np.int32)
+    rng = np.random.default_rng(2)
+    flags = rng.integers(0, 2, n).astype(np.int32)
+    rare = (rng.random(n) < 0.01).astype(np.int32)  # long runs of zeros: RLE pays
     write(tmp_path / "a.parquet", n, [P.Column("f", "int8", data=flags)])
     write(tmp_path / "b.parquet", n, [P.Column("z", "int8", data=np.zeros(n, np.int32))])
+    write(tmp_path / "c.parquet", n, [P.Column("r", "int8", data=rare)])
     assert (tmp_path / "a.parquet").stat().st_size < n / 8 + 1000  # one bit per value
     assert (tmp_path / "b.parquet").stat().st_size < 1000  # one run
+    assert (tmp_path / "c.parquet").stat().st_size < n / 16  # half of one bit per value
+    assert_round_trip(tmp_path / "d.parquet", n, [P.Column("r", "int8", data=rare)])
 
 
 def test_rle_hybrid_layout() -> None:
@@ -166,6 +171,35 @@ def test_rle_hybrid_splits_long_bit_packed_runs() -> None:
     out = np.zeros(2048, np.uint8)
     end = E.rle_hybrid(vals, 0, len(vals), 1, out, 0)
     assert out[0] == (63 << 1) | 1 and out[64] == (1 << 1) | 1 and end == 66
+
+
+def test_bit_packed_layout() -> None:
+    """One bit-packed run: header (2 groups << 1 | 1), values LSB first, zero padding."""
+    vals = np.array([1, 2, 3, 0, 1, 2, 3, 0, 1], dtype=np.int32)
+    out = np.zeros(64, np.uint8)
+    end = E.bit_packed(vals, 0, len(vals), 2, out, 3)
+    assert out[3:end].tolist() == [0b101, 0b00111001, 0b00111001, 0b00000001, 0]
+
+
+def _reference_bit_packing(values: list[int], width: int) -> bytes:
+    """Bit packing as the Parquet specification words it: LSB first, in whole groups."""
+    groups = (len(values) + 7) // 8
+    acc = sum(v << (width * i) for i, v in enumerate(values))
+    return acc.to_bytes(groups * width, "little")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 32).flatmap(
+    lambda w: st.tuples(st.just(w), st.lists(st.integers(0, 2**w - 1), min_size=1, max_size=300))
+), st.integers(-50, 50))  # fmt: skip
+def test_bit_packed_matches_the_specification(case: tuple[int, list[int]], base: int) -> None:
+    width, values = case
+    vals = np.array([v + base for v in values], dtype=np.int64)
+    out = np.zeros(8 * len(values) + 64, np.uint8)
+    end = E.bit_packed(vals, base, len(values), width, out, 0)
+    header = bytearray()
+    P._varint(header, ((len(values) + 7) // 8) << 1 | 1)
+    assert out[:end].tobytes() == bytes(header) + _reference_bit_packing(values, width)
 
 
 def test_write_table_to_any_binary_stream() -> None:
