@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 
 import click
 
@@ -78,8 +80,31 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
 
 
 def main() -> None:
-    """Entry point of the ``scopa-sim`` command."""
-    cli(prog_name="scopa-sim")
+    """Entry point of the ``scopa-sim`` command.
+
+    A command that succeeded has written, closed and flushed all it makes, so the
+    process then ends at once (``os._exit``) instead of tearing the interpreter down:
+    unloading numba and the compiled kernels took 0.2 to 0.3 s at every exit.  Not
+    after an error, nor when Dask's distributed module was used, whose clients and
+    clusters clean up at exit.
+    """
+    try:
+        cli.main(prog_name="scopa-sim")  # standalone mode: always ends in SystemExit
+    except SystemExit as e:
+        if e.code in (0, None) and "distributed" not in sys.modules:
+            _exit_now()
+        raise
+
+
+def _exit_now() -> None:
+    """End the process with status 0 once standard output and error are flushed (if
+    flushing fails, e.g. on a closed pipe, return so that the normal exit reports it)."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # the normal exit reports it
+        return
+    os._exit(0)
 
 
 if __name__ == "__main__":

@@ -412,6 +412,51 @@ def test_installed_entry_point() -> None:
     assert errors == ["Error: bad value 5 for option 'players'; allowed: 2, 3, 4"]
 
 
+def test_simulate_from_the_executable_ends_complete(tmp_path: Path) -> None:
+    """The executable ends without the interpreter's teardown, after all is written."""
+    import polars as pl
+
+    out = tmp_path / "run"
+    args = ["simulate", "--hands", "300", "--seed", "4", "--out", str(out)]
+    done = subprocess.run([scopa_sim_exe(), *args], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("300 hands in ") and done.stdout.endswith("manifest.json)\n")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["rows"] == 300
+    assert pl.scan_parquet(out / "shards" / "*.parquet").select(pl.len()).collect().item() == 300
+
+
+class _Exited(Exception):
+    pass
+
+
+@pytest.mark.parametrize(
+    ("code", "dask_loaded", "fast"),
+    [(0, False, True), (None, False, True), (1, False, False), (2, False, False),
+     (0, True, False)],
+)  # fmt: skip
+def test_main_skips_teardown_only_after_success_without_dask(
+    monkeypatch: pytest.MonkeyPatch, code: int | None, dask_loaded: bool, fast: bool
+) -> None:
+    import cli.main as cm
+
+    def command(**kwargs: object) -> None:
+        raise SystemExit(code)
+
+    def exit_now(status: int) -> None:
+        raise _Exited(status)
+
+    monkeypatch.setattr(cm.cli, "main", command)
+    monkeypatch.setattr(cm.os, "_exit", exit_now)
+    if dask_loaded:
+        monkeypatch.setitem(sys.modules, "distributed", object())
+    else:
+        monkeypatch.delitem(sys.modules, "distributed", raising=False)
+    with pytest.raises(_Exited if fast else SystemExit) as info:
+        cm.main()
+    assert info.value.args[0] == (0 if fast else code)
+
+
 def test_start_up_savings_stay_in_the_cli_process() -> None:
     """The command line skips numba's BLAS probe, yet scipy still imports and the
     statistics that use it work."""
