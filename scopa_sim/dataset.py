@@ -160,7 +160,9 @@ def shard_columns(
         elif side and int(side[1]) >= sides:  # a side the game does not have
             out.append(Column(name, kind))
         elif name == "match":
-            out.append(Column(name, kind, data=cols[index[name], :n].astype(np.int64) + first))
+            match = cols[index[name], :n].astype(np.int64)
+            match += first
+            out.append(Column(name, kind, data=match))
         elif name == "winner":  # -1 (no winner yet, or hands mode) is null
             data = cols[index[name], :n]
             out.append(Column(name, kind, data=data, valid=data >= 0))

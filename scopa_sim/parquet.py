@@ -183,14 +183,16 @@ class _ChunkWriter:
         self.f = f
         self.n = n
 
-    def page(self, kind: int, body: bytes | memoryview, header: Fields) -> int:
+    def page(self, kind: int, body: bytes | memoryview, header: Fields, prefix: bytes = b"") -> int:
+        """Write a page of ``prefix + body`` (the body may be a view of the scratch buffer,
+        written without a copy); return where it starts."""
         sub = 5 if kind == _DATA_PAGE else 7  # data_page_header or dictionary_page_header
-        size = len(body)  # uncompressed and compressed
+        size = len(prefix) + len(body)  # uncompressed and compressed
         head = thrift(
             [(1, "i32", kind), (2, "i32", size), (3, "i32", size), (sub, "struct", header)]
         )
         at = self.f.tell()
-        self.f.write(head)
+        self.f.write(head + prefix)
         self.f.write(body)
         return at
 
@@ -265,13 +267,14 @@ class _ChunkWriter:
                 end = E.rle_hybrid(some, lo, m, width, buf, 1)
             else:
                 end = E.bit_packed(some, lo, m, width, buf, 1)
-            body = levels + buf[:end].tobytes()
-            data_at = self.page(_DATA_PAGE, body, self.data_header(_RLE_DICTIONARY))
+            data_at = self.page(
+                _DATA_PAGE, buf[:end].data, self.data_header(_RLE_DICTIONARY), prefix=levels
+            )
             return [_PLAIN, _RLE, _RLE_DICTIONARY], dict_at, data_at
         bits = 8 * KINDS[col.kind][3]
-        end = E.delta_binary_packed(some.astype(np.int64), some.shape[0], bits, buf, 0)
-        body = levels + buf[:end].tobytes()
-        data_at = self.page(_DATA_PAGE, body, self.data_header(_DELTA))
+        wide = some if some.dtype == np.int64 else some.astype(np.int64)
+        end = E.delta_binary_packed(wide, some.shape[0], bits, buf, 0)
+        data_at = self.page(_DATA_PAGE, buf[:end].data, self.data_header(_DELTA), prefix=levels)
         return [_RLE, _DELTA], None, data_at
 
 
