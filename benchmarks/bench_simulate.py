@@ -12,8 +12,11 @@ hands. Measured, never asserted.
 
 The machine's speed drifts (a shared VM: the same run can vary by 30 %), so the 1- and
 2-worker runs alternate ``--repeat`` times, each pair next to a measure of the raw
-jitted loop in one thread; the table gives medians, efficiency as the median of the
-pairs' ratios, and the end-to-end rate as a share of two raw loops.  What Parquet and
+jitted loop in one thread and in two threads at once (what the two cores give the
+kernels alone: when both are busy each runs slower than one alone, by an amount that
+changes with the host's load); the table gives medians, efficiency as the median of the
+pairs' ratios, and the 2-worker run as a share of two raw loops and of the raw loop in
+two threads.  What Parquet and
 orchestration cost is best seen inside the shards, whose manifest entries split
 each shard's time between computing its rows and writing its file.  It also times one
 shard's Parquet write, scopa-sim's writer against polars' ``write_parquet`` on the same
@@ -116,20 +119,32 @@ def run(hands: int, workers: int, out: Path, mode: str = "hands") -> dict[str, f
     }
 
 
-def kernel_rate(hands: int = 250_000, calls: int = 4) -> float:
+def kernel_rate(threads: int = 1, hands: int = 250_000, calls: int = 4) -> float:
     """Hands/s of the raw jitted loop (rows into a reused buffer, as a shard computes
-    them) in one thread, over ``calls`` shard-sized calls."""
+    them), over ``calls`` shard-sized calls in each of ``threads`` threads at once: the
+    most the machine gives that many workers at the moment, with nothing else to do."""
+    import numpy as np
+
     from scopa_sim import Rules
     from scopa_sim import simulate as S
 
     rules = Rules.make("scopa")
-    config = S.SimConfig.make("scopa", rules, ["random"], "hands", hands * (calls + 1), 1)
-    buf = S._row_buffer(hands)
-    S.compute_rows(config, 0, hands, buf)
+    units = hands * (threads * calls + 1)
+    config = S.SimConfig.make("scopa", rules, ["random"], "hands", units, 1)
+    bufs = [np.zeros((S.K.N_ROW_COLS, hands), np.int32) for _ in range(threads)]
+    S.compute_rows(config, 0, hands, bufs[0])
+
+    def loop(t: int) -> None:
+        for k in range(calls):
+            S.compute_rows(config, (1 + t * calls + k) * hands, hands, bufs[t])
+
+    workers = [threading.Thread(target=loop, args=(t,)) for t in range(threads)]
     t0 = time.perf_counter()
-    for k in range(1, calls + 1):
-        S.compute_rows(config, k * hands, hands, buf)
-    return calls * hands / (time.perf_counter() - t0)
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return threads * calls * hands / (time.perf_counter() - t0)
 
 
 def write_times(hands: int = 250_000, repeat: int = 5) -> dict[str, float]:
@@ -189,13 +204,14 @@ def write_times(hands: int = 250_000, repeat: int = 5) -> dict[str, float]:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results here.")
 def main(hands: int, repeat: int, json_path: str | None) -> None:
     """Print the end-to-end simulation benchmark table."""
-    ones, twos, kernels = [], [], []
+    ones, twos, kernels, kernels2 = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         warm = Path(tmp) / "warm"
         run(10_000, 1, warm)  # compile / load the kernels' cache first
         run(1_000, 1, warm, "matches")
         for _ in range(repeat):
-            kernels.append(kernel_rate())
+            kernels.append(kernel_rate(1))
+            kernels2.append(kernel_rate(2))
             ones.append(run(hands, 1, Path(tmp) / "one"))
             twos.append(run(hands, 2, Path(tmp) / "two"))
         matches = run(max(1, hands // 20), 2, Path(tmp) / "matches", "matches")
@@ -208,6 +224,7 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
         return 100 * median([t[key] / (2 * o[key]) for o, t in zip(ones, twos, strict=True)])
 
     share = median([t["run_hands_per_s"] / (2 * k) for t, k in zip(twos, kernels, strict=True)])
+    share2 = median([t["run_hands_per_s"] / k for t, k in zip(twos, kernels2, strict=True)])
     rows = [
         ("simulate, 1 worker (wall, start-up included)", med(ones, "hands_per_s"), "hands/s"),
         ("simulate, 2 workers (wall, start-up included)", med(twos, "hands_per_s"), "hands/s"),
@@ -217,6 +234,8 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
         ("parallel efficiency, run time (2 vs 1)", eff("run_hands_per_s"), "%"),
         ("raw jitted loop, one thread (next to each pair)", median(kernels), "hands/s"),
         ("2 workers (run time) / 2 raw loops", 100 * share, "%"),
+        ("raw jitted loop, two threads at once (next to each pair)", median(kernels2), "hands/s"),
+        ("2 workers (run time) / raw loop in two threads", 100 * share2, "%"),
         ("shards' time in the jitted loop, 2 workers", 100 * med(twos, "compute_share"), "%"),
         ("shards' time encoding + writing Parquet, 2 workers", 100 * med(twos, "write_share"), "%"),
         (
@@ -244,7 +263,12 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
             "hands": hands,
             "repeat": repeat,
             "results": [{"measure": n, "value": v, "unit": u} for n, v, u in rows],
-            "runs": {"one": ones, "two": twos, "raw_loop_hands_per_s": kernels},
+            "runs": {
+                "one": ones,
+                "two": twos,
+                "raw_loop_hands_per_s": kernels,
+                "raw_loop_two_threads_hands_per_s": kernels2,
+            },
         }
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
 
