@@ -135,6 +135,19 @@ def replay_world(state: HandState, log: np.ndarray) -> HandState:
     return world
 
 
+def fresh_search(
+    rules: Rules, rnd: random.Random
+) -> tuple[HandState, np.ndarray, np.ndarray, int, np.ndarray]:
+    """A random endgame and a fresh ISMCTS tree at it: (state, root information set,
+    tree, node count, random stream)."""
+    state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards + 1))
+    root = InfoSet(state).vector
+    tree = np.empty((200, KS.T_COLS), dtype=np.int64)
+    count = KS.ismcts_init(root, tree)
+    rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
+    return state, root, tree, count, rng
+
+
 def replay_logged_iteration(state: HandState, log: np.ndarray, cut: bool = False) -> None:
     """Rebuild the world of an ISMCTS iteration from its log and replay its plays through
     HandState.push (which checks legality): same legal play counts, same margins.  With
@@ -167,11 +180,7 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
     rnd = random.Random(preset)
     log = np.zeros(KS.L_SIZE, dtype=np.int64)
     for trial in range(12):
-        state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards + 1))
-        root = InfoSet(state).vector
-        tree = np.empty((200, KS.T_COLS), dtype=np.int64)
-        count = KS.ismcts_init(root, tree)
-        rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
+        state, root, tree, count, rng = fresh_search(rules, rnd)
         policy = K.POLICY_GREEDY if trial % 2 else K.POLICY_RANDOM
         for _ in range(8):
             count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, KS.FULL_DEPTH, rng, log)
@@ -190,11 +199,7 @@ def test_ismcts_horizon_cuts_rollouts_and_values_them_by_the_estimate(preset: st
     log = np.zeros(KS.L_SIZE, dtype=np.int64)
     cut = 0
     for trial in range(12):
-        state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards + 1))
-        root = InfoSet(state).vector
-        tree = np.empty((200, KS.T_COLS), dtype=np.int64)
-        count = KS.ismcts_init(root, tree)
-        rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
+        state, root, tree, count, rng = fresh_search(rules, rnd)
         horizon = trial % 4
         for it in range(8):
             count = KS.ismcts_run(root, r, tree, count, 1, 0.7, trial % 2, horizon, rng, log)
