@@ -77,7 +77,7 @@ def simulate_cmd(
     count = hands if hands is not None else matches
     assert count is not None
     if count < 1:
-        raise BadInput(f"the number of {'hands' if hands else 'matches'} must be >= 1")
+        raise BadInput(f"the number of {'hands' if hands is not None else 'matches'} must be >= 1")
     if scheduler and executor != "dask":
         raise BadInput("--scheduler needs --executor dask")
     if resume and overwrite:

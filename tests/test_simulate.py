@@ -166,8 +166,9 @@ def test_cli_simulate_and_errors(tmp_path):
     assert "300 hands" in res.output
     assert D.scan(out).collect().height == 300
     for args, msg in [
-        (["--hands", "0"], "must be >= 1"),
-        (["--hands", "-5"], "must be >= 1"),
+        (["--hands", "0"], "the number of hands must be >= 1"),
+        (["--hands", "-5"], "the number of hands must be >= 1"),
+        (["--matches", "0"], "the number of matches must be >= 1"),
         (["--hands", "5", "--matches", "5"], "exactly one"),
         (["--hands", "5", "--policy", "bogus"], "unknown policy"),
         (["--hands", "5", "--policy", "random:x=1"], "takes no parameters"),
