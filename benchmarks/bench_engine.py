@@ -43,11 +43,10 @@ def _legal_bench(rules, seed, hands, repeat):
     bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
     bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
     sc = np.empty(K.SCRATCH, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
     calls = 0
     total = 0
     for h in range(hands):
-        rng[0] = K.derive_seed(seed, 0, h, 0)
+        rng = K.new_rng(K.derive_seed(seed, 0, h, 0))
         K.shuffle_deal(rules, rng, deck)
         K.start_hand(state, rules, deck, h % rules[K.R_PLAYERS])
         while not state[K.S_DONE]:

@@ -96,7 +96,7 @@ def bench_ismcts(rules: Rules, seed: int) -> dict:
     r = rules.to_array()
     n = 200_000
     tree = np.empty((n + 1, KS.T_COLS), np.int64)
-    rng = np.array([1], dtype=np.uint64)
+    rng = K.new_rng(1)
     log = np.empty(0, np.int64)
     KS.ismcts_run(root, r, tree, KS.ismcts_init(root, tree), 100, 0.7, 0, KS.FULL_DEPTH, rng, log)
     out = {}

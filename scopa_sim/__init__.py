@@ -5,7 +5,7 @@ from .errors import CardError, IllegalPlayError, RecordError, RulesError, ScopaE
 from .play import Play
 from .rules import PRESETS, Rules
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "PRESETS",

@@ -278,37 +278,63 @@ def derive_seed(seed, a, b, c):
     return mix64(z ^ np.uint64(c) ^ np.uint64(0x8CB92BA72F3D8DD7))
 
 
+#: Words of a generator state array (make one with :func:`new_rng`): the SplitMix64
+#: counter, and the unused low half of its last output with bit 32 set (0 when there is
+#: none), so that each output gives two 32-bit draws (:func:`rand_below`). The deal's
+#: shuffle (:func:`shuffle_deal`) uses whole outputs, two draws each, and only the counter.
+RNG_WORDS = 2
+_LOW32 = np.uint64(0xFFFFFFFF)
+_SPARE = np.uint64(1 << 32)
+
+
+def new_rng(seed: int = 0) -> np.ndarray:
+    """A generator state array (see ``RNG_WORDS``) at ``seed`` (0 .. 2**64 - 1), with no
+    draw spare. Plain Python: a jitted function typed for a small seed (int64) would
+    reject the seeds of 2**63 and more that :func:`derive_seed` gives half the time."""
+    return np.array([seed, 0], dtype=np.uint64)
+
+
 @njit(cache=True)
-def next_u64(rng):
-    """Next output of the SplitMix64 generator whose state is ``rng[0]``."""
-    rng[0] += np.uint64(0x9E3779B97F4A7C15)
-    return mix64(rng[0])
+def reseed(rng, seed):
+    """Restart the generator ``rng`` at ``seed`` (dropping any spare draw), in jitted code."""
+    rng[0] = np.uint64(seed)
+    rng[1] = np.uint64(0)
 
 
 @njit(cache=True)
 def _below(z, n):
-    """``rand_below`` for the generator state ``z`` already advanced: uniform in [0, n)."""
+    """The first draw of the generator state ``z`` already advanced: uniform in [0, n)."""
     return np.int64(((mix64(z) >> np.uint64(32)) * np.uint64(n)) >> np.uint64(32))
+
+
+@njit(cache=True, inline="always")
+def _draw(z, spare, n):
+    """A uniform draw in [0, n) by multiply-shift (bias below n / 2**32) from the
+    generator (``z``, ``spare``): the spare low half of the last output when there is
+    one, else the high half of the next output, whose low half is kept spare; return
+    (z, spare, draw). Half the hashing of one output per draw."""
+    if spare:
+        x = spare & _LOW32
+        spare = np.uint64(0)
+    else:
+        z += np.uint64(0x9E3779B97F4A7C15)
+        y = mix64(z)
+        x = y >> np.uint64(32)
+        spare = (y & _LOW32) | _SPARE
+    return z, spare, np.int64((x * np.uint64(n)) >> np.uint64(32))
 
 
 @njit(cache=True)
 def rand_below(rng, n):
-    """Uniform integer in [0, n) by multiply-shift (bias below n / 2**32)."""
-    x = next_u64(rng) >> np.uint64(32)
-    return np.int64((x * np.uint64(n)) >> np.uint64(32))
-
-
-@njit(cache=True)
-def shuffle(arr, n, rng):
-    """Fisher-Yates shuffle of ``arr[:n]`` in place."""
-    z = rng[0]
-    for i in range(n - 1, 0, -1):
-        z += np.uint64(0x9E3779B97F4A7C15)
-        j = _below(z, i + 1)
-        t = arr[i]
-        arr[i] = arr[j]
-        arr[j] = t
+    """Uniform integer in [0, n) from the generator state array ``rng`` (see
+    :func:`_draw`). The first draw from ``new_rng(seed)`` is ``_below(seed + golden, n)``,
+    as before generator 3; the next ones differ."""
+    if rng.shape[0] < RNG_WORDS:
+        raise ValueError("rand_below: the generator state needs RNG_WORDS words")
+    z, spare, r = _draw(rng[0], rng[1], n)
     rng[0] = z
+    rng[1] = spare
+    return r
 
 
 @njit(cache=True, inline="always")
@@ -1130,6 +1156,7 @@ def _fused_hands(
             redeals += 1
         # ---------------------------------------------------------------- start_hand
         z = mix64(prefix ^ np.uint64(STREAM_PLAY) ^ np.uint64(0x8CB92BA72F3D8DD7))
+        spare = np.uint64(0)
         for i in range(W_SCOPE + 4):
             w[i] = 0
         table = np.int64(0)
@@ -1266,13 +1293,12 @@ def _fused_hands(
                             take = t
                         elif val == best:
                             ties += 1
-                            z += g
-                            if _below(z, ties) == 0:  # reservoir: uniform among the ties
+                            z, spare, d = _draw(z, spare, ties)
+                            if d == 0:  # reservoir: uniform among the ties
                                 card = c
                                 take = t
             else:
-                z += g
-                r = _below(z, n)
+                z, spare, r = _draw(z, spare, n)
                 # The card of the r-th play: the last one whose plays start at or before
                 # r (a card with no plays shares its start with the next one).  No
                 # data-dependent branches.

@@ -208,7 +208,7 @@ def determinize(state, rules, seat, rng, out_state):
 def canonical_world(state, rules, seat, out_state):
     """The one world of ``seat``'s information set with the unseen cards in card order:
     a state that depends only on what ``seat`` knows (used as the root of searches)."""
-    _redeal(state, rules, seat, np.zeros(1, dtype=np.uint64), out_state, False)
+    _redeal(state, rules, seat, np.zeros(K.RNG_WORDS, dtype=np.uint64), out_state, False)
 
 
 # --------------------------------------------------------------------------- evaluation
@@ -619,7 +619,7 @@ def pimc_values(
     with the heuristic leaf value.  Returns the number of plays."""
     seat = state[S_TURN]
     world = np.empty(N_STATE, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
+    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
     info = np.zeros(N_INFO, dtype=np.int64)
     info[V_TT_MASK] = tt_key.shape[0] - 1
     ws = _workspace(state, rules)
@@ -630,7 +630,7 @@ def pimc_values(
     d = FULL_DEPTH if left <= exact_below else depth
     n = 0
     for w in range(worlds):
-        rng[0] = K.derive_seed(seed, 3, w, 0)
+        K.reseed(rng, K.derive_seed(seed, 3, w, 0))
         determinize(state, rules, seat, rng, world)
         info[V_SALT] = np.int64(K.derive_seed(seed, 4, w, 0) >> np.uint64(1))
         n = _solve(world, rules, d, tt_key, tt_val, tt_meta, info, ws, vals)
@@ -753,10 +753,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
     The default, full rollouts, keeps integer margins.
 
-    ``rng`` (one uint64) carries the random stream across calls, so a run split into
-    chunks gives the same tree.  With ``log`` of ``L_SIZE`` entries the last
-    iteration's world and plays are written there (``L_*`` layout); pass an empty array
-    otherwise.
+    ``rng`` (a generator state array, see ``K.new_rng``) carries the random stream across
+    calls in its counter, so a run split into chunks gives the same tree.  With ``log``
+    of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
+    layout); pass an empty array otherwise.
     """
     g = np.uint64(0x9E3779B97F4A7C15)
     z = rng[0]

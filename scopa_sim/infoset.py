@@ -106,7 +106,7 @@ class InfoSet(PublicView):
         """A world drawn uniformly from this information set (a full :class:`HandState`):
         the unseen cards dealt at random to the other hands, by their sizes, and to the
         stock.  ``rng`` is a numpy Generator or an integer seed."""
-        g = np.array([K.derive_seed(_seed_of(rng), 9, self.seat, 0)], dtype=np.uint64)
+        g = K.new_rng(K.derive_seed(_seed_of(rng), 9, self.seat, 0))
         vec = np.empty(K.N_STATE, dtype=np.int64)
         KS.determinize(self._vec, self._r, self.seat, g, vec)
         return HandState(self.rules, vec)

@@ -45,7 +45,7 @@ class HandLog:
 
 def first_dealer(seed: int, match: int, players: int) -> int:
     """The first dealer of a match, drawn from the match's own stream."""
-    rng = np.array([K.derive_seed(seed, match, 0, STREAM_DEALER)], dtype=np.uint64)
+    rng = K.new_rng(K.derive_seed(seed, match, 0, STREAM_DEALER))
     return int(K.rand_below(rng, players))
 
 
@@ -98,17 +98,16 @@ class HandPlayer:
         self._log_card = np.empty(40, dtype=np.int64)
         self._log_take = np.empty(40, dtype=np.int64)
         self._score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
-        self._rng = np.zeros(1, dtype=np.uint64)
 
     def play(self, match: int, hand: int, dealer: int) -> HandPlay:
-        rules, r, rng = self.rules, self._r, self._rng
-        rng[0] = K.derive_seed(self.seed, match, hand, STREAM_DEAL)
+        rules, r = self.rules, self._r
+        rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
         redeals = int(K.shuffle_deal(r, rng, self._deck))
         deck = tuple(int(c) for c in self._deck[: rules.deck])
         if self.kernel:
             state = self._state
             K.start_hand(state, r, self._deck, dealer)
-            rng[0] = K.derive_seed(self.seed, match, hand, STREAM_PLAY)
+            rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
             made = K.play_out(
                 state,
                 r,

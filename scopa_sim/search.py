@@ -108,7 +108,7 @@ class KernelBot(Bot):
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         n = K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64))
-        rng = np.array([K.derive_seed(_mask63(seed), 5, 0, 0)], dtype=np.uint64)
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
         pick = int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
         nan = math.nan
         out = [
@@ -298,7 +298,7 @@ class ISMCTSBot(Bot):
         :mod:`scopa_sim._search`) and its node count."""
         info = InfoSet(state)
         root, r = info.vector, state._r
-        rng = np.array([K.derive_seed(_mask63(seed), 6, 0, 0)], dtype=np.uint64)
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
         cap = (self.iterations if self.ms is None else 4096) + 1
         tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
         count = int(KS.ismcts_init(root, tree))

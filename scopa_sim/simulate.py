@@ -41,8 +41,10 @@ DEFAULT_SHARD_MATCHES = 25_000
 #: Version of the data generator, part of every run's identity: bumped whenever the same
 #: configuration and seed give different data (deal shuffle, play streams, bots' draws),
 #: so that ``--resume`` and the study never mix the data of two generators. 2: two
-#: shuffle draws per hash, the ISMCTS of the locals loop.
-GENERATOR = 2
+#: shuffle draws per hash, the ISMCTS of the locals loop. 3: two draws per hash in the
+#: play streams of the random and greedy policies and in determinizations (ISMCTS's own
+#: loop still takes one draw per hash).
+GENERATOR = 3
 
 
 class SimulationError(ScopaError):

@@ -200,7 +200,7 @@ class HandState(PublicView):
         r = rules.to_array()
         if deck is None:
             order = np.empty(40, dtype=np.int64)
-            rng = np.array([K.derive_seed(0 if seed is None else seed, 0, 0, 0)], dtype=np.uint64)
+            rng = K.new_rng(K.derive_seed(0 if seed is None else seed, 0, 0, 0))
             K.shuffle_deal(r, rng, order)
         else:
             order = np.zeros(40, dtype=np.int64)

@@ -196,15 +196,14 @@ def test_selfplay_kernel_matches_the_python_api(preset: str, seed: int) -> None:
     policies = np.full(4, K.POLICY_RANDOM, dtype=np.int64)
     K.selfplay_hands(r, policies, seed, count, points)
     order = np.empty(40, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
     for h in range(count):
-        rng[0] = K.derive_seed(seed, 0, h, 0)
+        rng = K.new_rng(K.derive_seed(seed, 0, h, 0))
         K.shuffle_deal(r, rng, order)
         state = HandState.deal(rules, dealer=h % rules.players, deck=order[: rules.deck].tolist())
         if h == 0:
             fresh = HandState.deal(rules, dealer=0, seed=seed)
             assert fresh.table == state.table and fresh.hands == state.hands
-        rng[0] = K.derive_seed(seed, 0, h, 1)
+        rng = K.new_rng(K.derive_seed(seed, 0, h, 1))
         while not state.is_over():
             plays = list(state.legal_plays)
             state.push(plays[K.rand_below(rng, len(plays))])
@@ -227,7 +226,6 @@ def test_fused_selfplay_matches_the_step_kernels(
     points = np.zeros((count, 4), dtype=np.int64)
     K.selfplay_hands(r, policies, seed, count, points)
     deck = np.empty(40, dtype=np.int64)
-    rng = np.zeros(1, dtype=np.uint64)
     state = np.zeros(K.N_STATE, dtype=np.int64)
     buf_card = np.empty(K.MAX_PLAYS, dtype=np.int64)
     buf_take = np.empty(K.MAX_PLAYS, dtype=np.int64)
@@ -235,10 +233,10 @@ def test_fused_selfplay_matches_the_step_kernels(
     log = np.empty((2, 40), dtype=np.int64)
     score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
     for h in range(count):
-        rng[0] = K.derive_seed(seed, 0, h, 0)
+        rng = K.new_rng(K.derive_seed(seed, 0, h, 0))
         K.shuffle_deal(r, rng, deck)
         K.start_hand(state, r, deck, h % rules.players)
-        rng[0] = K.derive_seed(seed, 0, h, 1)
+        rng = K.new_rng(K.derive_seed(seed, 0, h, 1))
         K.play_out(state, r, policies, rng, buf_card, buf_take, scratch, log[0], log[1])
         K.score_state(state, r, score)
         assert points[h, : rules.sides].tolist() == score[: rules.sides, K.I_TOTAL].tolist()

@@ -144,7 +144,7 @@ def fresh_search(
     root = InfoSet(state).vector
     tree = np.empty((200, KS.T_COLS), dtype=np.int64)
     count = KS.ismcts_init(root, tree)
-    rng = np.array([rnd.randrange(2**32)], dtype=np.uint64)
+    rng = K.new_rng(rnd.randrange(2**32))
     return state, root, tree, count, rng
 
 
@@ -247,7 +247,7 @@ def test_ismcts_on_a_big_table() -> None:
     log = np.zeros(KS.L_SIZE, dtype=np.int64)
     tree = np.empty((100, KS.T_COLS), dtype=np.int64)
     count = KS.ismcts_init(root, tree)
-    rng = np.array([3], dtype=np.uint64)
+    rng = K.new_rng(3)
     for i in range(20):
         count = KS.ismcts_run(
             root, rules.to_array(), tree, count, 1, 0.7, i % 2, KS.FULL_DEPTH, rng, log

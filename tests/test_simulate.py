@@ -19,7 +19,7 @@ from scopa_sim import dataset as D
 from scopa_sim.match import play_match
 from scopa_sim.policy import seat_policies
 from scopa_sim.rules import Rules
-from scopa_sim.simulate import SimConfig, SimulationError, local_executor, simulate
+from scopa_sim.simulate import GENERATOR, SimConfig, SimulationError, local_executor, simulate
 
 
 def _config(mode="hands", count=600, seed=3, preset="scopa", policies=("random",), shard=200):
@@ -125,17 +125,22 @@ def test_resume_with_other_config_is_refused(tmp_path):
         simulate(d, _config(seed=4), local_executor(1), resume=True)
 
 
-def test_resume_of_a_run_by_an_older_generator_is_refused(tmp_path):
-    """A manifest without a generator version (made before version 2) is not resumed."""
+@pytest.mark.parametrize("old", [1, 2])
+def test_resume_of_a_run_by_an_older_generator_is_refused(tmp_path, old):
+    """A manifest of an older generator (1: made before manifests named it) is not resumed."""
     d = tmp_path / "run"
     cfg = _config(count=600, shard=200)
     simulate(d, cfg, local_executor(1))
     doc = json.loads((d / "manifest.json").read_text())
-    del doc["config"]["generator"]
+    if old == 1:
+        del doc["config"]["generator"]
+    else:
+        doc["config"]["generator"] = old
     doc["complete"] = False
     doc["shards"] = doc["shards"][:1]
     (d / "manifest.json").write_text(json.dumps(doc))
-    with pytest.raises(SimulationError, match=r"generator 1, .* generator 2; use --overwrite"):
+    expected = rf"generator {old}, .* generator {GENERATOR}; use --overwrite"
+    with pytest.raises(SimulationError, match=expected):
         simulate(d, cfg, local_executor(1), resume=True)
     assert simulate(d, cfg, local_executor(1), overwrite=True).complete
 
