@@ -45,8 +45,9 @@ def _legal_bench(rules, seed, hands, repeat):
     sc = np.empty(K.SCRATCH, dtype=np.int64)
     calls = 0
     total = 0
+    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
     for h in range(hands):
-        rng = K.new_rng(K.derive_seed(seed, 0, h, 0))
+        K.reseed(rng, K.derive_seed(seed, 0, h, 0))
         K.shuffle_deal(rules, rng, deck)
         K.start_hand(state, rules, deck, h % rules[K.R_PLAYERS])
         while not state[K.S_DONE]:
