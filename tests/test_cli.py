@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -460,10 +461,6 @@ def test_main_skips_teardown_only_after_success_without_dask(
 def test_start_up_savings_stay_in_the_cli_process() -> None:
     """The command line skips numba's BLAS probe, yet scipy still imports and the
     statistics that use it work."""
-    import os
-    import subprocess
-    import sys
-
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     code = (
         "import cli, numba.np.arraymath as am, scipy.stats, scipy.linalg.cython_blas, os;"
