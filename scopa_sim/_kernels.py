@@ -1310,17 +1310,22 @@ def _fused_hands(
                 first_r = np.int64(0)
                 m = np.int64(0) if one else hand
                 card = ctz(hand)
+                # Its equal cards on the table are chosen along with it, not looked up
+                # after (1.5% faster); each is computed before the choice, else the
+                # compiler may branch on it (10% slower).
+                same = table & SAME_MASK[card]
                 while m:
                     c = ctz(m)
                     m &= m - 1
                     here = start <= r
+                    same_c = table & SAME_MASK[c]
                     card = c if here else card
+                    same = same_c if here else same
                     first_r = start if here else first_r
                     start += counts & 31
                     counts >>= 5
                 r -= first_r
                 v = VALUE[card]
-                same = table & SAME_MASK[card]
                 if (rare >> card) & 1:  # an ace sweep or a sum capture
                     if (sweep_aces >> card) & 1:
                         take = table
