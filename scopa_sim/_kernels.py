@@ -1311,8 +1311,8 @@ def _fused_hands(
                 m = np.int64(0) if one else hand
                 card = ctz(hand)
                 # Its equal cards on the table are chosen along with it, not looked up
-                # after (1.5% faster); each is computed before the choice, else the
-                # compiler may branch on it (10% slower).
+                # after: 1.5% faster.  Each card's is computed in a statement of its own:
+                # inside the conditional expression it measured 15% slower.
                 same = table & SAME_MASK[card]
                 while m:
                     c = ctz(m)
