@@ -263,10 +263,15 @@ def mix64(z):
     return z ^ (z >> np.uint64(31))
 
 
+#: SplitMix64's increment (the golden ratio in 64 bits): a stream's counter advances by
+#: it before each output.
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
 @njit(cache=True)
 def _seed_prefix(seed, a, b):
     """The part of :func:`derive_seed` that does not depend on ``c``."""
-    z = mix64(np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15))
+    z = mix64(np.uint64(seed) + GOLDEN)
     z = mix64(z ^ np.uint64(a))
     return mix64(z ^ np.uint64(b) ^ np.uint64(0x632BE59BD9B4E019))
 
@@ -274,8 +279,13 @@ def _seed_prefix(seed, a, b):
 @njit(cache=True)
 def derive_seed(seed, a, b, c):
     """A stream seed from (run seed, a, b, c); distinct inputs give independent streams."""
-    z = _seed_prefix(seed, a, b)
-    return mix64(z ^ np.uint64(c) ^ np.uint64(0x8CB92BA72F3D8DD7))
+    return _seed_finish(_seed_prefix(seed, a, b), c)
+
+
+@njit(cache=True, inline="always")
+def _seed_finish(prefix, c):
+    """The rest of :func:`derive_seed` from its ``prefix`` (:func:`_seed_prefix`)."""
+    return mix64(prefix ^ np.uint64(c) ^ np.uint64(0x8CB92BA72F3D8DD7))
 
 
 #: Words of a generator state array (make one with :func:`new_rng`): the SplitMix64
@@ -317,7 +327,7 @@ def _draw(z, spare, n):
         x = spare & _LOW32
         spare = np.uint64(0)
     else:
-        z += np.uint64(0x9E3779B97F4A7C15)
+        z += GOLDEN
         y = mix64(z)
         x = y >> np.uint64(32)
         spare = (y & _LOW32) | _SPARE
@@ -342,10 +352,9 @@ def _fisher_yates(deck, n, z):
     """Fisher-Yates shuffle of ``deck[:n]`` from the generator state ``z``; return the new
     state. Each SplitMix64 output gives two draws, its high and its low 32 bits (each by
     multiply-shift, bias below n / 2**32), which halves the hashing of a deal."""
-    mask = np.uint64(0xFFFFFFFF)
     i = n - 1
     while i > 0:
-        z += np.uint64(0x9E3779B97F4A7C15)
+        z += GOLDEN
         x = mix64(z)
         j = np.int64(((x >> np.uint64(32)) * np.uint64(i + 1)) >> np.uint64(32))
         t = deck[i]
@@ -353,7 +362,7 @@ def _fisher_yates(deck, n, z):
         deck[j] = t
         i -= 1
         if i > 0:
-            j = np.int64(((x & mask) * np.uint64(i + 1)) >> np.uint64(32))
+            j = np.int64(((x & _LOW32) * np.uint64(i + 1)) >> np.uint64(32))
             t = deck[i]
             deck[i] = deck[j]
             deck[j] = t
@@ -1094,7 +1103,7 @@ def _fused_hands(
     """The body of :func:`fused_hands`, inlined into each entry point so that the options
     given as arguments (players, teams, ace sweep, sum and capture rules) fold to
     constants where an entry point fixes them."""
-    g = np.uint64(0x9E3779B97F4A7C15)
+    g = GOLDEN
     ns = 2 if teams else players
     size = rules[R_DECK]
     hand_size = rules[R_HAND_SIZE]
@@ -1145,7 +1154,7 @@ def _fused_hands(
         else:
             prefix = _seed_prefix(seed, unit, hand_no)
         # ---------------------------------------------------------------- shuffle_deal
-        z = mix64(prefix ^ np.uint64(STREAM_DEAL) ^ np.uint64(0x8CB92BA72F3D8DD7))
+        z = _seed_finish(prefix, STREAM_DEAL)
         while True:
             for i in range(ncards):
                 deck[i] = canon[i]
@@ -1159,7 +1168,7 @@ def _fused_hands(
                 break
             redeals += 1
         # ---------------------------------------------------------------- start_hand
-        z = mix64(prefix ^ np.uint64(STREAM_PLAY) ^ np.uint64(0x8CB92BA72F3D8DD7))
+        z = _seed_finish(prefix, STREAM_PLAY)
         spare = np.uint64(0)
         for i in range(W_SCOPE + 4):
             w[i] = 0

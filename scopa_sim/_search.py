@@ -758,7 +758,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
     layout); pass an empty array otherwise.
     """
-    g = np.uint64(0x9E3779B97F4A7C15)
+    g = K.GOLDEN
     z = rng[0]
     cap = tree.shape[0]
     logging = log.shape[0] >= L_SIZE
