@@ -518,16 +518,37 @@ def simulate(
 ) -> RunSummary:
     """Run (or finish) a simulation into ``directory``; ``progress(units, rows)`` per shard.
 
-    The directory is locked for the run, so a second process cannot write into it.
+    The directory is locked for the run, so a second process cannot write into it. A new
+    run that fails before any shard is written (an unreachable Dask scheduler, say) leaves
+    nothing behind; an interrupt (KeyboardInterrupt) keeps it, to be resumed.
     """
+    made = not directory.exists()
     lock = _lock(directory) if directory.is_dir() else None
     try:
         run = prepare_run(directory, config, resume, overwrite)
         lock = lock or _lock(directory)
-        return _execute(run, executor, progress)
+        try:
+            return _execute(run, executor, progress)
+        except Exception:
+            if not resume and not D.finished_shards(directory):
+                lock.close()
+                lock = None
+                _discard(directory, made)
+            raise
     finally:
         if lock is not None:
             lock.close()
+
+
+def _discard(directory: Path, made: bool) -> None:
+    """Remove a new run that wrote no shard: the directory if this run made it, else the
+    files the run put in it."""
+    if made:
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    shutil.rmtree(directory / D.SHARD_DIR, ignore_errors=True)
+    for name in (D.MANIFEST, LOCK):
+        (directory / name).unlink(missing_ok=True)
 
 
 def _lock(directory: Path) -> IO[str]:

@@ -19,7 +19,14 @@ from scopa_sim import dataset as D
 from scopa_sim.match import play_match
 from scopa_sim.policy import seat_policies
 from scopa_sim.rules import Rules
-from scopa_sim.simulate import GENERATOR, SimConfig, SimulationError, local_executor, simulate
+from scopa_sim.simulate import (
+    GENERATOR,
+    SimConfig,
+    SimulationError,
+    local_executor,
+    run_shard,
+    simulate,
+)
 
 
 def _config(mode="hands", count=600, seed=3, preset="scopa", policies=("random",), shard=200):
@@ -210,6 +217,43 @@ def test_unreachable_scheduler(tmp_path):
     )
     assert res.exit_code == 1
     assert "cannot reach the Dask scheduler" in res.output
+    assert not (tmp_path / "d").exists()  # nothing half-written left behind
+
+
+def _failing(exc: BaseException, after: int = 0):
+    """An executor that runs ``after`` shards, then raises ``exc``."""
+
+    def execute(run, todo):
+        for i in todo[:after]:
+            yield run_shard(run.config.to_json(), i, str(run.directory))
+        raise exc
+
+    return execute
+
+
+def test_a_new_run_that_fails_before_any_shard_leaves_nothing(tmp_path):
+    made = tmp_path / "made"
+    with pytest.raises(SimulationError, match="boom"):
+        simulate(made, _config(), _failing(SimulationError("boom")))
+    assert not made.exists()
+    given = tmp_path / "given"  # an empty directory the user made stays, empty
+    given.mkdir()
+    with pytest.raises(SimulationError, match="boom"):
+        simulate(given, _config(), _failing(SimulationError("boom")))
+    assert given.is_dir() and not any(given.iterdir())
+
+
+def test_a_failed_run_keeps_its_shards_and_an_interrupted_one_its_manifest(tmp_path):
+    d = tmp_path / "some"
+    with pytest.raises(SimulationError, match="boom"):
+        simulate(d, _config(), _failing(SimulationError("boom"), after=1))
+    assert len(D.finished_shards(d)) == 1 and (d / D.MANIFEST).exists()
+    assert simulate(d, _config(), local_executor(1), resume=True).complete
+    i = tmp_path / "intr"
+    with pytest.raises(KeyboardInterrupt):
+        simulate(i, _config(), _failing(KeyboardInterrupt()))
+    assert not json.loads((i / D.MANIFEST).read_text())["complete"]
+    assert simulate(i, _config(), local_executor(1), resume=True).complete
 
 
 def test_dask_local_cluster_same_data(tmp_path):
