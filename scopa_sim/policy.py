@@ -1,8 +1,8 @@
-"""Policy specifications (``random``, ``greedy``, ``pimc:worlds=12``, ``ismcts:...``) and
-their text form on the command line.
+"""Policy specifications (``random``, ``greedy``, ``expert``, ``pimc:worlds=12``,
+``ismcts:...``) and their text form on the command line.
 
-``random`` and ``greedy`` run inside the jitted playout loops; the search policies
-are bots (:mod:`scopa_sim.search`) called once per decision.
+``random``, ``greedy`` and ``expert`` run inside the jitted playout loops; the search
+policies are bots (:mod:`scopa_sim.search`) called once per decision.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ class PolicyError(ScopaError):
 
 #: Search policies by name, with their parameters (validated by ``search.make_bot``).
 SEARCH_POLICIES: dict[str, str] = {
-    "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8",
-    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy, ms=, "
-    "exact=0|1, horizon=",
+    "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
+    "leaf=estimate|expert",
+    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
+    "ms=, exact=0|1, horizon=",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
 }
 
@@ -40,6 +41,12 @@ KERNEL_POLICIES: dict[str, tuple[int, str]] = {
         K.POLICY_GREEDY,
         "one-ply heuristic: scopa, settebello, denari, cards, primiera cards; "
         "avoids leaving a sweepable table",
+    ),
+    "expert": (
+        K.POLICY_EXPERT,
+        "three-ply expectimax on the seat's information set: the score items priced by a "
+        "binomial model of the cards still to capture, the next seat's best reply averaged "
+        "exactly over its possible hands, and this seat's best answer to it",
     ),
 }
 

@@ -22,6 +22,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -92,13 +93,14 @@ class Bot(ABC):
 
 
 class KernelBot(Bot):
-    """The engine's jitted ``random`` or ``greedy`` policy as a bot (one-ply, public
-    information only).  ``analyse`` has no values: means are NaN, ``n`` is 0."""
+    """The engine's jitted ``random``, ``greedy`` or ``expert`` policy as a bot (the
+    seat's information set only).  ``analyse`` has no values: means are NaN, ``n`` is
+    0."""
 
     def __init__(self, policy: str) -> None:
-        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
+        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
         if policy not in codes:
-            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: random, greedy")
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {', '.join(codes)}")
         self.name = policy
         self._code = codes[policy]
 
@@ -140,16 +142,25 @@ class PIMCBot(_SolverMixin, Bot):
 
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
     with the alpha-beta solver -- exactly when at most ``exact_below`` cards are left to
-    play, else ``depth`` plies deep with the heuristic leaf value of
-    :func:`scopa_sim._search.estimate` -- and picks the play of best mean value over the
-    worlds.  The 95% interval is over worlds (normal approximation).
+    play, else ``depth`` plies deep with a heuristic leaf value (``leaf=estimate``:
+    :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation
+    of the piles, :func:`scopa_sim._search.expert_leaf`) -- and picks the play of best
+    mean value over the worlds.  The 95% interval is over worlds (normal approximation).
     """
 
-    def __init__(self, worlds: int = 12, depth: int = 5, exact_below: int = 8) -> None:
+    LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
+
+    def __init__(
+        self, worlds: int = 12, depth: int = 5, exact_below: int = 8, leaf: str = "estimate"
+    ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
-        self.worlds, self.depth, self.exact_below = worlds, depth, exact_below
-        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
+        if leaf not in self.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
+        self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
+        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}" + (
+            f",leaf={leaf}" if leaf != "estimate" else ""
+        )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
         """The legal plays and their values per world (``[world, play]``)."""
@@ -172,6 +183,7 @@ class PIMCBot(_SolverMixin, Bot):
                 bc,
                 bt,
                 vals,
+                self.LEAVES[self.leaf],
             )
         )
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
@@ -240,7 +252,8 @@ class ISMCTSBot(Bot):
     One tree over the plays seen from the information set of the seat to play; every
     iteration deals a new world from it, descends by UCB1 with availability counts among
     the plays legal in that world, expands one untried play, finishes the hand with the
-    engine's ``rollout`` policy (``random``, the default, or ``greedy``) and backs up the
+    engine's ``rollout`` policy (``random``, the default, ``greedy`` or ``expert``) and
+    backs up the
     final point margins, scaled by :data:`scopa_sim._search.REWARD_SCALE`, each node
     taking the margin of the side that made its play.  The most visited play is chosen.
 
@@ -261,6 +274,11 @@ class ISMCTSBot(Bot):
 
     CHUNK = 128
     EXACT_TT = 1 << 14
+    ROLLOUTS: ClassVar[dict[str, int]] = {
+        "random": K.POLICY_RANDOM,
+        "greedy": K.POLICY_GREEDY,
+        "expert": K.POLICY_EXPERT,
+    }
 
     def __init__(
         self,
@@ -275,8 +293,8 @@ class ISMCTSBot(Bot):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
             raise ValueError(f"exact must be 0 or 1, got {exact!r}")
-        if rollout not in ("random", "greedy"):
-            raise ValueError(f"rollout must be 'random' or 'greedy', got {rollout!r}")
+        if rollout not in self.ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
         if horizon is not None and not 0 <= horizon < KS.FULL_DEPTH:
             raise ValueError(f"horizon must be in [0, {KS.FULL_DEPTH}), got {horizon!r}")
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
@@ -284,7 +302,7 @@ class ISMCTSBot(Bot):
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
         #: the tree's sums are in units of 1 / _unit points
         self._unit = 1 if horizon is None else KS.EST_UNIT
-        self._policy = K.POLICY_RANDOM if rollout == "random" else K.POLICY_GREEDY
+        self._policy = self.ROLLOUTS[rollout]
         budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
         self.name = (
             f"ismcts:{budget},c={c:g},rollout={rollout}"
@@ -413,11 +431,13 @@ def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[str, str], str]:
 BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot]]] = {
     "random": ({}, lambda: KernelBot("random")),
     "greedy": ({}, lambda: KernelBot("greedy")),
+    "expert": ({}, lambda: KernelBot("expert")),
     "pimc": (
         {
             "worlds": _int("worlds", 1),
             "depth": _int("depth", 1),
             "exact_below": _int("exact_below", 0),
+            "leaf": _choice("leaf", ("estimate", "expert")),
         },
         PIMCBot,
     ),
@@ -425,7 +445,7 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
         {
             "iterations": _int("iterations", 1),
             "c": _float("c"),
-            "rollout": _choice("rollout", ("random", "greedy")),
+            "rollout": _choice("rollout", ("random", "greedy", "expert")),
             "ms": _float("ms"),
             "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
             "horizon": _int("horizon", 0),
@@ -437,8 +457,8 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
 
 
 def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
-    """A bot by name (``random``, ``greedy``, ``pimc``, ``ismcts``, ``solver``) with text
-    parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
+    """A bot by name (``random``, ``greedy``, ``expert``, ``pimc``, ``ismcts``, ``solver``)
+    with text parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
     key = name.strip().lower()
     if key not in BOTS:
         raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")

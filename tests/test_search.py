@@ -172,8 +172,9 @@ def replay_logged_iteration(state: HandState, log: np.ndarray, cut: bool = False
     ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa", "scopone-scientifico"],
 )
 def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None:
-    """Every play of logged ISMCTS iterations (tree and rollout, random and greedy) is
-    legal in the iteration's world, the world keeps the root seat's knowledge, and the
+    """Every play of logged ISMCTS iterations (tree and rollout) is
+    legal in the iteration's world (random, greedy and expert rollouts), the world keeps
+    the root seat's knowledge, and the
     backed-up margins are the hand's."""
     rules = Rules.make(preset)
     r = rules.to_array()
@@ -181,7 +182,7 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
     log = np.zeros(KS.L_SIZE, dtype=np.int64)
     for trial in range(12):
         state, root, tree, count, rng = fresh_search(rules, rnd)
-        policy = K.POLICY_GREEDY if trial % 2 else K.POLICY_RANDOM
+        policy = (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT)[trial % 3]
         for _ in range(8):
             count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, KS.FULL_DEPTH, rng, log)
             replay_logged_iteration(state, log)
@@ -317,7 +318,14 @@ def test_bots_do_not_read_hidden_cards() -> None:
     b = HandState.from_position(
         rules, hands=[P("5D QC 6S"), P("6H 5S KC")], stock=P("2C JS KD 4S").cards(), **kw
     )
-    for bot in (ISMCTSBot(iterations=200), ISMCTSBot(iterations=200, horizon=3), PIMCBot(worlds=3)):
+    bots = (
+        ISMCTSBot(iterations=200),
+        ISMCTSBot(iterations=200, horizon=3),
+        ISMCTSBot(iterations=100, horizon=3, rollout="expert"),
+        PIMCBot(worlds=3),
+        PIMCBot(worlds=3, leaf="expert"),
+    )
+    for bot in bots:
         assert bot.analyse(a, 9) == bot.analyse(b, 9)
 
 
