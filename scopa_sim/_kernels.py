@@ -1192,15 +1192,14 @@ def _packed_counts(table):
 
 
 @njit(cache=True)
-def _follow_value(h2, tbl, pm, po, others, ndeck, xflags, last):
+def _follow_value(h2, tbl, packed, pm, po, others, ndeck, xflags, last, e0):
     """This side's best gain from one card of its known hand ``h2`` played on ``tbl``
-    (no further reply); ``last``: that play is the hand's last, so a capture also takes
-    the table's remainder."""
+    (whose packed subset counts are ``packed``; no further reply), ``e0`` being the
+    evaluation of the piles ``pm``/``po`` before it; ``last``: that play is the hand's
+    last, so a capture also takes the table's remainder."""
     if h2 == 0:
         return 0.0
     lps = (xflags & X_LPS) != 0
-    e0 = expert_eval(pm, po, others, ndeck, xflags)
-    packed = _packed_counts(tbl)
     best = 0.0
     m = h2
     while m:
@@ -1272,24 +1271,39 @@ def _reply_value(
                     continue
             rest = left & ~t
             got = t | cbit
+            mine = pm
             scopa = rest == 0 and (lps or not final)
             if final and rest:
                 if remainder_dealer:
                     if dealer_rel == REL_NEXT:
                         got |= rest
                     elif dealer_rel == REL_ME:
-                        pm = pm | rest
+                        mine = pm | rest
                 else:
                     got |= rest
-            r = e0 - expert_eval(pm, po | got, others, ndeck, xflags) + (1.0 if scopa else 0.0)
+            e1 = expert_eval(mine, po | got, others, ndeck, xflags)
+            r = e0 - e1 + (1.0 if scopa else 0.0)
             if follow and not final:
-                r -= _follow_value(h2, rest, pm, po | got, others, ndeck, xflags, follow == 2)
+                if rest == 0:
+                    p2 = np.int64(1)
+                else:
+                    p2 = packed
+                    m = t
+                    while m:
+                        p2 = (p2 * SHRINK[VALUE[ctz(m)]]) & LANES
+                        m &= m - 1
+                r -= _follow_value(
+                    h2, rest, p2, pm, po | got, others, ndeck, xflags, follow == 2, e1
+                )
             if r > best:
                 best = r
         return best
     if not final:
         if follow:
-            return -_follow_value(h2, left | cbit, pm, po, others, ndeck, xflags, follow == 2)
+            return -_follow_value(
+                h2, left | cbit, (packed * GROW[v]) & LANES, pm, po, others, ndeck, xflags,
+                follow == 2, e0,
+            )  # fmt: skip
         return 0.0
     rest = left | cbit  # a lay on the last play: the table goes to the remainder's owner
     owner = dealer_rel if remainder_dealer else lc
