@@ -319,9 +319,15 @@ def expert_leaf(state, rules, side, with_scope):
     (:func:`scopa_sim._kernels.expert_eval`): against the other side, or with three or
     four sides against the best of the others; plus the scope so far with
     ``with_scope``."""
+    return _expert_margin(rules, state, S_PILES, state, S_SCOPE, side, with_scope)
+
+
+@njit(cache=True)
+def _expert_margin(rules, piles, po, scope, so, side, with_scope):
+    """:func:`expert_leaf` on ``piles[po + s]`` and ``scope[so + s]``."""
     ns = rules[R_SIDES]
     xflags = K._expert_flags(rules)
-    pm = state[S_PILES + side]
+    pm = piles[po + side]
     worst = INF
     for t in range(ns):
         if t == side:
@@ -329,10 +335,10 @@ def expert_leaf(state, rules, side, with_scope):
         others = np.int64(0)
         for q in range(ns):
             if q != side and q != t:
-                others |= state[S_PILES + q]
-        v = K.expert_eval(pm, state[S_PILES + t], others, rules[K.R_DECK], xflags)
+                others |= piles[po + q]
+        v = K.expert_eval(pm, piles[po + t], others, rules[K.R_DECK], xflags)
         if with_scope:
-            v += state[S_SCOPE + side] - state[S_SCOPE + t]
+            v += scope[so + side] - scope[so + t]
         if v < worst:
             worst = v
     return worst
@@ -762,7 +768,7 @@ def ismcts_init(root, tree):
 
 
 @njit(cache=True)
-def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log):
+def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0):
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -784,7 +790,8 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
 
     With ``horizon < FULL_DEPTH`` a rollout stops after ``horizon`` plays (0: at the
     position of the node just expanded) and that position is valued by the heuristic
-    :func:`estimate` (scope so far included) instead of the final score; rewards, and
+    ``leaf`` (``LEAF_ESTIMATE``: :func:`estimate`; ``LEAF_EXPERT``: the expert policy's
+    evaluation, :func:`expert_leaf`; scope so far included) instead of the final score; rewards, and
     so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
     The default, full rollouts, keeps integer margins.
 
@@ -1136,7 +1143,11 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             if turn >= players:
                 turn = 0
         # ---------------------------------------------------------------- score, back up
-        if cut:
+        if cut and leaf == LEAF_EXPERT:
+            for s in range(ns):
+                e = _expert_margin(rules, w, 4, w, 8, s, True)
+                margins[s] = np.int64(round(e * unit))
+        elif cut:
             _estimate_sides(rules, w, 4, w, 8, n_cards, n_den, True, work)
             for s in range(ns):
                 best_e = -INF

@@ -27,7 +27,7 @@ SEARCH_POLICIES: dict[str, str] = {
     "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
     "leaf=estimate|expert",
     "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
-    "ms=, exact=0|1, horizon=",
+    "ms=, exact=0|1, horizon=, leaf=estimate|expert",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
 }
 

@@ -262,8 +262,10 @@ class ISMCTSBot(Bot):
     hand) is solved exactly by the alpha-beta solver instead (``n`` = 1 per play).
 
     With ``horizon=h`` a rollout stops ``h`` plays past the tree and the position it
-    reached is valued by the heuristic :func:`scopa_sim._search.estimate` (piles, scope
-    so far) instead of being played out: cheaper and far less noisy.  ``horizon=4,c=1``
+    reached is valued by a heuristic (``leaf=estimate``, the default:
+    :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation,
+    :func:`scopa_sim._search.expert_leaf`; piles, scope so far) instead of being played
+    out: cheaper and far less noisy.  ``horizon=4,c=1``
     beats PIMC (12 worlds, depth 5) at equal time per move in 2-player ``scopa``
     (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
     exactly as before the option existed.
@@ -288,6 +290,7 @@ class ISMCTSBot(Bot):
         ms: float | None = None,
         exact: int = 0,
         horizon: int | None = None,
+        leaf: str = "estimate",
     ) -> None:
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
@@ -297,6 +300,12 @@ class ISMCTSBot(Bot):
             raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
         if horizon is not None and not 0 <= horizon < KS.FULL_DEPTH:
             raise ValueError(f"horizon must be in [0, {KS.FULL_DEPTH}), got {horizon!r}")
+        if leaf not in PIMCBot.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
+        if leaf != "estimate" and horizon is None:
+            raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
+        self.leaf = leaf
+        self._leaf = PIMCBot.LEAVES[leaf]
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
@@ -308,6 +317,7 @@ class ISMCTSBot(Bot):
             f"ismcts:{budget},c={c:g},rollout={rollout}"
             + (f",exact={exact}" if exact else "")
             + (f",horizon={horizon}" if horizon is not None else "")
+            + (f",leaf={leaf}" if leaf != "estimate" else "")
         )
         self.last_iterations = 0
 
@@ -320,7 +330,7 @@ class ISMCTSBot(Bot):
         cap = (self.iterations if self.ms is None else 4096) + 1
         tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
         count = int(KS.ismcts_init(root, tree))
-        args = (self.c, self._policy, self._horizon, rng, _NO_LOG)
+        args = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
         if self.ms is None:
             count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
@@ -449,6 +459,7 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
             "ms": _float("ms"),
             "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
             "horizon": _int("horizon", 0),
+            "leaf": _choice("leaf", ("estimate", "expert")),
         },
         ISMCTSBot,
     ),
@@ -469,7 +480,12 @@ def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
             allowed = ", ".join(spec) if spec else "none"
             raise PolicyError(f"unknown parameter {k!r} for bot {key!r}; allowed: {allowed}")
         kwargs[k] = spec[k](key, str(v).strip())
-    return build(**kwargs)
+    try:
+        return build(**kwargs)
+    except PolicyError:
+        raise
+    except ValueError as e:  # a combination of parameters the bot refuses
+        raise PolicyError(f"policy {key!r}: {e}") from None
 
 
 # --------------------------------------------------------------------------- playing

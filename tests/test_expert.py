@@ -62,6 +62,9 @@ def test_expert_is_a_registered_kernel_policy() -> None:
     with pytest.raises(PolicyError, match="leaf"):
         PolicySpec.parse("pimc:leaf=smart")
     assert PolicySpec.parse("ismcts:rollout=expert").bot().name.endswith("rollout=expert")
+    assert PolicySpec.parse("ismcts:horizon=4,leaf=expert").bot().name.endswith("leaf=expert")
+    with pytest.raises(PolicyError, match="horizon"):
+        PolicySpec.parse("ismcts:leaf=expert")
     assert "leaf=expert" in PolicySpec.parse("pimc:leaf=expert").bot().name
 
 
