@@ -83,9 +83,13 @@ class Bot(ABC):
         """Every legal play with its statistics, best first (the chosen one first)."""
 
     def choose(self, state: HandState, seed: int) -> Play:
-        """The play this bot makes; deterministic for a given state and seed."""
+        """The play this bot makes; deterministic for a given state and seed.  A forced
+        play (the only legal one) is made without searching: every bot would make it."""
         if state.is_over():
             raise ValueError("the hand is over: nothing to choose")
+        legal = state.legal_plays
+        if len(legal) == 1:
+            return legal[0]
         return self.analyse(state, seed)[0].play
 
     def __repr__(self) -> str:
