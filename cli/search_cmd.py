@@ -14,6 +14,8 @@ from scopa_sim.errors import ScopaError
 from scopa_sim.policy import PolicySpec
 from scopa_sim.tournament import Sprt, ladder, run_tournament
 
+_DEFAULT = click.core.ParameterSource.DEFAULT
+
 
 def _cards(text: str | None, option: str) -> CardSet:
     if not text:
@@ -73,8 +75,18 @@ def advise_cmd(
     """Rank every legal play of a position by expected point margin, with 95% CIs."""
     spec = _policy(policy)
     if position:
-        if hand:
-            raise BadInput("give either --position or --hand/--table, not both")
+        ctx = click.get_current_context()
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("hand", "table", "mine", "theirs", "seen", "scope", "opponent_cards")
+            if ctx.get_parameter_source(name) is not _DEFAULT
+        ]
+        given += ["--preset"] * (ctx.get_parameter_source("preset") is not _DEFAULT)
+        given += ["--rule"] * bool(rules)
+        if given:
+            raise BadInput(
+                f"--position takes the rules and the cards from the record: drop {given[0]}"
+            )
         try:
             state = position_from_record(position)
         except ScopaError as e:
@@ -83,11 +95,10 @@ def advise_cmd(
         if not hand:
             raise BadInput("give --hand (and --table), or --position FILE.jsonl:LINE:PLAY")
         r = make_rules(preset, rules)
-        try:
-            sc = tuple(int(x) for x in scope.split(","))
-            assert len(sc) == 2 and min(sc) >= 0
-        except (ValueError, AssertionError):
-            raise BadInput(f"--scope {scope!r}: expected two counts like 1,0") from None
+        counts = [x.strip() for x in scope.split(",")]
+        if len(counts) != 2 or not all(x.isdecimal() for x in counts):
+            raise BadInput(f"--scope {scope!r}: expected two counts like 1,0")
+        sc = (int(counts[0]), int(counts[1]))
         try:
             state = position_from_cards(
                 r,

@@ -249,7 +249,10 @@ def parse_overrides(overrides: Mapping[str, Any] | Iterable[str] | None) -> dict
             key, sep, value = str(text).partition("=")
             if not sep or not key.strip():
                 raise RulesError(f"bad rule {text!r}: expected key=value, e.g. players=3")
-            items.append((key.strip(), value))
+            key = key.strip()
+            if any(k == key for k, _ in items):
+                raise RulesError(f"option {key!r} given twice (--rule {text!r}); give it once")
+            items.append((key, value))
     return {k: _parse_value(k, v) for k, v in items}
 
 

@@ -1,0 +1,200 @@
+"""Malformed input to the play/replay/advise/tournament/variants/advantage commands: each
+case is one `Error: ...` line and a non-zero exit status, never a traceback or silently
+wrong numbers (issue 14). The commands that showed each fault are the regression tests.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cli.main import cli
+from scopa_sim.advise import PositionError, check_scope, position_from_cards
+from scopa_sim.cards import CardSet
+from scopa_sim.errors import RulesError
+from scopa_sim.policy import PolicyError, PolicySpec
+from scopa_sim.rules import Rules, parse_overrides
+
+P = CardSet.parse
+#: A search policy small enough for tests that reach the search.
+FAST = ["--policy", "ismcts:iterations=20"]
+
+
+def run(*args: str, input: str | bytes | None = None) -> Result:
+    """Invoke the app: never a traceback, any exception a clean exit."""
+    res = CliRunner().invoke(cli, list(args), input=input, prog_name="scopa-sim")
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
+    assert "Traceback" not in res.output
+    return res
+
+
+def one_line_error(res: Result, *named: str) -> str:
+    """A failure with exactly one line of output, `Error: ...`, naming every ``named``."""
+    assert res.exit_code not in (0, None), res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), res.output
+    for text in named:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two matches of 2-player scopa as a record file."""
+    path = tmp_path_factory.mktemp("rec") / "games.jsonl"
+    assert run("play", "--matches", "2", "--seed", "3", "--record", str(path)).exit_code == 0
+    return path
+
+
+# --------------------------------------------------------------------------- scope counts
+def test_advise_scope_at_the_start_of_a_hand_is_an_error() -> None:
+    """`advise --scope 50,0` on a fresh hand reported a margin of +51.5."""
+    res = run("advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD", "--scope", "50,0", *FAST)
+    one_line_error(res, "impossible position", "your side cannot have 50 scope", "at most 0")
+    res = run("advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD", "--scope", "0,1", *FAST)
+    one_line_error(res, "the other side cannot have 1 scope")
+
+
+def test_scope_bounded_by_plays_and_pile() -> None:
+    r = Rules.make()
+    # Seat 0 holds 2 and the other 1: the other side led, so 2 plays to 1 have been made.
+    kw = {"opponent_cards": 1, "mine": P("AD 2D 3D 4D"), "theirs": P("KC QC")}
+    st_ = position_from_cards(r, P("7D 3S"), P("5H"), scope=(1, 1), **kw)
+    assert st_.scope == [1, 1]
+    with pytest.raises(PositionError, match="your side cannot have 2 scope: it has made 1 play"):
+        position_from_cards(r, P("7D 3S"), P("5H"), scope=(2, 1), **kw)
+    # Two plays but only 2 cards in the pile: one scopa at most.
+    with pytest.raises(PositionError, match=r"other side cannot have 2 scope.*2 captured"):
+        position_from_cards(r, P("7D 3S"), P("5H"), scope=(0, 2), **kw)
+    check_scope(st_)  # the check itself, on a possible position
+
+
+def test_advise_accepts_possible_scope() -> None:
+    args = ["--hand", "7D 3S", "--table", "5H", "--mine", "AD 2D 3D 4D", "--theirs", "KC QC"]
+    res = run("advise", *args, "--scope", "1,1", "--json", *FAST)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["plays"]
+
+
+@pytest.mark.parametrize("scope", ["1", "1,2,3", "a,b", "-1,0", "1.5,0", ",", "", "1,²"])
+def test_advise_bad_scope_text(scope: str) -> None:
+    one_line_error(run("advise", "--hand", "7D", "--scope", scope, *FAST), "--scope")
+
+
+# --------------------------------------------------------------------------- repeated keys
+def test_repeated_policy_parameter_is_an_error() -> None:
+    res = run("play", "--policy", "ismcts:iterations=10,iterations=20")
+    one_line_error(res, "'iterations' given twice")
+    with pytest.raises(PolicyError, match="given twice"):
+        PolicySpec.parse("pimc:worlds=2, worlds=2")
+    assert PolicySpec.parse("pimc:worlds=2,depth=2").params == (("worlds", "2"), ("depth", "2"))
+
+
+def test_repeated_rule_is_an_error() -> None:
+    res = run("play", "--rule", "players=3", "--rule", "players=4")
+    one_line_error(res, "'players' given twice")
+    one_line_error(run("variants", "scopa", "--rule", "target=5", "--rule", " target=5"), "twice")
+    with pytest.raises(RulesError, match="given twice"):
+        parse_overrides(["deck=36", "deck=40"])
+    assert parse_overrides(["deck=36", "target=5"]) == {"deck": 36, "target": 5}
+
+
+# --------------------------------------------------------------------------- --position
+def test_advise_position_on_a_binary_file(tmp_path: Path) -> None:
+    """`advise --position FILE:L:P` on a binary file raised UnicodeDecodeError."""
+    binary = tmp_path / "bin.jsonl"
+    binary.write_bytes(bytes(range(256)) * 4)
+    one_line_error(run("advise", "--position", f"{binary}:1:1"), "not a text (UTF-8)")
+
+
+@pytest.mark.parametrize(
+    ("suffix", "message"),
+    [
+        (":0:0", "has lines 1..8, not 0"),
+        (":9:0", "has lines 1..8, not 9"),
+        (":99999999999999999999999:0", "not 99999999999999999999999"),
+        (":1:-1", "expected FILE.jsonl:LINE:PLAY"),
+        (":x:1", "expected FILE.jsonl:LINE:PLAY"),
+        (":1:1.5", "expected FILE.jsonl:LINE:PLAY"),
+        (":1:²", "expected FILE.jsonl:LINE:PLAY"),
+        (":1", "expected FILE.jsonl:LINE:PLAY"),
+        ("", "expected FILE.jsonl:LINE:PLAY"),
+        (":1:36", "the hand has plays 0..35, not 36"),
+    ],
+)
+def test_advise_position_bad_line_or_play(records: Path, suffix: str, message: str) -> None:
+    one_line_error(run("advise", "--position", f"{records}{suffix}"), message)
+
+
+def test_advise_position_bad_files(tmp_path: Path, records: Path) -> None:
+    one_line_error(run("advise", "--position", f"{tmp_path / 'none'}:1:0"), "no such file")
+    one_line_error(run("advise", "--position", f"{tmp_path}:1:0"), "is a directory")
+    one_line_error(run("advise", "--position", ":1:0"), "expected FILE")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    one_line_error(run("advise", "--position", f"{empty}:1:0"), "is empty")
+    junk = tmp_path / "junk.jsonl"
+    lines = records.read_text().splitlines()
+    obj = json.loads(lines[0])
+    bad = [
+        "hello",
+        "[]",
+        "{}",
+        "[" * 50_000,
+        json.dumps({**obj, "dealer": "0"}),
+        json.dumps({**obj, "deals": 7}),
+        json.dumps({**obj, "rules": {**obj["rules"], "players": 9}}),
+        json.dumps({**obj, "plays": [{"card": 7, "take": []}] * 3}),
+        json.dumps({**obj, "plays": [{"card": "7D", "take": ["KS"]}] * 3}),
+    ]
+    junk.write_text("\n".join(bad) + "\n")
+    for i in range(1, len(bad) + 1):
+        one_line_error(run("advise", "--position", f"{junk}:{i}:1"), f"line {i}")
+
+
+def test_advise_position_excludes_the_card_options(records: Path) -> None:
+    pos = ["advise", "--position", f"{records}:1:3"]
+    for extra in (["--hand", "7D"], ["--table", "7D"], ["--scope", "0,0"], ["--preset", "scopa"]):
+        one_line_error(run(*pos, *extra), f"drop {extra[0]}")
+    one_line_error(run(*pos, "--rule", "target=5"), "drop --rule")
+
+
+def test_advise_position_from_the_record(records: Path) -> None:
+    res = run("advise", "--position", f"{records}:2:4", "--json", *FAST)
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["plays"]
+
+
+# --------------------------------------------------------------------------- fuzzing
+_TEXT = st.text(
+    alphabet=st.sampled_from(list("7DSHCAKJQ0123456789 ,:=x-♦♠\x00é")), min_size=0, max_size=12
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(hand=_TEXT, table=_TEXT, scope=_TEXT)
+def test_advise_card_text_never_crashes(hand: str, table: str, scope: str) -> None:
+    res = run("advise", "--hand", hand, "--table", table, "--scope", scope, *FAST)
+    if res.exit_code != 0:
+        one_line_error(res)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=_TEXT)
+def test_policy_text_never_crashes(text: str) -> None:
+    res = run("play", "--policy", text, "--rule", "target=1")
+    if res.exit_code != 0:
+        one_line_error(res)
+
+
+@settings(max_examples=60, deadline=None)
+@given(key=st.sampled_from(["players", "target", "deck", "teams", "x", ""]), value=_TEXT)
+def test_rule_text_never_crashes(key: str, value: str) -> None:
+    res = run("variants", "scopa", "--rule", f"{key}={value}")
+    if res.exit_code != 0:
+        one_line_error(res)
