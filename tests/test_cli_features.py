@@ -94,3 +94,36 @@ def test_advantage_rejects_counts_it_cannot_play() -> None:
     """`advantage --hands 10^15` tried to allocate 14 PiB up front."""
     res = run("advantage", "--hands", "99999999999999999999")
     assert res.exit_code == 2 and "--hands" in res.output and "Traceback" not in res.output
+
+
+# --------------------------------------------------------------------------- compare --json
+@pytest.mark.parametrize("seed_b", ["1", "2"])  # paired (same seed), then unpaired
+def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
+    """`compare --json` put run B's values in each result's `a`/`n_a`, while the enclosing
+    `a` names the baseline."""
+    import polars as pl
+
+    from scopa_sim import dataset as D
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    sim = ["simulate", "--hands", "300", "--quiet", "--workers", "1"]
+    assert run(*sim, "--seed", "1", "--out", str(a)).exit_code == 0
+    res = run(*sim, "--seed", seed_b, "--policy", "greedy", "--hands", "500", "--out", str(b))
+    assert res.exit_code == 0, res.output
+    res = run("compare", str(a), str(b), "--metric", "plays", "--metric", "scopa", "--json")
+    assert res.exit_code == 0, res.output
+    (cmp,) = json.loads(res.output)["comparisons"]
+    assert cmp["a"] == str(a) and cmp["b"] == str(b) and cmp["estimate"] == "b - a"
+    plays = {d: D.scan(d).select(pl.col("plays").cast(pl.Float64).mean()).collect().item()
+             for d in (a, b)}  # fmt: skip
+    got = {r["metric"]: r for r in cmp["results"]}
+    r = got["plays"]
+    n_a, n_b = (300, 300) if cmp["paired"] else (300, 500)
+    assert cmp["paired"] == (seed_b == "1")
+    assert (r["n_a"], r["n_b"]) == (n_a, n_b)
+    assert abs(r["a"] - plays[a]) < 1e-9  # the baseline's 300 hands, paired or not
+    if not cmp["paired"]:
+        assert abs(r["b"] - plays[b]) < 1e-9
+    assert abs(r["estimate"] - (r["b"] - r["a"])) < 1e-9
+    s = got["scopa"]
+    assert abs(s["estimate"] - (s["b"] - s["a"])) < 1e-9
