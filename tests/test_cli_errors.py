@@ -6,6 +6,7 @@ wrong numbers (issue 14). The commands that showed each fault are the regression
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,61 @@ def test_rule_text_never_crashes(key: str, value: str) -> None:
     res = run("variants", "scopa", "--rule", f"{key}={value}")
     if res.exit_code != 0:
         one_line_error(res)
+
+
+# --------------------------------------------------------------------------- replay --show
+def test_replay_show_prints_a_hand_play_by_play(records: Path) -> None:
+    res = run("replay", str(records), "--show", "3")
+    assert res.exit_code == 0, res.output
+    obj = json.loads(records.read_text().splitlines()[2])
+    lines = res.output.splitlines()
+    assert lines[0] == "line 3:"
+    assert lines[1].startswith(f"match {obj['match']}, hand {obj['hand']}: scopa")
+    plays = [line for line in lines if re.match(r"^ *\d+\. seat ", line)]
+    assert len(plays) == len(obj["plays"])
+    for text, p in zip(plays, obj["plays"], strict=True):
+        assert f"seat {p['seat']} [" in text and p["card"] in text
+        verb = "takes " + " ".join(str(CardSet.parse(p["take"])).split()) if p["take"] else "laid"
+        assert verb in text, text
+    scope = sum(s["scope"] for s in obj["score"])
+    assert sum("SCOPA" in line for line in plays) == scope
+    totals = "-".join(str(t) for t in obj["totals_after"])
+    assert lines[-1].startswith(f"totals after: {totals};")
+    assert sum(line.startswith("deal ") for line in lines) == len(obj["deals"])
+
+
+def test_replay_show_every_hand_and_stdin(records: Path) -> None:
+    n = len(records.read_text().splitlines())
+    res = run("replay", str(records), "--show")
+    assert res.exit_code == 0, res.output
+    assert [ln for ln in res.output.splitlines() if ln.startswith("line ")] == [
+        f"line {i}:" for i in range(1, n + 1)
+    ]
+    res = run("replay", "-", "--show", "2", input=records.read_text())
+    assert res.exit_code == 0 and res.output.startswith("line 2:\nmatch 0, hand 1")
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [("0", "expected a line number from 1"), ("x", "expected a line number"),
+     ("1.5", "expected a line number"), ("9", "has lines 1..8"), ("²", "expected a line")],
+)  # fmt: skip
+def test_replay_show_bad_line(records: Path, line: str, message: str) -> None:
+    one_line_error(run("replay", str(records), "--show", line), message)
+
+
+def test_replay_show_bad_files(tmp_path: Path, records: Path) -> None:
+    empty, binary, bad = tmp_path / "e.jsonl", tmp_path / "b.jsonl", tmp_path / "bad.jsonl"
+    empty.write_text("")
+    binary.write_bytes(bytes(range(256)))
+    obj = json.loads(records.read_text().splitlines()[0])
+    obj["plays"][0]["card"] = "KS" if obj["plays"][0]["card"] != "KS" else "KD"
+    bad.write_text("{}\n" + json.dumps(obj) + "\n[[[\n")
+    one_line_error(run("replay", str(empty), "--show"), "holds no records")
+    one_line_error(run("replay", str(binary), "--show", "1"), "not a text (UTF-8) file")
+    one_line_error(run("replay", str(tmp_path / "none"), "--show"), "no such file")
+    one_line_error(run("replay", str(bad), "--show", "1"), "line 1: format is None")
+    one_line_error(run("replay", str(bad), "--show", "2"), "line 2: play 0")
+    one_line_error(run("replay", str(bad), "--show", "3"), "line 3: malformed JSON")
+    res = run("replay", str(bad), "--show")  # the first bad line stops the listing
+    assert res.exit_code == 1 and res.output.splitlines()[-1].startswith("Error: line 1:")
