@@ -1,4 +1,5 @@
-"""Game records in the ``scopa-record/1`` JSON Lines format (RECORD.md): write and check."""
+"""Game records in the ``scopa-record/1`` JSON Lines format (docs/record.md): write them,
+check them and show them to a person."""
 
 from __future__ import annotations
 
