@@ -45,6 +45,8 @@ def play(
     record_path: str | None,
 ) -> None:
     """Play complete matches and optionally write their game records."""
+    if record_path == "":
+        raise BadInput("--record '': give a file name, or '-' for standard output")
     r = make_rules(preset, rules)
     specs = make_policies(policies, r.players)
     summary_out = sys.stderr if record_path == "-" else sys.stdout
@@ -120,7 +122,7 @@ def replay(path: str, allow_unfinished: bool, quiet: bool, show: str | None) -> 
         if path == "-":
             summary = check_lines(iter_lines(sys.stdin), allow_unfinished)
         else:
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8-sig") as f:
                 summary = check_lines(iter_lines(f), allow_unfinished)
     except FileNotFoundError:
         raise BadInput(f"no such file: {path}") from None
@@ -154,7 +156,9 @@ def _show(path: str, which: str) -> None:
     count = 0
     try:
         with contextlib.ExitStack() as stack:
-            stream = sys.stdin if path == "-" else stack.enter_context(open(path, encoding="utf-8"))
+            stream = (
+                sys.stdin if path == "-" else stack.enter_context(open(path, encoding="utf-8-sig"))
+            )
             for count, text in enumerate(iter_lines(stream), start=1):
                 if line_no is not None and count != line_no:
                     continue
@@ -174,7 +178,7 @@ def _show(path: str, which: str) -> None:
             raise
         raise BadInput(f"cannot read {path}: {e.strerror}") from None
     if count == 0:
-        raise BadInput(f"{path} holds no records")
+        raise BadInput(f"{'standard input' if path == '-' else path} holds no records")
     if line_no is not None:
         raise BadInput(f"--show {line_no}: {path} has lines 1..{count}")
 

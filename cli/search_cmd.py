@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sys
 from collections.abc import Callable, Iterator
 
@@ -13,7 +14,7 @@ from cli.options import BadInput, make_rules, policy_names, rules_options, seed_
 from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import ScopaError
-from scopa_sim.policy import PolicySpec
+from scopa_sim.policy import SEARCH_POLICIES, PolicySpec
 from scopa_sim.tournament import Sprt, ladder, run_tournament
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
@@ -112,6 +113,11 @@ def advise_cmd(
 ) -> None:
     """Rank every legal play of a position by expected point margin, with 95% CIs."""
     spec = _policy(policy)
+    if spec.is_kernel:
+        raise BadInput(
+            f"--policy {spec}: advise ranks plays with a search policy "
+            f"({', '.join(SEARCH_POLICIES)}); {spec} gives no values to rank by"
+        )
     if position:
         given = [
             f"--{name.replace('_', '-')}"
@@ -258,6 +264,8 @@ def tournament_cmd(
             e0, e1 = (float(x) for x in sprt.split(","))
         except ValueError:
             raise BadInput(f"--sprt {sprt!r}: expected ELO0,ELO1 such as 0,10") from None
+        if not (math.isfinite(e0) and math.isfinite(e1)):
+            raise BadInput(f"--sprt {sprt!r}: ELO0 and ELO1 must be finite numbers")
         if e0 >= e1:
             raise BadInput("--sprt: ELO0 must be below ELO1")
         test = Sprt(e0, e1, alpha, beta)

@@ -174,7 +174,7 @@ def position_from_record(spec: str) -> HandState:
     text = None
     count = 0
     try:
-        with p.open(encoding="utf-8") as f:
+        with p.open(encoding="utf-8-sig") as f:
             for count, line in enumerate(f, start=1):
                 if count == line_no:
                     text = line.rstrip("\n")

@@ -70,6 +70,12 @@ class PolicySpec:
                 params.append((key, value.strip()))
         if params and name in KERNEL_POLICIES:
             raise PolicyError(f"policy {name!r} takes no parameters (got {params[0][0]!r})")
+        for key, value in params:  # counts size arrays: beyond 32 bits they cannot be made
+            if value.lstrip("+-").isdecimal() and int(value) > 2**31 - 1:
+                raise PolicyError(
+                    f"policy {name!r} parameter {key}={value}: at most {2**31 - 1} "
+                    f"(in {text!r})"
+                )
         spec = cls(name, tuple(params))
         if name in SEARCH_POLICIES:
             spec.bot()  # validates the parameters

@@ -14,6 +14,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -158,6 +159,8 @@ def _margins(
                 hi = min(nxt + block, deals)
                 ahead.append(pool.submit(_play_block, rules, a, b, seed, nxt, hi))
             yield from done
+    except BrokenProcessPool as e:
+        raise TournamentError(f"a worker process of the tournament died: {e}") from None
     finally:
         for f in ahead:
             f.cancel()
@@ -183,6 +186,7 @@ def play_pairing(
     same, since every deal depends on the seed and its number only and the statistics
     (and the SPRT) take the deals in order.
     """
+    workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:
         return _pairing(rules, a, b, deals, seed, sprt, progress, None, 1)
     with _process_pool(workers) as pool:
@@ -300,6 +304,7 @@ def run_tournament(
             f"{rules.sides}"
         )
     pairs = list(itertools.combinations(policies, 2))
+    workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:
         return [_pairing(rules, a, b, deals, seed, sprt, progress, None, 1) for a, b in pairs]
     with _process_pool(workers) as pool:

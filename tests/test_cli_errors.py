@@ -257,3 +257,74 @@ def test_replay_show_bad_files(tmp_path: Path, records: Path) -> None:
     one_line_error(run("replay", str(bad), "--show", "3"), "line 3: malformed JSON")
     res = run("replay", str(bad), "--show")  # the first bad line stops the listing
     assert res.exit_code == 1 and res.output.splitlines()[-1].startswith("Error: line 1:")
+
+
+# --------------------------------------------------------------------------- found by fuzzing
+@pytest.mark.parametrize(
+    "param", ["ismcts:iterations=99999999999999999999", "pimc:worlds=2147483648"]
+)
+def test_policy_counts_beyond_32_bits_are_errors(param: str) -> None:
+    """These raised numpy's 'Maximum allowed dimension exceeded' in the middle of a match."""
+    one_line_error(run("play", "--policy", param.replace("2**31", str(2**31))), "at most 2147483647")
+
+
+def test_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import cli.play_cmd
+
+    def no_memory(*args: object, **kwargs: object) -> None:
+        raise MemoryError("Unable to allocate 59.6 GiB")
+
+    monkeypatch.setattr(cli.play_cmd, "play_match", no_memory)
+    one_line_error(run("play"), "not enough memory (Unable to allocate 59.6 GiB)")
+
+
+@pytest.mark.parametrize("sprt", ["nan,1", "0,1e400", "-inf,inf", "0,nan"])
+def test_tournament_sprt_bounds_must_be_finite(sprt: str) -> None:
+    res = run("tournament", "--policy", "greedy", "--policy", "random", "--sprt", sprt)
+    one_line_error(res, "must be finite")
+
+
+@settings(max_examples=40, deadline=None)
+@given(text=_TEXT)
+def test_tournament_sprt_text_never_crashes(text: str) -> None:
+    args = ["tournament", "--policy", "greedy", "--policy", "random", "--deals", "2"]
+    res = run(*args, "--sprt", text)
+    if res.exit_code != 0:
+        one_line_error(res)
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy"])
+def test_advise_refuses_a_policy_without_values(policy: str) -> None:
+    """`advise --policy random` printed +nan margins with n = 0."""
+    res = run("advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD", "--policy", policy)
+    one_line_error(res, "search policy", "gives no values")
+
+
+def test_play_record_to_an_empty_name_is_an_error() -> None:
+    """`play --record ''` wrote nothing and said nothing."""
+    one_line_error(run("play", "--record", ""), "--record ''")
+
+
+def test_replay_show_empty_stdin_and_bom(tmp_path: Path, records: Path) -> None:
+    one_line_error(run("replay", "-", "--show", input=""), "standard input holds no records")
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + records.read_bytes())  # a file saved by a Windows editor
+    assert run("replay", str(bom)).exit_code == 0
+    assert run("replay", str(bom), "--show", "1").exit_code == 0
+    assert run("advise", "--position", f"{bom}:1:0", *FAST).exit_code == 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(line=_TEXT)
+def test_replay_show_line_never_crashes(records: Path, line: str) -> None:
+    res = run("replay", str(records), "--show", line)
+    if res.exit_code != 0:
+        one_line_error(res)
+
+
+def test_tournament_workers_beyond_the_deals() -> None:
+    r = Rules.make()
+    specs = [PolicySpec.parse("greedy"), PolicySpec.parse("random")]
+    from scopa_sim.tournament import run_tournament
+
+    assert run_tournament(r, specs, 3, seed=1, workers=64) == run_tournament(r, specs, 3, seed=1)
