@@ -265,7 +265,8 @@ def test_replay_show_bad_files(tmp_path: Path, records: Path) -> None:
 )
 def test_policy_counts_beyond_32_bits_are_errors(param: str) -> None:
     """These raised numpy's 'Maximum allowed dimension exceeded' in the middle of a match."""
-    one_line_error(run("play", "--policy", param.replace("2**31", str(2**31))), "at most 2147483647")
+    res = run("play", "--policy", param.replace("2**31", str(2**31)))
+    one_line_error(res, "at most 2147483647")
 
 
 def test_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
