@@ -205,7 +205,15 @@ def position_from_record(spec: str) -> HandState:
             state.push(Play(parse_card(p_["card"]), CardSet.parse(p_["take"]).mask))
     except ScopaError as e:
         raise PositionError(f"--position: line {line_no}: {e}") from None
-    except (ValueError, KeyError, TypeError, IndexError, AttributeError, RecursionError):
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ):
         # json.JSONDecodeError is a ValueError; the rest are fields of the wrong type.
         raise PositionError(
             f"--position: line {line_no} of {path} is not a scopa-record/1 game record"

@@ -73,8 +73,7 @@ class PolicySpec:
         for key, value in params:  # counts size arrays: beyond 32 bits they cannot be made
             if value.lstrip("+-").isdecimal() and int(value) > 2**31 - 1:
                 raise PolicyError(
-                    f"policy {name!r} parameter {key}={value}: at most {2**31 - 1} "
-                    f"(in {text!r})"
+                    f"policy {name!r} parameter {key}={value}: at most {2**31 - 1} (in {text!r})"
                 )
         spec = cls(name, tuple(params))
         if name in SEARCH_POLICIES:

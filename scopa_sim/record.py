@@ -295,7 +295,10 @@ def show_hand(obj: Any) -> list[str]:
     a record that fails raises :class:`RecordError`.
     """
     rules, match, hand, dealer, before = _header(obj)
-    _state, after, winner = _check_content(obj, rules, dealer, before)
+    try:
+        _state, after, winner = _check_content(obj, rules, dealer, before)
+    except OverflowError as e:  # a number beyond what the kernels hold (int64)
+        raise RecordError(f"a number is too large: {e}") from None
     table, deals = _deals(obj)
     state = HandState.from_deals(rules, dealer, table, deals)
     n, name = rules.players, rules.preset_name() or "custom rules"
@@ -397,6 +400,10 @@ def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplayS
             cur, state = check_hand(obj, prev)
         except (RecordError, CardError, ValueError) as e:
             summary.errors.append((lineno, str(e)))
+            prev = _resync(obj, prev)
+            continue
+        except OverflowError as e:  # a number beyond what the kernels hold (int64)
+            summary.errors.append((lineno, f"a number is too large: {e}"))
             prev = _resync(obj, prev)
             continue
         summary.hands += 1

@@ -37,7 +37,9 @@ def run(*args: str, input: str | bytes | None = None) -> Result:
 def one_line_error(res: Result, *named: str) -> str:
     """A failure with exactly one line of output, `Error: ...`, naming every ``named``."""
     assert res.exit_code not in (0, None), res.output
-    lines = res.output.strip().splitlines()
+    # click's own usage errors come with a "Usage:" and a "Try ... --help" line
+    lines = [ln for ln in res.output.strip().splitlines() if not ln.startswith(("Usage:", "Try "))]
+    lines = [ln for ln in lines if ln.strip()]
     assert len(lines) == 1 and lines[0].startswith("Error: "), res.output
     for text in named:
         assert text in lines[0], lines[0]
@@ -329,3 +331,75 @@ def test_tournament_workers_beyond_the_deals() -> None:
     from scopa_sim.tournament import run_tournament
 
     assert run_tournament(r, specs, 3, seed=1, workers=64) == run_tournament(r, specs, 3, seed=1)
+
+
+# --------------------------------------------------------------------------- whole commands
+_VALUES = st.sampled_from(
+    ["", "0", "1", "2", "-1", "x", "1e3", "nan", "99999999999999999999", "7D", "7D 7D", "10C",
+     "AS 2S", "scopa", "scopa-4", "scopone", "random", "greedy", "pimc:worlds=1,depth=1",
+     "ismcts:iterations=5", "ismcts:iterations=5,iterations=6", "players=3", "players=4",
+     "target=1", "target=0", "deck=36", "teams=true", "1,0", "0,20", "-", "/nonexistent",
+     "/tmp", "\x00", "é", "games.jsonl", "games.jsonl:1:2", "games.jsonl:2:99"]
+)  # fmt: skip
+_OPTIONS = {
+    "play": ["--preset", "--rule", "--matches", "--seed", "--policy", "--record"],
+    "replay": ["--show", "--allow-unfinished", "-q"],
+    "advise": ["--preset", "--rule", "--hand", "--table", "--mine", "--theirs", "--seen",
+               "--scope", "--opponent-cards", "--position", "--policy", "--seed", "--json"],
+    "tournament": ["--preset", "--rule", "--policy", "--deals", "--seed", "--sprt",
+                   "--alpha", "--beta", "--workers", "--json"],
+    "variants": ["--rule"],
+    "advantage": ["--preset", "--rule", "--hands", "--seed", "--policy", "--json"],
+}  # fmt: skip
+_FLAGS = {"--allow-unfinished", "-q", "--json"}
+
+
+@st.composite
+def command_lines(draw: st.DrawFn) -> list[str]:
+    name = draw(st.sampled_from(sorted(_OPTIONS)))
+    args = [name]
+    if name in ("replay", "variants") and draw(st.booleans()):
+        args.append(draw(_VALUES))
+    for option in draw(st.lists(st.sampled_from(_OPTIONS[name]), max_size=5)):
+        args.append(option)
+        if option not in _FLAGS:
+            value = draw(_VALUES)
+            if option in ("--matches", "--hands", "--deals", "--workers"):
+                value = value if not value.isdecimal() or int(value) <= 2 else "2"
+            args.append(value)
+    return args
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(args=command_lines())
+def test_malformed_command_lines_fail_in_one_line(
+    records: Path, tmp_path_factory: pytest.TempPathFactory, args: list[str]
+) -> None:
+    """Any mix of good and bad options: success, or one `Error:` line (exit 1 or 2);
+    `replay` reports violations as `line N: reason` lines, each one line."""
+    args = [a.replace("games.jsonl", str(records)) for a in args]
+    if "--record" in args:  # never overwrite the shared record file
+        i = args.index("--record") + 1
+        if i < len(args) and args[i] not in ("", "-"):
+            args[i] = str(tmp_path_factory.mktemp("out") / "r.jsonl")
+    res = run(*args)
+    assert res.exit_code in (0, 1, 2), (args, res.output)
+    if res.exit_code == 0:
+        return
+    if args[0] == "replay" and "--show" not in args and res.exit_code == 1:
+        lines = [ln for ln in res.output.splitlines() if not ln.endswith("line(s)")]
+        assert lines and all(re.match(r"^(line \d+: \S|\S+: not a text)", ln) for ln in lines)
+        return
+    one_line_error(res)
+
+
+def test_records_with_numbers_beyond_int64(tmp_path: Path, records: Path) -> None:
+    """A record whose rules say target=2^70 made replay raise OverflowError."""
+    obj = json.loads(records.read_text().splitlines()[0])
+    obj["rules"]["target"] = 2**70
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps(obj) + "\n")
+    res = run("replay", str(path))
+    assert res.exit_code == 1 and res.output.startswith("line 1: "), res.output
+    one_line_error(run("replay", str(path), "--show", "1"), "line 1:")
+    one_line_error(run("advise", "--position", f"{path}:1:0", *FAST), "line 1")
