@@ -25,6 +25,11 @@ def _given(name: str) -> bool:
     return click.get_current_context().get_parameter_source(name) is not _DEFAULT
 
 
+def _on_terminal() -> bool:
+    """Whether standard error is a terminal (where a progress bar is drawn)."""
+    return sys.stderr.isatty()
+
+
 @contextlib.contextmanager
 def _progress_bar(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
     """A rich progress bar of deal pairs on standard error, or no callback at all."""
@@ -273,7 +278,7 @@ def tournament_cmd(
         raise BadInput("--alpha and --beta are the error rates of --sprt: give --sprt too")
     pairings = len(specs) * (len(specs) - 1) // 2
     try:
-        with _progress_bar(not quiet and sys.stderr.isatty(), deals * pairings) as progress:
+        with _progress_bar(not quiet and _on_terminal(), deals * pairings) as progress:
             results = run_tournament(r, specs, deals, seed, test, progress, workers)
     except ScopaError as e:
         raise BadInput(str(e)) from None
