@@ -378,9 +378,8 @@ def test_malformed_command_lines_fail_in_one_line(
     """Any mix of good and bad options: success, or one `Error:` line (exit 1 or 2);
     `replay` reports violations as `line N: reason` lines, each one line."""
     args = [a.replace("games.jsonl", str(records)) for a in args]
-    if "--record" in args:  # never overwrite the shared record file
-        i = args.index("--record") + 1
-        if i < len(args) and args[i] not in ("", "-"):
+    for i in range(1, len(args)):  # records go to a temporary file, never to the cwd
+        if args[i - 1] == "--record" and args[i] not in ("", "-"):
             args[i] = str(tmp_path_factory.mktemp("out") / "r.jsonl")
     res = run(*args)
     assert res.exit_code in (0, 1, 2), (args, res.output)
