@@ -71,9 +71,17 @@ class PolicySpec:
                 key, sep, value = item.partition("=")
                 if not sep:
                     raise PolicyError(f"bad policy parameter {item!r} in {text!r}: expected k=v")
-                params.append((key.strip(), value.strip()))
+                key = key.strip()
+                if any(k == key for k, _ in params):
+                    raise PolicyError(f"policy parameter {key!r} given twice in {text!r}")
+                params.append((key, value.strip()))
         if params and name in KERNEL_POLICIES:
             raise PolicyError(f"policy {name!r} takes no parameters (got {params[0][0]!r})")
+        for key, value in params:  # counts size arrays: beyond 32 bits they cannot be made
+            if value.lstrip("+-").isdecimal() and int(value) > 2**31 - 1:
+                raise PolicyError(
+                    f"policy {name!r} parameter {key}={value}: at most {2**31 - 1} (in {text!r})"
+                )
         spec = cls(name, tuple(params))
         if name in SEARCH_POLICIES:
             spec.bot()  # validates the parameters
