@@ -141,4 +141,84 @@ def distribution_plot(
     return _save(fig, path)
 
 
-__all__ = ["convergence_plot", "distribution_plot", "forest_plot", "items_plot"]
+#: Distinct colours (Okabe-Ito) and markers for the series of the study's figures.
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
+SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def grouped_forest_plot(
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """One row per label with one point and CI per series (``(estimate, low, high)`` or
+    None when a series has no value there), series offset vertically, legend below."""
+    k = max(1, len(series))
+    fig = Figure(figsize=(8.0, 1.6 + 0.22 * k * len(labels)), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(labels))[::-1].astype(float)
+    step = 0.8 / k
+    for j, (name, values) in enumerate(series):
+        off = (k - 1) / 2 * step - j * step
+        pts = [(yy + off, v) for yy, v in zip(y, values, strict=True) if v is not None]
+        if not pts:
+            continue
+        yy = np.array([p for p, _ in pts])
+        est = np.array([v[0] for _, v in pts])
+        err = np.array([[v[0] - v[1] for _, v in pts], [v[2] - v[0] for _, v in pts]])
+        c = SERIES_COLOURS[j % len(SERIES_COLOURS)]
+        ax.errorbar(est, yy, xerr=np.abs(err), fmt=SERIES_MARKERS[j % len(SERIES_MARKERS)],
+                    color=c, ecolor=c, capsize=3, ms=5, label=name)  # fmt: skip
+    if reference is not None:
+        ax.axvline(reference, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, list(labels))
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    for yy in y[:-1]:
+        ax.axhline(yy - 0.5, color="#dddddd", lw=0.8)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.25 / len(labels) ** 0.5),
+              ncol=min(k, 4), frameon=False)  # fmt: skip
+    return _save(fig, path)
+
+
+def equity_heatmap(
+    tables: Sequence[tuple[str, np.ndarray]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+) -> Path:
+    """Heatmaps of probabilities in [0, 1] (one panel per table, rows = y score, columns
+    = x score, the value written in each cell) with one shared colour bar."""
+    n = len(tables)
+    fig = Figure(figsize=(5.6 * n + 1.0, 5.4), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    im = None
+    for ax, (name, t) in zip(axes, tables, strict=True):
+        im = ax.imshow(t, origin="lower", cmap="RdBu", vmin=0.0, vmax=1.0, aspect="equal")
+        for (i, j), v in np.ndenumerate(t):
+            ax.text(j, i, f"{v:.2f}"[1:] if v < 1 else "1", ha="center", va="center",
+                    fontsize=6.5, color="white" if abs(v - 0.5) > 0.3 else "black")  # fmt: skip
+        ax.set_xticks(range(t.shape[1]))
+        ax.set_yticks(range(t.shape[0]))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(name, fontsize="medium")
+    if im is not None:
+        fig.colorbar(im, ax=list(axes), shrink=0.8, label="probability of winning the match")
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+__all__ = [
+    "convergence_plot",
+    "distribution_plot",
+    "equity_heatmap",
+    "forest_plot",
+    "grouped_forest_plot",
+    "items_plot",
+]
