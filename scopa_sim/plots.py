@@ -180,8 +180,7 @@ def grouped_forest_plot(
         ax.axhline(yy - 0.5, color="#dddddd", lw=0.8)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.25 / len(labels) ** 0.5),
-              ncol=min(k, 4), frameon=False)  # fmt: skip
+    fig.legend(loc="outside lower center", ncol=min(k, 4), frameon=False)
     return _save(fig, path)
 
 
@@ -201,8 +200,9 @@ def equity_heatmap(
     for ax, (name, t) in zip(axes, tables, strict=True):
         im = ax.imshow(t, origin="lower", cmap="RdBu", vmin=0.0, vmax=1.0, aspect="equal")
         for (i, j), v in np.ndenumerate(t):
-            ax.text(j, i, f"{v:.2f}"[1:] if v < 1 else "1", ha="center", va="center",
-                    fontsize=6.5, color="white" if abs(v - 0.5) > 0.3 else "black")  # fmt: skip
+            txt = f"{v:.2f}"
+            ax.text(j, i, txt[1:] if txt.startswith("0") else txt, ha="center", va="center",
+                    fontsize=7, color="white" if abs(v - 0.5) > 0.3 else "black")  # fmt: skip
         ax.set_xticks(range(t.shape[1]))
         ax.set_yticks(range(t.shape[0]))
         ax.set_xlabel(xlabel)
