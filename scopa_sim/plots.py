@@ -17,6 +17,7 @@ matplotlib.use("Agg")
 
 import numpy as np
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from .analysis import Convergence, Distribution, GroupResult
 from .stats import MeanCI
@@ -146,19 +147,17 @@ SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E
 SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
-def grouped_forest_plot(
+def _grouped_forest_axes(
+    ax: object,
     labels: Sequence[str],
     series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
-    path: str | Path,
-    title: str,
-    xlabel: str,
-    reference: float | None = 0.0,
-) -> Path:
-    """One row per label with one point and CI per series (``(estimate, low, high)`` or
-    None when a series has no value there), series offset vertically, legend below."""
+    reference: float | None,
+) -> None:
+    """Draw the rows of :func:`grouped_forest_plot` on ``ax``."""
+    from matplotlib.axes import Axes
+
+    assert isinstance(ax, Axes)
     k = max(1, len(series))
-    fig = Figure(figsize=(8.0, 1.6 + 0.22 * k * len(labels)), layout="constrained")
-    ax = fig.add_subplot()
     y = np.arange(len(labels))[::-1].astype(float)
     step = 0.8 / k
     for j, (name, values) in enumerate(series):
@@ -178,9 +177,52 @@ def grouped_forest_plot(
     ax.set_ylim(-0.7, len(labels) - 0.3)
     for yy in y[:-1]:
         ax.axhline(yy - 0.5, color="#dddddd", lw=0.8)
+
+
+def grouped_forest_plot(
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """One row per label with one point and CI per series (``(estimate, low, high)`` or
+    None when a series has no value there), series offset vertically, legend below."""
+    k = max(1, len(series))
+    fig = Figure(figsize=(8.0, 1.6 + 0.22 * k * len(labels)), layout="constrained")
+    ax = fig.add_subplot()
+    _grouped_forest_axes(ax, labels, series, reference)
     ax.set_xlabel(xlabel)
     ax.set_title(title)
     fig.legend(loc="outside lower center", ncol=min(k, 4), frameon=False)
+    return _save(fig, path)
+
+
+def grouped_forest_panels(
+    labels: Sequence[str],
+    panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """:func:`grouped_forest_plot` side by side, one panel per ``(panel title, series)``
+    with the same rows and series, sharing the rows' labels and one legend below."""
+    n = max(1, len(panels))
+    k = max(1, max((len(s) for _, s in panels), default=1))
+    fig = Figure(figsize=(3.2 * n + 2.2, 1.6 + 0.2 * k * len(labels)), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False, sharey=True)[0]
+    for i, (ax, (name, series)) in enumerate(zip(axes, panels, strict=True)):
+        _grouped_forest_axes(ax, labels, series, reference)
+        ax.set_title(name, fontsize="medium")
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        if i:
+            ax.tick_params(labelleft=False)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=min(k, 4), frameon=False)
+    fig.suptitle(title)
     return _save(fig, path)
 
 
@@ -219,6 +261,7 @@ __all__ = [
     "distribution_plot",
     "equity_heatmap",
     "forest_plot",
+    "grouped_forest_panels",
     "grouped_forest_plot",
     "items_plot",
 ]

@@ -691,18 +691,19 @@ def write_c(
                 for t in TARGETS
             ])  # fmt: skip
     L += _table(["preset", "policy", "hands", *(f"to {t}" for t in TARGETS)], rows)
-    labels = [f"{p} to {t}" for p in presets for t in TARGETS]
-    series = []
-    for tag in POLICY_TAGS:
-        vals: list[tuple[float, float, float] | None] = []
-        for p in presets:
-            for t in TARGETS:
+    panels = []
+    for t in TARGETS:
+        series = []
+        for tag in POLICY_TAGS:
+            vals: list[tuple[float, float, float] | None] = []
+            for p in presets:
                 g = [w for w in wins if w.preset == p and w.tag == tag and w.target == t]
                 vals.append((g[0].dp.estimate, g[0].dp.low, g[0].dp.high) if g else None)
-        series.append((tag, vals))
-    f = P.grouped_forest_plot(labels, series, folder / "first-mover.png",
-                              "The first mover's probability of winning the match",
-                              "probability (95% bootstrap CI)", reference=0.5)  # fmt: skip
+            series.append((tag, vals))
+        panels.append((f"to {t}", series))
+    f = P.grouped_forest_panels(presets, panels, folder / "first-mover.png",
+                                "The first mover's probability of winning the match",
+                                "probability (95% CI)", reference=0.5)  # fmt: skip
     L += ["", f"![first mover's match wins]({f.name})", ""]
     L += [
         "## Check against simulated matches",
