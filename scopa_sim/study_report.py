@@ -561,7 +561,11 @@ def write_b(
         "variant − baseline over (match, hand) (paired t; `deck=36` deals other decks, so "
         "Welch t, unpaired). `target=21` changes nothing within a hand (matches only).",
         "",
-        "## Effect on the dealer margin, per hand, by policy",
+        "## Effect on the dealer margin, per hand, by policy (policy dependence)",
+        "",
+        "The last column lists the pairs of policies between which the effect differs: in "
+        "*sign* (both CIs exclude 0, on opposite sides) or in *size* (the difference is "
+        "significant after Holm's correction; test and details in the next section).",
         "",
     ]
     options = list(dict.fromkeys(h.effect.option for h in hand))
@@ -583,8 +587,10 @@ def write_b(
             else:
                 wide = "" if t.low > 0 or t.high < 0 else " (CI includes 0)"
             r.append(f"{_ci(t.estimate, t.low, t.high)} n={n:,}{wide}")
+        r.append(_differs(opt, deps, cell))
         rows.append(r)
-    L += _table(["option", *(_tag_name(t) for t in POLICY_TAGS)], rows)
+    L += _table(["option", *(_tag_name(t) for t in POLICY_TAGS), "differs between policies"],
+                rows)  # fmt: skip
     L += ["", "n: paired hands (unpaired: hands of both runs).", ""]
     series = []
     for tag in POLICY_TAGS:
@@ -610,10 +616,7 @@ def write_b(
     ]
     drows = []
     for d in deps:
-        ha, hb = cell[(d.option, d.a)].test, cell[(d.option, d.b)].test
-        sign = (ha.low > 0 and hb.high < 0) or (ha.high < 0 and hb.low > 0)
-        size = d.p_holm < 0.05
-        mark = ", ".join(x for x, on in (("**sign**", sign), ("**size**", size)) if on) or "—"
+        mark = ", ".join(f"**{x}**" for x in _marks(d, cell)) or "—"
         drows.append([_opt_text(d.option), f"{d.a} − {d.b}", _ci(d.diff, d.low, d.high),
                       A_fmt_p(d.p), A_fmt_p(d.p_holm), mark])  # fmt: skip
     L += _table(["option", "policies", "difference of effects [95% CI]", "p", "p (Holm)",
@@ -645,6 +648,27 @@ def write_b(
     md = folder / "report.md"
     md.write_text("\n".join(L) + "\n", encoding="utf-8")
     return md
+
+
+def _marks(d: Dependence, cell: dict[tuple[tuple[str, ...], str], HandEffect]) -> list[str]:
+    ha, hb = cell[(d.option, d.a)].test, cell[(d.option, d.b)].test
+    sign = (ha.low > 0 and hb.high < 0) or (ha.high < 0 and hb.low > 0)
+    size = d.p_holm < 0.05
+    return [x for x, on in (("sign", sign), ("size", size)) if on]
+
+
+def _differs(
+    opt: tuple[str, ...],
+    deps: list[Dependence],
+    cell: dict[tuple[tuple[str, ...], str], HandEffect],
+) -> str:
+    out = []
+    for d in deps:
+        if d.option == opt:
+            m = _marks(d, cell)
+            if m:
+                out.append(f"{' and '.join(m)}: {d.a}/{d.b}")
+    return "; ".join(out) or "—"
 
 
 def A_fmt_p(p: float) -> str:

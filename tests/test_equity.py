@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -84,17 +83,17 @@ def test_bootstrap_interval_covers_the_estimate() -> None:
     assert E.first_mover_win(out, 11, False, 200, seed=3) == eq
 
 
-@functools.cache
-def _random_scopa(mode: str, count: int) -> np.ndarray:
+def _scopa_rows(policy: str, mode: str, count: int) -> np.ndarray:
     r = Rules.make("scopa")
-    cfg = SimConfig.make("scopa", r, seat_policies(["random"], 2), mode, count, 5)
+    cfg = SimConfig.make("scopa", r, seat_policies([policy], 2), mode, count, 5)
     return compute_rows(cfg, 0, count).copy()
 
 
-def test_dp_agrees_with_simulated_matches() -> None:
+@pytest.mark.parametrize("policy", ["random", "greedy", "expert"])
+def test_dp_agrees_with_simulated_matches(policy: str) -> None:
     from scopa_sim import _kernels as K
 
-    hands = _random_scopa("hands", 20_000)
+    hands = _scopa_rows(policy, "hands", 20_000)
     first = hands[K.C_FIRST]
     pts = [hands[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(2)]
     dealer_pts = np.where(first == 0, pts[1], pts[0])
@@ -102,7 +101,7 @@ def test_dp_agrees_with_simulated_matches() -> None:
     out = E.HandOutcomes.of(dealer_pts, first_pts, np.zeros_like(first_pts))
     v, _ = E.solve(out, 11, False)
     dp = float(v[0, 0, 0, 1])
-    rows = _random_scopa("matches", 4_000)
+    rows = _scopa_rows(policy, "matches", 4_000)
     last = rows[:, rows[K.C_WINNER] >= 0]
     first0 = (last[K.C_FIRST] - last[K.C_HAND]) % 2
     wins = float((first0 == last[K.C_WINNER]).mean())
