@@ -46,6 +46,33 @@ def _overrides(opts: Sequence[str]) -> dict[str, Any]:
     return dict(parse_overrides(tuple(opts)))
 
 
+def hand_frame(directory: Path) -> pl.DataFrame:
+    """The hands of a run, sorted by hand: ``match`` (the hand's index in a --hands run),
+    ``margin`` (dealer's side minus first side), ``dp`` and ``fp`` (the dealer's and the
+    first side's points) and ``flag`` (which side took all ten denari, :mod:`equity`)."""
+    hm = A.hand_metrics()
+    den = 10  # all denari: only the 40-card deck has them all
+    flag = (
+        pl.when(A._side_value(A.DEALER_SIDE, "denari_count") == den)
+        .then(pl.lit(E.DEALER))
+        .when(A._side_value(A.FIRST_SIDE, "denari_count") == den)
+        .then(pl.lit(E.FIRST))
+        .otherwise(pl.lit(E.NONE))
+    )
+    return (
+        D.scan(directory)
+        .select(
+            pl.col("match").cast(pl.Int64),
+            hm["margin"].cast(pl.Int32).alias("margin"),
+            hm["dealer_points"].cast(pl.Int32).alias("dp"),
+            hm["first_points"].cast(pl.Int32).alias("fp"),
+            flag.cast(pl.Int32).alias("flag"),
+        )
+        .collect()
+        .sort("match")
+    )
+
+
 class Data:
     """The runs' rows, loaded on demand (per-hand margins by hand index, match rows)."""
 
@@ -64,28 +91,7 @@ class Data:
         """match (the hand's index in a --hands run), margin, dealer/first points and the
         all-denari flag, sorted by hand."""
         if name not in self._hands:
-            hm = A.hand_metrics()
-            den = 10  # all denari: only the 40-card deck has them all
-            flag = (
-                pl.when(A._side_value(A.DEALER_SIDE, "denari_count") == den)
-                .then(pl.lit(E.DEALER))
-                .when(A._side_value(A.FIRST_SIDE, "denari_count") == den)
-                .then(pl.lit(E.FIRST))
-                .otherwise(pl.lit(E.NONE))
-            )
-            df = (
-                D.scan(self.dirs[name])
-                .select(
-                    pl.col("match").cast(pl.Int64),
-                    hm["margin"].cast(pl.Int32).alias("margin"),
-                    hm["dealer_points"].cast(pl.Int32).alias("dp"),
-                    hm["first_points"].cast(pl.Int32).alias("fp"),
-                    flag.cast(pl.Int32).alias("flag"),
-                )
-                .collect()
-                .sort("match")
-            )
-            self._hands[name] = df
+            self._hands[name] = hand_frame(self.dirs[name])
         return self._hands[name]
 
     def margin(self, name: str) -> np.ndarray:
