@@ -77,7 +77,8 @@ class Scale:
     """Sample sizes of the study."""
 
     fast_hands: int  # per preset and kernel policy, plain and swapped each (part A)
-    option_hands: int  # per option variant and kernel policy (part B, per hand)
+    option_hands: int  # per option variant under random and greedy (part B, per hand)
+    expert_option_hands: int  # per option variant under expert (part B, per hand)
     matches: int  # per option variant under expert, and per match cross-check run
     search_hands_scopa: int  # `scopa` under search, plain and swapped each
     search_hands_2p: int  # the other 2-player presets under search, plain and swapped
@@ -99,10 +100,12 @@ class Scale:
 SCALES = {
     # Search at about 0.7 ms per move on each of 2 cores: 170,000 2-player hands (36
     # moves) take about 36 minutes, 60,000 key-option hands 13, 50,000 3-/4-player hands
-    # about 13; the kernel runs (about 36 million expert hands) about 13: 75-90 minutes.
+    # about 10; the kernel runs (about 28 million expert hands at 20,000 hands/s per core)
+    # about 12, the rest 2-3: about 75 minutes on an idle machine.
     "full": Scale(
         fast_hands=1_000_000,
         option_hands=1_000_000,
+        expert_option_hands=500_000,
         matches=50_000,
         search_hands_scopa=25_000,
         search_hands_2p=20_000,
@@ -113,6 +116,7 @@ SCALES = {
     "small": Scale(
         fast_hands=40_000,
         option_hands=40_000,
+        expert_option_hands=40_000,
         matches=2_000,
         search_hands_scopa=250,
         search_hands_2p=150,
@@ -219,8 +223,8 @@ def plan(scale: Scale) -> Plan:
         for opts in OPTION_EFFECTS:
             if opts in MATCH_ONLY_OPTIONS:
                 continue
-            v = add(StudyRun("B", f"{option_name(opts)}-{tag}", "scopa", opts, tag, "hands",
-                             scale.option_hands))  # fmt: skip
+            n = scale.expert_option_hands if tag == "expert" else scale.option_hands
+            v = add(StudyRun("B", f"{option_name(opts)}-{tag}", "scopa", opts, tag, "hands", n))
             effects.append(Effect(opts, tag, "hand", v, f"scopa-{tag}"))
     for opts in KEY_OPTIONS:
         same = _same_as_preset(opts)

@@ -817,7 +817,8 @@ def write_index(
         f"{scale.search_hands_scopa:,} hands for `scopa`, {scale.search_hands_2p:,} + "
         f"{scale.search_hands_2p:,} for the other 2-player presets and "
         f"{scale.search_hands_multi:,} + {scale.search_hands_multi:,} for the 3- and 4-player "
-        f"presets; {scale.option_hands:,} hands per option under each kernel policy, "
+        f"presets; {scale.option_hands:,} hands per option under `random` and `greedy`, "
+        f"{scale.expert_option_hands:,} under `expert`, "
         f"{scale.search_option_hands:,} under search; {scale.matches:,} matches per match "
         f"run; {scale.bootstrap} bootstrap replicates.",
         "",

@@ -72,6 +72,7 @@ def test_full_scale_meets_the_sample_sizes_within_the_budget() -> None:
     sc = S.SCALES["full"]
     p = S.plan(sc)
     assert sc.fast_hands >= 1_000_000 and sc.option_hands >= 1_000_000
+    assert sc.expert_option_hands >= 500_000
     for preset in PRESETS:
         n = sc.hands(preset, S.SEARCH)
         if Rules.make(preset).players == 2:
@@ -88,6 +89,7 @@ def test_full_scale_meets_the_sample_sizes_within_the_budget() -> None:
 TINY = S.Scale(
     fast_hands=300,
     option_hands=300,
+    expert_option_hands=200,
     matches=60,
     search_hands_scopa=3,
     search_hands_2p=2,
