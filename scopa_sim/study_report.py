@@ -491,7 +491,9 @@ def _tag_name(tag: str) -> str:
     return f"`{policy_spec(tag)}`"
 
 
-def write_a(margins: list[Margin], folder: Path, head: list[str]) -> Path:
+def write_a(
+    margins: list[Margin], folder: Path, head: list[str], details: Path | None = None
+) -> Path:
     from .study import POLICY_TAGS
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -545,6 +547,9 @@ def write_a(margins: list[Margin], folder: Path, head: list[str]) -> Path:
         [[m.preset, _tag_name(m.tag), f"×{m.dup.factor:.2f}", f"×{m.cv.factor:.2f}"]
          for m in margins],
     )  # fmt: skip
+    if details is not None:
+        L += ["", f"Which score items drive the margin in `scopa` under each policy, with the "
+              f"points by position and more: [{details.name}]({details.name}).", ""]  # fmt: skip
     md = folder / "report.md"
     md.write_text("\n".join(L) + "\n", encoding="utf-8")
     return md
@@ -718,9 +723,11 @@ def write_c(
             n = next(iter(got.values())).dp.n
             rows.append([p, _tag_name(tag), f"{n:,}"] + [
                 _ci(got[t].dp.estimate, got[t].dp.low, got[t].dp.high, 4, signed=False)
+                + ("" if got[t].dp.low > 0.5 or got[t].dp.high < 0.5 else " (includes 0.5)")
                 for t in TARGETS
             ])  # fmt: skip
     L += _table(["preset", "policy", "hands", *(f"to {t}" for t in TARGETS)], rows)
+    L += ["", "(includes 0.5): the interval cannot tell whether the first mover is favoured.", ""]
     panels = []
     for t in TARGETS:
         series = []
@@ -883,10 +890,16 @@ def write_study(
         "B": "effect of each rule option, per hand and per match, and its policy dependence",
         "C": "match level: the first mover's match wins and the match-equity table",
     }
+    from .report import write_report
+    from .study import POLICY_TAGS
+
+    details = write_report(
+        [dirs[f"scopa-{t}"] for t in POLICY_TAGS], out / "part-a" / "scopa-details.md", cmd
+    ).markdown
     parts = [
         (f"Part A: {titles['A']}", write_a(margins, out / "part-a",
                                             _header(f"Part A: {titles['A']}", scale_name, seed,
-                                                    cmd))),
+                                                    cmd), details)),
         (f"Part B: {titles['B']}", write_b(hand, deps, matches, out / "part-b",
                                             _header(f"Part B: {titles['B']}", scale_name, seed,
                                                     cmd))),
