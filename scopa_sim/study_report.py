@@ -485,6 +485,13 @@ def _header(title: str, scale_name: str, seed: int, cmd: str) -> list[str]:
             f"{__version__}; reproduce with `{cmd}`._", ""]  # fmt: skip
 
 
+def _legend(tag: str) -> str:
+    """A policy's name in a figure's legend (the search setting spelt out)."""
+    from .study import SEARCH, policy_spec
+
+    return f"search ({policy_spec(tag)})" if tag == SEARCH else tag
+
+
 def _tag_name(tag: str) -> str:
     from .study import policy_spec
 
@@ -536,7 +543,7 @@ def write_a(
             got = [m for m in margins if m.preset == p and m.tag == tag]
             e = got[0].chosen[1] if got else None
             vals.append((e.estimate, e.low, e.high) if e else None)
-        series.append((tag if tag != "search" else "search", vals))
+        series.append((_legend(tag), vals))
     f = P.grouped_forest_plot(labels, series, folder / "margins.png",
                               "Dealer minus first player, points per hand",
                               "points per hand (95% CI, estimator used)")  # fmt: skip
@@ -609,7 +616,7 @@ def write_b(
         for opt in options:
             h = cell.get((opt, tag))
             vals.append((h.test.estimate, h.test.low, h.test.high) if h else None)
-        series.append((tag, vals))
+        series.append((_legend(tag), vals))
     f = P.grouped_forest_plot([" ".join(o) for o in options], series, folder / "effects.png",
                               "Effect of each option on the dealer margin (variant − scopa)",
                               "points per hand (95% CI)")  # fmt: skip
@@ -736,7 +743,7 @@ def write_c(
             for p in presets:
                 g = [w for w in wins if w.preset == p and w.tag == tag and w.target == t]
                 vals.append((g[0].dp.estimate, g[0].dp.low, g[0].dp.high) if g else None)
-            series.append((tag, vals))
+            series.append((_legend(tag), vals))
         panels.append((f"to {t}", series))
     f = P.grouped_forest_panels(presets, panels, folder / "first-mover.png",
                                 "The first mover's probability of winning the match",
