@@ -31,8 +31,7 @@ from .rules import PRESETS, Rules
 if TYPE_CHECKING:
     from .study import Effect, Plan, Scale, StudyRun
 
-#: Below this many hands a search estimate is called a pilot in the reports.
-LEVEL = 0.95
+#: The normal quantile of the 95% intervals computed here.
 Z = 1.959963984540054
 
 
@@ -806,6 +805,38 @@ def write_c(
     return md
 
 
+def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin]) -> list[str]:
+    """The study's main numbers for `scopa`, one bullet each, with what they allow."""
+    from .study import KEY_OPTIONS, POLICY_TAGS
+
+    out = []
+    for tag in POLICY_TAGS:
+        got = [m for m in margins if m.preset == "scopa" and m.tag == tag]
+        if not got:
+            continue
+        method, e, factor = got[0].chosen
+        how = f"{method}, ×{factor:.2f}" if factor != 1 else method
+        out.append(f"* dealer margin under {_tag_name(tag)}: {_m(e)} points per hand "
+                   f"(n={e.n:,}, {how}): {_verdict(e.low, e.high)}")  # fmt: skip
+    for opts in KEY_OPTIONS:
+        cells = []
+        for tag in POLICY_TAGS:
+            h = [x for x in hand if x.effect.option == opts and x.effect.tag == tag]
+            if h:
+                t = h[0].test
+                wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
+                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{wide}")
+        out.append(f"* effect of {_opt_text(opts)} on the dealer margin: " + "; ".join(cells))
+    for tag in POLICY_TAGS:
+        w = [x for x in wins if x.preset == "scopa" and x.tag == tag and x.target == 11]
+        if w:
+            d = w[0].dp
+            wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
+            out.append(f"* the first mover wins a match to 11 under {_tag_name(tag)} with "
+                       f"probability {_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+    return out
+
+
 def write_index(
     plan: Plan,
     dirs: dict[str, Path],
@@ -815,6 +846,7 @@ def write_index(
     seed: int,
     cmd: str,
     parts: list[tuple[str, Path]],
+    headlines: list[str] | None = None,
 ) -> Path:
     from .study import SEARCH_POLICY
 
@@ -839,6 +871,8 @@ def write_index(
     ]
     for title, md in parts:
         L.append(f"* [{title}]({md.relative_to(out)})")
+    if headlines:
+        L += ["", "## Headlines (`scopa`, 95% CIs)", "", *headlines]
     L += [
         "",
         "## results.json",
@@ -914,7 +948,8 @@ def write_study(
                                             _header(f"Part C: {titles['C']}", scale_name, seed,
                                                     cmd))),
     ]  # fmt: skip
-    index = write_index(plan, dirs, out, scale_name, scale, seed, cmd, parts)
+    index = write_index(plan, dirs, out, scale_name, scale, seed, cmd, parts,
+                        headlines(margins, hand, wins))  # fmt: skip
     rj = out / "results.json"
     rj.write_text(json.dumps(res.rows, indent=1) + "\n", encoding="utf-8")
     for _, md in parts:
