@@ -319,10 +319,21 @@ class Dependence:
         return self.diff + Z * self.se
 
 
+@dataclass(frozen=True)
+class MatchEffect:
+    """An option's effect on complete matches, and the variant's first mover's wins as
+    simulated and as the dynamic programme predicts them from the variant's hands."""
+
+    effect: Effect
+    results: list[S.TestResult]
+    simulated: S.Proportion
+    dp: E.Equity | None
+
+
 def part_b(
-    data: Data, res: Results, say: Callable[[str], None]
-) -> tuple[list[HandEffect], list[Dependence], list[tuple[Effect, list[S.TestResult]]]]:
-    from .study import policy_spec
+    data: Data, res: Results, bootstrap: int, say: Callable[[str], None]
+) -> tuple[list[HandEffect], list[Dependence], list[MatchEffect]]:
+    from .study import option_name, policy_spec
 
     hand: list[HandEffect] = []
     deps: list[Dependence] = []
@@ -374,9 +385,9 @@ def part_b(
                 0, "z test of the difference of two paired effects (common decks' covariance "
                 "included), Holm-adjusted over the table", p_value=d_.p,
                 p_holm=d_.p_holm)  # fmt: skip
-    matches: list[tuple[Effect, list[S.TestResult]]] = []
-    base_done = set()
-    for e in data.plan.effects:
+    matches: list[MatchEffect] = []
+    rates: dict[str, S.Proportion] = {}
+    for k, e in enumerate(data.plan.effects):
         if e.level != "match":
             continue
         pc = A.compare_pair(
@@ -385,13 +396,24 @@ def part_b(
             metrics=("first_mover_wins", "match_length"),
             strict=False,
         )
-        matches.append((e, list(pc.results)))
         pol = policy_spec(e.tag)
         for name, opts in ((e.baseline, ()), (e.variant, e.option)):
-            if name in base_done:
-                continue
-            base_done.add(name)
-            _match_rates(data, res, name, opts, pol)
+            if name not in rates:
+                rates[name] = _match_rates(data, res, name, opts, pol)[0]
+        # the variant's hands (the baseline's when the option changes only the match)
+        hands = f"{option_name(e.option)}-{e.tag}"
+        if hands not in data.dirs:
+            hands = f"scopa-{e.tag}"
+        rules = data.rules(e.variant)
+        dp = None
+        if rules.sides == 2:
+            h = data.hands(hands)
+            out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
+                                    h["flag"].to_numpy())  # fmt: skip
+            denari = rules.napola and rules.napola_all_denari_wins
+            dp = E.first_mover_win(out, rules.target, denari, bootstrap, data.seed * 1000 + 500 + k)
+            data.drop(hands)
+        matches.append(MatchEffect(e, list(pc.results), rates[e.variant], dp))
         for r in pc.results:
             metric = "first_mover_match_win" if r.metric == "first_mover_wins" else "match_length"
             res.add("B", "scopa", _overrides(e.option), pol, f"effect:{metric}", r.estimate,
@@ -564,7 +586,7 @@ def write_a(
 def write_b(
     hand: list[HandEffect],
     deps: list[Dependence],
-    matches: list[tuple[Effect, list[S.TestResult]]],
+    matches: list[MatchEffect],
     folder: Path,
     head: list[str],
 ) -> Path:
@@ -648,7 +670,8 @@ def write_b(
         "",
     ]
     mrows = []
-    for e, results in matches:
+    for me in matches:
+        e, results = me.effect, me.results
         got = {x.metric: x for x in results}
         fm, ln = got.get("first_mover_wins"), got.get("match_length")
         mrows.append([
@@ -658,10 +681,17 @@ def write_b(
             f"{ln.a:.3f} vs {ln.b:.3f}: {_ci(ln.estimate, ln.low, ln.high)} ({ln.test}, "
             f"p {A_fmt_p(ln.p_value)})" if ln else "—",
             f"{fm.n_a:,}" if fm else "—",
+            _ci(me.simulated.estimate, me.simulated.low, me.simulated.high, 4, False),
+            _ci(me.dp.estimate, me.dp.low, me.dp.high, 4, False) if me.dp else "—",
         ])  # fmt: skip
     L += _table(["option", "first mover wins: variant vs baseline, difference [95% CI]",
-                 "hands per match: variant vs baseline, difference", "matches"],
+                 "hands per match: variant vs baseline, difference", "matches",
+                 "variant's first mover wins (Wilson)",
+                 "the same by dynamic programme from the variant's hands"],
                 mrows)  # fmt: skip
+    L += ["", "The last two columns check the Markov model of part C on every variant: the "
+          "first mover's match wins predicted from the variant's own hands (under `expert`, "
+          "bootstrap CI) against the simulated matches.", ""]  # fmt: skip
     md = folder / "report.md"
     md.write_text("\n".join(L) + "\n", encoding="utf-8")
     return md
@@ -924,7 +954,7 @@ def write_study(
     data = Data(plan, dirs, seed)
     res = Results()
     margins = part_a(data, res, say)
-    hand, deps, matches = part_b(data, res, say)
+    hand, deps, matches = part_b(data, res, scale.bootstrap, say)
     wins, equity = part_c(data, res, scale, say)
     titles = {
         "A": "first-player advantage in every preset, weak and strong play",
