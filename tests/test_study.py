@@ -132,3 +132,18 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     said: list[str] = []
     again = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
     assert again == files and not any(m.startswith("[") for m in said)
+
+
+def test_study_command_interrupted_says_how_to_resume(tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(S, "run_study", interrupted)
+    res = CliRunner().invoke(cli, ["study", "--runs-dir", str(tmp_path), "--out",
+                                   str(tmp_path / "rep")])  # fmt: skip
+    assert res.exit_code == 130
+    assert "run the same command again to resume" in res.output
