@@ -677,9 +677,9 @@ def write_b(
         mrows.append([
             _opt_text(e.option),
             f"{fm.a:.4f} vs {fm.b:.4f}: {_ci(fm.estimate, fm.low, fm.high, 4)} ({fm.test}, "
-            f"p {A_fmt_p(fm.p_value)})" if fm else "—",
+            f"p {A_fmt_p(fm.p_value)}){_wide(fm)}" if fm else "—",
             f"{ln.a:.3f} vs {ln.b:.3f}: {_ci(ln.estimate, ln.low, ln.high)} ({ln.test}, "
-            f"p {A_fmt_p(ln.p_value)})" if ln else "—",
+            f"p {A_fmt_p(ln.p_value)}){_wide(ln)}" if ln else "—",
             f"{fm.n_a:,}" if fm else "—",
             _ci(me.simulated.estimate, me.simulated.low, me.simulated.high, 4, False),
             _ci(me.dp.estimate, me.dp.low, me.dp.high, 4, False) if me.dp else "—",
@@ -716,6 +716,13 @@ def _differs(
             if m:
                 out.append(f"{' and '.join(m)}: {d.a}/{d.b}")
     return "; ".join(out) or "—"
+
+
+def _wide(t: S.TestResult) -> str:
+    """A note on an interval that cannot tell the sign of an effect."""
+    if t.low == t.high == 0:
+        return " (no difference)"
+    return "" if t.low > 0 or t.high < 0 else " **CI includes 0**"
 
 
 def A_fmt_p(p: float) -> str:

@@ -147,3 +147,46 @@ def test_study_command_interrupted_says_how_to_resume(tmp_path, monkeypatch) -> 
                                    str(tmp_path / "rep")])  # fmt: skip
     assert res.exit_code == 130
     assert "run the same command again to resume" in res.output
+
+
+def test_difference_of_nested_paired_effects_and_the_estimator_used() -> None:
+    import math
+
+    import numpy as np
+
+    from scopa_sim import variance as V
+    from scopa_sim.stats import mean_ci_from_stats
+    from scopa_sim.study_report import Margin, _nested_var
+
+    rng = np.random.default_rng(1)
+    common = rng.normal(0, 1, 4000)
+    x1 = common + rng.normal(0, 1, 4000)
+    x2 = common + rng.normal(0, 1, 4000)
+    # equal sizes: exactly the variance of the mean of the per-hand differences
+    assert _nested_var(x1, x2) == pytest.approx((x1 - x2).var(ddof=1) / 4000)
+    # nested sizes: what many replicates of the two means say
+    reps = []
+    for _ in range(400):
+        c = rng.normal(0, 1, 2000)
+        a, b = c + rng.normal(0, 1, 2000), c[:500] + rng.normal(0, 1, 500)
+        reps.append(a.mean() - b.mean())
+    c = rng.normal(0, 1, 2000)
+    a, b = c + rng.normal(0, 1, 2000), c[:500] + rng.normal(0, 1, 500)
+    assert _nested_var(a, b) == pytest.approx(float(np.var(reps)), rel=0.25)
+
+    def red(method: str, factor: float) -> V.Reduced:
+        return V.Reduced(method, mean_ci_from_stats(0.1, 1.0, 100), factor)
+
+    plain = mean_ci_from_stats(0.2, 2.0, 100)
+    m = Margin(
+        "scopa", "expert", plain, plain, red("duplicates", 1.3), red("control variates", 1.25)
+    )
+    assert m.chosen[0] == "duplicates" and m.chosen[2] == 1.3
+    m = Margin(
+        "scopa", "expert", plain, plain, red("duplicates", 1.1), red("control variates", 1.19)
+    )
+    assert m.chosen == ("plain hands", plain, 1.0)
+    m = Margin(
+        "scopa", "expert", plain, plain, red("duplicates", math.nan), red("control variates", 1.4)
+    )
+    assert m.chosen[0] == "control variates"
