@@ -45,11 +45,25 @@ def _overrides(opts: Sequence[str]) -> dict[str, Any]:
     return dict(parse_overrides(tuple(opts)))
 
 
-def hand_frame(directory: Path) -> pl.DataFrame:
+def hand_frame(directory: Path, positions: int = 0) -> pl.DataFrame:
     """The hands of a run, sorted by hand: ``match`` (the hand's index in a --hands run),
     ``margin`` (dealer's side minus first side), ``dp`` and ``fp`` (the dealer's and the
-    first side's points) and ``flag`` (which side took all ten denari, :mod:`equity`)."""
+    first side's points) and ``flag`` (which side took all ten denari, :mod:`equity`);
+    with ``positions`` = the number of players, also ``pos{p}`` (the points of position
+    p's side) and ``den_pos`` (the position whose side took all the denari, or -1)."""
     hm = A.hand_metrics()
+    extra: list[pl.Expr] = []
+    if positions:
+        extra = [hm[f"position_{p}"].cast(pl.Int32).alias(f"pos{p}") for p in range(positions)]
+        den_pos: Any = pl.lit(-1)
+        for p in reversed(range(positions)):
+            side = A._side_of(A._position_seat(p))
+            den_pos = (
+                pl.when(A._side_value(side, "denari_count") == 10)
+                .then(pl.lit(p))
+                .otherwise(den_pos)
+            )
+        extra.append(den_pos.cast(pl.Int32).alias("den_pos"))
     den = 10  # all denari: only the 40-card deck has them all
     flag = (
         pl.when(A._side_value(A.DEALER_SIDE, "denari_count") == den)
@@ -66,6 +80,7 @@ def hand_frame(directory: Path) -> pl.DataFrame:
             hm["dealer_points"].cast(pl.Int32).alias("dp"),
             hm["first_points"].cast(pl.Int32).alias("fp"),
             flag.cast(pl.Int32).alias("flag"),
+            *extra,
         )
         .collect()
         .sort("match")
@@ -447,6 +462,17 @@ class MatchWin:
     target: int
     dp: E.Equity
     simulated: S.Proportion | None
+    sides: int = 2
+
+    @property
+    def fair(self) -> float:
+        """The probability of a match with no first-mover effect."""
+        return 1 / self.sides
+
+
+#: Bootstrap replicates of the three-side programme at most (it costs 27 times the
+#: two-side one per replicate at the target 21).
+BOOTSTRAP_3 = 100
 
 
 def part_c(
@@ -460,15 +486,26 @@ def part_c(
         for preset in PRESETS:
             name = f"{preset}-{tag}"
             rules = data.rules(name)
-            if rules.sides != 2:
+            if rules.sides not in (2, 3):
                 continue
-            h = data.hands(name)
-            out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
-                                    h["flag"].to_numpy())  # fmt: skip
             denari = rules.napola and rules.napola_all_denari_wins
+            if rules.sides == 2:
+                h = data.hands(name)
+                out2 = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
+                                         h["flag"].to_numpy())  # fmt: skip
+            else:
+                h = hand_frame(data.dirs[name], positions=3)
+                out3 = E.PositionOutcomes.of(h.select(["pos0", "pos1", "pos2"]).to_numpy(),
+                                             h["den_pos"].to_numpy())  # fmt: skip
+            del h
             for target in TARGETS:
                 k += 1
-                eq = E.first_mover_win(out, target, denari, scale.bootstrap, data.seed * 1000 + k)
+                if rules.sides == 2:
+                    eq = E.first_mover_win(out2, target, denari, scale.bootstrap,
+                                           data.seed * 1000 + k)  # fmt: skip
+                else:
+                    eq = E.first_mover_win3(out3, target, denari, min(scale.bootstrap,
+                                            BOOTSTRAP_3), data.seed * 1000 + k)  # fmt: skip
                 sim = None
                 if preset == "scopa" and tag != "search":
                     opts = () if target == 11 else (f"target={target}",)
@@ -476,7 +513,7 @@ def part_c(
                     if mname in data.dirs:
                         df = data.matches(mname)
                         sim = S.wilson(int(df["fmw"].sum()), df.height)
-                wins.append(MatchWin(preset, tag, target, eq, sim))
+                wins.append(MatchWin(preset, tag, target, eq, sim, rules.sides))
                 over = {} if target == 11 else {"target": target}
                 res.add("C", preset, over, policy_spec(tag), "first_mover_match_win",
                         eq.estimate, eq.low, eq.high, eq.n,
@@ -749,14 +786,18 @@ def write_c(
         "took all the denari) of the preset's plain hands in part A, with the rules of the "
         "match: a side with all the denari wins at once under `napola_all_denari_wins`, the "
         "leader wins at or above the target, a tie at the top plays on, a 0-0 hand only passes "
-        "the deal. 95% percentile bootstrap intervals (the hands resampled). 2-player and "
-        "team presets only: with 3 or 4 sides the chain has more dimensions and the study "
-        "does not solve it.",
+        "the deal. 95% percentile bootstrap intervals (the hands resampled). With three "
+        "players (`scopa-3`) the chain has three scores and three dealers, and a tie at the "
+        "top above the target is solved by value iteration over the trailing side's deficit "
+        f"({BOOTSTRAP_3} replicates at most; a fair chance is 1/3). `scopa-4-solo` (four "
+        "sides) is left out: its chain is too large to bootstrap. The figure shows the "
+        "2-sided presets.",
         "",
         "## The first mover's probability of winning the match",
         "",
     ]
     presets = list(dict.fromkeys(w.preset for w in wins))
+    presets2 = list(dict.fromkeys(w.preset for w in wins if w.sides == 2))
     rows = []
     for p in presets:
         for tag in POLICY_TAGS:
@@ -766,22 +807,27 @@ def write_c(
             n = next(iter(got.values())).dp.n
             rows.append([p, _tag_name(tag), f"{n:,}"] + [
                 _ci(got[t].dp.estimate, got[t].dp.low, got[t].dp.high, 4, signed=False)
-                + ("" if got[t].dp.low > 0.5 or got[t].dp.high < 0.5 else " (includes 0.5)")
+                + (
+                    ""
+                    if got[t].dp.low > got[t].fair or got[t].dp.high < got[t].fair
+                    else f" (includes {'0.5' if got[t].sides == 2 else '1/3'})"
+                )
                 for t in TARGETS
             ])  # fmt: skip
     L += _table(["preset", "policy", "hands", *(f"to {t}" for t in TARGETS)], rows)
-    L += ["", "(includes 0.5): the interval cannot tell whether the first mover is favoured.", ""]
+    L += ["", "(includes 0.5), or 1/3 with three players: the interval cannot tell whether "
+          "the first mover is favoured.", ""]  # fmt: skip
     panels = []
     for t in TARGETS:
         series = []
         for tag in POLICY_TAGS:
             vals: list[tuple[float, float, float] | None] = []
-            for p in presets:
+            for p in presets2:
                 g = [w for w in wins if w.preset == p and w.tag == tag and w.target == t]
                 vals.append((g[0].dp.estimate, g[0].dp.low, g[0].dp.high) if g else None)
             series.append((_legend(tag), vals))
         panels.append((f"to {t}", series))
-    f = P.grouped_forest_panels(presets, panels, folder / "first-mover.png",
+    f = P.grouped_forest_panels(presets2, panels, folder / "first-mover.png",
                                 "The first mover's probability of winning the match",
                                 "probability (95% CI)", reference=0.5)  # fmt: skip
     L += ["", f"![first mover's match wins]({f.name})", ""]

@@ -107,3 +107,61 @@ def test_dp_agrees_with_simulated_matches(policy: str) -> None:
     wins = float((first0 == last[K.C_WINNER]).mean())
     se = math.sqrt(wins * (1 - wins) / last.shape[1] + 0.004**2)  # the DP's own sd, about
     assert abs(dp - wins) < 4 * se
+
+
+def _brute3(out: E.PositionOutcomes, target: int, denari_wins: bool) -> np.ndarray:
+    """P(side 0 wins) from every score triple below the target, by value iteration over
+    absolute scores up to a cap (ties above the target recurse like any state)."""
+    p = out.counts / out.counts.sum()
+    cap = target + 14
+    v = np.full((cap + 1, cap + 1, cap + 1, 3), 1 / 3)
+    idx = np.arange(cap + 1)
+    for _ in range(300):
+        new = np.empty_like(v)
+        for d in range(3):
+            acc = np.zeros((cap + 1,) * 3)
+            for j in range(p.size):
+                g = [0, 0, 0]
+                for q in range(3):
+                    g[(d + 1 + q) % 3] = int(out.points[j, q])
+                if denari_wins and out.all_denari[j] >= 0:
+                    acc += p[j] * float((d + 1 + out.all_denari[j]) % 3 == 0)
+                    continue
+                a = np.minimum(idx + g[0], cap)[:, None, None]
+                b = np.minimum(idx + g[1], cap)[None, :, None]
+                c = np.minimum(idx + g[2], cap)[None, None, :]
+                a, b, c = np.broadcast_arrays(a, b, c)
+                top = np.maximum(a, np.maximum(b, c))
+                lead = (a == top).astype(int) + (b == top) + (c == top)
+                done = (top >= target) & (lead == 1)
+                val = np.where(done, (a == top).astype(float), v[a, b, c, (d + 1) % 3])
+                acc += p[j] * val
+            new[..., d] = acc
+        if np.abs(new - v).max() < 1e-13:
+            v = new
+            break
+        v = new
+    return v
+
+
+@pytest.mark.parametrize("denari_wins", [False, True])
+def test_three_side_dp_matches_value_iteration(denari_wins: bool) -> None:
+    rows = [
+        ((2, 1, 0), -1, 20), ((0, 1, 2), -1, 25), ((1, 1, 1), -1, 10), ((0, 0, 0), -1, 8),
+        ((1, 1, 0), -1, 12), ((3, 0, 1), 0, 3), ((0, 2, 2), 2, 4), ((0, 0, 1), -1, 18),
+    ]  # fmt: skip
+    out = E.PositionOutcomes(
+        np.array([r[0] for r in rows], dtype=np.int64),
+        np.array([r[1] for r in rows], dtype=np.int64),
+        np.array([r[2] for r in rows], dtype=np.int64),
+    )
+    target = 4
+    v = E.solve3(out, target, denari_wins)[0]
+    brute = _brute3(out, target, denari_wins)
+    assert np.allclose(v, brute[:target, :target, :target], atol=1e-9)
+    # someone wins: the three sides' chances from 0-0-0 add up to 1 (relabel the sides)
+    assert v[0, 0, 0].sum() == pytest.approx(1.0)
+    eq = E.first_mover_win3(out, target, denari_wins, 30, seed=1)
+    assert eq.estimate == pytest.approx(v[0, 0, 0, 2]) and eq.low <= eq.estimate <= eq.high
+    with pytest.raises(ValueError):
+        E.solve3(E.PositionOutcomes(out.points[:, :2], out.all_denari, out.counts), 4, False)
