@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -34,6 +34,9 @@ from .errors import ScopaError
 from .match import HandLog, HandPlayer, play_match
 from .policy import PolicySpec, seat_policies
 from .rules import Rules
+
+if TYPE_CHECKING:
+    import polars as pl
 
 LOCK = ".lock"
 DEFAULT_SHARD_HANDS = 250_000
@@ -121,20 +124,62 @@ class SimConfig:
         return {**self.data_key(), "shard_size": self.shard_size, "run_id": self.run_id}
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> SimConfig:
+    def from_json(cls, doc: Any) -> SimConfig:
+        """The configuration of a manifest's ``config`` object, strictly typed: a field
+        missing or of another type is a DatasetError (the manifest was damaged or edited)."""
+        if not isinstance(doc, dict):
+            raise D.DatasetError("manifest config is malformed (not an object)")
+        types = {"preset": str, "rules": dict, "policies": list, "mode": str, "count": int}
+        types |= {"seed": int, "shard_size": int, "generator": int}
+        for key, kind in types.items():
+            if key == "generator" and key not in doc:
+                continue  # absent before version 2
+            if key not in doc:
+                raise D.DatasetError(f"manifest config is malformed (no {key!r})")
+            value = doc[key]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise D.DatasetError(
+                    f"manifest config is malformed ({key!r} is not {_TYPE_NAMES[kind]})"
+                )
+        if not all(isinstance(p, str) for p in doc["policies"]):
+            raise D.DatasetError("manifest config is malformed ('policies' are not strings)")
         try:
             return cls(
                 preset=doc["preset"],
                 rules=Rules.from_dict(doc["rules"]),
                 policies=tuple(doc["policies"]),
                 mode=doc["mode"],
-                count=int(doc["count"]),
-                seed=int(doc["seed"]),
-                shard_size=int(doc["shard_size"]),
-                generator=int(doc.get("generator", 1)),  # absent before version 2
+                count=doc["count"],
+                seed=doc["seed"],
+                shard_size=doc["shard_size"],
+                generator=doc.get("generator", 1),
             )
-        except (KeyError, TypeError, ValueError) as e:
+        except ScopaError as e:
             raise D.DatasetError(f"manifest config is malformed ({e})") from None
+
+    def shard_spec(self, directory: Path, index: int, entry: dict[str, Any] | None) -> D.ShardSpec:
+        """What shard ``index`` must be (:func:`dataset.check_shard`), with the rows and
+        size its manifest ``entry`` records (None: a shard not yet in the manifest, whose
+        rows are known only in hands mode)."""
+        first, units = self.units(index)
+        rows = entry["rows"] if entry is not None else (units if self.mode == "hands" else None)
+        return D.ShardSpec(
+            path=D.shard_path(directory, index),
+            run_id=self.run_id,
+            preset=self.preset,
+            rules_hash=self.rules.digest(),
+            seed=self.seed,
+            players=self.rules.players,
+            sides=self.rules.sides,
+            policies=self.policies,
+            first=first,
+            units=units,
+            rows=rows,
+            size=entry.get("bytes") if entry is not None else None,
+        )
+
+
+_TYPE_NAMES = {str: "a string", dict: "an object", list: "a list", int: "an integer"}
 
 
 @dataclass(frozen=True)
@@ -146,6 +191,7 @@ class ShardResult:
     file: str
     compute_seconds: float  # computing its rows (the jitted loop, or the bots)
     write_seconds: float  # encoding and writing its Parquet file
+    size: int  # bytes of the file, recorded in the manifest and checked by readers
 
 
 def compute_rows(
@@ -258,7 +304,8 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
     )
     path = D.write_shard(Path(directory), index, cols.shape[1], columns)
     t2 = time.perf_counter()
-    return ShardResult(index, cols.shape[1], count, t2 - t0, path.name, t1 - t0, t2 - t1)
+    size = path.stat().st_size
+    return ShardResult(index, cols.shape[1], count, t2 - t0, path.name, t1 - t0, t2 - t1, size)
 
 
 def _versions() -> dict[str, str]:
@@ -272,7 +319,12 @@ def _versions() -> dict[str, str]:
 
 
 def _shard_entry(
-    index: int, name: str, units: int, rows: int, seconds: tuple[float, float, float] | None
+    index: int,
+    name: str,
+    units: int,
+    rows: int,
+    size: int,
+    seconds: tuple[float, float, float] | None,
 ) -> dict[str, Any]:
     """A shard's manifest entry; ``seconds`` (whole, computing rows, writing the file) is
     None for a shard adopted on resume, whose timing was lost with the manifest update."""
@@ -282,6 +334,7 @@ def _shard_entry(
         "file": f"{D.SHARD_DIR}/{name}",
         "units": units,
         "rows": rows,
+        "bytes": size,
         "seconds": whole,
         "compute_seconds": compute,
         "write_seconds": write,
@@ -304,7 +357,7 @@ class Run:
     def record(self, res: ShardResult) -> None:
         seconds = (res.seconds, res.compute_seconds, res.write_seconds)
         self.manifest["shards"].append(
-            _shard_entry(res.index, res.file, res.units, res.rows, seconds)
+            _shard_entry(res.index, res.file, res.units, res.rows, res.size, seconds)
         )
         self.manifest["shards"].sort(key=lambda s: s["index"])
         self.save()
@@ -376,27 +429,102 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
             f"--resume: the run uses shard size {old.shard_size}, not {config.shard_size}"
         )
     run = Run(directory, old, doc)
-    listed = {s["index"]: s for s in doc.get("shards", [])}
+    listed = manifest_shards(directory, old, doc)
     on_disk = D.finished_shards(directory)
     for p in (directory / D.SHARD_DIR).glob(".shard-*.tmp"):
         p.unlink()  # left by an interrupted writer; never renamed, so never complete
+    shards = []
     for i in sorted(on_disk):
         if i >= old.shards:
             raise D.DatasetError(f"{D.shard_path(directory, i)}: not a shard of this run")
-        expected = old.units(i)[1] if old.mode == "hands" else None
-        D.check_shard(D.shard_path(directory, i), expected)
-    shards = []
-    for i in sorted(on_disk):
-        path = D.shard_path(directory, i)
-        if i in listed:
-            shards.append(listed[i])
-        else:  # written, but the manifest update was lost (e.g. kill -9): adopt it
-            rows = D.count_rows(path)
-            units = old.units(i)[1]
-            shards.append(_shard_entry(i, path.name, units, rows, None))
+        entry = listed.get(i)
+        rows = D.check_shard(old.shard_spec(directory, i, entry))
+        if entry is None:  # written, but the manifest update was lost (e.g. kill -9): adopt it
+            path = D.shard_path(directory, i)
+            entry = _shard_entry(i, path.name, old.units(i)[1], rows, path.stat().st_size, None)
+        shards.append(entry)
     run.manifest["shards"] = shards
     run.save()
     return run
+
+
+def manifest_shards(directory: Path, config: SimConfig, doc: dict[str, Any]) -> dict[int, Any]:
+    """The shard entries of a run's manifest by index, each checked to be well-formed and
+    to agree with the configuration (its file name, units and rows); DatasetError if not."""
+    where = directory / D.MANIFEST
+    entries = doc.get("shards")
+    if not isinstance(entries, list):
+        raise D.DatasetError(f"{where}: malformed manifest ('shards' is not a list)")
+    out: dict[int, Any] = {}
+    for k, e in enumerate(entries):
+        bad = f"{where}: malformed manifest (shard entry {k}"
+        if not isinstance(e, dict):
+            raise D.DatasetError(f"{bad} is not an object)")
+        for key in ("index", "units", "rows", *(["bytes"] if "bytes" in e else [])):
+            if type(e.get(key)) is not int:
+                raise D.DatasetError(f"{bad}: {key!r} is not an integer)")
+        i = e["index"]
+        if not 0 <= i < config.shards:
+            raise D.DatasetError(f"{bad}: index {i} is not a shard of this run)")
+        if i in out:
+            raise D.DatasetError(f"{bad}: shard {i} is listed twice)")
+        if e.get("file") != f"{D.SHARD_DIR}/{D.shard_path(directory, i).name}":
+            raise D.DatasetError(f"{bad}: file {e.get('file')!r} is not shard {i}'s)")
+        units = config.units(i)[1]
+        if e["units"] != units:
+            raise D.DatasetError(f"{bad}: {e['units']} units, shard {i} has {units})")
+        if e["rows"] < units or (config.mode == "hands" and e["rows"] != units):
+            raise D.DatasetError(f"{bad}: {e['rows']} rows for {units} {config.mode})")
+        out[i] = e
+    return out
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A complete run, checked: its manifest, configuration, and the shard files it lists
+    (each checked to belong to it by :func:`dataset.check_shard`)."""
+
+    directory: Path
+    manifest: dict[str, Any] = field(repr=False, compare=False)
+    config: SimConfig
+    files: tuple[Path, ...]
+    rows: int
+
+    def scan(self) -> pl.LazyFrame:
+        """The run's rows, lazily, with the pinned schema: exactly the listed shards."""
+        import polars as pl
+
+        return pl.scan_parquet(list(self.files), schema=D.schema())
+
+
+def read_run(directory: str | Path) -> RunData:
+    """Check a complete run directory without reading its rows: the manifest (format,
+    configuration, run id, schema, shard entries), completeness, and every listed shard
+    (:func:`dataset.check_shard`). Any mismatch is a one-line DatasetError naming the file;
+    files the manifest does not list are ignored."""
+    d = Path(directory)
+    doc = D.read_manifest(d)
+    where = d / D.MANIFEST
+    config = SimConfig.from_json(doc.get("config"))
+    if doc.get("run_id") != config.run_id:
+        raise D.DatasetError(
+            f"{where}: the run id {doc.get('run_id')!r} does not match the configuration "
+            f"({config.run_id}); the manifest was edited or damaged"
+        )
+    if doc.get("schema") != dict(D.COLUMN_TYPES):
+        raise D.DatasetError(f"{d}: its schema differs from this version's pinned schema")
+    if not (d / D.SHARD_DIR).is_dir():
+        raise D.DatasetError(f"{d}: no {D.SHARD_DIR} directory")
+    entries = manifest_shards(d, config, doc)
+    if doc.get("complete") is not True or len(entries) != config.shards:
+        raise D.DatasetError(f"{d}: the run is not complete (use simulate --resume to finish it)")
+    rows = 0
+    for i in range(config.shards):
+        rows += D.check_shard(config.shard_spec(d, i, entries[i]))
+    if doc.get("rows") != rows:
+        raise D.DatasetError(f"{where}: records {doc.get('rows')!r} rows, its shards hold {rows}")
+    files = tuple(D.shard_path(d, i) for i in range(config.shards))
+    return RunData(d, doc, config, files, rows)
 
 
 Executor = Callable[[Run, list[int]], Iterator[ShardResult]]
@@ -600,5 +728,6 @@ __all__ = [
     "SimulationError",
     "dask_executor",
     "local_executor",
+    "read_run",
     "simulate",
 ]

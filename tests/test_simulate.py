@@ -161,7 +161,13 @@ def test_foreign_and_corrupt_files(tmp_path):
     d2 = tmp_path / "run"
     simulate(d2, _config(), local_executor(1))
     (d2 / "shards" / "shard-000001.parquet").write_bytes(b"not parquet")
-    with pytest.raises(D.DatasetError, match="not a readable Parquet"):
+    with pytest.raises(D.DatasetError, match=r"shard-000001\.parquet: 11 bytes, the manifest"):
+        simulate(d2, _config(), local_executor(1), resume=True)
+    doc = json.loads((d2 / "manifest.json").read_text())
+    for s in doc["shards"]:
+        del s["bytes"]  # a manifest from before sizes were recorded
+    (d2 / "manifest.json").write_text(json.dumps(doc))
+    with pytest.raises(D.DatasetError, match=r"shard-000001\.parquet: not a readable Parquet"):
         simulate(d2, _config(), local_executor(1), resume=True)
     (d2 / "manifest.json").write_text("{oops")
     with pytest.raises(D.DatasetError, match="corrupt manifest"):
