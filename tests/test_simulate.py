@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -184,9 +185,16 @@ def test_cli_simulate_and_errors(tmp_path):
     assert "300 hands" in res.output
     assert D.scan(out).collect().height == 300
     for args, msg in [
-        (["--hands", "0"], "the number of hands must be >= 1"),
-        (["--hands", "-5"], "the number of hands must be >= 1"),
-        (["--matches", "0"], "the number of matches must be >= 1"),
+        (["--hands", "0"], "the number of hands must be 1..9,223,372,036,854,775,807"),
+        (["--hands", "-5"], "the number of hands must be 1.."),
+        (["--matches", "0"], "the number of matches must be 1.."),
+        (["--hands", str(10**20)], "the number of hands must be 1.."),
+        (["--matches", str(2**63)], "the number of matches must be 1.."),
+        (["--hands", "5", "--shard-size", str(10**12)], "the shard size must be 1..10,000,000"),
+        (["--matches", "5", "--shard-size", "10000000"], "the shard size must be 1..454,545"),
+        (["--matches", "5", "--rule", "target=1001"], "allowed: integers 1..1000"),
+        (["--matches", "5", "--rule", "target=99999999999999999999"], "integers 1..1000"),
+        (["--hands", "5", "--executor", "dask", "--worker-timeout", "0"], "--worker-timeout"),
         (["--hands", "5", "--matches", "5"], "exactly one"),
         (["--hands", "5", "--policy", "bogus"], "unknown policy"),
         (["--hands", "5", "--policy", "random:x=1"], "takes no parameters"),
@@ -230,7 +238,7 @@ def _failing(exc: BaseException, after: int = 0):
     """An executor that runs ``after`` shards, then raises ``exc``."""
 
     def execute(run, todo):
-        for i in todo[:after]:
+        for i in itertools.islice(todo, after):
             yield run_shard(run.config.to_json(), i, str(run.directory))
         raise exc
 
