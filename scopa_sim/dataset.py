@@ -1,9 +1,10 @@
 """The simulated-hands dataset: pinned Parquet schema, atomic shard files, a manifest.
 
 A run directory holds ``manifest.json`` and ``shards/shard-NNNNNN.parquet``; one
-row per hand.  ``pl.scan_parquet(DIR / "shards")`` (or :func:`scan`) reads it
-with the column types of :data:`SCHEMA`, whatever the rules (columns of sides
-that a game does not have are null).
+row per hand.  :func:`scan` reads exactly the shards the manifest lists, each
+checked to belong to the run (:func:`check_shard`), with the column types of
+:data:`SCHEMA`, whatever the rules (columns of sides that a game does not have
+are null).
 """
 
 from __future__ import annotations
