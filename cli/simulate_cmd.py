@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import sys
@@ -121,6 +122,8 @@ def simulate_cmd(
         raise BadInput(f"the number of {mode} must be 1..{MAX_UNITS:,} (2**63 - 1)")
     if scheduler and executor != "dask":
         raise BadInput("--scheduler needs --executor dask")
+    if math.isnan(worker_timeout):
+        raise BadInput("--worker-timeout must be a number of seconds > 0 (or inf), not nan")
     if resume and overwrite:
         raise BadInput("--resume and --overwrite exclude each other")
     r = make_rules(preset, rules)

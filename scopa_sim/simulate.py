@@ -491,7 +491,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
 
 
 def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
-    old = SimConfig.from_json(doc.get("config", {}))
+    old = manifest_config(directory, doc)
     if old.generator != config.generator:
         raise SimulationError(
             f"--resume: the run was made by data generator {old.generator}, this version of "
@@ -506,6 +506,11 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
         raise SimulationError(
             f"--resume: the run uses shard size {old.shard_size}, not {config.shard_size}"
         )
+    check_manifest(directory, old, doc)
+    shard_dir = directory / D.SHARD_DIR
+    if shard_dir.exists() and not shard_dir.is_dir():
+        raise D.DatasetError(f"{shard_dir}: not a directory")
+    shard_dir.mkdir(exist_ok=True)  # a missing one: every shard is computed again
     run = Run(directory, old, doc)
     listed = manifest_shards(directory, old, doc)
     on_disk = D.finished_shards(directory)
@@ -524,6 +529,27 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
     run.manifest["shards"] = shards
     run.save()
     return run
+
+
+def manifest_config(directory: Path, doc: dict[str, Any]) -> SimConfig:
+    """The configuration of a run's manifest; a DatasetError naming the file if it is
+    malformed."""
+    try:
+        return SimConfig.from_json(doc.get("config"))
+    except D.DatasetError as e:
+        raise D.DatasetError(f"{directory / D.MANIFEST}: {e}") from None
+
+
+def check_manifest(directory: Path, config: SimConfig, doc: dict[str, Any]) -> None:
+    """A DatasetError unless the manifest's run id is its configuration's and its schema
+    is this version's pinned schema (an edited or damaged manifest, or another format)."""
+    if doc.get("run_id") != config.run_id:
+        raise D.DatasetError(
+            f"{directory / D.MANIFEST}: the run id {doc.get('run_id')!r} does not match the "
+            f"configuration ({config.run_id}); the manifest was edited or damaged"
+        )
+    if doc.get("schema") != dict(D.COLUMN_TYPES):
+        raise D.DatasetError(f"{directory}: its schema differs from this version's pinned schema")
 
 
 def manifest_shards(directory: Path, config: SimConfig, doc: dict[str, Any]) -> dict[int, Any]:
@@ -583,14 +609,8 @@ def read_run(directory: str | Path) -> RunData:
     d = Path(directory)
     doc = D.read_manifest(d)
     where = d / D.MANIFEST
-    config = SimConfig.from_json(doc.get("config"))
-    if doc.get("run_id") != config.run_id:
-        raise D.DatasetError(
-            f"{where}: the run id {doc.get('run_id')!r} does not match the configuration "
-            f"({config.run_id}); the manifest was edited or damaged"
-        )
-    if doc.get("schema") != dict(D.COLUMN_TYPES):
-        raise D.DatasetError(f"{d}: its schema differs from this version's pinned schema")
+    config = manifest_config(d, doc)
+    check_manifest(d, config, doc)
     if not (d / D.SHARD_DIR).is_dir():
         raise D.DatasetError(f"{d}: no {D.SHARD_DIR} directory")
     entries = manifest_shards(d, config, doc)

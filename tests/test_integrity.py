@@ -302,3 +302,21 @@ def test_unreadable_run_paths(made, tmp_path, name):
         (target / D.MANIFEST).chmod(0)
         message = "cannot read the manifest"
     assert message in one_line_error(run("analyze", target))
+
+
+#: Tamperings that --resume repairs: it recomputes what is missing, recounts the rows.
+REPAIRABLE = {"listed shard missing", "shards directory missing", "run rows edited", "incomplete"}
+
+
+@pytest.mark.parametrize("name", list(TAMPERINGS))
+def test_resume_of_a_tampered_run_errs_in_one_line_or_repairs_it(made, tmp_path, name):
+    tamper = TAMPERINGS[name][0]
+    d = _copy(made, tmp_path)
+    tamper(made, d)
+    args = ["--hands", HANDS, "--seed", 3, "--shard-size", 200, "--workers", 1, "-q"]
+    r = run("simulate", *args, "--out", d, "--resume")
+    if name in REPAIRABLE:
+        assert r.exit_code == 0, r.output
+        assert D.scan(d).collect().equals(D.scan(made["good"]).collect())
+    else:
+        one_line_error(r)

@@ -195,6 +195,7 @@ def test_cli_simulate_and_errors(tmp_path):
         (["--matches", "5", "--rule", "target=1001"], "allowed: integers 1..1000"),
         (["--matches", "5", "--rule", "target=99999999999999999999"], "integers 1..1000"),
         (["--hands", "5", "--executor", "dask", "--worker-timeout", "0"], "--worker-timeout"),
+        (["--hands", "5", "--executor", "dask", "--worker-timeout", "nan"], "not nan"),
         (["--hands", "5", "--matches", "5"], "exactly one"),
         (["--hands", "5", "--policy", "bogus"], "unknown policy"),
         (["--hands", "5", "--policy", "random:x=1"], "takes no parameters"),
