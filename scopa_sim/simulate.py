@@ -643,14 +643,22 @@ def _worker_start(parent: int) -> None:
 
 
 def _parent_gone() -> bool:
-    """In a worker process: whether the simulate that started it has ended (the worker's
-    own parent, the forkserver, ends with it, so the worker is re-parented)."""
+    """In a worker process: whether the simulate that started it has ended: its pid is
+    gone, or a zombie (killed, not yet reaped), or the worker was re-parented."""
     if not _WATCHED:
         return False
     if os.getppid() != _WATCHED["ppid"]:
         return True
+    parent = _WATCHED["parent"]
+    try:  # Linux: a killed parent is a zombie until its own parent reaps it
+        state = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state in ("Z", "X")
+    except FileNotFoundError:
+        return True
+    except (OSError, IndexError):  # no /proc: whether the pid exists
+        pass
     try:
-        os.kill(_WATCHED["parent"], 0)
+        os.kill(parent, 0)
     except ProcessLookupError:
         return True
     except PermissionError:  # alive, another user's (a reused pid): not ours, but alive

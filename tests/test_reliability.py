@@ -240,11 +240,11 @@ def test_worker_processes_stop_when_simulate_is_killed(tmp_path):
     _wait_for(lambda: len(_descendants(proc.pid)) >= 3, 60)  # forkserver and two workers
     time.sleep(0.5)
     children = _descendants(proc.pid)
-    proc.kill()
-    proc.wait()
+    proc.kill()  # not reaped yet: the workers see a zombie parent
     deadline = time.time() + 5
     while any(_alive(p) for p in children) and time.time() < deadline:
         time.sleep(0.05)
+    proc.wait()
     assert not [p for p in children if _alive(p)]
     shards = len(D.finished_shards(d))
     time.sleep(1)
