@@ -260,8 +260,9 @@ def compute_rows(
     return _match_rows(config, r, codes, first, count)
 
 
-#: Rows the jitted loop writes per call in matches mode (a buffer of about 15 MB).
-MATCH_BLOCK_ROWS = 1 << 16
+#: Rows the jitted loop writes per call in matches mode (a buffer of about 60 MB): a
+#: default shard of 25,000 short matches takes one call.
+MATCH_BLOCK_ROWS = 1 << 18
 
 
 def _match_rows(
@@ -270,13 +271,14 @@ def _match_rows(
     """The rows of ``count`` whole matches from ``first`` through the jitted loop, in calls
     of about :data:`MATCH_BLOCK_ROWS` rows, however long the matches (the target may be
     1,000). Each call gets as many matches as should fill its buffer with room to spare:
-    at first by the bound of ``sides * target`` hands a match (each hand scores at least
-    one point), then by the hands a match has taken so far. The loop stops before a match
+    at first by a third of the bound of ``sides * target`` hands a match (each hand scores
+    at least one point; a side scores about one point in three of the hand's), then by
+    the hands a match has taken so far. The loop stops before a match
     that could not fit in the last 64 rows of room, but a longer match than the room left
     raises; that call is then made again with fewer matches (or, for one match, more
     room), which gives the same rows since a match's data depend only on its number."""
     bound = config.rules.sides * config.rules.target + 1
-    per = float(bound)  # rows a match: the bound until matches have been seen
+    per = bound / 3  # rows a match, until matches have been seen
     parts = []
     done = rows_done = 0
     while done < count:
