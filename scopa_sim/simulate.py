@@ -922,9 +922,15 @@ def simulate(
         run = prepare_run(directory, config, resume, overwrite)
         lock = lock or _lock(directory)
         try:
-            return _execute(run, executor, progress)
+            try:
+                return _execute(run, executor, progress)
+            except OSError as e:  # the disk is full, the directory was removed, ...
+                where = e.filename or directory
+                raise SimulationError(
+                    f"the run in {directory} failed: {e.strerror or e} ({where})"
+                ) from None
         except BaseException as e:
-            for tmp in (directory / D.SHARD_DIR).glob(".shard-*.tmp"):
+            for tmp in _glob(directory / D.SHARD_DIR, ".shard-*.tmp"):
                 tmp.unlink(missing_ok=True)  # the lock is held: no other writer's files
             if isinstance(e, Exception) and not resume and not D.finished_shards(directory):
                 lock.close()
@@ -934,6 +940,14 @@ def simulate(
     finally:
         if lock is not None:
             lock.close()
+
+
+def _glob(directory: Path, pattern: str) -> list[Path]:
+    """The files of ``directory`` matching ``pattern``; none if it cannot be listed."""
+    try:
+        return list(directory.glob(pattern))
+    except OSError:
+        return []
 
 
 def _discard(directory: Path, made: bool) -> None:

@@ -362,3 +362,18 @@ def test_a_cluster_whose_workers_all_go_times_out(tmp_path):
     assert any("no Dask worker left" in n for n in notes)
     assert D.finished_shards(tmp_path / "d")
     assert not json.loads((tmp_path / "d" / D.MANIFEST).read_text())["complete"]
+
+
+def test_a_run_directory_removed_in_the_middle_is_a_one_line_error(tmp_path):
+    """The directory (or the disk) fails under a running simulate: a SimulationError that
+    says so, not an OSError's traceback."""
+    import shutil
+
+    d = tmp_path / "gone"
+    cfg = S.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 600, 0, 200)
+
+    def remove(units: int, rows: int) -> None:
+        shutil.rmtree(d / "shards")
+
+    with pytest.raises(S.SimulationError, match=r"the run in .*gone failed: No such file"):
+        S.simulate(d, cfg, S.local_executor(1), progress=remove)
