@@ -195,6 +195,7 @@ class SimConfig:
             units=units,
             rows=rows,
             size=entry.get("bytes") if entry is not None else None,
+            crc32=entry.get("crc32") if entry is not None else None,
         )
 
 
@@ -232,6 +233,7 @@ class ShardResult:
     compute_seconds: float  # computing its rows (the jitted loop, or the bots)
     write_seconds: float  # encoding and writing its Parquet file
     size: int  # bytes of the file, recorded in the manifest and checked by readers
+    crc32: int  # of the file's bytes, likewise
 
 
 def compute_rows(
@@ -381,10 +383,11 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
     )
     if _parent_gone():  # an orphaned worker process writes nothing
         os._exit(1)
-    path = D.write_shard(Path(directory), index, cols.shape[1], columns)
+    path, crc = D.write_shard(Path(directory), index, cols.shape[1], columns)
     t2 = time.perf_counter()
     size = path.stat().st_size
-    return ShardResult(index, cols.shape[1], count, t2 - t0, path.name, t1 - t0, t2 - t1, size)
+    rows = cols.shape[1]
+    return ShardResult(index, rows, count, t2 - t0, path.name, t1 - t0, t2 - t1, size, crc)
 
 
 def _versions() -> dict[str, str]:
@@ -403,6 +406,7 @@ def _shard_entry(
     units: int,
     rows: int,
     size: int,
+    crc32: int,
     seconds: tuple[float, float, float] | None,
 ) -> dict[str, Any]:
     """A shard's manifest entry; ``seconds`` (whole, computing rows, writing the file) is
@@ -414,6 +418,7 @@ def _shard_entry(
         "units": units,
         "rows": rows,
         "bytes": size,
+        "crc32": crc32,
         "seconds": whole,
         "compute_seconds": compute,
         "write_seconds": write,
@@ -437,7 +442,7 @@ class Run:
     def record(self, res: ShardResult) -> None:
         seconds = (res.seconds, res.compute_seconds, res.write_seconds)
         self.manifest["shards"].append(
-            _shard_entry(res.index, res.file, res.units, res.rows, res.size, seconds)
+            _shard_entry(res.index, res.file, res.units, res.rows, res.size, res.crc32, seconds)
         )
         self.manifest["shards"].sort(key=lambda s: s["index"])
         self.save()
@@ -526,7 +531,8 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
         rows = D.check_shard(old.shard_spec(directory, i, entry))
         if entry is None:  # written, but the manifest update was lost (e.g. kill -9): adopt it
             path = D.shard_path(directory, i)
-            entry = _shard_entry(i, path.name, old.units(i)[1], rows, path.stat().st_size, None)
+            size, crc = path.stat().st_size, D.file_crc32(path)
+            entry = _shard_entry(i, path.name, old.units(i)[1], rows, size, crc, None)
         shards.append(entry)
     run.manifest["shards"] = shards
     run.save()
@@ -566,7 +572,8 @@ def manifest_shards(directory: Path, config: SimConfig, doc: dict[str, Any]) -> 
         bad = f"{where}: malformed manifest (shard entry {k}"
         if not isinstance(e, dict):
             raise D.DatasetError(f"{bad} is not an object)")
-        for key in ("index", "units", "rows", *(["bytes"] if "bytes" in e else [])):
+        optional = [k for k in ("bytes", "crc32") if k in e]
+        for key in ("index", "units", "rows", *optional):
             if type(e.get(key)) is not int:
                 raise D.DatasetError(f"{bad}: {key!r} is not an integer)")
         i = e["index"]

@@ -56,11 +56,13 @@ def _edit_manifest(d: Path, change: Callable[[dict], object]) -> None:
 
 
 def _forget_sizes(d: Path) -> None:
-    """As in a manifest written before sizes were recorded: the content checks remain."""
+    """As in a manifest written before sizes and checksums were recorded: the content
+    checks remain."""
 
     def drop(doc):
         for s in doc["shards"]:
             s.pop("bytes")
+            s.pop("crc32")
 
     _edit_manifest(d, drop)
 
@@ -81,6 +83,12 @@ def one_line_error(result: Result) -> str:
 
 def _shard(d: Path, i: int = 1) -> Path:
     return d / "shards" / f"shard-{i:06d}.parquet"
+
+
+def _flip(path: Path, at: int) -> None:
+    data = bytearray(path.read_bytes())
+    data[at] ^= 0x10
+    path.write_bytes(bytes(data))
 
 
 def _rewrite(path: Path, change: Callable[[pl.DataFrame], pl.DataFrame]) -> None:
@@ -181,6 +189,14 @@ TAMPERINGS: dict[str, tuple[Callable[[dict[str, Path], Path], object], str]] = {
     "shard truncated, sizes not recorded": (
         lambda m, d: (_forget_sizes(d), _shard(d).write_bytes(_shard(d).read_bytes()[:1000])),
         "shard-000001.parquet: not a readable Parquet file",
+    ),
+    "shard altered, same size": (
+        lambda m, d: _flip(_shard(d), 3000),
+        "shard-000001.parquet: its checksum differs from the manifest's",
+    ),
+    "shard checksum not an integer": (
+        lambda m, d: _edit_manifest(d, lambda doc: doc["shards"][1].update(crc32="x")),
+        "shard entry 1: 'crc32' is not an integer",
     ),
     "shard a directory": (
         lambda m, d: (_shard(d).unlink(), _shard(d).mkdir()),
@@ -285,6 +301,11 @@ def test_resume_uses_the_same_check(made, tmp_path):
     assert D.scan(d).collect().equals(D.scan(made["good"]).collect())
     doc = json.loads((d / D.MANIFEST).read_text())
     assert doc["shards"][2]["bytes"] == _shard(d, 2).stat().st_size  # the adopted shard
+    assert doc["shards"][2]["crc32"] == D.file_crc32(_shard(d, 2))
+    assert (
+        doc["shards"][2]["crc32"]
+        == json.loads((made["good"] / D.MANIFEST).read_text())["shards"][2]["crc32"]
+    )  # the writer's running checksum is the file's
 
 
 @pytest.mark.parametrize("name", ["not a directory", "not readable"])
