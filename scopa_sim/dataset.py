@@ -259,14 +259,22 @@ class ShardSpec:
 _CONSTANTS = ("run_id", "preset", "rules_hash", "seed", "players", "sides")
 
 
+def _reraise_interrupts(e: BaseException) -> None:
+    """Let Ctrl-C and exits through the handlers of every polars failure on a damaged
+    file: its exceptions, and a Rust panic on some bad pages (``PanicException``, which
+    derives from BaseException)."""
+    if isinstance(e, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+        raise e
+
+
 def check_shard(spec: ShardSpec) -> int:
     """Raise a one-line DatasetError naming the file unless it is the shard ``spec``
     describes: present, of the recorded size, readable Parquet with the pinned schema,
     the expected number of rows, the run's constants (run id, preset, rules, seed,
     players, sides, policies: on its first and last rows) and the units ``first .. first +
     units - 1`` (the least and greatest match numbers). Reads the footer and a few cheap
-    aggregates, and its CRC-32 if recorded (about 6 ms for 250,000 rows); returns the
-    shard's rows."""
+    aggregates, and its CRC-32 if recorded (about 6 ms for 250,000 rows; without one, every
+    page is decoded instead); returns the shard's rows."""
     import polars as pl
 
     path = spec.path
@@ -279,7 +287,8 @@ def check_shard(spec: ShardSpec) -> int:
         )
     try:
         found = pl.read_parquet_schema(path)
-    except Exception as e:  # polars raises several error types for foreign files
+    except BaseException as e:  # polars raises several error types for foreign files
+        _reraise_interrupts(e)
         raise DatasetError(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
     if spec.crc32 is not None and file_crc32(path) != spec.crc32:
         raise DatasetError(
@@ -298,9 +307,11 @@ def check_shard(spec: ShardSpec) -> int:
         raise DatasetError(f"{path}: not a scopa-sim shard ({what}; the schema is pinned)")
     policies = [f"policy_{k}" for k in range(MAX_SEATS)]
     try:
+        # Without a recorded checksum (a manifest from before checksums), every page is
+        # decoded once here, so that damage is found now rather than in a later query.
+        frame = pl.scan_parquet(path) if spec.crc32 is not None else pl.read_parquet(path).lazy()
         got = (
-            pl.scan_parquet(path)
-            .select(
+            frame.select(
                 pl.len().alias("__rows"),
                 *(pl.col(c).first() for c in (*_CONSTANTS, *policies)),
                 *(pl.col(c).last().alias(f"__last_{c}") for c in (*_CONSTANTS, *policies)),
@@ -310,7 +321,8 @@ def check_shard(spec: ShardSpec) -> int:
             .collect()
             .row(0, named=True)
         )
-    except Exception as e:  # a truncated or damaged file whose footer still parses
+    except BaseException as e:  # a truncated or damaged file whose footer still parses
+        _reraise_interrupts(e)
         raise DatasetError(f"{path}: unreadable shard ({type(e).__name__})") from None
     if spec.rows is not None and got["__rows"] != spec.rows:
         raise DatasetError(f"{path}: {got['__rows']} rows, the manifest records {spec.rows}")
