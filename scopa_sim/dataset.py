@@ -285,15 +285,15 @@ def check_shard(spec: ShardSpec) -> int:
         raise DatasetError(
             f"{path}: {size} bytes, the manifest records {spec.size} (truncated or replaced)"
         )
+    if spec.crc32 is not None and file_crc32(path) != spec.crc32:
+        raise DatasetError(
+            f"{path}: its checksum differs from the manifest's (the file was damaged or altered)"
+        )
     try:
         found = pl.read_parquet_schema(path)
     except BaseException as e:  # polars raises several error types for foreign files
         _reraise_interrupts(e)
         raise DatasetError(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
-    if spec.crc32 is not None and file_crc32(path) != spec.crc32:
-        raise DatasetError(
-            f"{path}: its checksum differs from the manifest's (the file was damaged or altered)"
-        )
     if dict(found) != schema():
         extra = sorted(set(found) - set(COLUMN_TYPES))
         missing = [c for c in COLUMN_TYPES if c not in found]
