@@ -7,7 +7,9 @@
                                       [--seed S] [--json FILE] [--png FILE] [--quick]
 
 Five parts, all in 2-player ``scopa`` unless said otherwise; numbers are measured, never
-asserted, and compile time is excluded (warm-up calls first).
+asserted, and compile time is excluded (warm-up calls first). Times are CPU times of the
+working thread (``time.thread_time``), what a move or a hand costs on one core however
+busy the shared machine is; the wall times are recorded next to them in the JSON.
 
 1. **Fused-loop speed.** Self-play hands/s on one core of ``random``, ``greedy`` and
    ``expert`` on every seat (``K.selfplay_hands``), the three measured in turn
@@ -71,13 +73,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_search import Timed, decision_states, paired_ms_per_move  # noqa: E402
+from bench_search import decision_states  # noqa: E402
 
 from scopa_sim import _kernels as K  # noqa: E402
 from scopa_sim.advantage import Estimate  # noqa: E402
+from scopa_sim.play import Play  # noqa: E402
 from scopa_sim.policy import PolicySpec  # noqa: E402
 from scopa_sim.rules import PRESETS, Rules  # noqa: E402
-from scopa_sim.search import Bot, play_deal  # noqa: E402
+from scopa_sim.search import Bot, PlayStats, play_deal  # noqa: E402
 from scopa_sim.state import HandState  # noqa: E402
 from scopa_sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
 
@@ -85,8 +88,10 @@ from scopa_sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E4
 CHUNK = 25
 #: ISMCTS budgets of the ladder (iterations); ``--quick`` divides them by 10.
 BUDGETS = (100, 250, 1000, 4000)
-#: Budgets of the full-rollout expert variants (26 ms per move at 1,000 iterations).
-EXPERT_BUDGETS = (100, 250, 1000)
+#: Budgets of greedy rollouts and of expert rollouts cut at the horizon.
+SHORT_BUDGETS = (100, 250, 1000)
+#: Budgets of full expert rollouts (about 26 ms of CPU per move at 1,000 iterations).
+EXPERT_BUDGETS = (100, 250)
 #: The reference of the equal-time ISMCTS comparisons (iterations of random rollouts).
 EQUAL_ITERATIONS = 1000
 
@@ -112,9 +117,9 @@ def ladder_settings(quick: bool) -> list[tuple[str, str]]:
     fams = (
         ("ismcts", "", BUDGETS),
         ("ismcts horizon=4,c=1", ",horizon=4,c=1", BUDGETS),
-        ("ismcts rollout=greedy", ",rollout=greedy", BUDGETS),
+        ("ismcts rollout=greedy", ",rollout=greedy", SHORT_BUDGETS),
         ("ismcts rollout=expert", ",rollout=expert", EXPERT_BUDGETS),
-        ("ismcts horizon=4,c=1,rollout=expert", ",horizon=4,c=1,rollout=expert", EXPERT_BUDGETS),
+        ("ismcts horizon=4,c=1,rollout=expert", ",horizon=4,c=1,rollout=expert", SHORT_BUDGETS),
     )
     for fam, extra, budgets in fams:
         out += [(fam, f"ismcts:iterations={n // scale}{extra}") for n in budgets]
@@ -150,18 +155,23 @@ def selfplay_speed(rules: Rules, hands: dict[str, int], repeats: int, seed: int)
     for code in codes.values():  # warm-up: load the compiled kernels
         K.selfplay_hands(r, np.full(4, code, np.int64), seed, 200, np.zeros((200, 4), np.int64))
     runs: dict[str, list[float]] = {name: [] for name in codes}
+    wall: dict[str, list[float]] = {name: [] for name in codes}
     for _ in range(repeats):
         for name, code in codes.items():
             out = np.zeros((hands[name], 4), dtype=np.int64)
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.thread_time()
             K.selfplay_hands(r, np.full(4, code, np.int64), seed, hands[name], out)
-            runs[name].append(hands[name] / (time.perf_counter() - t))
+            runs[name].append(hands[name] / (time.thread_time() - c))
+            wall[name].append(hands[name] / (time.perf_counter() - t))
     med = {name: statistics.median(v) for name, v in runs.items()}
     return {
         "hands_per_run": hands,
         "repeats": repeats,
+        "clock": "CPU time of the calling thread (the loop is single-threaded)",
         "runs_hands_per_s": runs,
         "median_hands_per_s": med,
+        "runs_hands_per_s_wall": wall,
+        "median_hands_per_s_wall": {name: statistics.median(v) for name, v in wall.items()},
         "expert_over_greedy": med["expert"] / med["greedy"],
         "expert_over_random": med["expert"] / med["random"],
         "greedy_over_random": med["greedy"] / med["random"],
@@ -189,7 +199,7 @@ def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
         return out
 
     run([greedy] * n)[:1]  # warm-up (compile / cache load) on the same rules
-    t = time.perf_counter()
+    t = time.thread_time()
     if sides == 2:
         a = run([expert if rules.side_of(s) == 0 else greedy for s in range(n)])
         b = run([greedy if rules.side_of(s) == 0 else expert for s in range(n)])
@@ -206,14 +216,53 @@ def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
         x = np.mean(diffs, axis=0)
         hands = (n + 1) * deals
         method = "each seat in turn against the all-greedy baseline"
-    seconds = time.perf_counter() - t
+    seconds = time.thread_time() - t
     est = Estimate.of(x.astype(np.float64))
     return {"deals": deals, "hands": hands, "method": method, "mean_margin": est.mean,
-            "ci_low": est.low, "ci_high": est.high, "seconds": seconds,
+            "ci_low": est.low, "ci_high": est.high, "cpu_seconds": seconds,
             "hands_per_s": hands / seconds}  # fmt: skip
 
 
 # --------------------------------------------------------------------------- part 3-5
+class Timed(Bot):
+    """A bot that adds up its moves' CPU time (``time.thread_time``: what the move costs
+    on one core, whatever else the shared machine runs) and their wall time."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot, self.name = bot, bot.name
+        self.cpu = self.wall = 0.0
+        self.moves = 0
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        return self.bot.analyse(state, seed)
+
+    def choose(self, state: HandState, seed: int) -> Play:
+        t, c = time.perf_counter(), time.thread_time()
+        play = self.bot.choose(state, seed)
+        self.cpu += time.thread_time() - c
+        self.wall += time.perf_counter() - t
+        self.moves += 1
+        return play
+
+
+def paired_ms_per_move(a: Bot, b: Bot, states: list[HandState]) -> tuple[float, float]:
+    """Mean CPU times per move of ``a`` and ``b`` over ``states``, each state timed for
+    ``a`` then right away for ``b`` (the method of ``bench_search.paired_ms_per_move``,
+    on the thread's CPU clock), after an untimed pass over a few states."""
+    for i, s in enumerate(states[:10]):
+        a.choose(s, i)
+        b.choose(s, i)
+    ta = tb = 0.0
+    for i, s in enumerate(states):
+        c0 = time.thread_time()
+        a.choose(s, i)
+        c1 = time.thread_time()
+        b.choose(s, i)
+        ta += c1 - c0
+        tb += time.thread_time() - c1
+    return ta * 1000 / len(states), tb * 1000 / len(states)
+
+
 @dataclass(frozen=True)
 class Task:
     """Deal pairs ``start .. stop - 1`` of ``a`` against ``b``."""
@@ -239,8 +288,8 @@ def play_task(task: Task, seed: int) -> dict:
             pts = play_deal(rules, bots, deck_seed, dealer=d % 2)
             out.append(pts[seat] - pts[1 - seat])
     return {"key": task.key, "start": task.start, "m0": m0, "m1": m1,
-            "a_seconds": a.seconds, "a_moves": a.moves,
-            "b_seconds": b.seconds, "b_moves": b.moves}  # fmt: skip
+            "a_cpu": a.cpu, "a_wall": a.wall, "a_moves": a.moves,
+            "b_cpu": b.cpu, "b_wall": b.wall, "b_moves": b.moves}  # fmt: skip
 
 
 def _init_worker() -> None:
@@ -294,24 +343,28 @@ def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResu
 
 
 def summary(a: str, b: str, parts: list[dict], first: int | None = None) -> dict:
-    """A match's margin, Elo and both bots' ms per move from its chunks (the first
+    """A match's margin, Elo and both bots' ms per move (CPU; wall time too) from its
+    chunks (the first
     ``first`` deal pairs only, when given: the times are then of the whole match)."""
     m0 = [m for p in parts for m in p["m0"]][:first]
     m1 = [m for p in parts for m in p["m1"]][:first]
     pr = pairing(a, b, m0, m1)
-    a_s, a_n = sum(p["a_seconds"] for p in parts), sum(p["a_moves"] for p in parts)
-    b_s, b_n = sum(p["b_seconds"] for p in parts), sum(p["b_moves"] for p in parts)
+    t = {k: sum(p[k] for p in parts) for k in ("a_cpu", "a_wall", "a_moves", "b_cpu", "b_wall",
+                                                  "b_moves")}  # fmt: skip
+    a_n, b_n = max(1, t["a_moves"]), max(1, t["b_moves"])
     return {"a": a, "b": b, "deals": pr.deal_pairs, "hands": 2 * pr.deal_pairs,
             "mean_margin": pr.margin.mean, "ci_low": pr.margin.low,
             "ci_high": pr.margin.high, "wins": pr.wins, "draws": pr.draws,
             "losses": pr.losses, "score": pr.score, "elo": pr.elo,
             "elo_low": pr.elo_low, "elo_high": pr.elo_high,
-            "a_ms_per_move": 1000 * a_s / max(1, a_n), "b_ms_per_move": 1000 * b_s / max(1, b_n),
-            "a_moves": a_n, "b_moves": b_n, "_pairing": pr}  # fmt: skip
+            "a_ms_per_move": 1000 * t["a_cpu"] / a_n, "b_ms_per_move": 1000 * t["b_cpu"] / b_n,
+            "a_wall_ms_per_move": 1000 * t["a_wall"] / a_n,
+            "b_wall_ms_per_move": 1000 * t["b_wall"] / b_n,
+            "a_moves": t["a_moves"], "b_moves": t["b_moves"], "_pairing": pr}  # fmt: skip
 
 
 def median_paired_ms(a: Bot, b: Bot, states: list[HandState], repeats: int) -> tuple[float, float]:
-    """Medians over ``repeats`` passes of :func:`bench_search.paired_ms_per_move` (a
+    """Medians over ``repeats`` passes of :func:`paired_ms_per_move` (a
     burst of other load on the shared machine then moves one pass, not the answer)."""
     runs = [paired_ms_per_move(a, b, states) for _ in range(repeats)]
     return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
@@ -428,9 +481,9 @@ def fmt_ci(m: dict) -> str:
 
 
 @click.command()
-@click.option("--deals", default=500, show_default=True, help="paired deals per ladder match")
-@click.option("--rr-deals", default=400, show_default=True, help="paired deals per RR pairing")
-@click.option("--equal-deals", default=1500, show_default=True, help="paired deals, equal time")
+@click.option("--deals", default=400, show_default=True, help="paired deals per ladder match")
+@click.option("--rr-deals", default=300, show_default=True, help="paired deals per RR pairing")
+@click.option("--equal-deals", default=1000, show_default=True, help="paired deals, equal time")
 @click.option("--fused-deals", default=200_000, show_default=True, help="fused loop, 2p scopa")
 @click.option("--preset-deals", default=100_000, show_default=True, help="fused loop, presets")
 @click.option("--speed-hands", default=200_000, show_default=True, help="expert hands per run")
@@ -508,7 +561,7 @@ def main(
           f"runs; expert {speed_hands:,} hands a run, the others {5 * speed_hands:,})")  # fmt: skip
     for name in ("random", "greedy", "expert"):
         runs = ", ".join(f"{v:,.0f}" for v in speed["runs_hands_per_s"][name])
-        print(f"  {name:<7} {med[name]:>11,.0f} hands/s   ({runs})")
+        print(f"  {name:<7} {med[name]:>11,.0f} hands/s of CPU   ({runs})")
     print(
         f"  expert / greedy {speed['expert_over_greedy']:.3f}, expert / random "
         f"{speed['expert_over_random']:.3f}, greedy / random {speed['greedy_over_random']:.3f}"
@@ -581,7 +634,7 @@ def main(
         if text == "greedy":
             m = {"a": "greedy", "b": "greedy", "deals": 0, "hands": 0, "mean_margin": 0.0,
                  "ci_low": 0.0, "ci_high": 0.0, "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0,
-                 "a_ms_per_move": None}  # fmt: skip
+                 "a_ms_per_move": None, "a_wall_ms_per_move": None}  # fmt: skip
         else:
             m = summary(text, "greedy", done[f"ladder|{text}"])
         game_ms = m["a_ms_per_move"]
@@ -591,7 +644,9 @@ def main(
                "deals": m["deals"], "mean_margin": m["mean_margin"], "ci_low": m["ci_low"],
                "ci_high": m["ci_high"], "elo_vs_greedy": m["elo"],
                "elo_vs_greedy_low": m["elo_low"], "elo_vs_greedy_high": m["elo_high"],
-               "ms_per_move_in_games": game_ms, "cost_ms_per_move": cost,
+               "ms_per_move_in_games": game_ms,
+               "wall_ms_per_move_in_games": m.get("a_wall_ms_per_move"),
+               "cost_ms_per_move": cost,
                "cost_source": "fused loop" if fam == "jitted" else "in the games",
                "hands_per_s_one_core": hands_s,
                "hands_per_s_source": "fused-loop self-play" if fam == "jitted"
