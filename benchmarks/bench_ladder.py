@@ -515,6 +515,12 @@ def main(
     replot: str | None,
 ) -> None:
     """Print the strength-speed ladder (see the module docstring)."""
+    for out in (json_path, png_path):  # fail now, not after an hour of games
+        if out:
+            try:
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise click.ClickException(f"cannot write {out}: {e.strerror}") from None
     if replot:
         if not png_path:
             raise click.UsageError("--replot needs --png")
@@ -714,10 +720,13 @@ def main(
                 "round_robin": {"policies": rr, "ratings": ratings, "pairings": rr_rows},
                 "equal_time": equal})  # fmt: skip
     doc["load"]["end"] = load()
-    if json_path:
-        Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
-    if png_path:
-        plot(rows, png_path, plot_title(deals, seed))
+    try:
+        if json_path:
+            Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
+        if png_path:
+            plot(rows, png_path, plot_title(deals, seed))
+    except OSError as e:
+        raise click.ClickException(f"cannot write the output: {e}") from None
 
 
 def _cost_guess(t: Task) -> float:

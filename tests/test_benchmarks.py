@@ -110,6 +110,7 @@ def test_bench_ladder_bad_input(tmp_path: Path) -> None:
         ["--deals", "1"],
         ["--replot", str(bad), "--png", str(tmp_path / "x.png")],
         ["--replot", str(bad)],
+        ["--quick", "--json", str(bad / "x.json")],  # a file as the directory
     ):
         proc = subprocess.run(
             [sys.executable, str(BENCH / "bench_ladder.py"), *args],
