@@ -481,9 +481,9 @@ def fmt_ci(m: dict) -> str:
 
 
 @click.command()
-@click.option("--deals", default=400, show_default=True, help="paired deals per ladder match")
-@click.option("--rr-deals", default=300, show_default=True, help="paired deals per RR pairing")
-@click.option("--equal-deals", default=1000, show_default=True, help="paired deals, equal time")
+@click.option("--deals", default=1000, show_default=True, help="paired deals per ladder match")
+@click.option("--rr-deals", default=400, show_default=True, help="paired deals per RR pairing")
+@click.option("--equal-deals", default=3000, show_default=True, help="paired deals, equal time")
 @click.option("--fused-deals", default=200_000, show_default=True, help="fused loop, 2p scopa")
 @click.option("--preset-deals", default=100_000, show_default=True, help="fused loop, presets")
 @click.option("--speed-hands", default=200_000, show_default=True, help="expert hands per run")
