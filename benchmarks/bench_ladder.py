@@ -400,14 +400,15 @@ def frontier(points: Sequence[tuple[str, float, float]]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- output
+#: Colour, marker and label offset (points) of each family on the plot.
 FAMILY_STYLE = {
-    "jitted": ("tab:gray", "s"),
-    "pimc": ("tab:purple", "D"),
-    "ismcts": ("tab:blue", "o"),
-    "ismcts horizon=4,c=1": ("tab:orange", "o"),
-    "ismcts rollout=greedy": ("tab:green", "^"),
-    "ismcts rollout=expert": ("tab:red", "v"),
-    "ismcts horizon=4,c=1,rollout=expert": ("tab:brown", "v"),
+    "jitted": ("tab:gray", "s", (7, -4)),
+    "pimc": ("tab:purple", "D", (-10, 0)),
+    "ismcts": ("tab:blue", "o", (5, -13)),
+    "ismcts horizon=4,c=1": ("tab:orange", "o", (-6, 9)),
+    "ismcts rollout=greedy": ("tab:green", "^", (7, -6)),
+    "ismcts rollout=expert": ("tab:red", "v", (7, -4)),
+    "ismcts horizon=4,c=1,rollout=expert": ("tab:brown", "v", (-4, 10)),
 }
 
 
@@ -419,43 +420,61 @@ def short_label(text: str) -> str:
     return text.replace("pimc:leaf=expert", "pimc leaf=expert")
 
 
-def plot(rows: list[dict], path: str, title: str) -> None:
-    """The strength-cost plot: log cost on x, margin against greedy with its 95% interval
-    on y, the frontier drawn through its points; ISMCTS budgets of one variant joined."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(11, 7))
-    ax = fig.add_subplot()
-    front = [r for r in rows if r["on_frontier"]]
-    front.sort(key=lambda r: r["cost_ms_per_move"])
+def _panel(ax, rows: list[dict], labels: bool, zero: bool) -> None:
+    """One panel of :func:`plot`: the frontier, then each family's points with CI bars
+    (an ISMCTS variant's budgets joined by a line)."""
+    front = sorted((r for r in rows if r["on_frontier"]), key=lambda r: r["cost_ms_per_move"])
     ax.plot([r["cost_ms_per_move"] for r in front], [r["mean_margin"] for r in front],
-            color="gold", lw=9, alpha=0.45, zorder=1, solid_capstyle="round",
-            label="frontier (no cheaper setting as strong)")  # fmt: skip
-    for fam, (color, marker) in FAMILY_STYLE.items():
+            color="gold", lw=10, alpha=0.5, zorder=1, solid_capstyle="round",
+            label="frontier: no cheaper setting as strong")  # fmt: skip
+    for fam, (color, marker, offset) in FAMILY_STYLE.items():
         pts = sorted((r for r in rows if r["family"] == fam), key=lambda r: r["cost_ms_per_move"])
         if not pts:
             continue
         xs = [r["cost_ms_per_move"] for r in pts]
         ys = [r["mean_margin"] for r in pts]
-        lo = [r["mean_margin"] - r["ci_low"] for r in pts]
-        hi = [r["ci_high"] - r["mean_margin"] for r in pts]
-        ax.errorbar(xs, ys, yerr=[lo, hi], fmt=marker, color=color, ms=7, capsize=3,
-                    lw=1.2, zorder=3, label=fam if fam != "jitted" else "jitted (fused-loop cost)",
-                    linestyle="-" if fam.startswith("ismcts") else "none")  # fmt: skip
+        err = [[r["mean_margin"] - r["ci_low"] for r in pts],
+               [r["ci_high"] - r["mean_margin"] for r in pts]]  # fmt: skip
+        ax.errorbar(xs, ys, yerr=err, fmt=marker, color=color, ms=7, capsize=3, lw=1.3,
+                    zorder=3, linestyle="-" if fam.startswith("ismcts") else "none",
+                    label="jitted (fused-loop cost)" if fam == "jitted" else fam)  # fmt: skip
         for r in pts:
+            if not labels and fam != "jitted":
+                continue
+            dx, dy = offset
+            if fam == "pimc":
+                dy = 8 if "leaf=expert" in r["policy"] else -14
             ax.annotate(short_label(r["policy"]), (r["cost_ms_per_move"], r["mean_margin"]),
-                        xytext=(6, -12 if fam == "ismcts rollout=greedy" else 5),
-                        textcoords="offset points", fontsize=9, color=color, zorder=4)  # fmt: skip
-    ax.axhline(0, color="black", lw=0.8, zorder=0)
+                        xytext=(dx, dy), textcoords="offset points", fontsize=9, color=color,
+                        ha="right" if dx < 0 else "left", zorder=4,
+                        fontweight="bold" if r["on_frontier"] else "normal")  # fmt: skip
+    if zero:
+        ax.axhline(0, color="black", lw=0.8, zorder=0)
     ax.set_xscale("log")
-    ax.set_xlabel("cost: ms per move on one core, log scale (ISMCTS points: iterations)")
-    ax.set_ylabel("margin against greedy, points per hand (95% CI)")
-    ax.set_title(title, fontsize=11)
     ax.grid(True, which="both", alpha=0.25)
-    ax.legend(loc="lower right", fontsize=9)
+
+
+def plot(rows: list[dict], path: str, title: str) -> None:
+    """The strength-cost plot: log cost on x, margin against greedy with its 95% interval
+    on y, the frontier highlighted; on the left every setting, on the right the search
+    settings close up, labelled with their ISMCTS iterations (bold: on the frontier)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(15, 7.5))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.7]})
+    _panel(left, rows, labels=False, zero=True)
+    left.set_title("every setting", fontsize=10)
+    left.set_ylabel("margin against greedy, points per hand (95% CI)")
+    left.set_xlabel("CPU ms per move, one core (log)")
+    search = [r for r in rows if r["family"] != "jitted"]
+    _panel(right, search, labels=True, zero=False)
+    right.set_title("search settings (labels: ISMCTS iterations)", fontsize=10)
+    right.set_xlabel("CPU ms per move, one core (log)")
+    right.legend(loc="lower right", fontsize=9)
+    fig.suptitle(title, fontsize=12)
     fig.tight_layout()
     fig.savefig(path, dpi=110, format="png")
 
