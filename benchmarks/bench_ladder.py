@@ -473,9 +473,13 @@ def plot(rows: list[dict], path: str, title: str) -> None:
     _panel(right, search, labels=True, zero=False)
     right.set_title("search settings (labels: ISMCTS iterations)", fontsize=10)
     right.set_xlabel("CPU ms per move, one core (log)")
-    right.legend(loc="lower right", fontsize=9)
+    handles, names = right.get_legend_handles_labels()
+    jitted = left.get_legend_handles_labels()
+    handles.insert(1, jitted[0][1])
+    names.insert(1, jitted[1][1])
+    fig.legend(handles, names, loc="lower center", ncol=4, fontsize=9, frameon=False)
     fig.suptitle(title, fontsize=12)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
     fig.savefig(path, dpi=110, format="png")
 
 
