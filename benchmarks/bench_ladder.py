@@ -5,6 +5,7 @@
                                       [--fused-deals N] [--preset-deals N]
                                       [--speed-hands N] [--repeats N] [--workers N]
                                       [--seed S] [--json FILE] [--png FILE] [--quick]
+    python benchmarks/bench_ladder.py --replot FILE.json --png FILE.png
 
 Five parts, all in 2-player ``scopa`` unless said otherwise; numbers are measured, never
 asserted, and compile time is excluded (warm-up calls first). Times are CPU times of the
@@ -39,13 +40,16 @@ busy the shared machine is; the wall times are recorded next to them in the JSON
 5. **Equal time per move.** ``expert`` as ISMCTS's rollout and as PIMC's leaf: the
    expert bot's budget (ISMCTS iterations, PIMC worlds) is calibrated until its time
    per move matches the reference's on the same 100 positions, the two timed back to
-   back per position (``bench_search.paired_ms_per_move``); then ``--equal-deals``
-   paired deals head to head.
+   back per position (:func:`paired_ms_per_move`: ``bench_search.py``'s method on the
+   CPU clock, medians of three passes); then ``--equal-deals`` paired deals head to
+   head. The equal-time budgets depend on the machine's timings; everything else is
+   deterministic per seed.
 
 Parts 3-5 run their deals in chunks of :data:`CHUNK` deal pairs, each chunk with fresh
 bots, on ``--workers`` processes; search budgets are iteration or world counts, so the
 results (not the times) are the same for any worker count. The JSON records the UTC
 times and the machine's load averages (other jobs may share it) at each part.
+``--replot`` draws the PNG again from an earlier JSON, without playing.
 """
 
 from __future__ import annotations
