@@ -1,0 +1,310 @@
+"""Game review: speed, the loss distributions behind the labels, and checks that the losses
+mean something.
+
+    python benchmarks/bench_review.py [--matches N] [--speed-hands N] [--seed S]
+                                      [--workers W] [--json FILE] [--quick]
+
+Plays 2-player ``scopa`` matches (``play_match``, seed ``--seed``) of four pairings and
+reviews every hand with the default evaluator (review seed 0, never used to play):
+
+* ``greedy`` against ``greedy`` and the evaluator (``eval``) against itself: the loss
+  distributions the label thresholds are derived from (their quantiles, histograms, and
+  the thresholds they give -- see ``derive_thresholds``), and the evaluator's own mean
+  loss (near 0: it is pure evaluation noise, as the review's worlds differ from those
+  the evaluator played with);
+* a strong search bot (``STRONG``) and ``greedy`` each against ``random``: each
+  policy's mean loss per unforced decision with a 95% interval over decisions (random's
+  should be far above the strong bot's, greedy's in between);
+* open endgames (the last round of a hand): the review's loss against the exact
+  solver's difference, and the loss of the solver's own play (0);
+* speed: the time to review one hand (both seats, default settings, one thread, kernels
+  compiled and the prior computed first), the prior's one-time cost, and the whole CLI
+  on one hand (start-up included).
+
+Prints a table; ``--json`` writes everything (``benchmarks/results/review.json``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import click
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scopa_sim import evaluate as E  # noqa: E402
+from scopa_sim.match import play_match  # noqa: E402
+from scopa_sim.policy import PolicySpec  # noqa: E402
+from scopa_sim.record import write_records  # noqa: E402
+from scopa_sim.review import (  # noqa: E402
+    BANDS,
+    THRESHOLDS,
+    Decision,
+    HandTask,
+    load_tasks,
+    review_hand,
+    review_tasks,
+    summarize,
+)
+from scopa_sim.rules import Rules  # noqa: E402
+from scopa_sim.search import SolverBot  # noqa: E402
+from scopa_sim.state import HandState  # noqa: E402
+
+STRONG = "ismcts:horizon=4,c=1"
+PAIRINGS = {
+    "greedy-greedy": ("greedy", "greedy"),
+    "eval-eval": ("eval", "eval"),
+    "strong-random": (STRONG, "random"),
+    "greedy-random": ("greedy", "random"),
+}
+QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99)
+
+
+def record_games(path: Path, rules: Rules, policies: tuple[str, str], matches: int, seed: int):
+    specs = [PolicySpec.parse(p) for p in policies]
+    with path.open("w", encoding="utf-8") as f:
+        for m in range(matches):
+            write_records(f, rules, play_match(rules, specs, seed, m))
+
+
+def losses(ds: list[Decision]) -> np.ndarray:
+    return np.array([d.loss for d in ds if not d.forced], dtype=np.float64)
+
+
+def quantiles(x: np.ndarray) -> dict[str, float]:
+    return {f"q{round(q * 100)}": float(np.quantile(x, q)) for q in QUANTILES} if x.size else {}
+
+
+def histogram(x: np.ndarray) -> dict[str, list[float]]:
+    edges = [0.0, 1e-9, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.6, 0.8, 1.0, 1.5, 2.0, 3.0, math.inf]
+    counts, _ = np.histogram(x, bins=edges)
+    return {"edges": edges[:-1], "counts": [int(c) for c in counts]}
+
+
+def _round_up(x: float, step: float = 0.05) -> float:
+    return round(math.ceil(x / step - 1e-9) * step, 2)
+
+
+def derive_thresholds(own: list[Decision], greedy: list[Decision]) -> dict[str, float]:
+    """The label thresholds the measured losses give (points, rounded up to 0.05):
+
+    * inaccuracy: the 99th percentile of the evaluator's own losses -- what evaluation
+      noise alone reaches in at most 1 decision in 100;
+    * mistake: the median of greedy's distinguishable losses (interval excluding 0) --
+      a typical error of the one-ply heuristic;
+    * blunder: the 90th percentile of greedy's distinguishable losses -- its worst tenth.
+    """
+    own_l = losses(own)
+    g = np.array([d.loss for d in greedy if not d.forced and d.loss_ci[0] > 0])
+    t1 = _round_up(float(np.quantile(own_l, 0.99))) if own_l.size else math.nan
+    t2 = _round_up(float(np.quantile(g, 0.5))) if g.size else math.nan
+    t3 = _round_up(float(np.quantile(g, 0.9))) if g.size else math.nan
+    t2 = max(t2, t1 + 0.05)
+    t3 = max(t3, t2 + 0.05)
+    return {"inaccuracy": t1, "mistake": round(t2, 2), "blunder": round(t3, 2)}
+
+
+def derive_bands(means: dict[str, float]) -> list[tuple[float, str]]:
+    """Band bounds halfway (geometric mean) between the measured policies' mean losses."""
+    order = [("eval", "expert"), ("strong", "strong"), ("greedy", "club"), ("random", "beginner")]
+    out = []
+    for (a, name), (b, _) in itertools.pairwise(order):
+        out.append((round(math.sqrt(max(means[a], 1e-4) * means[b]), 3), name))
+    out.append((math.inf, order[-1][1]))
+    return out
+
+
+def endgame_check(rules: Rules, count: int, seed: int) -> dict[str, object]:
+    """Open endgames (last round, from random play): review loss vs the solver's."""
+    rnd = random.Random(seed)
+    ev = E.Evaluator()
+    solver = SolverBot()
+    worst = 0.0
+    checked = 0
+    solver_loss = 0.0
+    for _ in range(count):
+        s = HandState.deal(rules, dealer=rnd.randrange(2), seed=rnd.randrange(2**32))
+        while s.plays_left > 2 * rules.hand_size - rnd.randrange(3):
+            s.push(rnd.choice(list(s.legal_plays)))
+        e = ev.evaluate(s, 0)
+        exact = {p.play: p.mean for p in solver.analyse(s, 0)}
+        best = max(exact.values())
+        for i, p in enumerate(e.plays):
+            worst = max(worst, abs(e.loss(i).mean - (best - exact[p])))
+            checked += 1
+        solver_loss += e.loss(e.index(solver.choose(s, 0))).mean
+    return {
+        "positions": count,
+        "plays_checked": checked,
+        "max_abs_difference": worst,
+        "solver_play_loss_sum": solver_loss,
+    }
+
+
+def speed(rules: Rules, tasks: list[HandTask], hands: int) -> dict[str, object]:
+    ev = E.Evaluator()
+    review_hand(tasks[0], ev, 1)  # compile, and the priors of this dealer
+    E._prior.cache_clear()
+    t = time.perf_counter()
+    ev.prior(rules, 0)
+    prior_s = time.perf_counter() - t
+    ev.prior(rules, 1)
+    times = []
+    for task in tasks[:hands]:
+        t = time.perf_counter()
+        review_hand(task, ev, 0)
+        times.append(time.perf_counter() - t)
+    return {
+        "hands": len(times),
+        "median_s": statistics.median(times),
+        "mean_s": statistics.fmean(times),
+        "max_s": max(times),
+        "prior_once_s": prior_s,
+    }
+
+
+def cli_time(path: Path) -> float:
+    exe = Path(sys.executable).with_name("scopa-sim")
+    cmd = [str(exe), "review", str(path), "1", "-q"]
+    subprocess.run(cmd, check=True, capture_output=True)  # warm the caches
+    t = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    return time.perf_counter() - t
+
+
+def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
+    s = summarize(name, ds)
+    return {
+        "policy": name,
+        "decisions": s.decisions,
+        "mean_loss": s.mean_loss,
+        "ci": list(s.mean_loss_ci),
+        "accuracy": s.accuracy,
+        "labels": s.counts,
+        "band": s.band,
+    }
+
+
+@click.command()
+@click.option("--matches", default=20, show_default=True, help="Matches per pairing.")
+@click.option("--speed-hands", default=20, show_default=True, help="Hands timed.")
+@click.option("--endgames", default=100, show_default=True, help="Open endgames checked.")
+@click.option("--seed", default=2026, show_default=True, help="Seed of the games played.")
+@click.option("--workers", default=1, show_default=True, help="Review threads.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON here.")
+@click.option("--quick", is_flag=True, help="Tiny sizes (smoke test).")
+def main(
+    matches: int,
+    speed_hands: int,
+    endgames: int,
+    seed: int,
+    workers: int,
+    json_path: str | None,
+    quick: bool,
+) -> None:
+    if quick:
+        matches, speed_hands, endgames = 1, 1, 5
+    rules = Rules.make("scopa")
+    ev = E.Evaluator()
+    doc: dict[str, object] = {
+        "evaluator": str(ev),
+        "seed": seed,
+        "review_seed": 0,
+        "matches_per_pairing": matches,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+    }
+    t0 = time.perf_counter()
+    by_pairing: dict[str, list[Decision]] = {}
+    hands: dict[str, int] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = {}
+        for name, pols in PAIRINGS.items():
+            path = Path(tmp) / f"{name}.jsonl"
+            t = time.perf_counter()
+            record_games(path, rules, pols, matches, seed)
+            files[name] = path
+            tasks = load_tasks([(str(path), None)])
+            review = review_tasks(tasks, ev, 0, workers=workers)
+            by_pairing[name] = review.decisions()
+            hands[name] = len(tasks)
+            print(f"{name}: {len(tasks)} hands in {time.perf_counter() - t:.1f} s", file=sys.stderr)
+        speed_tasks = load_tasks([(str(files["greedy-random"]), None)])
+        doc["speed"] = speed(rules, speed_tasks, speed_hands)
+        doc["speed"]["cli_one_hand_s"] = cli_time(files["greedy-random"])  # type: ignore[index]
+    seat = {
+        name: [[d for d in ds if d.seat == s] for s in (0, 1)] for name, ds in by_pairing.items()
+    }
+    policies = {
+        "strong": seat["strong-random"][0],
+        "random": seat["strong-random"][1],
+        "greedy": seat["greedy-random"][0],
+        "greedy (self-play)": by_pairing["greedy-greedy"],
+        "eval (self-play)": by_pairing["eval-eval"],
+    }
+    rows = [summary_row(k, v) for k, v in policies.items()]
+    own, greedy = by_pairing["eval-eval"], by_pairing["greedy-greedy"]
+    doc["hands"] = hands
+    doc["policies"] = rows
+    doc["strong_policy"] = STRONG
+    doc["calibration"] = {
+        "eval_own": {"n": int(losses(own).size), **quantiles(losses(own))},
+        "greedy": {"n": int(losses(greedy).size), **quantiles(losses(greedy))},
+        "greedy_distinguishable": quantiles(
+            np.array([d.loss for d in greedy if not d.forced and d.loss_ci[0] > 0])
+        ),
+        "eval_own_labelled_share": float(
+            np.mean([d.label is not None for d in own if not d.forced])
+        ),
+        "histogram_eval_own": histogram(losses(own)),
+        "histogram_greedy": histogram(losses(greedy)),
+        "derived_thresholds": derive_thresholds(own, greedy),
+        "thresholds_in_use": THRESHOLDS,
+    }
+    means = {
+        "eval": summarize("", own).mean_loss,
+        "strong": summarize("", policies["strong"]).mean_loss,
+        "greedy": summarize("", policies["greedy"]).mean_loss,
+        "random": summarize("", policies["random"]).mean_loss,
+    }
+    doc["derived_bands"] = [[b if math.isfinite(b) else None, n] for b, n in derive_bands(means)]
+    doc["bands_in_use"] = [[b if math.isfinite(b) else None, n] for b, n in BANDS]
+    doc["endgames"] = endgame_check(rules, endgames, seed)
+    doc["seconds"] = time.perf_counter() - t0
+
+    print(f"evaluator {ev}; {matches} matches per pairing, seed {seed}, review seed 0")
+    print(f"{'policy':<20} {'decisions':>9} {'mean loss':>10} {'95% CI':>18} {'accuracy':>9}")
+    for r in rows:
+        lo, hi = r["ci"]  # type: ignore[misc]
+        print(
+            f"{r['policy']:<20} {r['decisions']:>9} {r['mean_loss']:>10.4f} "
+            f"{f'[{lo:.4f}, {hi:.4f}]':>18} {r['accuracy']:>8.1f}%"
+        )
+    cal = doc["calibration"]
+    print(f"derived thresholds: {cal['derived_thresholds']}; in use: {THRESHOLDS}")  # type: ignore[index]
+    print(f"derived bands: {doc['derived_bands']}")
+    sp = doc["speed"]
+    print(
+        f"one hand reviewed (both seats, one thread): median {sp['median_s']:.3f} s, "  # type: ignore[index]
+        f"max {sp['max_s']:.3f} s over {sp['hands']} hands; prior once "  # type: ignore[index]
+        f"{sp['prior_once_s']:.3f} s; CLI on one hand {sp['cli_one_hand_s']:.2f} s"  # type: ignore[index]
+    )
+    print(f"open endgames: {doc['endgames']}")
+    if json_path:
+        Path(json_path).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
