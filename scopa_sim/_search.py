@@ -1187,13 +1187,13 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
 
     The worlds are determinizations of ``state`` for ``seat`` (-1: every hand unknown,
     as before a deal; -2: only the stock unknown, see :func:`shuffle_stock`) from the
-    streams ``derive_seed(seed, 12, w, 0)``; every play is
-    valued in the same worlds, and its rollout in world ``w`` draws from the same stream
-    ``derive_seed(seed, 13, w, 0)``, so differences between plays are paired.  When the
-    information set is a single world (and ``exact``) only one world is used.  The
-    transposition table is shared by every world (open endgames have no hidden order
-    left, so an entry means the same in all of them); the caller clears it.  Returns
-    the number of worlds used.
+    streams ``derive_seed(seed, 12, w, 0)``; every play is valued in the same worlds,
+    and its rollout in world ``w`` draws from the same stream ``derive_seed(seed, 13, w,
+    0)``, so differences between plays are paired.  When the information set is a
+    single world (two sides, and ``exact``) only one world is used.  The transposition
+    table is shared by every world (open endgames have no hidden order left, so an
+    entry means the same in all of them); the caller clears it.  Returns the number of
+    worlds used.
     """
     ws = _workspace(state, rules)
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -1210,8 +1210,12 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
     rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
     roll = np.zeros(K.RNG_WORDS, dtype=np.uint64)
     used = worlds
-    if exact and (
-        single_world(state, rules, seat) if seat >= -1 else state[S_STOCK] >= state[S_DECK_SIZE]
+    if (
+        exact
+        and rules[R_SIDES] == 2
+        and (
+            single_world(state, rules, seat) if seat >= -1 else state[S_STOCK] >= state[S_DECK_SIZE]
+        )
     ):
         used = 1
     for w in range(used):

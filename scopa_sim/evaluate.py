@@ -238,7 +238,7 @@ class Evaluator:
         kseed = _stream(seed, vec, seat)
         side = int(K.side_of(state._r, seat))
         out = self._run(vec, state._r, seat, kseed, played)
-        exact = bool(self.exact and KS.single_world(vec, state._r, seat))
+        exact = bool(self.exact and state.rules.sides == 2 and KS.single_world(vec, state._r, seat))
         values = out[:, : len(played), side].copy()
         return Evaluation(tuple(played), values, seat, side, exact, kseed)
 
