@@ -102,14 +102,14 @@ def derive_thresholds(own: list[Decision], greedy: list[Decision]) -> dict[str, 
 
     * inaccuracy: the 99th percentile of the evaluator's own losses -- what evaluation
       noise alone reaches in at most 1 decision in 100;
-    * mistake: the median of greedy's distinguishable losses (interval excluding 0) --
-      a typical error of the one-ply heuristic;
-    * blunder: the 90th percentile of greedy's distinguishable losses -- its worst tenth.
+    * mistake: the 75th percentile of greedy's distinguishable losses (interval
+      excluding 0) -- the worst quarter of the one-ply heuristic's errors;
+    * blunder: the 90th percentile of the same -- greedy's worst tenth.
     """
     own_l = losses(own)
     g = np.array([d.loss for d in greedy if not d.forced and d.loss_ci[0] > 0])
     t1 = _round_up(float(np.quantile(own_l, 0.99))) if own_l.size else math.nan
-    t2 = _round_up(float(np.quantile(g, 0.5))) if g.size else math.nan
+    t2 = _round_up(float(np.quantile(g, 0.75))) if g.size else math.nan
     t3 = _round_up(float(np.quantile(g, 0.9))) if g.size else math.nan
     t2 = max(t2, t1 + 0.05)
     t3 = max(t3, t2 + 0.05)
@@ -126,10 +126,9 @@ def derive_bands(means: dict[str, float]) -> list[tuple[float, str]]:
     return out
 
 
-def endgame_check(rules: Rules, count: int, seed: int) -> dict[str, object]:
+def endgame_check(rules: Rules, count: int, seed: int, ev: E.Evaluator) -> dict[str, object]:
     """Open endgames (last round, from random play): review loss vs the solver's."""
     rnd = random.Random(seed)
-    ev = E.Evaluator()
     solver = SolverBot()
     worst = 0.0
     checked = 0
@@ -153,8 +152,7 @@ def endgame_check(rules: Rules, count: int, seed: int) -> dict[str, object]:
     }
 
 
-def speed(rules: Rules, tasks: list[HandTask], hands: int) -> dict[str, object]:
-    ev = E.Evaluator()
+def speed(rules: Rules, tasks: list[HandTask], hands: int, ev: E.Evaluator) -> dict[str, object]:
     review_hand(tasks[0], ev, 1)  # compile, and the priors of this dealer
     E._prior.cache_clear()
     t = time.perf_counter()
@@ -175,9 +173,9 @@ def speed(rules: Rules, tasks: list[HandTask], hands: int) -> dict[str, object]:
     }
 
 
-def cli_time(path: Path) -> float:
+def cli_time(path: Path, policy: str) -> float:
     exe = Path(sys.executable).with_name("scopa-sim")
-    cmd = [str(exe), "review", str(path), "1", "-q"]
+    cmd = [str(exe), "review", str(path), "1", "-q", "--policy", policy]
     subprocess.run(cmd, check=True, capture_output=True)  # warm the caches
     t = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
@@ -204,6 +202,9 @@ def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
 @click.option("--seed", default=2026, show_default=True, help="Seed of the games played.")
 @click.option("--workers", default=1, show_default=True, help="Review threads.")
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write JSON here.")
+@click.option(
+    "--worlds", default=E.DEFAULT_WORLDS, show_default=True, help="The evaluator's worlds."
+)
 @click.option("--quick", is_flag=True, help="Tiny sizes (smoke test).")
 def main(
     matches: int,
@@ -212,12 +213,13 @@ def main(
     seed: int,
     workers: int,
     json_path: str | None,
+    worlds: int,
     quick: bool,
 ) -> None:
     if quick:
-        matches, speed_hands, endgames = 1, 1, 5
+        matches, speed_hands, endgames, worlds = 1, 1, 5, 32
     rules = Rules.make("scopa")
-    ev = E.Evaluator()
+    ev = E.Evaluator(worlds=worlds)
     doc: dict[str, object] = {
         "evaluator": str(ev),
         "seed": seed,
@@ -234,6 +236,7 @@ def main(
         for name, pols in PAIRINGS.items():
             path = Path(tmp) / f"{name}.jsonl"
             t = time.perf_counter()
+            pols = tuple(str(ev) if p == "eval" else p for p in pols)
             record_games(path, rules, pols, matches, seed)
             files[name] = path
             tasks = load_tasks([(str(path), None)])
@@ -242,8 +245,8 @@ def main(
             hands[name] = len(tasks)
             print(f"{name}: {len(tasks)} hands in {time.perf_counter() - t:.1f} s", file=sys.stderr)
         speed_tasks = load_tasks([(str(files["greedy-random"]), None)])
-        doc["speed"] = speed(rules, speed_tasks, speed_hands)
-        doc["speed"]["cli_one_hand_s"] = cli_time(files["greedy-random"])  # type: ignore[index]
+        doc["speed"] = speed(rules, speed_tasks, speed_hands, ev)
+        doc["speed"]["cli_one_hand_s"] = cli_time(files["greedy-random"], str(ev))  # type: ignore[index]
     seat = {
         name: [[d for d in ds if d.seat == s] for s in (0, 1)] for name, ds in by_pairing.items()
     }
@@ -281,7 +284,7 @@ def main(
     }
     doc["derived_bands"] = [[b if math.isfinite(b) else None, n] for b, n in derive_bands(means)]
     doc["bands_in_use"] = [[b if math.isfinite(b) else None, n] for b, n in BANDS]
-    doc["endgames"] = endgame_check(rules, endgames, seed)
+    doc["endgames"] = endgame_check(rules, endgames, seed, ev)
     doc["seconds"] = time.perf_counter() - t0
 
     print(f"evaluator {ev}; {matches} matches per pairing, seed {seed}, review seed 0")

@@ -48,25 +48,30 @@ from .errors import ReviewError
 from .evaluate import DEALT, PUBLIC, Evaluator, final_margins
 from .play import Play
 from .policy import PolicySpec
-from .record import check_lines
+from .record import check_lines, iter_lines
 from .rules import Rules
 from .search import Z95
 from .state import HandState
 
-#: Labels from the mildest, with the smallest loss (points) that earns each.  Derived
-#: from the measured losses (``benchmarks/results/review-calibration.json``): see the
-#: README's "Game review" section for the derivation.
-THRESHOLDS: dict[str, float] = {"inaccuracy": 0.15, "mistake": 0.4, "blunder": 1.0}
+#: Labels from the mildest, with the smallest loss (points) that earns each, derived from
+#: the losses measured by ``benchmarks/bench_review.py`` (``benchmarks/results/review.json``,
+#: 2-player scopa, default evaluator): *inaccuracy* from the 99th percentile of the
+#: evaluator's own losses (0.26: evaluation noise alone reaches it in 1 decision in 100),
+#: *mistake* from the 75th and *blunder* from the 90th percentile of greedy's losses
+#: that are distinguishable from 0 (0.81 and 1.58: greedy's worst quarter and tenth),
+#: each rounded up to 0.05.
+THRESHOLDS: dict[str, float] = {"inaccuracy": 0.3, "mistake": 0.85, "blunder": 1.6}
 LABELS: tuple[str, ...] = tuple(THRESHOLDS)
 
 #: Rating bands by mean loss per unforced decision (points): the first band whose bound
-#: the mean loss does not exceed.  Bounds halfway (geometrically) between the measured
-#: mean losses of the policies named (``benchmarks/results/review.json``).
+#: the mean loss does not exceed.  The bounds lie halfway (geometric mean, rounded)
+#: between the mean losses measured for the evaluator's own play (0.014), the strong
+#: search bot ``ismcts:horizon=4,c=1`` (0.025), greedy (0.131) and random (0.217)
+#: (``benchmarks/results/review.json``).
 BANDS: tuple[tuple[float, str], ...] = (
-    (0.02, "evaluator-level"),
+    (0.02, "expert"),
     (0.06, "strong"),
-    (0.15, "club"),
-    (0.35, "casual"),
+    (0.17, "club"),
     (math.inf, "beginner"),
 )
 
@@ -337,7 +342,8 @@ def load_tasks(
         if not p.is_file():
             raise ReviewError(f"no such file: {path}")
         try:
-            texts = p.read_text(encoding="utf-8").splitlines()
+            with p.open(encoding="utf-8") as f:
+                texts = list(iter_lines(f))  # as replay reads it
         except UnicodeDecodeError:
             raise ReviewError(
                 f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file"

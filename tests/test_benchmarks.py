@@ -45,3 +45,11 @@ def test_bench_simulate(tmp_path: Path) -> None:
 def test_bench_search(tmp_path: Path) -> None:
     doc = _run("bench_search.py", "--quick", out=tmp_path / "q.json")
     assert doc["ismcts"] and doc["matches"]
+
+
+def test_bench_review(tmp_path: Path) -> None:
+    doc = _run("bench_review.py", "--quick", out=tmp_path / "r.json")
+    assert doc["endgames"]["max_abs_difference"] == 0.0
+    assert doc["endgames"]["solver_play_loss_sum"] == 0.0
+    assert {r["policy"] for r in doc["policies"]} >= {"strong", "random", "greedy"}
+    assert doc["speed"]["median_s"] > 0
