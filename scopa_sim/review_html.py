@@ -33,13 +33,14 @@ tr.forced td { color: #8a9199; }
   border: 1px solid #9aa3ab; border-radius: 4px; background: #fff; text-align: center;
   font-weight: 700; font-size: 13px; line-height: 15px; box-shadow: 0 1px 0 #cfd4d8; }
 .c b { font-weight: 400; margin-left: 1px; }
-.pile .c { min-width: 19px; font-size: 10px; line-height: 11px; padding: 1px; }
+.pile .c { min-width: 17px; font-size: 10px; line-height: 11px; padding: 0 1px;
+  margin: 0 1px 1px 0; }
 .D { color: #a0700c; } .H { color: #c0262d; } .C { color: #1d7a34; } .S { color: #1b3f8f; }
 .x { color: #6b747c; margin: 0 3px; }
 .lab { display: inline-block; padding: 1px 7px; border-radius: 9px; color: #fff;
   font-size: 12px; font-weight: 600; }
 .empty { color: #9aa3ab; }
-.pile { white-space: normal; max-width: 250px; min-width: 150px; }
+.pile { white-space: normal; max-width: 300px; min-width: 150px; }
 td small { color: #6b747c; font-size: 11px; }
 td.cards, td.nw { white-space: nowrap; }
 .pile .who { color: #55606b; font-size: 11px; margin-right: 3px; }
