@@ -617,6 +617,8 @@ def to_text(review: Review) -> str:
                 continue
             if d.forced:
                 ci, label = "", "(forced)"
+            elif d.best == d.chosen:
+                ci, label = "", ""
             elif d.exact:
                 ci, label = "exact", d.label or ""
             else:
