@@ -19,7 +19,8 @@ reviews every hand with the default evaluator (review seed 0, never used to play
   solver's difference, and the loss of the solver's own play (0);
 * speed: the time to review one hand (both seats, default settings, one thread, kernels
   compiled and the prior computed first), the prior's one-time cost, and the whole CLI
-  on one hand (start-up included).
+  on one hand (start-up and the prior included), with the load average before and
+  after (``--speed-only`` measures only these: ``benchmarks/results/review-speed.json``).
 
 Prints a table; ``--json`` writes everything (``benchmarks/results/review.json``).
 """
@@ -29,6 +30,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 import platform
 import random
 import statistics
@@ -195,6 +197,15 @@ def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
     }
 
 
+def print_speed(doc: dict) -> None:
+    sp = doc["speed"]
+    print(
+        f"one hand reviewed (both seats, one thread): median {sp['median_s']:.3f} s, "
+        f"max {sp['max_s']:.3f} s over {sp['hands']} hands; prior once "
+        f"{sp['prior_once_s']:.3f} s; CLI on one hand {sp['cli_one_hand_s']:.2f} s"
+    )
+
+
 @click.command()
 @click.option("--matches", default=20, show_default=True, help="Matches per pairing.")
 @click.option("--speed-hands", default=20, show_default=True, help="Hands timed.")
@@ -206,6 +217,7 @@ def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
     "--worlds", default=E.DEFAULT_WORLDS, show_default=True, help="The evaluator's worlds."
 )
 @click.option("--quick", is_flag=True, help="Tiny sizes (smoke test).")
+@click.option("--speed-only", is_flag=True, help="Only the speed measures.")
 def main(
     matches: int,
     speed_hands: int,
@@ -215,6 +227,7 @@ def main(
     json_path: str | None,
     worlds: int,
     quick: bool,
+    speed_only: bool,
 ) -> None:
     if quick:
         matches, speed_hands, endgames, worlds = 1, 1, 5, 32
@@ -229,6 +242,18 @@ def main(
         "machine": platform.machine(),
     }
     t0 = time.perf_counter()
+    if speed_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "greedy-random.jsonl"
+            record_games(path, rules, PAIRINGS["greedy-random"], max(2, speed_hands // 3), seed)
+            doc["load_before"] = os.getloadavg()
+            doc["speed"] = speed(rules, load_tasks([(str(path), None)]), speed_hands, ev)
+            doc["speed"]["cli_one_hand_s"] = cli_time(path, str(ev))  # type: ignore[index]
+            doc["load_after"] = os.getloadavg()
+        print_speed(doc)
+        if json_path:
+            Path(json_path).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        return
     by_pairing: dict[str, list[Decision]] = {}
     hands: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -245,8 +270,10 @@ def main(
             hands[name] = len(tasks)
             print(f"{name}: {len(tasks)} hands in {time.perf_counter() - t:.1f} s", file=sys.stderr)
         speed_tasks = load_tasks([(str(files["greedy-random"]), None)])
+        doc["load_before"] = os.getloadavg()
         doc["speed"] = speed(rules, speed_tasks, speed_hands, ev)
         doc["speed"]["cli_one_hand_s"] = cli_time(files["greedy-random"], str(ev))  # type: ignore[index]
+        doc["load_after"] = os.getloadavg()
     seat = {
         name: [[d for d in ds if d.seat == s] for s in (0, 1)] for name, ds in by_pairing.items()
     }
@@ -298,12 +325,7 @@ def main(
     cal = doc["calibration"]
     print(f"derived thresholds: {cal['derived_thresholds']}; in use: {THRESHOLDS}")  # type: ignore[index]
     print(f"derived bands: {doc['derived_bands']}")
-    sp = doc["speed"]
-    print(
-        f"one hand reviewed (both seats, one thread): median {sp['median_s']:.3f} s, "  # type: ignore[index]
-        f"max {sp['max_s']:.3f} s over {sp['hands']} hands; prior once "  # type: ignore[index]
-        f"{sp['prior_once_s']:.3f} s; CLI on one hand {sp['cli_one_hand_s']:.2f} s"  # type: ignore[index]
-    )
+    print_speed(doc)
     print(f"open endgames: {doc['endgames']}")
     if json_path:
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")

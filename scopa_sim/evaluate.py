@@ -209,19 +209,26 @@ class Evaluator:
 
     # -- kernel calls -------------------------------------------------------------------
     def _run(
-        self, vec: np.ndarray, r: np.ndarray, seat: int, seed: int, plays: list[Play]
+        self,
+        vec: np.ndarray,
+        r: np.ndarray,
+        seat: int,
+        seed: int,
+        plays: list[Play],
+        worlds: int | None = None,
     ) -> np.ndarray:
         """``values[w, i, side]`` of :func:`scopa_sim._search.eval_values`."""
         tk, tv, tm = self._tt
         tk.fill(0)  # results never depend on earlier calls
         n = len(plays)
+        w = self.worlds if worlds is None else worlds
         cards = np.array([p.card for p in plays] or [0], dtype=np.int64)
         takes = np.array([p.take for p in plays] or [0], dtype=np.int64)
-        out = np.zeros((self.worlds, max(n, 1), 4), dtype=np.float64)
+        out = np.zeros((w, max(n, 1), 4), dtype=np.float64)
         code = rollout_codes()[self.rollout]
         used = int(
             KS.eval_values(
-                vec, r, seat, self.worlds, code, seed, self.exact, tk, tv, tm, cards, takes, n, out
+                vec, r, seat, w, code, seed, self.exact, tk, tv, tm, cards, takes, n, out
             )
         )
         return out[:used]
@@ -242,12 +249,15 @@ class Evaluator:
         values = out[:, : len(played), side].copy()
         return Evaluation(tuple(played), values, seat, side, exact, kseed)
 
-    def position_values(self, state: HandState, view: int, seed: int) -> np.ndarray:
+    def position_values(
+        self, state: HandState, view: int, seed: int, worlds: int | None = None
+    ) -> np.ndarray:
         """Each side's final margin per world (``[w, side]``) for the position as it
         stands, the hand finished as a decision's worlds are.  ``view`` says what is
         known: a seat (that seat's information set), :data:`PUBLIC` (no hand known, as
         just before a deal) or :data:`DEALT` (every hand known, only the stock's order
-        unknown: what the deals have decided so far, used for luck)."""
+        unknown: what the deals have decided so far, used for luck).  ``worlds``
+        overrides the evaluator's number of worlds."""
         if state.is_over():
             return final_margins(state)[None, :]
         if view == DEALT:
@@ -259,7 +269,7 @@ class Evaluator:
             KS.canonical_world(state._vec, state._r, view, vec)
         else:
             raise ValueError(f"view must be a seat, PUBLIC or DEALT, got {view!r}")
-        out = self._run(vec, state._r, view, _stream(seed, vec, view), [])
+        out = self._run(vec, state._r, view, _stream(seed, vec, view), [], worlds)
         return out[:, 0, : state.rules.sides].copy()
 
     def prior(self, rules: Rules, dealer: int) -> np.ndarray:

@@ -76,6 +76,10 @@ BANDS: tuple[tuple[float, str], ...] = (
 )
 
 
+#: The plot's points after plays (not deals) use 1 / CURVE_SHARE of the worlds.
+CURVE_SHARE = 4
+
+
 def label_for(mean: float, low: float) -> str | None:
     """The label of a loss: None unless its interval excludes 0 (``low > 0``), then the
     most severe label whose threshold ``mean`` reaches."""
@@ -457,8 +461,9 @@ def review_hand(task: HandTask, evaluator: Evaluator, seed: int) -> HandReview:
             after = _means(ev.position_values(state, DEALT, seed))
             deal_list.append(Deal(len(deal_list), k + 1, before, after))
             curve += [(k + 1, before), (k + 1, after)]
-        else:
-            curve.append((k + 1, _means(ev.position_values(state, DEALT, seed))))
+        else:  # a point of the plot only: a quarter of the worlds
+            v = ev.position_values(state, DEALT, seed, max(1, ev.worlds // CURVE_SHARE))
+            curve.append((k + 1, _means(v)))
     result = tuple(float(x) for x in final_margins(state))
     return HandReview(
         file=task.file,
