@@ -54,7 +54,7 @@ from .state import HandState
 DEFAULT_WORLDS = 256
 #: Rollout policy by default.  Issue 13's jitted ``expert`` is meant to replace it once
 #: ``K.choose_play`` knows ``K.POLICY_EXPERT``; the labels' thresholds are calibrated for
-#: the default and are to be measured again with ``benchmarks/bench_review.py --calibrate``.
+#: the default and are to be measured again with ``benchmarks/bench_review.py``.
 DEFAULT_ROLLOUT = "greedy"
 #: Random deals behind the prior (the expected margin before a hand's first deal).
 PRIOR_WORLDS = 4096

@@ -7,20 +7,19 @@ from the deciding seat's information set on common worlds; the **loss** of the p
 made is the best play's mean minus its mean, a paired difference with a 95% interval
 over the worlds.  A decision with one legal play is *forced* and not graded.  A loss
 whose interval excludes 0 gets a **label** by :data:`THRESHOLDS` (calibrated on the
-measured losses of greedy's and the evaluator's own play:
-``benchmarks/bench_review.py --calibrate``, ``benchmarks/results/review-calibration.json``).
+measured losses of greedy's and the evaluator's own play: ``benchmarks/bench_review.py``,
+``benchmarks/results/review.json``).
 
 **Luck.** Each deal is a chance event.  Its luck for a side is the evaluator's
 expected hand margin of that side once the cards are dealt (every hand known, only the
 stock's order unknown: :data:`~scopa_sim.evaluate.DEALT`) minus the same before the
 deal (no hand known: :data:`~scopa_sim.evaluate.PUBLIC`).  Before the first deal the
 expected margin is the **prior** of the side's position (dealer's side or not),
-measured by the evaluator over random deals (:meth:`Evaluator.prior`); being dealt
-that position is luck too, counted from an even game (0).  So a side's luck in a hand
-is its expected margin after the last deal's cards were seen minus the expected
-margin change of every deal since, and its **skill** is the rest: the hand's actual
-margin minus luck.  ``result = luck + skill`` holds exactly, by construction, and
-skill is the sum of the expected-margin changes made by the plays (both sides').
+measured by the evaluator over random deals (:meth:`Evaluator.prior`); being given
+that position is luck too, counted from an even game (0).  A side's luck in a hand is
+its prior plus the luck of every deal, and its **skill** (the luck-adjusted result) is
+the hand's actual margin minus its luck, so ``result = luck + skill`` exactly; skill
+is what the plays (both sides') changed in the expected margin between the deals.
 
 Summaries (per seat and per side): unforced decisions, the mean loss per unforced
 decision with a 95% interval over decisions, label counts, the **accuracy**
