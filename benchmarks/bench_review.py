@@ -161,27 +161,37 @@ def speed(rules: Rules, tasks: list[HandTask], hands: int, ev: E.Evaluator) -> d
     ev.prior(rules, 0)
     prior_s = time.perf_counter() - t
     ev.prior(rules, 1)
-    times = []
+    times, cpu = [], []
     for task in tasks[:hands]:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         review_hand(task, ev, 0)
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     return {
         "hands": len(times),
         "median_s": statistics.median(times),
         "mean_s": statistics.fmean(times),
         "max_s": max(times),
+        "cpu_median_s": statistics.median(cpu),
+        "cpu_max_s": max(cpu),
         "prior_once_s": prior_s,
     }
 
 
-def cli_time(path: Path, policy: str) -> float:
+def cli_time(path: Path, policy: str) -> tuple[float, float]:
+    """Wall and CPU time (user + system) of ``scopa-sim review FILE 1`` in a new process."""
     exe = Path(sys.executable).with_name("scopa-sim")
     cmd = [str(exe), "review", str(path), "1", "-q", "--policy", policy]
     subprocess.run(cmd, check=True, capture_output=True)  # warm the caches
+    before = os.times()
     t = time.perf_counter()
     subprocess.run(cmd, check=True, capture_output=True)
-    return time.perf_counter() - t
+    wall = time.perf_counter() - t
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return wall, cpu
 
 
 def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
@@ -201,8 +211,10 @@ def print_speed(doc: dict) -> None:
     sp = doc["speed"]
     print(
         f"one hand reviewed (both seats, one thread): median {sp['median_s']:.3f} s, "
-        f"max {sp['max_s']:.3f} s over {sp['hands']} hands; prior once "
-        f"{sp['prior_once_s']:.3f} s; CLI on one hand {sp['cli_one_hand_s']:.2f} s"
+        f"max {sp['max_s']:.3f} s over {sp['hands']} hands (CPU: median "
+        f"{sp['cpu_median_s']:.3f} s, max {sp['cpu_max_s']:.3f} s); prior once "
+        f"{sp['prior_once_s']:.3f} s; CLI on one hand {sp['cli_one_hand_s']:.2f} s wall, "
+        f"{sp['cli_one_hand_cpu_s']:.2f} s CPU"
     )
 
 
@@ -248,7 +260,9 @@ def main(
             record_games(path, rules, PAIRINGS["greedy-random"], max(2, speed_hands // 3), seed)
             doc["load_before"] = os.getloadavg()
             doc["speed"] = speed(rules, load_tasks([(str(path), None)]), speed_hands, ev)
-            doc["speed"]["cli_one_hand_s"] = cli_time(path, str(ev))  # type: ignore[index]
+            doc["speed"]["cli_one_hand_s"], doc["speed"]["cli_one_hand_cpu_s"] = cli_time(  # type: ignore[index]
+                path, str(ev)
+            )
             doc["load_after"] = os.getloadavg()
         print_speed(doc)
         if json_path:
@@ -272,7 +286,9 @@ def main(
         speed_tasks = load_tasks([(str(files["greedy-random"]), None)])
         doc["load_before"] = os.getloadavg()
         doc["speed"] = speed(rules, speed_tasks, speed_hands, ev)
-        doc["speed"]["cli_one_hand_s"] = cli_time(files["greedy-random"], str(ev))  # type: ignore[index]
+        doc["speed"]["cli_one_hand_s"], doc["speed"]["cli_one_hand_cpu_s"] = cli_time(  # type: ignore[index]
+            files["greedy-random"], str(ev)
+        )
         doc["load_after"] = os.getloadavg()
     seat = {
         name: [[d for d in ds if d.seat == s] for s in (0, 1)] for name, ds in by_pairing.items()
