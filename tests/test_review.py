@@ -25,6 +25,7 @@ from scopa_sim.record import write_records
 from scopa_sim.review import (
     THRESHOLDS,
     Decision,
+    Review,
     band_for,
     label_for,
     load_tasks,
@@ -263,8 +264,12 @@ def test_review_grades_every_play_and_splits_luck_and_skill(games: Path, reviewe
 
 def test_results_do_not_depend_on_workers(reviewed) -> None:
     tasks, rv = reviewed
-    again = review_tasks(tasks, Evaluator(worlds=16), 0, workers=3)
+    ticks: list[int] = []
+    again = review_tasks(tasks, Evaluator(worlds=16), 0, workers=3, progress=ticks.append)
     assert to_json(again) == to_json(rv)
+    assert sum(ticks) == len(tasks)
+    with pytest.raises(ReviewError, match="workers"):
+        review_tasks(tasks, Evaluator(worlds=16), 0, workers=0)
 
 
 def test_json_and_text(reviewed) -> None:
@@ -349,6 +354,12 @@ def test_review_other_games() -> None:
         assert len(h.decisions) == len(logs[0].plays) and len(h.result) == rules.sides
         for s in range(rules.sides):
             assert h.luck[s] + h.skill[s] == pytest.approx(h.result[s])
+        assert not any(d.exact for d in h.decisions) or rules.sides == 2
+        page = to_html(Review("eval:worlds=4", 0, (h,)))
+        p = _Checker()
+        p.feed(page)
+        assert p.stack == [] and p.count["polyline"] == (1 if rules.sides == 2 else rules.sides)
+        assert f"side {rules.sides - 1}:" in to_text(Review("eval:worlds=4", 0, (h,)))
 
 
 def _records(rules: Rules, logs):
