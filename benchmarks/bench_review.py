@@ -17,6 +17,8 @@ reviews every hand with the default evaluator (review seed 0, never used to play
   should be far above the strong bot's, greedy's in between);
 * open endgames (the last round of a hand): the review's loss against the exact
   solver's difference, and the loss of the solver's own play (0);
+* luck and skill: seat 0's mean result, luck and skill per hand in each pairing (luck
+  should average 0, skill the result);
 * speed: the time to review one hand (both seats, default settings, one thread, kernels
   compiled and the prior computed first), the prior's one-time cost, and the whole CLI
   on one hand (start-up and the prior included), with the load average before and
@@ -38,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -54,6 +57,7 @@ from scopa_sim.review import (  # noqa: E402
     BANDS,
     THRESHOLDS,
     Decision,
+    HandReview,
     HandTask,
     load_tasks,
     review_hand,
@@ -194,6 +198,21 @@ def cli_time(path: Path, policy: str) -> tuple[float, float]:
     return wall, cpu
 
 
+def _mean_ci(x: list[float]) -> list[float]:
+    a = np.array(x, dtype=np.float64)
+    half = 1.959963984540054 * float(a.std(ddof=1)) / math.sqrt(a.size) if a.size > 1 else 0.0
+    return [float(a.mean()), float(a.mean()) - half, float(a.mean()) + half]
+
+
+def luck_skill(hands: Sequence[HandReview]) -> dict[str, list[float]]:
+    """Seat 0's mean result, luck and skill per hand (mean, 95% CI over hands)."""
+    return {
+        "result": _mean_ci([h.result[0] for h in hands]),
+        "luck": _mean_ci([h.luck[0] for h in hands]),
+        "skill": _mean_ci([h.skill[0] for h in hands]),
+    }
+
+
 def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
     s = summarize(name, ds)
     return {
@@ -270,6 +289,7 @@ def main(
         return
     by_pairing: dict[str, list[Decision]] = {}
     hands: dict[str, int] = {}
+    split: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         files = {}
         for name, pols in PAIRINGS.items():
@@ -282,6 +302,7 @@ def main(
             review = review_tasks(tasks, ev, 0, workers=workers)
             by_pairing[name] = review.decisions()
             hands[name] = len(tasks)
+            split[name] = luck_skill(review.hands)
             print(f"{name}: {len(tasks)} hands in {time.perf_counter() - t:.1f} s", file=sys.stderr)
         speed_tasks = load_tasks([(str(files["greedy-random"]), None)])
         doc["load_before"] = os.getloadavg()
@@ -303,6 +324,7 @@ def main(
     rows = [summary_row(k, v) for k, v in policies.items()]
     own, greedy = by_pairing["eval-eval"], by_pairing["greedy-greedy"]
     doc["hands"] = hands
+    doc["luck_skill_seat0"] = split
     doc["policies"] = rows
     doc["strong_policy"] = STRONG
     doc["calibration"] = {
@@ -343,6 +365,11 @@ def main(
     print(f"derived bands: {doc['derived_bands']}")
     print_speed(doc)
     print(f"open endgames: {doc['endgames']}")
+    for name, sp in split.items():
+        print(
+            f"{name}, seat 0 per hand: "
+            + ", ".join(f"{k} {v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]" for k, v in sp.items())
+        )
     if json_path:
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
 
