@@ -13,7 +13,10 @@ measured losses of greedy's and the evaluator's own play: ``benchmarks/bench_rev
 **Luck.** Each deal is a chance event.  Its luck for a side is the evaluator's
 expected hand margin of that side once the cards are dealt (every hand known, only the
 stock's order unknown: :data:`~scopa_sim.evaluate.DEALT`) minus the same before the
-deal (no hand known: :data:`~scopa_sim.evaluate.PUBLIC`).  Before the first deal the
+deal (no hand known: :data:`~scopa_sim.evaluate.PUBLIC`); every hand counts, since the
+cards the opponents were dealt are luck too (seen from the side's own hand alone they
+would turn up later as its skill), and the expectation of the first over the deals is
+the second, so a deal's luck averages 0.  Before the first deal the
 expected margin is the **prior** of the side's position (dealer's side or not),
 measured by the evaluator over random deals (:meth:`Evaluator.prior`); being given
 that position is luck too, counted from an even game (0).  A side's luck in a hand is
