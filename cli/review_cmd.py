@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import click
@@ -39,9 +40,9 @@ from scopa_sim.errors import ScopaError
 @click.option(
     "--workers",
     type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="Hands reviewed at once, in threads (results do not depend on it).",
+    default=None,
+    help="Hands reviewed at once, in threads (default: all cores; the results do not "
+    "depend on it).",
 )
 @click.option(
     "--allow-unfinished", is_flag=True, help="Accept a file whose last match has no winner yet."
@@ -54,7 +55,7 @@ def review_cmd(
     seed: int,
     as_json: bool,
     html_path: str | None,
-    workers: int,
+    workers: int | None,
     allow_unfinished: bool,
     quiet: bool,
 ) -> None:
@@ -106,7 +107,7 @@ def review_cmd(
             evaluator,
             seed,
             seats=list(seats) or None,
-            workers=workers,
+            workers=workers or os.cpu_count() or 1,
             allow_unfinished=allow_unfinished,
             progress=progress,
             on_tasks=on_tasks,
