@@ -52,6 +52,9 @@ class ScopaGroup(click.Group):
             return super().invoke(ctx)
         except ScopaError as e:
             raise click.ClickException(str(e)) from None
+        except MemoryError as e:  # e.g. a search policy asked for a tree of 10^9 nodes
+            detail = f" ({e})" if str(e) else ""
+            raise click.ClickException(f"not enough memory{detail}") from None
 
 
 @click.group(cls=ScopaGroup, context_settings=CONTEXT)

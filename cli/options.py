@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from scopa_sim.errors import ScopaError
-from scopa_sim.policy import PolicySpec, seat_policies
+from scopa_sim.policy import KERNEL_POLICIES, SEARCH_POLICIES, PolicySpec, seat_policies
 from scopa_sim.rules import PRESETS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -61,6 +61,11 @@ def workers_option(f: F) -> F:
     )(f)
 
 
+def policy_names() -> str:
+    """Every policy of the registry, jitted then search, as help text ("random, ...")."""
+    return ", ".join([*KERNEL_POLICIES, *SEARCH_POLICIES])
+
+
 def policy_option(f: F) -> F:
     """Repeated ``--policy``: one for all seats, or one per seat."""
     return click.option(
@@ -68,7 +73,9 @@ def policy_option(f: F) -> F:
         "policies",
         multiple=True,
         metavar="NAME[:K=V,...]",
-        help="Policy: random or greedy. Once for all seats, or once per seat in seat order.",
+        help=f"Policy: {policy_names()} (search policies take parameters, e.g. "
+        "ismcts:iterations=1000; default random). Once for all seats, or once per seat "
+        "in seat order.",
     )(f)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import errno
+import json
 import sys
 import time
 from typing import TextIO
@@ -18,7 +20,7 @@ from cli.options import (
     seed_option,
 )
 from scopa_sim.match import play_match
-from scopa_sim.record import check_lines, iter_lines, write_records
+from scopa_sim.record import check_lines, iter_lines, show_hand, write_records
 
 
 @click.command()
@@ -43,6 +45,8 @@ def play(
     record_path: str | None,
 ) -> None:
     """Play complete matches and optionally write their game records."""
+    if record_path == "":
+        raise BadInput("--record '': give a file name, or '-' for standard output")
     r = make_rules(preset, rules)
     specs = make_policies(policies, r.players)
     summary_out = sys.stderr if record_path == "-" else sys.stdout
@@ -94,16 +98,31 @@ def play(
     "--allow-unfinished", is_flag=True, help="Accept a file whose last match has no winner yet."
 )
 @click.option("-q", "--quiet", is_flag=True, help="Print only the violations.")
-def replay(path: str, allow_unfinished: bool, quiet: bool) -> None:
+@click.option(
+    "--show",
+    is_flag=False,
+    flag_value="all",
+    default=None,
+    metavar="[LINE]",
+    help="Print the hand on LINE (1-based; every hand without LINE) play by play: seat, "
+    "hand before the play, card, capture, scopa, table after, then the score. "
+    "Give it after PATH.",
+)
+def replay(path: str, allow_unfinished: bool, quiet: bool, show: str | None) -> None:
     """Check every hand of a game record file (PATH, '-' = stdin) against its rules.
 
     Prints a summary, or 'line N: reason' for each violation and exits with status 1.
+    With --show, prints hands for a person to follow instead (each shown hand is
+    checked on its own: its rules, deals, plays, score and totals).
     """
+    if show is not None:
+        _show(path, show)
+        return
     try:
         if path == "-":
             summary = check_lines(iter_lines(sys.stdin), allow_unfinished)
         else:
-            with open(path, encoding="utf-8") as f:
+            with open(path, encoding="utf-8-sig") as f:
                 summary = check_lines(iter_lines(f), allow_unfinished)
     except FileNotFoundError:
         raise BadInput(f"no such file: {path}") from None
@@ -125,3 +144,51 @@ def replay(path: str, allow_unfinished: bool, quiet: bool) -> None:
         )
         if wins:
             click.echo(f"wins: {wins}")
+
+
+def _show(path: str, which: str) -> None:
+    """``replay PATH --show [LINE]``: the hand on LINE, or every hand, play by play."""
+    line_no = None
+    if which != "all":
+        if not (which.strip().isdecimal() and int(which) >= 1):
+            raise BadInput(f"--show {which!r}: expected a line number from 1")
+        line_no = int(which)
+    count = 0
+    try:
+        with contextlib.ExitStack() as stack:
+            stream = (
+                sys.stdin if path == "-" else stack.enter_context(open(path, encoding="utf-8-sig"))
+            )
+            for count, text in enumerate(iter_lines(stream), start=1):
+                if line_no is not None and count != line_no:
+                    continue
+                view = _hand_view(text, count)
+                if count > 1 and line_no is None:
+                    click.echo()
+                click.echo(f"line {count}:")
+                click.echo("\n".join(view))
+                if line_no is not None:
+                    return
+    except FileNotFoundError:
+        raise BadInput(f"no such file: {path}") from None
+    except UnicodeDecodeError:
+        raise BadInput(f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file") from None
+    except OSError as e:
+        if e.errno == errno.EPIPE:  # the reader of our output went away: click handles it
+            raise
+        raise BadInput(f"cannot read {path}: {e.strerror}") from None
+    if count == 0:
+        raise BadInput(f"{'standard input' if path == '-' else path} holds no records")
+    if line_no is not None:
+        raise BadInput(f"--show {line_no}: {path} has lines 1..{count}")
+
+
+def _hand_view(text: str, line: int) -> list[str]:
+    """The lines of ``show_hand`` for one record line; a bad record is an error (exit 1)."""
+    try:
+        return show_hand(json.loads(text))
+    except (ValueError, RecursionError) as e:  # JSON errors, RecordError, CardError, ...
+        reason = f"malformed JSON: {e.msg}" if isinstance(e, json.JSONDecodeError) else str(e)
+        if isinstance(e, RecursionError):
+            reason = "malformed JSON: nested too deeply"
+        raise click.ClickException(f"line {line}: {reason}") from None

@@ -2,17 +2,63 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import sys
+from collections.abc import Callable, Iterator
 
 import click
 
-from cli.options import BadInput, make_rules, rules_options, seed_option
+from cli.options import BadInput, make_rules, policy_names, rules_options, seed_option
 from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import ScopaError
-from scopa_sim.policy import PolicySpec
+from scopa_sim.policy import SEARCH_POLICIES, PolicySpec
 from scopa_sim.tournament import Sprt, ladder, run_tournament
+
+_DEFAULT = click.core.ParameterSource.DEFAULT
+
+
+def _given(name: str) -> bool:
+    """Whether the option ``name`` was given on the command line (not its default)."""
+    return click.get_current_context().get_parameter_source(name) is not _DEFAULT
+
+
+def _on_terminal() -> bool:
+    """Whether standard error is a terminal (where a progress bar is drawn)."""
+    return sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def _progress_bar(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
+    """A rich progress bar of deal pairs on standard error, or no callback at all."""
+    if not show:
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    bar = Progress(
+        TextColumn("[bold]deal pairs"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    )
+    task = bar.add_task("deals", total=total)
+    with bar:
+        yield lambda n: bar.update(task, advance=n)
 
 
 def _cards(text: str | None, option: str) -> CardSet:
@@ -51,7 +97,7 @@ def _policy(text: str) -> PolicySpec:
     "--policy",
     default="ismcts:iterations=20000",
     show_default=True,
-    help="Search policy that ranks the plays (ismcts:..., pimc:..., solver is a cheat).",
+    help=f"Policy that ranks the plays: {policy_names()} (solver is a cheat that sees every card).",
 )
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
@@ -72,9 +118,23 @@ def advise_cmd(
 ) -> None:
     """Rank every legal play of a position by expected point margin, with 95% CIs."""
     spec = _policy(policy)
+    if spec.is_kernel:
+        raise BadInput(
+            f"--policy {spec}: advise ranks plays with a search policy "
+            f"({', '.join(SEARCH_POLICIES)}); {spec} gives no values to rank by"
+        )
     if position:
-        if hand:
-            raise BadInput("give either --position or --hand/--table, not both")
+        given = [
+            f"--{name.replace('_', '-')}"
+            for name in ("hand", "table", "mine", "theirs", "seen", "scope", "opponent_cards")
+            if _given(name)
+        ]
+        given += ["--preset"] * _given("preset")
+        given += ["--rule"] * bool(rules)
+        if given:
+            raise BadInput(
+                f"--position takes the rules and the cards from the record: drop {given[0]}"
+            )
         try:
             state = position_from_record(position)
         except ScopaError as e:
@@ -83,11 +143,10 @@ def advise_cmd(
         if not hand:
             raise BadInput("give --hand (and --table), or --position FILE.jsonl:LINE:PLAY")
         r = make_rules(preset, rules)
-        try:
-            sc = tuple(int(x) for x in scope.split(","))
-            assert len(sc) == 2 and min(sc) >= 0
-        except (ValueError, AssertionError):
-            raise BadInput(f"--scope {scope!r}: expected two counts like 1,0") from None
+        counts = [x.strip() for x in scope.split(",")]
+        if len(counts) != 2 or not all(x.isdecimal() for x in counts):
+            raise BadInput(f"--scope {scope!r}: expected two counts like 1,0")
+        sc = (int(counts[0]), int(counts[1]))
         try:
             state = position_from_cards(
                 r,
@@ -150,7 +209,7 @@ def advise_cmd(
     multiple=True,
     required=True,
     metavar="NAME[:K=V,...]",
-    help="A contestant (at least two).",
+    help=f"A contestant (at least two): {policy_names()}, with parameters, e.g. pimc:worlds=8.",
 )
 @click.option(
     "--deals", type=click.IntRange(min=2), default=200, show_default=True, help="Deal pairs."
@@ -161,8 +220,28 @@ def advise_cmd(
     metavar="ELO0,ELO1",
     help="Stop early with a sequential probability ratio test (two policies).",
 )
-@click.option("--alpha", type=click.FloatRange(0, 0.5, min_open=True), default=0.05)
-@click.option("--beta", type=click.FloatRange(0, 0.5, min_open=True), default=0.05)
+@click.option(
+    "--alpha",
+    type=click.FloatRange(0, 0.5, min_open=True),
+    default=0.05,
+    show_default=True,
+    help="With --sprt: the chance of accepting H1 (ELO1) when H0 (ELO0) is true.",
+)
+@click.option(
+    "--beta",
+    type=click.FloatRange(0, 0.5, min_open=True),
+    default=0.05,
+    show_default=True,
+    help="With --sprt: the chance of accepting H0 (ELO0) when H1 (ELO1) is true.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="Processes playing the deals; the results are the same for any number.",
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def tournament_cmd(
     preset: str,
@@ -173,9 +252,15 @@ def tournament_cmd(
     sprt: str | None,
     alpha: float,
     beta: float,
+    workers: int,
+    quiet: bool,
     as_json: bool,
 ) -> None:
-    """Policies head to head on paired, seat-swapped deals, with CIs and an Elo ladder."""
+    """Policies head to head on paired, seat-swapped deals, with CIs and an Elo ladder.
+
+    Every pairing plays the same deals, each twice with the sides swapped. A progress
+    bar is drawn on a terminal (--quiet or a pipe silences it).
+    """
     r = make_rules(preset, rules)
     specs = [_policy(p) for p in policies]
     test = None
@@ -184,11 +269,17 @@ def tournament_cmd(
             e0, e1 = (float(x) for x in sprt.split(","))
         except ValueError:
             raise BadInput(f"--sprt {sprt!r}: expected ELO0,ELO1 such as 0,10") from None
+        if not (math.isfinite(e0) and math.isfinite(e1)):
+            raise BadInput(f"--sprt {sprt!r}: ELO0 and ELO1 must be finite numbers")
         if e0 >= e1:
             raise BadInput("--sprt: ELO0 must be below ELO1")
         test = Sprt(e0, e1, alpha, beta)
+    if sprt is None and (_given("alpha") or _given("beta")):
+        raise BadInput("--alpha and --beta are the error rates of --sprt: give --sprt too")
+    pairings = len(specs) * (len(specs) - 1) // 2
     try:
-        results = run_tournament(r, specs, deals, seed, test)
+        with _progress_bar(not quiet and _on_terminal(), deals * pairings) as progress:
+            results = run_tournament(r, specs, deals, seed, test, progress, workers)
     except ScopaError as e:
         raise BadInput(str(e)) from None
     names = [str(p) for p in specs]

@@ -19,6 +19,10 @@ from cli.options import (
 )
 from scopa_sim.advantage import first_player_advantage
 
+#: The most hands ``advantage`` takes: hand numbers stay far inside the kernels' int64
+#: (and 10^15 hands would take decades at a million hands per second).
+MAX_HANDS = 10**15
+
 
 def _position_name(p: int, players: int) -> str:
     if p == players - 1:
@@ -30,10 +34,10 @@ def _position_name(p: int, players: int) -> str:
 @rules_options
 @click.option(
     "--hands",
-    type=click.IntRange(min=2),
+    type=click.IntRange(min=2, max=MAX_HANDS),
     default=1_000_000,
     show_default=True,
-    help="Independent hands (dealer rotates with the hand number).",
+    help="Independent hands (dealer rotates with the hand number), at most 10^15.",
 )
 @seed_option
 @policy_option

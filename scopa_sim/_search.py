@@ -107,7 +107,12 @@ V_ROOT_SIDE = 1  # the deciding side (paranoid mode)
 V_PARANOID = 2  # 1: three or four sides, paranoid values
 V_SALT = 3  # mixed into every key (one per world)
 V_TT_MASK = 4  # table size - 1
-N_INFO = 5
+V_LEAF = 5  # leaf value of depth-limited search: LEAF_ESTIMATE or LEAF_EXPERT
+N_INFO = 6
+
+# leaf values of depth-limited search
+LEAF_ESTIMATE = 0  # :func:`estimate`
+LEAF_EXPERT = 1  # the expert policy's evaluation of the piles (:func:`expert_leaf`)
 
 # transposition-table entry flags
 TT_EXACT = 1
@@ -308,6 +313,37 @@ def _estimate_sides(rules, piles, po, scope, so, cards, den, with_scope, work):
         work[12 + s] = e
 
 
+@njit(cache=True)
+def expert_leaf(state, rules, side, with_scope):
+    """Heuristic margin of ``side`` from the piles by the expert policy's evaluation
+    (:func:`scopa_sim._kernels.expert_eval`): against the other side, or with three or
+    four sides against the best of the others; plus the scope so far with
+    ``with_scope``."""
+    return _expert_margin(rules, state, S_PILES, state, S_SCOPE, side, with_scope)
+
+
+@njit(cache=True)
+def _expert_margin(rules, piles, po, scope, so, side, with_scope):
+    """:func:`expert_leaf` on ``piles[po + s]`` and ``scope[so + s]``."""
+    ns = rules[R_SIDES]
+    xflags = K._expert_flags(rules)
+    pm = piles[po + side]
+    worst = INF
+    for t in range(ns):
+        if t == side:
+            continue
+        others = np.int64(0)
+        for q in range(ns):
+            if q != side and q != t:
+                others |= piles[po + q]
+        v = K.expert_eval(pm, piles[po + t], others, rules[K.R_DECK], xflags)
+        if with_scope:
+            v += scope[so + side] - scope[so + t]
+        if v < worst:
+            worst = v
+    return worst
+
+
 # --------------------------------------------------------------------------- solver
 @njit(cache=True)
 def _pile_key(pile, sevens):
@@ -370,6 +406,8 @@ def _static(state, rules, info, score, margins, work, exact):
         if exact:
             _margins(state, rules, score, margins)
             v = float(margins[root])
+        elif info[V_LEAF] == LEAF_EXPERT:
+            v = expert_leaf(state, rules, root, True)
         else:
             v = estimate(state, rules, root, True, work)
         return v if side == root else -v
@@ -378,6 +416,8 @@ def _static(state, rules, info, score, margins, work, exact):
         v = float(margins[side])
         other = 1 - side
         return v - (state[S_SCOPE + side] - state[S_SCOPE + other])
+    if info[V_LEAF] == LEAF_EXPERT:
+        return expert_leaf(state, rules, side, False)
     return estimate(state, rules, side, False, work)
 
 
@@ -610,18 +650,19 @@ def solve_root(state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out
 @njit(cache=True)
 def pimc_values(
     state, rules, worlds, depth, exact_below, seed, tt_key, tt_val, tt_meta, out_card,
-    out_take, out_val,
+    out_take, out_val, leaf=LEAF_ESTIMATE,
 ):  # fmt: skip
     """Perfect-information Monte Carlo: ``out_val[w, i]`` is the value of legal play ``i``
     (see :func:`solve_root`) in world ``w``, a determinization of ``state`` for the seat
     to play drawn from the stream ``derive_seed(seed, 3, w, 0)``.  Each world is solved
     exactly when at most ``exact_below`` cards are left to play, else to ``depth`` plies
-    with the heuristic leaf value.  Returns the number of plays."""
+    with the heuristic leaf value ``leaf`` (``LEAF_*``).  Returns the number of plays."""
     seat = state[S_TURN]
     world = np.empty(N_STATE, dtype=np.int64)
     rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
     info = np.zeros(N_INFO, dtype=np.int64)
     info[V_TT_MASK] = tt_key.shape[0] - 1
+    info[V_LEAF] = leaf
     ws = _workspace(state, rules)
     bc = ws[1]
     bt = ws[2]
@@ -727,7 +768,7 @@ def ismcts_init(root, tree):
 
 
 @njit(cache=True)
-def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log):
+def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0):
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -739,17 +780,18 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     node has an untried legal play; expansion of one of them chosen at random (unless
     the pool is full); a rollout with the engine's ``policy`` (``POLICY_RANDOM``:
     uniform over the distinct legal plays; ``POLICY_GREEDY``: the greedy heuristic,
-    ties at random) for every seat; the final hand margins backed up, each node
-    getting the margin of the side that made its play (for three or four sides, that
-    side's points minus the best other side's).  Rewards are margins scaled by
-    ``REWARD_SCALE``.  Availability of every legal child is counted at each node
-    passed; a child is legal in a world exactly when its card is in the hand of the
-    seat to play (and, for a lay under ``capture_rule=hand``, no card captures), since
-    the table at a node is the same in every world.
+    ``POLICY_EXPERT``: the expert policy, ties at random) for every seat; the final
+    hand margins backed up, each node getting the margin of the side that made its play
+    (for three or four sides, that side's points minus the best other side's).
+    Rewards are margins scaled by ``REWARD_SCALE``.  Availability of every legal child
+    is counted at each node passed; a child is legal in a world exactly when its card is
+    in the hand of the seat to play (and, for a lay under ``capture_rule=hand``, no card
+    captures), since the table at a node is the same in every world.
 
     With ``horizon < FULL_DEPTH`` a rollout stops after ``horizon`` plays (0: at the
     position of the node just expanded) and that position is valued by the heuristic
-    :func:`estimate` (scope so far included) instead of the final score; rewards, and
+    ``leaf`` (``LEAF_ESTIMATE``: :func:`estimate`; ``LEAF_EXPERT``: the expert policy's
+    evaluation, :func:`expert_leaf`; scope so far included) instead of the final score; rewards, and
     so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
     The default, full rollouts, keeps integer margins.
 
@@ -774,6 +816,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     lps = rules[R_LAST_PLAY_SCOPA] != 0
     remainder_dealer = rules[R_REMAINDER_DEALER] != 0
     greedy = policy == K.POLICY_GREEDY
+    expert = policy == K.POLICY_EXPERT
+    xflags = K._expert_flags(rules)
+    xs = np.empty(K.EXPERT_SCRATCH)
+    size = rules[K.R_DECK]
     seat = root[S_TURN]
     dealer = root[S_DEALER]
     # the cards the root seat cannot see, and the other hands' sizes
@@ -987,10 +1033,34 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     path[plen] = node
                     path[plen + 1] = side
                     plen += 2
-            elif greedy and n > 1:
+            elif (greedy or expert) and n > 1:
                 table_sum = K._value_sum(table)
                 not_last = plays + 1 < total
-                best_v = -(1 << 40)
+                # the expert's view of the seat to play (see K.fused_hands)
+                pm = np.int64(0)
+                po = np.int64(0)
+                others = np.int64(0)
+                seen_not = np.int64(0)
+                kn = 0
+                lc_rel = 0
+                d_rel = 0
+                if expert:
+                    nxt = turn + 1 if turn + 1 < players else 0
+                    opp = (nxt & 1) if teams else nxt
+                    pm = w[4 + side]
+                    po = w[4 + opp]
+                    for s in range(ns):
+                        if s != side and s != opp:
+                            others |= w[4 + s]
+                    seen_not = deck & ~(hand | table | pm | po | others)
+                    kn = popcount(w[nxt])
+                    if kn == 0 and pos < nu:
+                        kn = hand_size
+                        if nu - pos < players * kn:
+                            kn = (nu - pos) // players
+                    lc_rel = K._rel_side(last_capturer, side, opp)
+                    d_rel = K._rel_side((dealer & 1) if teams else dealer, side, opp)
+                best_v = -(1 << 62)
                 ties = 0
                 for i in range(nh):
                     x = hc[i]
@@ -1007,7 +1077,13 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                                 if big
                                 else _take_fast(x, j, table, packed, sweep_aces, fewest)
                             )
-                        val = K._greedy_score(table, table_sum, not_last, lps, x, t)
+                        if expert:
+                            val = K._fixed(K.expert_play_value(
+                                x, t, hand, table, pm, po, others, seen_not, kn, plays,
+                                total, lc_rel, d_rel, size, xflags, players == 2, xs,
+                            ))  # fmt: skip
+                        else:
+                            val = K._greedy_score(table, table_sum, not_last, lps, x, t)
                         if val > best_v:
                             best_v = val
                             ties = 1
@@ -1067,7 +1143,11 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             if turn >= players:
                 turn = 0
         # ---------------------------------------------------------------- score, back up
-        if cut:
+        if cut and leaf == LEAF_EXPERT:
+            for s in range(ns):
+                e = _expert_margin(rules, w, 4, w, 8, s, True)
+                margins[s] = np.int64(round(e * unit))
+        elif cut:
             _estimate_sides(rules, w, 4, w, 8, n_cards, n_den, True, work)
             for s in range(ns):
                 best_e = -INF

@@ -50,6 +50,12 @@ class Estimate:
         sd = float(x.std(ddof=1)) if n > 1 else math.nan
         return cls(float(x.mean()), sd / math.sqrt(n), n, level)
 
+    @classmethod
+    def from_sums(cls, n: int, s1: int, s2: int, level: float = 0.95) -> Estimate:
+        """The estimate of ``n`` integer values from their exact sum and sum of squares."""
+        var = (n * s2 - s1 * s1) / (n * (n - 1)) if n > 1 else math.nan
+        return cls(s1 / n, math.sqrt(max(var, 0.0)) / math.sqrt(n), n, level)
+
     def __str__(self) -> str:
         return f"{self.mean:+.4f} ± {self.half_width:.4f}"
 
@@ -100,7 +106,9 @@ def first_player_advantage(
         shard_size=CHUNK,
     )
     n = rules.players
-    by_pos = np.empty((hands, n), dtype=np.int64)
+    # Exact integer sums and sums of squares per position (and of the dealer's margin,
+    # last), chunk by chunk: memory does not grow with the number of hands.
+    s1, s2 = [0] * (n + 1), [0] * (n + 1)
     start = time.perf_counter()
     done = 0
     buf = np.zeros((K.N_ROW_COLS, min(CHUNK, hands)), dtype=np.int32)
@@ -110,18 +118,21 @@ def first_player_advantage(
         points = np.stack(
             [cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(rules.sides)], axis=1
         ).astype(np.int64)
-        by_pos[done : done + k] = position_points(rules, points, done)
+        pos = position_points(rules, points, done)
+        values = np.concatenate([pos, pos[:, n - 1 : n] - pos[:, 0:1]], axis=1)
+        for j in range(n + 1):
+            s1[j] += int(values[:, j].sum())
+            s2[j] += int((values[:, j] * values[:, j]).sum())
         done += k
         if progress is not None:
             progress(k)
     elapsed = time.perf_counter() - start
-    margin = by_pos[:, n - 1] - by_pos[:, 0]
     return AdvantageResult(
         rules=rules,
         policies=tuple(policies),
         seed=seed,
         hands=hands,
-        by_position=tuple(Estimate.of(by_pos[:, p].astype(np.float64)) for p in range(n)),
-        dealer_margin=Estimate.of(margin.astype(np.float64)),
+        by_position=tuple(Estimate.from_sums(hands, s1[p], s2[p]) for p in range(n)),
+        dealer_margin=Estimate.from_sums(hands, s1[n], s2[n]),
         seconds=elapsed,
     )

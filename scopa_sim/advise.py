@@ -76,14 +76,15 @@ def position_from_cards(
     unseen = deck_set - hand - table - mine - theirs - seen
     n, k = rules.players, len(hand)
     options = [opponent_cards] if opponent_cards is not None else [k, k - 1]
-    last_error = ""
+    errors: list[str] = []
+    scope_errors: list[str] = []  # hand sizes that fit, but scope that do not
     for other in options:
         if other is None or other < 0 or other > k or other < k - 1:
-            last_error = f"the other hands hold {k} or {k - 1} cards with {k} in --hand"
+            errors.append(f"the other hands hold {k} or {k - 1} cards with {k} in --hand")
             continue
         stock_size = len(unseen) - (n - 1) * other
         if stock_size < 0 or not _stock_ok(rules, stock_size):
-            last_error = (
+            errors.append(
                 f"{len(unseen)} unseen cards cannot be {n - 1} hands of {other} plus a stock"
             )
             continue
@@ -93,7 +94,7 @@ def position_from_cards(
             hands.append(CardSet(cards[:other]))
             cards = cards[other:]
         try:
-            return HandState.from_position(
+            state = HandState.from_position(
                 rules,
                 hands=hands,
                 table=table,
@@ -103,8 +104,41 @@ def position_from_cards(
                 stock=cards,
             )
         except ValueError as e:
-            last_error = str(e)
-    raise PositionError(f"impossible position: {last_error}")
+            errors.append(str(e))
+            continue
+        try:
+            check_scope(state)
+        except PositionError as e:
+            scope_errors.append(str(e))
+            continue
+        return state
+    raise PositionError(f"impossible position: {(scope_errors or errors)[-1]}")
+
+
+def check_scope(state: HandState) -> None:
+    """Raise PositionError unless each side's scope count could have been made so far.
+
+    A scopa is a capture, and a capture is one play of the side that moves the played
+    card and at least one table card to its pile; the remainder is only taken when the
+    hand is over. So a side has at most as many scope as it has made plays, and at
+    most half as many as the cards in its pile (``--scope 50,0`` on an empty table at
+    the start of a hand is impossible, not a 50-point lead).
+    """
+    rules, made = state.rules, state.plays_made
+    # Plays go round in seat order and the seat before the one to play made the last.
+    side_plays = [0] * rules.sides
+    for j in range(made):
+        side_plays[rules.side_of((state.turn - 1 - j) % rules.players)] += 1
+    names = ("your side", "the other side") if rules.sides == 2 else ()
+    for s, (count, pile) in enumerate(zip(state.scope, state.piles, strict=True)):
+        most = min(side_plays[s], len(pile) // 2)
+        if count > most:
+            who = names[s] if names else f"side {s}"
+            raise PositionError(
+                f"{who} cannot have {count} scope: it has made {side_plays[s]} play(s) and "
+                f"holds {len(pile)} captured card(s), so at most {most} (a scopa is a capture "
+                "of at least 2 cards)"
+            )
 
 
 def _stock_ok(rules: Rules, stock: int) -> bool:
@@ -119,20 +153,40 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
 
 def position_from_record(spec: str) -> HandState:
     """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
-    on line LINE (1-based) of a game record file."""
-    try:
-        path, line_s, play_s = spec.rsplit(":", 2)
-        line_no, play_no = int(line_s), int(play_s)
-    except ValueError:
-        raise PositionError(f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY") from None
+    on line LINE (1-based, as ``replay`` numbers them) of a game record file.
+
+    Every way this can fail (no such file, a directory, a binary file, a line or play
+    out of range, a line that is not a valid record) is a :class:`PositionError`.
+    """
+    form = f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
+    parts = spec.rsplit(":", 2)
+    if len(parts) != 3 or not parts[0]:
+        raise PositionError(form)
+    path, line_s, play_s = parts
+    if not (line_s.strip().isdecimal() and play_s.strip().isdecimal()):
+        raise PositionError(form)
+    line_no, play_no = int(line_s), int(play_s)
     p = Path(path)
-    if not p.is_file():
+    if p.is_dir():
+        raise PositionError(f"--position: {path} is a directory, not a record file")
+    if not p.exists():
         raise PositionError(f"--position: no such file {path}")
-    with p.open(encoding="utf-8") as f:
-        lines = f.read().splitlines()
-    if not 1 <= line_no <= len(lines):
-        raise PositionError(f"--position: {path} has lines 1..{len(lines)}, not {line_no}")
-    text = lines[line_no - 1]
+    text = None
+    count = 0
+    try:
+        with p.open(encoding="utf-8-sig") as f:
+            for count, line in enumerate(f, start=1):
+                if count == line_no:
+                    text = line.rstrip("\n")
+                    break
+    except UnicodeDecodeError:
+        raise PositionError(f"--position: {path} is not a text (UTF-8) record file") from None
+    except OSError as e:
+        raise PositionError(f"--position: cannot read {path}: {e.strerror or e}") from None
+    if text is None:
+        if count == 0:
+            raise PositionError(f"--position: {path} is empty")
+        raise PositionError(f"--position: {path} has lines 1..{count}, not {line_no}")
     try:
         obj = json.loads(text)
         rules = Rules.from_dict(obj["rules"])
@@ -145,13 +199,25 @@ def position_from_record(spec: str) -> HandState:
         )
         plays = obj["plays"]
         if not 0 <= play_no < len(plays):
-            raise PositionError(f"the hand has plays 0..{len(plays) - 1}, not {play_no}")
-        for p in plays[:play_no]:
-            state.push(Play(parse_card(p["card"]), CardSet.parse(p["take"]).mask))
-    except (json.JSONDecodeError, KeyError, TypeError, IndexError, AttributeError):
-        raise PositionError(f"--position: line {line_no} is not a game record") from None
+            last = f"0..{len(plays) - 1}" if plays else "none"
+            raise PositionError(f"the hand has plays {last}, not {play_no}")
+        for p_ in plays[:play_no]:
+            state.push(Play(parse_card(p_["card"]), CardSet.parse(p_["take"]).mask))
     except ScopaError as e:
         raise PositionError(f"--position: line {line_no}: {e}") from None
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ):
+        # json.JSONDecodeError is a ValueError; the rest are fields of the wrong type.
+        raise PositionError(
+            f"--position: line {line_no} of {path} is not a scopa-record/1 game record"
+        ) from None
     return state
 
 
@@ -172,4 +238,11 @@ def describe(state: HandState, seat: int) -> str:
     )
 
 
-__all__ = ["Advice", "PositionError", "advise", "describe", "position_from_cards"]
+__all__ = [
+    "Advice",
+    "PositionError",
+    "advise",
+    "check_scope",
+    "describe",
+    "position_from_cards",
+]

@@ -592,11 +592,24 @@ class Comparison:
                     "note": p.note,
                     "pairs": p.n_pairs,
                     "estimate": "b - a",
-                    "results": [_jsonable(asdict(r)) for r in p.results],
+                    "results": [_compare_result_dict(r) for r in p.results],
                 }
                 for p in self.pairs
             ],
         }
+
+
+def _compare_result_dict(r: S.TestResult) -> dict[str, Any]:
+    """A compare result in the JSON's terms: ``a``/``n_a`` the baseline's (the enclosing
+    ``a``) and ``b``/``n_b`` the other run's, ``estimate`` = b - a.
+
+    :func:`compare_pair` calls the tests with run B as their first sample (so that their
+    estimate is B - A), which is the stats module's ``a``; the labels are swapped here.
+    """
+    d = asdict(r)
+    d["a"], d["b"] = r.b, r.a
+    d["n_a"], d["n_b"] = r.n_b, r.n_a
+    return _jsonable(d)
 
 
 def pairing(a: Run, b: Run) -> tuple[bool, str]:

@@ -16,12 +16,72 @@ import matplotlib
 matplotlib.use("Agg")
 
 import numpy as np
+from matplotlib import ticker
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from .analysis import Convergence, Distribution, GroupResult
 from .stats import MeanCI
 
 DPI = 110
+
+#: Ten distinct colours; series past the tenth reuse them with another hatch (bars) or
+#: line style and marker (lines), so no two series of a figure look the same.
+COLORS = (
+    "tab:blue",
+    "tab:orange",
+    "tab:green",
+    "tab:red",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:gray",
+    "tab:olive",
+    "tab:cyan",
+)
+HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++++")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)))
+MARKERS = ("o", "s", "^", "D", "v", "P")
+#: Grouped bars are readable up to this many series; past it a figure switches to a
+#: layout with one row or line per series.
+MAX_BAR_SERIES = 6
+
+
+def series_style(k: int) -> dict[str, object]:
+    """Colour, hatch, line style and marker of series ``k`` (distinct for 60 series)."""
+    variant = (k // len(COLORS)) % len(HATCHES)
+    return {
+        "color": COLORS[k % len(COLORS)],
+        "hatch": HATCHES[variant],
+        "linestyle": LINESTYLES[variant],
+        "marker": MARKERS[(k // len(COLORS)) % len(MARKERS)],
+    }
+
+
+def _legend(ax: Axes, count: int) -> None:
+    """The legend beside the axes (never over the data), in columns when it is long."""
+    if count == 0:
+        return
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize="small",
+        ncols=1 if count <= 20 else 2,
+        frameon=False,
+    )
+
+
+def _plain_log_labels(ax: Axes, largest: int) -> None:
+    """Tick labels 3, 10, 1,000 rather than 3x10^0 on a log axis; the minor ticks are
+    labelled too when the axis spans less than two decades (a small run)."""
+    plain = ticker.FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    if largest < 100:
+        ax.xaxis.set_minor_formatter(plain)
+        ax.tick_params(axis="x", which="minor", labelsize="small")
+    else:
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
 
 
 def _save(fig: Figure, path: str | Path) -> Path:
@@ -57,9 +117,16 @@ def items_plot(
     path: str | Path,
     title: str = "Score items: dealer minus first player, per hand",
 ) -> Path:
-    """Bars of each score item's margin (one bar per group) with 95% CI error bars."""
+    """Each score item's margin per group with 95% CIs.
+
+    Up to :data:`MAX_BAR_SERIES` groups: grouped bars with the legend beside them.  More
+    groups would make bars a few pixels wide, so then each item gets its own panel with
+    one row per group (estimate and CI, as in a forest plot), labelled on the left.
+    """
     items = list(dict.fromkeys(i for g in groups for i, _ in g.items))
-    fig = Figure(figsize=(max(6.0, 1.1 * len(items) + 2), 4.2), layout="constrained")
+    if len(groups) > MAX_BAR_SERIES:
+        return _items_panels(groups, items, path, title)
+    fig = Figure(figsize=(max(6.0, 1.1 * len(items) + 2) + 3.0, 4.2), layout="constrained")
     ax = fig.add_subplot()
     x = np.arange(len(items))
     width = 0.8 / max(1, len(groups))
@@ -68,19 +135,58 @@ def items_plot(
         est = np.array([got[i].estimate if i in got else np.nan for i in items])
         low = np.array([got[i].low if i in got else np.nan for i in items])
         high = np.array([got[i].high if i in got else np.nan for i in items])
+        style = series_style(k)
         ax.bar(
             x + (k - (len(groups) - 1) / 2) * width,
             est,
             width,
             yerr=[est - low, high - est],
             capsize=3,
+            color=style["color"],
+            hatch=style["hatch"],
+            edgecolor="white" if style["hatch"] else None,
             label=f"{g.label} (n={g.hands:,})",
         )
     ax.axhline(0, color="grey", lw=1)
     ax.set_xticks(x, items)
     ax.set_ylabel("points per hand (95% CI)")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    _legend(ax, len(groups))
+    return _save(fig, path)
+
+
+def _items_panels(
+    groups: Sequence[GroupResult], items: list[str], path: str | Path, title: str
+) -> Path:
+    """One panel per score item, one row per group: readable with many groups."""
+    fig = Figure(figsize=(2.2 * len(items) + 2.8, 1.3 + 0.3 * len(groups)), layout="constrained")
+    axes = fig.subplots(1, max(1, len(items)), sharey=True, squeeze=False)[0]
+    y = np.arange(len(groups))[::-1]
+    for ax, item in zip(axes, items, strict=False):
+        for k, g in enumerate(groups):
+            got = dict(g.items)
+            if item not in got:
+                continue
+            e = got[item]
+            ax.errorbar(
+                [e.estimate],
+                [y[k]],
+                xerr=[[e.estimate - e.low], [e.high - e.estimate]],
+                fmt="o",
+                ms=4,
+                color=series_style(k % len(COLORS))["color"],
+                ecolor="black",
+                elinewidth=1,
+                capsize=2,
+            )
+        ax.axvline(0, color="grey", lw=1, ls="--")
+        ax.set_title(item, fontsize="medium")
+        ax.grid(axis="y", color="0.92")
+        ax.tick_params(axis="x", labelsize="small")
+    axes[0].set_yticks(y, [f"{g.label} (n={g.hands:,})" for g in groups], fontsize="small")
+    axes[0].set_ylim(-0.7, len(groups) - 0.3)
+    fig.suptitle(title)
+    fig.supxlabel("points per hand (95% CI)", fontsize="medium")
     return _save(fig, path)
 
 
@@ -92,23 +198,41 @@ def convergence_plot(
 ) -> Path:
     """Running mean of the estimate with its 95% CI band against the number of hands.
 
-    Checkpoints before ``min_hands`` are left out: their intervals are so wide
-    that they would set the scale of the whole figure.
+    Checkpoints before ``min_hands`` are left out of large runs, whose first intervals
+    are so wide that they would set the scale of the whole figure; a run of fewer than
+    ``4 * min_hands`` units starts at a quarter of its size (at least 2, the first
+    point with an interval), so a small run still draws a curve.
     """
-    fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+    fig = Figure(figsize=(10.0, 4.6), layout="constrained")
     ax = fig.add_subplot()
-    for c in curves:
+    few = len(curves) <= len(COLORS)
+    for k, c in enumerate(curves):
         n = np.array(c.hands)
-        keep = n >= min(min_hands, n[-1]) if n.size else n > 0
+        style = series_style(k)
+        if not n.size:
+            ax.plot([], [], color=style["color"], label=c.label)
+            continue
+        start = min(min_hands, max(2, int(n[-1]) // 4))
+        keep = n >= min(start, n[-1])
         mean, low, high = (np.array(v)[keep] for v in (c.mean, c.low, c.high))
-        (line,) = ax.plot(n[keep], mean, label=f"{c.label} (n={n[-1]:,})" if n.size else c.label)
-        ax.fill_between(n[keep], low, high, color=line.get_color(), alpha=0.2, lw=0)
+        ax.plot(
+            n[keep],
+            mean,
+            color=style["color"],
+            linestyle=style["linestyle"],
+            marker=None if few and keep.sum() > 1 else style["marker"],
+            markevery=max(1, int(keep.sum()) // 8),
+            ms=4,
+            label=f"{c.label} (n={n[-1]:,})",
+        )
+        ax.fill_between(n[keep], low, high, color=style["color"], alpha=0.2 if few else 0.1, lw=0)
     ax.axhline(0, color="grey", lw=1, ls="--")
     ax.set_xscale("log")
+    _plain_log_labels(ax, max((c.hands[-1] for c in curves if c.hands), default=10))
     ax.set_xlabel("hands")
     ax.set_ylabel("running mean, points per hand (95% CI)")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    _legend(ax, len(curves))
     return _save(fig, path)
 
 
@@ -118,27 +242,54 @@ def distribution_plot(
     xlabel: str,
     title: str,
 ) -> Path:
-    """Relative frequencies of discrete distributions, side by side."""
-    values = sorted({v for _, d in series for v in d.values})
-    fig = Figure(figsize=(7.5, 4.2), layout="constrained")
+    """Relative frequencies of discrete distributions: side-by-side bars for a few
+    series, one line with markers per series past :data:`MAX_BAR_SERIES`."""
+    seen = {v for _, d in series for v in d.values}
+    # Every integer between the extremes, so that a gap in the data shows as a zero.
+    values = list(range(min(seen), max(seen) + 1)) if seen else []
+    fig = Figure(figsize=(10.5, 4.6), layout="constrained")
     ax = fig.add_subplot()
     x = np.arange(len(values))
     width = 0.8 / max(1, len(series))
+    lines = len(series) > MAX_BAR_SERIES
     for k, (label, d) in enumerate(series):
         got = dict(zip(d.values, d.counts, strict=True))
         freq = np.array([got.get(v, 0) for v in values], dtype=float) / max(1, d.n)
-        ax.bar(
-            x + (k - (len(series) - 1) / 2) * width,
-            freq,
-            width,
-            label=f"{label} (n={d.n:,}, mean {d.mean.estimate:.3f})",
-        )
+        text = f"{label} (n={d.n:,}, mean {d.mean.estimate:.3f})"
+        style = series_style(k)
+        if lines:
+            ax.plot(
+                x,
+                freq,
+                color=style["color"],
+                linestyle=style["linestyle"],
+                marker=style["marker"],
+                ms=4,
+                lw=1.2,
+                label=text,
+            )
+        else:
+            ax.bar(
+                x + (k - (len(series) - 1) / 2) * width,
+                freq,
+                width,
+                color=style["color"],
+                hatch=style["hatch"],
+                edgecolor="white" if style["hatch"] else None,
+                label=text,
+            )
     ax.set_xticks(x, [str(v) for v in values])
     ax.set_xlabel(xlabel)
     ax.set_ylabel("relative frequency")
     ax.set_title(title)
-    ax.legend(fontsize="small")
+    _legend(ax, len(series))
     return _save(fig, path)
 
 
-__all__ = ["convergence_plot", "distribution_plot", "forest_plot", "items_plot"]
+__all__ = [
+    "convergence_plot",
+    "distribution_plot",
+    "forest_plot",
+    "items_plot",
+    "series_style",
+]

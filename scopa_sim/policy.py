@@ -1,8 +1,8 @@
-"""Policy specifications (``random``, ``greedy``, ``pimc:worlds=12``, ``ismcts:...``) and
-their text form on the command line.
+"""Policy specifications (``random``, ``greedy``, ``expert``, ``pimc:worlds=12``,
+``ismcts:...``) and their text form on the command line.
 
-``random`` and ``greedy`` run inside the jitted playout loops; the search policies
-are bots (:mod:`scopa_sim.search`) called once per decision.
+``random``, ``greedy`` and ``expert`` run inside the jitted playout loops; the search
+policies are bots (:mod:`scopa_sim.search`) called once per decision.
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ class PolicyError(ScopaError):
 
 #: Search policies by name, with their parameters (validated by ``search.make_bot``).
 SEARCH_POLICIES: dict[str, str] = {
-    "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8",
-    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy, ms=, "
-    "exact=0|1, horizon=",
+    "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
+    "leaf=estimate|expert",
+    "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
+    "ms=, exact=0|1, horizon=, leaf=estimate|expert",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
     "eval": "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
     "rollout=greedy, exact=0|1",
@@ -42,6 +43,12 @@ KERNEL_POLICIES: dict[str, tuple[int, str]] = {
         K.POLICY_GREEDY,
         "one-ply heuristic: scopa, settebello, denari, cards, primiera cards; "
         "avoids leaving a sweepable table",
+    ),
+    "expert": (
+        K.POLICY_EXPERT,
+        "three-ply expectimax on the seat's information set: the score items priced by a "
+        "binomial model of the cards still to capture, the next seat's best reply averaged "
+        "exactly over its possible hands, and this seat's best answer to it",
     ),
 }
 
@@ -66,9 +73,17 @@ class PolicySpec:
                 key, sep, value = item.partition("=")
                 if not sep:
                     raise PolicyError(f"bad policy parameter {item!r} in {text!r}: expected k=v")
-                params.append((key.strip(), value.strip()))
+                key = key.strip()
+                if any(k == key for k, _ in params):
+                    raise PolicyError(f"policy parameter {key!r} given twice in {text!r}")
+                params.append((key, value.strip()))
         if params and name in KERNEL_POLICIES:
             raise PolicyError(f"policy {name!r} takes no parameters (got {params[0][0]!r})")
+        for key, value in params:  # counts size arrays: beyond 32 bits they cannot be made
+            if value.lstrip("+-").isdecimal() and int(value) > 2**31 - 1:
+                raise PolicyError(
+                    f"policy {name!r} parameter {key}={value}: at most {2**31 - 1} (in {text!r})"
+                )
         spec = cls(name, tuple(params))
         if name in SEARCH_POLICIES:
             spec.bot()  # validates the parameters

@@ -1,4 +1,5 @@
-"""Game records in the ``scopa-record/1`` JSON Lines format (RECORD.md): write and check."""
+"""Game records in the ``scopa-record/1`` JSON Lines format (docs/record.md): write them,
+check them and show them to a person."""
 
 from __future__ import annotations
 
@@ -140,6 +141,14 @@ def _int_list(obj: dict[str, Any], key: str, n: int) -> list[int]:
 
 def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandState]:
     """Check one record against its rules and the match so far; raise RecordError."""
+    rules, match, hand, dealer, before = _header(obj)
+    _check_continuity(prev, rules, match, hand, dealer, before)
+    state, after, winner = _check_content(obj, rules, dealer, before)
+    return _MatchCursor(rules, match, hand, dealer, after, winner), state
+
+
+def _header(obj: Any) -> tuple[Rules, int, int, int, list[int]]:
+    """Format, rules, match, hand, dealer and totals_before of a record."""
     if not isinstance(obj, dict):
         raise RecordError("a record must be a JSON object")
     if obj.get("format") != FORMAT:
@@ -151,11 +160,17 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
     except RulesError as e:
         raise RecordError(f"rules: {e}") from None
     match, hand, dealer = _int(obj, "match"), _int(obj, "hand"), _int(obj, "dealer")
-    n, sides = rules.players, rules.sides
-    before = _int_list(obj, "totals_before", sides)
-    if not 0 <= dealer < n:
-        raise RecordError(f"dealer {dealer} is not a seat 0..{n - 1}")
-    # Match continuity.
+    before = _int_list(obj, "totals_before", rules.sides)
+    if not 0 <= dealer < rules.players:
+        raise RecordError(f"dealer {dealer} is not a seat 0..{rules.players - 1}")
+    return rules, match, hand, dealer, before
+
+
+def _check_continuity(
+    prev: _MatchCursor | None, rules: Rules, match: int, hand: int, dealer: int, before: list[int]
+) -> None:
+    """The record follows the previous one: next hand of its match, or a new match."""
+    n = rules.players
     if prev is None or prev.winner is not None:
         expected_match = 0 if prev is None else prev.match + 1
         if match != expected_match or hand != 0:
@@ -165,23 +180,24 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
             )
         if any(before):
             raise RecordError(f"a match starts with totals 0, got totals_before {before}")
-    else:
-        if match != prev.match or hand != prev.hand + 1:
-            raise RecordError(
-                f"expected match {prev.match} hand {prev.hand + 1} (the match has no winner "
-                f"yet), got match {match} hand {hand}"
-            )
-        if rules != prev.rules:
-            raise RecordError("rules changed within a match")
-        if dealer != (prev.dealer + 1) % n:
-            raise RecordError(
-                f"dealer should be {(prev.dealer + 1) % n} (the next seat), got {dealer}"
-            )
-        if before != prev.totals:
-            raise RecordError(
-                f"totals_before {before} differ from the previous totals_after {prev.totals}"
-            )
-    # Deals: the cards must partition the deck.
+        return
+    if match != prev.match or hand != prev.hand + 1:
+        raise RecordError(
+            f"expected match {prev.match} hand {prev.hand + 1} (the match has no winner "
+            f"yet), got match {match} hand {hand}"
+        )
+    if rules != prev.rules:
+        raise RecordError("rules changed within a match")
+    if dealer != (prev.dealer + 1) % n:
+        raise RecordError(f"dealer should be {(prev.dealer + 1) % n} (the next seat), got {dealer}")
+    if before != prev.totals:
+        raise RecordError(
+            f"totals_before {before} differ from the previous totals_after {prev.totals}"
+        )
+
+
+def _deals(obj: dict[str, Any]) -> tuple[list[Card], list[list[list[Card]]]]:
+    """The table and the deals of a record (their cards checked against the deck later)."""
     deals_raw = _list(obj.get("deals"), "deals")
     if not deals_raw:
         raise RecordError("deals is empty")
@@ -196,8 +212,12 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
             raise RecordError(f"deal {d} has a table; only the first deal has one")
         hands = _list(deal.get("hands"), f"deal {d} hands")
         deals.append([_cards(h, f"deal {d} hand") for h in hands])
-    state = HandState.from_deals(rules, dealer, table, deals)
-    # Plays.
+    return table, deals
+
+
+def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, Play]]:
+    """Each play of a record, checked to be the seat's turn, well formed and legal, with
+    the state before it; the play is made once the caller has looked at the state."""
     plays = _list(obj.get("plays"), "plays")
     for i, p in enumerate(plays):
         if state.is_over():
@@ -211,13 +231,41 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
             raise RecordError(f"play {i}: missing or malformed 'card'")
         card = parse_card(p["card"])
         take = CardSet(_cards(p.get("take"), f"play {i} take"))
+        play = Play(card, take.mask)
+        yield state, play
         try:
-            state.push(Play(card, take.mask))
+            state.push(play)
         except IllegalPlayError as e:
             raise RecordError(f"play {i}: {e}") from None
     if not state.is_over():
         raise RecordError(f"the hand is unfinished after {len(plays)} plays")
-    # Score and totals.
+
+
+def _check_content(
+    obj: dict[str, Any], rules: Rules, dealer: int, before: list[int]
+) -> tuple[HandState, list[int], int | None]:
+    """Deals, plays, score, totals and winner of a record; the final state, the totals
+    after the hand and the winner."""
+    table, deals = _deals(obj)
+    state = HandState.from_deals(rules, dealer, table, deals)
+    for _ in _plays(obj, state):
+        pass
+    _check_score(obj, rules, state, before)
+    after = _int_list(obj, "totals_after", rules.sides)
+    piles = [p.mask for p in state.piles]
+    winner = match_winner(rules, after, piles)
+    if "winner" not in obj:
+        raise RecordError("missing field 'winner'")
+    given = obj["winner"]
+    if not (given is None or (isinstance(given, int) and not isinstance(given, bool))):
+        raise RecordError(f"winner must be a side number or null, got {given!r}")
+    if given != winner:
+        raise RecordError(f"winner is {obj['winner']!r}, the totals give {winner!r}")
+    return state, after, winner
+
+
+def _check_score(obj: dict[str, Any], rules: Rules, state: HandState, before: list[int]) -> None:
+    sides = rules.sides
     score = _list(obj.get("score"), "score")
     expected = state.score()
     if len(score) != sides:
@@ -234,16 +282,97 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
     want_after = [b + e["total"] for b, e in zip(before, expected, strict=True)]
     if after != want_after:
         raise RecordError(f"totals_after is {after}, expected {want_after}")
-    piles = [p.mask for p in state.piles]
-    winner = match_winner(rules, after, piles)
-    if "winner" not in obj:
-        raise RecordError("missing field 'winner'")
-    given = obj["winner"]
-    if not (given is None or (isinstance(given, int) and not isinstance(given, bool))):
-        raise RecordError(f"winner must be a side number or null, got {given!r}")
-    if given != winner:
-        raise RecordError(f"winner is {obj['winner']!r}, the totals give {winner!r}")
-    return _MatchCursor(rules, match, hand, dealer, after, winner), state
+
+
+# --------------------------------------------------------------------------- showing
+def show_hand(obj: Any) -> list[str]:
+    """A game record as lines a person can follow: the deals, then each play (seat, its
+    hand before the play, the card, what it takes, a scopa, the table after), the end
+    of the hand, the score and the totals.
+
+    The record is checked on its own first (rules, deals, legal plays, score, totals,
+    winner; not its place in a match), so what is shown is what the rules make of it;
+    a record that fails raises :class:`RecordError`.
+    """
+    rules, match, hand, dealer, before = _header(obj)
+    try:
+        _state, after, winner = _check_content(obj, rules, dealer, before)
+    except OverflowError as e:  # a number beyond what the kernels hold (int64)
+        raise RecordError(f"a number is too large: {e}") from None
+    table, deals = _deals(obj)
+    state = HandState.from_deals(rules, dealer, table, deals)
+    n, name = rules.players, rules.preset_name() or "custom rules"
+    side_word = "team" if rules.teams else "side"
+
+    def seat_label(seat: int) -> str:
+        return f"seat {seat} ({side_word} {rules.side_of(seat)})" if rules.teams else f"seat {seat}"
+
+    def cards(cs: CardSet | Sequence[Card]) -> str:
+        text = str(cs if isinstance(cs, CardSet) else CardSet(list(cs)))
+        return text or "-"
+
+    out = [
+        f"match {match}, hand {hand}: {name} ({rules.digest()}), {n} players, dealer seat "
+        f"{dealer}, totals before {_totals(before)}",
+        f"table: {cards(table)}",
+    ]
+    width = max(len(cards(h)) for d in deals for h in d) + 2
+
+    def deal_line(d: int) -> str:
+        seats = [(dealer + 1 + j) % n for j in range(n)]
+        return f"deal {d + 1}: " + ", ".join(f"seat {s} [{cards(deals[d][s])}]" for s in seats)
+
+    out.append(deal_line(0))
+    dealt, held_after = 1, sum(len(h) for h in state.hands)
+    last_pile = [p.mask for p in state.piles]
+    remainder = CardSet()
+    for number, (st, play) in enumerate(_plays(obj, state), start=1):
+        held = sum(len(h) for h in st.hands)
+        if held > held_after and dealt < len(deals):  # the hands were dealt again
+            out.append(deal_line(dealt))
+            dealt += 1
+        held_after = held - 1
+        seat, before_hand, before_table = st.turn, st.hand(st.turn), st.table
+        last_pile = [p.mask for p in st.piles]
+        result = st.push(play)
+        st.pop()
+        take = CardSet(play.take)
+        if take:
+            what = f"{card_name(play.card)} takes {cards(take)}"
+            remainder = before_table - take
+        else:
+            what = f"{card_name(play.card)} is laid"
+            remainder = before_table | CardSet([play.card])
+        marks = " SCOPA" if result.scopa else ""
+        marks += " (ace sweep)" if result.ace_sweep else ""
+        hand_text = f"[{cards(before_hand)}]"
+        out.append(
+            f"  {number:>2}. {seat_label(seat)} {hand_text:<{width}} {what:<24} "
+            f"table [{remainder!s}]{marks}"
+        )
+    end = state
+    gained = [CardSet(p.mask & ~m) for p, m in zip(end.piles, last_pile, strict=True)]
+    if remainder:
+        extra = [s for s, g in enumerate(gained) if (g & remainder)]
+        why = "the last to capture" if rules.remainder_to == "last_capturer" else "the dealer's"
+        who = f"go to {side_word} {extra[0]} ({why})" if extra else "go to nobody (no capture)"
+        out.append(f"end of hand: the cards left on the table, {cards(remainder)}, {who}")
+    score = end.score()
+    out.append("score:")
+    for s, items in enumerate(score):
+        parts = ", ".join(f"{k} {v}" for k, v in items.items() if k != "total" and v)
+        out.append(
+            f"  {side_word} {s}: {items['total']} point(s)"
+            + (f" ({parts})" if parts else "")
+            + f", {len(end.piles[s])} cards captured"
+        )
+    result_text = f"winner: {side_word} {winner}" if winner is not None else "no winner yet"
+    out.append(f"totals after: {_totals(after)}; {result_text}")
+    return out
+
+
+def _totals(values: Sequence[int]) -> str:
+    return "-".join(str(v) for v in values)
 
 
 def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplaySummary:
@@ -271,6 +400,10 @@ def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplayS
             cur, state = check_hand(obj, prev)
         except (RecordError, CardError, ValueError) as e:
             summary.errors.append((lineno, str(e)))
+            prev = _resync(obj, prev)
+            continue
+        except OverflowError as e:  # a number beyond what the kernels hold (int64)
+            summary.errors.append((lineno, f"a number is too large: {e}"))
             prev = _resync(obj, prev)
             continue
         summary.hands += 1

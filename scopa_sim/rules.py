@@ -1,4 +1,4 @@
-"""Rule options and presets of RULES.md §7 as a validated, frozen dataclass."""
+"""Rule options and presets (docs/rules.md §7) as a validated, frozen dataclass."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ _BOOLS = (
 
 @dataclass(frozen=True)
 class Rules:
-    """The complete effective options of one game (every key of RULES.md §7).
+    """The complete effective options of one game (every option of docs/rules.md §7).
 
     Build one with :meth:`Rules.make` (preset plus overrides), which validates;
     direct construction validates too.
@@ -107,7 +107,7 @@ class Rules:
 
     # -- views ----------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
-        """Every option, in RULES.md order, as plain JSON-ready values."""
+        """Every option, in the order of docs/rules.md §7, as plain JSON-ready values."""
         return dataclasses.asdict(self)
 
     def replace(self, **changes: Any) -> Rules:
@@ -249,7 +249,10 @@ def parse_overrides(overrides: Mapping[str, Any] | Iterable[str] | None) -> dict
             key, sep, value = str(text).partition("=")
             if not sep or not key.strip():
                 raise RulesError(f"bad rule {text!r}: expected key=value, e.g. players=3")
-            items.append((key.strip(), value))
+            key = key.strip()
+            if any(k == key for k, _ in items):
+                raise RulesError(f"option {key!r} given twice (--rule {text!r}); give it once")
+            items.append((key, value))
     return {k: _parse_value(k, v) for k, v in items}
 
 

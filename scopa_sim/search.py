@@ -22,6 +22,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -82,9 +83,13 @@ class Bot(ABC):
         """Every legal play with its statistics, best first (the chosen one first)."""
 
     def choose(self, state: HandState, seed: int) -> Play:
-        """The play this bot makes; deterministic for a given state and seed."""
+        """The play this bot makes; deterministic for a given state and seed.  A forced
+        play (the only legal one) is made without searching: every bot would make it."""
         if state.is_over():
             raise ValueError("the hand is over: nothing to choose")
+        legal = state.legal_plays
+        if len(legal) == 1:
+            return legal[0]
         return self.analyse(state, seed)[0].play
 
     def __repr__(self) -> str:
@@ -92,13 +97,14 @@ class Bot(ABC):
 
 
 class KernelBot(Bot):
-    """The engine's jitted ``random`` or ``greedy`` policy as a bot (one-ply, public
-    information only).  ``analyse`` has no values: means are NaN, ``n`` is 0."""
+    """The engine's jitted ``random``, ``greedy`` or ``expert`` policy as a bot (the
+    seat's information set only).  ``analyse`` has no values: means are NaN, ``n`` is
+    0."""
 
     def __init__(self, policy: str) -> None:
-        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
+        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
         if policy not in codes:
-            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: random, greedy")
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {', '.join(codes)}")
         self.name = policy
         self._code = codes[policy]
 
@@ -140,16 +146,25 @@ class PIMCBot(_SolverMixin, Bot):
 
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
     with the alpha-beta solver -- exactly when at most ``exact_below`` cards are left to
-    play, else ``depth`` plies deep with the heuristic leaf value of
-    :func:`scopa_sim._search.estimate` -- and picks the play of best mean value over the
-    worlds.  The 95% interval is over worlds (normal approximation).
+    play, else ``depth`` plies deep with a heuristic leaf value (``leaf=estimate``:
+    :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation
+    of the piles, :func:`scopa_sim._search.expert_leaf`) -- and picks the play of best
+    mean value over the worlds.  The 95% interval is over worlds (normal approximation).
     """
 
-    def __init__(self, worlds: int = 12, depth: int = 5, exact_below: int = 8) -> None:
+    LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
+
+    def __init__(
+        self, worlds: int = 12, depth: int = 5, exact_below: int = 8, leaf: str = "estimate"
+    ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
-        self.worlds, self.depth, self.exact_below = worlds, depth, exact_below
-        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
+        if leaf not in self.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
+        self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
+        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}" + (
+            f",leaf={leaf}" if leaf != "estimate" else ""
+        )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
         """The legal plays and their values per world (``[world, play]``)."""
@@ -172,6 +187,7 @@ class PIMCBot(_SolverMixin, Bot):
                 bc,
                 bt,
                 vals,
+                self.LEAVES[self.leaf],
             )
         )
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
@@ -240,7 +256,8 @@ class ISMCTSBot(Bot):
     One tree over the plays seen from the information set of the seat to play; every
     iteration deals a new world from it, descends by UCB1 with availability counts among
     the plays legal in that world, expands one untried play, finishes the hand with the
-    engine's ``rollout`` policy (``random``, the default, or ``greedy``) and backs up the
+    engine's ``rollout`` policy (``random``, the default, ``greedy`` or ``expert``) and
+    backs up the
     final point margins, scaled by :data:`scopa_sim._search.REWARD_SCALE`, each node
     taking the margin of the side that made its play.  The most visited play is chosen.
 
@@ -249,8 +266,10 @@ class ISMCTSBot(Bot):
     hand) is solved exactly by the alpha-beta solver instead (``n`` = 1 per play).
 
     With ``horizon=h`` a rollout stops ``h`` plays past the tree and the position it
-    reached is valued by the heuristic :func:`scopa_sim._search.estimate` (piles, scope
-    so far) instead of being played out: cheaper and far less noisy.  ``horizon=4,c=1``
+    reached is valued by a heuristic (``leaf=estimate``, the default:
+    :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation,
+    :func:`scopa_sim._search.expert_leaf`; piles, scope so far) instead of being played
+    out: cheaper and far less noisy.  ``horizon=4,c=1``
     beats PIMC (12 worlds, depth 5) at equal time per move in 2-player ``scopa``
     (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
     exactly as before the option existed.
@@ -261,6 +280,11 @@ class ISMCTSBot(Bot):
 
     CHUNK = 128
     EXACT_TT = 1 << 14
+    ROLLOUTS: ClassVar[dict[str, int]] = {
+        "random": K.POLICY_RANDOM,
+        "greedy": K.POLICY_GREEDY,
+        "expert": K.POLICY_EXPERT,
+    }
 
     def __init__(
         self,
@@ -270,26 +294,34 @@ class ISMCTSBot(Bot):
         ms: float | None = None,
         exact: int = 0,
         horizon: int | None = None,
+        leaf: str = "estimate",
     ) -> None:
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
             raise ValueError(f"exact must be 0 or 1, got {exact!r}")
-        if rollout not in ("random", "greedy"):
-            raise ValueError(f"rollout must be 'random' or 'greedy', got {rollout!r}")
+        if rollout not in self.ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
         if horizon is not None and not 0 <= horizon < KS.FULL_DEPTH:
             raise ValueError(f"horizon must be in [0, {KS.FULL_DEPTH}), got {horizon!r}")
+        if leaf not in PIMCBot.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
+        if leaf != "estimate" and horizon is None:
+            raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
+        self.leaf = leaf
+        self._leaf = PIMCBot.LEAVES[leaf]
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
         #: the tree's sums are in units of 1 / _unit points
         self._unit = 1 if horizon is None else KS.EST_UNIT
-        self._policy = K.POLICY_RANDOM if rollout == "random" else K.POLICY_GREEDY
+        self._policy = self.ROLLOUTS[rollout]
         budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
         self.name = (
             f"ismcts:{budget},c={c:g},rollout={rollout}"
             + (f",exact={exact}" if exact else "")
             + (f",horizon={horizon}" if horizon is not None else "")
+            + (f",leaf={leaf}" if leaf != "estimate" else "")
         )
         self.last_iterations = 0
 
@@ -302,7 +334,7 @@ class ISMCTSBot(Bot):
         cap = (self.iterations if self.ms is None else 4096) + 1
         tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
         count = int(KS.ismcts_init(root, tree))
-        args = (self.c, self._policy, self._horizon, rng, _NO_LOG)
+        args = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
         if self.ms is None:
             count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
@@ -413,11 +445,13 @@ def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[str, str], str]:
 BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot]]] = {
     "random": ({}, lambda: KernelBot("random")),
     "greedy": ({}, lambda: KernelBot("greedy")),
+    "expert": ({}, lambda: KernelBot("expert")),
     "pimc": (
         {
             "worlds": _int("worlds", 1),
             "depth": _int("depth", 1),
             "exact_below": _int("exact_below", 0),
+            "leaf": _choice("leaf", ("estimate", "expert")),
         },
         PIMCBot,
     ),
@@ -425,10 +459,11 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
         {
             "iterations": _int("iterations", 1),
             "c": _float("c"),
-            "rollout": _choice("rollout", ("random", "greedy")),
+            "rollout": _choice("rollout", ("random", "greedy", "expert")),
             "ms": _float("ms"),
             "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
             "horizon": _int("horizon", 0),
+            "leaf": _choice("leaf", ("estimate", "expert")),
         },
         ISMCTSBot,
     ),
@@ -453,8 +488,8 @@ def _eval_bot(**kwargs: object) -> Bot:
 
 
 def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
-    """A bot by name (``random``, ``greedy``, ``pimc``, ``ismcts``, ``solver``) with text
-    parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
+    """A bot by name (``random``, ``greedy``, ``expert``, ``pimc``, ``ismcts``, ``solver``)
+    with text parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
     key = name.strip().lower()
     if key not in BOTS:
         raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
@@ -465,7 +500,12 @@ def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
             allowed = ", ".join(spec) if spec else "none"
             raise PolicyError(f"unknown parameter {k!r} for bot {key!r}; allowed: {allowed}")
         kwargs[k] = spec[k](key, str(v).strip())
-    return build(**kwargs)
+    try:
+        return build(**kwargs)
+    except PolicyError:
+        raise
+    except ValueError as e:  # a combination of parameters the bot refuses
+        raise PolicyError(f"policy {key!r}: {e}") from None
 
 
 # --------------------------------------------------------------------------- playing

@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+import multiprocessing as mp
+import os
+from collections import deque
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -87,6 +92,84 @@ def elo_of_score(score: float) -> float:
     return -400 * math.log10(1 / s - 1)
 
 
+def _players(rules: Rules, a: PolicySpec, b: PolicySpec, seed: int) -> tuple[HandPlayer, ...]:
+    """The two seatings of a pairing: ``a`` on side 0, then ``a`` on side 1."""
+    n = rules.players
+    seats_ab = [a if rules.side_of(s) == 0 else b for s in range(n)]
+    seats_ba = [b if rules.side_of(s) == 0 else a for s in range(n)]
+    return HandPlayer(rules, seats_ab, seed), HandPlayer(rules, seats_ba, seed)
+
+
+def _play_deals(
+    players: tuple[HandPlayer, ...], rules: Rules, lo: int, hi: int
+) -> list[tuple[int, int]]:
+    """``a``'s margin in each seating of deals ``lo..hi-1``: they depend on the deal alone
+    (its deck and each decision's seed come from ``(seed, deal, hand 0)``)."""
+    out = []
+    for d in range(lo, hi):
+        dealer = d % rules.players
+        h1 = players[0].play(d, 0, dealer)
+        h2 = players[1].play(d, 0, dealer)
+        out.append((h1.score[0][-1] - h1.score[1][-1], h2.score[1][-1] - h2.score[0][-1]))
+    return out
+
+
+#: The seatings a worker process built last (rules, policies, seed) -> players.
+_WORKER_PLAYERS: dict[tuple[Rules, str, str, int], tuple[HandPlayer, ...]] = {}
+
+
+def _play_block(
+    rules: Rules, a: PolicySpec, b: PolicySpec, seed: int, lo: int, hi: int
+) -> list[tuple[int, int]]:
+    """A worker process's task: a block of deals, with the pairing's players kept."""
+    key = (rules, str(a), str(b), seed)
+    players = _WORKER_PLAYERS.get(key)
+    if players is None:
+        _WORKER_PLAYERS.clear()
+        players = _WORKER_PLAYERS[key] = _players(rules, a, b, seed)
+    return _play_deals(players, rules, lo, hi)
+
+
+def _margins(
+    rules: Rules,
+    a: PolicySpec,
+    b: PolicySpec,
+    deals: int,
+    seed: int,
+    pool: Executor | None,
+    workers: int,
+) -> Generator[tuple[int, int], None, None]:
+    """Each deal's pair of margins, in deal order, computed here or by ``pool``'s processes
+    (a few blocks ahead; closing the iterator cancels the rest)."""
+    if pool is None:
+        players = _players(rules, a, b, seed)
+        for d in range(deals):
+            yield from _play_deals(players, rules, d, d + 1)
+        return
+    block = max(1, min(BLOCK_DEALS, deals // (4 * workers)))
+    starts = iter(range(0, deals, block))
+    ahead: deque[Future[list[tuple[int, int]]]] = deque()
+    try:
+        for lo in itertools.islice(starts, 2 * workers):
+            ahead.append(pool.submit(_play_block, rules, a, b, seed, lo, min(lo + block, deals)))
+        while ahead:
+            done = ahead.popleft().result()
+            nxt = next(starts, None)
+            if nxt is not None:
+                hi = min(nxt + block, deals)
+                ahead.append(pool.submit(_play_block, rules, a, b, seed, nxt, hi))
+            yield from done
+    except BrokenProcessPool as e:
+        raise TournamentError(f"a worker process of the tournament died: {e}") from None
+    finally:
+        for f in ahead:
+            f.cancel()
+
+
+#: Deals per task of a worker process (fewer when there are few deals per worker).
+BLOCK_DEALS = 25
+
+
 def play_pairing(
     rules: Rules,
     a: PolicySpec,
@@ -95,47 +178,70 @@ def play_pairing(
     seed: int,
     sprt: Sprt | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
 ) -> PairingResult:
-    """Play ``deals`` deal pairs of ``a`` against ``b`` (stopping early if the SPRT ends)."""
+    """Play ``deals`` deal pairs of ``a`` against ``b`` (stopping early if the SPRT ends).
+
+    With ``workers > 1`` the deals are played in that many processes; the result is the
+    same, since every deal depends on the seed and its number only and the statistics
+    (and the SPRT) take the deals in order.
+    """
+    workers = min(workers, deals)  # no process without a deal to play
+    if workers <= 1:
+        return _pairing(rules, a, b, deals, seed, sprt, progress, None, 1)
+    with _process_pool(workers) as pool:
+        return _pairing(rules, a, b, deals, seed, sprt, progress, pool, workers)
+
+
+def _process_pool(workers: int) -> ProcessPoolExecutor:
+    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
+def _pairing(
+    rules: Rules,
+    a: PolicySpec,
+    b: PolicySpec,
+    deals: int,
+    seed: int,
+    sprt: Sprt | None,
+    progress: Callable[[int], None] | None,
+    pool: Executor | None,
+    workers: int,
+) -> PairingResult:
     if rules.sides != 2:
         raise TournamentError(
             f"a tournament needs two sides (2 players, or 4 in teams); these rules have "
             f"{rules.sides}"
         )
-    n = rules.players
-    seats_ab = [a if rules.side_of(s) == 0 else b for s in range(n)]
-    seats_ba = [b if rules.side_of(s) == 0 else a for s in range(n)]
-    first = HandPlayer(rules, seats_ab, seed)
-    second = HandPlayer(rules, seats_ba, seed)
     margins: list[float] = []
     pair_scores: list[float] = []
     wins = draws = losses = 0
     llr, verdict = None, None
-    for d in range(deals):
-        dealer = d % n
-        h1 = first.play(d, 0, dealer)
-        h2 = second.play(d, 0, dealer)
-        m1 = h1.score[0][-1] - h1.score[1][-1]  # a on side 0
-        m2 = h2.score[1][-1] - h2.score[0][-1]  # a on side 1
-        margins.append((m1 + m2) / 2)
-        pair = 0.0
-        for m in (m1, m2):
-            if m > 0:
-                wins += 1
-                pair += 0.5
-            elif m == 0:
-                draws += 1
-                pair += 0.25
-            else:
-                losses += 1
-        pair_scores.append(pair)
-        if progress is not None:
-            progress(1)
-        if sprt is not None:
-            llr = sprt.llr(np.asarray(pair_scores))
-            verdict = sprt.verdict(llr)
-            if verdict is not None:
-                break
+    stream = _margins(rules, a, b, deals, seed, pool, workers)
+    try:
+        for m1, m2 in stream:
+            margins.append((m1 + m2) / 2)
+            pair = 0.0
+            for m in (m1, m2):
+                if m > 0:
+                    wins += 1
+                    pair += 0.5
+                elif m == 0:
+                    draws += 1
+                    pair += 0.25
+                else:
+                    losses += 1
+            pair_scores.append(pair)
+            if progress is not None:
+                progress(1)
+            if sprt is not None:
+                llr = sprt.llr(np.asarray(pair_scores))
+                verdict = sprt.verdict(llr)
+                if verdict is not None:
+                    break
+    finally:
+        stream.close()
     ps = np.asarray(pair_scores)
     score = float(ps.mean())
     z = NormalDist().inv_cdf(0.975)
@@ -180,8 +286,11 @@ def run_tournament(
     seed: int,
     sprt: Sprt | None = None,
     progress: Callable[[int], None] | None = None,
+    workers: int = 1,
 ) -> list[PairingResult]:
-    """Every pairing of distinct policies, on the same deals."""
+    """Every pairing of distinct policies, on the same deals; ``progress(1)`` after each
+    deal pair. ``workers > 1`` plays the deals in that many processes, with the same
+    results."""
     if len(policies) < 2:
         raise TournamentError("a tournament needs at least two --policy")
     if sprt is not None and len(policies) != 2:
@@ -189,7 +298,14 @@ def run_tournament(
     names = [str(p) for p in policies]
     if len(set(names)) != len(names):
         raise TournamentError("each --policy must be different")
-    return [
-        play_pairing(rules, a, b, deals, seed, sprt, progress)
-        for a, b in itertools.combinations(policies, 2)
-    ]
+    if rules.sides != 2:
+        raise TournamentError(
+            f"a tournament needs two sides (2 players, or 4 in teams); these rules have "
+            f"{rules.sides}"
+        )
+    pairs = list(itertools.combinations(policies, 2))
+    workers = min(workers, deals)  # no process without a deal to play
+    if workers <= 1:
+        return [_pairing(rules, a, b, deals, seed, sprt, progress, None, 1) for a, b in pairs]
+    with _process_pool(workers) as pool:
+        return [_pairing(rules, a, b, deals, seed, sprt, progress, pool, workers) for a, b in pairs]

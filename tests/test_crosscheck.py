@@ -213,15 +213,16 @@ def test_selfplay_kernel_matches_the_python_api(preset: str, seed: int) -> None:
 
 @pytest.mark.parametrize(("preset", "overrides"), RULESETS, ids=IDS)
 @settings(max_examples=15, deadline=None)
-@given(seed=SEEDS, greedy=st.lists(st.booleans(), min_size=4, max_size=4))
+@given(seed=SEEDS, mix=st.lists(st.sampled_from([0, 1, 2]), min_size=4, max_size=4))
 def test_fused_selfplay_matches_the_step_kernels(
-    preset: str, overrides: tuple[str, ...], seed: int, greedy: list[bool]
+    preset: str, overrides: tuple[str, ...], seed: int, mix: list[int]
 ) -> None:
     """selfplay_hands (the fused fast path) gives the points of start_hand + play_out +
-    score_state (the kernels under HandState) on the same streams, for any policy mix."""
+    score_state (the kernels under HandState) on the same streams, for any mix of the
+    random, greedy and expert policies."""
     rules = make(preset, overrides)
     r = rules.to_array()
-    policies = np.array([K.POLICY_GREEDY if g else K.POLICY_RANDOM for g in greedy])
+    policies = np.array(mix, dtype=np.int64)
     count = 200
     points = np.zeros((count, 4), dtype=np.int64)
     K.selfplay_hands(r, policies, seed, count, points)

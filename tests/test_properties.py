@@ -138,7 +138,7 @@ def test_selfplay_points_are_bounded(preset: str, overrides: tuple[str, ...], se
     rules = make(preset, overrides)
     count = 200
     points = np.full((count, 4), -1, dtype=np.int64)
-    for policy in (K.POLICY_RANDOM, K.POLICY_GREEDY):
+    for policy in (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT):
         policies = np.full(4, policy, dtype=np.int64)
         K.selfplay_hands(rules.to_array(), policies, seed, count, points)
         bounds = [max_points(rules, n) for n in plays_per_side(rules)]
@@ -178,7 +178,7 @@ def test_selfplay_is_deterministic_and_split_free(
     for more hands, and repeated calls are identical."""
     r = Rules.make(preset).to_array()
     split = min(split, count)
-    policies = np.array([K.POLICY_GREEDY, K.POLICY_RANDOM] * 2, dtype=np.int64)
+    policies = np.array([K.POLICY_GREEDY, K.POLICY_RANDOM, K.POLICY_EXPERT, K.POLICY_RANDOM])
     first = np.zeros((count, 4), dtype=np.int64)
     again = np.zeros((count, 4), dtype=np.int64)
     prefix = np.zeros((split, 4), dtype=np.int64)

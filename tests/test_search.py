@@ -148,7 +148,9 @@ def fresh_search(
     return state, root, tree, count, rng
 
 
-def replay_logged_iteration(state: HandState, log: np.ndarray, cut: bool = False) -> None:
+def replay_logged_iteration(
+    state: HandState, log: np.ndarray, cut: bool = False, leaf: int = KS.LEAF_ESTIMATE
+) -> None:
     """Rebuild the world of an ISMCTS iteration from its log and replay its plays through
     HandState.push (which checks legality): same legal play counts, same margins.  With
     ``cut`` the iteration may stop before the end of the hand (``horizon``); its margins
@@ -160,7 +162,10 @@ def replay_logged_iteration(state: HandState, log: np.ndarray, cut: bool = False
         assert cut
         work = np.zeros(16)
         for side in range(rules.sides):
-            e = KS.estimate(world._vec, world._r, side, True, work)
+            if leaf == KS.LEAF_EXPERT:
+                e = KS.expert_leaf(world._vec, world._r, side, True)
+            else:
+                e = KS.estimate(world._vec, world._r, side, True, work)
             assert log[KS.L_MARGINS + side] == round(e * unit)
         return
     for side in range(rules.sides):
@@ -172,8 +177,9 @@ def replay_logged_iteration(state: HandState, log: np.ndarray, cut: bool = False
     ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa", "scopone-scientifico"],
 )
 def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None:
-    """Every play of logged ISMCTS iterations (tree and rollout, random and greedy) is
-    legal in the iteration's world, the world keeps the root seat's knowledge, and the
+    """Every play of logged ISMCTS iterations (tree and rollout) is
+    legal in the iteration's world (random, greedy and expert rollouts), the world keeps
+    the root seat's knowledge, and the
     backed-up margins are the hand's."""
     rules = Rules.make(preset)
     r = rules.to_array()
@@ -181,7 +187,7 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
     log = np.zeros(KS.L_SIZE, dtype=np.int64)
     for trial in range(12):
         state, root, tree, count, rng = fresh_search(rules, rnd)
-        policy = K.POLICY_GREEDY if trial % 2 else K.POLICY_RANDOM
+        policy = (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT)[trial % 3]
         for _ in range(8):
             count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, KS.FULL_DEPTH, rng, log)
             replay_logged_iteration(state, log)
@@ -191,8 +197,9 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
 @pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto"])
 def test_ismcts_horizon_cuts_rollouts_and_values_them_by_the_estimate(preset: str) -> None:
     """horizon=h: a fresh tree's first iteration makes the expansion play and h rollout
-    plays (fewer if the hand ends), then backs up the heuristic estimate of the position
-    reached (scope included); later iterations too stop h plays past the tree."""
+    plays (fewer if the hand ends), then backs up the heuristic leaf value (estimate or
+    the expert's evaluation) of the position reached (scope included); later iterations
+    too stop h plays past the tree."""
     rules = Rules.make(preset)
     r = rules.to_array()
     rnd = random.Random(preset + "h")
@@ -201,9 +208,10 @@ def test_ismcts_horizon_cuts_rollouts_and_values_them_by_the_estimate(preset: st
     for trial in range(12):
         state, root, tree, count, rng = fresh_search(rules, rnd)
         horizon = trial % 4
+        leaf = (trial // 2) % 2  # LEAF_ESTIMATE or LEAF_EXPERT
         for it in range(8):
-            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, trial % 2, horizon, rng, log)
-            replay_logged_iteration(state, log, cut=True)
+            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, trial % 3, horizon, rng, log, leaf)
+            replay_logged_iteration(state, log, cut=True, leaf=leaf)
             made = int(log[KS.L_MADE])
             assert made <= it + 1 + horizon
             if it == 0:
@@ -317,7 +325,14 @@ def test_bots_do_not_read_hidden_cards() -> None:
     b = HandState.from_position(
         rules, hands=[P("5D QC 6S"), P("6H 5S KC")], stock=P("2C JS KD 4S").cards(), **kw
     )
-    for bot in (ISMCTSBot(iterations=200), ISMCTSBot(iterations=200, horizon=3), PIMCBot(worlds=3)):
+    bots = (
+        ISMCTSBot(iterations=200),
+        ISMCTSBot(iterations=200, horizon=3),
+        ISMCTSBot(iterations=100, horizon=3, rollout="expert"),
+        PIMCBot(worlds=3),
+        PIMCBot(worlds=3, leaf="expert"),
+    )
+    for bot in bots:
         assert bot.analyse(a, 9) == bot.analyse(b, 9)
 
 
