@@ -12,7 +12,7 @@ reviews every hand with the default evaluator (review seed 0, never used to play
   the thresholds they give -- see ``derive_thresholds``), and the evaluator's own mean
   loss (near 0: it is pure evaluation noise, as the review's worlds differ from those
   the evaluator played with);
-* a strong search bot (``STRONG``) and ``greedy`` each against ``random``: each
+* a strong search bot (``STRONG``), ``expert`` and ``greedy`` each against ``random``: each
   policy's mean loss per unforced decision with a 95% interval over decisions (random's
   should be far above the strong bot's, greedy's in between);
 * open endgames (the last round of a hand): the review's loss against the exact
@@ -74,6 +74,7 @@ PAIRINGS = {
     "eval-eval": ("eval", "eval"),
     "strong-random": (STRONG, "random"),
     "greedy-random": ("greedy", "random"),
+    "expert-random": ("expert", "random"),
 }
 QUANTILES = (0.5, 0.75, 0.9, 0.95, 0.99)
 
@@ -247,6 +248,9 @@ def print_speed(doc: dict) -> None:
 @click.option(
     "--worlds", default=E.DEFAULT_WORLDS, show_default=True, help="The evaluator's worlds."
 )
+@click.option(
+    "--rollout", default=E.DEFAULT_ROLLOUT, show_default=True, help="The evaluator's rollout."
+)
 @click.option("--quick", is_flag=True, help="Tiny sizes (smoke test).")
 @click.option("--speed-only", is_flag=True, help="Only the speed measures.")
 def main(
@@ -257,13 +261,14 @@ def main(
     workers: int,
     json_path: str | None,
     worlds: int,
+    rollout: str,
     quick: bool,
     speed_only: bool,
 ) -> None:
     if quick:
         matches, speed_hands, endgames, worlds = 1, 1, 5, 32
     rules = Rules.make("scopa")
-    ev = E.Evaluator(worlds=worlds)
+    ev = E.Evaluator(worlds=worlds, rollout=rollout)
     doc: dict[str, object] = {
         "evaluator": str(ev),
         "seed": seed,
@@ -318,6 +323,7 @@ def main(
         "strong": seat["strong-random"][0],
         "random": seat["strong-random"][1],
         "greedy": seat["greedy-random"][0],
+        "expert": seat["expert-random"][0],
         "greedy (self-play)": by_pairing["greedy-greedy"],
         "eval (self-play)": by_pairing["eval-eval"],
     }

@@ -52,9 +52,10 @@ from .state import HandState
 
 #: Worlds per decision by default (the speed target: a 2-player hand in under 2 s).
 DEFAULT_WORLDS = 256
-#: Rollout policy by default.  Issue 13's jitted ``expert`` is meant to replace it once
-#: ``K.choose_play`` knows ``K.POLICY_EXPERT``; the labels' thresholds are calibrated for
-#: the default and are to be measured again with ``benchmarks/bench_review.py``.
+#: Rollout policy by default.  ``expert`` (``rollout=expert``) costs about 1.6 times as
+#: much per hand reviewed and, measured so far, gains little as the evaluator's rollout
+#: (README, "Game review"); the labels' thresholds are calibrated for the default and
+#: are to be measured again with ``benchmarks/bench_review.py --rollout`` if it changes.
 DEFAULT_ROLLOUT = "greedy"
 #: Random deals behind the prior (the expected margin before a hand's first deal).
 PRIOR_WORLDS = 4096
@@ -68,12 +69,8 @@ TT_SIZE = 1 << 16
 
 
 def rollout_codes() -> dict[str, int]:
-    """Kernel policies a rollout may use, by name (``expert`` once the engine has it)."""
-    codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY}
-    expert = getattr(K, "POLICY_EXPERT", None)
-    if expert is not None:
-        codes["expert"] = int(expert)
-    return codes
+    """Kernel policies a rollout may use, by name."""
+    return {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
 
 
 def _mask63(x: int) -> int:

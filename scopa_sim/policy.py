@@ -30,7 +30,7 @@ SEARCH_POLICIES: dict[str, str] = {
     "ms=, exact=0|1, horizon=, leaf=estimate|expert",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
     "eval": "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
-    "rollout=greedy, exact=0|1",
+    "rollout=greedy|expert|random, exact=0|1",
 }
 
 #: Jitted policies by name, with their kernel code and a one-line description.
