@@ -12,8 +12,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-## The main job: the embedded study at small scale (every preset under random, greedy and
-## ISMCTS play, and the effect of each rule option), reports in reports/study-small.
+## The main job: the embedded study at small scale (every preset under random, greedy,
+## expert and ISMCTS play, the effect of each rule option, match equity), reports in
+## reports/study-small.
 study: $(STAMP)
 	$(BIN)/scopa-sim study --scale small --seed 0 --out reports/study-small
 

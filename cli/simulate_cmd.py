@@ -52,6 +52,14 @@ from scopa_sim.simulate import SimConfig, dask_executor, local_executor, simulat
     default=None,
     help="Units per shard file (default 250000 hands or 25000 matches).",
 )
+@click.option(
+    "--deal",
+    type=click.Choice(["plain", "swapped"]),
+    default="plain",
+    show_default=True,
+    help="swapped: each hand's deck dealt with the seats' cards exchanged (the duplicate "
+    "deal of the plain run's hand with the same seed); --hands only.",
+)
 @click.option("--resume", is_flag=True, help="Finish an interrupted run in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
@@ -67,6 +75,7 @@ def simulate_cmd(
     executor: str,
     scheduler: str | None,
     shard_size: int | None,
+    deal: str,
     resume: bool,
     overwrite: bool,
     quiet: bool,
@@ -85,7 +94,9 @@ def simulate_cmd(
     r = make_rules(preset, rules)
     specs = make_policies(policies, r.players)
     mode = "hands" if hands is not None else "matches"
-    config = SimConfig.make(preset, r, specs, mode, count, seed, shard_size)
+    if deal != "plain" and mode != "hands":
+        raise BadInput("--deal swapped needs --hands")
+    config = SimConfig.make(preset, r, specs, mode, count, seed, shard_size, deal=deal)
     n_workers = workers or os.cpu_count() or 1
     run_exec = (
         dask_executor(scheduler, n_workers) if executor == "dask" else local_executor(n_workers)

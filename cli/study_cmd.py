@@ -116,4 +116,12 @@ def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None)
     """Run the embedded study (every preset, policies, rule options) and write reports."""
     from scopa_sim.study import run_study
 
-    run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)
+    try:
+        run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)
+    except KeyboardInterrupt:
+        click.echo(
+            f"interrupted: finished runs and shards are kept in {runs_dir / scale}; "
+            "run the same command again to resume",
+            err=True,
+        )
+        sys.exit(130)

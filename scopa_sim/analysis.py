@@ -105,6 +105,8 @@ class Run:
         pols = c.policies if len(set(c.policies)) > 1 else c.policies[:1]
         parts += [f"--policy {p}" for p in pols]
         parts += [f"--{c.mode} {c.count}", f"--seed {c.seed}", f"--out {self.directory}"]
+        if c.deal != "plain":
+            parts.insert(-1, f"--deal {c.deal}")
         return " ".join(parts)
 
 

@@ -79,11 +79,20 @@ class HandPlayer:
     Kernel policies only: the whole hand runs in the jitted playout loop. With a
     search policy at any seat, the hand is played decision by decision with bots
     (kernel policies then play through their bot form). Either way the deck of
-    hand ``h`` of match ``m`` comes from the stream ``(seed, m, h, STREAM_DEAL)``.
+    hand ``h`` of match ``m`` comes from the stream ``(seed, m, h, STREAM_DEAL)``; with
+    ``swapped`` it is then dealt with the seats' cards exchanged (its duplicate deal).
     """
 
-    def __init__(self, rules: Rules, policies: Sequence[PolicySpec], seed: int) -> None:
+    def __init__(
+        self, rules: Rules, policies: Sequence[PolicySpec], seed: int, swapped: bool = False
+    ) -> None:
         self.rules, self.seed = rules, seed
+        #: deal each hand's deck with the seats' cards exchanged (:mod:`scopa_sim.duplicate`)
+        self._perm = None
+        if swapped:
+            from .duplicate import swap_permutation
+
+            self._perm = swap_permutation(rules)
         self._r = rules.to_array()
         self.kernel = all(p.is_kernel for p in policies)
         self._codes = np.zeros(4, dtype=np.int64)
@@ -103,6 +112,8 @@ class HandPlayer:
         rules, r = self.rules, self._r
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
         redeals = int(K.shuffle_deal(r, rng, self._deck))
+        if self._perm is not None:
+            self._deck[: rules.deck] = self._deck[self._perm]
         deck = tuple(int(c) for c in self._deck[: rules.deck])
         if self.kernel:
             state = self._state

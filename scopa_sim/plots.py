@@ -19,6 +19,7 @@ import numpy as np
 from matplotlib import ticker
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from .analysis import Convergence, Distribution, GroupResult
 from .stats import MeanCI
@@ -286,10 +287,127 @@ def distribution_plot(
     return _save(fig, path)
 
 
+#: Distinct colours (Okabe-Ito) and markers for the series of the study's figures.
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
+SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def _grouped_forest_axes(
+    ax: object,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
+    reference: float | None,
+) -> None:
+    """Draw the rows of :func:`grouped_forest_plot` on ``ax``."""
+    from matplotlib.axes import Axes
+
+    assert isinstance(ax, Axes)
+    k = max(1, len(series))
+    y = np.arange(len(labels))[::-1].astype(float)
+    step = 0.8 / k
+    for j, (name, values) in enumerate(series):
+        off = (k - 1) / 2 * step - j * step
+        pts = [(yy + off, v) for yy, v in zip(y, values, strict=True) if v is not None]
+        if not pts:
+            continue
+        yy = np.array([p for p, _ in pts])
+        est = np.array([v[0] for _, v in pts])
+        err = np.array([[v[0] - v[1] for _, v in pts], [v[2] - v[0] for _, v in pts]])
+        c = SERIES_COLOURS[j % len(SERIES_COLOURS)]
+        ax.errorbar(est, yy, xerr=np.abs(err), fmt=SERIES_MARKERS[j % len(SERIES_MARKERS)],
+                    color=c, ecolor=c, capsize=3, ms=5, label=name)  # fmt: skip
+    if reference is not None:
+        ax.axvline(reference, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, list(labels))
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    for yy in y[:-1]:
+        ax.axhline(yy - 0.5, color="#dddddd", lw=0.8)
+
+
+def grouped_forest_plot(
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """One row per label with one point and CI per series (``(estimate, low, high)`` or
+    None when a series has no value there), series offset vertically, legend below."""
+    k = max(1, len(series))
+    fig = Figure(figsize=(8.0, 1.6 + 0.22 * k * len(labels)), layout="constrained")
+    ax = fig.add_subplot()
+    _grouped_forest_axes(ax, labels, series, reference)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    fig.legend(loc="outside lower center", ncol=min(k, 4), frameon=False)
+    return _save(fig, path)
+
+
+def grouped_forest_panels(
+    labels: Sequence[str],
+    panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """:func:`grouped_forest_plot` side by side, one panel per ``(panel title, series)``
+    with the same rows and series, sharing the rows' labels and one legend below."""
+    n = max(1, len(panels))
+    k = max(1, max((len(s) for _, s in panels), default=1))
+    fig = Figure(figsize=(3.2 * n + 2.2, 1.6 + 0.2 * k * len(labels)), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False, sharey=True)[0]
+    for i, (ax, (name, series)) in enumerate(zip(axes, panels, strict=True)):
+        _grouped_forest_axes(ax, labels, series, reference)
+        ax.set_title(name, fontsize="medium")
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        if i:
+            ax.tick_params(labelleft=False)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=min(k, 4), frameon=False)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def equity_heatmap(
+    tables: Sequence[tuple[str, np.ndarray]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+) -> Path:
+    """Heatmaps of probabilities in [0, 1] (one panel per table, rows = y score, columns
+    = x score, the value written in each cell) with one shared colour bar."""
+    n = len(tables)
+    fig = Figure(figsize=(5.6 * n + 1.0, 5.4), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    im = None
+    for ax, (name, t) in zip(axes, tables, strict=True):
+        im = ax.imshow(t, origin="lower", cmap="RdBu", vmin=0.0, vmax=1.0, aspect="equal")
+        for (i, j), v in np.ndenumerate(t):
+            txt = f"{v:.2f}"
+            ax.text(j, i, txt[1:] if txt.startswith("0") else txt, ha="center", va="center",
+                    fontsize=7, color="white" if abs(v - 0.5) > 0.3 else "black")  # fmt: skip
+        ax.set_xticks(range(t.shape[1]))
+        ax.set_yticks(range(t.shape[0]))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(name, fontsize="medium")
+    if im is not None:
+        fig.colorbar(im, ax=list(axes), shrink=0.8, label="probability of winning the match")
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
 __all__ = [
     "convergence_plot",
     "distribution_plot",
+    "equity_heatmap",
     "forest_plot",
+    "grouped_forest_panels",
+    "grouped_forest_plot",
     "items_plot",
     "series_style",
 ]

@@ -45,6 +45,8 @@ DEFAULT_SHARD_MATCHES = 25_000
 #: play streams of the random and greedy policies and in determinizations (ISMCTS's own
 #: loop still takes one draw per hash).
 GENERATOR = 3
+#: How the hands of a run are dealt (:attr:`SimConfig.deal`).
+DEALS = ("plain", "swapped")
 
 
 class SimulationError(ScopaError):
@@ -63,10 +65,17 @@ class SimConfig:
     seed: int
     shard_size: int
     generator: int = GENERATOR
+    #: "plain", or "swapped": every hand dealt from its deck with the seats' cards exchanged
+    #: (:mod:`scopa_sim.duplicate`; ``--hands`` only), the duplicate of the plain run's hand.
+    deal: str = "plain"
 
     def __post_init__(self) -> None:
         if self.mode not in ("hands", "matches"):
             raise SimulationError(f"mode must be 'hands' or 'matches', got {self.mode!r}")
+        if self.deal not in DEALS:
+            raise SimulationError(f"deal must be one of {', '.join(DEALS)}, got {self.deal!r}")
+        if self.deal != "plain" and self.mode != "hands":
+            raise SimulationError("swapped deals are for --hands runs only")
         if self.count < 1:
             raise SimulationError(f"the number of {self.mode} must be at least 1")
         if self.shard_size < 1:
@@ -84,12 +93,15 @@ class SimConfig:
         count: int,
         seed: int,
         shard_size: int | None = None,
+        deal: str = "plain",
     ) -> SimConfig:
         texts = tuple(str(p) for p in policies)
         specs = seat_policies(texts, rules.players)
         if shard_size is None:
             shard_size = DEFAULT_SHARD_HANDS if mode == "hands" else DEFAULT_SHARD_MATCHES
-        return cls(preset, rules, tuple(str(p) for p in specs), mode, count, seed, shard_size)
+        return cls(
+            preset, rules, tuple(str(p) for p in specs), mode, count, seed, shard_size, deal=deal
+        )
 
     @property
     def shards(self) -> int:
@@ -101,8 +113,9 @@ class SimConfig:
         return lo, min(self.shard_size, self.count - lo)
 
     def data_key(self) -> dict[str, Any]:
-        """The parts of the configuration that define the data."""
-        return {
+        """The parts of the configuration that define the data (``deal`` only when it is
+        not plain, so that plain runs keep the identity they had before it existed)."""
+        key: dict[str, Any] = {
             "preset": self.preset,
             "rules": self.rules.as_dict(),
             "policies": list(self.policies),
@@ -111,6 +124,9 @@ class SimConfig:
             "seed": self.seed,
             "generator": self.generator,
         }
+        if self.deal != "plain":
+            key["deal"] = self.deal
+        return key
 
     @property
     def run_id(self) -> str:
@@ -132,8 +148,9 @@ class SimConfig:
                 seed=int(doc["seed"]),
                 shard_size=int(doc["shard_size"]),
                 generator=int(doc.get("generator", 1)),  # absent before version 2
+                deal=str(doc.get("deal", "plain")),
             )
-        except (KeyError, TypeError, ValueError) as e:
+        except (KeyError, TypeError, ValueError, SimulationError) as e:
             raise D.DatasetError(f"manifest config is malformed ({e})") from None
 
 
@@ -165,6 +182,10 @@ def compute_rows(
         [p.code for p in specs] + [0] * (4 - config.rules.players),
         dtype=np.int64,
     )
+    if config.deal == "swapped":
+        from .duplicate import swapped_rows
+
+        return swapped_rows(config.rules, codes, config.seed, first, count)
     if config.mode == "hands":  # one row per unit: fill the caller's buffer
         if out is None or out.shape[1] < count:
             out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
@@ -187,7 +208,7 @@ def compute_rows(
 def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int) -> np.ndarray:
     """Rows of units played decision by decision (search policies), same layout."""
     rules = config.rules
-    player = HandPlayer(rules, specs, config.seed)
+    player = HandPlayer(rules, specs, config.seed, swapped=config.deal == "swapped")
     rows: list[np.ndarray] = []
     for unit in range(first, first + count):
         if config.mode == "matches":

@@ -1,8 +1,24 @@
-"""The embedded study: first-player advantage across presets and policies, and the effect
-of each rule option, simulated and written up as Markdown reports with figures.
+"""The embedded study: first-player advantage and rule effects under weak and strong play.
 
-``full`` is the committed study in ``reports/study``; ``small`` is the same design
-with fewer hands, which ``make study`` runs on a fresh machine in a few minutes.
+Three parts, each a Markdown report with figures (:mod:`scopa_sim.study_report`):
+
+* **A** — the dealer margin (dealer's side minus first player's side, points per hand) in
+  every preset under ``random``, ``greedy``, ``expert`` and the search setting
+  :data:`SEARCH_POLICY`, each from a plain ``--hands`` run and its *duplicate* (the same
+  decks with the seats' cards exchanged, :mod:`scopa_sim.duplicate`), with the variance
+  reduction of duplicates and of control variates measured on the study's own data;
+* **B** — every rule option of :data:`OPTION_EFFECTS`, toggled from ``scopa``, paired
+  on the decks with its baseline: per hand under every policy (the key options
+  :data:`KEY_OPTIONS` only under search), per match under ``expert``, and the
+  policy-dependence table;
+* **C** — the match level: the first mover's probability of winning a match to 11, 16
+  and 21 under each policy and the match-equity table of ``scopa`` to 11 under
+  ``expert``, by dynamic programming over hand results (:mod:`scopa_sim.equity`),
+  checked against directly simulated matches.
+
+``full`` is the committed study in ``reports/study``; ``small`` is the same design with
+fewer hands, which ``make study`` runs in a few minutes. Runs already finished with the
+same configuration, seed and data generator are reused, so an interrupted study resumes.
 """
 
 from __future__ import annotations
@@ -13,16 +29,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .policy import seat_policies
-from .report import write_report
 from .rules import PRESETS, Rules
 from .simulate import SimConfig, local_executor, simulate
 
-#: The search policy of part B: plain ISMCTS, whose rewards are final hand margins in
-#: every preset (``horizon=4,c=1`` is stronger in 2-player scopa, but its leaf values are
-#: a heuristic tuned there only).
-SEARCH_POLICY = "ismcts:iterations=1000"
+#: The strongest search setting (the strength ladder's choice), played in part A and for
+#: the key options of part B.
+SEARCH_POLICY = "ismcts:iterations=1000,horizon=4,c=1"
 
-#: Options toggled one at a time from the `scopa` preset in part C.
+#: The kernel policies, weakest first, and the tag of the search policy in run names.
+KERNEL_POLICIES = ("random", "greedy", "expert")
+SEARCH = "search"
+POLICY_TAGS = (*KERNEL_POLICIES, SEARCH)
+
+#: Options toggled one at a time from the `scopa` preset in part B.
 OPTION_EFFECTS: tuple[tuple[str, ...], ...] = (
     ("kings_redeal=false",),
     ("capture_rule=hand",),
@@ -38,64 +57,221 @@ OPTION_EFFECTS: tuple[tuple[str, ...], ...] = (
     ("deck=36",),
     ("target=21",),
 )
+#: Options also measured under the search policy.
+KEY_OPTIONS: tuple[tuple[str, ...], ...] = (
+    ("napola=true",),
+    ("ace_sweep=true",),
+    ("remainder_to=dealer",),
+    ("sum_capture=fewest",),
+)
+#: Options that change nothing within a hand (only the match): no per-hand runs.
+MATCH_ONLY_OPTIONS: tuple[tuple[str, ...], ...] = (("target=21",),)
+#: Match targets of part C.
+TARGETS = (11, 16, 21)
+#: Hands per shard of the search runs: the unit of parallel work and of resuming.
+SEARCH_SHARD = 250
 
 
 @dataclass(frozen=True)
 class Scale:
-    """Sample sizes of the three parts."""
+    """Sample sizes of the study."""
 
-    fast_hands: int  # per preset, random and greedy
-    search_hands: int  # per preset, search policy
-    effect_matches: int  # per option variant (greedy, matches to the target)
+    fast_hands: int  # per preset and kernel policy, plain and swapped each (part A)
+    option_hands: int  # per option variant under random and greedy (part B, per hand)
+    expert_option_hands: int  # per option variant under expert (part B, per hand)
+    matches: int  # per option variant under expert, and per match cross-check run
+    search_hands_scopa: int  # `scopa` under search, plain and swapped each
+    search_hands_2p: int  # the other 2-player presets under search, plain and swapped
+    search_hands_multi: int  # 3- and 4-player presets under search, plain and swapped
+    search_option_hands: int  # per key option under search
+    bootstrap: int  # bootstrap replicates of the match-level estimates
+
+    def hands(self, preset: str, tag: str) -> int:
+        """Plain hands (and as many swapped ones) of a preset under a policy in part A."""
+        if tag != SEARCH:
+            return self.fast_hands
+        if preset == "scopa":
+            return self.search_hands_scopa
+        if Rules.make(preset).players == 2:
+            return self.search_hands_2p
+        return self.search_hands_multi
 
 
 SCALES = {
-    "full": Scale(fast_hands=1_000_000, search_hands=400, effect_matches=50_000),
-    "small": Scale(fast_hands=40_000, search_hands=12, effect_matches=3_000),
+    # Search at about 0.7 ms per move on each of 2 cores (forced plays cost nothing):
+    # 200,000 2-player hands (36 moves) take about 42 minutes, 60,000 key-option hands
+    # 13, 25,000 3-/4-player hands about 5; the kernel runs (about 28 million expert
+    # hands at 20,000 hands/s per core) about 12, the rest 2-3: about 75 minutes on an
+    # idle machine.
+    "full": Scale(
+        fast_hands=1_000_000,
+        option_hands=1_000_000,
+        expert_option_hands=500_000,
+        matches=50_000,
+        search_hands_scopa=40_000,
+        search_hands_2p=20_000,
+        search_hands_multi=2_500,
+        search_option_hands=20_000,
+        bootstrap=400,
+    ),
+    "small": Scale(
+        fast_hands=40_000,
+        option_hands=40_000,
+        expert_option_hands=40_000,
+        matches=2_000,
+        search_hands_scopa=250,
+        search_hands_2p=150,
+        search_hands_multi=40,
+        search_option_hands=150,
+        bootstrap=200,
+    ),
 }
+
+
+def policy_spec(tag: str) -> str:
+    """The policy text of a tag (the search tag stands for :data:`SEARCH_POLICY`)."""
+    return SEARCH_POLICY if tag == SEARCH else tag
+
+
+def option_name(opts: tuple[str, ...]) -> str:
+    """``scopa+napola-true`` style name of an option variant."""
+    return "scopa+" + "+".join(o.replace("=", "-") for o in opts)
 
 
 @dataclass(frozen=True)
 class StudyRun:
-    """One simulation of the study."""
+    """One simulation of the study (a run directory under the runs folder)."""
 
     part: str
     name: str
     preset: str
     rules: tuple[str, ...]
-    policy: str
-    mode: str
+    tag: str  # policy tag: random, greedy, expert or search
+    mode: str  # hands or matches
     count: int
+    deal: str = "plain"
 
+    @property
+    def policy(self) -> str:
+        return policy_spec(self.tag)
 
-def plan(scale: Scale, seed: int) -> list[StudyRun]:
-    """Every run of the study, in order."""
-    runs: list[StudyRun] = []
-    for preset in PRESETS:
-        for policy in ("random", "greedy"):
-            runs.append(
-                StudyRun("A", f"{preset}-{policy}", preset, (), policy, "hands", scale.fast_hands)
-            )
-    for preset in PRESETS:
-        runs.append(
-            StudyRun(
-                "B", f"{preset}-ismcts", preset, (), SEARCH_POLICY, "hands", scale.search_hands
-            )
+    def config(self, seed: int) -> SimConfig:
+        rules = Rules.make(self.preset, self.rules)
+        shard = SEARCH_SHARD if self.tag == SEARCH else None
+        return SimConfig.make(
+            self.preset,
+            rules,
+            seat_policies([self.policy], rules.players),
+            self.mode,
+            self.count,
+            seed,
+            shard,
+            deal=self.deal,
         )
-    runs.append(
-        StudyRun("C", "scopa-baseline", "scopa", (), "greedy", "matches", scale.effect_matches)
-    )
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A rule option's effect: run ``variant`` minus run ``baseline``, paired on decks."""
+
+    option: tuple[str, ...]
+    tag: str
+    level: str  # "hand" (dealer margin) or "match" (first mover's wins, match length)
+    variant: str
+    baseline: str
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every run of the study, in order, and the effects computed from them."""
+
+    runs: tuple[StudyRun, ...]
+    effects: tuple[Effect, ...]
+
+    def run(self, name: str) -> StudyRun:
+        for r in self.runs:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+
+def _same_as_preset(opts: tuple[str, ...]) -> str | None:
+    """The preset whose rules equal `scopa` with these options, if any."""
+    rules = Rules.make("scopa", opts)
+    for p in PRESETS:
+        if p != "scopa" and Rules.make(p) == rules:
+            return p
+    return None
+
+
+def plan(scale: Scale) -> Plan:
+    """Every run of the study and the effects it estimates. A search variant whose rules
+    are a preset's (``ace_sweep=true`` is ``asso-piglia-tutto``) reuses that preset's
+    part A run: the same rules and seed give the same hands."""
+    runs: dict[str, StudyRun] = {}
+
+    def add(r: StudyRun) -> str:
+        runs.setdefault(r.name, r)
+        return r.name
+
+    for tag in POLICY_TAGS:  # kernel policies first: their results come quickly
+        for preset in PRESETS:
+            n = scale.hands(preset, tag)
+            add(StudyRun("A", f"{preset}-{tag}", preset, (), tag, "hands", n))
+            add(StudyRun("A", f"{preset}-{tag}-swapped", preset, (), tag, "hands", n, "swapped"))
+    effects: list[Effect] = []
+    for tag in KERNEL_POLICIES:
+        for opts in OPTION_EFFECTS:
+            if opts in MATCH_ONLY_OPTIONS:
+                continue
+            n = scale.expert_option_hands if tag == "expert" else scale.option_hands
+            v = add(StudyRun("B", f"{option_name(opts)}-{tag}", "scopa", opts, tag, "hands", n))
+            effects.append(Effect(opts, tag, "hand", v, f"scopa-{tag}"))
+    for opts in KEY_OPTIONS:
+        same = _same_as_preset(opts)
+        if same is not None and scale.hands(same, SEARCH) >= scale.search_option_hands:
+            v = f"{same}-{SEARCH}"
+        else:
+            v = add(StudyRun("B", f"{option_name(opts)}-{SEARCH}", "scopa", opts, SEARCH,
+                             "hands", scale.search_option_hands))  # fmt: skip
+        effects.append(Effect(opts, SEARCH, "hand", v, f"scopa-{SEARCH}"))
+    base = add(StudyRun("B", "scopa-expert-matches", "scopa", (), "expert", "matches",
+                        scale.matches))  # fmt: skip
     for opts in OPTION_EFFECTS:
-        name = "scopa+" + "+".join(o.replace("=", "-") for o in opts)
-        runs.append(StudyRun("C", name, "scopa", opts, "greedy", "matches", scale.effect_matches))
-    return runs
+        v = add(StudyRun("B", f"{option_name(opts)}-expert-matches", "scopa", opts, "expert",
+                         "matches", scale.matches))  # fmt: skip
+        effects.append(Effect(opts, "expert", "match", v, base))
+    for tag in KERNEL_POLICIES:  # simulated matches to check the dynamic programme
+        for target in TARGETS:
+            opts = () if target == 11 else (f"target={target}",)
+            name = f"{option_name(opts)}-{tag}-matches" if opts else f"scopa-{tag}-matches"
+            add(StudyRun("C", name, "scopa", opts, tag, "matches", scale.matches))
+    return Plan(tuple(runs.values()), tuple(effects))
 
 
-PART_TITLES = {
-    "A": "first-player advantage in every preset, random and greedy play",
-    "B": f"first-player advantage in every preset under {SEARCH_POLICY}",
-    "C": "effect of each rule option (from `scopa`, greedy play, complete matches, paired deals)",
-}
+def run_dir(runs_dir: Path, run: StudyRun) -> Path:
+    return runs_dir / run.name
+
+
+def ensure_runs(
+    p: Plan, runs_dir: Path, seed: int, workers: int, say: Callable[[str], None] = print
+) -> dict[str, Path]:
+    """Simulate every run of the plan that is not finished yet (resuming a run of the same
+    configuration, seed and generator; starting again a run of another one)."""
+    out = {}
+    for i, run in enumerate(p.runs, start=1):
+        config = run.config(seed)
+        d = run_dir(runs_dir, run)
+        manifest = d / "manifest.json"
+        doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
+        same = doc.get("run_id") == config.run_id  # same configuration, seed and generator
+        if not (same and doc.get("complete")):
+            resume = same
+            deal = "" if run.deal == "plain" else f", {run.deal} deals"
+            say(f"[{i}/{len(p.runs)}] {run.name}: {run.count:,} {run.mode}, {run.policy}{deal}")
+            simulate(d, config, local_executor(workers), resume=resume, overwrite=not resume)
+        out[run.name] = d
+    return out
 
 
 def run_study(
@@ -106,51 +282,11 @@ def run_study(
     workers: int,
     say: Callable[[str], None] = print,
 ) -> list[Path]:
-    """Simulate every run (resuming finished ones) and write one report per part."""
+    """Simulate every run (resuming finished ones), then write the reports and
+    ``results.json``; return the files written."""
+    from .study_report import write_study
+
     scale = SCALES[scale_name]
-    todo = plan(scale, seed)
-    dirs: dict[str, list[Path]] = {}
-    for i, run in enumerate(todo, start=1):
-        rules = Rules.make(run.preset, run.rules)
-        config = SimConfig.make(
-            run.preset,
-            rules,
-            seat_policies([run.policy], rules.players),
-            run.mode,
-            run.count,
-            seed,
-        )
-        d = runs_dir / run.name
-        manifest = d / "manifest.json"
-        doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
-        same = doc.get("run_id") == config.run_id  # same configuration, seed and generator
-        if not (same and doc.get("complete")):
-            resume = same  # finish it; a run of another configuration is started again
-            say(f"[{i}/{len(todo)}] {run.name}: {run.count:,} {run.mode}, {run.policy}")
-            simulate(d, config, local_executor(workers), resume=resume, overwrite=not resume)
-        dirs.setdefault(run.part, []).append(d)
-    written = []
-    for part, part_dirs in dirs.items():
-        target = out / f"part-{part.lower()}"
-        cmd = f"scopa-sim study --scale {scale_name} --seed {seed} --out {out}"
-        files = write_report(part_dirs, target, cmd)
-        _title(files.markdown, f"Part {part}: {PART_TITLES[part]}", scale_name, seed)
-        written.append(files.markdown)
-        say(f"wrote {files.markdown}")
-    index = out / "README.md"
-    lines = [
-        f"# scopa-sim study ({scale_name} scale, seed {seed})",
-        "",
-        f"Reproduce: `scopa-sim study --scale {scale_name} --seed {seed} --out {out}`.",
-        "",
-    ]
-    for part, md in zip(dirs, written, strict=True):
-        lines.append(f"* [Part {part}: {PART_TITLES[part]}]({md.relative_to(out)})")
-    index.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    written.append(index)
-    return written
-
-
-def _title(md: Path, title: str, scale: str, seed: int) -> None:
-    text = md.read_text(encoding="utf-8")
-    md.write_text(f"# {title}\n\n_Study scale `{scale}`, seed {seed}._\n\n{text}", encoding="utf-8")
+    p = plan(scale)
+    dirs = ensure_runs(p, runs_dir, seed, workers, say)
+    return write_study(p, dirs, out, scale_name, scale, seed, say)

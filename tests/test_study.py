@@ -1,41 +1,192 @@
-"""The embedded study: its plan covers every preset and option; a tiny run writes reports."""
+"""The embedded study: its plan at each scale, and a tiny run end to end (reports, figures,
+results.json, reuse of finished runs)."""
 
 from __future__ import annotations
 
+import json
+
 import matplotlib.image as mpimg
+import pytest
 
 from scopa_sim import study as S
 from scopa_sim.rules import PRESETS, Rules
+from scopa_sim.study_report import RESULT_KEYS
+
+#: Search cost assumed by the full scale's budget: ms per move on each of 2 cores.
+MS_PER_MOVE = 0.7
 
 
-def test_plan_covers_every_preset_policy_and_option() -> None:
-    runs = S.plan(S.SCALES["full"], seed=0)
-    a = {(r.preset, r.policy) for r in runs if r.part == "A"}
-    assert a == {(p, pol) for p in PRESETS for pol in ("random", "greedy")}
-    assert {r.preset for r in runs if r.part == "B"} == set(PRESETS)
-    c = [r for r in runs if r.part == "C"]
-    assert c[0].rules == () and all(r.mode == "matches" for r in c)
-    toggled = {o.split("=")[0] for r in c for o in r.rules}
+def _search_minutes(p: S.Plan) -> float:
+    moves = 0
+    for r in p.runs:
+        if r.tag == S.SEARCH:
+            rules = Rules.make(r.preset, r.rules)
+            moves += r.count * (rules.deck - rules.table_cards)
+    return moves * MS_PER_MOVE / 1000 / 2 / 60
+
+
+@pytest.mark.parametrize("scale", ["full", "small"])
+def test_plan_covers_every_preset_policy_and_option(scale: str) -> None:
+    sc = S.SCALES[scale]
+    p = S.plan(sc)
+    names = [r.name for r in p.runs]
+    assert len(set(names)) == len(names)
+    for r in p.runs:
+        Rules.make(r.preset, r.rules)  # every variant is valid
+        r.config(0)
+    a = {(r.preset, r.tag, r.deal) for r in p.runs if r.part == "A"}
+    assert a == {(pr, t, d) for pr in PRESETS for t in S.POLICY_TAGS for d in ("plain", "swapped")}
+    for r in p.runs:
+        if r.part == "A" and r.tag in S.KERNEL_POLICIES:
+            assert r.count == sc.fast_hands and r.mode == "hands"
+    # every option of part B under every kernel policy per hand, and under expert per match
+    toggled = {o.split("=")[0] for opts in S.OPTION_EFFECTS for o in opts}
     defaults = Rules.make().as_dict()
     assert toggled == set(defaults) - {"players", "teams", "hand_size", "table_cards",
                                        "napola_scoring", "napola_all_denari_wins"}  # fmt: skip
-    for r in runs:
-        Rules.make(r.preset, r.rules)  # every variant is valid
-    assert len({r.name for r in runs}) == len(runs)
+    by = {(e.option, e.tag, e.level): e for e in p.effects}
+    for opts in S.OPTION_EFFECTS:
+        assert (opts, "expert", "match") in by
+        for tag in S.KERNEL_POLICIES:
+            assert ((opts, tag, "hand") in by) == (opts not in S.MATCH_ONLY_OPTIONS)
+    for opts in S.KEY_OPTIONS:
+        e = by[(opts, S.SEARCH, "hand")]
+        assert p.run(e.variant).count >= sc.search_option_hands
+        assert p.run(e.baseline).count >= sc.search_option_hands
+        v, b = p.run(e.variant), p.run(e.baseline)
+        assert Rules.make(v.preset, v.rules) == Rules.make("scopa", opts)
+        assert v.tag == b.tag == S.SEARCH and b.rules == () and b.preset == "scopa"
+    for e in p.effects:
+        v, b = p.run(e.variant), p.run(e.baseline)
+        assert v.mode == b.mode == ("hands" if e.level == "hand" else "matches")
+        assert v.deal == b.deal == "plain"
+    # the match runs that check the dynamic programme, to 11, 16 and 21
+    for tag in S.KERNEL_POLICIES:
+        for t in S.TARGETS:
+            assert any(r.part in "BC" and r.tag == tag and r.mode == "matches"
+                       and Rules.make(r.preset, r.rules) == Rules.make("scopa", [f"target={t}"])
+                       for r in p.runs)  # fmt: skip
 
 
-def test_tiny_study_writes_reports(tmp_path, monkeypatch) -> None:
-    monkeypatch.setitem(
-        S.SCALES, "tiny", S.Scale(fast_hands=300, search_hands=2, effect_matches=40)
-    )
-    monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=20")
+def test_full_scale_meets_the_sample_sizes_within_the_budget() -> None:
+    sc = S.SCALES["full"]
+    p = S.plan(sc)
+    assert sc.fast_hands >= 1_000_000 and sc.option_hands >= 1_000_000
+    assert sc.expert_option_hands >= 500_000
+    for preset in PRESETS:
+        n = sc.hands(preset, S.SEARCH)
+        if Rules.make(preset).players == 2:
+            assert 2 * n >= 40_000  # plain and duplicate hands
+        else:  # as many as fit
+            assert 2 * n >= 5_000
+    assert sc.search_option_hands >= 20_000
+    # scopa's margin: sd about 3 points per hand under search, no variance reduction
+    assert 1.96 * 3.0 / (2 * sc.search_hands_scopa) ** 0.5 <= 0.035
+    assert 45 <= _search_minutes(p) <= 70  # plus about 15 minutes of kernel runs
+    assert _search_minutes(S.plan(S.SCALES["small"])) <= 1.5
+
+
+TINY = S.Scale(
+    fast_hands=300,
+    option_hands=300,
+    expert_option_hands=200,
+    matches=60,
+    search_hands_scopa=3,
+    search_hands_2p=2,
+    search_hands_multi=2,
+    search_option_hands=2,
+    bootstrap=20,
+)
+
+
+def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(S.SCALES, "tiny", TINY)
+    monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=8")
     out = tmp_path / "rep"
     files = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
-    assert [f.name for f in files] == ["report.md"] * 3 + ["README.md"]
-    text = (out / "part-c" / "report.md").read_text()
-    assert text.startswith("# Part C") and "scopa+deck-36" in text
-    for png in (out / "part-a").glob("*.png"):
+    assert [f.name for f in files] == ["report.md"] * 3 + ["README.md", "results.json"]
+    index = (out / "README.md").read_text()
+    assert "ismcts:iterations=8" in index and "`expert`" in index
+    b = (out / "part-b" / "report.md").read_text()
+    assert b.startswith("# Part B") and "`deck=36`" in b and "Holm" in b
+    assert "CI includes 0" in b  # 300 hands cannot settle every option
+    c = (out / "part-c" / "report.md").read_text()
+    assert "Match equity" in c and "simulated" in c
+    for png in out.glob("part-*/*.png"):
         assert mpimg.imread(png).ndim == 3
-    # a second call reuses the finished runs
-    again = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=lambda m: print(m))
-    assert again == files
+    rows = json.loads((out / "results.json").read_text())
+    assert all(set(RESULT_KEYS) <= set(r) for r in rows)
+    assert all(isinstance(r["rules"], dict) and isinstance(r["n"], int) for r in rows)
+    metrics = {r["metric"] for r in rows}
+    assert {"dealer_margin", "effect:dealer_margin", "first_mover_match_win",
+            "match_equity"} <= metrics  # fmt: skip
+    for r in rows:
+        if r["estimate"] is not None and r["ci_low"] is not None:
+            assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
+    napola = [r for r in rows if r["metric"] == "effect:dealer_margin"
+              and r["rules"] == {"napola": True}]  # fmt: skip
+    assert {r["policy"] for r in napola} == {"random", "greedy", "expert", "ismcts:iterations=8"}
+    eq = [r for r in rows if r["metric"] == "match_equity"]
+    assert len(eq) == 11 * 11 * 2
+    # a second call reuses the finished runs (it would print each run it simulates)
+    said: list[str] = []
+    again = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
+    assert again == files and not any(m.startswith("[") for m in said)
+
+
+def test_study_command_interrupted_says_how_to_resume(tmp_path, monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(S, "run_study", interrupted)
+    res = CliRunner().invoke(cli, ["study", "--runs-dir", str(tmp_path), "--out",
+                                   str(tmp_path / "rep")])  # fmt: skip
+    assert res.exit_code == 130
+    assert "run the same command again to resume" in res.output
+
+
+def test_difference_of_nested_paired_effects_and_the_estimator_used() -> None:
+    import math
+
+    import numpy as np
+
+    from scopa_sim import variance as V
+    from scopa_sim.stats import mean_ci_from_stats
+    from scopa_sim.study_report import Margin, _nested_var
+
+    rng = np.random.default_rng(1)
+    common = rng.normal(0, 1, 4000)
+    x1 = common + rng.normal(0, 1, 4000)
+    x2 = common + rng.normal(0, 1, 4000)
+    # equal sizes: exactly the variance of the mean of the per-hand differences
+    assert _nested_var(x1, x2) == pytest.approx((x1 - x2).var(ddof=1) / 4000)
+    # nested sizes: what many replicates of the two means say
+    reps = []
+    for _ in range(400):
+        c = rng.normal(0, 1, 2000)
+        a, b = c + rng.normal(0, 1, 2000), c[:500] + rng.normal(0, 1, 500)
+        reps.append(a.mean() - b.mean())
+    c = rng.normal(0, 1, 2000)
+    a, b = c + rng.normal(0, 1, 2000), c[:500] + rng.normal(0, 1, 500)
+    assert _nested_var(a, b) == pytest.approx(float(np.var(reps)), rel=0.25)
+
+    def red(method: str, factor: float) -> V.Reduced:
+        return V.Reduced(method, mean_ci_from_stats(0.1, 1.0, 100), factor)
+
+    plain = mean_ci_from_stats(0.2, 2.0, 100)
+    m = Margin(
+        "scopa", "expert", plain, plain, red("duplicates", 1.3), red("control variates", 1.25)
+    )
+    assert m.chosen[0] == "duplicates" and m.chosen[2] == 1.3
+    m = Margin(
+        "scopa", "expert", plain, plain, red("duplicates", 1.1), red("control variates", 1.19)
+    )
+    assert m.chosen == ("plain hands", plain, 1.0)
+    m = Margin(
+        "scopa", "expert", plain, plain, red("duplicates", math.nan), red("control variates", 1.4)
+    )
+    assert m.chosen[0] == "control variates"
