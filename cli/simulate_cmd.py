@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import os
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 
 import click
 
@@ -17,7 +20,36 @@ from cli.options import (
     seed_option,
     workers_option,
 )
-from scopa_sim.simulate import SimConfig, dask_executor, local_executor, simulate
+from scopa_sim import dataset as D
+from scopa_sim.errors import ScopaError
+from scopa_sim.simulate import (
+    DEFAULT_WORKER_TIMEOUT,
+    MAX_UNITS,
+    SimConfig,
+    dask_executor,
+    local_executor,
+    simulate,
+)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so that the run stops as on Ctrl-C: finished
+    shards kept, temporary files removed, the run resumable."""
+
+
+def _run_shard_size(directory: Path) -> int | None:
+    """The shard size of the run to resume in ``directory`` (None if there is no readable
+    one; resuming then says what is wrong), so that ``--resume`` needs no --shard-size."""
+    try:
+        size = D.read_manifest(directory).get("config", {}).get("shard_size")
+    except (ScopaError, AttributeError):
+        return None
+    return size if type(size) is int and size >= 1 else None
+
+
+def _on_sigterm(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
+    raise Terminated()
 
 
 @click.command()
@@ -47,6 +79,14 @@ from scopa_sim.simulate import SimConfig, dask_executor, local_executor, simulat
     help="Dask scheduler, e.g. tcp://host:8786 (default: start a LocalCluster).",
 )
 @click.option(
+    "--worker-timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=DEFAULT_WORKER_TIMEOUT,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --executor dask: give up when the cluster has had no worker this long.",
+)
+@click.option(
     "--shard-size",
     type=click.IntRange(min=1),
     default=None,
@@ -74,6 +114,7 @@ def simulate_cmd(
     workers: int | None,
     executor: str,
     scheduler: str | None,
+    worker_timeout: float,
     shard_size: int | None,
     deal: str,
     resume: bool,
@@ -85,22 +126,31 @@ def simulate_cmd(
         raise BadInput("give exactly one of --hands N or --matches N")
     count = hands if hands is not None else matches
     assert count is not None
-    if count < 1:
-        raise BadInput(f"the number of {'hands' if hands is not None else 'matches'} must be >= 1")
+    mode = "hands" if hands is not None else "matches"
+    if not 1 <= count <= MAX_UNITS:
+        raise BadInput(f"the number of {mode} must be 1..{MAX_UNITS:,} (2**63 - 1)")
     if scheduler and executor != "dask":
         raise BadInput("--scheduler needs --executor dask")
+    if math.isnan(worker_timeout):
+        raise BadInput("--worker-timeout must be a number of seconds > 0 (or inf), not nan")
     if resume and overwrite:
         raise BadInput("--resume and --overwrite exclude each other")
     r = make_rules(preset, rules)
     specs = make_policies(policies, r.players)
-    mode = "hands" if hands is not None else "matches"
     if deal != "plain" and mode != "hands":
         raise BadInput("--deal swapped needs --hands")
-    config = SimConfig.make(preset, r, specs, mode, count, seed, shard_size, deal=deal)
+    if resume and shard_size is None:
+        shard_size = _run_shard_size(out_dir)
+    try:
+        config = SimConfig.make(preset, r, specs, mode, count, seed, shard_size, deal=deal)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
     n_workers = workers or os.cpu_count() or 1
-    run_exec = (
-        dask_executor(scheduler, n_workers) if executor == "dask" else local_executor(n_workers)
-    )
+    if executor == "dask":
+        say = lambda message: click.echo(message, err=True)  # noqa: E731
+        run_exec = dask_executor(scheduler, n_workers, worker_timeout, notify=say)
+    else:
+        run_exec = local_executor(n_workers)
     show = not quiet and sys.stderr.isatty()
     if show:
         from rich.progress import (
@@ -130,6 +180,7 @@ def simulate_cmd(
             elapsed = bar.tasks[task].elapsed or 1e-9
             bar.update(task, advance=units, rate=f"{rows_seen[0] / elapsed:,.0f} hands/s")
 
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         if show:
             with bar:
@@ -138,13 +189,23 @@ def simulate_cmd(
                 )
         else:
             summary = simulate(out_dir, config, run_exec, resume=resume, overwrite=overwrite)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
+        what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         click.echo(
-            f"interrupted: finished shards are kept in {out_dir}; "
+            f"{what}: finished shards are kept in {out_dir}; "
             "run the same command with --resume to complete the run",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(143 if isinstance(e, Terminated) else 130)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    if summary.already_complete:
+        click.echo(
+            f"the run in {out_dir} is already complete ({config.count:,} {mode}"
+            + (f", {summary.total_rows:,} hands" if mode == "matches" else "")
+            + f"; run {config.run_id}): nothing to do"
+        )
+        return
     rate = summary.rows / summary.seconds if summary.seconds > 0 else float("nan")
     click.echo(
         f"{summary.units_done:,} {mode}"

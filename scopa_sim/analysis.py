@@ -33,7 +33,7 @@ from . import dataset as D
 from . import stats as S
 from .errors import ScopaError
 from .rules import PRESETS, Rules
-from .simulate import SimConfig
+from .simulate import SimConfig, read_run
 
 #: The score items of a hand (dataset columns ``s{k}_{item}``), points excluded.
 ITEMS = tuple(i for i in D.ITEMS if i != "points")
@@ -75,12 +75,18 @@ class AnalysisError(ScopaError):
 
 @dataclass(frozen=True)
 class Run:
-    """A complete run directory: its manifest, configuration and size."""
+    """A complete run directory: its manifest, configuration, size and shard files (those
+    its manifest lists, checked to belong to it)."""
 
     directory: Path
     manifest: dict[str, Any] = field(repr=False, compare=False)
     config: SimConfig
     rows: int
+    files: tuple[Path, ...] = field(repr=False, compare=False)
+
+    def scan(self) -> pl.LazyFrame:
+        """The run's rows, lazily, with the pinned schema."""
+        return pl.scan_parquet(list(self.files), schema=D.schema())
 
     @property
     def label(self) -> str:
@@ -115,20 +121,10 @@ def _text(v: Any) -> str:
 
 
 def open_run(directory: str | Path) -> Run:
-    """Check a run directory (manifest, completeness, schema, shards) without reading rows."""
-    d = Path(directory)
-    doc = D.read_manifest(d)
-    D.scan(d)  # completeness and missing shards
-    pinned = {k: str(v) for k, v in D.SCHEMA.items()}
-    if doc.get("schema") != pinned:
-        raise D.DatasetError(f"{d}: its schema differs from this version's pinned schema")
-    for s in doc.get("shards", []):
-        D.check_shard(d / s["file"])
-    config = SimConfig.from_json(doc.get("config", {}))
-    rows = int(doc.get("rows", 0))
-    if rows == 0:
-        raise D.DatasetError(f"{d}: the run holds no hands")
-    return Run(d, doc, config, rows)
+    """Check a run directory (manifest, completeness, schema, every listed shard) without
+    reading its rows (:func:`scopa_sim.simulate.read_run`)."""
+    data = read_run(directory)
+    return Run(data.directory, data.manifest, data.config, data.rows, data.files)
 
 
 def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
@@ -140,10 +136,7 @@ def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
 
 def scan_runs(runs: Sequence[Run]) -> pl.LazyFrame:
     """The runs' rows as one lazy frame, with a ``run`` column (index into ``runs``)."""
-    frames = [
-        D.scan(r.directory).with_columns(pl.lit(i, pl.Int32).alias("run"))
-        for i, r in enumerate(runs)
-    ]
+    frames = [r.scan().with_columns(pl.lit(i, pl.Int32).alias("run")) for i, r in enumerate(runs)]
     lf = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
     policy = pl.concat_str(
         [pl.col(f"policy_{s}") for s in range(D.MAX_SEATS)], separator=",", ignore_nulls=True
@@ -518,7 +511,7 @@ def convergence(run: Run, points: int = 200, metric: str = "margin") -> Converge
     scale = points / math.log(run.config.count + 1)
     expr = hand_metrics()[metric]
     q = (
-        D.scan(run.directory)
+        run.scan()
         .with_columns(
             ((pl.col("match") + 1).log() * scale).floor().cast(pl.Int64).alias("__block"),
             expr.alias("__x"),
@@ -688,7 +681,7 @@ def _paired_sums(a: Run, b: Run, metrics: list[str], level: str) -> dict[str, in
     for lo, hi in _chunks(a, b):
         sides = []
         for tag, run in (("a", a), ("b", b)):
-            lf = D.scan(run.directory).filter(pl.col("match").is_between(lo, hi, closed="left"))
+            lf = run.scan().filter(pl.col("match").is_between(lo, hi, closed="left"))
             if level == "match":
                 lf = lf.filter(pl.col("winner").is_not_null())
             sides.append(lf.select([*keys, *(exprs[m].alias(f"{m}_{tag}") for m in metrics)]))
@@ -719,7 +712,7 @@ def _paired_sums(a: Run, b: Run, metrics: list[str], level: str) -> dict[str, in
 
 def _run_sums(run: Run, metrics: list[str], level: str) -> dict[str, int]:
     exprs = hand_metrics() if level == "hand" else match_metrics()
-    lf = D.scan(run.directory)
+    lf = run.scan()
     if level == "match":
         lf = lf.filter(pl.col("winner").is_not_null())
     aggs: list[pl.Expr] = []

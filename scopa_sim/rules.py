@@ -24,7 +24,13 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
 }
-_RANGES = {"hand_size": (1, 10), "table_cards": (0, 4)}
+#: The highest match target. Every hand scores at least one point (the settebello), so
+#: with at most 4 sides a match reaches the target within ``4 * MAX_TARGET`` hands, well
+#: inside the jitted loop's limit of ``MAX_HANDS_PER_MATCH`` (10,000) hands; the running
+#: totals (the Int32 ``s{k}_total`` columns) stay far inside their range.
+MAX_TARGET = 1000
+assert 4 * MAX_TARGET < K.MAX_HANDS_PER_MATCH
+_RANGES = {"hand_size": (1, 10), "table_cards": (0, 4), "target": (1, MAX_TARGET)}
 _BOOLS = (
     "teams",
     "kings_redeal",
@@ -205,9 +211,7 @@ def _allowed(name: str) -> str:
     if name in _RANGES:
         lo, hi = _RANGES[name]
         return f"integers {lo}..{hi}"
-    if name in _BOOLS:
-        return "true, false"
-    return "an integer >= 1"
+    return "true, false"  # the boolean options
 
 
 def _parse_value(name: str, value: Any) -> Any:
@@ -264,11 +268,9 @@ def _validate(r: Rules) -> None:
             ok = isinstance(value, bool)
         elif f.name in _CHOICES:
             ok = value in _CHOICES[f.name] and type(value) is type(_CHOICES[f.name][0])
-        elif f.name in _RANGES:
+        else:  # an integer option (hand_size, table_cards, target)
             lo, hi = _RANGES[f.name]
             ok = type(value) is int and lo <= value <= hi
-        else:  # target
-            ok = type(value) is int and value >= 1
         if not ok:
             raise RulesError(
                 f"bad value {value!r} for option {f.name!r}; allowed: {_allowed(f.name)}"

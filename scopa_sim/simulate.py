@@ -11,19 +11,22 @@ completes it.
 from __future__ import annotations
 
 import fcntl
+import gc
 import hashlib
+import itertools
 import json
 import os
 import platform
 import shutil
+import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,9 +38,19 @@ from .match import HandLog, HandPlayer, play_match
 from .policy import PolicySpec, seat_policies
 from .rules import Rules
 
+if TYPE_CHECKING:
+    import polars as pl
+
 LOCK = ".lock"
 DEFAULT_SHARD_HANDS = 250_000
+#: Matches a shard by default, fewer for long matches (:func:`default_shard_size`).
 DEFAULT_SHARD_MATCHES = 25_000
+#: The most units a run may have: match numbers fill the Int64 ``match`` column (and the
+#: 64-bit stream derivation, :func:`_kernels.derive_seed`).
+MAX_UNITS = 2**63 - 1
+#: The most rows a shard may be planned to hold (a shard is computed in memory: about
+#: 240 bytes a row; and Parquet page headers count values in 32 bits).
+MAX_SHARD_ROWS = 10_000_000
 #: Version of the data generator, part of every run's identity: bumped whenever the same
 #: configuration and seed give different data (deal shuffle, play streams, bots' draws),
 #: so that ``--resume`` and the study never mix the data of two generators. 2: two
@@ -76,10 +89,19 @@ class SimConfig:
             raise SimulationError(f"deal must be one of {', '.join(DEALS)}, got {self.deal!r}")
         if self.deal != "plain" and self.mode != "hands":
             raise SimulationError("swapped deals are for --hands runs only")
-        if self.count < 1:
-            raise SimulationError(f"the number of {self.mode} must be at least 1")
-        if self.shard_size < 1:
-            raise SimulationError("the shard size must be at least 1")
+        if not 1 <= self.count <= MAX_UNITS:
+            raise SimulationError(
+                f"the number of {self.mode} must be 1..{MAX_UNITS:,} (2**63 - 1, the range "
+                "of the Int64 match column)"
+            )
+        if not 0 <= self.seed <= MAX_UNITS:
+            raise SimulationError(f"the seed must be 0..{MAX_UNITS:,}")
+        most = max_shard_size(self.mode, self.rules)
+        if not 1 <= self.shard_size <= most:
+            raise SimulationError(
+                f"the shard size must be 1..{most:,} {self.mode} with these rules (a shard "
+                f"is planned to hold at most {MAX_SHARD_ROWS:,} rows)"
+            )
         if len(self.policies) != self.rules.players:
             raise SimulationError("one policy per seat is needed")
 
@@ -98,7 +120,7 @@ class SimConfig:
         texts = tuple(str(p) for p in policies)
         specs = seat_policies(texts, rules.players)
         if shard_size is None:
-            shard_size = DEFAULT_SHARD_HANDS if mode == "hands" else DEFAULT_SHARD_MATCHES
+            shard_size = default_shard_size(mode, rules)
         return cls(
             preset, rules, tuple(str(p) for p in specs), mode, count, seed, shard_size, deal=deal
         )
@@ -137,21 +159,85 @@ class SimConfig:
         return {**self.data_key(), "shard_size": self.shard_size, "run_id": self.run_id}
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> SimConfig:
+    def from_json(cls, doc: Any) -> SimConfig:
+        """The configuration of a manifest's ``config`` object, strictly typed: a field
+        missing or of another type is a DatasetError (the manifest was damaged or edited)."""
+        if not isinstance(doc, dict):
+            raise D.DatasetError("manifest config is malformed (not an object)")
+        types = {"preset": str, "rules": dict, "policies": list, "mode": str, "count": int}
+        types |= {"seed": int, "shard_size": int, "generator": int}
+        for key, kind in types.items():
+            if key == "generator" and key not in doc:
+                continue  # absent before version 2
+            if key not in doc:
+                raise D.DatasetError(f"manifest config is malformed (no {key!r})")
+            value = doc[key]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise D.DatasetError(
+                    f"manifest config is malformed ({key!r} is not {_TYPE_NAMES[kind]})"
+                )
+        if not all(isinstance(p, str) for p in doc["policies"]):
+            raise D.DatasetError("manifest config is malformed ('policies' are not strings)")
         try:
             return cls(
                 preset=doc["preset"],
                 rules=Rules.from_dict(doc["rules"]),
                 policies=tuple(doc["policies"]),
                 mode=doc["mode"],
-                count=int(doc["count"]),
-                seed=int(doc["seed"]),
-                shard_size=int(doc["shard_size"]),
-                generator=int(doc.get("generator", 1)),  # absent before version 2
-                deal=str(doc.get("deal", "plain")),
+                count=doc["count"],
+                seed=doc["seed"],
+                shard_size=doc["shard_size"],
+                generator=doc.get("generator", 1),
+                deal=doc.get("deal", "plain"),
             )
-        except (KeyError, TypeError, ValueError, SimulationError) as e:
+        except ScopaError as e:
             raise D.DatasetError(f"manifest config is malformed ({e})") from None
+
+    def shard_spec(self, directory: Path, index: int, entry: dict[str, Any] | None) -> D.ShardSpec:
+        """What shard ``index`` must be (:func:`dataset.check_shard`), with the rows and
+        size its manifest ``entry`` records (None: a shard not yet in the manifest, whose
+        rows are known only in hands mode)."""
+        first, units = self.units(index)
+        rows = entry["rows"] if entry is not None else (units if self.mode == "hands" else None)
+        return D.ShardSpec(
+            path=D.shard_path(directory, index),
+            run_id=self.run_id,
+            preset=self.preset,
+            rules_hash=self.rules.digest(),
+            seed=self.seed,
+            players=self.rules.players,
+            sides=self.rules.sides,
+            policies=self.policies,
+            first=first,
+            units=units,
+            rows=rows,
+            size=entry.get("bytes") if entry is not None else None,
+            crc32=entry.get("crc32") if entry is not None else None,
+        )
+
+
+def hands_bound(rules: Rules) -> int:
+    """Hands a match takes at most unless the leaders tie: ``sides * target``, since each
+    hand scores at least one point (the settebello)."""
+    return rules.sides * rules.target
+
+
+def max_shard_size(mode: str, rules: Rules) -> int:
+    """The most units a shard may hold: :data:`MAX_SHARD_ROWS` rows at the bound of
+    :func:`hands_bound` hands a match."""
+    return MAX_SHARD_ROWS if mode == "hands" else max(1, MAX_SHARD_ROWS // hands_bound(rules))
+
+
+def default_shard_size(mode: str, rules: Rules) -> int:
+    """Units a shard by default: 250,000 hands, or 25,000 matches when they are short (up
+    to 44 hands' bound: the presets' target of 11) and fewer for longer ones, so that a
+    shard holds about as many rows whatever the target."""
+    if mode == "hands":
+        return DEFAULT_SHARD_HANDS
+    return max(1, min(DEFAULT_SHARD_MATCHES, DEFAULT_SHARD_MATCHES * 44 // hands_bound(rules)))
+
+
+_TYPE_NAMES = {str: "a string", dict: "an object", list: "a list", int: "an integer"}
 
 
 @dataclass(frozen=True)
@@ -163,6 +249,8 @@ class ShardResult:
     file: str
     compute_seconds: float  # computing its rows (the jitted loop, or the bots)
     write_seconds: float  # encoding and writing its Parquet file
+    size: int  # bytes of the file, recorded in the manifest and checked by readers
+    crc32: int  # of the file's bytes, likewise
 
 
 def compute_rows(
@@ -192,16 +280,53 @@ def compute_rows(
         cols = out[:, :count]
         K.fused_rows(r, codes, config.seed, False, first, count, cols)
         return cols
+    return _match_rows(config, r, codes, first, count)
+
+
+#: Rows the jitted loop writes per call in matches mode (a buffer of about 60 MB): a
+#: default shard of 25,000 short matches takes one call.
+MATCH_BLOCK_ROWS = 1 << 18
+
+
+def _match_rows(
+    config: SimConfig, r: np.ndarray, codes: np.ndarray, first: int, count: int
+) -> np.ndarray:
+    """The rows of ``count`` whole matches from ``first`` through the jitted loop, in calls
+    of about :data:`MATCH_BLOCK_ROWS` rows, however long the matches (the target may be
+    1,000). Each call gets as many matches as should fill its buffer with room to spare:
+    at first by a third of the bound of ``sides * target`` hands a match (each hand scores
+    at least one point; a side scores about one point in three of the hand's), then by
+    the hands a match has taken so far. The loop stops before a match
+    that could not fit in the last 64 rows of room, but a longer match than the room left
+    raises; that call is then made again with fewer matches (or, for one match, more
+    room), which gives the same rows since a match's data depend only on its number."""
+    bound = config.rules.sides * config.rules.target + 1
+    per = bound / 3  # rows a match, until matches have been seen
     parts = []
-    done = 0
-    while done < count:  # matches: rows as they come, in parts that cannot overflow
-        left = count - done
-        buf = np.zeros((K.N_ROW_COLS, max(256, left * 8)), dtype=np.int32)
-        units, rows = K.fused_rows(r, codes, config.seed, True, first + done, left, buf)
-        part = buf[:, :rows]
+    done = rows_done = 0
+    while done < count:
+        n = max(1, min(count - done, int(MATCH_BLOCK_ROWS / per)))
+        cap = int(n * per * 1.25) + bound + 64
+        while True:
+            buf = np.zeros((K.N_ROW_COLS, cap), dtype=np.int32)
+            try:
+                units, rows = K.fused_rows(r, codes, config.seed, True, first + done, n, buf)
+                break
+            except ValueError:  # a match outgrew the buffer, or MAX_HANDS_PER_MATCH
+                if n > 1:
+                    n //= 2
+                elif cap < K.MAX_HANDS_PER_MATCH + 64:
+                    cap = min(4 * cap, K.MAX_HANDS_PER_MATCH + 64)
+                else:
+                    raise SimulationError(
+                        f"match {first + done} did not end within {K.MAX_HANDS_PER_MATCH:,} hands"
+                    ) from None
+        part = buf[:, :rows] if 2 * rows > cap else buf[:, :rows].copy()  # free the rest
         part[K.C_MATCH] += done
         parts.append(part)
         done += int(units)
+        rows_done += int(rows)
+        per = rows_done / done
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
@@ -277,9 +402,13 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
         seed=config.seed,
         policies=config.policies,
     )
-    path = D.write_shard(Path(directory), index, cols.shape[1], columns)
+    if _parent_gone():  # an orphaned worker process writes nothing
+        os._exit(1)
+    path, crc = D.write_shard(Path(directory), index, cols.shape[1], columns)
     t2 = time.perf_counter()
-    return ShardResult(index, cols.shape[1], count, t2 - t0, path.name, t1 - t0, t2 - t1)
+    size = path.stat().st_size
+    rows = cols.shape[1]
+    return ShardResult(index, rows, count, t2 - t0, path.name, t1 - t0, t2 - t1, size, crc)
 
 
 def _versions() -> dict[str, str]:
@@ -293,7 +422,13 @@ def _versions() -> dict[str, str]:
 
 
 def _shard_entry(
-    index: int, name: str, units: int, rows: int, seconds: tuple[float, float, float] | None
+    index: int,
+    name: str,
+    units: int,
+    rows: int,
+    size: int,
+    crc32: int,
+    seconds: tuple[float, float, float] | None,
 ) -> dict[str, Any]:
     """A shard's manifest entry; ``seconds`` (whole, computing rows, writing the file) is
     None for a shard adopted on resume, whose timing was lost with the manifest update."""
@@ -303,6 +438,8 @@ def _shard_entry(
         "file": f"{D.SHARD_DIR}/{name}",
         "units": units,
         "rows": rows,
+        "bytes": size,
+        "crc32": crc32,
         "seconds": whole,
         "compute_seconds": compute,
         "write_seconds": write,
@@ -317,15 +454,16 @@ class Run:
     config: SimConfig
     manifest: dict[str, Any] = field(default_factory=dict)
 
-    @property
-    def todo(self) -> list[int]:
+    def todo(self) -> Iterator[int]:
+        """The shards still to compute, in order, generated as they are taken: a run of
+        10**15 hands plans 4 billion shards, which must not be listed up front."""
         done = {s["index"] for s in self.manifest["shards"]}
-        return [i for i in range(self.config.shards) if i not in done]
+        return (i for i in range(self.config.shards) if i not in done)
 
     def record(self, res: ShardResult) -> None:
         seconds = (res.seconds, res.compute_seconds, res.write_seconds)
         self.manifest["shards"].append(
-            _shard_entry(res.index, res.file, res.units, res.rows, seconds)
+            _shard_entry(res.index, res.file, res.units, res.rows, res.size, res.crc32, seconds)
         )
         self.manifest["shards"].sort(key=lambda s: s["index"])
         self.save()
@@ -381,7 +519,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
 
 
 def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
-    old = SimConfig.from_json(doc.get("config", {}))
+    old = manifest_config(directory, doc)
     if old.generator != config.generator:
         raise SimulationError(
             f"--resume: the run was made by data generator {old.generator}, this version of "
@@ -396,31 +534,172 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
         raise SimulationError(
             f"--resume: the run uses shard size {old.shard_size}, not {config.shard_size}"
         )
+    check_manifest(directory, old, doc)
+    shard_dir = directory / D.SHARD_DIR
+    if shard_dir.exists() and not shard_dir.is_dir():
+        raise D.DatasetError(f"{shard_dir}: not a directory")
+    shard_dir.mkdir(exist_ok=True)  # a missing one: every shard is computed again
     run = Run(directory, old, doc)
-    listed = {s["index"]: s for s in doc.get("shards", [])}
+    listed = manifest_shards(directory, old, doc)
     on_disk = D.finished_shards(directory)
     for p in (directory / D.SHARD_DIR).glob(".shard-*.tmp"):
         p.unlink()  # left by an interrupted writer; never renamed, so never complete
+    shards = []
     for i in sorted(on_disk):
         if i >= old.shards:
             raise D.DatasetError(f"{D.shard_path(directory, i)}: not a shard of this run")
-        expected = old.units(i)[1] if old.mode == "hands" else None
-        D.check_shard(D.shard_path(directory, i), expected)
-    shards = []
-    for i in sorted(on_disk):
-        path = D.shard_path(directory, i)
-        if i in listed:
-            shards.append(listed[i])
-        else:  # written, but the manifest update was lost (e.g. kill -9): adopt it
-            rows = D.count_rows(path)
-            units = old.units(i)[1]
-            shards.append(_shard_entry(i, path.name, units, rows, None))
+        entry = listed.get(i)
+        rows = D.check_shard(old.shard_spec(directory, i, entry))
+        if entry is None:  # written, but the manifest update was lost (e.g. kill -9): adopt it
+            path = D.shard_path(directory, i)
+            size, crc = path.stat().st_size, D.file_crc32(path)
+            entry = _shard_entry(i, path.name, old.units(i)[1], rows, size, crc, None)
+        shards.append(entry)
     run.manifest["shards"] = shards
     run.save()
     return run
 
 
-Executor = Callable[[Run, list[int]], Iterator[ShardResult]]
+def manifest_config(directory: Path, doc: dict[str, Any]) -> SimConfig:
+    """The configuration of a run's manifest; a DatasetError naming the file if it is
+    malformed."""
+    try:
+        return SimConfig.from_json(doc.get("config"))
+    except D.DatasetError as e:
+        raise D.DatasetError(f"{directory / D.MANIFEST}: {e}") from None
+
+
+def check_manifest(directory: Path, config: SimConfig, doc: dict[str, Any]) -> None:
+    """A DatasetError unless the manifest's run id is its configuration's and its schema
+    is this version's pinned schema (an edited or damaged manifest, or another format)."""
+    if doc.get("run_id") != config.run_id:
+        raise D.DatasetError(
+            f"{directory / D.MANIFEST}: the run id {doc.get('run_id')!r} does not match the "
+            f"configuration ({config.run_id}); the manifest was edited or damaged"
+        )
+    if doc.get("schema") != dict(D.COLUMN_TYPES):
+        raise D.DatasetError(f"{directory}: its schema differs from this version's pinned schema")
+
+
+def manifest_shards(directory: Path, config: SimConfig, doc: dict[str, Any]) -> dict[int, Any]:
+    """The shard entries of a run's manifest by index, each checked to be well-formed and
+    to agree with the configuration (its file name, units and rows); DatasetError if not."""
+    where = directory / D.MANIFEST
+    entries = doc.get("shards")
+    if not isinstance(entries, list):
+        raise D.DatasetError(f"{where}: malformed manifest ('shards' is not a list)")
+    out: dict[int, Any] = {}
+    for k, e in enumerate(entries):
+        bad = f"{where}: malformed manifest (shard entry {k}"
+        if not isinstance(e, dict):
+            raise D.DatasetError(f"{bad} is not an object)")
+        optional = [k for k in ("bytes", "crc32") if k in e]
+        for key in ("index", "units", "rows", *optional):
+            if type(e.get(key)) is not int:
+                raise D.DatasetError(f"{bad}: {key!r} is not an integer)")
+        i = e["index"]
+        if not 0 <= i < config.shards:
+            raise D.DatasetError(f"{bad}: index {i} is not a shard of this run)")
+        if i in out:
+            raise D.DatasetError(f"{bad}: shard {i} is listed twice)")
+        if e.get("file") != f"{D.SHARD_DIR}/{D.shard_path(directory, i).name}":
+            raise D.DatasetError(f"{bad}: file {e.get('file')!r} is not shard {i}'s)")
+        units = config.units(i)[1]
+        if e["units"] != units:
+            raise D.DatasetError(f"{bad}: {e['units']} units, shard {i} has {units})")
+        if e["rows"] < units or (config.mode == "hands" and e["rows"] != units):
+            raise D.DatasetError(f"{bad}: {e['rows']} rows for {units} {config.mode})")
+        out[i] = e
+    return out
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A complete run, checked: its manifest, configuration, and the shard files it lists
+    (each checked to belong to it by :func:`dataset.check_shard`)."""
+
+    directory: Path
+    manifest: dict[str, Any] = field(repr=False, compare=False)
+    config: SimConfig
+    files: tuple[Path, ...]
+    rows: int
+
+    def scan(self) -> pl.LazyFrame:
+        """The run's rows, lazily, with the pinned schema: exactly the listed shards."""
+        import polars as pl
+
+        return pl.scan_parquet(list(self.files), schema=D.schema())
+
+
+def read_run(directory: str | Path) -> RunData:
+    """Check a complete run directory without reading its rows: the manifest (format,
+    configuration, run id, schema, shard entries), completeness, and every listed shard
+    (:func:`dataset.check_shard`). Any mismatch is a one-line DatasetError naming the file;
+    files the manifest does not list are ignored."""
+    d = Path(directory)
+    doc = D.read_manifest(d)
+    where = d / D.MANIFEST
+    config = manifest_config(d, doc)
+    check_manifest(d, config, doc)
+    if not (d / D.SHARD_DIR).is_dir():
+        raise D.DatasetError(f"{d}: no {D.SHARD_DIR} directory")
+    entries = manifest_shards(d, config, doc)
+    if doc.get("complete") is not True or len(entries) != config.shards:
+        raise D.DatasetError(f"{d}: the run is not complete (use simulate --resume to finish it)")
+    rows = 0
+    for i in range(config.shards):
+        rows += D.check_shard(config.shard_spec(d, i, entries[i]))
+    if doc.get("rows") != rows:
+        raise D.DatasetError(f"{where}: records {doc.get('rows')!r} rows, its shards hold {rows}")
+    files = tuple(D.shard_path(d, i) for i in range(config.shards))
+    return RunData(d, doc, config, files, rows)
+
+
+Executor = Callable[[Run, Iterable[int]], Iterator[ShardResult]]
+
+#: Seconds between a worker process's checks that the simulate that started it is alive.
+WATCH_SECONDS = 0.2
+_WATCHED: dict[str, int] = {}  # in a worker process: the pids it watches
+
+
+def _worker_start(parent: int) -> None:
+    """Set up a shard worker process: it ignores Ctrl-C (the parent stops its workers
+    itself, after saving what is done) and exits as soon as the simulate that started it
+    is gone (``kill -9`` included), checked by a watchdog thread and before each shard is
+    written, so that no orphan goes on computing and writing shards."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _WATCHED.update(parent=parent, ppid=os.getppid())
+    threading.Thread(target=_watch_parent, name="parent-watchdog", daemon=True).start()
+
+
+def _parent_gone() -> bool:
+    """In a worker process: whether the simulate that started it has ended: its pid is
+    gone, or a zombie (killed, not yet reaped), or the worker was re-parented."""
+    if not _WATCHED:
+        return False
+    if os.getppid() != _WATCHED["ppid"]:
+        return True
+    parent = _WATCHED["parent"]
+    try:  # Linux: a killed parent is a zombie until its own parent reaps it
+        state = Path(f"/proc/{parent}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        return state in ("Z", "X")
+    except FileNotFoundError:
+        return True
+    except (OSError, IndexError):  # no /proc: whether the pid exists
+        pass
+    try:
+        os.kill(parent, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's (a reused pid): not ours, but alive
+        pass
+    return False
+
+
+def _watch_parent() -> None:
+    while not _parent_gone():
+        time.sleep(WATCH_SECONDS)
+    os._exit(1)
 
 
 def local_executor(workers: int) -> Executor:
@@ -428,9 +707,11 @@ def local_executor(workers: int) -> Executor:
     else in threads when every policy is a kernel policy (the jitted loop runs without the
     GIL and so does the Parquet writer, so threads scale without starting processes that
     must import and load the kernels), or in processes for search policies (which run
-    Python between kernel calls)."""
+    Python between kernel calls). At most two shards a worker are queued at a time. On an
+    interrupt, worker processes are stopped at once (threads finish their shard, a
+    fraction of a second)."""
 
-    def execute(run: Run, todo: list[int]) -> Iterator[ShardResult]:
+    def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
         doc, where = run.config.to_json(), str(run.directory)
         if workers == 1:
             for i in todo:
@@ -447,75 +728,192 @@ def local_executor(workers: int) -> Executor:
         from concurrent.futures import Executor as Pool
 
         pool: Pool
-        if all(PolicySpec.parse(p).is_kernel for p in run.config.policies):
+        processes = not all(PolicySpec.parse(p).is_kernel for p in run.config.policies)
+        if not processes:
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shard")
         else:
             ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
-            pool = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+            pool = ProcessPoolExecutor(
+                max_workers=workers,
+                mp_context=ctx,
+                initializer=_worker_start,
+                initargs=(os.getpid(),),
+            )
         with pool:
             pending: set[Future[ShardResult]] = set()
-            queue = list(todo)
+            queue = iter(todo)
             try:
-                while queue or pending:
-                    while queue and len(pending) < 2 * workers:
-                        pending.add(pool.submit(run_shard, doc, queue.pop(0), where))
+                while True:
+                    for i in itertools.islice(queue, 2 * workers - len(pending)):
+                        pending.add(pool.submit(run_shard, doc, i, where))
+                    if not pending:
+                        break
                     finished, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for f in finished:
                         yield f.result()
             except BaseException:
                 for f in pending:
                     f.cancel()
+                if processes:  # stop the workers now, not after their shards
+                    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                        proc.terminate()
                 pool.shutdown(wait=False, cancel_futures=True)
                 raise
 
     return execute
 
 
-def dask_executor(scheduler: str | None, workers: int) -> Executor:
-    """Shards as tasks on a Dask distributed cluster (a LocalCluster when no address)."""
+#: Seconds the Dask executor waits for a worker by default (``--worker-timeout``).
+DEFAULT_WORKER_TIMEOUT = 60.0
+#: Seconds between the Dask executor's checks for finished shards and live workers.
+DASK_POLL_SECONDS = 0.5
+
+
+def dask_executor(
+    scheduler: str | None,
+    workers: int,
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+    notify: Callable[[str], None] | None = None,
+) -> Executor:
+    """Shards as tasks on a Dask distributed cluster (a LocalCluster when no address), at
+    most two a worker thread in flight. With no worker (none has joined, or all have
+    gone) it says that it is waiting (``notify``) and gives up with a SimulationError
+    after ``worker_timeout`` seconds without one."""
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, LocalCluster
+        from distributed import wait as dask_wait
     except ImportError:
         raise SimulationError(
             "--executor dask needs the dask[distributed] package (pip install 'dask[distributed]')"
         ) from None
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
+    say = notify or (lambda message: None)
 
-    def execute(run: Run, todo: list[int]) -> Iterator[ShardResult]:
-        cluster = None
+    def connect() -> tuple[Any, Any]:
+        if not scheduler:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
+            return Client(cluster), cluster
         try:
-            if scheduler:
-                try:
-                    client = Client(scheduler, timeout="3s")
-                except (OSError, TimeoutError) as e:
-                    raise SimulationError(
-                        f"cannot reach the Dask scheduler at {scheduler}: {e}"
-                    ) from None
-            else:
-                cluster = LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=None,
-                )
-                client = Client(cluster)
+            return Client(scheduler, timeout="3s"), None
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            del e
+            gc.collect()  # the half-made client's clean-up, now rather than at a random point
+            raise SimulationError(
+                f"cannot reach the Dask scheduler at {scheduler}: {first}"
+            ) from None
+
+    def wait_for_workers(client: Any, where: str) -> None:
+        if client.nthreads():
+            return
+        say(f"waiting for Dask workers at {where} (giving up after {worker_timeout:g} s)")
+        try:
+            client.wait_for_workers(1, timeout=worker_timeout)
+        except (TimeoutError, OSError):
+            raise SimulationError(
+                f"no Dask worker at {where} within {worker_timeout:g} s (--worker-timeout)"
+            ) from None
+
+    def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
+        client, cluster = connect()
+        try:
             with client:
-                doc, where = run.config.to_json(), str(run.directory.resolve())
-                futures = [
-                    client.submit(run_shard, doc, i, where, key=f"shard-{run.config.run_id}-{i}")
-                    for i in todo
-                ]
+                where = scheduler or "the local cluster"
+                wait_for_workers(client, where)
+                doc, directory = run.config.to_json(), str(run.directory.resolve())
+                queue = iter(todo)
+                pending: set[Any] = set()
+                alone_since: float | None = None  # when the cluster was last seen workerless
                 try:
-                    for fut in as_completed(futures):
-                        yield fut.result()
+                    while True:
+                        room = 2 * max(1, sum(client.nthreads().values())) - len(pending)
+                        for i in itertools.islice(queue, max(0, room)):
+                            key = f"shard-{run.config.run_id}-{i}"
+                            pending.add(client.submit(run_shard, doc, i, directory, key=key))
+                        if not pending:
+                            break
+                        try:
+                            done, left = dask_wait(
+                                pending, timeout=DASK_POLL_SECONDS, return_when="FIRST_COMPLETED"
+                            )
+                        except TimeoutError:
+                            done, left = set(), pending
+                        pending = set(left)
+                        for fut in done:
+                            res = _dask_result(fut)
+                            if res is None:  # lost with its worker: computed again
+                                pending.add(fut)
+                            else:
+                                yield res
+                        if done or client.nthreads():
+                            alone_since = None
+                        elif alone_since is None:
+                            alone_since = time.monotonic()
+                            say(
+                                f"no Dask worker left at {where}: waiting for one (giving "
+                                f"up after {worker_timeout:g} s)"
+                            )
+                        elif time.monotonic() - alone_since > worker_timeout:
+                            raise SimulationError(
+                                f"every Dask worker at {where} has gone and none joined "
+                                f"within {worker_timeout:g} s (--worker-timeout)"
+                            )
                 finally:
-                    for fut in futures:
+                    for fut in pending:
                         fut.cancel()
         finally:
             if cluster is not None:
                 cluster.close()
 
     return execute
+
+
+def check_scheduler_address(address: str) -> None:
+    """A SimulationError unless ``address`` is a Dask scheduler address that could be
+    reached (a known scheme, and a host and port for network schemes); checked before a
+    client is made, since a client that fails to start can deadlock when collected."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    hint = "expected e.g. tcp://host:8786"
+    try:
+        scheme, where = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, port = parse_host_port(where)
+            if not host:
+                raise ValueError("no host")
+            if not 0 < int(port) < 65536:
+                raise ValueError(f"port {port} is not 1..65535")
+    except (ValueError, TypeError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise SimulationError(f"bad Dask scheduler address {address!r}: {first}; {hint}") from None
+
+
+def _dask_result(fut: Any) -> ShardResult | None:
+    """A finished Dask task's shard, or None when its result cannot be fetched at once (the
+    worker holding it is gone, and the scheduler computes it again); a task that failed on
+    the cluster (its workers killed, say) is a one-line SimulationError, and the library's
+    own errors pass as they are."""
+    try:
+        res: ShardResult = fut.result(timeout=DASK_POLL_SECONDS)
+    except TimeoutError:
+        return None
+    except ScopaError:
+        raise
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise SimulationError(
+            f"a shard failed on the Dask cluster ({type(e).__name__}: {first})"
+        ) from None
+    return res
 
 
 @dataclass(frozen=True)
@@ -526,6 +924,8 @@ class RunSummary:
     rows: int
     seconds: float
     complete: bool
+    total_rows: int  # the run's, this call's and earlier calls'
+    already_complete: bool = False  # a --resume of a finished run: nothing was done
 
 
 def simulate(
@@ -541,7 +941,8 @@ def simulate(
 
     The directory is locked for the run, so a second process cannot write into it. A new
     run that fails before any shard is written (an unreachable Dask scheduler, say) leaves
-    nothing behind; an interrupt (KeyboardInterrupt) keeps it, to be resumed.
+    nothing behind; an interrupt (KeyboardInterrupt, or SIGTERM turned into one by the
+    command) keeps its finished shards, to be resumed, and removes its temporary files.
     """
     made = not directory.exists()
     lock = _lock(directory) if directory.is_dir() else None
@@ -549,9 +950,17 @@ def simulate(
         run = prepare_run(directory, config, resume, overwrite)
         lock = lock or _lock(directory)
         try:
-            return _execute(run, executor, progress)
-        except Exception:
-            if not resume and not D.finished_shards(directory):
+            try:
+                return _execute(run, executor, progress)
+            except OSError as e:  # the disk is full, the directory was removed, ...
+                where = e.filename or directory
+                raise SimulationError(
+                    f"the run in {directory} failed: {e.strerror or e} ({where})"
+                ) from None
+        except BaseException as e:
+            for tmp in _glob(directory / D.SHARD_DIR, ".shard-*.tmp"):
+                tmp.unlink(missing_ok=True)  # the lock is held: no other writer's files
+            if isinstance(e, Exception) and not resume and not D.finished_shards(directory):
                 lock.close()
                 lock = None
                 _discard(directory, made)
@@ -559,6 +968,14 @@ def simulate(
     finally:
         if lock is not None:
             lock.close()
+
+
+def _glob(directory: Path, pattern: str) -> list[Path]:
+    """The files of ``directory`` matching ``pattern``; none if it cannot be listed."""
+    try:
+        return list(directory.glob(pattern))
+    except OSError:
+        return []
 
 
 def _discard(directory: Path, made: bool) -> None:
@@ -586,15 +1003,19 @@ def _lock(directory: Path) -> IO[str]:
 def _execute(
     run: Run, executor: Executor, progress: Callable[[int, int], None] | None
 ) -> RunSummary:
-    """Compute the shards a run still lacks, recording each one as it finishes."""
+    """Compute the shards a run still lacks, recording each one as it finishes. The
+    executor is closed before this returns or raises, so that its workers have stopped."""
     config, directory = run.config, run.directory
-    todo = run.todo
+    if run.manifest["complete"]:
+        rows = run.manifest["rows"]
+        return RunSummary(directory, config, 0, 0, 0.0, True, rows, already_complete=True)
     t0 = time.perf_counter()
     units = 0
     rows = 0
     shards = 0
+    results = executor(run, run.todo())
     try:
-        for res in executor(run, todo):
+        for res in results:
             run.record(res)
             shards += 1
             units += res.units
@@ -602,6 +1023,9 @@ def _execute(
             if progress is not None:
                 progress(res.units, res.rows)
     finally:
+        close = getattr(results, "close", None)
+        if close is not None:
+            close()
         elapsed = time.perf_counter() - t0
         run.manifest["timings"].append(
             {
@@ -613,7 +1037,8 @@ def _execute(
             }
         )
         run.save()
-    return RunSummary(directory, config, units, rows, elapsed, run.manifest["complete"])
+    complete, total = run.manifest["complete"], run.manifest["rows"]
+    return RunSummary(directory, config, units, rows, elapsed, complete, total)
 
 
 __all__ = [
@@ -621,5 +1046,6 @@ __all__ = [
     "SimulationError",
     "dask_executor",
     "local_executor",
+    "read_run",
     "simulate",
 ]

@@ -100,7 +100,7 @@ class Scale:
 SCALES = {
     # Search at about 0.7 ms per move on each of 2 cores (forced plays cost nothing):
     # 200,000 2-player hands (36 moves) take about 42 minutes, 60,000 key-option hands
-    # 13, 25,000 3-/4-player hands about 5; the kernel runs (about 28 million expert
+    # 13, 10,000 3-/4-player hands about 2; the kernel runs (about 28 million expert
     # hands at 20,000 hands/s per core) about 12, the rest 2-3: about 75 minutes on an
     # idle machine.
     "full": Scale(
@@ -110,7 +110,7 @@ SCALES = {
         matches=50_000,
         search_hands_scopa=40_000,
         search_hands_2p=20_000,
-        search_hands_multi=2_500,
+        search_hands_multi=1_000,
         search_option_hands=20_000,
         bootstrap=400,
     ),

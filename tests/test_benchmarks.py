@@ -53,3 +53,79 @@ def test_bench_review(tmp_path: Path) -> None:
     assert doc["endgames"]["solver_play_loss_sum"] == 0.0
     assert {r["policy"] for r in doc["policies"]} >= {"strong", "random", "greedy"}
     assert doc["speed"]["median_s"] > 0
+
+
+def test_bench_engine_expert_row(tmp_path: Path) -> None:
+    doc = _run("bench_engine.py", "--hands", "500", "--skip-startup", out=tmp_path / "e.json")
+    assert _positive(doc["results"])["expert self-play, 2p scopa"] > 0
+
+
+def _ladder(tmp_path: Path, *args: str) -> dict:
+    png = tmp_path / "l.png"
+    doc = _run("bench_ladder.py", "--quick", "--png", str(png), *args, out=tmp_path / "l.json")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    return doc
+
+
+def test_bench_ladder_quick(tmp_path: Path) -> None:
+    doc = _ladder(tmp_path, "--workers", "2")
+    rows = {r["policy"]: r for r in doc["ladder"]}
+    # every shipped family is on the ladder, greedy is the reference at 0
+    assert {"random", "greedy", "expert", "pimc", "pimc:leaf=expert"} <= set(rows)
+    families = {r["family"] for r in doc["ladder"]}
+    assert {"ismcts", "ismcts horizon=4,c=1", "ismcts rollout=greedy"} <= families
+    assert {"ismcts rollout=expert", "ismcts horizon=4,c=1,rollout=expert"} <= families
+    assert rows["greedy"]["mean_margin"] == 0 and rows["greedy"]["deals"] == 0
+    for r in doc["ladder"]:
+        assert r["ci_low"] <= r["mean_margin"] <= r["ci_high"]
+        assert r["cost_ms_per_move"] > 0 and r["hands_per_s_one_core"] > 0
+    cheapest = min(doc["ladder"], key=lambda r: r["cost_ms_per_move"])
+    assert cheapest["on_frontier"]
+    ratings = dict(doc["round_robin"]["ratings"])
+    assert set(ratings) == set(doc["round_robin"]["policies"])
+    assert abs(sum(ratings.values())) < 1e-6  # least squares anchored at mean 0
+    assert set(doc["equal_time"]) == {"ismcts_h4_rollout", "ismcts_plain_rollout", "pimc_leaf"}
+    assert len(doc["expert_vs_greedy_fused"]) == 9
+    speed = doc["selfplay_speed"]["median_hands_per_s"]
+    assert speed["expert"] > 0 and speed["greedy"] > 0 and speed["random"] > 0
+    assert {"start", "end"} <= set(doc["load"])
+    # the deals' results do not depend on the number of worker processes
+    one = _ladder(tmp_path / "one", "--workers", "1")
+    assert [(r["policy"], r["mean_margin"], r["ci_low"]) for r in one["ladder"]] == [
+        (r["policy"], r["mean_margin"], r["ci_low"]) for r in doc["ladder"]
+    ]
+    assert one["round_robin"]["ratings"] == doc["round_robin"]["ratings"]
+
+
+def test_bench_ladder_pairing_and_frontier() -> None:
+    sys.path.insert(0, str(BENCH))
+    import bench_ladder as B
+
+    # hands: a wins 1 and 3, draws 0 and 0, loses -2 and -1
+    pr = B.pairing("a", "b", [1, 0, -2], [3, -1, 0])
+    assert (pr.wins, pr.draws, pr.losses, pr.deal_pairs) == (2, 2, 2, 3)
+    assert pr.score == 0.5 and pr.elo == 0.0
+    assert abs(pr.margin.mean - (2 - 0.5 - 1) / 3) < 1e-12
+    pts = [("slow-weak", 10.0, 0.5), ("cheap", 0.1, 0.2), ("mid", 1.0, 1.0), ("dear", 5.0, 1.2)]
+    assert B.frontier(pts) == ["cheap", "mid", "dear"]
+
+
+def test_bench_ladder_bad_input(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    for args in (
+        ["--deals", "3", "--rr-deals", "5"],
+        ["--deals", "1"],
+        ["--replot", str(bad), "--png", str(tmp_path / "x.png")],
+        ["--replot", str(bad)],
+        ["--quick", "--json", str(bad / "x.json")],  # a file as the directory
+    ):
+        proc = subprocess.run(
+            [sys.executable, str(BENCH / "bench_ladder.py"), *args],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode != 0
+        lines = proc.stderr.strip().splitlines()
+        assert "Traceback" not in proc.stderr and lines[-1].startswith("Error"), proc.stderr

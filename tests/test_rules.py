@@ -253,7 +253,7 @@ def test_target_values() -> None:
     for t in (1, 11, 16, 21, 1000):
         assert Rules.make("scopa", [f"target={t}"]).target == t
     for bad in ("0", "-3", "x", "1.5"):
-        rejects("scopa", [f"target={bad}"], "'target'", ">= 1")
+        rejects("scopa", [f"target={bad}"], "'target'", "integers 1..1000")
     rejects("scopa", {"target": True}, "'target'")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import signal
@@ -161,7 +162,13 @@ def test_foreign_and_corrupt_files(tmp_path):
     d2 = tmp_path / "run"
     simulate(d2, _config(), local_executor(1))
     (d2 / "shards" / "shard-000001.parquet").write_bytes(b"not parquet")
-    with pytest.raises(D.DatasetError, match="not a readable Parquet"):
+    with pytest.raises(D.DatasetError, match=r"shard-000001\.parquet: 11 bytes, the manifest"):
+        simulate(d2, _config(), local_executor(1), resume=True)
+    doc = json.loads((d2 / "manifest.json").read_text())
+    for s in doc["shards"]:
+        del s["bytes"], s["crc32"]  # a manifest from before sizes and checksums
+    (d2 / "manifest.json").write_text(json.dumps(doc))
+    with pytest.raises(D.DatasetError, match=r"shard-000001\.parquet: not a readable Parquet"):
         simulate(d2, _config(), local_executor(1), resume=True)
     (d2 / "manifest.json").write_text("{oops")
     with pytest.raises(D.DatasetError, match="corrupt manifest"):
@@ -178,9 +185,17 @@ def test_cli_simulate_and_errors(tmp_path):
     assert "300 hands" in res.output
     assert D.scan(out).collect().height == 300
     for args, msg in [
-        (["--hands", "0"], "the number of hands must be >= 1"),
-        (["--hands", "-5"], "the number of hands must be >= 1"),
-        (["--matches", "0"], "the number of matches must be >= 1"),
+        (["--hands", "0"], "the number of hands must be 1..9,223,372,036,854,775,807"),
+        (["--hands", "-5"], "the number of hands must be 1.."),
+        (["--matches", "0"], "the number of matches must be 1.."),
+        (["--hands", str(10**20)], "the number of hands must be 1.."),
+        (["--matches", str(2**63)], "the number of matches must be 1.."),
+        (["--hands", "5", "--shard-size", str(10**12)], "the shard size must be 1..10,000,000"),
+        (["--matches", "5", "--shard-size", "10000000"], "the shard size must be 1..454,545"),
+        (["--matches", "5", "--rule", "target=1001"], "allowed: integers 1..1000"),
+        (["--matches", "5", "--rule", "target=99999999999999999999"], "integers 1..1000"),
+        (["--hands", "5", "--executor", "dask", "--worker-timeout", "0"], "--worker-timeout"),
+        (["--hands", "5", "--executor", "dask", "--worker-timeout", "nan"], "not nan"),
         (["--hands", "5", "--matches", "5"], "exactly one"),
         (["--hands", "5", "--policy", "bogus"], "unknown policy"),
         (["--hands", "5", "--policy", "random:x=1"], "takes no parameters"),
@@ -224,7 +239,7 @@ def _failing(exc: BaseException, after: int = 0):
     """An executor that runs ``after`` shards, then raises ``exc``."""
 
     def execute(run, todo):
-        for i in todo[:after]:
+        for i in itertools.islice(todo, after):
             yield run_shard(run.config.to_json(), i, str(run.directory))
         raise exc
 

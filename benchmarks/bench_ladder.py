@@ -1,0 +1,774 @@
+"""The strength-speed ladder: every policy and search setting against its cost, the
+``expert`` policy in the fused loop, and expert rollouts / leaves at equal time per move.
+
+    python benchmarks/bench_ladder.py [--deals N] [--rr-deals N] [--equal-deals N]
+                                      [--fused-deals N] [--preset-deals N]
+                                      [--speed-hands N] [--repeats N] [--workers N]
+                                      [--seed S] [--json FILE] [--png FILE] [--quick]
+    python benchmarks/bench_ladder.py --replot FILE.json --png FILE.png
+
+Five parts, all in 2-player ``scopa`` unless said otherwise; numbers are measured, never
+asserted, and compile time is excluded (warm-up calls first). Times are CPU times of the
+working thread (``time.thread_time``), what a move or a hand costs on one core however
+busy the shared machine is; the wall times are recorded next to them in the JSON.
+
+1. **Fused-loop speed.** Self-play hands/s on one core of ``random``, ``greedy`` and
+   ``expert`` on every seat (``K.selfplay_hands``), the three measured in turn
+   ``--repeats`` times (alternating, so drifts of the shared machine hit all alike);
+   medians and the ratios of the medians.
+2. **Expert against greedy in the fused loop**, every preset. With two sides, each deal
+   (hand ``h`` of ``K.selfplay_hands`` with the run seed: the same deck and dealer in
+   both calls) is played with ``expert`` on side 0 and ``greedy`` on side 1 and again
+   with the sides exchanged; the sample is the mean of expert's two margins. With three
+   or four sides, the deal is played by ``greedy`` everywhere (the baseline) and once with
+   ``expert`` at each seat in turn; a seat's margin is its side's points minus the best
+   other side's, and the sample is the mean over seats of (that margin with expert at
+   the seat) minus (the same seat's margin in the baseline).
+3. **The ladder.** Each setting plays ``--deals`` paired, seat-swapped deals against
+   ``greedy`` (deal ``d``: deck seed ``derive_seed(seed, 8, d, 0)``, dealer ``d % 2``,
+   played by :func:`scopa_sim.search.play_deal` twice with the seats exchanged, as in
+   ``bench_search.py``); its strength is the mean margin per hand with a 95% interval
+   over the deal pairs, its cost the time per move measured in those games (for the
+   jitted policies also the fused loop's time per move, from part 1), and its one-core
+   hands/s (search: 1 / (plays per hand x time per move), i.e. self-play with the
+   setting on every seat, engine time excluded).
+4. **Elo ladder.** A round robin of a representative subset on the first ``--rr-deals``
+   of the same deals (the pairings with ``greedy`` are those deals of part 3), each
+   pairing summarised as :func:`scopa_sim.tournament.play_pairing` does (score from
+   the hands' wins and draws, Elo of the score) and the ratings fitted by
+   :func:`scopa_sim.tournament.ladder` (least squares, mean 0).
+5. **Equal time per move.** ``expert`` as ISMCTS's rollout and as PIMC's leaf: the
+   expert bot's budget (ISMCTS iterations, PIMC worlds) is calibrated until its time
+   per move matches the reference's on the same 100 positions, the two timed back to
+   back per position (:func:`paired_ms_per_move`: ``bench_search.py``'s method on the
+   CPU clock, medians of three passes); then ``--equal-deals`` paired deals head to
+   head. The equal-time budgets depend on the machine's timings; everything else is
+   deterministic per seed.
+
+Parts 3-5 run their deals in chunks of :data:`CHUNK` deal pairs, each chunk with fresh
+bots, on ``--workers`` processes; search budgets are iteration or world counts, so the
+results (not the times) are the same for any worker count. The JSON records the UTC
+times and the machine's load averages (other jobs may share it) at each part.
+``--replot`` draws the PNG again from an earlier JSON, without playing.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import click
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_search import decision_states  # noqa: E402
+
+from scopa_sim import _kernels as K  # noqa: E402
+from scopa_sim.advantage import Estimate  # noqa: E402
+from scopa_sim.play import Play  # noqa: E402
+from scopa_sim.policy import PolicySpec  # noqa: E402
+from scopa_sim.rules import PRESETS, Rules  # noqa: E402
+from scopa_sim.search import Bot, PlayStats, play_deal  # noqa: E402
+from scopa_sim.state import HandState  # noqa: E402
+from scopa_sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
+
+#: Deal pairs per work unit of parts 3-5 (fixed, so results do not depend on --workers).
+CHUNK = 25
+#: ISMCTS budgets of the ladder (iterations); ``--quick`` divides them by 10.
+BUDGETS = (100, 250, 1000, 4000)
+#: Budgets of greedy rollouts and of expert rollouts cut at the horizon.
+SHORT_BUDGETS = (100, 250, 1000)
+#: Budgets of full expert rollouts (about 26 ms of CPU per move at 1,000 iterations).
+EXPERT_BUDGETS = (100, 250)
+#: The reference of the equal-time ISMCTS comparisons (iterations of random rollouts).
+EQUAL_ITERATIONS = 1000
+
+Z = 1.959963984540054
+
+
+def utc() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def load() -> dict:
+    """UTC time and the 1-, 5- and 15-minute load averages (as ``uptime`` shows them)."""
+    one, five, fifteen = os.getloadavg()
+    return {"utc": utc(), "load_1": one, "load_5": five, "load_15": fifteen}
+
+
+# --------------------------------------------------------------------------- settings
+def ladder_settings(quick: bool) -> list[tuple[str, str]]:
+    """(family, policy text) of every setting of the ladder."""
+    scale = 10 if quick else 1
+    out = [("jitted", "random"), ("jitted", "greedy"), ("jitted", "expert")]
+    out += [("pimc", "pimc"), ("pimc", "pimc:leaf=expert")]
+    fams = (
+        ("ismcts", "", BUDGETS),
+        ("ismcts horizon=4,c=1", ",horizon=4,c=1", BUDGETS),
+        ("ismcts rollout=greedy", ",rollout=greedy", SHORT_BUDGETS),
+        ("ismcts rollout=expert", ",rollout=expert", EXPERT_BUDGETS),
+        ("ismcts horizon=4,c=1,rollout=expert", ",horizon=4,c=1,rollout=expert", SHORT_BUDGETS),
+    )
+    for fam, extra, budgets in fams:
+        out += [(fam, f"ismcts:iterations={n // scale}{extra}") for n in budgets]
+    return out
+
+
+def round_robin_settings(quick: bool) -> list[str]:
+    """The representative subset of the Elo round robin: the jitted policies, both PIMCs,
+    plain ISMCTS at 1,000 iterations and the tuned one at 250 and 1,000."""
+    scale = 10 if quick else 1
+    return [
+        "random",
+        "greedy",
+        "expert",
+        "pimc",
+        "pimc:leaf=expert",
+        f"ismcts:iterations={1000 // scale}",
+        f"ismcts:iterations={250 // scale},horizon=4,c=1",
+        f"ismcts:iterations={1000 // scale},horizon=4,c=1",
+    ]
+
+
+def bot_of(text: str) -> Bot:
+    return PolicySpec.parse(text).bot()
+
+
+# --------------------------------------------------------------------------- part 1, 2
+def selfplay_speed(rules: Rules, hands: dict[str, int], repeats: int, seed: int) -> dict:
+    """Self-play hands/s of random, greedy and expert (every seat), measured in turn
+    ``repeats`` times; medians, all runs, and the ratios of the medians."""
+    r = rules.to_array()
+    codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
+    for code in codes.values():  # warm-up: load the compiled kernels
+        K.selfplay_hands(r, np.full(4, code, np.int64), seed, 200, np.zeros((200, 4), np.int64))
+    runs: dict[str, list[float]] = {name: [] for name in codes}
+    wall: dict[str, list[float]] = {name: [] for name in codes}
+    for _ in range(repeats):
+        for name, code in codes.items():
+            out = np.zeros((hands[name], 4), dtype=np.int64)
+            t, c = time.perf_counter(), time.thread_time()
+            K.selfplay_hands(r, np.full(4, code, np.int64), seed, hands[name], out)
+            runs[name].append(hands[name] / (time.thread_time() - c))
+            wall[name].append(hands[name] / (time.perf_counter() - t))
+    med = {name: statistics.median(v) for name, v in runs.items()}
+    return {
+        "hands_per_run": hands,
+        "repeats": repeats,
+        "clock": "CPU time of the calling thread (the loop is single-threaded)",
+        "runs_hands_per_s": runs,
+        "median_hands_per_s": med,
+        "runs_hands_per_s_wall": wall,
+        "median_hands_per_s_wall": {name: statistics.median(v) for name, v in wall.items()},
+        "expert_over_greedy": med["expert"] / med["greedy"],
+        "expert_over_random": med["expert"] / med["random"],
+        "greedy_over_random": med["greedy"] / med["random"],
+    }
+
+
+def _side_margin(points: np.ndarray, side: int, sides: int) -> np.ndarray:
+    """Each row's points of ``side`` minus the best other side's."""
+    others = [s for s in range(sides) if s != side]
+    return points[:, side] - points[:, others].max(axis=1)
+
+
+def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
+    """Expert against greedy on ``deals`` deals of the fused loop (module docstring, part
+    2): the mean margin per hand with its 95% interval over deals."""
+    r = rules.to_array()
+    n, sides = rules.players, rules.sides
+    greedy, expert = K.POLICY_GREEDY, K.POLICY_EXPERT
+
+    def run(codes: list[int]) -> np.ndarray:
+        pol = np.zeros(4, dtype=np.int64)
+        pol[:n] = codes
+        out = np.zeros((deals, 4), dtype=np.int64)
+        K.selfplay_hands(r, pol, seed, deals, out)
+        return out
+
+    run([greedy] * n)[:1]  # warm-up (compile / cache load) on the same rules
+    t = time.thread_time()
+    if sides == 2:
+        a = run([expert if rules.side_of(s) == 0 else greedy for s in range(n)])
+        b = run([greedy if rules.side_of(s) == 0 else expert for s in range(n)])
+        x = ((a[:, 0] - a[:, 1]) + (b[:, 1] - b[:, 0])) / 2
+        hands = 2 * deals
+        method = "paired, sides exchanged"
+    else:
+        base = run([greedy] * n)
+        diffs = []
+        for seat in range(n):
+            out = run([expert if s == seat else greedy for s in range(n)])
+            side = rules.side_of(seat)
+            diffs.append(_side_margin(out, side, sides) - _side_margin(base, side, sides))
+        x = np.mean(diffs, axis=0)
+        hands = (n + 1) * deals
+        method = "each seat in turn against the all-greedy baseline"
+    seconds = time.thread_time() - t
+    est = Estimate.of(x.astype(np.float64))
+    return {"deals": deals, "hands": hands, "method": method, "mean_margin": est.mean,
+            "ci_low": est.low, "ci_high": est.high, "cpu_seconds": seconds,
+            "hands_per_s": hands / seconds}  # fmt: skip
+
+
+# --------------------------------------------------------------------------- part 3-5
+class Timed(Bot):
+    """A bot that adds up its moves' CPU time (``time.thread_time``: what the move costs
+    on one core, whatever else the shared machine runs) and their wall time."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot, self.name = bot, bot.name
+        self.cpu = self.wall = 0.0
+        self.moves = 0
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        return self.bot.analyse(state, seed)
+
+    def choose(self, state: HandState, seed: int) -> Play:
+        t, c = time.perf_counter(), time.thread_time()
+        play = self.bot.choose(state, seed)
+        self.cpu += time.thread_time() - c
+        self.wall += time.perf_counter() - t
+        self.moves += 1
+        return play
+
+
+def paired_ms_per_move(a: Bot, b: Bot, states: list[HandState]) -> tuple[float, float]:
+    """Mean CPU times per move of ``a`` and ``b`` over ``states``, each state timed for
+    ``a`` then right away for ``b`` (the method of ``bench_search.paired_ms_per_move``,
+    on the thread's CPU clock), after an untimed pass over a few states."""
+    for i, s in enumerate(states[:10]):
+        a.choose(s, i)
+        b.choose(s, i)
+    ta = tb = 0.0
+    for i, s in enumerate(states):
+        c0 = time.thread_time()
+        a.choose(s, i)
+        c1 = time.thread_time()
+        b.choose(s, i)
+        ta += c1 - c0
+        tb += time.thread_time() - c1
+    return ta * 1000 / len(states), tb * 1000 / len(states)
+
+
+@dataclass(frozen=True)
+class Task:
+    """Deal pairs ``start .. stop - 1`` of ``a`` against ``b``."""
+
+    key: str
+    a: str
+    b: str
+    start: int
+    stop: int
+
+
+def play_task(task: Task, seed: int) -> dict:
+    """Play one chunk with fresh bots: per deal the margins of ``a`` in seat 0 and in seat
+    1, and both bots' total time and moves."""
+    rules = Rules.make("scopa")
+    a, b = Timed(bot_of(task.a)), Timed(bot_of(task.b))
+    m0, m1 = [], []
+    for d in range(task.start, task.stop):
+        deck_seed = int(K.derive_seed(seed, 8, d, 0)) & (2**63 - 1)
+        for seat, out in ((0, m0), (1, m1)):
+            bots = [b, b]
+            bots[seat] = a
+            pts = play_deal(rules, bots, deck_seed, dealer=d % 2)
+            out.append(pts[seat] - pts[1 - seat])
+    return {"key": task.key, "start": task.start, "m0": m0, "m1": m1,
+            "a_cpu": a.cpu, "a_wall": a.wall, "a_moves": a.moves,
+            "b_cpu": b.cpu, "b_wall": b.wall, "b_moves": b.moves}  # fmt: skip
+
+
+def _init_worker() -> None:
+    """Load every compiled kernel a bot uses before the first timed move."""
+    rules = Rules.make("scopa")
+    s = HandState.deal(rules, seed=1)
+    for text in ("expert", "pimc", "pimc:leaf=expert", "ismcts:iterations=20,rollout=expert",
+                 "ismcts:iterations=20,horizon=4,c=1,rollout=greedy"):  # fmt: skip
+        bot_of(text).choose(s, 1)
+
+
+def run_tasks(tasks: Sequence[Task], seed: int, workers: int) -> dict[str, list[dict]]:
+    """Every task's result by key, chunks in deal order (largest tasks first)."""
+    out: dict[str, list[dict]] = {}
+    if workers <= 1:
+        _init_worker()
+        results = [play_task(t, seed) for t in tasks]
+    else:
+        ctx = mp.get_context("spawn")
+        with cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as ex:
+            results = list(ex.map(play_task, tasks, [seed] * len(tasks)))
+    for res in results:
+        out.setdefault(res["key"], []).append(res)
+    for v in out.values():
+        v.sort(key=lambda res: res["start"])
+    return out
+
+
+def chunks(key: str, a: str, b: str, deals: int) -> list[Task]:
+    return [Task(key, a, b, s, min(deals, s + CHUNK)) for s in range(0, deals, CHUNK)]
+
+
+def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResult:
+    """``a`` against ``b`` summarised as :func:`scopa_sim.tournament.play_pairing` does:
+    margins averaged per deal pair, the score from each hand's win (1), draw (1/2) or
+    loss, Elo of the score with the interval of the pair scores."""
+    x0, x1 = np.asarray(m0, dtype=np.float64), np.asarray(m1, dtype=np.float64)
+    both = np.concatenate([x0, x1])
+    wins, draws = int((both > 0).sum()), int((both == 0).sum())
+    ps = ((x0 > 0) * 0.5 + (x0 == 0) * 0.25) + ((x1 > 0) * 0.5 + (x1 == 0) * 0.25)
+    score = float(ps.mean())
+    se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size > 1 else math.nan
+    return PairingResult(
+        a=a, b=b, deal_pairs=int(x0.size),
+        margin=Estimate.of((x0 + x1) / 2) if x0.size > 1 else Estimate(0.0, math.nan, 1),
+        wins=wins, draws=draws, losses=int(both.size) - wins - draws, score=score,
+        elo=elo_of_score(score),
+        elo_low=elo_of_score(score - Z * se) if se == se else math.nan,
+        elo_high=elo_of_score(score + Z * se) if se == se else math.nan,
+    )  # fmt: skip
+
+
+def summary(a: str, b: str, parts: list[dict], first: int | None = None) -> dict:
+    """A match's margin, Elo and both bots' ms per move (CPU; wall time too) from its
+    chunks (the first
+    ``first`` deal pairs only, when given: the times are then of the whole match)."""
+    m0 = [m for p in parts for m in p["m0"]][:first]
+    m1 = [m for p in parts for m in p["m1"]][:first]
+    pr = pairing(a, b, m0, m1)
+    t = {k: sum(p[k] for p in parts) for k in ("a_cpu", "a_wall", "a_moves", "b_cpu", "b_wall",
+                                                  "b_moves")}  # fmt: skip
+    a_n, b_n = max(1, t["a_moves"]), max(1, t["b_moves"])
+    return {"a": a, "b": b, "deals": pr.deal_pairs, "hands": 2 * pr.deal_pairs,
+            "mean_margin": pr.margin.mean, "ci_low": pr.margin.low,
+            "ci_high": pr.margin.high, "wins": pr.wins, "draws": pr.draws,
+            "losses": pr.losses, "score": pr.score, "elo": pr.elo,
+            "elo_low": pr.elo_low, "elo_high": pr.elo_high,
+            "a_ms_per_move": 1000 * t["a_cpu"] / a_n, "b_ms_per_move": 1000 * t["b_cpu"] / b_n,
+            "a_wall_ms_per_move": 1000 * t["a_wall"] / a_n,
+            "b_wall_ms_per_move": 1000 * t["b_wall"] / b_n,
+            "a_moves": t["a_moves"], "b_moves": t["b_moves"], "_pairing": pr}  # fmt: skip
+
+
+def median_paired_ms(a: Bot, b: Bot, states: list[HandState], repeats: int) -> tuple[float, float]:
+    """Medians over ``repeats`` passes of :func:`paired_ms_per_move` (a
+    burst of other load on the shared machine then moves one pass, not the answer)."""
+    runs = [paired_ms_per_move(a, b, states) for _ in range(repeats)]
+    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
+
+
+def equal_budget(
+    make: Callable[[int], Bot], target: Bot, states: list[HandState], start: int, repeats: int
+) -> tuple[int, float, float, list]:
+    """The budget at which ``make(budget)`` takes as long per move as ``target`` on
+    ``states`` (each state timed for both back to back, :func:`median_paired_ms`):
+    scaled from ``start`` by the measured ratio, corrected three times (fixed costs per
+    move), then measured once more. Returns (budget, its ms per move, target's, the
+    calibration steps)."""
+    budget, steps = start, []
+    for _ in range(4):
+        ms, target_ms = median_paired_ms(make(budget), target, states, repeats)
+        steps.append({"budget": budget, "ms_per_move": ms, "target_ms_per_move": target_ms})
+        budget = max(1, round(budget * target_ms / ms))
+    ms, target_ms = median_paired_ms(make(budget), target, states, repeats)
+    steps.append({"budget": budget, "ms_per_move": ms, "target_ms_per_move": target_ms})
+    return budget, ms, target_ms, steps
+
+
+def frontier(points: Sequence[tuple[str, float, float]]) -> list[str]:
+    """Names of the points (name, cost, strength) that no cheaper point matches or beats:
+    the strength-cost frontier (on the point estimates)."""
+    best, out = -math.inf, []
+    for name, _, strength in sorted(points, key=lambda p: (p[1], -p[2])):
+        if strength > best:
+            out.append(name)
+            best = strength
+    return out
+
+
+# --------------------------------------------------------------------------- output
+#: Colour, marker and label offset (points) of each family on the plot.
+FAMILY_STYLE = {
+    "jitted": ("tab:gray", "s", (7, -4)),
+    "pimc": ("tab:purple", "D", (-10, 0)),
+    "ismcts": ("tab:blue", "o", (5, -13)),
+    "ismcts horizon=4,c=1": ("tab:orange", "o", (-6, 9)),
+    "ismcts rollout=greedy": ("tab:green", "^", (7, -6)),
+    "ismcts rollout=expert": ("tab:red", "v", (7, -4)),
+    "ismcts horizon=4,c=1,rollout=expert": ("tab:brown", "v", (-4, 10)),
+}
+
+
+def short_label(text: str) -> str:
+    """The point label of a setting: jitted and PIMC names, ISMCTS budgets."""
+    if text.startswith("ismcts:"):
+        n = int(text.split("iterations=")[1].split(",")[0])
+        return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
+    return text.replace("pimc:leaf=expert", "pimc leaf=expert")
+
+
+def _panel(ax, rows: list[dict], labels: bool, zero: bool) -> None:
+    """One panel of :func:`plot`: the frontier, then each family's points with CI bars
+    (an ISMCTS variant's budgets joined by a line)."""
+    front = sorted((r for r in rows if r["on_frontier"]), key=lambda r: r["cost_ms_per_move"])
+    ax.plot([r["cost_ms_per_move"] for r in front], [r["mean_margin"] for r in front],
+            color="gold", lw=10, alpha=0.5, zorder=1, solid_capstyle="round",
+            label="frontier: no cheaper setting as strong")  # fmt: skip
+    for fam, (color, marker, offset) in FAMILY_STYLE.items():
+        pts = sorted((r for r in rows if r["family"] == fam), key=lambda r: r["cost_ms_per_move"])
+        if not pts:
+            continue
+        xs = [r["cost_ms_per_move"] for r in pts]
+        ys = [r["mean_margin"] for r in pts]
+        err = [[r["mean_margin"] - r["ci_low"] for r in pts],
+               [r["ci_high"] - r["mean_margin"] for r in pts]]  # fmt: skip
+        ax.errorbar(xs, ys, yerr=err, fmt=marker, color=color, ms=7, capsize=3, lw=1.3,
+                    zorder=3, linestyle="-" if fam.startswith("ismcts") else "none",
+                    label="jitted (fused-loop cost)" if fam == "jitted" else fam)  # fmt: skip
+        for r in pts:
+            if not labels and fam != "jitted":
+                continue
+            dx, dy = offset
+            if fam == "pimc":
+                dy = 8 if "leaf=expert" in r["policy"] else -14
+            ax.annotate(short_label(r["policy"]), (r["cost_ms_per_move"], r["mean_margin"]),
+                        xytext=(dx, dy), textcoords="offset points", fontsize=9, color=color,
+                        ha="right" if dx < 0 else "left", zorder=4,
+                        fontweight="bold" if r["on_frontier"] else "normal")  # fmt: skip
+    if zero:
+        ax.axhline(0, color="black", lw=0.8, zorder=0)
+    ax.set_xscale("log")
+    ax.grid(True, which="both", alpha=0.25)
+
+
+def plot(rows: list[dict], path: str, title: str) -> None:
+    """The strength-cost plot: log cost on x, margin against greedy with its 95% interval
+    on y, the frontier highlighted; on the left every setting, on the right the search
+    settings close up, labelled with their ISMCTS iterations (bold: on the frontier)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(15, 7.5))
+    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.7]})
+    _panel(left, rows, labels=False, zero=True)
+    left.set_title("every setting", fontsize=10)
+    left.set_ylabel("margin against greedy, points per hand (95% CI)")
+    left.set_xlabel("CPU ms per move, one core (log)")
+    search = [r for r in rows if r["family"] != "jitted"]
+    _panel(right, search, labels=True, zero=False)
+    right.set_title("search settings (labels: ISMCTS iterations)", fontsize=10)
+    right.set_xlabel("CPU ms per move, one core (log)")
+    handles, names = right.get_legend_handles_labels()
+    jitted = left.get_legend_handles_labels()
+    handles.insert(1, jitted[0][1])
+    names.insert(1, jitted[1][1])
+    fig.legend(handles, names, loc="lower center", ncol=4, fontsize=9, frameon=False)
+    fig.suptitle(title, fontsize=12)
+    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.savefig(path, dpi=110, format="png")
+
+
+def plot_title(deals: int, seed: int) -> str:
+    return (
+        f"Strength against cost, 2-player scopa ({deals} paired deals against greedy each, "
+        f"seed {seed})"
+    )
+
+
+def git_commit() -> str | None:
+    try:
+        proc = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, timeout=10)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() or None
+
+
+def fmt_ci(m: dict) -> str:
+    return f"{m['mean_margin']:+.3f} [{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
+
+
+@click.command()
+@click.option("--deals", default=1000, show_default=True, help="paired deals per ladder match")
+@click.option("--rr-deals", default=400, show_default=True, help="paired deals per RR pairing")
+@click.option("--equal-deals", default=3000, show_default=True, help="paired deals, equal time")
+@click.option("--fused-deals", default=200_000, show_default=True, help="fused loop, 2p scopa")
+@click.option("--preset-deals", default=100_000, show_default=True, help="fused loop, presets")
+@click.option("--speed-hands", default=200_000, show_default=True, help="expert hands per run")
+@click.option("--repeats", default=5, show_default=True, help="runs of each speed measurement")
+@click.option("--workers", default=2, show_default=True, help="processes for parts 3-5")
+@click.option("--seed", default=2026, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--png", "png_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--quick", is_flag=True, help="tiny run (smoke test): a few deals, budgets / 10")
+@click.option(
+    "--replot",
+    type=click.Path(exists=True, dir_okay=False),
+    default=None,
+    help="only draw --png from this earlier --json output",
+)
+def main(
+    deals: int,
+    rr_deals: int,
+    equal_deals: int,
+    fused_deals: int,
+    preset_deals: int,
+    speed_hands: int,
+    repeats: int,
+    workers: int,
+    seed: int,
+    json_path: str | None,
+    png_path: str | None,
+    quick: bool,
+    replot: str | None,
+) -> None:
+    """Print the strength-speed ladder (see the module docstring)."""
+    for out in (json_path, png_path):  # fail now, not after an hour of games
+        if out:
+            try:
+                Path(out).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise click.ClickException(f"cannot write {out}: {e.strerror}") from None
+    if replot:
+        if not png_path:
+            raise click.UsageError("--replot needs --png")
+        try:
+            old = json.loads(Path(replot).read_text())
+            plot(old["ladder"], png_path, plot_title(old["deals"], old["seed"]))
+        except (ValueError, KeyError, TypeError) as e:
+            raise click.ClickException(
+                f"{replot}: not a bench_ladder.py --json output ({e})"
+            ) from None
+        return
+    if quick:
+        deals, rr_deals, equal_deals = min(deals, 3), min(rr_deals, 2), min(equal_deals, 3)
+        fused_deals, preset_deals = min(fused_deals, 2000), min(preset_deals, 500)
+        speed_hands, repeats = min(speed_hands, 2000), min(repeats, 1)
+    for name, v in (("--deals", deals), ("--rr-deals", rr_deals), ("--equal-deals", equal_deals),
+                    ("--fused-deals", fused_deals), ("--preset-deals", preset_deals)):  # fmt: skip
+        if v < 2:
+            raise click.UsageError(f"{name} must be at least 2 (a CI needs two deal pairs)")
+    if speed_hands < 1 or repeats < 1 or workers < 1:
+        raise click.UsageError("--speed-hands, --repeats and --workers must be at least 1")
+    if rr_deals > deals:
+        raise click.UsageError("--rr-deals must not exceed --deals (the round robin reuses them)")
+    rules = Rules.make("scopa")
+    plays_per_hand = HandState.deal(rules, seed=1).plays_left
+    doc: dict = {
+        "command": " ".join(["python", "benchmarks/bench_ladder.py", *sys.argv[1:]]),
+        "commit": git_commit(),
+        "machine": {"python": platform.python_version(), "numba": numba.__version__,
+                    "cpu": platform.processor() or platform.machine(),
+                    "cores": os.cpu_count()},
+        "seed": seed, "workers": workers, "load": {"start": load()},
+    }  # fmt: skip
+
+    # 1. fused-loop speed
+    speed = selfplay_speed(
+        rules, {"random": 5 * speed_hands, "greedy": 5 * speed_hands, "expert": speed_hands},
+        repeats, seed,
+    )  # fmt: skip
+    doc["selfplay_speed"] = speed
+    doc["load"]["after_speed"] = load()
+    med = speed["median_hands_per_s"]
+    print(f"self-play on one core, 2-player scopa, fused loop (medians of {repeats} alternating "
+          f"runs; expert {speed_hands:,} hands a run, the others {5 * speed_hands:,})")  # fmt: skip
+    for name in ("random", "greedy", "expert"):
+        runs = ", ".join(f"{v:,.0f}" for v in speed["runs_hands_per_s"][name])
+        print(f"  {name:<7} {med[name]:>11,.0f} hands/s of CPU   ({runs})")
+    print(
+        f"  expert / greedy {speed['expert_over_greedy']:.3f}, expert / random "
+        f"{speed['expert_over_random']:.3f}, greedy / random {speed['greedy_over_random']:.3f}"
+    )
+
+    # 2. expert vs greedy, every preset, fused loop
+    presets = []
+    print(f"\nexpert against greedy, fused loop ({fused_deals:,} deals for scopa, "
+          f"{preset_deals:,} for the other presets), points per hand, 95% CI")  # fmt: skip
+    for preset in PRESETS:
+        res = fused_vs_greedy(Rules.make(preset), fused_deals if preset == "scopa" else
+                              preset_deals, seed)  # fmt: skip
+        res["preset"] = preset
+        presets.append(res)
+        print(f"  {preset:<20} {fmt_ci(res):>28}  {res['deals']:>8,} deals "
+              f"({res['method']})  {res['hands_per_s']:>9,.0f} hands/s")  # fmt: skip
+    doc["expert_vs_greedy_fused"] = presets
+    doc["load"]["after_presets"] = load()
+
+    # 5a. calibrations for equal time (serial, before the pool starts)
+    states = decision_states(rules, 10 if quick else 100, seed)
+    n_ref = EQUAL_ITERATIONS // (10 if quick else 1)
+    calib = {}
+    calib_repeats = 1 if quick else 3
+
+    def h4(n: int, rollout: str = "random") -> str:
+        return f"ismcts:iterations={n},horizon=4,c=1" + (
+            f",rollout={rollout}" if rollout != "random" else ""
+        )
+
+    def plain(n: int, rollout: str = "random") -> str:
+        return f"ismcts:iterations={n}" + (f",rollout={rollout}" if rollout != "random" else "")
+
+    for key, ref_text, make, start in (
+        ("ismcts_h4_rollout", h4(n_ref), lambda n: h4(n, "expert"), n_ref),
+        ("ismcts_plain_rollout", plain(n_ref), lambda n: plain(n, "expert"), n_ref // 10),
+        ("pimc_leaf", "pimc", lambda w: f"pimc:worlds={w},leaf=expert", 12),
+    ):
+        budget, ms, ref_ms, steps = equal_budget(
+            lambda b, make=make: bot_of(make(b)), bot_of(ref_text), states, start, calib_repeats
+        )
+        calib[key] = {"reference": ref_text, "expert": make(budget), "budget": budget,
+                      "expert_ms_per_move": ms, "reference_ms_per_move": ref_ms,
+                      "positions": len(states), "steps": steps}  # fmt: skip
+    doc["equal_time_calibration"] = calib
+    doc["load"]["after_calibration"] = load()
+
+    # 3-5. every match, on the pool
+    settings = ladder_settings(quick)
+    rr = round_robin_settings(quick)
+    tasks: list[Task] = []
+    for _, text in settings:
+        if text != "greedy":
+            tasks += chunks(f"ladder|{text}", text, "greedy", deals)
+    for i, a in enumerate(rr):
+        for b in rr[i + 1 :]:
+            if "greedy" not in (a, b):
+                tasks += chunks(f"rr|{a}|{b}", a, b, rr_deals)
+    for key, c in calib.items():
+        tasks += chunks(f"equal|{key}", c["expert"], c["reference"], equal_deals)
+    # largest first (estimated cost: the search bots' iteration / world counts)
+    t0 = time.perf_counter()
+    done = run_tasks(sorted(tasks, key=lambda t: -_cost_guess(t)), seed, workers)
+    doc["pool_seconds"] = time.perf_counter() - t0
+    doc["load"]["after_pool"] = load()
+
+    fused_ms = {name: 1000 / (med[name] * plays_per_hand) for name in med}
+    rows = []
+    for fam, text in settings:
+        if text == "greedy":
+            m = {"a": "greedy", "b": "greedy", "deals": 0, "hands": 0, "mean_margin": 0.0,
+                 "ci_low": 0.0, "ci_high": 0.0, "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0,
+                 "a_ms_per_move": None, "a_wall_ms_per_move": None}  # fmt: skip
+        else:
+            m = summary(text, "greedy", done[f"ladder|{text}"])
+        game_ms = m["a_ms_per_move"]
+        cost = fused_ms[text] if fam == "jitted" else game_ms
+        hands_s = med[text] if fam == "jitted" else 1000 / (game_ms * plays_per_hand)
+        row = {"family": fam, "policy": text, "bot": bot_of(text).name,
+               "deals": m["deals"], "mean_margin": m["mean_margin"], "ci_low": m["ci_low"],
+               "ci_high": m["ci_high"], "elo_vs_greedy": m["elo"],
+               "elo_vs_greedy_low": m["elo_low"], "elo_vs_greedy_high": m["elo_high"],
+               "ms_per_move_in_games": game_ms,
+               "wall_ms_per_move_in_games": m.get("a_wall_ms_per_move"),
+               "cost_ms_per_move": cost,
+               "cost_source": "fused loop" if fam == "jitted" else "in the games",
+               "hands_per_s_one_core": hands_s,
+               "hands_per_s_source": "fused-loop self-play" if fam == "jitted"
+               else "1 / (plays per hand x ms per move)"}  # fmt: skip
+        rows.append(row)
+    on = set(frontier([(r["policy"], r["cost_ms_per_move"], r["mean_margin"]) for r in rows]))
+    for r in rows:
+        r["on_frontier"] = r["policy"] in on
+
+    results: list[PairingResult] = []
+    rr_rows = []
+    for i, a in enumerate(rr):
+        for b in rr[i + 1 :]:
+            if b == "greedy":
+                s = summary(a, b, done[f"ladder|{a}"], rr_deals)
+            elif a == "greedy":
+                s = summary(b, a, done[f"ladder|{b}"], rr_deals)
+            else:
+                s = summary(a, b, done[f"rr|{a}|{b}"])
+            results.append(s.pop("_pairing"))
+            rr_rows.append(s)
+    ratings = ladder(rr, results)
+    elo = dict(ratings)
+    for r in rows:
+        r["elo_round_robin"] = elo.get(r["policy"])
+
+    equal = {}
+    for key, c in calib.items():
+        s = summary(c["expert"], c["reference"], done[f"equal|{key}"])
+        s.pop("_pairing")
+        equal[key] = {**s, "calibration": c}
+
+    # printing
+    print(f"\nthe ladder: {deals} paired deals ({2 * deals} hands) against greedy each, seed "
+          f"{seed}; ms/move measured in the games ({workers} worker processes); jitted "
+          f"policies' cost from the fused loop")  # fmt: skip
+    print(
+        f"{'setting':<50} {'margin vs greedy [95% CI]':>28} {'Elo vs greedy':>14} "
+        f"{'RR Elo':>7} {'ms/move (games)':>15} {'cost ms/move':>12} {'hands/s':>10}  front"
+    )
+    for r in sorted(rows, key=lambda r: r["cost_ms_per_move"]):
+        game = "" if r["ms_per_move_in_games"] is None else f"{r['ms_per_move_in_games']:.4f}"
+        rre = "" if r["elo_round_robin"] is None else f"{r['elo_round_robin']:+.0f}"
+        print(f"{r['policy']:<50} {fmt_ci(r):>28} {r['elo_vs_greedy']:>+14.0f} {rre:>7} "
+              f"{game:>15} {r['cost_ms_per_move']:>12.5f} {r['hands_per_s_one_core']:>10,.0f}"
+              f"  {'*' if r['on_frontier'] else ''}")  # fmt: skip
+    print(f"\nElo ladder (round robin, {rr_deals} paired deals per pairing, least squares, "
+          "mean 0)")  # fmt: skip
+    for name, rating in ratings:
+        print(f"  {name:<48} {rating:+7.0f}")
+    print(f"\n{'pairing':<88} {'margin/hand [95% CI]':>28} {'Elo [95% CI]':>20}")
+    for m in rr_rows:
+        print(f"{m['a'] + ' vs ' + m['b']:<88} {fmt_ci(m):>28} "
+              f"{m['elo']:+6.0f} [{m['elo_low']:+.0f}, {m['elo_high']:+.0f}]")  # fmt: skip
+    print(f"\nequal time per move ({equal_deals} paired deals each; calibrated on "
+          f"{len(states)} positions timed back to back)")  # fmt: skip
+    for m in equal.values():
+        c = m["calibration"]
+        print(f"  {m['a']} vs {m['b']}: {fmt_ci(m)}; calibration {c['expert_ms_per_move']:.3f} vs "
+              f"{c['reference_ms_per_move']:.3f} ms/move, in the games "
+              f"{m['a_ms_per_move']:.3f} vs {m['b_ms_per_move']:.3f}")  # fmt: skip
+
+    doc.update({"plays_per_hand": plays_per_hand, "deals": deals, "rr_deals": rr_deals,
+                "equal_deals": equal_deals, "chunk": CHUNK, "ladder": rows,
+                "round_robin": {"policies": rr, "ratings": ratings, "pairings": rr_rows},
+                "equal_time": equal})  # fmt: skip
+    doc["load"]["end"] = load()
+    try:
+        if json_path:
+            Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
+        if png_path:
+            plot(rows, png_path, plot_title(deals, seed))
+    except OSError as e:
+        raise click.ClickException(f"cannot write the output: {e}") from None
+
+
+def _cost_guess(t: Task) -> float:
+    """A rough cost of a task, for scheduling only (largest first balances the workers)."""
+
+    def one(text: str) -> float:
+        if text.startswith("ismcts:"):
+            n = int(text.split("iterations=")[1].split(",")[0])
+            per = 26.0 if "rollout=expert" in text and "horizon" not in text else 8.3
+            per = per if "rollout=expert" in text else 1.9
+            return n * per / 1000
+        return 0.8 if text.startswith("pimc") else 0.01
+
+    return (one(t.a) + one(t.b)) * (t.stop - t.start)
+
+
+if __name__ == "__main__":
+    main()
