@@ -29,6 +29,7 @@ LAZY_COMMANDS = {
     "report": "cli.analyze_cmd:report_cmd",
     "advise": "cli.search_cmd:advise_cmd",
     "tournament": "cli.search_cmd:tournament_cmd",
+    "review": "cli.review_cmd:review_cmd",
 }
 
 

@@ -19,3 +19,8 @@ class IllegalPlayError(ScopaError):
 
 class RecordError(ScopaError):
     """A game record that is malformed or does not follow from its rules."""
+
+
+class ReviewError(ScopaError):
+    """A game review that cannot run: an invalid record file, a missing line or seat, an
+    unknown evaluator."""

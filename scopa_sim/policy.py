@@ -29,6 +29,8 @@ SEARCH_POLICIES: dict[str, str] = {
     "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
     "ms=, exact=0|1, horizon=, leaf=estimate|expert",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
+    "eval": "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
+    "rollout=greedy|expert|random, exact=0|1",
 }
 
 #: Jitted policies by name, with their kernel code and a one-line description.

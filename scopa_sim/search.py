@@ -468,7 +468,23 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
         ISMCTSBot,
     ),
     "solver": ({"depth": _int("depth", 1)}, SolverBot),
+    "eval": (
+        {
+            "worlds": _int("worlds", 1),
+            "rollout": lambda p, t: t,  # checked by the evaluator (kernel policies)
+            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
+        },
+        lambda **kw: _eval_bot(**kw),
+    ),
 }
+
+
+def _eval_bot(**kwargs: object) -> Bot:
+    """The review evaluator as a bot (imported here: :mod:`scopa_sim.evaluate` imports
+    this module)."""
+    from .evaluate import EvalBot
+
+    return EvalBot(**kwargs)  # type: ignore[arg-type]
 
 
 def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:

@@ -47,6 +47,14 @@ def test_bench_search(tmp_path: Path) -> None:
     assert doc["ismcts"] and doc["matches"]
 
 
+def test_bench_review(tmp_path: Path) -> None:
+    doc = _run("bench_review.py", "--quick", out=tmp_path / "r.json")
+    assert doc["endgames"]["max_abs_difference"] == 0.0
+    assert doc["endgames"]["solver_play_loss_sum"] == 0.0
+    assert {r["policy"] for r in doc["policies"]} >= {"strong", "random", "greedy"}
+    assert doc["speed"]["median_s"] > 0
+
+
 def test_bench_engine_expert_row(tmp_path: Path) -> None:
     doc = _run("bench_engine.py", "--hands", "500", "--skip-startup", out=tmp_path / "e.json")
     assert _positive(doc["results"])["expert self-play, 2p scopa"] > 0

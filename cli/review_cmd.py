@@ -1,0 +1,134 @@
+"""``review``: grade every decision of recorded hands in points lost, luck and skill apart."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from cli.options import BadInput, seed_option
+from scopa_sim.errors import ScopaError
+
+
+@click.command()
+@click.argument("targets", nargs=-1, required=True, metavar="FILE.jsonl [LINE|A-B ...] ...")
+@click.option(
+    "--seat",
+    "seats",
+    type=int,
+    multiple=True,
+    help="Grade only this seat's decisions (repeatable; default: every seat).",
+)
+@click.option(
+    "--policy",
+    "evaluator",
+    default="eval",
+    show_default=True,
+    metavar="EVALUATOR",
+    help="The evaluator: eval[:worlds=256,rollout=greedy,exact=1] (as advise --policy eval).",
+)
+@seed_option
+@click.option("--json", "as_json", is_flag=True, help="Print the review as JSON.")
+@click.option(
+    "--html",
+    "html_path",
+    type=click.Path(dir_okay=False, writable=True),
+    help="Also write a self-contained HTML report to this file.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Hands reviewed at once, in threads (default: all cores; the results do not "
+    "depend on it).",
+)
+@click.option(
+    "--allow-unfinished", is_flag=True, help="Accept a file whose last match has no winner yet."
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+def review_cmd(
+    targets: tuple[str, ...],
+    seats: tuple[int, ...],
+    evaluator: str,
+    seed: int,
+    as_json: bool,
+    html_path: str | None,
+    workers: int | None,
+    allow_unfinished: bool,
+    quiet: bool,
+) -> None:
+    """Grade every decision of recorded hands: points lost against the evaluator's best
+    play (95% CI over common worlds), labels, luck per deal and a summary per seat and
+    side.
+
+    Each FILE is a scopa-record/1 file (as written by play --record), checked as replay
+    does; the line numbers (N or A-B) after a file pick its hands (default: all).
+    """
+    from scopa_sim.review import run_review, to_json, to_text
+
+    show = not quiet and sys.stderr.isatty()
+    bar = None
+    task = None
+
+    def on_tasks(n: int) -> None:
+        nonlocal bar, task
+        if not show:
+            return
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+
+        bar = Progress(
+            TextColumn("[bold]hands"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            transient=True,
+        )
+        task = bar.add_task("hands", total=n)
+        bar.start()
+
+    def progress(k: int) -> None:
+        if bar is not None and task is not None:
+            bar.update(task, advance=k)
+
+    try:
+        result = run_review(
+            targets,
+            evaluator,
+            seed,
+            seats=list(seats) or None,
+            workers=workers or os.cpu_count() or 1,
+            allow_unfinished=allow_unfinished,
+            progress=progress,
+            on_tasks=on_tasks,
+        )
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
+    finally:
+        if bar is not None:
+            bar.stop()
+    if html_path:
+        from scopa_sim.review_html import to_html
+
+        try:
+            with open(html_path, "w", encoding="utf-8") as f:
+                f.write(to_html(result))
+        except OSError as e:
+            raise BadInput(f"cannot write {html_path}: {e.strerror}") from None
+    if as_json:
+        json.dump(to_json(result), sys.stdout, indent=2)
+        click.echo()
+    else:
+        click.echo(to_text(result), nl=False)
+    if html_path:
+        click.echo(f"html report: {html_path}", err=True)
