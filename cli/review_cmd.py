@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from cli.options import BadInput, seed_option
+from cli.options import BadInput, progress_bar, seed_option
 from scopa_sim.errors import ScopaError
 
 
@@ -76,24 +76,7 @@ def review_cmd(
         nonlocal bar, task
         if not show:
             return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        bar = Progress(
-            TextColumn("[bold]hands"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            transient=True,
-        )
+        bar = progress_bar("hands")
         task = bar.add_task("hands", total=n)
         bar.start()
 

@@ -10,7 +10,14 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from cli.options import BadInput, make_rules, policy_names, rules_options, seed_option
+from cli.options import (
+    BadInput,
+    make_rules,
+    policy_names,
+    progress_bar,
+    rules_options,
+    seed_option,
+)
 from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import ScopaError
@@ -36,26 +43,7 @@ def _progress_bar(show: bool, total: int) -> Iterator[Callable[[int], None] | No
     if not show:
         yield None
         return
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    bar = Progress(
-        TextColumn("[bold]deal pairs"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        transient=True,
-        console=Console(stderr=True),
-    )
+    bar = progress_bar("deal pairs", stderr=True)
     task = bar.add_task("deals", total=total)
     with bar:
         yield lambda n: bar.update(task, advance=n)

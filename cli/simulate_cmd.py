@@ -16,6 +16,7 @@ from cli.options import (
     make_policies,
     make_rules,
     policy_option,
+    progress_bar,
     rules_options,
     seed_option,
     workers_option,
@@ -153,25 +154,7 @@ def simulate_cmd(
         run_exec = local_executor(n_workers)
     show = not quiet and sys.stderr.isatty()
     if show:
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
-
-        bar = Progress(
-            TextColumn(f"[bold]{mode}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]}"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            transient=True,
-        )
+        bar = progress_bar(mode, rate=True)
         task = bar.add_task(mode, total=count, rate="")
         rows_seen = [0]
 
