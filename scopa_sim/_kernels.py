@@ -53,7 +53,10 @@ R_TARGET = 18
 R_SIDES = 19
 R_DECK_MASK = 20
 R_TOTAL_PLAYS = 21
-N_RULES = 22
+R_CAPTURE_FIFTEEN = 22  # 1: capture_mode=fifteen
+R_CAPTURE_OPTIONAL = 23  # 1: capture_compulsory=false
+R_OPENING_FIFTEEN = 24  # 1: opening_fifteen=true
+N_RULES = 25
 
 S_HANDS = 0  # 4 seats
 S_TABLE = 4
@@ -209,6 +212,9 @@ def pack_rules(
     napola_fixed3: int,
     all_denari_wins: int,
     target: int,
+    capture_fifteen: int = 0,
+    capture_optional: int = 0,
+    opening_fifteen: int = 0,
 ) -> np.ndarray:
     """Pack already validated options into the kernels' rules vector."""
     r = np.zeros(N_RULES, dtype=np.int64)
@@ -234,6 +240,9 @@ def pack_rules(
     r[R_SIDES] = 2 if teams else players
     r[R_DECK_MASK] = FULL_DECK if deck == 40 else FULL_DECK & ~TWOS
     r[R_TOTAL_PLAYS] = deck - table_cards
+    r[R_CAPTURE_FIFTEEN] = capture_fifteen
+    r[R_CAPTURE_OPTIONAL] = capture_optional
+    r[R_OPENING_FIFTEEN] = opening_fifteen
     return r
 
 

@@ -49,7 +49,7 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
         deal_objs.append(obj)
     return {
         "format": FORMAT,
-        "rules": rules.as_dict(),
+        "rules": rules.complete_dict(),
         "match": log.match,
         "hand": log.hand,
         "dealer": log.dealer,

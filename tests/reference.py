@@ -105,7 +105,12 @@ DEFAULT_RULES: dict = {
     "napola_scoring": "length",
     "napola_all_denari_wins": False,
     "target": 11,
+    "capture_mode": "scopa",
+    "capture_compulsory": True,
+    "opening_fifteen": False,
 }
+#: The options of RULES.md §9: rules written before it lack them and read with these.
+SECTION_9_DEFAULTS = {"capture_mode": "scopa", "capture_compulsory": True, "opening_fifteen": False}
 
 _CHOICES = {
     "players": (2, 3, 4),
@@ -118,6 +123,7 @@ _CHOICES = {
     "primiera": ("classic", "sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
+    "capture_mode": ("scopa", "fifteen"),
 }
 _BOOLS = (
     "teams",
@@ -128,6 +134,8 @@ _BOOLS = (
     "re_bello",
     "napola",
     "napola_all_denari_wins",
+    "capture_compulsory",
+    "opening_fifteen",
 )
 
 
@@ -144,7 +152,9 @@ def rules_with(**overrides) -> dict:
 
 
 def check_rules(rules: dict) -> None:
-    """Raise ValueError for an invalid rules dict (RULES.md 3 and 7)."""
+    """Raise ValueError for an invalid rules dict (RULES.md 3, 7 and 9).  The §9 options
+    may be absent (rules of before §9): they then have their defaults."""
+    rules = full_rules(rules)
     missing = set(DEFAULT_RULES) - set(rules)
     unknown = set(rules) - set(DEFAULT_RULES)
     if missing or unknown:
@@ -162,7 +172,18 @@ def check_rules(rules: dict) -> None:
         raise ValueError("option teams=True: allowed only with players=4")
     if rules["napola"] and rules["deck"] == 36:
         raise ValueError("option napola=True: not allowed with deck=36 (allowed deck: 40)")
+    if rules["ace_sweep"] and rules["capture_mode"] == "fifteen":
+        raise ValueError("option ace_sweep=True: not allowed with capture_mode=fifteen")
+    if rules["opening_fifteen"] and rules["capture_mode"] != "fifteen":
+        raise ValueError("option opening_fifteen=True: allowed only with capture_mode=fifteen")
+    if rules["opening_fifteen"] and rules["table_cards"] == 0:
+        raise ValueError("option opening_fifteen=True: not allowed with table_cards=0")
     _deal_sizes(rules)  # raises on an impossible deal
+
+
+def full_rules(rules: dict) -> dict:
+    """``rules`` with the §9 options it lacks at their defaults (RULES.md §9, last item)."""
+    return {**SECTION_9_DEFAULTS, **rules}
 
 
 def num_sides(rules: dict) -> int:

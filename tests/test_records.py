@@ -84,7 +84,7 @@ def test_written_records_are_valid_and_complete(preset: str, policy: list[str]) 
         assert set(obj) == RECORD_FIELDS
         assert obj["format"] == "scopa-record/1"
         assert set(obj["rules"]) == OPTION_KEYS
-        assert obj["rules"] == rules.as_dict()
+        assert obj["rules"] == rules.complete_dict()
         assert Rules.from_dict(obj["rules"]) == rules
         # Deals: table only in the first, one hand per seat, a partition of the deck.
         deals = obj["deals"]
