@@ -177,7 +177,7 @@ def advise_cmd(
         click.echo()
         return
     click.echo(describe(state, result.seat))
-    if state.opening:
+    if state.rules.opening_fifteen and state.opening:
         click.echo(opening_line(state.rules, state.dealer, state.opening))
     if horizon:
         what = "estimated point margin (heuristic value at the rollout horizon)"

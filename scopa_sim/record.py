@@ -291,7 +291,8 @@ def _opening(obj: dict[str, Any]) -> CardSet:
 
 def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
     """The record's ``opening`` is what the rules take from its first table."""
-    given, want = _opening(obj), state.opening
+    given = _opening(obj)
+    want = state.opening if rules.opening_fifteen else CardSet()
     if given == want:
         return
     table = str(CardSet(state.table | want)) if want else None
@@ -369,7 +370,7 @@ def show_hand(obj: Any) -> list[str]:
         return f"deal {d + 1}: " + ", ".join(f"seat {s} [{cards(deals[d][s])}]" for s in seats)
 
     out.append(deal_line(0))
-    if state.opening:
+    if rules.opening_fifteen and state.opening:
         out.append(opening_line(rules, dealer, state.opening))
     dealt, held_after = 1, sum(len(h) for h in state.hands)
     last_pile = [p.mask for p in state.piles]

@@ -497,7 +497,7 @@ def test_capture_compulsory_applies_to_both_capture_modes() -> None:
 
 
 def test_section_9_options_in_the_kernel_vector() -> None:
-    from scopa_sim import _kernels as K
+    from scopa_sim import _engine as K
 
     slots = (K.R_CAPTURE_FIFTEEN, K.R_CAPTURE_OPTIONAL, K.R_OPENING_FIFTEEN)
     assert slots == (22, 23, 24) and K.N_RULES == 25  # the contract of issue 15
