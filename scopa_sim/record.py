@@ -295,7 +295,6 @@ def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
     want = state.opening if rules.opening_fifteen else CardSet()
     if given == want:
         return
-    table = str(CardSet(state.table | want)) if want else None
     if not want and not rules.opening_fifteen:
         raise RecordError(f"opening is [{given}] but the rules have opening_fifteen=false")
     if not want:
@@ -305,7 +304,7 @@ def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
         )
     if not given:
         raise RecordError(
-            f"opening is missing: the dealer's side takes the first table [{table}] at the "
+            f"opening is missing: the dealer's side takes the first table [{want}] at the "
             f"opening (opening_fifteen=true)"
         )
     raise RecordError(f"opening is [{given}], the rules take [{want}] (the whole first table)")
