@@ -20,7 +20,14 @@ from cli.options import (
     seed_option,
 )
 from scopa_sim.match import play_match
-from scopa_sim.record import check_lines, iter_lines, show_hand, write_records
+from scopa_sim.record import (
+    check_lines,
+    deals_from_deck,
+    iter_lines,
+    opening_of,
+    show_hand,
+    write_records,
+)
 
 
 @click.command()
@@ -54,6 +61,7 @@ def play(
     totals = [0] * r.sides
     wins = [0] * r.sides
     hands = 0
+    openings = 0  # hands whose first table the dealer's side took (opening_fifteen)
     with contextlib.ExitStack() as stack:
         out: TextIO | None = None
         if record_path == "-":
@@ -71,6 +79,10 @@ def play(
             for log in logs:
                 for s in range(r.sides):
                     totals[s] += log.score[s][-1]
+                if r.opening_fifteen:
+                    openings += bool(
+                        opening_of(r, log.dealer, *deals_from_deck(r, log.deck, log.dealer))
+                    )
             winner = logs[-1].winner
             assert winner is not None
             wins[winner] += 1
@@ -87,6 +99,8 @@ def play(
             f"side {s}: {wins[s]} win(s), {totals[s] / hands:.3f} points per hand",
             file=summary_out,
         )
+    if r.opening_fifteen:
+        echo(f"opening takes: {openings} of {hands} hands", file=summary_out)
     if record_path and record_path != "-":
         echo(f"records: {record_path}", file=summary_out)
     echo(f"time: {elapsed:.2f} s", file=summary_out)

@@ -22,6 +22,7 @@ from scopa_sim.advise import advise, describe, position_from_cards, position_fro
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import ScopaError
 from scopa_sim.policy import SEARCH_POLICIES, PolicySpec
+from scopa_sim.record import opening_line
 from scopa_sim.tournament import Sprt, ladder, run_tournament
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
@@ -176,6 +177,8 @@ def advise_cmd(
         click.echo()
         return
     click.echo(describe(state, result.seat))
+    if state.rules.opening_fifteen and state.opening:
+        click.echo(opening_line(state.rules, state.dealer, state.opening))
     if horizon:
         what = "estimated point margin (heuristic value at the rollout horizon)"
     else:

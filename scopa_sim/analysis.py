@@ -100,7 +100,8 @@ class Run:
     def rule_overrides(self) -> list[str]:
         """``key=value`` options that differ from the preset (what ``--rule`` must give)."""
         base = Rules.make(self.config.preset) if self.config.preset in PRESETS else Rules()
-        mine, theirs = self.config.rules.as_dict(), base.as_dict()
+        # every option, the §9 ones included (the identity form leaves out their defaults)
+        mine, theirs = self.config.rules.complete_dict(), base.complete_dict()
         return [f"{k}={_text(v)}" for k, v in mine.items() if theirs[k] != v]
 
     def command(self) -> str:

@@ -37,8 +37,22 @@ def deals_from_deck(
     return table, deals
 
 
+def opening_of(rules: Rules, dealer: int, table: Sequence[Card], deals: Sequence[Any]) -> CardSet:
+    """The cards the dealer's side takes at the deal by ``opening_fifteen`` (docs/rules.md
+    §9): the whole first table when it makes fifteen or two fifteens, else none. The
+    engine decides (:attr:`HandState.opening`); without the option nothing is taken."""
+    if not rules.opening_fifteen:
+        return CardSet()
+    return HandState.from_deals(rules, dealer, table, deals).opening
+
+
 def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
-    """The record of one hand as a JSON-ready dict."""
+    """The record of one hand as a JSON-ready dict.
+
+    ``opening`` (the table the dealer's side took by ``opening_fifteen``, in the order it
+    was dealt) is written only when that happened, as docs/record.md says; the rules are
+    written complete (every option of docs/rules.md §7).
+    """
     table, deals = deals_from_deck(rules, log.deck, log.dealer)
     deal_objs: list[dict[str, Any]] = []
     for d, hands in enumerate(deals):
@@ -47,14 +61,19 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
             obj["table"] = [card_name(c) for c in table]
         obj["hands"] = [[card_name(c) for c in h] for h in hands]
         deal_objs.append(obj)
+    opening = opening_of(rules, log.dealer, table, deals)
+    extra: dict[str, Any] = {}
+    if opening:
+        extra["opening"] = [card_name(c) for c in table if c in opening]
     return {
         "format": FORMAT,
-        "rules": rules.as_dict(),
+        "rules": rules.complete_dict(),
         "match": log.match,
         "hand": log.hand,
         "dealer": log.dealer,
         "totals_before": list(log.totals_before),
         "deals": deal_objs,
+        **extra,
         "plays": [
             {"seat": seat, "card": card_name(card), "take": [card_name(c) for c in CardSet(take)]}
             for seat, card, take in log.plays
@@ -248,6 +267,7 @@ def _check_content(
     after the hand and the winner."""
     table, deals = _deals(obj)
     state = HandState.from_deals(rules, dealer, table, deals)
+    _check_opening(obj, rules, state)
     for _ in _plays(obj, state):
         pass
     _check_score(obj, rules, state, before)
@@ -262,6 +282,32 @@ def _check_content(
     if given != winner:
         raise RecordError(f"winner is {obj['winner']!r}, the totals give {winner!r}")
     return state, after, winner
+
+
+def _opening(obj: dict[str, Any]) -> CardSet:
+    """The ``opening`` field of a record: a list of cards; absent or ``[]`` is none."""
+    return CardSet(_cards(obj["opening"], "opening")) if "opening" in obj else CardSet()
+
+
+def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
+    """The record's ``opening`` is what the rules take from its first table."""
+    given = _opening(obj)
+    want = state.opening if rules.opening_fifteen else CardSet()
+    if given == want:
+        return
+    if not want and not rules.opening_fifteen:
+        raise RecordError(f"opening is [{given}] but the rules have opening_fifteen=false")
+    if not want:
+        raise RecordError(
+            f"opening is [{given}] but the first table is not taken at the opening (it makes "
+            "neither fifteen nor two fifteens)"
+        )
+    if not given:
+        raise RecordError(
+            f"opening is missing: the dealer's side takes the first table [{want}] at the "
+            f"opening (opening_fifteen=true)"
+        )
+    raise RecordError(f"opening is [{given}], the rules take [{want}] (the whole first table)")
 
 
 def _check_score(obj: dict[str, Any], rules: Rules, state: HandState, before: list[int]) -> None:
@@ -323,6 +369,8 @@ def show_hand(obj: Any) -> list[str]:
         return f"deal {d + 1}: " + ", ".join(f"seat {s} [{cards(deals[d][s])}]" for s in seats)
 
     out.append(deal_line(0))
+    if rules.opening_fifteen and state.opening:
+        out.append(opening_line(rules, dealer, state.opening))
     dealt, held_after = 1, sum(len(h) for h in state.hands)
     last_pile = [p.mask for p in state.piles]
     remainder = CardSet()
@@ -369,6 +417,19 @@ def show_hand(obj: Any) -> list[str]:
     result_text = f"winner: {side_word} {winner}" if winner is not None else "no winner yet"
     out.append(f"totals after: {_totals(after)}; {result_text}")
     return out
+
+
+def opening_line(rules: Rules, dealer: int, opening: CardSet) -> str:
+    """``opening: ...``: what the dealer's side took at the deal by ``opening_fifteen``
+    (one scopa for a table of fifteen, two for two fifteens: docs/rules.md §9)."""
+    side_word = "team" if rules.teams else "side"
+    scope = opening.value_sum() // 15
+    what = "fifteen" if scope == 1 else "two fifteens"
+    marks = "SCOPA" if scope == 1 else f"SCOPA x{scope}"
+    return (
+        f"opening: the table makes {what}, {side_word} {rules.side_of(dealer)} (the dealer's) "
+        f"takes {opening} {marks}"
+    )
 
 
 def _totals(values: Sequence[int]) -> str:

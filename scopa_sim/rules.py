@@ -23,6 +23,7 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "primiera": ("classic", "sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
+    "capture_mode": ("scopa", "fifteen"),
 }
 #: The highest match target. Every hand scores at least one point (the settebello), so
 #: with at most 4 sides a match reaches the target within ``4 * MAX_TARGET`` hands, well
@@ -40,7 +41,18 @@ _BOOLS = (
     "re_bello",
     "napola",
     "napola_all_denari_wins",
+    "capture_compulsory",
+    "opening_fifteen",
 )
+#: The options of the sum-to-fifteen family (RULES.md §9) and their defaults. Rule sets
+#: written before §9 lack them; they enter the identity of a rule set (:meth:`Rules.as_dict`,
+#: :meth:`Rules.digest`, and so run ids and manifests) only when they differ from these
+#: defaults, so every rule set of before §9 keeps its identity byte for byte.
+FIFTEEN_DEFAULTS: dict[str, Any] = {
+    "capture_mode": "scopa",
+    "capture_compulsory": True,
+    "opening_fifteen": False,
+}
 
 
 @dataclass(frozen=True)
@@ -70,6 +82,9 @@ class Rules:
     napola_scoring: str = "length"
     napola_all_denari_wins: bool = False
     target: int = 11
+    capture_mode: str = "scopa"
+    capture_compulsory: bool = True
+    opening_fifteen: bool = False
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -98,7 +113,12 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
-        """Rules from a complete options mapping (as in a game record), strictly typed."""
+        """Rules from a complete options mapping (as in a game record), strictly typed.
+
+        The options of RULES.md §9 may be absent (records and manifests written before
+        §9 lack them): they then take their defaults (:data:`FIFTEEN_DEFAULTS`). Every
+        other option must be present.
+        """
         if not isinstance(data, Mapping):
             raise RulesError("rules must be an object of option names to values")
         unknown = sorted(set(data) - set(OPTION_NAMES))
@@ -106,14 +126,29 @@ class Rules:
             raise RulesError(
                 f"unknown option {unknown[0]!r}; allowed options: {', '.join(OPTION_NAMES)}"
             )
-        missing = [k for k in OPTION_NAMES if k not in data]
+        missing = [k for k in OPTION_NAMES if k not in data and k not in FIFTEEN_DEFAULTS]
         if missing:
             raise RulesError(f"rules lack option {missing[0]!r}")
-        return cls(**dict(data))
+        return cls(**{**FIFTEEN_DEFAULTS, **dict(data)})
 
     # -- views ----------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
-        """Every option, in the order of docs/rules.md §7, as plain JSON-ready values."""
+        """The identity form: every option in the order of docs/rules.md §7 as plain
+        JSON-ready values, except the §9 options that have their defaults.
+
+        This is what identifies a rule set in run ids, manifests and :meth:`digest`:
+        leaving out the §9 options at their defaults keeps it byte-identical to the form
+        of before §9 for those rule sets, so their runs and cached study runs stay valid.
+        :meth:`from_dict` reads it back. :meth:`complete_dict` has every option.
+        """
+        full = self.complete_dict()
+        return {
+            k: v for k, v in full.items() if k not in FIFTEEN_DEFAULTS or v != FIFTEEN_DEFAULTS[k]
+        }
+
+    def complete_dict(self) -> dict[str, Any]:
+        """Every option of docs/rules.md §7, in its order, as plain JSON-ready values (the
+        ``rules`` object of a game record, RECORD.md)."""
         return dataclasses.asdict(self)
 
     def replace(self, **changes: Any) -> Rules:
@@ -130,7 +165,8 @@ class Rules:
         return seat % 2 if self.teams else seat
 
     def digest(self) -> str:
-        """A short stable hash of the effective options."""
+        """A short stable hash of the effective options (of :meth:`as_dict`: unchanged by
+        the §9 options while they have their defaults)."""
         blob = json.dumps(self.as_dict(), sort_keys=True).encode()
         return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -163,6 +199,9 @@ class Rules:
             int(self.napola_scoring == "fixed3"),
             int(self.napola_all_denari_wins),
             self.target,
+            capture_fifteen=int(self.capture_mode == "fifteen"),
+            capture_optional=int(not self.capture_compulsory),
+            opening_fifteen=int(self.opening_fifteen),
         )
 
 
@@ -190,6 +229,14 @@ PRESETS: dict[str, dict[str, Any]] = {
         "table_cards": 0,
         "napola": True,
     },
+    "scopa-15": {"capture_mode": "fifteen"},
+    "escoba": {
+        "capture_mode": "fifteen",
+        "capture_compulsory": False,
+        "opening_fifteen": True,
+        "kings_redeal": False,
+        "target": 15,
+    },
 }
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
@@ -202,6 +249,8 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "scopa-corsa": "Corsican A Scopa: compulsory capture by hand, primiera by sevens (seed 001)",
     "scopone": "Scopone: 4 players in teams, 9 cards each, 4 on the table",
     "scopone-scientifico": "Scopone scientifico: 10 cards each, empty table, napola (seed 004)",
+    "scopa-15": "Scopa a quindici: a card takes table cards that make fifteen with it (§9)",
+    "escoba": "Escoba: fifteen captures, capture optional, the opening table taken, to 15 (§9)",
 }
 
 
@@ -288,6 +337,21 @@ def _validate(r: Rules) -> None:
             f"options 'hand_size'={r.hand_size} and 'table_cards'={r.table_cards} deal {dealt} "
             f"cards to {r.players} players but the deck holds {r.deck}; allowed: hand_size "
             f"1..{most} with {r.players} players, {r.table_cards} table cards, deck={r.deck}"
+        )
+    if r.ace_sweep and r.capture_mode == "fifteen":
+        raise RulesError(
+            "option 'ace_sweep'=true is not allowed with capture_mode=fifteen; "
+            "allowed: false with capture_mode=fifteen, true with capture_mode=scopa"
+        )
+    if r.opening_fifteen and r.capture_mode != "fifteen":
+        raise RulesError(
+            f"option 'opening_fifteen'=true needs capture_mode=fifteen (got capture_mode="
+            f"{r.capture_mode}); allowed: false with capture_mode={r.capture_mode}"
+        )
+    if r.opening_fifteen and r.table_cards == 0:
+        raise RulesError(
+            "option 'opening_fifteen'=true needs table cards (got table_cards=0); "
+            "allowed: false with table_cards=0, true with table_cards 1..4"
         )
     stock = r.deck - r.table_cards
     if stock % r.players:

@@ -7,14 +7,18 @@ Three parts, each a Markdown report with figures (:mod:`scopa_sim.study_report`)
   :data:`SEARCH_POLICY`, each from a plain ``--hands`` run and its *duplicate* (the same
   decks with the seats' cards exchanged, :mod:`scopa_sim.duplicate`), with the variance
   reduction of duplicates and of control variates measured on the study's own data;
-* **B** — every rule option of :data:`OPTION_EFFECTS`, toggled from ``scopa``, paired
-  on the decks with its baseline: per hand under every policy (the key options
-  :data:`KEY_OPTIONS` only under search), per match under ``expert``, and the
-  policy-dependence table;
+* **B** — every rule option of :data:`OPTION_EFFECTS`, toggled from ``scopa``, and the
+  options of the sum-to-fifteen family (:data:`FIFTEEN_EFFECTS`: ``capture_mode=fifteen``
+  from ``scopa``, ``capture_compulsory=false`` from ``scopa`` and from ``scopa-15``,
+  ``opening_fifteen=true`` from ``scopa-15``, and ``escoba`` against ``scopa-15``), each
+  paired on the decks with its baseline: per hand under every policy (the key options
+  :data:`KEY_OPTIONS` and :data:`KEY_FIFTEEN_EFFECTS` only under search), per match
+  under ``expert``, and the policy-dependence table;
 * **C** — the match level: the first mover's probability of winning a match to 11, 16
-  and 21 under each policy and the match-equity table of ``scopa`` to 11 under
-  ``expert``, by dynamic programming over hand results (:mod:`scopa_sim.equity`),
-  checked against directly simulated matches.
+  and 21 (and to each preset's own target, 15 for ``escoba``) under each policy and the
+  match-equity tables of :data:`EQUITY_TABLES` under ``expert``, by dynamic programming
+  over hand results (:mod:`scopa_sim.equity`), checked against directly simulated
+  matches (``scopa`` to 11, 16 and 21, ``escoba`` to 15).
 
 ``full`` is the committed study in ``reports/study``; ``small`` is the same design with
 fewer hands, which ``make study`` runs in a few minutes. Runs already finished with the
@@ -57,6 +61,24 @@ OPTION_EFFECTS: tuple[tuple[str, ...], ...] = (
     ("deck=36",),
     ("target=21",),
 )
+#: The sum-to-fifteen options (docs/rules.md §9), each as (the preset it is toggled
+#: from, the options): per hand under every kernel policy, per match under ``expert``,
+#: as the options of :data:`OPTION_EFFECTS` are. A variant whose rules are a preset's
+#: (``capture_mode=fifteen`` from ``scopa`` is ``scopa-15``; the last one is ``escoba``)
+#: reuses that preset's part A runs (the same rules and seed give the same hands).
+FIFTEEN_EFFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("scopa", ("capture_mode=fifteen",)),
+    ("scopa", ("capture_compulsory=false",)),
+    ("scopa-15", ("capture_compulsory=false",)),
+    ("scopa-15", ("opening_fifteen=true",)),
+    ("scopa-15", ("capture_compulsory=false", "opening_fifteen=true", "kings_redeal=false",
+                  "target=15")),
+)  # fmt: skip
+#: The sum-to-fifteen effects also measured under search: those whose runs part A has.
+KEY_FIFTEEN_EFFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    FIFTEEN_EFFECTS[0],
+    FIFTEEN_EFFECTS[4],
+)
 #: Options also measured under the search policy.
 KEY_OPTIONS: tuple[tuple[str, ...], ...] = (
     ("napola=true",),
@@ -66,8 +88,13 @@ KEY_OPTIONS: tuple[tuple[str, ...], ...] = (
 )
 #: Options that change nothing within a hand (only the match): no per-hand runs.
 MATCH_ONLY_OPTIONS: tuple[tuple[str, ...], ...] = (("target=21",),)
-#: Match targets of part C.
+#: Match targets of part C (and each preset's own target, :func:`targets_of`).
 TARGETS = (11, 16, 21)
+#: Presets whose simulated matches (under each kernel policy) check the dynamic
+#: programme of part C, and at which targets.
+MATCH_CHECKS: dict[str, tuple[int, ...]] = {"scopa": TARGETS, "escoba": (15,)}
+#: The match-equity tables of part C (under ``expert``, each to its preset's target).
+EQUITY_TABLES = ("scopa", "scopa-15", "escoba")
 #: Hands per shard of the search runs: the unit of parallel work and of resuming.
 SEARCH_SHARD = 250
 
@@ -99,10 +126,10 @@ class Scale:
 
 SCALES = {
     # Search at about 0.7 ms per move on each of 2 cores (forced plays cost nothing):
-    # 200,000 2-player hands (36 moves) take about 42 minutes, 60,000 key-option hands
-    # 13, 10,000 3-/4-player hands about 2; the kernel runs (about 28 million expert
-    # hands at 20,000 hands/s per core) about 12, the rest 2-3: about 75 minutes on an
-    # idle machine.
+    # 280,000 2-player hands (36 moves; 80,000 of them of scopa-15 and escoba) take
+    # about 59 minutes, 60,000 key-option hands 13, 10,000 3-/4-player hands about 2;
+    # the kernel runs (about 30 million expert hands at 20,000 hands/s per core) about
+    # 13, the rest 4-5: about 90 minutes on an idle machine.
     "full": Scale(
         fast_hands=1_000_000,
         option_hands=1_000_000,
@@ -133,9 +160,23 @@ def policy_spec(tag: str) -> str:
     return SEARCH_POLICY if tag == SEARCH else tag
 
 
-def option_name(opts: tuple[str, ...]) -> str:
-    """``scopa+napola-true`` style name of an option variant."""
-    return "scopa+" + "+".join(o.replace("=", "-") for o in opts)
+def option_name(opts: tuple[str, ...], base: str = "scopa") -> str:
+    """``scopa+napola-true`` style name of an option variant (of ``base``)."""
+    return base + "+" + "+".join(o.replace("=", "-") for o in opts)
+
+
+def targets_of(preset: str) -> tuple[int, ...]:
+    """The match targets of part C for a preset: :data:`TARGETS` and its own."""
+    return tuple(sorted({*TARGETS, Rules.make(preset).target}))
+
+
+def same_preset(base: str, opts: tuple[str, ...]) -> str | None:
+    """The preset other than ``base`` whose rules equal ``base`` with these options."""
+    rules = Rules.make(base, opts)
+    for p in PRESETS:
+        if p != base and Rules.make(p) == rules:
+            return p
+    return None
 
 
 @dataclass(frozen=True)
@@ -179,6 +220,13 @@ class Effect:
     level: str  # "hand" (dealer margin) or "match" (first mover's wins, match length)
     variant: str
     baseline: str
+    base: str = "scopa"  # the preset the option is toggled from
+    hands: str = ""  # match level: the variant's run of hands under expert (the DP check)
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        """What identifies the option variant: (base preset, options)."""
+        return self.base, self.option
 
 
 @dataclass(frozen=True)
@@ -241,11 +289,43 @@ def plan(scale: Scale) -> Plan:
         v = add(StudyRun("B", f"{option_name(opts)}-expert-matches", "scopa", opts, "expert",
                          "matches", scale.matches))  # fmt: skip
         effects.append(Effect(opts, "expert", "match", v, base))
+    for base, opts in FIFTEEN_EFFECTS:
+        same = same_preset(base, opts)
+        for tag in KERNEL_POLICIES:
+            n = scale.expert_option_hands if tag == "expert" else scale.option_hands
+            if same is not None and scale.fast_hands >= n:
+                v = f"{same}-{tag}"  # part A's run
+            else:
+                v = add(StudyRun("B", f"{option_name(opts, base)}-{tag}", base, opts, tag,
+                                 "hands", n))  # fmt: skip
+            effects.append(Effect(opts, tag, "hand", v, f"{base}-{tag}", base))
+    for base, opts in KEY_FIFTEEN_EFFECTS:
+        same = same_preset(base, opts)
+        assert same is not None  # part A has these runs
+        effects.append(Effect(opts, SEARCH, "hand", f"{same}-{SEARCH}", f"{base}-{SEARCH}", base))
+    for base, opts in FIFTEEN_EFFECTS:
+        same = same_preset(base, opts)
+        b = add(StudyRun("B", f"{base}-expert-matches", base, (), "expert", "matches",
+                         scale.matches))  # fmt: skip
+        if same is not None:
+            v = add(StudyRun("B", f"{same}-expert-matches", same, (), "expert", "matches",
+                             scale.matches))  # fmt: skip
+            hands = f"{same}-expert"
+        else:
+            name = option_name(opts, base)
+            v = add(StudyRun("B", f"{name}-expert-matches", base, opts, "expert", "matches",
+                             scale.matches))  # fmt: skip
+            hands = f"{name}-expert"
+        effects.append(Effect(opts, "expert", "match", v, b, base, hands))
     for tag in KERNEL_POLICIES:  # simulated matches to check the dynamic programme
-        for target in TARGETS:
-            opts = () if target == 11 else (f"target={target}",)
-            name = f"{option_name(opts)}-{tag}-matches" if opts else f"scopa-{tag}-matches"
-            add(StudyRun("C", name, "scopa", opts, tag, "matches", scale.matches))
+        for preset, targets in MATCH_CHECKS.items():
+            own = Rules.make(preset).target
+            for target in targets:
+                opts = () if target == own else (f"target={target}",)
+                name = f"{option_name(opts, preset)}-{tag}-matches" if opts else (
+                    f"{preset}-{tag}-matches"
+                )  # fmt: skip
+                add(StudyRun("C", name, preset, opts, tag, "matches", scale.matches))
     return Plan(tuple(runs.values()), tuple(effects))
 
 

@@ -212,8 +212,29 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return out
 
 
-def _opt_text(opts: Sequence[str]) -> str:
-    return " ".join(f"`{o}`" for o in opts) or "none (baseline)"
+def _opt_text(opts: Sequence[str], base: str = "scopa") -> str:
+    """An option variant as the reports name it: its options, the preset it is toggled
+    from when that is not ``scopa``, and the preset its rules equal when they do."""
+    from .study import same_preset
+
+    text = " ".join(f"`{o}`" for o in opts) or "none (baseline)"
+    same = same_preset(base, tuple(opts)) if opts else None
+    if base != "scopa":
+        text = f"{text} from `{base}`"
+    if same is not None and base != "scopa":
+        text = f"`{same}` = {text}"
+    elif same is not None and same in FIFTEEN_PRESETS:
+        text = f"{text} (= `{same}`)"
+    return text
+
+
+def _opt_label(opts: Sequence[str], base: str = "scopa") -> str:
+    """The same without Markdown, for a figure's axis."""
+    return _opt_text(opts, base).replace("`", "")
+
+
+#: The presets of the sum-to-fifteen family (docs/rules.md §9).
+FIFTEEN_PRESETS = ("scopa-15", "escoba")
 
 
 # --------------------------------------------------------------------------- part A
@@ -324,6 +345,11 @@ class Dependence:
     se: float
     p: float
     p_holm: float = math.nan
+    base: str = "scopa"  # the preset the option is toggled from
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        return self.base, self.option
 
     @property
     def low(self) -> float:
@@ -352,11 +378,11 @@ def part_b(
 
     hand: list[HandEffect] = []
     deps: list[Dependence] = []
-    by_option: dict[tuple[str, ...], list[Effect]] = {}
+    by_option: dict[tuple[str, tuple[str, ...]], list[Effect]] = {}
     for e in data.plan.effects:
         if e.level == "hand":
-            by_option.setdefault(e.option, []).append(e)
-    for opt, effects in by_option.items():
+            by_option.setdefault(e.key, []).append(e)
+    for (base, opt), effects in by_option.items():
         # per-hand series of each policy's effect: the paired differences, or (decks
         # differ) the variant's and the baseline's margins
         series: dict[str, tuple[np.ndarray, ...]] = {}
@@ -367,11 +393,11 @@ def part_b(
             est[e.tag] = t.estimate
             pol = policy_spec(e.tag)
             test = "paired t on (match, hand)" if paired else "Welch t (decks differ: unpaired)"
-            res.add("B", "scopa", _overrides(e.option), pol, "effect:dealer_margin", t.estimate,
+            res.add("B", e.base, _overrides(e.option), pol, "effect:dealer_margin", t.estimate,
                     t.low, t.high, t.n_a if paired else t.n_a + t.n_b, test,
                     p_value=t.p_value)  # fmt: skip
             vm = S.mean_ci(data.margin(e.variant))
-            res.add("B", "scopa", _overrides(e.option), pol, "dealer_margin", vm.estimate,
+            res.add("B", e.base, _overrides(e.option), pol, "dealer_margin", vm.estimate,
                     vm.low, vm.high, vm.n, "plain hands, t interval")  # fmt: skip
             if d is not None:
                 series[e.tag] = (d,)
@@ -386,15 +412,16 @@ def part_b(
             diff = est[a] - est[b]
             se = math.sqrt(max(var, 0.0))
             p = float(2 * S.st.norm.sf(abs(diff / se))) if se > 0 else math.nan
-            deps.append(Dependence(opt, a, b, diff, se, p))
+            deps.append(Dependence(opt, a, b, diff, se, p, base=base))
     say("part B: per-hand effects done")
     adj = S.holm([d.p for d in deps])
     deps = [
-        Dependence(x.option, x.a, x.b, x.diff, x.se, x.p, q) for x, q in zip(deps, adj, strict=True)
+        Dependence(x.option, x.a, x.b, x.diff, x.se, x.p, q, x.base)
+        for x, q in zip(deps, adj, strict=True)
     ]
     for dep in deps:
         d_ = dep
-        res.add("B", "scopa", _overrides(d_.option),
+        res.add("B", d_.base, _overrides(d_.option),
                 f"{policy_spec(d_.a)} vs {policy_spec(d_.b)}",
                 "effect_difference:dealer_margin", d_.diff, d_.low, d_.high,
                 0, "z test of the difference of two paired effects (common decks' covariance "
@@ -414,11 +441,11 @@ def part_b(
         pol = policy_spec(e.tag)
         for name, opts in ((e.baseline, ()), (e.variant, e.option)):
             if name not in rates:
-                rates[name] = _match_rates(data, res, name, opts, pol)[0]
+                rates[name] = _match_rates(data, res, name, opts, pol, e.base)[0]
         # the variant's hands (the baseline's when the option changes only the match)
-        hands = f"{option_name(e.option)}-{e.tag}"
+        hands = e.hands or f"{option_name(e.option)}-{e.tag}"
         if hands not in data.dirs:
-            hands = f"scopa-{e.tag}"
+            hands = f"{e.base}-{e.tag}"
         rules = data.rules(e.variant)
         dp = None
         if rules.sides == 2:
@@ -431,7 +458,7 @@ def part_b(
         matches.append(MatchEffect(e, list(pc.results), rates[e.variant], dp))
         for r in pc.results:
             metric = "first_mover_match_win" if r.metric == "first_mover_wins" else "match_length"
-            res.add("B", "scopa", _overrides(e.option), pol, f"effect:{metric}", r.estimate,
+            res.add("B", e.base, _overrides(e.option), pol, f"effect:{metric}", r.estimate,
                     r.low, r.high, r.n_a if r.paired else r.n_a + r.n_b, r.test,
                     p_value=r.p_value)  # fmt: skip
     say("part B: per-match effects done")
@@ -439,15 +466,15 @@ def part_b(
 
 
 def _match_rates(
-    data: Data, res: Results, name: str, opts: Sequence[str], pol: str
+    data: Data, res: Results, name: str, opts: Sequence[str], pol: str, base: str = "scopa"
 ) -> tuple[S.Proportion, S.MeanCI]:
     df = data.matches(name)
     fmw = S.wilson(int(df["fmw"].sum()), df.height)
     length = S.mean_ci(df["length"].to_numpy())
     part = data.run(name).part
-    res.add(part, "scopa", _overrides(opts), pol, "first_mover_match_win", fmw.estimate,
+    res.add(part, base, _overrides(opts), pol, "first_mover_match_win", fmw.estimate,
             fmw.low, fmw.high, fmw.n, "simulated matches, Wilson interval")  # fmt: skip
-    res.add(part, "scopa", _overrides(opts), pol, "match_length", length.estimate, length.low,
+    res.add(part, base, _overrides(opts), pol, "match_length", length.estimate, length.low,
             length.high, length.n, "simulated matches, t interval")  # fmt: skip
     return fmw, length
 
@@ -475,10 +502,30 @@ class MatchWin:
 BOOTSTRAP_3 = 100
 
 
+@dataclass(frozen=True)
+class EquityTable:
+    """P(win the match) of a preset under ``expert`` to its own target, by score
+    (``est[x, y, d]``: the player at x against y, d = 0 if the player deals next)."""
+
+    preset: str
+    target: int
+    est: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: int
+
+
 def part_c(
     data: Data, res: Results, scale: Scale, say: Callable[[str], None]
-) -> tuple[list[MatchWin], tuple[np.ndarray, np.ndarray, np.ndarray, int]]:
-    from .study import POLICY_TAGS, TARGETS, option_name, policy_spec
+) -> tuple[list[MatchWin], list[EquityTable]]:
+    from .study import (
+        EQUITY_TABLES,
+        MATCH_CHECKS,
+        POLICY_TAGS,
+        option_name,
+        policy_spec,
+        targets_of,
+    )
 
     wins = []
     k = 0
@@ -498,7 +545,7 @@ def part_c(
                 out3 = E.PositionOutcomes.of(h.select(["pos0", "pos1", "pos2"]).to_numpy(),
                                              h["den_pos"].to_numpy())  # fmt: skip
             del h
-            for target in TARGETS:
+            for target in targets_of(preset):
                 k += 1
                 if rules.sides == 2:
                     eq = E.first_mover_win(out2, target, denari, scale.bootstrap,
@@ -507,32 +554,42 @@ def part_c(
                     eq = E.first_mover_win3(out3, target, denari, min(scale.bootstrap,
                                             BOOTSTRAP_3), data.seed * 1000 + k)  # fmt: skip
                 sim = None
-                if preset == "scopa" and tag != "search":
-                    opts = () if target == 11 else (f"target={target}",)
-                    mname = f"{option_name(opts)}-{tag}-matches" if opts else f"scopa-{tag}-matches"
+                if target in MATCH_CHECKS.get(preset, ()) and tag != "search":
+                    opts = () if target == rules.target else (f"target={target}",)
+                    mname = (f"{option_name(opts, preset)}-{tag}-matches" if opts
+                             else f"{preset}-{tag}-matches")  # fmt: skip
                     if mname in data.dirs:
                         df = data.matches(mname)
                         sim = S.wilson(int(df["fmw"].sum()), df.height)
                 wins.append(MatchWin(preset, tag, target, eq, sim, rules.sides))
-                over = {} if target == 11 else {"target": target}
+                over = {} if target == rules.target else {"target": target}
                 res.add("C", preset, over, policy_spec(tag), "first_mover_match_win",
                         eq.estimate, eq.low, eq.high, eq.n,
                         f"dynamic programme over hand results, percentile bootstrap over "
                         f"hands ({eq.replicates} replicates)")  # fmt: skip
             data.drop(name)
-    h = data.hands("scopa-expert")
-    out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(), h["flag"].to_numpy())
-    est, low, high = E.equity_table(out, 11, False, scale.bootstrap, data.seed * 1000 + 999)
-    for x in range(11):
-        for y in range(11):
-            for d, who in ((0, "player"), (1, "opponent")):
-                res.add("C", "scopa", {}, "expert", "match_equity", est[x, y, d],
-                        low[x, y, d], high[x, y, d], out.n,
-                        f"dynamic programme, percentile bootstrap over hands "
-                        f"({scale.bootstrap} replicates)", score=x, opponent_score=y,
-                        deals_next=who)  # fmt: skip
+    tables = []
+    for i, preset in enumerate(EQUITY_TABLES):
+        rules = data.rules(f"{preset}-expert")
+        h = data.hands(f"{preset}-expert")
+        out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(), h["flag"].to_numpy())
+        denari = rules.napola and rules.napola_all_denari_wins
+        # the seed of scopa's table is the one it had before the other tables existed
+        est, low, high = E.equity_table(out, rules.target, denari, scale.bootstrap,
+                                        data.seed * 1000 + 999 - i)  # fmt: skip
+        data.drop(f"{preset}-expert")
+        t = rules.target
+        for x in range(t):
+            for y in range(t):
+                for d, who in ((0, "player"), (1, "opponent")):
+                    res.add("C", preset, {}, "expert", "match_equity", est[x, y, d],
+                            low[x, y, d], high[x, y, d], out.n,
+                            f"dynamic programme, percentile bootstrap over hands "
+                            f"({scale.bootstrap} replicates)", score=x, opponent_score=y,
+                            deals_next=who)  # fmt: skip
+        tables.append(EquityTable(preset, t, est, low, high, out.n))
     say("part C done")
-    return wins, (est, low, high, out.n)
+    return wins, tables
 
 
 # --------------------------------------------------------------------------- reports
@@ -637,6 +694,16 @@ def write_b(
         "variant − baseline over (match, hand) (paired t; `deck=36` deals other decks, so "
         "Welch t, unpaired). `target=21` changes nothing within a hand (matches only).",
         "",
+        "The options of the sum-to-fifteen family (Scopa a quindici and Escoba) are measured "
+        "the same way: `capture_mode=fifteen` from `scopa` (that is the `scopa-15` preset), "
+        "`capture_compulsory=false` from `scopa` and from `scopa-15`, `opening_fifteen=true` "
+        "from `scopa-15`, and the `escoba` preset against `scopa-15` (its four options at "
+        "once; `target=15` acts on matches only). The variants that are presets reuse their "
+        "part A runs, so `capture_mode=fifteen` and `escoba` are measured under search too. "
+        "`escoba` has `kings_redeal=false`: the hands that `scopa-15` redeals for three or "
+        "four kings on the table (about 1 in 600) are dealt other cards, which the pairing "
+        "by (match, hand) keeps as pairs.",
+        "",
         "## Effect on the dealer margin, per hand, by policy (policy dependence)",
         "",
         "The last column lists the pairs of policies between which the effect differs: in "
@@ -644,13 +711,13 @@ def write_b(
         "significant after Holm's correction; test and details in the next section).",
         "",
     ]
-    options = list(dict.fromkeys(h.effect.option for h in hand))
-    cell: dict[tuple[tuple[str, ...], str], HandEffect] = {
-        (h.effect.option, h.effect.tag): h for h in hand
+    options = list(dict.fromkeys(h.effect.key for h in hand))
+    cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect] = {
+        (h.effect.key, h.effect.tag): h for h in hand
     }
     rows = []
     for opt in options:
-        r = [_opt_text(opt)]
+        r = [_opt_text(opt[1], opt[0])]
         for tag in POLICY_TAGS:
             h = cell.get((opt, tag))
             if h is None:
@@ -675,7 +742,8 @@ def write_b(
             h = cell.get((opt, tag))
             vals.append((h.test.estimate, h.test.low, h.test.high) if h else None)
         series.append((_legend(tag), vals))
-    f = P.grouped_forest_plot([" ".join(o) for o in options], series, folder / "effects.png",
+    f = P.grouped_forest_plot([_opt_label(o, b) for b, o in options], series,
+                              folder / "effects.png",
                               "Effect of each option on the dealer margin (variant − scopa)",
                               "points per hand (95% CI)")  # fmt: skip
     L += [f"![effects by policy]({f.name})", ""]
@@ -693,7 +761,7 @@ def write_b(
     drows = []
     for d in deps:
         mark = ", ".join(f"**{x}**" for x in _marks(d, cell)) or "—"
-        drows.append([_opt_text(d.option), f"{d.a} − {d.b}", _ci(d.diff, d.low, d.high),
+        drows.append([_opt_text(d.option, d.base), f"{d.a} − {d.b}", _ci(d.diff, d.low, d.high),
                       A_fmt_p(d.p), A_fmt_p(d.p_holm), mark])  # fmt: skip
     L += _table(["option", "policies", "difference of effects [95% CI]", "p", "p (Holm)",
                  "differs in"], drows)  # fmt: skip
@@ -703,7 +771,8 @@ def write_b(
         "match number (same seed: the same decks hand by hand while both matches last). The "
         "first mover is the side that plays first in the match's first hand. Tests: McNemar "
         "exact (first mover's wins, paired), paired t (match length); unpaired for `deck=36` "
-        "(two-proportion z, Welch t).",
+        "(two-proportion z, Welch t). The sum-to-fifteen variants are compared with their own "
+        "baseline (`scopa` or `scopa-15`, as named); `escoba` plays to 15.",
         "",
     ]
     mrows = []
@@ -712,7 +781,7 @@ def write_b(
         got = {x.metric: x for x in results}
         fm, ln = got.get("first_mover_wins"), got.get("match_length")
         mrows.append([
-            _opt_text(e.option),
+            _opt_text(e.option, e.base),
             f"{fm.a:.4f} vs {fm.b:.4f}: {_ci(fm.estimate, fm.low, fm.high, 4)} ({fm.test}, "
             f"p {A_fmt_p(fm.p_value)}){_wide(fm)}" if fm else "—",
             f"{ln.a:.3f} vs {ln.b:.3f}: {_ci(ln.estimate, ln.low, ln.high)} ({ln.test}, "
@@ -734,21 +803,23 @@ def write_b(
     return md
 
 
-def _marks(d: Dependence, cell: dict[tuple[tuple[str, ...], str], HandEffect]) -> list[str]:
-    ha, hb = cell[(d.option, d.a)].test, cell[(d.option, d.b)].test
+def _marks(
+    d: Dependence, cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect]
+) -> list[str]:
+    ha, hb = cell[(d.key, d.a)].test, cell[(d.key, d.b)].test
     sign = (ha.low > 0 and hb.high < 0) or (ha.high < 0 and hb.low > 0)
     size = d.p_holm < 0.05
     return [x for x, on in (("sign", sign), ("size", size)) if on]
 
 
 def _differs(
-    opt: tuple[str, ...],
+    opt: tuple[str, tuple[str, ...]],
     deps: list[Dependence],
-    cell: dict[tuple[tuple[str, ...], str], HandEffect],
+    cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect],
 ) -> str:
     out = []
     for d in deps:
-        if d.option == opt:
+        if d.key == opt:
             m = _marks(d, cell)
             if m:
                 out.append(f"{' and '.join(m)}: {d.a}/{d.b}")
@@ -770,7 +841,7 @@ def A_fmt_p(p: float) -> str:
 
 def write_c(
     wins: list[MatchWin],
-    equity: tuple[np.ndarray, np.ndarray, np.ndarray, int],
+    equity: list[EquityTable],
     folder: Path,
     head: list[str],
 ) -> Path:
@@ -791,13 +862,17 @@ def write_c(
         "top above the target is solved by value iteration over the trailing side's deficit "
         f"({BOOTSTRAP_3} replicates at most; a fair chance is 1/3). `scopa-4-solo` (four "
         "sides) is left out: its chain is too large to bootstrap. The figure shows the "
-        "2-sided presets.",
+        "2-sided presets at 11, 16 and 21; the table also gives each preset's own target "
+        "when it is another (15 for `escoba`). In `escoba` the opening take of the "
+        "sum-to-fifteen rules is part of each hand's result (it scores for the dealer's "
+        "side at the deal), so the chain is the same.",
         "",
         "## The first mover's probability of winning the match",
         "",
     ]
     presets = list(dict.fromkeys(w.preset for w in wins))
     presets2 = list(dict.fromkeys(w.preset for w in wins if w.sides == 2))
+    columns = sorted({w.target for w in wins})
     rows = []
     for p in presets:
         for tag in POLICY_TAGS:
@@ -806,15 +881,16 @@ def write_c(
                 continue
             n = next(iter(got.values())).dp.n
             rows.append([p, _tag_name(tag), f"{n:,}"] + [
+                "—" if t not in got else
                 _ci(got[t].dp.estimate, got[t].dp.low, got[t].dp.high, 4, signed=False)
                 + (
                     ""
                     if got[t].dp.low > got[t].fair or got[t].dp.high < got[t].fair
                     else f" (includes {'0.5' if got[t].sides == 2 else '1/3'})"
                 )
-                for t in TARGETS
+                for t in columns
             ])  # fmt: skip
-    L += _table(["preset", "policy", "hands", *(f"to {t}" for t in TARGETS)], rows)
+    L += _table(["preset", "policy", "hands", *(f"to {t}" for t in columns)], rows)
     L += ["", "(includes 0.5), or 1/3 with three players: the interval cannot tell whether "
           "the first mover is favoured.", ""]  # fmt: skip
     panels = []
@@ -834,9 +910,10 @@ def write_c(
     L += [
         "## Check against simulated matches",
         "",
-        "The same probabilities from complete simulated matches of `scopa` (kernel policies; "
-        "Wilson intervals) and the difference DP − simulated with a normal interval (bootstrap "
-        "sd and binomial sd combined; the two share some decks, which the interval ignores).",
+        "The same probabilities from complete simulated matches of `scopa` to 11, 16 and 21 "
+        "and of `escoba` to its own 15 (kernel policies; Wilson intervals) and the difference "
+        "DP − simulated with a normal interval (bootstrap sd and binomial sd combined; the two "
+        "share some decks, which the interval ignores).",
         "",
     ]
     crows = []
@@ -849,40 +926,45 @@ def write_c(
         diff = w.dp.estimate - s.estimate
         h = Z * math.hypot(se_dp, se_s)
         ok = "within" if abs(diff) <= h else "**outside**"
-        crows.append([_tag_name(w.tag), str(w.target),
+        crows.append([w.preset, _tag_name(w.tag), str(w.target),
                       _ci(w.dp.estimate, w.dp.low, w.dp.high, 4, False),
                       f"{_ci(s.estimate, s.low, s.high, 4, False)} ({s.n:,} matches)",
                       _ci(diff, diff - h, diff + h, 4), ok])  # fmt: skip
-    L += _table(["policy", "target", "DP", "simulated", "DP − simulated", "0 in the CI"], crows)
-    L += ["", "With 9 checks at 95%, one outside by chance is not unusual; the targets share "
-          "their matches' first hands, so their checks are correlated.", ""]  # fmt: skip
-    est, low, high, n = equity
-    L += [
-        "",
-        "## Match equity: `scopa` to 11 under `expert`",
-        "",
-        f"P(win the match) for a player with score x (columns) against y (rows), from "
-        f"{n:,} hands; 95% bootstrap intervals below the figure.",
-        "",
-    ]
-    f2 = P.equity_heatmap(
-        [("player deals next", est[:, :, 0].T), ("opponent deals next", est[:, :, 1].T)],
-        folder / "equity.png",
-        "scopa to 11 under expert: P(player wins the match)",
-        "player's score",
-        "opponent's score",
-    )
-    L += [f"![match equity]({f2.name})", ""]
-    for d, who in ((0, "the player deals next"), (1, "the opponent deals next")):
-        L += [f"### {who.capitalize()}", ""]
-        trows = []
-        for y in range(est.shape[1]):
-            trows.append([f"**{y}**"] + [
-                f"{est[x, y, d]:.3f} [{low[x, y, d]:.3f}, {high[x, y, d]:.3f}]"
-                for x in range(est.shape[0])
-            ])  # fmt: skip
-        L += _table(["opponent \\ player", *(str(x) for x in range(est.shape[0]))], trows)
-        L.append("")
+    L += _table(["preset", "policy", "target", "DP", "simulated", "DP − simulated",
+                 "0 in the CI"], crows)  # fmt: skip
+    L += ["", f"With {len(crows)} checks at 95%, one outside by chance is not unusual; the "
+          "targets of a preset share their matches' first hands, so their checks are "
+          "correlated.", ""]  # fmt: skip
+    for tab in equity:
+        est, low, high, n = tab.est, tab.low, tab.high, tab.n
+        title = f"`{tab.preset}` to {tab.target} under `expert`"
+        L += [
+            "",
+            f"## Match equity: {title}",
+            "",
+            f"P(win the match) for a player with score x (columns) against y (rows), from "
+            f"{n:,} hands; 95% bootstrap intervals below the figure.",
+            "",
+        ]
+        png = "equity.png" if tab.preset == "scopa" else f"equity-{tab.preset}.png"
+        f2 = P.equity_heatmap(
+            [("player deals next", est[:, :, 0].T), ("opponent deals next", est[:, :, 1].T)],
+            folder / png,
+            f"{tab.preset} to {tab.target} under expert: P(player wins the match)",
+            "player's score",
+            "opponent's score",
+        )
+        L += [f"![match equity of {tab.preset}]({f2.name})", ""]
+        for d, who in ((0, "the player deals next"), (1, "the opponent deals next")):
+            L += [f"### {tab.preset}: {who}", ""]
+            trows = []
+            for y in range(est.shape[1]):
+                trows.append([f"**{y}**"] + [
+                    f"{est[x, y, d]:.3f} [{low[x, y, d]:.3f}, {high[x, y, d]:.3f}]"
+                    for x in range(est.shape[0])
+                ])  # fmt: skip
+            L += _table(["opponent \\ player", *(str(x) for x in range(est.shape[0]))], trows)
+            L.append("")
     md = folder / "report.md"
     md.write_text("\n".join(L) + "\n", encoding="utf-8")
     return md
@@ -904,7 +986,7 @@ def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin
     for opts in KEY_OPTIONS:
         cells = []
         for tag in POLICY_TAGS:
-            h = [x for x in hand if x.effect.option == opts and x.effect.tag == tag]
+            h = [x for x in hand if x.effect.key == ("scopa", opts) and x.effect.tag == tag]
             if h:
                 t = h[0].test
                 wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
@@ -920,6 +1002,47 @@ def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin
     return out
 
 
+def fifteen_headlines(
+    margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin]
+) -> list[str]:
+    """The main numbers of the sum-to-fifteen presets: their dealer margins, the effects
+    of the §9 options measured under search, and the first mover's match wins to each
+    preset's own target, under the strong policies."""
+    from .study import KEY_FIFTEEN_EFFECTS, SEARCH
+
+    strong = ("expert", SEARCH)
+    out = []
+    for preset in FIFTEEN_PRESETS:
+        for tag in strong:
+            got = [m for m in margins if m.preset == preset and m.tag == tag]
+            if got:
+                method, e, _ = got[0].chosen
+                out.append(f"* `{preset}`: dealer margin under {_tag_name(tag)} {_m(e)} "
+                           f"points per hand (n={e.n:,}, {method}): "
+                           f"{_verdict(e.low, e.high)}")  # fmt: skip
+    for key in KEY_FIFTEEN_EFFECTS:
+        cells = []
+        for tag in strong:
+            h = [x for x in hand if x.effect.key == key and x.effect.tag == tag]
+            if h:
+                t = h[0].test
+                wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
+                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{wide}")
+        out.append(f"* effect of {_opt_text(key[1], key[0])} on the dealer margin: "
+                   + "; ".join(cells))  # fmt: skip
+    for preset in FIFTEEN_PRESETS:
+        target = Rules.make(preset).target
+        for tag in strong:
+            w = [x for x in wins if x.preset == preset and x.tag == tag and x.target == target]
+            if w:
+                d = w[0].dp
+                wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
+                out.append(f"* `{preset}`: the first mover wins a match to {target} under "
+                           f"{_tag_name(tag)} with probability "
+                           f"{_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+    return out
+
+
 def write_index(
     plan: Plan,
     dirs: dict[str, Path],
@@ -930,6 +1053,7 @@ def write_index(
     cmd: str,
     parts: list[tuple[str, Path]],
     headlines: list[str] | None = None,
+    fifteen: list[str] | None = None,
 ) -> Path:
     from .study import SEARCH_POLICY
 
@@ -956,6 +1080,8 @@ def write_index(
         L.append(f"* [{title}]({md.relative_to(out)})")
     if headlines:
         L += ["", "## Headlines (`scopa`, 95% CIs)", "", *headlines]
+    if fifteen:
+        L += ["", "## The sum-to-fifteen family (`scopa-15`, `escoba`; 95% CIs)", "", *fifteen]
     L += [
         "",
         "## results.json",
@@ -972,9 +1098,14 @@ def write_index(
         "* `effect_difference:dealer_margin`: the effect under one policy minus under another "
         "(`policy` is `a vs b`, `n` is 0);",
         "* `first_mover_match_win`, `match_length` and their `effect:` forms: simulated "
-        "matches (part B), or the dynamic programme (part C, `rules.target` for 16 and 21);",
-        "* `match_equity`: P(win the match) in `scopa` to 11 under `expert` at `score` "
+        "matches (part B), or the dynamic programme (part C, `rules.target` for the targets "
+        "other than the preset's own);",
+        "* `match_equity`: P(win the match) under `expert` in `scopa` and `scopa-15` to 11 "
+        "and in `escoba` to 15 (each preset's own target; `preset` says which) at `score` "
         "against `opponent_score`, `deals_next` `player` or `opponent`.",
+        "",
+        "Part B's rows have `preset` = the preset an option is toggled from (`scopa`, or "
+        "`scopa-15` for the sum-to-fifteen options) and `rules` = the options toggled.",
         "",
         "## Runs",
         "",
@@ -1032,7 +1163,8 @@ def write_study(
                                                     cmd))),
     ]  # fmt: skip
     index = write_index(plan, dirs, out, scale_name, scale, seed, cmd, parts,
-                        headlines(margins, hand, wins))  # fmt: skip
+                        headlines(margins, hand, wins),
+                        fifteen_headlines(margins, hand, wins))  # fmt: skip
     rj = out / "results.json"
     rj.write_text(json.dumps(res.rows, indent=1) + "\n", encoding="utf-8")
     for _, md in parts:

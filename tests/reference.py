@@ -8,11 +8,14 @@ Card encoding (shared with the engine): ``card = suit * 10 + rank`` with suits
 D=0 (denari), H=1, C=2, S=3 and ranks A,2,3,4,5,6,7,J,Q,K = 0..9.  Capture value is
 ``rank + 1``.  With ``deck=36`` the four 2s (rank index 1) are absent.
 
-Rules are a plain dict holding every option of RULES.md section 7 (see ``DEFAULT_RULES``).
+Rules are a plain dict holding every option of RULES.md section 7 (see ``DEFAULT_RULES``);
+the options of section 9 (the sum-to-fifteen family) may be absent, as in rules written
+before that section, and then have their defaults (``SECTION_9_DEFAULTS``).
 """
 
 from __future__ import annotations
 
+import itertools
 import random
 from collections.abc import Callable, Iterable, Sequence
 
@@ -105,7 +108,12 @@ DEFAULT_RULES: dict = {
     "napola_scoring": "length",
     "napola_all_denari_wins": False,
     "target": 11,
+    "capture_mode": "scopa",
+    "capture_compulsory": True,
+    "opening_fifteen": False,
 }
+#: The options of RULES.md §9: rules written before it lack them and read with these.
+SECTION_9_DEFAULTS = {"capture_mode": "scopa", "capture_compulsory": True, "opening_fifteen": False}
 
 _CHOICES = {
     "players": (2, 3, 4),
@@ -118,6 +126,7 @@ _CHOICES = {
     "primiera": ("classic", "sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
+    "capture_mode": ("scopa", "fifteen"),
 }
 _BOOLS = (
     "teams",
@@ -128,6 +137,8 @@ _BOOLS = (
     "re_bello",
     "napola",
     "napola_all_denari_wins",
+    "capture_compulsory",
+    "opening_fifteen",
 )
 
 
@@ -144,7 +155,9 @@ def rules_with(**overrides) -> dict:
 
 
 def check_rules(rules: dict) -> None:
-    """Raise ValueError for an invalid rules dict (RULES.md 3 and 7)."""
+    """Raise ValueError for an invalid rules dict (RULES.md 3, 7 and 9).  The §9 options
+    may be absent (rules of before §9): they then have their defaults."""
+    rules = full_rules(rules)
     missing = set(DEFAULT_RULES) - set(rules)
     unknown = set(rules) - set(DEFAULT_RULES)
     if missing or unknown:
@@ -162,7 +175,18 @@ def check_rules(rules: dict) -> None:
         raise ValueError("option teams=True: allowed only with players=4")
     if rules["napola"] and rules["deck"] == 36:
         raise ValueError("option napola=True: not allowed with deck=36 (allowed deck: 40)")
+    if rules["ace_sweep"] and rules["capture_mode"] == "fifteen":
+        raise ValueError("option ace_sweep=True: not allowed with capture_mode=fifteen")
+    if rules["opening_fifteen"] and rules["capture_mode"] != "fifteen":
+        raise ValueError("option opening_fifteen=True: allowed only with capture_mode=fifteen")
+    if rules["opening_fifteen"] and rules["table_cards"] == 0:
+        raise ValueError("option opening_fifteen=True: not allowed with table_cards=0")
     _deal_sizes(rules)  # raises on an impossible deal
+
+
+def full_rules(rules: dict) -> dict:
+    """``rules`` with the §9 options it lacks at their defaults (RULES.md §9, last item)."""
+    return {**SECTION_9_DEFAULTS, **rules}
 
 
 def num_sides(rules: dict) -> int:
@@ -177,13 +201,17 @@ def side_of(seat: int, rules: dict) -> int:
 
 
 def capture_options(card: int, table: Iterable[int], rules: dict) -> list[frozenset[int]]:
-    """The distinct sets of table cards ``card`` may capture (RULES.md 4, rules 1-3).
+    """The distinct sets of table cards ``card`` may capture (RULES.md 4, rules 1-3, or
+    with ``capture_mode=fifteen`` RULES.md 9).
 
     Empty list if the card can only be laid.  Sorted by ``sorted(take)``.
     """
+    rules = full_rules(rules)
     table = frozenset(table)
     if not table:
         return []  # an ace on an empty table is laid too
+    if rules["capture_mode"] == "fifteen":
+        return fifteen_captures(card, table, rules)
     rank = card % 10
     # 1. ace sweep
     if rank == ACE and rules["ace_sweep"] and all(c % 10 != ACE for c in table):
@@ -219,25 +247,74 @@ def capture_options(card: int, table: Iterable[int], rules: dict) -> list[frozen
     return found
 
 
+def fifteen_captures(card: int, table: Iterable[int], rules: dict) -> list[frozenset[int]]:
+    """RULES.md 9, ``capture_mode=fifteen``: every set of one or more table cards whose
+    values add up to ``15 - v`` (``v`` the played card's value), with no match priority;
+    with ``sum_capture=fewest`` only the sets with the fewest cards.
+
+    Written as a plain scan over every subset by size (itertools.combinations), unlike
+    the Scopa search above, so that it shares nothing with the engine's enumeration.
+    Sorted by ``sorted(take)``.
+    """
+    need = 15 - card_value(card)
+    cards = sorted(table)
+    found = [
+        frozenset(combo)
+        for size in range(1, len(cards) + 1)
+        for combo in itertools.combinations(cards, size)
+        if sum(card_value(c) for c in combo) == need
+    ]
+    if found and rules["sum_capture"] == "fewest":
+        fewest = min(len(s) for s in found)
+        found = [s for s in found if len(s) == fewest]
+    found.sort(key=sorted)
+    return found
+
+
 def legal_plays(
     hand: Iterable[int], table: Iterable[int], rules: dict
 ) -> list[tuple[int, frozenset[int]]]:
     """Every distinct legal ``(card, take)``; ``take == frozenset()`` for a lay.
 
-    Sorted by ``(card, sorted(take))``.
+    With ``capture_compulsory=false`` (RULES.md 9) every card may also be laid, whatever
+    it could capture, and ``capture_rule`` has no effect.  Sorted by ``(card, sorted(take))``.
     """
+    rules = full_rules(rules)
     table = frozenset(table)
     per_card = [(c, capture_options(c, table, rules)) for c in sorted(set(hand))]
+    compulsory = rules["capture_compulsory"]
     any_capture = any(opts for _, opts in per_card)
-    must_capture = rules["capture_rule"] == "hand" and any_capture
+    must_capture = compulsory and rules["capture_rule"] == "hand" and any_capture
     plays: list[tuple[int, frozenset[int]]] = []
     for card, opts in per_card:
-        if opts:
-            plays.extend((card, take) for take in opts)
-        elif not must_capture:
+        plays.extend((card, take) for take in opts)
+        if not opts and not must_capture:
             plays.append((card, frozenset()))
+        elif opts and not compulsory:
+            plays.append((card, frozenset()))  # laid although it could capture
     plays.sort(key=lambda p: (p[0], sorted(p[1])))
     return plays
+
+
+def opening_take(table: Iterable[int], rules: dict) -> tuple[frozenset[int], int]:
+    """RULES.md 9, ``opening_fifteen``: what the dealer's side takes from the accepted
+    first table, and how many scope that scores: the whole table and 1 when its values
+    add up to 15; the whole table and 2 when it splits into two sets of 15 each; else
+    nothing and 0 (a table that merely holds a set of 15 stays)."""
+    rules = full_rules(rules)
+    table = frozenset(table)
+    if not rules["opening_fifteen"] or not table:
+        return frozenset(), 0
+    total = sum(card_value(c) for c in table)
+    if total == 15:
+        return table, 1
+    if total == 30:
+        cards = sorted(table)
+        for size in range(1, len(cards)):
+            for part in itertools.combinations(cards, size):
+                if sum(card_value(c) for c in part) == 15:
+                    return table, 2  # the rest adds up to 15 too
+    return frozenset(), 0
 
 
 def is_ace_sweep(card: int, take: Iterable[int], table: Iterable[int], rules: dict) -> bool:
@@ -450,7 +527,7 @@ class HandState:
         deals_left: Sequence[Sequence[Iterable[int]]] = (),
         first_seat: int | None = None,
     ) -> None:
-        self.rules = rules
+        self.rules = rules = full_rules(rules)
         self.n = rules["players"]
         self.nsides = num_sides(rules)
         self.dealer = dealer
@@ -468,8 +545,29 @@ class HandState:
         self.finished = False
         self.remainder: frozenset[int] = frozenset()
         self.remainder_side: int | None = None
+        self.opening: frozenset[int] = frozenset()
+        self.opening_scope = 0
+        self.opened = False
         if self.in_hands == 0:
             self._refill_or_finish()
+
+    def take_opening(self) -> int:
+        """RULES.md 9: with ``opening_fifteen``, the dealer's side takes the accepted first
+        table if it makes 15 (1 scopa) or two sets of 15 (2 scope), and is then the last
+        capturer.  Call once, before the first play.  Returns the scope scored."""
+        if self.plays or self.opened:
+            raise ValueError("the opening take comes once, before the first play")
+        self.opened = True
+        take, scope = opening_take(self.table, self.rules)
+        if take:
+            side = side_of(self.dealer, self.rules)
+            self.table -= take
+            self.piles[side] |= take
+            self.scope[side] += scope
+            self.last_capturer = side
+            self.opening = take
+            self.opening_scope = scope
+        return scope
 
     def is_last_play(self) -> bool:
         return self.in_hands == 1 and self.stock == 0
@@ -563,6 +661,8 @@ class HandState:
             "remainder": self.remainder,
             "remainder_side": self.remainder_side,
             "all_denari_side": self.all_denari_side(),
+            "opening": self.opening,
+            "opening_scope": self.opening_scope,
         }
 
 
@@ -575,13 +675,17 @@ def play_hand(rules: dict, deck: list[int], dealer: int, choose: Chooser) -> dic
     ``choose(legal_plays_list, info) -> index``.  Returns a dict with ``plays``
     (list of ``(seat, card, take)``), ``piles`` and ``scope`` per side,
     ``last_capturer`` (side or None), ``score`` (``score_hand``), plus ``scopa_turns``
-    (indices into ``plays``), ``remainder``, ``remainder_side``, ``all_denari_side``.
+    (indices into ``plays``), ``remainder``, ``remainder_side``, ``all_denari_side``,
+    ``opening`` (the cards the dealer's side took by ``opening_fifteen``, RULES.md 9) and
+    ``opening_scope`` (the scope that scored, also counted in ``scope``).
     """
     check_rules(rules)
+    rules = full_rules(rules)
     if sorted(deck) != make_deck(rules):
         raise ValueError("deck is not a permutation of the rules' deck")
     table, deals = deal_layout(rules, deck, dealer)
     state = HandState(rules, dealer, table, deals[0], deals[1:])
+    state.take_opening()
     while not state.finished:
         legal = state.legal()
         card, take = legal[choose(legal, state.info())]

@@ -339,3 +339,53 @@ def test_cli_report(runs, tmp_path):
     assert "not a scopa-sim run" in one_line_error(
         run("report", tmp_path / "empty", "--out", tmp_path / "x")
     )
+
+
+def test_scopa_against_escoba_with_the_same_seed_compares_paired(tmp_path):
+    """docs/rules.md §9: a run of `scopa` and one of `escoba` with the same seed are dealt
+    the same decks hand by hand (only a kings redeal of `scopa`, which `escoba` does not
+    do, deals other cards), so `compare` pairs them, per hand and per match."""
+    a = _make(tmp_path, "scopa", "scopa", "greedy", "hands", 2_000, SEED)
+    b = _make(tmp_path, "escoba", "escoba", "greedy", "hands", 2_000, SEED)
+    (p,) = A.compare([a, b]).pairs
+    assert p.paired and p.n_pairs == 2_000 and "same seed 7" in p.why
+    assert {r.test for r in p.results if r.metric == "margin"} == {"paired t"}
+    am = _make(tmp_path, "scopa-m", "scopa", "greedy", "matches", 200, SEED)
+    bm = _make(tmp_path, "escoba-m", "escoba", "greedy", "matches", 200, SEED)
+    (pm,) = A.compare([am, bm]).pairs
+    assert pm.paired
+    fm = next(r for r in pm.results if r.metric == "first_mover_wins")
+    assert fm.test == "McNemar exact"
+    # the command that reproduces a run names its §9 options
+    assert "--rule capture_mode=fifteen" not in A.open_run(b).command()  # the preset's own
+    c = _make_rules(tmp_path, "optional", "scopa-15", ["capture_compulsory=false"])
+    assert "--preset scopa-15 --rule capture_compulsory=false " in A.open_run(c).command()
+
+
+def _make_rules(root: Path, name: str, preset: str, rules: list[str]) -> Path:
+    r = Rules.make(preset, rules)
+    cfg = SimConfig.make(preset, r, seat_policies(["random"], 2), "hands", 200, SEED, 5_000)
+    simulate(root / name, cfg, local_executor(1))
+    return root / name
+
+
+def test_scopa_and_escoba_records_share_their_deals(tmp_path):
+    """The same pairing seen in game records: match by match the same first dealer, and
+    hand by hand the same deal unless `scopa` redealt three kings."""
+    rec = {}
+    for preset in ("scopa", "escoba"):
+        path = tmp_path / f"{preset}.jsonl"
+        res = run("play", "--preset", preset, "--matches", "4", "--seed", "3", "--record", path)
+        assert res.exit_code == 0, res.output
+        rec[preset] = {
+            (o["match"], o["hand"]): o
+            for o in map(json.loads, path.read_text(encoding="utf-8").splitlines())
+        }
+    common = sorted(set(rec["scopa"]) & set(rec["escoba"]))
+    assert len(common) >= 8
+    for key in common:
+        x, y = rec["scopa"][key], rec["escoba"][key]
+        assert x["dealer"] == y["dealer"]
+        kings = sum(c[0] == "K" for c in y["deals"][0]["table"])
+        if kings < 3:
+            assert x["deals"] == y["deals"], key

@@ -139,6 +139,9 @@ def test_variants_scopa_defaults() -> None:
         "napola_scoring": "length",
         "napola_all_denari_wins": "false",
         "target": "11",
+        "capture_mode": "scopa",
+        "capture_compulsory": "true",
+        "opening_fifteen": "false",
     }
 
 
@@ -149,6 +152,30 @@ def test_variants_with_rule_overrides() -> None:
     assert "teams = true" in result.stdout
     result = run("variants", "scopone", "--rule", "target=21", "--rule", "teams=false")
     assert "target = 21" in result.stdout and "teams = false" in result.stdout
+
+
+def test_variants_fifteen_presets() -> None:
+    """RULES.md §7: the two presets of the sum-to-fifteen family (§9)."""
+    result = run("variants", "escoba")
+    options = dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
+    assert {k: options[k] for k in ("capture_mode", "capture_compulsory", "opening_fifteen")} == {
+        "capture_mode": "fifteen",
+        "capture_compulsory": "false",
+        "opening_fifteen": "true",
+    }
+    assert (options["kings_redeal"], options["target"]) == ("false", "15")
+    result = run("variants", "scopa-15")
+    options = dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
+    assert options["capture_mode"] == "fifteen" and options["opening_fifteen"] == "false"
+
+
+def test_fifteen_preset_bad_overrides() -> None:
+    """The §9 combinations are rejected from a preset too, in one line."""
+    usage_error(run("play", "--preset", "escoba", "--rule", "table_cards=0"), "'opening_fifteen'")
+    usage_error(run("play", "--preset", "escoba", "--rule", "capture_mode=scopa"), "fifteen")
+    usage_error(
+        run("variants", "asso-piglia-tutto", "--rule", "capture_mode=fifteen"), "'ace_sweep'"
+    )
 
 
 def test_variants_unknown_preset() -> None:
@@ -240,6 +267,14 @@ def test_play_unknown_policy() -> None:
         (["players=3", "teams=true"], ["'teams'"]),
         (["deck=36", "napola=true"], ["'napola'"]),
         (["players=4", "hand_size=10"], ["'hand_size'"]),
+        (["capture_mode=15"], ["'capture_mode'", "scopa, fifteen"]),
+        (["capture_mode=fifteen", "ace_sweep=true"], ["'ace_sweep'", "capture_mode=fifteen"]),
+        (["opening_fifteen=true"], ["'opening_fifteen'", "capture_mode=fifteen"]),
+        (
+            ["capture_mode=fifteen", "opening_fifteen=true", "table_cards=0"],
+            ["'opening_fifteen'", "table_cards=0"],
+        ),
+        (["capture_compulsory=sometimes"], ["'capture_compulsory'", "true, false"]),
     ],
 )
 def test_play_bad_rule(rules: list[str], named: list[str]) -> None:

@@ -16,11 +16,11 @@ import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scopa_sim import PRESETS, Play, RecordError, Rules, parse_card
+from scopa_sim import PRESETS, CardSet, Play, RecordError, Rules, parse_card
 from scopa_sim.cards import value_of
 from scopa_sim.match import HandLog, play_match
 from scopa_sim.policy import seat_policies
-from scopa_sim.record import check_lines, hand_record, iter_lines, write_records
+from scopa_sim.record import check_lines, hand_record, iter_lines, show_hand, write_records
 from scopa_sim.state import HandState
 
 # RECORD.md: the fields of a record, of a deal, of a play, of a score entry.
@@ -81,10 +81,15 @@ def test_written_records_are_valid_and_complete(preset: str, policy: list[str]) 
     n, sides = rules.players, rules.sides
     deck = deck_names(rules.deck)
     for i, obj in enumerate(objs):
-        assert set(obj) == RECORD_FIELDS
+        # RECORD.md: `opening` only when opening_fifteen took the table (RULES.md §9)
+        first_table = [parse_card(c) for c in obj["deals"][0]["table"]]
+        taken, _ = ref.opening_take(first_table, obj["rules"])
+        assert set(obj) == RECORD_FIELDS | ({"opening"} if taken else set())
+        if taken:
+            assert obj["opening"] == obj["deals"][0]["table"]  # the whole table, as dealt
         assert obj["format"] == "scopa-record/1"
         assert set(obj["rules"]) == OPTION_KEYS
-        assert obj["rules"] == rules.as_dict()
+        assert obj["rules"] == rules.complete_dict()
         assert Rules.from_dict(obj["rules"]) == rules
         # Deals: table only in the first, one hand per seat, a partition of the deck.
         deals = obj["deals"]
@@ -101,6 +106,11 @@ def test_written_records_are_valid_and_complete(preset: str, policy: list[str]) 
         assert len(dealt) == len(set(dealt)) == rules.deck
         assert set(dealt) == deck
         # Plays: every dealt hand card is played once, in seat order from the dealer's left.
+        if rules.capture_mode == "fifteen":  # RULES.md §9: every capture makes fifteen
+            for p in obj["plays"]:
+                if p["take"]:
+                    cards = [parse_card(c) for c in (p["card"], *p["take"])]
+                    assert sum(value_of(c) for c in cards) == 15
         plays = obj["plays"]
         assert len(plays) == rules.deck - rules.table_cards
         first = (obj["dealer"] + 1) % n
@@ -892,3 +902,242 @@ def test_float_winner_is_rejected(base: Base) -> None:
         last + 1,
         f"winner must be a side number or null, got {objs[last]['winner']!r}",
     )
+
+
+# --------------------------------------------------------------------------- RULES.md §9
+# The `opening` field (RECORD.md): written when opening_fifteen took the first table,
+# absent or [] otherwise, and checked against what the rules take.
+OPENING_TABLES = {"one": ("AD 2C 5H 7S", 1), "two": ("KD 5C KS 5H", 2), "stays": ("KD QC KS AH", 0)}
+
+
+def crafted_record(rules: Rules, table: str, dealer: int = 1) -> dict[str, Any]:
+    """A hand whose first table is ``table`` (the rest of the deck in card order), played
+    out with the first legal play, as a record (a match that goes on: winner null)."""
+    first = [parse_card(c) for c in table.split()]
+    order = [*first, *(c for c in range(40) if c not in first)]
+    state = HandState.deal(rules, dealer=dealer, deck=order)
+    plays = []
+    while not state.is_over():
+        seat, p = state.turn, state.legal_plays[0]
+        state.push(p)
+        plays.append((seat, p.card, p.take))
+    score = state.score_array()
+    log = HandLog(
+        match=0,
+        hand=0,
+        dealer=dealer,
+        deck=tuple(order),
+        plays=tuple(plays),
+        score=tuple(tuple(int(x) for x in row) for row in score),
+        piles=tuple(p.mask for p in state.piles),
+        totals_before=(0,) * rules.sides,
+        totals_after=tuple(int(x) for x in score[:, -1]),
+        winner=None,
+    )
+    return hand_record(rules, log)
+
+
+ESCOBA_99 = Rules.make("escoba", ["target=99"])
+
+
+def errors_of(obj: dict[str, Any]) -> list[tuple[int, str]]:
+    return check_lines([json.dumps(obj)], allow_unfinished=True).errors
+
+
+@pytest.mark.parametrize("name", sorted(OPENING_TABLES))
+@pytest.mark.parametrize("dealer", [0, 1])
+def test_opening_is_written_exactly_when_taken(name: str, dealer: int) -> None:
+    table, scope = OPENING_TABLES[name]
+    obj = crafted_record(ESCOBA_99, table, dealer)
+    assert errors_of(obj) == []
+    if scope:
+        assert obj["opening"] == table.split()  # the whole first table, in its dealt order
+        assert list(obj).index("opening") == list(obj).index("deals") + 1
+    else:
+        assert "opening" not in obj
+    # the opening's scope are the dealer side's, who is then the last capturer
+    state = hand_states(obj)
+    assert state.opening == CardSet.parse(table if scope else "")
+    assert state.scope[dealer] == scope and state.scope[1 - dealer] == 0
+    assert obj["score"][dealer]["scope"] >= scope
+    if scope:
+        assert state.last_capturer == dealer and not state.table
+
+
+def test_opening_absent_or_empty_without_a_take() -> None:
+    obj = crafted_record(ESCOBA_99, OPENING_TABLES["stays"][0])
+    assert errors_of({**obj, "opening": []}) == []
+    plain = crafted_record(Rules.make("scopa-15", ["target=99"]), "AD 2C 5H 7S")
+    assert "opening" not in plain  # no opening_fifteen: the table of fifteen stays
+    assert errors_of({**plain, "opening": []}) == []
+
+
+@pytest.mark.parametrize(
+    ("table", "change", "reason"),
+    [
+        ("one", lambda o: o.pop("opening"), r"^opening is missing: .*\[AD 2C 5H 7S\]"),
+        ("two", lambda o: o.update(opening=[]), r"^opening is missing: .*opening_fifteen=true"),
+        ("one", lambda o: o.update(opening=["AD", "2C"]), r"^opening is \[AD 2C\], the rules"),
+        ("two", lambda o: o.update(opening=["KD", "5C", "KS", "5D"]), r"^opening is \["),
+        ("stays", lambda o: o.update(opening=["KD", "QC", "KS", "AH"]), "is not taken"),
+        ("one", lambda o: o.update(opening="AD 2C 5H 7S"), "^opening must be a list"),
+        ("one", lambda o: o.update(opening=None), "^opening must be a list"),
+        ("one", lambda o: o.update(opening=["AD", "2C", "5H", "7S", "AD"]), "listed twice"),
+        ("one", lambda o: o.update(opening=["AD", "2C", "5H", "8S"]), "8S"),
+        ("one", lambda o: o.update(opening=["AD", 2, "5H", "7S"]), "not a card"),
+    ],
+)
+def test_wrong_or_missing_opening_is_rejected(
+    table: str, change: Callable[[dict[str, Any]], object], reason: str
+) -> None:
+    obj = crafted_record(ESCOBA_99, OPENING_TABLES[table][0])
+    change(obj)
+    errors = errors_of(obj)
+    assert len(errors) == 1 and errors[0][0] == 1, errors
+    assert re.search(reason, errors[0][1]), errors
+    with pytest.raises((RecordError, ValueError)):
+        show_hand(obj)
+
+
+def test_opening_without_opening_fifteen_is_rejected() -> None:
+    obj = crafted_record(Rules.make("scopa-15", ["target=99"]), "AD 2C 5H 7S")
+    obj["opening"] = ["AD", "2C", "5H", "7S"]
+    assert errors_of(obj) == [
+        (1, "opening is [AD 2C 5H 7S] but the rules have opening_fifteen=false")
+    ]
+
+
+def test_records_of_before_section_9_read_with_the_defaults(base: Base) -> None:
+    objs = base.copy()
+    for o in objs:
+        for key in ("capture_mode", "capture_compulsory", "opening_fifteen"):
+            del o["rules"][key]
+    summary = check_lines(dumps(objs))
+    assert summary.errors == [] and summary.hands == base.n
+    assert show_hand(objs[0]) == show_hand(base.objs[0])
+    # a record of scopa rules is written with every option, the §9 ones included
+    assert base.objs[0]["rules"] == Rules.make("scopa", ["target=4"]).complete_dict()
+    # but a rules object of before §9 lacking another option is still refused
+    del objs[0]["rules"]["target"]
+    assert check_lines(dumps(objs)).errors[0] == (1, "rules: rules lack option 'target'")
+
+
+def test_show_hand_shows_the_opening_take() -> None:
+    one = show_hand(crafted_record(ESCOBA_99, OPENING_TABLES["one"][0], dealer=1))
+    assert one[2].startswith("deal 1:")
+    assert one[3] == (
+        "opening: the table makes fifteen, side 1 (the dealer's) takes AD 2C 5H 7S SCOPA"
+    )
+    assert "table [" in one[4]  # then the plays, from an empty table
+    two = show_hand(crafted_record(ESCOBA_99, OPENING_TABLES["two"][0], dealer=0))
+    assert two[3] == (
+        "opening: the table makes two fifteens, side 0 (the dealer's) takes KD 5C KS 5H SCOPA x2"
+    )
+    stays = show_hand(crafted_record(ESCOBA_99, OPENING_TABLES["stays"][0]))
+    assert not any(line.startswith("opening") for line in stays)
+    teams = Rules.make("escoba", ["players=4", "target=99"])
+    four = show_hand(crafted_record(teams, OPENING_TABLES["one"][0], dealer=3))
+    assert any(line.startswith("opening: the table makes fifteen, team 1 ") for line in four)
+
+
+def test_escoba_records_of_played_matches_hold_their_openings() -> None:
+    """Whole matches of escoba: every written opening is the reference's, and the file
+    checks; some hand of the run has an opening (it is not rare: about 1 in 30)."""
+    rules = Rules.make("escoba", ["target=11"])
+    lines = write(rules, seed=5, matches=3, policies=["random"]).splitlines()
+    assert check_lines(lines).errors == []
+    openings = 0
+    for line in lines:
+        obj = json.loads(line)
+        table = [parse_card(c) for c in obj["deals"][0]["table"]]
+        taken, _ = ref.opening_take(table, obj["rules"])
+        assert CardSet.parse(obj.get("opening", [])) == CardSet(taken)
+        openings += bool(taken)
+    assert openings >= 1
+
+
+# The command line: `replay` rejects a wrong opening in one line with status 1;
+# `replay --show`, `play` and `advise` show the opening take.
+def cli_run(*args: str, input: str | None = None) -> Any:
+    from click.testing import CliRunner
+
+    from cli.main import cli
+
+    res = CliRunner().invoke(cli, list(args), input=input, prog_name="scopa-sim")
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
+    assert "Traceback" not in res.output
+    return res
+
+
+def test_replay_reports_a_missing_opening_on_its_line(tmp_path: Any) -> None:
+    good = crafted_record(ESCOBA_99, "KD QC KS AH")
+    bad = crafted_record(ESCOBA_99, "KD 5C KS 5H")
+    del bad["opening"]
+    path = tmp_path / "bad.jsonl"
+    path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
+    res = cli_run("replay", str(path), "--allow-unfinished")
+    assert res.exit_code == 1
+    assert res.stdout.splitlines() == [
+        "line 2: opening is missing: the dealer's side takes the first table [KD 5C KS 5H] "
+        "at the opening (opening_fifteen=true)"
+    ]
+    shown = cli_run("replay", str(path), "--show", "2")
+    assert shown.exit_code == 1
+    assert shown.output.strip().splitlines()[-1].startswith("Error: line 2: opening is missing")
+    assert len(shown.output.strip().splitlines()) == 1
+
+
+def test_replay_show_and_play_show_the_opening(tmp_path: Any) -> None:
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(crafted_record(ESCOBA_99, "AD 2C 5H 7S")) + "\n")
+    res = cli_run("replay", str(path), "--allow-unfinished")
+    assert res.exit_code == 0 and res.stdout.startswith("valid: 1 hand(s)")
+    shown = cli_run("replay", str(path), "--show")
+    assert shown.exit_code == 0
+    assert "opening: the table makes fifteen, side 1 (the dealer's) takes AD 2C 5H 7S SCOPA" in (
+        shown.stdout
+    )
+    rec = tmp_path / "escoba.jsonl"
+    played = cli_run(
+        "play", "--preset", "escoba", "--seed", "5", "--matches", "3", "--record", str(rec)
+    )
+    assert played.exit_code == 0
+    lines = rec.read_text().splitlines()
+    taken = sum("opening" in json.loads(x) for x in lines)
+    assert f"opening takes: {taken} of {len(lines)} hands" in played.stdout
+    assert cli_run("replay", str(rec)).exit_code == 0
+    plain = cli_run("play", "--preset", "scopa-15", "--seed", "5")
+    assert plain.exit_code == 0 and "opening takes" not in plain.stdout
+
+
+def test_advise_from_a_record_shows_the_opening(tmp_path: Any) -> None:
+    path = tmp_path / "two.jsonl"
+    path.write_text(json.dumps(crafted_record(ESCOBA_99, "KD 5C KS 5H", dealer=1)) + "\n")
+    res = cli_run("advise", "--position", f"{path}:1:0", "--policy", "ismcts:iterations=20")
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[1] == (
+        "opening: the table makes two fifteens, side 1 (the dealer's) takes KD 5C KS 5H SCOPA x2"
+    )
+    assert "scope [0, 2]" in lines[0]
+
+
+def test_advise_accepts_the_dealers_opening_scope() -> None:
+    """At the start of a hand the other side (the dealer's, seat 1) may have two scope
+    from the opening with no play made, under opening_fifteen only."""
+    from scopa_sim.advise import PositionError, position_from_cards
+
+    hand, table = CardSet.parse("AS 2S 3S"), CardSet.parse("")
+    theirs = CardSet.parse("KD 5C KS 5H")
+    state = position_from_cards(
+        Rules.make("escoba"), hand, table, theirs=theirs, scope=(0, 2), opponent_cards=3
+    )
+    assert state.scope == [0, 2]
+    with pytest.raises(PositionError, match="at most 0"):
+        position_from_cards(
+            Rules.make("scopa-15"), hand, table, theirs=theirs, scope=(0, 2), opponent_cards=3
+        )
+    with pytest.raises(PositionError, match="at most 2"):
+        position_from_cards(
+            Rules.make("escoba"), hand, table, theirs=theirs, scope=(0, 3), opponent_cards=3
+        )

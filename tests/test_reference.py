@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -431,6 +432,237 @@ def test_check_rules():
         ref.rules_with(colour="red")
 
 
+# --------------------------------------------------------------------------- RULES.md 9
+
+FIFTEEN = {"capture_mode": "fifteen"}
+ESCOBA = {
+    "capture_mode": "fifteen",
+    "capture_compulsory": False,
+    "opening_fifteen": True,
+    "kings_redeal": False,
+    "target": 15,
+}
+
+
+def plays_of(hand: str, table: str, **rules) -> set[tuple[str, tuple[str, ...]]]:
+    """Legal plays as ``(card, sorted take)`` text, for readable expectations."""
+    got = ref.legal_plays(cs(hand), cs(table), ref.rules_with(**rules))
+    return {(ref.card_str(c), tuple(sorted(map(ref.card_str, t)))) for c, t in got}
+
+
+def test_example6_fifteen_captures():
+    assert opts("5S", "7C 3D 5H", **FIFTEEN) == [cs("7C 3D")]
+    assert opts("KH", "7C 3D 5H", **FIFTEEN) == [cs("5H")]
+    assert opts("AS", "7C 3D 5H", **FIFTEEN) == []  # needs 14: nothing adds up to it
+    assert ("AS", ()) in plays_of("AS 5S", "7C 3D 5H", **FIFTEEN)  # so it is laid
+
+
+def test_example7_several_sets_and_no_scopa():
+    assert opts("3S", "2C 3D 5H 7S", **FIFTEEN) == sorted([cs("5H 7S"), cs("2C 3D 7S")], key=sorted)
+    assert opts("JC", "2C 3D 5H 7S", **FIFTEEN) == sorted([cs("7S"), cs("2C 5H")], key=sorted)
+    table = cs("2C 3D 5H 7S")  # adds up to 17: no capture can take it all
+    rules = ref.rules_with(**FIFTEEN)
+    for card in range(40):
+        if card not in table:
+            assert all(take != table for take in ref.capture_options(card, table, rules))
+
+
+def test_section9_no_match_priority():
+    # 5H with 7C, 3D, 5D on the table: a king takes 5H or 5D, never 7C+3D (that makes 20)
+    assert opts("KC", "5H 7C 3D 5D", **FIFTEEN) == [cs("5D"), cs("5H")]
+    # in Scopa mode the same king has no match and no sum of 10 but 7C+3D
+    assert opts("KC", "5H 7C 3D 5D") == [cs("7C 3D"), cs("5H 5D")]
+
+
+def test_fifteen_single_cards_and_fewest():
+    rules = ref.rules_with(**FIFTEEN)
+    # a 5 takes a king alone (5 + 10), a 7 takes a jack alone (7 + 8)
+    assert ref.capture_options(C("5D"), cs("KS"), rules) == [cs("KS")]
+    assert ref.capture_options(C("7D"), cs("JS"), rules) == [cs("JS")]
+    # 7D needs 8 on A..7 of denari and 7C: five sets, the three of two cards with fewest
+    table = "AD 2D 3D 4D 5D 6D 7C"
+    assert len(opts("7D", table, **FIFTEEN)) == 5
+    fewest = opts("7D", table, **FIFTEEN, sum_capture="fewest")
+    assert fewest == sorted([cs("AD 7C"), cs("2D 6D"), cs("3D 5D")], key=sorted)
+    # a single card is the fewest there is
+    assert opts("5S", "KD 6H 4C", **FIFTEEN) == [cs("KD"), cs("6H 4C")]
+    assert opts("5S", "KD 6H 4C", **FIFTEEN, sum_capture="fewest") == [cs("KD")]
+
+
+def test_capture_compulsory_false_lets_every_card_be_laid():
+    got = plays_of("5S KH AS", "7C 3D 5H", **FIFTEEN, capture_compulsory=False)
+    assert got == {
+        ("5S", ("3D", "7C")),
+        ("5S", ()),
+        ("KH", ("5H",)),
+        ("KH", ()),
+        ("AS", ()),
+    }
+    # in Scopa mode too, and capture_rule=hand then has no effect
+    for rule in ("card", "hand"):
+        got = plays_of("7D 2S", "7C 5H", capture_compulsory=False, capture_rule=rule)
+        assert got == {("7D", ("7C",)), ("7D", ()), ("2S", ())}
+    assert plays_of("7D 2S", "7C 5H", capture_rule="hand") == {("7D", ("7C",))}
+    assert plays_of("7D 2S", "7C 5H") == {("7D", ("7C",)), ("2S", ())}
+
+
+def test_capture_rule_hand_in_fifteen_mode():
+    assert plays_of("5S KH AS", "7C 3D 5H", **FIFTEEN, capture_rule="hand") == {
+        ("5S", ("3D", "7C")),
+        ("KH", ("5H",)),
+    }
+    # no card can capture: every card is laid
+    assert plays_of("AS 2S", "KD QC", **FIFTEEN, capture_rule="hand") == {("AS", ()), ("2S", ())}
+
+
+def test_example8_opening_take():
+    rules = ref.rules_with(**ESCOBA)
+    assert ref.opening_take(cs("AD 2C 5H 7S"), rules) == (cs("AD 2C 5H 7S"), 1)
+    assert ref.opening_take(cs("KD 5C KS 5H"), rules) == (cs("KD 5C KS 5H"), 2)
+    assert ref.opening_take(cs("KD QC KS AH"), rules) == (frozenset(), 0)  # 30, no split
+    # a table that merely holds a set of 15 stays; so do the others
+    assert ref.opening_take(cs("KD 5C 2S 3H"), rules) == (frozenset(), 0)
+    assert ref.opening_take(cs("KD 4C"), rules) == (frozenset(), 0)
+    # with fewer table cards, as given
+    assert ref.opening_take(cs("KD 5C"), ref.rules_with(**ESCOBA, table_cards=2)) == (
+        cs("KD 5C"),
+        1,
+    )
+    # only with opening_fifteen
+    assert ref.opening_take(cs("AD 2C 5H 7S"), ref.rules_with(**FIFTEEN)) == (frozenset(), 0)
+
+
+@pytest.mark.parametrize(
+    ("table", "scope"), [("AD 2C 5H 7S", 1), ("KD 5C KS 5H", 2), ("KD QC KS AH", 0)]
+)
+@pytest.mark.parametrize("dealer", [0, 1])
+def test_opening_take_goes_to_the_dealers_side(table: str, scope: int, dealer: int):
+    rules = ref.rules_with(**ESCOBA)
+    first = [c for c in range(40) if c not in cs(table)]
+    deck = sorted(cs(table)) + first  # the table cards first (canonical layout)
+    state = ref.HandState(rules, dealer, cs(table), [set(first[:3]), set(first[3:6])])
+    assert state.take_opening() == scope
+    side = ref.side_of(dealer, rules)
+    if scope:
+        assert state.table == set() and state.piles[side] == set(cs(table))
+        assert state.scope[side] == scope and state.scope[1 - side] == 0
+        assert state.last_capturer == side and state.opening == cs(table)
+    else:
+        assert state.table == set(cs(table)) and state.last_capturer is None
+        assert state.opening == frozenset() and state.scope == [0, 0]
+    with pytest.raises(ValueError):
+        state.take_opening()  # once only
+    # a whole hand from this deck counts the opening's scope in the dealer side's scope
+    res = ref.play_hand(rules, deck, dealer, ref.random_chooser(random.Random(1)))
+    assert res["opening"] == (cs(table) if scope else frozenset())
+    assert res["opening_scope"] == scope
+    assert res["scope"][side] >= scope
+    assert res["score"][side]["scope"] == res["scope"][side]
+    assert sum(res["scope"]) == scope + len(res["scopa_turns"])
+
+
+def test_opening_makes_the_dealer_the_last_capturer():
+    # nobody captures after the opening: the remainder goes to the dealer's side
+    rules = ref.rules_with(**ESCOBA, players=2, hand_size=1, table_cards=4)
+    state = ref.HandState(rules, 1, cs("AD 2C 5H 7S"), [cs("KD"), cs("KS")])
+    state.take_opening()
+    state.play(C("KD"), frozenset())  # seat 0 lays a king on the empty table
+    state.play(C("KS"), frozenset())  # seat 1 (the dealer) lays too: 20 is no capture
+    assert state.finished and state.remainder == cs("KS KD") and state.remainder_side == 1
+
+
+def test_check_rules_section9():
+    ref.check_rules(ref.rules_with(**ESCOBA))
+    ref.check_rules(ref.rules_with(capture_compulsory=False))
+    ref.check_rules({k: v for k, v in ref.rules_with().items() if k not in ref.SECTION_9_DEFAULTS})
+    for bad in (
+        {"capture_mode": "fifteen", "ace_sweep": True},
+        {"opening_fifteen": True},
+        {"capture_mode": "fifteen", "opening_fifteen": True, "table_cards": 0},
+        {"capture_mode": "15"},
+        {"capture_compulsory": 0},
+    ):
+        with pytest.raises(ValueError):
+            ref.check_rules(ref.rules_with(**bad))
+
+
+def test_rules_of_before_section9_read_with_the_defaults():
+    old = {k: v for k, v in ref.rules_with().items() if k not in ref.SECTION_9_DEFAULTS}
+    assert ref.full_rules(old) == ref.rules_with()
+    assert ref.legal_plays(cs("7D 2S"), cs("7C 5H"), old) == ref.legal_plays(
+        cs("7D 2S"), cs("7C 5H"), ref.rules_with()
+    )
+
+
+#: Golden counts of distinct legal plays (perft style) for fixed fifteen positions:
+#: (hand, table, counts under scopa-15, escoba, scopa-15 + sum_capture=fewest,
+#: scopa-15 + capture_rule=hand).  Several are checked by hand in the tests above
+#: (examples 6 and 7, the denari run of test_fifteen_single_cards_and_fewest).
+GOLDEN_FIFTEEN = [
+    ("5S KH AS", "7C 3D 5H", (3, 5, 3, 2)),
+    ("3S JC", "2C 3D 5H 7S", (4, 6, 2, 4)),
+    ("KC", "5H 7C 3D 5D", (2, 3, 2, 2)),
+    ("7D 5C AH", "AD 2D 3D 4D 5D 6D 7C", (20, 23, 9, 20)),
+    ("AS 2S 3S 4S 5S 6S 7S JS QS KS", "AH 2H 3H 4H 5H 6H 7H JH QH KH", (92, 102, 22, 92)),
+    ("KD QD JD", "AC AH AS 2C 2H 3C 3H 4C", (68, 71, 12, 68)),
+    ("7D", "AH 7C", (1, 2, 1, 1)),
+    ("AS", "", (1, 1, 1, 1)),
+    ("AS 2S", "KD QC", (2, 2, 2, 2)),
+]
+GOLDEN_RULES = (
+    FIFTEEN,
+    ESCOBA,
+    {**FIFTEEN, "sum_capture": "fewest"},
+    {**FIFTEEN, "capture_rule": "hand"},
+)
+
+
+@pytest.mark.parametrize(("hand", "table", "counts"), GOLDEN_FIFTEEN)
+def test_golden_fifteen_counts(hand: str, table: str, counts: tuple[int, ...]):
+    for rules, count in zip(GOLDEN_RULES, counts, strict=True):
+        plays = ref.legal_plays(cs(hand), cs(table), ref.rules_with(**rules))
+        assert len(plays) == len(set(plays)) == count, (hand, table, rules)
+
+
+def test_denari_run_counts_by_hand():
+    # 7D needs 8, 5C needs 10, AH needs 14 from values 1..7: 5 + 7 + 8 sets
+    rules = ref.rules_with(**FIFTEEN)
+    table = cs("AD 2D 3D 4D 5D 6D 7C")
+    assert [len(ref.capture_options(C(c), table, rules)) for c in ("7D", "5C", "AH")] == [5, 7, 8]
+
+
+@pytest.mark.parametrize("name", ["scopa-15", "escoba", "scopa-optional", "fifteen-variants"])
+def test_properties_on_random_positions(name: str):
+    """capture_compulsory=false: every card of the hand is a legal lay; fifteen mode:
+    every capture's values add up to fifteen with the played card, and every set of
+    table cards that does so (the fewest, with sum_capture=fewest) is offered."""
+    rules = ref.rules_with(**COMBOS[name])
+    rng = random.Random(name)
+    deck = ref.make_deck(rules)
+    for _ in range(200):
+        rng.shuffle(deck)
+        n_hand, n_table = rng.randint(1, 5), rng.randint(0, 8)
+        hand, table = deck[:n_hand], frozenset(deck[n_hand : n_hand + n_table])
+        plays = ref.legal_plays(hand, table, rules)
+        if not rules["capture_compulsory"]:
+            assert all((c, frozenset()) in plays for c in hand)
+        if rules["capture_mode"] != "fifteen":
+            continue
+        for card, take in plays:
+            assert not take or ref.card_value(card) + sum(map(ref.card_value, take)) == 15
+        for card in hand:
+            need = 15 - ref.card_value(card)
+            sets = [
+                frozenset(s)
+                for k in range(1, len(table) + 1)
+                for s in itertools.combinations(table, k)
+                if sum(map(ref.card_value, s)) == need
+            ]
+            if sets and rules["sum_capture"] == "fewest":
+                sets = [s for s in sets if len(s) == min(map(len, sets))]
+            assert {t for c, t in plays if c == card and t} == set(sets)
+
+
 # --------------------------------------------------------------------------- random hands
 
 COMBOS: dict[str, dict] = {
@@ -448,6 +680,31 @@ COMBOS: dict[str, dict] = {
     "scopone": {"players": 4, "hand_size": 9},
     "scientifico": {"players": 4, "hand_size": 10, "table_cards": 0, "napola": True},
     "deck36-2p": {"deck": 36, "re_bello": True},
+    "scopa-15": {"capture_mode": "fifteen"},
+    "escoba": {
+        "capture_mode": "fifteen",
+        "capture_compulsory": False,
+        "opening_fifteen": True,
+        "kings_redeal": False,
+        "target": 15,
+    },
+    "fifteen-variants": {
+        "capture_mode": "fifteen",
+        "opening_fifteen": True,
+        "sum_capture": "fewest",
+        "capture_rule": "hand",
+        "remainder_to": "dealer",
+        "players": 3,
+        "table_cards": 1,
+    },
+    "fifteen-4p-deck36": {
+        "capture_mode": "fifteen",
+        "capture_compulsory": False,
+        "opening_fifteen": True,
+        "players": 4,
+        "deck": 36,
+    },
+    "scopa-optional": {"capture_compulsory": False, "capture_rule": "hand"},
 }
 
 
@@ -465,17 +722,22 @@ def test_random_hands_conserve_cards(name):
 
         # replay: every play comes from the seat's hand and is legal on the table
         table0, deals = ref.deal_layout(rules, deck, dealer)
-        table = set(table0)
+        taken, opening_scope = ref.opening_take(table0, rules)
+        assert res["opening"] == taken and res["opening_scope"] == opening_scope
+        table = set(table0) - taken
         hands: list[set[int]] = [set() for _ in range(n)]
         pending = list(deals)
         seat = (dealer + 1) % n
         scope = [0] * nsides
+        scope[ref.side_of(dealer, rules)] += opening_scope
         for i, (s, card, take) in enumerate(res["plays"]):
             if not any(hands):
                 for st, cards in enumerate(pending.pop(0)):
                     hands[st].update(cards)
             assert s == seat
             assert (card, take) in ref.legal_plays(hands[s], table, rules)
+            if take and rules["capture_mode"] == "fifteen":  # RULES.md 9
+                assert ref.card_value(card) + sum(map(ref.card_value, take)) == 15
             last = i == len(res["plays"]) - 1
             if ref.is_scopa(card, take, table, rules, last):
                 scope[ref.side_of(s, rules)] += 1
@@ -488,6 +750,9 @@ def test_random_hands_conserve_cards(name):
             seat = (seat + 1) % n
         assert not pending and not any(hands)
         assert set(res["remainder"]) == table
+        if rules["capture_mode"] == "fifteen":  # RULES.md 9: 220 (212) is no multiple of 15
+            assert sum(map(ref.card_value, table)) % 15 == sum(map(ref.card_value, full)) % 15
+            assert table
         assert len(res["plays"]) == len(full) - rules["table_cards"]
         assert res["scope"] == scope
 

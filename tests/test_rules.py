@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -30,6 +31,9 @@ DEFAULTS: dict[str, Any] = {
     "napola_scoring": "length",
     "napola_all_denari_wins": False,
     "target": 11,
+    "capture_mode": "scopa",
+    "capture_compulsory": True,
+    "opening_fifteen": False,
 }
 
 # RULES.md §7, preset table: preset -> options different from the defaults.
@@ -54,6 +58,14 @@ PRESET_DEFINITIONS: dict[str, dict[str, Any]] = {
         "table_cards": 0,
         "napola": True,
     },
+    "scopa-15": {"capture_mode": "fifteen"},
+    "escoba": {
+        "capture_mode": "fifteen",
+        "capture_compulsory": False,
+        "opening_fifteen": True,
+        "kings_redeal": False,
+        "target": 15,
+    },
 }
 
 # RULES.md §7: the allowed values of each option with a finite set of values.
@@ -64,6 +76,7 @@ ENUMS: dict[str, tuple[Any, ...]] = {
     "primiera": ("classic", "sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
+    "capture_mode": ("scopa", "fifteen"),
 }
 BOOLS = (
     "kings_redeal",
@@ -73,6 +86,7 @@ BOOLS = (
     "re_bello",
     "napola",
     "napola_all_denari_wins",
+    "capture_compulsory",
 )
 
 
@@ -97,8 +111,8 @@ def test_preset_names_match_rules_md() -> None:
 def test_preset_equals_its_definition(preset: str) -> None:
     expected = {**DEFAULTS, **PRESET_DEFINITIONS[preset]}
     rules = Rules.make(preset)
-    assert rules.as_dict() == expected
-    assert list(rules.as_dict()) == list(DEFAULTS)  # RULES.md order
+    assert rules.complete_dict() == expected
+    assert list(rules.complete_dict()) == list(DEFAULTS)  # RULES.md order
     assert rules.preset_name() == preset
     assert rules.sides == (2 if expected["teams"] else expected["players"])
 
@@ -362,3 +376,137 @@ def test_options_without_effect_are_recorded() -> None:
     assert rules.ace_sweep_scopa is False and rules.napola_scoring == "fixed3"
     assert rules != Rules.make("scopa")
     assert rules.preset_name() is None
+
+
+# --------------------------------------------------------------------------- RULES.md §9
+
+
+# Rules.digest() of the presets, computed on main before the §9 options existed: every
+# rule set with the §9 defaults must keep its identity (run ids, manifests, study cache).
+DIGESTS_BEFORE_SECTION_9 = {
+    "scopa": "e31599b5de626603",
+    "scopa-3": "bb885281b01d8eb1",
+    "scopa-4": "700c9d6035af8629",
+    "scopa-4-solo": "e460609f9a219875",
+    "asso-piglia-tutto": "5ff6a4d1b18742eb",
+    "scopa-36": "082ffd2449a976dd",
+    "scopa-corsa": "097e5752b7d286b0",
+    "scopone": "f1b0f12e4b2d50ff",
+    "scopone-scientifico": "40a646a55ed81697",
+}
+# json.dumps(Rules.make("scopa").as_dict(), sort_keys=True) on main before §9.
+SCOPA_JSON_BEFORE_SECTION_9 = (
+    '{"ace_sweep": false, "ace_sweep_scopa": true, "capture_rule": "card", "deck": 40, '
+    '"hand_size": 3, "kings_redeal": true, "last_play_scopa": false, "napola": false, '
+    '"napola_all_denari_wins": false, "napola_scoring": "length", "players": 2, '
+    '"primiera": "classic", "primiera_missing_suit": "exclude", "re_bello": false, '
+    '"remainder_to": "last_capturer", "sum_capture": "any", "table_cards": 4, "target": 11, '
+    '"teams": false}'
+)
+SECTION_9 = ("capture_mode", "capture_compulsory", "opening_fifteen")
+
+
+@pytest.mark.parametrize("preset", sorted(DIGESTS_BEFORE_SECTION_9))
+def test_identity_unchanged_for_rule_sets_with_the_section_9_defaults(preset: str) -> None:
+    rules = Rules.make(preset)
+    assert rules.digest() == DIGESTS_BEFORE_SECTION_9[preset]
+    assert not set(SECTION_9) & set(rules.as_dict())
+
+
+def test_identity_form_of_scopa_is_byte_identical() -> None:
+    assert json.dumps(Rules.make("scopa").as_dict(), sort_keys=True) == SCOPA_JSON_BEFORE_SECTION_9
+    custom = Rules.make("scopa", ["target=21", "sum_capture=fewest"])
+    assert custom.digest() == "918e8239e9f8ea77"  # also computed on main
+
+
+def test_non_default_section_9_options_enter_the_identity() -> None:
+    base = Rules.make("scopa")
+    variants = [
+        Rules.make("scopa-15"),
+        Rules.make("scopa", ["capture_compulsory=false"]),
+        Rules.make("scopa-15", ["opening_fifteen=true"]),
+        Rules.make("escoba"),
+    ]
+    digests = {r.digest() for r in variants}
+    assert len(digests) == len(variants) and base.digest() not in digests
+    assert Rules.make("scopa-15").as_dict() == {**base.as_dict(), "capture_mode": "fifteen"}
+    optional = Rules.make("scopa", ["capture_compulsory=false"])
+    assert optional.as_dict()["capture_compulsory"] is False
+    for r in variants:
+        assert Rules.from_dict(r.as_dict()) == r
+        assert Rules.from_dict(r.complete_dict()) == r
+    # an option given at its default is the same rule set as one not given
+    assert Rules.make("scopa", ["capture_mode=scopa", "capture_compulsory=true"]) == base
+
+
+def test_rules_lacking_the_section_9_options_read_with_their_defaults() -> None:
+    old = json.loads(SCOPA_JSON_BEFORE_SECTION_9)  # a manifest or record of before §9
+    rules = Rules.from_dict(old)
+    assert rules == Rules.make("scopa")
+    assert (rules.capture_mode, rules.capture_compulsory, rules.opening_fifteen) == (
+        "scopa",
+        True,
+        False,
+    )
+    partial = {**old, "capture_mode": "fifteen"}  # any subset of the three may be absent
+    assert Rules.from_dict(partial) == Rules.make("scopa-15")
+    del old["target"]  # the options of before §9 are still required
+    with pytest.raises(RulesError, match="'target'"):
+        Rules.from_dict(old)
+
+
+def test_from_dict_types_the_section_9_options_strictly() -> None:
+    data = Rules.make("scopa").complete_dict()
+    for key, bad in [("capture_mode", "15"), ("capture_compulsory", 1), ("opening_fifteen", "no")]:
+        with pytest.raises(RulesError, match=f"'{key}'"):
+            Rules.from_dict({**data, key: bad})
+
+
+def test_opening_fifteen_values() -> None:
+    for text, value in [("true", True), ("false", False), ("1", True), ("0", False)]:
+        assert Rules.make("scopa-15", [f"opening_fifteen={text}"]).opening_fifteen is value
+    rejects("scopa-15", ["opening_fifteen=yes"], "'opening_fifteen'", "true, false")
+
+
+def test_ace_sweep_not_with_fifteen() -> None:
+    msg = rejects("asso-piglia-tutto", ["capture_mode=fifteen"], "'ace_sweep'", "capture_mode")
+    assert "allowed: false" in msg and "\n" not in msg
+    rejects("scopa-15", ["ace_sweep=true"], "'ace_sweep'", "fifteen")
+    rejects("escoba", ["ace_sweep=true"], "'ace_sweep'")
+    # the ace sweep's scopa option alone has no effect and is accepted (§6)
+    assert Rules.make("scopa-15", ["ace_sweep_scopa=false"]).ace_sweep_scopa is False
+
+
+def test_opening_fifteen_needs_fifteen_and_table_cards() -> None:
+    msg = rejects("scopa", ["opening_fifteen=true"], "'opening_fifteen'", "capture_mode=fifteen")
+    assert "allowed: false" in msg and "\n" not in msg
+    rejects("escoba", ["capture_mode=scopa"], "'opening_fifteen'", "capture_mode=fifteen")
+    msg = rejects("escoba", ["table_cards=0"], "'opening_fifteen'", "table_cards=0")
+    assert "allowed: false" in msg and "\n" not in msg
+    rejects("scopa-15", ["opening_fifteen=true", "table_cards=0"], "'opening_fifteen'")
+    assert Rules.make("escoba", ["table_cards=2"]).opening_fifteen
+    assert Rules.make("scopa-15", ["table_cards=0"]).table_cards == 0
+    assert Rules.make("escoba", ["opening_fifteen=false", "table_cards=0"]).table_cards == 0
+
+
+def test_capture_compulsory_applies_to_both_capture_modes() -> None:
+    assert Rules.make("scopa", ["capture_compulsory=false"]).capture_compulsory is False
+    assert Rules.make("escoba", ["capture_compulsory=true"]).capture_compulsory is True
+    # capture_rule has no effect without compulsory capture, and is accepted as given (§6)
+    assert Rules.make("escoba", ["capture_rule=hand"]).capture_rule == "hand"
+
+
+def test_section_9_options_in_the_kernel_vector() -> None:
+    from scopa_sim import _engine as K
+
+    slots = (K.R_CAPTURE_FIFTEEN, K.R_CAPTURE_OPTIONAL, K.R_OPENING_FIFTEEN)
+    assert slots == (22, 23, 24) and K.N_RULES == 25  # the contract of issue 15
+    assert [int(Rules.make("scopa").to_array()[s]) for s in slots] == [0, 0, 0]
+    assert [int(Rules.make("scopa-15").to_array()[s]) for s in slots] == [1, 0, 0]
+    assert [int(Rules.make("escoba").to_array()[s]) for s in slots] == [1, 1, 1]
+    opt = Rules.make("scopa", ["capture_compulsory=false"]).to_array()
+    assert [int(opt[s]) for s in slots] == [0, 1, 0]
+    # the vector of the options of before §9 is unchanged
+    assert list(Rules.make("escoba").to_array()[: K.R_CAPTURE_FIFTEEN]) == list(
+        Rules.make("scopa", ["kings_redeal=false", "target=15"]).to_array()[: K.R_CAPTURE_FIFTEEN]
+    )

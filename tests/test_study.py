@@ -44,7 +44,7 @@ def test_plan_covers_every_preset_policy_and_option(scale: str) -> None:
     defaults = Rules.make().as_dict()
     assert toggled == set(defaults) - {"players", "teams", "hand_size", "table_cards",
                                        "napola_scoring", "napola_all_denari_wins"}  # fmt: skip
-    by = {(e.option, e.tag, e.level): e for e in p.effects}
+    by = {(e.option, e.tag, e.level): e for e in p.effects if e.base == "scopa"}
     for opts in S.OPTION_EFFECTS:
         assert (opts, "expert", "match") in by
         for tag in S.KERNEL_POLICIES:
@@ -60,12 +60,71 @@ def test_plan_covers_every_preset_policy_and_option(scale: str) -> None:
         v, b = p.run(e.variant), p.run(e.baseline)
         assert v.mode == b.mode == ("hands" if e.level == "hand" else "matches")
         assert v.deal == b.deal == "plain"
-    # the match runs that check the dynamic programme, to 11, 16 and 21
+    # the match runs that check the dynamic programme: scopa to 11, 16 and 21, escoba to 15
+    checks = [("scopa", t) for t in S.TARGETS] + [("escoba", 15)]
     for tag in S.KERNEL_POLICIES:
-        for t in S.TARGETS:
+        for preset, t in checks:
             assert any(r.part in "BC" and r.tag == tag and r.mode == "matches"
-                       and Rules.make(r.preset, r.rules) == Rules.make("scopa", [f"target={t}"])
+                       and Rules.make(r.preset, r.rules) == Rules.make(preset, [f"target={t}"])
                        for r in p.runs)  # fmt: skip
+
+
+@pytest.mark.parametrize("scale", ["full", "small"])
+def test_plan_measures_the_sum_to_fifteen_options(scale: str) -> None:
+    """docs/rules.md §9 in part B: every option of the family toggled from the preset it
+    belongs to, per hand under every kernel policy and per match under expert, paired
+    with its baseline; the variants that are presets reuse part A's runs."""
+    sc = S.SCALES[scale]
+    p = S.plan(sc)
+    toggled = {o.split("=")[0] for _, opts in S.FIFTEEN_EFFECTS for o in opts}
+    assert {"capture_mode", "capture_compulsory", "opening_fifteen"} <= toggled
+    assert Rules.make("scopa", S.FIFTEEN_EFFECTS[0][1]) == Rules.make("scopa-15")
+    assert Rules.make(*S.FIFTEEN_EFFECTS[4]) == Rules.make("escoba")
+    by = {(e.key, e.tag, e.level): e for e in p.effects}
+    for base, opts in S.FIFTEEN_EFFECTS:
+        same = S.same_preset(base, opts)
+        for tag, level in [(t, "hand") for t in S.KERNEL_POLICIES] + [("expert", "match")]:
+            e = by[((base, opts), tag, level)]
+            v, b = p.run(e.variant), p.run(e.baseline)
+            assert Rules.make(v.preset, v.rules) == Rules.make(base, opts)
+            assert Rules.make(b.preset, b.rules) == Rules.make(base)
+            assert v.tag == b.tag == tag and v.deal == b.deal == "plain"
+            assert v.config(0).seed == b.config(0).seed  # paired on the decks
+            if level == "hand" and same is not None:
+                assert v.part == "A" and v.name == f"{same}-{tag}"
+            if level == "match":
+                assert v.mode == b.mode == "matches" and v.count == b.count == sc.matches
+                h = p.run(e.hands)
+                assert (h.mode, h.tag) == ("hands", "expert")
+                assert Rules.make(h.preset, h.rules) == Rules.make(base, opts)
+    for key in S.KEY_FIFTEEN_EFFECTS:
+        e = by[(key, S.SEARCH, "hand")]
+        v, b = p.run(e.variant), p.run(e.baseline)
+        assert v.part == b.part == "A" and v.tag == b.tag == S.SEARCH
+        assert Rules.make(v.preset, v.rules) == Rules.make(*key)
+        assert min(v.count, b.count) >= sc.search_option_hands
+    # part C: the escoba hands give its own target too
+    assert S.targets_of("escoba") == (11, 15, 16, 21) and S.targets_of("scopa") == S.TARGETS
+    for preset in S.EQUITY_TABLES:
+        assert p.run(f"{preset}-expert").mode == "hands"
+
+
+#: Run ids of the committed full study (read from the manifests of its runs, made
+#: before the sum-to-fifteen options existed): the plan must keep them, so that those
+#: runs are reused as they are.
+COMMITTED_RUN_IDS = {
+    "scopa-random": "f207d5a9c244",
+    "scopa-search-swapped": "d791dbb5ccb4",
+    "scopa+napola-true-expert-matches": "ffbfe0b53f6a",
+    "scopa+target-16-greedy-matches": "7b95b06e31bf",
+    "asso-piglia-tutto-search": "29ada5ffc6f2",
+    "scopone-scientifico-expert-swapped": "25a26f931b9c",
+}
+
+
+def test_runs_of_the_committed_study_keep_their_ids() -> None:
+    p = S.plan(S.SCALES["full"])
+    assert {n: p.run(n).config(0).run_id for n in COMMITTED_RUN_IDS} == COMMITTED_RUN_IDS
 
 
 def test_full_scale_meets_the_sample_sizes_within_the_budget() -> None:
@@ -82,7 +141,7 @@ def test_full_scale_meets_the_sample_sizes_within_the_budget() -> None:
     assert sc.search_option_hands >= 20_000
     # scopa's margin: sd about 3 points per hand under search, no variance reduction
     assert 1.96 * 3.0 / (2 * sc.search_hands_scopa) ** 0.5 <= 0.035
-    assert 45 <= _search_minutes(p) <= 70  # plus about 15 minutes of kernel runs
+    assert 55 <= _search_minutes(p) <= 80  # plus about 20 minutes of kernel runs
     assert _search_minutes(S.plan(S.SCALES["small"])) <= 1.5
 
 
@@ -112,6 +171,13 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert "CI includes 0" in b  # 300 hands cannot settle every option
     c = (out / "part-c" / "report.md").read_text()
     assert "Match equity" in c and "simulated" in c
+    assert "## Match equity: `escoba` to 15 under `expert`" in c and "| to 15 |" in c
+    assert (out / "part-c" / "equity-escoba.png").is_file()
+    assert "`scopa-15` = `capture_mode=fifteen`" not in b  # scopa is not named as a base
+    assert "`capture_mode=fifteen` (= `scopa-15`)" in b
+    assert "`opening_fifteen=true` from `scopa-15`" in b
+    assert "`escoba` = `capture_compulsory=false` `opening_fifteen=true`" in b
+    assert "## The sum-to-fifteen family" in index
     for png in out.glob("part-*/*.png"):
         assert mpimg.imread(png).ndim == 3
     rows = json.loads((out / "results.json").read_text())
@@ -127,7 +193,41 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
               and r["rules"] == {"napola": True}]  # fmt: skip
     assert {r["policy"] for r in napola} == {"random", "greedy", "expert", "ismcts:iterations=8"}
     eq = [r for r in rows if r["metric"] == "match_equity"]
-    assert len(eq) == 11 * 11 * 2
+    assert len(eq) == 11 * 11 * 2 * 2 + 15 * 15 * 2
+    assert {r["preset"] for r in eq} == {"scopa", "scopa-15", "escoba"}
+    # the §9 effects: from their base preset, under every policy where measured
+    optional = [
+        r
+        for r in rows
+        if r["metric"] == "effect:dealer_margin"
+        and r["preset"] == "scopa-15"
+        and r["rules"] == {"capture_compulsory": False}
+    ]
+    assert {r["policy"] for r in optional} == {"random", "greedy", "expert"}
+    fifteen = [
+        r
+        for r in rows
+        if r["metric"] == "effect:dealer_margin"
+        and r["preset"] == "scopa"
+        and r["rules"] == {"capture_mode": "fifteen"}
+    ]
+    assert {r["policy"] for r in fifteen} == {"random", "greedy", "expert", "ismcts:iterations=8"}
+    assert all(r["method"] == "paired t on (match, hand)" for r in fifteen + optional)
+    escoba = [
+        r
+        for r in rows
+        if r["part"] == "B"
+        and r["preset"] == "scopa-15"
+        and r["metric"] == "effect:first_mover_match_win"
+        and r["rules"].get("target") == 15
+    ]
+    assert len(escoba) == 1 and "McNemar" in escoba[0]["method"]  # paired matches
+    own = [
+        r
+        for r in rows
+        if r["part"] == "C" and r["preset"] == "escoba" and r["metric"] == "first_mover_match_win"
+    ]
+    assert {r["rules"].get("target", 15) for r in own} == {11, 15, 16, 21}
     # a second call reuses the finished runs (it would print each run it simulates)
     said: list[str] = []
     again = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
