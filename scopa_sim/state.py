@@ -322,7 +322,8 @@ class HandState(PublicView):
         for s, h in enumerate(hands):
             vec[K.S_HANDS + s] = h.mask
         vec[K.S_TABLE] = table.mask
-        vec[K.S_REACH] = K.table_reach(table.mask)
+        fifteen = rules.capture_mode == "fifteen"
+        vec[K.S_REACH] = K.table_reach15(table.mask) if fifteen else K.table_reach(table.mask)
         for s, p in enumerate(piles):
             vec[K.S_PILES + s] = p.mask
             vec[K.S_SCOPE + s] = scope[s]
@@ -354,6 +355,13 @@ class HandState(PublicView):
     @property
     def hands(self) -> list[CardSet]:
         return [self.hand(s) for s in range(self.players)]
+
+    @property
+    def opening(self) -> CardSet:
+        """The cards the dealer's side took at the deal by ``opening_fifteen`` (RULES.md
+        §9: a first table adding up to fifteen, or splitting into two fifteens); empty
+        otherwise. Their scope are in the dealer side's :attr:`scope`."""
+        return CardSet(int(self._vec[K.S_OPENING]))
 
     @property
     def stock(self) -> list[Card]:

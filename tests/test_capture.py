@@ -25,13 +25,21 @@ RULES = [
     ("asso-piglia-tutto", ("ace_sweep_scopa=false", "last_play_scopa=true")),
     ("scopa-corsa", ()),
     ("scopa-36", ()),
+    ("scopa", ("capture_compulsory=false",)),
+    ("asso-piglia-tutto", ("capture_compulsory=false", "sum_capture=fewest")),
+    ("scopa-15", ()),
+    ("scopa-15", ("sum_capture=fewest",)),
+    ("scopa-15", ("capture_rule=hand", "deck=36")),
+    ("escoba", ()),
 ]
 IDS = [" ".join((p, *o)) for p, o in RULES]
 
 
-def positions(rules: Rules, seed: int, count: int, max_table: int = K.BIG_TABLE):
-    """Random positions with a table of up to ``max_table`` cards (the packed subset
-    counts are exact there) and up to 6 cards in the hand to play."""
+def positions(rules: Rules, seed: int, count: int):
+    """Random positions with a table of up to ``BIG_TABLE`` cards (``BIG_TABLE15`` under
+    the fifteen rule: the packed subset counts are exact there) and up to 6 cards in the
+    hand to play."""
+    max_table = K.BIG_TABLE15 if rules.capture_mode == "fifteen" else K.BIG_TABLE
     rnd = random.Random(seed)
     deck = list(CardSet(int(rules.to_array()[K.R_DECK_MASK])))
     for _ in range(count):
@@ -58,61 +66,74 @@ def test_every_form_of_the_capture_rule_lists_the_same_captures(
     rules = Rules.make(preset, list(overrides))
     r = rules.to_array()
     fewest = bool(r[K.R_SUM_FEWEST])
+    fifteen = rules.capture_mode == "fifteen"
+    optional = not rules.capture_compulsory
     bt = np.empty(K.MAX_PLAYS, np.int64)
     sc = np.empty(K.SCRATCH, np.int64)
     seen = 0
     for state in positions(rules, 1, 400):
         table = state.table.mask
-        packed = K.packed_counts(table)
+        lo, hi = K.packed_of(table, fifteen)
+        if not fifteen:
+            assert hi == 0 and lo == K.packed_counts(table)
         sa = sweep_aces(r, table)
         plays = [(p.card, p.take) for p in state.legal_plays]
         cards_that_capture = {c for c, t in plays if t}
         for card in state.hand(0):
             legal = [t for c, t in plays if c == card and t]
-            listed = [int(t) for t in bt[: K.list_captures(card, table, sa, fewest, bt, sc)]]
-            assert listed == legal  # legal_plays' written-out listing, in order
-            assert K.count_captures(card, table, packed, sa, fewest) == len(legal)
+            laid = optional or not (legal or (r[K.R_CAPTURE_HAND] and cards_that_capture))
+            assert ((card, 0) in plays) == laid
+            if laid:  # the lay comes after the card's captures
+                assert [p for p in plays if p[0] == card][-1] == (card, 0)
+            n = K.list_captures(card, table, sa, fewest, fifteen, bt, sc)
+            assert [int(t) for t in bt[:n]] == legal  # legal_plays' twin, in order
+            assert K.count_captures(card, table, lo, hi, sa, fewest, fifteen) == len(legal)
             assert [
-                K.pick_capture(card, j, table, packed, sa, fewest) for j in range(len(legal))
+                K.pick_capture(card, j, table, lo, hi, sa, fewest, fifteen)
+                for j in range(len(legal))
             ] == legal
-            k, fsize, same = K.capture_count(card, table, packed, sa, fewest)
+            k, fsize, same = K.capture_count(card, table, lo, hi, sa, fewest, fifteen)
             walked = []
             for j in range(k):
-                t = K.nth_capture(card, j, table, packed, sa, fsize)
+                t = K.nth_capture(card, j, table, lo, hi, sa, fsize, fifteen)
                 if same:  # the equal cards, as the expert walks them
                     assert t == same & -same
                     same &= same - 1
                 else:
-                    assert t == K.capture_at(card, j, table, packed, sa, fsize)
+                    assert t == K.capture_at(card, j, table, lo, hi, sa, fsize, fifteen)
                 if t >= 0:
                     walked.append(t)
             assert walked == legal
-            assert bool(K.is_capture(card, table, packed, sa)) == bool(legal)
             assert (card in cards_that_capture) == bool(legal)
+            plays_of = legal + ([0] if optional or not legal else [])
+            if fifteen:
+                for j, t in enumerate(plays_of):
+                    assert K.take_of_play15(card, j, table, lo, hi, fewest) == t
+                continue
+            assert bool(K.is_capture(card, table, lo, sa)) == bool(legal)
             if not fewest:
-                assert K.card_captures(card, table, packed, sa) == len(legal)
+                assert K.card_captures(card, table, lo, sa) == len(legal)
             else:
-                assert K.card_captures_fewest(card, table, packed, sa) == len(legal)
+                assert K.card_captures_fewest(card, table, lo, sa) == len(legal)
             # the fused loop's random pick: its "rare" bit and the equal cards
             rare = int(bool(legal) and not table & int(K.SAME_MASK[card])) << card
             same_cards = table & int(K.SAME_MASK[card])
-            for j, t in enumerate(legal):
-                got = K.take_of_play(card, j, table, packed, sa, fewest, rare, same_cards)
+            for j, t in enumerate(plays_of):
+                got = K.take_of_play(card, j, table, lo, sa, fewest, rare, same_cards, optional)
                 assert got == t
-            if not legal:
-                assert K.take_of_play(card, 0, table, packed, sa, fewest, rare, same_cards) == 0
             seen += len(legal)
-    assert seen > 500
+    assert seen > 500 or fifteen
 
 
 @pytest.mark.parametrize(("preset", "overrides"), RULES, ids=IDS)
 def test_play_on_table_is_apply_play(preset: str, overrides: tuple[str, ...]) -> None:
     rules = Rules.make(preset, list(overrides))
     r = rules.to_array()
+    fifteen = rules.capture_mode == "fifteen"
     scopas = 0
     for state in positions(rules, 2, 300):
         table = state.table.mask
-        packed = K.packed_counts(table)
+        lo, hi = K.packed_of(table, fifteen)
         sa = sweep_aces(r, table)
         for play in state.legal_plays:
             after = state.clone()
@@ -120,20 +141,20 @@ def test_play_on_table_is_apply_play(preset: str, overrides: tuple[str, ...]) ->
             last = res.last
             lc = -1 if state.last_capturer is None else state.last_capturer
             got = K.play_on_table(
-                table, packed, state.piles[0].mask, lc, 0, play.card, play.take, sa,
+                table, lo, hi, state.piles[0].mask, lc, 0, play.card, play.take, sa,
                 bool(r[K.R_ACE_SWEEP]), last, bool(r[K.R_LAST_PLAY_SCOPA]),
-                bool(r[K.R_ACE_SWEEP_SCOPA]),
+                bool(r[K.R_ACE_SWEEP_SCOPA]), fifteen,
             )  # fmt: skip
-            new_table, new_packed, pile, last_capturer, scopa = got
+            new_table, new_lo, new_hi, pile, last_capturer, scopa = got
             if not last:  # (the last play hands the remainder out)
                 assert new_table == after.table.mask
                 assert pile == after.piles[0].mask
             assert new_table == table & ~play.take if play.take else table | 1 << play.card
-            assert new_packed == K.packed_counts(new_table)
+            assert (new_lo, new_hi) == K.packed_of(new_table, fifteen)
             assert pile == state.piles[0].mask | (play.take | 1 << play.card if play.take else 0)
             assert last_capturer == (0 if play.take else lc)
             assert scopa == int(res.scopa)
             scopas += scopa
             if play.take:
-                assert K.packed_without(packed, play.take) == new_packed
+                assert K.packed_without(lo, hi, play.take, fifteen) == (new_lo, new_hi)
     assert scopas > 0

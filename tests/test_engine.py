@@ -484,6 +484,33 @@ GOLDEN = [
     ("scopa", (), "7D JD QD KD", SMALL_CARDS, 3431),  # every A..6 on the table
     ("scopa", ("sum_capture=fewest",), "7D JD QD KD", SMALL_CARDS, 140),
 ]
+#: Fixed positions under RULES.md §9, with their counts under scopa-15, escoba,
+#: scopa-15 with sum_capture=fewest, scopa-15 with capture_rule=hand and scopa with
+#: capture_compulsory=false (counted by tests/reference.py; the first two rows by hand:
+#: 7D takes JC, 6S 2D, 6S AH AC, 5H 3S, 5H 2D AH, 5H 2D AC, 4C 3S AH, 4C 3S AC or
+#: 4C 2D AH AC, nine sets making 8; example 6 below).
+FIFTEEN_POSITIONS = [
+    ("7D", "AH AC 2D 3S 4C 5H 6S JC", (9, 10, 1, 9, 9)),
+    ("5S KH AS", "7C 3D 5H", (3, 5, 3, 2, 5)),  # example 6
+    ("3S JC", "2C 3D 5H 7S", (4, 6, 2, 4, 4)),  # example 7
+    ("KD QS", "5C 5D 5H 6S 4D AC", (8, 10, 4, 8, 12)),
+    ("AS 2S", "KC QC JC 7H 6H 5H", (4, 6, 4, 4, 2)),
+    ("6D QD 4S", "", (3, 3, 3, 3, 3)),
+    ("5C", "KS QS JS 7S 3D 2D AD", (5, 6, 1, 5, 2)),
+    ("AD 2D 3D 4D 5D", "AH 2H 3H 4H 5H 6H 7H AC 2C 3C", (236, 241, 15, 236, 13)),
+]
+FIFTEEN_RULES = [
+    ("scopa-15", ()),
+    ("escoba", ()),
+    ("scopa-15", ("sum_capture=fewest",)),
+    ("scopa-15", ("capture_rule=hand",)),
+    ("scopa", ("capture_compulsory=false",)),
+]
+GOLDEN += [
+    (preset, overrides, hand, table, counts[i])
+    for hand, table, counts in FIFTEEN_POSITIONS
+    for i, (preset, overrides) in enumerate(FIFTEEN_RULES)
+]
 
 
 @pytest.mark.parametrize(("preset", "overrides", "hand", "table", "count"), GOLDEN)
@@ -500,8 +527,84 @@ def test_golden_legal_play_counts(
     for p in st.legal_plays:
         assert p.card in P(hand)
         assert p.take & ~P(table).mask == 0
-        if p.is_capture and not (r.ace_sweep and p.card % 10 == 0):
+        if p.is_capture and r.capture_mode == "fifteen":
+            assert p.taken.value_sum() + p.card % 10 + 1 == 15
+        elif p.is_capture and not (r.ace_sweep and p.card % 10 == 0):
             assert p.taken.value_sum() == p.card % 10 + 1
+
+
+# --------------------------------------------------------------------------- RULES.md §9
+
+
+def test_example6_fifteen_takes_no_match_first() -> None:
+    r = rules("scopa-15")
+    st = position(r, ["5S KH AS", "2C 4C"], "7C 3D 5H")
+    assert legal(st) == plays("5S x 7C 3D", "KH x 5H", "AS")
+    res = st.push("5S x 7C 3D")
+    assert res.capture and not res.scopa and st.table == P("5H") and st.last_capturer == 0
+    assert st.piles[0] == P("5S 7C 3D")
+    # AS needs 14: no set adds up to it, so it is laid; a king takes a lone 5 (no match rule)
+    st = position(r, ["KH AS", "2C"], "5H 7C 3D 5D")
+    assert legal(st) == plays("KH x 5H", "KH x 5D", "AS")
+
+
+def test_example6_escoba_lays_what_could_capture() -> None:
+    st = position(rules("escoba"), ["5S KH AS", "2C 4C"], "7C 3D 5H")
+    assert legal(st) == plays("5S x 7C 3D", "KH x 5H", "AS", "5S", "KH")
+    res = st.push("KH")
+    assert not res.capture and st.table == P("7C 3D 5H KH")
+
+
+def test_example7_no_capture_sweeps_a_table_over_fifteen() -> None:
+    st = position(rules("scopa-15"), ["3S JC", "2H KS"], "2C 3D 5H 7S")
+    assert legal(st) == plays("3S x 5H 7S", "3S x 2C 3D 7S", "JC x 7S", "JC x 2C 5H")
+    for p in st.legal_plays:
+        after = st.clone()
+        assert not after.push(p).scopa and after.table
+    # a table of 15 minus the card is swept: a scopa (an escoba), except on the last play
+    st = position(rules("scopa-15"), ["3S JC", "2H KS"], "5H 7S")
+    res = st.push("3S x 5H 7S")
+    assert res.scopa and st.scope == [1, 0]
+
+
+@pytest.mark.parametrize(
+    ("table", "scope"), [("AD 2C 5H 7S", 1), ("KD 5C KS 5H", 2), ("KD QC KS AH", 0)]
+)
+@pytest.mark.parametrize("dealer", [0, 1])
+def test_example8_the_opening_table(table: str, scope: int, dealer: int) -> None:
+    first = P(table).cards()
+    deck = [*first, *(c for c in range(40) if c not in first)]
+    st = HandState.deal(rules("escoba"), dealer=dealer, deck=deck)
+    if scope:
+        assert st.opening == P(table) and st.table == P("")
+        assert st.piles[dealer] == P(table) and st.piles[1 - dealer] == P("")
+        assert st.scope[dealer] == scope and st.scope[1 - dealer] == 0
+        assert st.last_capturer == dealer  # the dealer's side until someone captures
+    else:
+        assert st.opening == P("") and st.table == P(table)
+        assert st.scope == [0, 0] and st.last_capturer is None
+    assert st.turn == 1 - dealer and len(st.hand(st.turn)) == 3
+    # without the option (scopa-15) the table stays
+    st = HandState.deal(rules("scopa-15"), dealer=dealer, deck=deck)
+    assert st.opening == P("") and st.table == P(table) and st.scope == [0, 0]
+
+
+def test_opening_take_goes_to_the_dealer_team() -> None:
+    first = P("KD 5C KS 5H").cards()
+    deck = [*first, *(c for c in range(40) if c not in first)]
+    st = HandState.deal(rules("escoba", "players=4"), dealer=3, deck=deck)
+    assert st.opening == P("KD 5C KS 5H") and st.scope == [0, 2] and st.last_capturer == 1
+
+
+def test_opening_scope_count_in_the_score() -> None:
+    # the dealer's side scores its opening scope with the scope of its plays
+    first = P("KD 5C KS 5H").cards()
+    deck = [*first, *(c for c in range(40) if c not in first)]
+    st = HandState.deal(rules("escoba"), dealer=0, deck=deck)
+    while not st.is_over():
+        st.push(st.legal_plays[0])
+    assert st.score()[0]["scope"] >= 2
+    assert st.score()[0]["scope"] == st.scope[0]
 
 
 # --------------------------------------------------------------------------- dealing

@@ -155,12 +155,12 @@ def test_reply_expectation_is_exact() -> None:
             left = table & ~play.take if play.take else table | bit
             pm2 = pm | play.take | bit if play.take else pm
             e0 = K.expert_eval(pm2, po, 0, rules.deck, flags)
-            packed = K.packed_counts(left)
+            lo, hi = K.packed_of(left, rules.capture_mode == "fifteen")
             final = state.plays_made + 2 == rules.deck - rules.table_cards
             lc = 1 if play.take else 0
             r = {
                 c: K.reply_value(
-                    c, left, packed, pm2, po, 0, rules.deck, flags, final, lc, 0, e0, 0, 0
+                    c, left, lo, hi, pm2, po, 0, rules.deck, flags, final, lc, 0, e0, 0, 0
                 )
                 for c in u
             }

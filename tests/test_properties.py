@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
-from scopa_sim.cards import DECK36_MASK, FULL_DECK_MASK
+from scopa_sim.cards import DECK36_MASK, FULL_DECK_MASK, value_of
 from scopa_sim.state import HandState
 
 RULESETS = [
@@ -28,6 +28,17 @@ RULESETS = [
     ("scopa-3", ("hand_size=1", "table_cards=1")),
 ]
 IDS = [" ".join((p, *o)) for p, o in RULESETS]
+#: The sum-to-fifteen family and free lays (RULES.md §9).
+FIFTEEN_RULESETS = [
+    ("scopa-15", ()),
+    ("escoba", ()),
+    ("escoba", ("players=4",)),
+    ("escoba", ("players=3", "sum_capture=fewest", "remainder_to=dealer")),
+    ("scopa-15", ("capture_rule=hand", "opening_fifteen=true", "deck=36")),
+    ("scopa", ("capture_compulsory=false",)),
+    ("asso-piglia-tutto", ("capture_compulsory=false", "capture_rule=hand")),
+]
+FIFTEEN_IDS = [" ".join((p, *o)) for p, o in FIFTEEN_RULESETS]
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
 
 
@@ -112,13 +123,17 @@ def test_invariants_along_a_hand(preset: str, overrides: tuple[str, ...], seed: 
     check_score(rules, state.score(), plays_by)
 
 
-def check_score(rules: Rules, score: list[dict[str, int]], plays_by: list[int]) -> None:
+def check_score(
+    rules: Rules, score: list[dict[str, int]], plays_by: list[int], opening: list[int] | None = None
+) -> None:
+    """Bounds of a hand's score; ``opening``: the scope each side took at the deal."""
     assert len(score) == rules.sides
+    opening = opening or [0] * rules.sides
     for s, items in enumerate(score):
         assert all(v >= 0 for v in items.values())
         assert items["total"] == sum(v for k, v in items.items() if k != "total")
-        assert items["scope"] <= plays_by[s]
-        assert 0 <= items["total"] <= max_points(rules, plays_by[s])
+        assert items["scope"] <= plays_by[s] + opening[s]
+        assert 0 <= items["total"] <= max_points(rules, plays_by[s]) + opening[s]
         if not rules.re_bello:
             assert items["re_bello"] == 0
         if not rules.napola:
@@ -129,6 +144,56 @@ def check_score(rules: Rules, score: list[dict[str, int]], plays_by: list[int]) 
     for key in ("cards", "denari", "settebello", "primiera", "re_bello"):
         assert sum(items[key] for items in score) <= 1
     assert sum(1 for items in score if items["napola"]) <= 1
+
+
+@pytest.mark.parametrize(("preset", "overrides"), FIFTEEN_RULESETS, ids=FIFTEEN_IDS)
+@settings(max_examples=40, deadline=None)
+@given(seed=SEEDS)
+def test_fifteen_and_free_lays_along_a_hand(
+    preset: str, overrides: tuple[str, ...], seed: int
+) -> None:
+    """RULES.md §9 through the step kernels: with capture_compulsory=false every card of
+    the hand is a legal lay; under the fifteen rule every capture makes fifteen with the
+    card played, the opening take is the dealer's side's, and the table is never empty
+    after the last play (every capture removes a multiple of 15 from a deck worth 220,
+    or 212); the cards are conserved throughout."""
+    rules = make(preset, overrides)
+    full = deck_mask(rules)
+    fifteen = rules.capture_mode == "fifteen"
+    rng = random.Random(seed)
+    dealer = seed % rules.players
+    state = HandState.deal(rules, dealer=dealer, seed=seed)
+    opening = [0] * rules.sides
+    if state.opening:
+        assert rules.opening_fifteen and not state.table
+        side = rules.side_of(dealer)
+        assert state.piles[side] == state.opening and state.last_capturer == side
+        assert sum(value_of(c) for c in state.opening) in (15, 30)
+        opening[side] = state.scope[side]
+        assert opening[side] in (1, 2)
+    else:
+        assert len(state.table) == rules.table_cards and sum(state.scope) == 0
+    plays_by = [0] * rules.sides
+    partition_ok(state, full)
+    while not state.is_over():
+        seat = state.turn
+        legal = list(state.legal_plays)
+        if not rules.capture_compulsory:
+            assert {p.card for p in legal if not p.take} == set(state.hand(seat))
+        for p in legal:
+            if fifteen and p.take:
+                assert value_of(p.card) + sum(value_of(c) for c in CardSet(p.take)) == 15
+        play = rng.choice(legal)
+        table = state.table.mask
+        res = state.push(play)
+        plays_by[rules.side_of(seat)] += 1
+        if res.last and fifteen:  # the table after the last play (before the remainder)
+            assert (table & ~play.take) if play.take else True
+            assert not res.scopa
+        partition_ok(state, full)
+    assert state.plays_made == rules.deck - rules.table_cards
+    assert plays_by == plays_per_side(rules)
+    check_score(rules, state.score(), plays_by, opening)
 
 
 @pytest.mark.parametrize(("preset", "overrides"), RULESETS, ids=IDS)

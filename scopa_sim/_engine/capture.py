@@ -1,10 +1,14 @@
 """The capture rule: counting, enumerating and picking the captures of a card.
 
-This is the one place a game's capture rule lives.  The step kernels (:mod:`.step`)
-list captures with :func:`sum_captures` (guarded by the table's subset-sum bitset,
-:func:`table_reach`); the jitted loops (:mod:`.fused`, :mod:`.search`) and the expert
-(:mod:`.policy`) count and pick them from the table's *packed subset counts* (see
-``GROW``), so only the chosen play is ever built.
+This is the one place a game's capture rule lives: Scopa's (RULES.md §4: an ace sweep,
+else a match, else sums of two or more cards) and the sum-to-fifteen family's
+(``capture_mode=fifteen``, §9: any set of one or more table cards adding up to fifteen
+with the card played).  The step kernels (:mod:`.step`) list captures with
+:func:`sum_captures` (guarded by the table's subset-sum bitset, :func:`table_reach`);
+the jitted loops (:mod:`.fused`, :mod:`.search`) and the expert (:mod:`.policy`) count
+and pick them from the table's *packed subset counts* (see ``GROW`` and ``GROW15``), so
+only the chosen play is ever built.  Functions that serve both rules take ``fifteen``,
+a compile-time constant in the loops, so that each rule compiles to its own code.
 """
 
 from __future__ import annotations
@@ -12,20 +16,29 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import ctz, popcount
+from .bits import ctz, mul128, popcount
 from .layout import ACES, SAME_MASK, VALUE, VALUE_MASK
 
 __all__ = [
     "BIG_TABLE",
+    "BIG_TABLE15",
     "BY_VALUE_BIT",
     "BY_VALUE_CARD",
     "GROW",
+    "GROW15_HI",
+    "GROW15_LO",
     "GROW_SHRINK",
+    "HI15",
+    "LANE15_BITS",
     "LANES",
     "LANE_BITS",
     "LANE_SHIFT",
     "LOWER_VALUES",
+    "REACH15",
     "SHRINK",
+    "SHRINK15_HI",
+    "SHRINK15_LO",
+    "UP_TO_VALUE",
     "add_captures",
     "capture_at",
     "capture_count",
@@ -33,34 +46,46 @@ __all__ = [
     "card_captures_fewest",
     "count_captures",
     "fewest_sums",
+    "fewest_sums15",
     "fewest_take",
+    "fewest_take15",
     "is_capture",
+    "lane",
     "list_captures",
     "nth_capture",
+    "opening_take",
     "packed_counts",
+    "packed_join",
+    "packed_leave",
+    "packed_of",
     "packed_without",
     "pick_capture",
     "play_on_table",
     "remainder_side",
     "sum_captures",
     "sum_take",
+    "sum_take15",
     "table_reach",
+    "table_reach15",
     "take_of_play",
+    "take_of_play15",
     "value_sum",
 ]
 
 
 # --------------------------------------------------------------------------- listing captures
 @njit(cache=True)
-def sum_captures(table, v, fewest, out_take, n, scratch):
-    """Append to ``out_take[n:]`` every set of >= 2 table cards whose values add to ``v``
-    (only the smallest sets with ``fewest``); return the new count.
+def sum_captures(table, target, top, fewest, out_take, n, scratch):
+    """Append to ``out_take[n:]`` every set of table cards of value at most ``top`` whose
+    values add to ``target`` (only the smallest sets with ``fewest``); return the new
+    count.  Scopa's sum captures of a card of value ``v`` are ``(target, top) = (v, v -
+    1)`` (so two or more cards), the fifteen rule's ``(15 - v, 10)``.
 
     The sets come in depth-first order over the candidates sorted by (value, card).
     ``scratch`` holds at least ``SCRATCH`` int64 (candidates, their values, the stack).
     """
     k = 0
-    for val in range(1, v):  # ascending values, so the search can prune
+    for val in range(1, top + 1):  # ascending values, so the search can prune
         m = table & VALUE_MASK[val]
         while m:
             scratch[k] = ctz(m)
@@ -74,13 +99,13 @@ def sum_captures(table, v, fewest, out_take, n, scratch):
     s = 0
     cur = np.int64(0)
     while True:
-        if i < k and s + scratch[40 + i] <= v:
+        if i < k and s + scratch[40 + i] <= target:
             scratch[80 + depth] = i
             depth += 1
             s += scratch[40 + i]
             cur |= np.int64(1) << scratch[i]
-            if s == v:
-                if depth >= 2 and (not fewest or depth <= best):
+            if s == target:
+                if not fewest or depth <= best:
                     if fewest and depth < best:
                         best = depth
                         n = start
@@ -113,6 +138,22 @@ def table_reach(table):
         reach |= reach << VALUE[ctz(m)]
         m &= m - 1
     return reach & 2047
+
+
+#: The bits of the subset-sum bitset that the fifteen rule reads (sums 0..14).
+REACH15 = (1 << 15) - 1
+
+
+@njit(cache=True)
+def table_reach15(table):
+    """Subset sums up to 14 of the table's values as a bitset (the fifteen rule's
+    :func:`table_reach`)."""
+    reach = np.int64(1)
+    m = table
+    while m:
+        reach |= reach << VALUE[ctz(m)]
+        m &= m - 1
+    return reach & REACH15
 
 
 # --------------------------------------------------------------------------- packed subset counts
@@ -174,68 +215,6 @@ def value_sum(cards):
     return total
 
 
-@njit(cache=True)
-def sum_take(table, packed, v, r):
-    """The ``r``-th (from 0) set of >= 2 table cards with values adding to ``v``, in the
-    order of :func:`sum_captures`, from the table and its packed subset counts (no table
-    card may have value ``v``).
-
-    The order is lexicographic over candidates sorted by (value, card); the sets that go
-    on with a candidate are counted from the packed counts of the candidates after it.
-    """
-    by_value = np.int64(0)
-    m = table & LOWER_VALUES[v]
-    while m:
-        by_value |= BY_VALUE_BIT[ctz(m)]
-        m &= m - 1
-    cand = by_value
-    t = v
-    take = np.int64(0)
-    while cand:
-        i = ctz(cand)
-        cand &= cand - 1
-        u = (i >> 2) + 1
-        packed = (packed * SHRINK[u]) & LANES  # the candidates after this one
-        with_it = 1 if u == t else (packed >> (LANE_BITS * (t - u))) & 31
-        if r < with_it:
-            take |= np.int64(1) << BY_VALUE_CARD[i]
-            t -= u
-            if t == 0:
-                break
-        else:
-            r -= with_it
-    return take
-
-
-@njit(cache=True)
-def fewest_sums(table, packed, v):
-    """Number of smallest sum captures of a card of value ``v`` and their size."""
-    n = (packed >> (LANE_BITS * v)) & 31
-    best = 99
-    count = 0
-    for r in range(n):
-        size = popcount(sum_take(table, packed, v, r))
-        if size < best:
-            best = size
-            count = 0
-        if size == best:
-            count += 1
-    return count, best
-
-
-@njit(cache=True)
-def fewest_take(table, packed, v, r, size):
-    """The ``r``-th (from 0) of the sum captures of ``size`` cards (see :func:`sum_take`)."""
-    i = 0
-    while True:
-        t = sum_take(table, packed, v, i)
-        if popcount(t) == size:
-            if r == 0:
-                return t
-            r -= 1
-        i += 1
-
-
 @njit(cache=True, inline="always")
 def card_captures(card, table, packed, sweep_aces):
     """Number of distinct captures of ``card`` (0: it can only be laid) with
@@ -281,6 +260,198 @@ def packed_counts(table):
     return packed
 
 
+# --------------------------------------------------------------------------- packed counts, fifteen
+# The fifteen rule needs the subset counts of the sums 0..14 (a card of value v takes
+# the sets adding up to 15 - v >= 5) and, with no match priority, larger counts: they
+# are kept in 8-bit lanes over two words, ``lo`` holding the sums 0..7 and ``hi`` the
+# sums 8..14, i.e. prod(1 + x**value) at x = 2**8 modulo 2**120, joined and left by
+# 128-bit multiplies (``mul128``).  The value stays exact modulo 2**120 through any
+# sequence of joins and leaves (the multipliers are inverse), and its lanes are the true
+# counts whenever each is below 256, which holds for any table of at most
+# ``BIG_TABLE15`` = 10 cards: the sets with one value sum form an antichain (one inside
+# another would add a zero), at most C(10, 5) = 252 of them.  Larger tables (possible
+# with capture_compulsory=false) list their captures instead.
+LANE15_BITS = 8
+#: The bits of ``hi`` that hold lanes (sums 8..14).
+HI15 = (1 << 56) - 1
+BIG_TABLE15 = 10
+
+
+def _words(x: int) -> tuple[int, int]:
+    """A number below 2**120 as (lo, hi) int64 words of the two-word packed counts."""
+    x %= 1 << 120
+    return _wrap64(x & ((1 << 64) - 1)), x >> 64
+
+
+#: GROW15_LO/HI[v]: the multiplier (lo and hi words) for a card of value v joining.
+GROW15_LO = np.array([0] + [_words(1 + (1 << (8 * v)))[0] for v in range(1, 11)], np.int64)
+GROW15_HI = np.array([0] + [_words(1 + (1 << (8 * v)))[1] for v in range(1, 11)], np.int64)
+#: SHRINK15_LO/HI[v]: its inverse modulo 2**120, for a card of value v leaving.
+SHRINK15_LO = np.array(
+    [0] + [_words(pow(1 + (1 << (8 * v)), -1, 1 << 120))[0] for v in range(1, 11)], np.int64
+)
+SHRINK15_HI = np.array(
+    [0] + [_words(pow(1 + (1 << (8 * v)), -1, 1 << 120))[1] for v in range(1, 11)], np.int64
+)
+#: UP_TO_VALUE[t]: the cards of value at most t (t = 0..14).
+UP_TO_VALUE = np.array(
+    [sum(ACES << (u - 1) for u in range(1, min(t, 10) + 1)) for t in range(15)], dtype=np.int64
+)
+
+
+@njit(cache=True, inline="always")
+def lane(lo, hi, s, fifteen):
+    """The number of subsets of the table adding up to ``s`` from its packed counts
+    (``hi``: the second word, fifteen rule only)."""
+    if fifteen:
+        return ((hi if s >= 8 else lo) >> (8 * (s & 7))) & 255
+    return (lo >> (LANE_BITS * s)) & 31
+
+
+@njit(cache=True, inline="always")
+def packed_join(lo, hi, v, fifteen):
+    """The packed counts once a card of value ``v`` joins the table."""
+    if fifteen:
+        lo, hi = mul128(lo, hi, GROW15_LO[v], GROW15_HI[v])
+        return lo, hi & HI15
+    return (lo * GROW[v]) & LANES, hi
+
+
+@njit(cache=True, inline="always")
+def packed_leave(lo, hi, v, fifteen):
+    """The packed counts once a card of value ``v`` leaves the table."""
+    if fifteen:
+        lo, hi = mul128(lo, hi, SHRINK15_LO[v], SHRINK15_HI[v])
+        return lo, hi & HI15
+    return (lo * SHRINK[v]) & LANES, hi
+
+
+@njit(cache=True, inline="always")
+def packed_of(table, fifteen):
+    """The packed counts ``(lo, hi)`` of a table computed from scratch."""
+    lo = np.int64(1)
+    hi = np.int64(0)
+    m = table
+    while m:
+        lo, hi = packed_join(lo, hi, VALUE[ctz(m)], fifteen)
+        m &= m - 1
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def packed_without(lo, hi, cards, fifteen):
+    """The packed counts of a table once ``cards`` have left it."""
+    m = cards
+    while m:
+        lo, hi = packed_leave(lo, hi, VALUE[ctz(m)], fifteen)
+        m &= m - 1
+    return lo, hi
+
+
+@njit(cache=True, inline="always")
+def _set_at(table, lo, hi, cand, t, r, fifteen):
+    """The ``r``-th (from 0) set of the candidates ``cand`` (table cards) with values
+    adding to ``t``, in :func:`sum_captures` order, from the table's packed counts.
+
+    The order is lexicographic over candidates sorted by (value, card); the sets that go
+    on with a candidate are counted from the packed counts of the candidates after it
+    (the table's other cards add nothing to the sums that matter).
+    """
+    by_value = np.int64(0)
+    m = cand
+    while m:
+        by_value |= BY_VALUE_BIT[ctz(m)]
+        m &= m - 1
+    take = np.int64(0)
+    while by_value:
+        i = ctz(by_value)
+        by_value &= by_value - 1
+        u = (i >> 2) + 1
+        lo, hi = packed_leave(lo, hi, u, fifteen)  # the candidates after this one
+        if fifteen and u > t:  # no set goes on (never reached for a valid r)
+            break
+        with_it = 1 if u == t else lane(lo, hi, t - u, fifteen)
+        if r < with_it:
+            take |= np.int64(1) << BY_VALUE_CARD[i]
+            t -= u
+            if t == 0:
+                break
+        else:
+            r -= with_it
+    return take
+
+
+@njit(cache=True)
+def sum_take(table, packed, v, r):
+    """The ``r``-th (from 0) set of >= 2 table cards with values adding to ``v``, in the
+    order of :func:`sum_captures`, from the table and its packed subset counts (no table
+    card may have value ``v``)."""
+    return _set_at(table, packed, np.int64(0), table & LOWER_VALUES[v], v, r, False)
+
+
+@njit(cache=True)
+def sum_take15(table, lo, hi, t, r):
+    """The ``r``-th (from 0) set of one or more table cards with values adding to ``t``,
+    in :func:`sum_captures` order, from the table and its two-word packed counts (the
+    fifteen rule's :func:`sum_take`)."""
+    return _set_at(table, lo, hi, table & UP_TO_VALUE[t], t, r, True)
+
+
+@njit(cache=True, inline="always")
+def _fewest(table, lo, hi, t, fifteen):
+    """Number of the smallest sets adding up to ``t`` (a card's sum captures) and their
+    size."""
+    n = lane(lo, hi, t, fifteen)
+    best = 99
+    count = 0
+    for r in range(n):
+        x = sum_take15(table, lo, hi, t, r) if fifteen else sum_take(table, lo, t, r)
+        size = popcount(x)
+        if size < best:
+            best = size
+            count = 0
+        if size == best:
+            count += 1
+    return count, best
+
+
+@njit(cache=True, inline="always")
+def _fewest_at(table, lo, hi, t, r, size, fifteen):
+    """The ``r``-th (from 0) of the sets of ``size`` cards adding up to ``t``."""
+    i = 0
+    while True:
+        x = sum_take15(table, lo, hi, t, i) if fifteen else sum_take(table, lo, t, i)
+        if popcount(x) == size:
+            if r == 0:
+                return x
+            r -= 1
+        i += 1
+
+
+@njit(cache=True)
+def fewest_sums(table, packed, v):
+    """Number of smallest sum captures of a card of value ``v`` and their size."""
+    return _fewest(table, packed, np.int64(0), v, False)
+
+
+@njit(cache=True)
+def fewest_take(table, packed, v, r, size):
+    """The ``r``-th (from 0) of the sum captures of ``size`` cards (see :func:`sum_take`)."""
+    return _fewest_at(table, packed, np.int64(0), v, r, size, False)
+
+
+@njit(cache=True)
+def fewest_sums15(table, lo, hi, t):
+    """Number of smallest sets adding up to ``t`` and their size (fifteen rule)."""
+    return _fewest(table, lo, hi, t, True)
+
+
+@njit(cache=True)
+def fewest_take15(table, lo, hi, t, r, size):
+    """The ``r``-th (from 0) of the sets of ``size`` cards adding up to ``t``."""
+    return _fewest_at(table, lo, hi, t, r, size, True)
+
+
 #: Tables of more cards than this may hold more than 31 sum captures of one value (the
 #: sets of cards with one value sum form an antichain: at most C(6, 3) = 20 for 6 cards),
 #: so loops that may meet them list the captures (:func:`list_captures`) instead of
@@ -294,16 +465,22 @@ BIG_TABLE = 6
 # card's value, else the sets of two or more table cards adding to its value (with
 # ``sum_capture=fewest`` only the smallest).  Every loop lists them in the same order:
 # the sweep, the equal cards by card index, then the sums in :func:`sum_captures` order.
+# With ``fifteen`` (§9): the sets of one or more table cards adding up to 15 - v, in
+# :func:`sum_captures` order (no sweeps: ace_sweep is not allowed with it).
 @njit(cache=True, inline="always")
-def add_captures(card, table, reach, sweep_aces, fewest, out_take, n, scratch):
+def add_captures(card, table, reach, sweep_aces, fewest, fifteen, out_take, n, scratch):
     """Append every capture of ``card`` to ``out_take[n:]``; return the new count (``n``:
     none, the card can only be laid).  ``reach`` is the table's subset-sum bitset
     (:func:`table_reach`; -1 when unknown), which spares the sum search when no subset
     adds up to the card's value."""
+    v = VALUE[card]
+    if fifteen:
+        if (reach >> (15 - v)) & 1:
+            return sum_captures(table, 15 - v, 10, fewest, out_take, n, scratch)
+        return n
     if (sweep_aces >> card) & 1:
         out_take[n] = table
         return n + 1
-    v = VALUE[card]
     same = table & VALUE_MASK[v]
     if same:
         while same:
@@ -312,142 +489,187 @@ def add_captures(card, table, reach, sweep_aces, fewest, out_take, n, scratch):
             n += 1
         return n
     if (reach >> v) & 1:
-        return sum_captures(table, v, fewest, out_take, n, scratch)
+        return sum_captures(table, v, v - 1, fewest, out_take, n, scratch)
     return n
 
 
 @njit(cache=True)
-def list_captures(card, table, sweep_aces, fewest, bt, sc):
+def list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc):
     """Every capture of ``card`` written to ``bt``; return their number (0: it can only be
     laid).  For tables too big for the packed counts."""
-    return add_captures(card, table, -1, sweep_aces, fewest, bt, 0, sc)
+    return add_captures(card, table, -1, sweep_aces, fewest, fifteen, bt, 0, sc)
 
 
 @njit(cache=True, inline="always")
-def capture_count(card, table, packed, sweep_aces, fewest):
+def capture_count(card, table, lo, hi, sweep_aces, fewest, fifteen):
     """``(k, fsize, same)``: ``card``'s captures, from the table and its packed subset
-    counts: none when ``k = 0`` (it can only be laid); else the table's cards of its
-    value, one capture each, when ``same`` is not 0; else ``capture_at(card, j, ...)``
-    for ``j < k`` (an ace sweep, or sum captures: with ``fsize > 0``,
-    ``sum_capture=fewest``, only those of ``fsize`` cards are legal and ``capture_at``
-    gives -1 for the others)."""
+    counts ``(lo, hi)``: none when ``k = 0`` (it can only be laid); else the table's
+    cards of its value, one capture each, when ``same`` is not 0 (Scopa's matches); else
+    ``capture_at(card, j, ...)`` for ``j < k`` (an ace sweep, or sets adding up: with
+    ``fsize > 0``, ``sum_capture=fewest``, only those of ``fsize`` cards are legal and
+    ``capture_at`` gives -1 for the others)."""
+    v = VALUE[card]
+    if fifteen:
+        k = lane(lo, hi, 15 - v, True)
+        if k and fewest:
+            return k, fewest_sums15(table, lo, hi, 15 - v)[1], np.int64(0)
+        return k, 0, np.int64(0)
     if (sweep_aces >> card) & 1:
         return 1, 0, np.int64(0)
-    v = VALUE[card]
     same = table & VALUE_MASK[v]
     if same:
         return popcount(same), 0, same
-    sums = (packed >> (LANE_BITS * v)) & 31
+    sums = (lo >> (LANE_BITS * v)) & 31
     if sums and fewest:
-        return sums, fewest_sums(table, packed, v)[1], same
+        return sums, fewest_sums(table, lo, v)[1], same
     return sums, 0, same
 
 
 @njit(cache=True, inline="always")
-def capture_at(card, j, table, packed, sweep_aces, fsize):
-    """The ``j``-th capture of ``card`` when it is an ace sweep or sum captures (see
-    :func:`capture_count`; -1: a sum capture larger than ``fsize``)."""
-    if (sweep_aces >> card) & 1:
-        return table
-    t = sum_take(table, packed, VALUE[card], j)
+def capture_at(card, j, table, lo, hi, sweep_aces, fsize, fifteen):
+    """The ``j``-th capture of ``card`` when it is an ace sweep or sets adding up (see
+    :func:`capture_count`; -1: a set larger than ``fsize``)."""
+    if fifteen:
+        t = sum_take15(table, lo, hi, 15 - VALUE[card], j)
+    else:
+        if (sweep_aces >> card) & 1:
+            return table
+        t = sum_take(table, lo, VALUE[card], j)
     if fsize and popcount(t) != fsize:
         return np.int64(-1)
     return t
 
 
 @njit(cache=True, inline="always")
-def nth_capture(card, j, table, packed, sweep_aces, fsize):
+def nth_capture(card, j, table, lo, hi, sweep_aces, fsize, fifteen):
     """The ``j``-th capture of ``card`` in :func:`add_captures` order, the equal cards
-    included (see :func:`capture_count`; -1: a sum capture larger than ``fsize``)."""
-    same = table & SAME_MASK[card]
-    if same and not (sweep_aces >> card) & 1:
-        for _ in range(j):
-            same &= same - 1
-        return same & -same
-    return capture_at(card, j, table, packed, sweep_aces, fsize)
+    included (see :func:`capture_count`; -1: a set larger than ``fsize``)."""
+    if not fifteen:
+        same = table & SAME_MASK[card]
+        if same and not (sweep_aces >> card) & 1:
+            for _ in range(j):
+                same &= same - 1
+            return same & -same
+    return capture_at(card, j, table, lo, hi, sweep_aces, fsize, fifteen)
 
 
 @njit(cache=True, inline="always")
-def packed_without(packed, cards):
-    """The packed subset counts of a table once ``cards`` have left it."""
-    m = cards
-    while m:
-        packed = (packed * SHRINK[VALUE[ctz(m)]]) & LANES
-        m &= m - 1
-    return packed
-
-
-@njit(cache=True, inline="always")
-def take_of_play(card, r, table, packed, sweep_aces, fewest, rare, same):
+def take_of_play(card, r, table, packed, sweep_aces, fewest, rare, same, optional):
     """The take of ``card``'s ``r``-th play (see :func:`add_captures`; a lay is the play
-    after its captures, take 0), for the fused loop's random pick: ``rare`` has the
-    card's bit set when its captures are an ace sweep or sum captures, and ``same`` is
-    its equal cards on the table (picked along with the card)."""
+    after its captures, take 0), for the fused loop's random pick under Scopa's rule:
+    ``rare`` has the card's bit set when its captures are an ace sweep or sum captures,
+    ``same`` is its equal cards on the table (picked along with the card), and with
+    ``optional`` (capture_compulsory=false) every card also has its lay."""
     if (rare >> card) & 1:  # an ace sweep or a sum capture
-        if (sweep_aces >> card) & 1:
-            return table
         v = VALUE[card]
+        if (sweep_aces >> card) & 1:
+            return table if r == 0 else np.int64(0)  # (r = 1: the lay, optional only)
         if fewest:
-            return fewest_take(table, packed, v, r, fewest_sums(table, packed, v)[1])
+            count, size = fewest_sums(table, packed, v)
+            if optional and r == count:
+                return np.int64(0)
+            return fewest_take(table, packed, v, r, size)
+        if optional and r == (packed >> (LANE_BITS * v)) & 31:
+            return np.int64(0)
         return sum_take(table, packed, v, r)
     for _ in range(r):  # a match (the r-th equal card) or a lay (take 0)
         same &= same - 1
     return same & -same
 
 
-@njit(cache=True)
-def count_captures(card, table, packed, sweep_aces, fewest):
-    """Number of captures of ``card`` from the packed counts (table of <= 6 cards)."""
+@njit(cache=True, inline="always")
+def take_of_play15(card, r, table, lo, hi, fewest):
+    """The take of ``card``'s ``r``-th play under the fifteen rule (its captures in
+    :func:`sum_captures` order, then its lay, take 0)."""
+    t = 15 - VALUE[card]
+    k = lane(lo, hi, t, True)
+    if k == 0:
+        return np.int64(0)
     if fewest:
-        return card_captures_fewest(card, table, packed, sweep_aces)
-    return card_captures(card, table, packed, sweep_aces)
+        count, size = fewest_sums15(table, lo, hi, t)
+        return fewest_take15(table, lo, hi, t, r, size) if r < count else np.int64(0)
+    return sum_take15(table, lo, hi, t, r) if r < k else np.int64(0)
 
 
-@njit(cache=True)
-def pick_capture(card, j, table, packed, sweep_aces, fewest):
+@njit(cache=True, inline="always")
+def count_captures(card, table, lo, hi, sweep_aces, fewest, fifteen):
+    """Number of captures of ``card`` from the packed counts (a table of at most
+    ``BIG_TABLE`` cards, ``BIG_TABLE15`` with ``fifteen``)."""
+    if fifteen:
+        t = 15 - VALUE[card]
+        if fewest and lane(lo, hi, t, True):
+            return fewest_sums15(table, lo, hi, t)[0]
+        return lane(lo, hi, t, True)
+    if fewest:
+        return card_captures_fewest(card, table, lo, sweep_aces)
+    return card_captures(card, table, lo, sweep_aces)
+
+
+@njit(cache=True, inline="always")
+def pick_capture(card, j, table, lo, hi, sweep_aces, fewest, fifteen):
     """The ``j``-th legal capture of ``card`` (in :func:`add_captures` order) from the
-    packed counts (table of <= 6 cards)."""
+    packed counts (tables as for :func:`count_captures`)."""
+    if fifteen:
+        t = 15 - VALUE[card]
+        if fewest:
+            return fewest_take15(table, lo, hi, t, j, fewest_sums15(table, lo, hi, t)[1])
+        return sum_take15(table, lo, hi, t, j)
     if fewest and not (sweep_aces >> card) & 1 and not table & SAME_MASK[card]:
         v = VALUE[card]
-        return fewest_take(table, packed, v, j, fewest_sums(table, packed, v)[1])
-    return nth_capture(card, j, table, packed, sweep_aces, 0)
+        return fewest_take(table, lo, v, j, fewest_sums(table, lo, v)[1])
+    return nth_capture(card, j, table, lo, hi, sweep_aces, 0, False)
 
 
 @njit(cache=True, inline="always")
 def play_on_table(
-    table, packed, pile, last_capturer, side, card, take, sweep_aces, ace_rule, last, lps,
-    ace_scopa,
+    table, lo, hi, pile, last_capturer, side, card, take, sweep_aces, ace_rule, last, lps,
+    ace_scopa, fifteen,
 ):  # fmt: skip
-    """``side`` plays ``card`` taking ``take`` (0: laid): ``(table, packed, pile,
-    last_capturer, scopa)`` after it, ``packed`` being the table's packed subset counts,
-    ``pile`` the side's and ``scopa`` 1 when the capture empties the table and scores
-    (not on the hand's ``last`` play unless ``lps``, last_play_scopa; a sweep by an ace
-    only with ``ace_scopa``).
+    """``side`` plays ``card`` taking ``take`` (0: laid): ``(table, lo, hi, pile,
+    last_capturer, scopa)`` after it, ``(lo, hi)`` being the table's packed subset
+    counts, ``pile`` the side's and ``scopa`` 1 when the capture empties the table and
+    scores (not on the hand's ``last`` play unless ``lps``, last_play_scopa; a sweep by
+    an ace only with ``ace_scopa``).
 
-    Without data-dependent branches for a lay or a one-card capture (the common plays):
-    the card that leaves or joins the table changes the subset counts by one multiply,
-    and without ace sweeps the card taken has the played card's value, so the played
-    card's factors serve and the loop's critical path no longer finds the card taken (a
-    ctz) nor its value (a load): about 5% faster.
+    Scopa's rule without data-dependent branches for a lay or a one-card capture (the
+    common plays): the card that leaves or joins the table changes the subset counts by
+    one multiply, and without ace sweeps the card taken has the played card's value, so
+    the played card's factors serve and the loop's critical path no longer finds the
+    card taken (a ctz) nor its value (a load): about 5% faster.
     """
     bit = np.int64(1) << card
     scopa = 0
-    if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
+    if fifteen:  # no sweeps, and a card taken has another value than the card played
+        if take:
+            table &= ~take
+            pile |= take | bit
+            last_capturer = side
+            if table == 0:
+                lo = np.int64(1)
+                hi = np.int64(0)
+                if lps or not last:
+                    scopa = 1
+            else:
+                lo, hi = packed_without(lo, hi, take, True)
+        else:
+            table |= bit
+            lo, hi = packed_join(lo, hi, VALUE[card], True)
+    elif take & (take - 1):  # several cards taken: a sum capture or an ace sweep
         table &= ~take
         pile |= take | bit
         last_capturer = side
         if table == 0:
-            packed = np.int64(1)
+            lo = np.int64(1)
             if (lps or not last) and (ace_scopa or not (sweep_aces >> card) & 1):
                 scopa = 1
         else:
-            packed = packed_without(packed, take)
+            lo = packed_without(lo, hi, take, False)[0]
     else:  # a lay or a one-card capture
         captured = take != 0
         x = take if captured else bit  # the card that leaves or joins the table
         table ^= x
         by = ctz(x) if ace_rule else card
-        packed = (packed * GROW_SHRINK[np.uint64(by + 64 * captured)]) & LANES
+        lo = (lo * GROW_SHRINK[np.uint64(by + 64 * captured)]) & LANES
         pile |= (take | bit) * captured
         last_capturer = side if captured else last_capturer
         # A capture that empties the table (tested as one integer, so that the branch
@@ -457,7 +679,25 @@ def play_on_table(
             (lps or not last) and (ace_scopa or not (sweep_aces >> card) & 1)
         ):
             scopa = 1
-    return table, packed, pile, last_capturer, scopa
+    return table, lo, hi, pile, last_capturer, scopa
+
+
+@njit(cache=True, inline="always")
+def opening_take(table):
+    """What ``opening_fifteen`` (RULES.md §9) takes from the accepted first table and the
+    scope it scores: ``(table, 1)`` when its values add up to 15, ``(table, 2)`` when it
+    splits into two sets of 15 each (it adds up to 30 and some of its cards to 15), else
+    ``(0, 0)``.  Tables hold at most four cards: their 16 subsets are tried."""
+    total = value_sum(table)
+    if total == 15:
+        return table, 1
+    if total == 30:
+        sub = (table - 1) & table  # every proper non-empty subset, in turn
+        while sub:
+            if value_sum(sub) == 15:
+                return table, 2
+            sub = (sub - 1) & table
+    return np.int64(0), 0
 
 
 @njit(cache=True, inline="always")

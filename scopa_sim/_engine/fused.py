@@ -48,7 +48,9 @@ from .layout import (
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
     R_ALL_DENARI_WINS,
+    R_CAPTURE_FIFTEEN,
     R_CAPTURE_HAND,
+    R_CAPTURE_OPTIONAL,
     R_DECK,
     R_DECK_MASK,
     R_HAND_SIZE,
@@ -57,6 +59,7 @@ from .layout import (
     R_MISSING_ZERO,
     R_NAPOLA,
     R_NAPOLA_FIXED3,
+    R_OPENING_FIFTEEN,
     R_PLAYERS,
     R_PRIMIERA_SEVENS,
     R_RE_BELLO,
@@ -109,6 +112,8 @@ def selfplay_hands(rules, policies, seed, count, out_points):
 def fused_kernel(rules):
     """The compiled :func:`fused_hands` for a rules vector: the two-player fast path
     :func:`fused_hands_2p` when it applies, else the general kernel."""
+    if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL] or rules[R_OPENING_FIFTEEN]:
+        raise ValueError("the fused loop does not play the options of RULES.md §9 yet")
     plain_2p = (
         rules[R_PLAYERS] == 2
         and not rules[R_TEAMS]
@@ -358,10 +363,10 @@ def _fused_hands(
                 while m:
                     c = ctz(m)
                     m &= m - 1
-                    k, fsize, _ = capture_count(c, table, packed, sweep_aces, fewest)
+                    k, fsize, _ = capture_count(c, table, packed, 0, sweep_aces, fewest, False)
                     for j in range(k if k else (1 if lay_ok else 0)):
                         t = (
-                            nth_capture(c, j, table, packed, sweep_aces, fsize)
+                            nth_capture(c, j, table, packed, 0, sweep_aces, fsize, False)
                             if k
                             else np.int64(0)
                         )
@@ -373,7 +378,7 @@ def _fused_hands(
                                 lc_rel, d_rel, size, xflags, players == 2, xs,
                             ))  # fmt: skip
                         else:
-                            val = greedy_score(table, table_sum, not_last, lps, c, t)
+                            val = greedy_score(table, table_sum, not_last, lps, c, t, False, 0)
                         if val > best:
                             best = val
                             ties = 1
@@ -409,7 +414,7 @@ def _fused_hands(
                     start += counts & 31
                     counts >>= 5
                 r -= first_r
-                take = take_of_play(card, r, table, packed, sweep_aces, fewest, rare, same)
+                take = take_of_play(card, r, table, packed, sweep_aces, fewest, rare, same, False)
             # ------------------------------------------------------------ apply_play
             # capture.play_on_table written out: as a call (inlined) it measured 1.7%
             # slower (random and greedy self-play, 100 alternating pairs); the

@@ -100,6 +100,7 @@ __all__ = [
     "S_DONE",
     "S_HANDS",
     "S_LAST_CAPTURER",
+    "S_OPENING",
     "S_PILES",
     "S_PLAYS",
     "S_REACH",
@@ -158,8 +159,9 @@ S_DEALER = 17
 S_DONE = 18
 S_DECK_SIZE = 19
 S_DECK = 20  # 40 slots
-S_REACH = 60  # bit s set: some subset of the table has values summing to s (s <= 10)
-N_STATE = 61
+S_REACH = 60  # bit s set: some subset of the table has values summing to s (s <= 10; 14: fifteen)
+S_OPENING = 61  # the table taken by opening_fifteen at the deal (RULES.md §9), else 0
+N_STATE = 62
 
 # score items, in record order
 I_SCOPE = 0

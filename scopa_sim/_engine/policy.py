@@ -13,12 +13,22 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
-from .capture import GROW, LANES, capture_at, capture_count, packed_counts, packed_without
+from .capture import (
+    BIG_TABLE,
+    BIG_TABLE15,
+    capture_at,
+    capture_count,
+    packed_join,
+    packed_of,
+    packed_without,
+)
 from .layout import (
     ACES,
     DENARI,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
+    R_CAPTURE_FIFTEEN,
+    R_CAPTURE_OPTIONAL,
     R_LAST_PLAY_SCOPA,
     R_NAPOLA,
     R_NAPOLA_FIXED3,
@@ -46,28 +56,43 @@ __all__ = [
     "X_ACE_RULE",
     "X_ACE_SCOPA",
     "X_FEWEST",
+    "X_FIFTEEN",
     "X_LPS",
     "X_NAPOLA",
     "X_NAPOLA_FIXED3",
+    "X_OPTIONAL",
     "X_REMAINDER_DEALER",
     "X_RE_BELLO",
     "expert_eval",
     "expert_flags",
     "expert_play_value",
+    "expert_play_value15",
     "expert_view",
     "follow_value",
+    "follow_value15",
     "greedy_score",
     "rel_side",
     "reply_value",
+    "reply_value15",
     "to_fixed",
 ]
 
 
 # --------------------------------------------------------------------------- greedy
 @njit(cache=True, inline="always")
-def greedy_score(table, table_sum, not_last, last_play_scopa, card, take):
-    """:func:`.step.greedy_value` from the table, the sum of its values and whether the play is
-    not the last of the hand."""
+def greedy_score(table, table_sum, not_last, last_play_scopa, card, take, fifteen, unseen):
+    """Greedy's worth of a play (see :func:`.step.greedy_value`) from the table, the sum
+    of its values and whether the play is not the last of the hand; with ``fifteen``
+    (capture_mode=fifteen) also from the cards the seat has not seen, ``unseen``.
+
+    A capture is worth its cards (2 each), denari (3), sevens (5), sixes (2), aces (1),
+    the settebello (20) and a scopa (40); a lay costs a little for the primiera and
+    denari cards it exposes.  Then the risk of what is left: a table the next seat
+    could sweep costs 30 (Scopa: a sum of at most 10, one card's value; fifteen: a sum
+    ``S`` of 5..14 when a card of value ``15 - S`` may be in the next seat's hand, so a
+    one-ply player does not lay or leave fifteen's sweeps blindly), and the settebello
+    left on it 8.  All in half points.
+    """
     bit = np.int64(1) << card
     if take:
         got = take | bit
@@ -85,8 +110,9 @@ def greedy_score(table, table_sum, not_last, last_play_scopa, card, take):
             if not_last or last_play_scopa:
                 score += 40
             return score
-        # A legal capture takes cards worth the played card's value, or the whole table.
-        left_sum = table_sum - VALUE[card]
+        # A legal capture takes cards worth the played card's value (fifteen: worth
+        # fifteen with it), or the whole table.
+        left_sum = table_sum - (15 - VALUE[card] if fifteen else VALUE[card])
     else:
         score = 0
         if bit & SEVENS:
@@ -98,7 +124,11 @@ def greedy_score(table, table_sum, not_last, last_play_scopa, card, take):
         left = table | bit
         left_sum = table_sum + VALUE[card]
     if not_last:
-        if left_sum <= 10:
+        if fifteen:
+            sweeper = 15 - left_sum
+            if 1 <= sweeper <= 10 and unseen & VALUE_MASK[sweeper]:
+                score -= 30
+        elif left_sum <= 10:
             score -= 30
         if left & SETTEBELLO_BIT:
             score -= 8
@@ -171,6 +201,8 @@ X_RE_BELLO = 16
 X_NAPOLA = 32
 X_NAPOLA_FIXED3 = 64
 X_REMAINDER_DEALER = 128
+X_FIFTEEN = 256  # capture_mode=fifteen
+X_OPTIONAL = 512  # capture_compulsory=false
 
 # Relative sides (``lc``, ``dealer_rel``): nobody, this seat's side, the next seat's, another.
 REL_NONE = 0
@@ -199,6 +231,10 @@ def expert_flags(rules):
         x |= X_NAPOLA_FIXED3
     if rules[R_REMAINDER_DEALER]:
         x |= X_REMAINDER_DEALER
+    if rules[R_CAPTURE_FIFTEEN]:
+        x |= X_FIFTEEN
+    if rules[R_CAPTURE_OPTIONAL]:
+        x |= X_OPTIONAL
     return x
 
 
@@ -235,11 +271,23 @@ def expert_eval(pm, po, others, ndeck, xflags):
 
 
 @njit(cache=True)
-def follow_value(h2, tbl, packed, pm, po, others, ndeck, xflags, last, e0):
+def follow_value(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0):
     """This side's best gain from one card of its known hand ``h2`` played on ``tbl``
-    (whose packed subset counts are ``packed``; no further reply), ``e0`` being the
+    (whose packed subset counts are ``(lo, hi)``; no further reply), ``e0`` being the
     evaluation of the piles ``pm``/``po`` before it; ``last``: that play is the hand's
-    last, so a capture also takes the table's remainder."""
+    last, so a capture also takes the table's remainder.  A lay counts 0."""
+    return _follow(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0, False)
+
+
+@njit(cache=True)
+def follow_value15(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0):
+    """:func:`follow_value` under the fifteen rule."""
+    return _follow(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0, True)
+
+
+@njit(cache=True, inline="always")
+def _follow(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0, fifteen):
+    """The body of :func:`follow_value`, the capture rule chosen by ``fifteen``."""
     if h2 == 0:
         return 0.0
     lps = (xflags & X_LPS) != 0
@@ -259,13 +307,13 @@ def follow_value(h2, tbl, packed, pm, po, others, ndeck, xflags, last, e0):
                 r += 1.0
             best = max(best, r)
             continue
-        k, fsize, same = capture_count(c, tbl, packed, 0, fewest)
+        k, fsize, same = capture_count(c, tbl, lo, hi, 0, fewest, fifteen)
         for j in range(k):
             if same:  # the equal cards, one capture each
                 t = same & -same
                 same &= same - 1
             else:
-                t = capture_at(c, j, tbl, packed, 0, fsize)
+                t = capture_at(c, j, tbl, lo, hi, 0, fsize, fifteen)
                 if t < 0:
                     continue
             rest = tbl & ~t
@@ -282,29 +330,56 @@ def follow_value(h2, tbl, packed, pm, po, others, ndeck, xflags, last, e0):
 
 @njit(cache=True)
 def reply_value(
-    c, left, packed, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2, follow,
+    c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2, follow,
 ):  # fmt: skip
     """The next seat's best gain (in its side's expected points, i.e. this side's loss)
-    when it holds card ``c`` and the table is ``left``; ``final``: its play is the hand's
-    last, so the table's remainder goes to the last capturer (``lc``) or the dealer."""
+    when it holds card ``c`` and the table is ``left`` (packed counts ``(lo, hi)``);
+    ``final``: its play is the hand's last, so the table's remainder goes to the last
+    capturer (``lc``) or the dealer.  With capture_compulsory=false its lay is one more
+    choice."""
+    return _reply(
+        c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2,
+        follow, False,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def reply_value15(
+    c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2, follow,
+):  # fmt: skip
+    """:func:`reply_value` under the fifteen rule."""
+    return _reply(
+        c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2,
+        follow, True,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _reply(
+    c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2, follow,
+    fifteen,
+):  # fmt: skip
+    """The body of :func:`reply_value`, the capture rule chosen by ``fifteen``."""
     cbit = np.int64(1) << c
     lps = (xflags & X_LPS) != 0
     ace_rule = (xflags & X_ACE_RULE) != 0
     ace_scopa = (xflags & X_ACE_SCOPA) != 0
     remainder_dealer = (xflags & X_REMAINDER_DEALER) != 0
+    best = -1e9
+    k = 0
     if ace_rule and left != 0 and (left & ACES) == 0 and VALUE[c] == 1:  # an ace sweep
         got = left | cbit
         scopa = (lps or not final) and ace_scopa
-        return e0 - expert_eval(pm, po | got, others, ndeck, xflags) + (1.0 if scopa else 0.0)
-    k, fsize, same = capture_count(c, left, packed, 0, (xflags & X_FEWEST) != 0)
-    if k:
-        best = -1e9
+        best = e0 - expert_eval(pm, po | got, others, ndeck, xflags) + (1.0 if scopa else 0.0)
+        k = 1
+    else:
+        k, fsize, same = capture_count(c, left, lo, hi, 0, (xflags & X_FEWEST) != 0, fifteen)
         for j in range(k):
             if same:  # the equal cards, one capture each
                 t = same & -same
                 same &= same - 1
             else:
-                t = capture_at(c, j, left, packed, 0, fsize)
+                t = capture_at(c, j, left, lo, hi, 0, fsize, fifteen)
                 if t < 0:
                     continue
             rest = left & ~t
@@ -322,22 +397,51 @@ def reply_value(
             e1 = expert_eval(mine, po | got, others, ndeck, xflags)
             r = e0 - e1 + (1.0 if scopa else 0.0)
             if follow and not final:
-                p2 = np.int64(1) if rest == 0 else packed_without(packed, t)
-                r -= follow_value(
-                    h2, rest, p2, pm, po | got, others, ndeck, xflags, follow == 2, e1
-                )
+                p2lo = np.int64(1)
+                p2hi = np.int64(0)
+                if rest:
+                    p2lo, p2hi = packed_without(lo, hi, t, fifteen)
+                r -= _follow_of(
+                    h2, rest, p2lo, p2hi, pm, po | got, others, ndeck, xflags, follow == 2, e1,
+                    fifteen,
+                )  # fmt: skip
             if r > best:
                 best = r
-        return best
+    if k == 0 or xflags & X_OPTIONAL:  # it lays the card: it can't capture, or it may
+        lay = _lay_value(
+            c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2,
+            follow, fifteen,
+        )  # fmt: skip
+        if lay > best:
+            best = lay
+    return best
+
+
+@njit(cache=True, inline="always")
+def _follow_of(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0, fifteen):
+    """:func:`follow_value` or :func:`follow_value15`, by ``fifteen``."""
+    if fifteen:
+        return follow_value15(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0)
+    return follow_value(h2, tbl, lo, hi, pm, po, others, ndeck, xflags, last, e0)
+
+
+@njit(cache=True, inline="always")
+def _lay_value(
+    c, left, lo, hi, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2, follow,
+    fifteen,
+):  # fmt: skip
+    """:func:`reply_value` of the next seat laying ``c``."""
+    cbit = np.int64(1) << c
     if not final:
         if follow:
-            p2 = (packed * GROW[VALUE[c]]) & LANES
-            return -follow_value(
-                h2, left | cbit, p2, pm, po, others, ndeck, xflags, follow == 2, e0
-            )
+            p2lo, p2hi = packed_join(lo, hi, VALUE[c], fifteen)
+            return -_follow_of(
+                h2, left | cbit, p2lo, p2hi, pm, po, others, ndeck, xflags, follow == 2, e0,
+                fifteen,
+            )  # fmt: skip
         return 0.0
     rest = left | cbit  # a lay on the last play: the table goes to the remainder's owner
-    owner = dealer_rel if remainder_dealer else lc
+    owner = dealer_rel if (xflags & X_REMAINDER_DEALER) != 0 else lc
     if owner == REL_NEXT:
         return e0 - expert_eval(pm, po | rest, others, ndeck, xflags)
     if owner == REL_ME:
@@ -356,8 +460,33 @@ def expert_play_value(
 
     ``pm``/``po``/``others``: the piles of this side, of the next seat's side and of any
     further sides; ``plays``: plays made so far of ``total``; ``lc``/``dealer_rel``: the
-    last capturer's and the dealer's side relative to this one (``REL_*``).
+    last capturer's and the dealer's side relative to this one (``REL_*``).  Scopa's
+    capture rule; under the fifteen rule (``X_FIFTEEN``) :func:`expert_play_value15`.
     """
+    return _expert_play(
+        card, take, hand, table, pm, po, others, unseen, kn, plays, total, lc, dealer_rel,
+        ndeck, xflags, two_seats, scratch, False,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def expert_play_value15(
+    card, take, hand, table, pm, po, others, unseen, kn, plays, total, lc, dealer_rel,
+    ndeck, xflags, two_seats, scratch,
+):  # fmt: skip
+    """:func:`expert_play_value` under the fifteen rule."""
+    return _expert_play(
+        card, take, hand, table, pm, po, others, unseen, kn, plays, total, lc, dealer_rel,
+        ndeck, xflags, two_seats, scratch, True,
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _expert_play(
+    card, take, hand, table, pm, po, others, unseen, kn, plays, total, lc, dealer_rel,
+    ndeck, xflags, two_seats, scratch, fifteen,
+):  # fmt: skip
+    """The body of :func:`expert_play_value`, the capture rule chosen by ``fifteen``."""
     bit = np.int64(1) << card
     lps = (xflags & X_LPS) != 0
     e_before = expert_eval(pm, po, others, ndeck, xflags)
@@ -386,7 +515,14 @@ def expert_play_value(
     if kn <= 0:
         return value
     final = plays + 2 == total
-    packed = packed_counts(left)
+    if (fifteen or xflags & X_OPTIONAL) and popcount(left) > (
+        BIG_TABLE15 if fifteen else BIG_TABLE
+    ):
+        # A table too big for the packed counts, reachable only when laying is free or
+        # under the fifteen rule (Scopa's compulsory captures keep tables small): no
+        # reply is priced.
+        return value
+    lo, hi = packed_of(left, fifteen)
     # With two players this seat plays again right after the reply, with the rest of
     # its hand (known): 1 = a follow-up, 2 = one that is the hand's last play.
     h2 = hand & ~bit
@@ -404,10 +540,16 @@ def expert_play_value(
         den = cards & DENARI
         for part in (plain, den):
             if part:
-                r = reply_value(
-                    ctz(part), left, packed, pm, po, others, ndeck, xflags, final, lc,
-                    dealer_rel, e0, h2, follow,
-                )  # fmt: skip
+                if fifteen:
+                    r = reply_value15(
+                        ctz(part), left, lo, hi, pm, po, others, ndeck, xflags, final, lc,
+                        dealer_rel, e0, h2, follow,
+                    )  # fmt: skip
+                else:
+                    r = reply_value(
+                        ctz(part), left, lo, hi, pm, po, others, ndeck, xflags, final, lc,
+                        dealer_rel, e0, h2, follow,
+                    )  # fmt: skip
                 cnt = popcount(part)
                 u += cnt
                 i = k

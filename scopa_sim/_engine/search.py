@@ -42,7 +42,9 @@ from .layout import (
     PRIM_BEST,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
+    R_CAPTURE_FIFTEEN,
     R_CAPTURE_HAND,
+    R_CAPTURE_OPTIONAL,
     R_DECK,
     R_HAND_SIZE,
     R_LAST_PLAY_SCOPA,
@@ -748,6 +750,8 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
     layout); pass an empty array otherwise.
     """
+    if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
+        raise ValueError("ismcts_run does not play the options of RULES.md §9 yet")
     g = GOLDEN
     z = rng[0]
     cap = tree.shape[0]
@@ -888,9 +892,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 card = ctz(m)
                 m &= m - 1
                 if big:
-                    k = list_captures(card, table, sweep_aces, fewest, bt, sc)
+                    k = list_captures(card, table, sweep_aces, fewest, False, bt, sc)
                 else:
-                    k = count_captures(card, table, packed, sweep_aces, fewest)
+                    k = count_captures(card, table, packed, 0, sweep_aces, fewest, False)
                 hc[nh] = card
                 kk[nh] = k
                 nh += 1
@@ -926,14 +930,16 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         if k == 0 and not lay_ok:
                             continue
                         if big and k:
-                            list_captures(x, table, sweep_aces, fewest, bt, sc)
+                            list_captures(x, table, sweep_aces, fewest, False, bt, sc)
                         for j in range(max(k, 1)):
                             t = np.int64(0)
                             if k:
                                 t = (
                                     bt[j]
                                     if big
-                                    else pick_capture(x, j, table, packed, sweep_aces, fewest)
+                                    else pick_capture(
+                                        x, j, table, packed, 0, sweep_aces, fewest, False
+                                    )
                                 )
                             tried = False
                             for q in range(compat):
@@ -1005,14 +1011,14 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     if k == 0 and not lay_ok:
                         continue
                     if big and k:
-                        list_captures(x, table, sweep_aces, fewest, bt, sc)
+                        list_captures(x, table, sweep_aces, fewest, False, bt, sc)
                     for j in range(max(k, 1)):
                         t = np.int64(0)
                         if k:
                             t = (
                                 bt[j]
                                 if big
-                                else pick_capture(x, j, table, packed, sweep_aces, fewest)
+                                else pick_capture(x, j, table, packed, 0, sweep_aces, fewest, False)
                             )
                         if expert:
                             val = to_fixed(expert_play_value(
@@ -1020,7 +1026,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                                 total, lc_rel, d_rel, size, xflags, players == 2, xs,
                             ))  # fmt: skip
                         else:
-                            val = greedy_score(table, table_sum, not_last, lps, x, t)
+                            val = greedy_score(table, table_sum, not_last, lps, x, t, False, 0)
                         if val > best_v:
                             best_v = val
                             ties = 1
@@ -1043,10 +1049,12 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         card = hc[i]
                         if k:
                             if big:
-                                list_captures(card, table, sweep_aces, fewest, bt, sc)
+                                list_captures(card, table, sweep_aces, fewest, False, bt, sc)
                                 take = bt[r]
                             else:
-                                take = pick_capture(card, r, table, packed, sweep_aces, fewest)
+                                take = pick_capture(
+                                    card, r, table, packed, 0, sweep_aces, fewest, False
+                                )
                         break
                     r -= max(k, 1)
             if logging:
@@ -1059,9 +1067,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             w[W_HANDS + turn] = hand ^ bit
             plays += 1
             inhand -= 1
-            table, packed, pile, last_capturer, scopa = play_on_table(
-                table, packed, w[W_PILES + side], last_capturer, side, card, take, sweep_aces,
-                ace_rule, plays == total, lps, ace_scopa,
+            table, packed, _, pile, last_capturer, scopa = play_on_table(
+                table, packed, 0, w[W_PILES + side], last_capturer, side, card, take,
+                sweep_aces, ace_rule, plays == total, lps, ace_scopa, False,
             )  # fmt: skip
             w[W_PILES + side] = pile
             w[W_SCOPE + side] += scopa

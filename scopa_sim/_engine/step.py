@@ -11,7 +11,16 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz
-from .capture import remainder_side, sum_captures, table_reach, value_sum
+from .capture import (
+    REACH15,
+    add_captures,
+    opening_take,
+    remainder_side,
+    sum_captures,
+    table_reach,
+    table_reach15,
+    value_sum,
+)
 from .layout import (
     ACES,
     F_ACE_SWEEP,
@@ -23,11 +32,14 @@ from .layout import (
     POLICY_GREEDY,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
+    R_CAPTURE_FIFTEEN,
     R_CAPTURE_HAND,
+    R_CAPTURE_OPTIONAL,
     R_DECK,
     R_DECK_MASK,
     R_HAND_SIZE,
     R_LAST_PLAY_SCOPA,
+    R_OPENING_FIFTEEN,
     R_PLAYERS,
     R_REMAINDER_DEALER,
     R_SIDES,
@@ -41,6 +53,7 @@ from .layout import (
     S_DONE,
     S_HANDS,
     S_LAST_CAPTURER,
+    S_OPENING,
     S_PILES,
     S_PLAYS,
     S_REACH,
@@ -56,6 +69,7 @@ from .policy import (
     EXPERT_SCRATCH,
     expert_flags,
     expert_play_value,
+    expert_play_value15,
     expert_view,
     greedy_score,
     to_fixed,
@@ -103,7 +117,8 @@ def deal_round(state, rules):
 
 @njit(cache=True)
 def start_hand(state, rules, deck, dealer):
-    """Reset ``state`` to the start of a hand dealt from the deck order ``deck``."""
+    """Reset ``state`` to the start of a hand dealt from the deck order ``deck``, the
+    opening take of ``opening_fifteen`` included."""
     for i in range(N_STATE):
         state[i] = 0
     size = rules[R_DECK]
@@ -113,11 +128,22 @@ def start_hand(state, rules, deck, dealer):
     t = np.int64(0)
     for i in range(rules[R_TABLE_CARDS]):
         t |= np.int64(1) << deck[i]
+    fifteen = rules[R_CAPTURE_FIFTEEN] != 0
     state[S_TABLE] = t
-    state[S_REACH] = table_reach(t)
+    state[S_REACH] = table_reach15(t) if fifteen else table_reach(t)
     state[S_STOCK] = rules[R_TABLE_CARDS]
     state[S_DEALER] = dealer
     state[S_LAST_CAPTURER] = -1
+    if rules[R_OPENING_FIFTEEN]:
+        taken, scope = opening_take(t)
+        if taken:  # the dealer's side takes the table (RULES.md §9)
+            side = side_of(rules, dealer)
+            state[S_OPENING] = taken
+            state[S_PILES + side] = taken
+            state[S_SCOPE + side] = scope
+            state[S_LAST_CAPTURER] = side
+            state[S_TABLE] = 0
+            state[S_REACH] = 1
     turn = dealer + 1
     state[S_TURN] = 0 if turn >= rules[R_PLAYERS] else turn
     deal_round(state, rules)
@@ -130,13 +156,17 @@ def legal_plays(state, rules, out_card, out_take, scratch):
     Per card: the ace sweep, else one play per table card of equal value, else
     (only when the table's subset-sum bitset says it is possible) the sum
     captures, else a lay; then ``capture_rule=hand`` drops lays when any card
-    can capture.
+    can capture.  With ``capture_mode=fifteen`` a card's captures are the sets of table
+    cards adding up to fifteen with it; with ``capture_compulsory=false`` every card
+    has its lay after its captures, and ``capture_rule`` does not apply.
 
     The per-card listing is :func:`.capture.add_captures` written out: called (inlined,
     with the buffers as arguments) it measured 2.5% slower for the expert through the
     step kernels (400 hands, 60 alternating pairs); ``tests/test_capture.py`` holds the
     two equal.
     """
+    if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
+        return _legal_plays9(state, rules, out_card, out_take, scratch)
     hand = state[S_HANDS + state[S_TURN]]
     table = state[S_TABLE]
     reach = state[S_REACH]
@@ -149,6 +179,7 @@ def legal_plays(state, rules, out_card, out_take, scratch):
         m &= m - 1
         v = VALUE[c]
         same = table & VALUE_MASK[v]
+        n0 = n
         if v == 1 and ace_sweep:
             out_card[n] = c
             out_take[n] = table
@@ -160,8 +191,7 @@ def legal_plays(state, rules, out_card, out_take, scratch):
                 same &= same - 1
                 n += 1
         elif (reach >> v) & 1:
-            n0 = n
-            n = sum_captures(table, v, rules[R_SUM_FEWEST], out_take, n, scratch)
+            n = sum_captures(table, v, v - 1, rules[R_SUM_FEWEST], out_take, n, scratch)
             for i in range(n0, n):
                 out_card[i] = c
         else:
@@ -170,14 +200,57 @@ def legal_plays(state, rules, out_card, out_take, scratch):
             n += 1
             lays += 1
     if lays and rules[R_CAPTURE_HAND] and lays < n:
-        k = 0
-        for i in range(n):
-            if out_take[i] != 0:
-                out_card[k] = out_card[i]
-                out_take[k] = out_take[i]
-                k += 1
-        n = k
+        n = _captures_only(out_card, out_take, n)
     return n
+
+
+@njit(cache=True)
+def _legal_plays9(state, rules, out_card, out_take, scratch):
+    """:func:`legal_plays` with the options of RULES.md §9: the capture rule of
+    ``capture_mode`` (:func:`.capture.add_captures`), then each card's lay when it has
+    no capture or laying is free (``capture_compulsory=false``); ``capture_rule=hand``
+    drops the lays when any card captures and captures are compulsory."""
+    hand = state[S_HANDS + state[S_TURN]]
+    table = state[S_TABLE]
+    sweep_aces = ACES if rules[R_ACE_SWEEP] != 0 and table != 0 and (table & ACES) == 0 else 0
+    fifteen = rules[R_CAPTURE_FIFTEEN] != 0
+    optional = rules[R_CAPTURE_OPTIONAL] != 0
+    fewest = rules[R_SUM_FEWEST] != 0
+    reach = state[S_REACH]
+    n = 0
+    lays = 0
+    m = hand
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        n0 = n
+        if fifteen:
+            n = add_captures(c, table, reach, 0, fewest, True, out_take, n, scratch)
+        else:
+            n = add_captures(c, table, reach, sweep_aces, fewest, False, out_take, n, scratch)
+        for i in range(n0, n):
+            out_card[i] = c
+        if n == n0 or optional:
+            out_card[n] = c
+            out_take[n] = 0
+            lays += n == n0
+            n += 1
+    if lays and rules[R_CAPTURE_HAND] and lays < n and not optional:
+        n = _captures_only(out_card, out_take, n)
+    return n
+
+
+@njit(cache=True)
+def _captures_only(out_card, out_take, n):
+    """Drop the lays from the ``n`` plays in the buffers (capture_rule=hand, RULES.md §4);
+    return how many are left."""
+    k = 0
+    for i in range(n):
+        if out_take[i] != 0:
+            out_card[k] = out_card[i]
+            out_take[k] = out_take[i]
+            k += 1
+    return k
 
 
 @njit(cache=True)
@@ -213,7 +286,7 @@ def apply_play(state, rules, card, take):
         flags |= F_CAPTURE
         left = table & ~take
         state[S_TABLE] = left
-        state[S_REACH] = table_reach(left)
+        state[S_REACH] = table_reach15(left) if rules[R_CAPTURE_FIFTEEN] else table_reach(left)
         state[S_PILES + side] |= take | bit
         state[S_LAST_CAPTURER] = side
         ace_sweep = (
@@ -231,7 +304,8 @@ def apply_play(state, rules, card, take):
     else:
         state[S_TABLE] = table | bit
         reach = state[S_REACH]
-        state[S_REACH] = (reach | (reach << VALUE[card])) & 2047
+        mask = REACH15 if rules[R_CAPTURE_FIFTEEN] else 2047
+        state[S_REACH] = (reach | (reach << VALUE[card])) & mask
     n = rules[R_PLAYERS]
     turn = seat + 1
     state[S_TURN] = 0 if turn >= n else turn
@@ -282,9 +356,14 @@ def greedy_value(state, rules, card, take):
     """
     table = state[S_TABLE]
     not_last = state[S_PLAYS] + 1 < rules[R_TOTAL_PLAYS]
-    return greedy_score(
-        table, value_sum(table), not_last, rules[R_LAST_PLAY_SCOPA] != 0, card, take
-    )
+    lps = rules[R_LAST_PLAY_SCOPA] != 0
+    if not rules[R_CAPTURE_FIFTEEN]:
+        return greedy_score(table, value_sum(table), not_last, lps, card, take, False, 0)
+    seen = state[S_HANDS + state[S_TURN]] | table  # the others' hands and the stock unseen
+    for s in range(rules[R_SIDES]):
+        seen |= state[S_PILES + s]
+    unseen = rules[R_DECK_MASK] & ~seen
+    return greedy_score(table, value_sum(table), not_last, lps, card, take, True, unseen)
 
 
 @njit(cache=True)
@@ -355,8 +434,15 @@ def expert_value(state, rules, card, take, scratch):
         table, rules[R_DECK_MASK], state[S_DECK_SIZE] - state[S_STOCK], rules[R_HAND_SIZE],
         state[S_LAST_CAPTURER], state[S_DEALER],
     )  # fmt: skip
+    hand = state[S_HANDS + state[S_TURN]]
+    if rules[R_CAPTURE_FIFTEEN]:
+        return expert_play_value15(
+            card, take, hand, table, pm, po, others, unseen, kn, state[S_PLAYS],
+            rules[R_TOTAL_PLAYS], lc_rel, d_rel, rules[R_DECK], expert_flags(rules),
+            players == 2, scratch,
+        )  # fmt: skip
     return expert_play_value(
-        card, take, state[S_HANDS + state[S_TURN]], table, pm, po, others, unseen, kn,
-        state[S_PLAYS], rules[R_TOTAL_PLAYS], lc_rel, d_rel, rules[R_DECK],
-        expert_flags(rules), players == 2, scratch,
+        card, take, hand, table, pm, po, others, unseen, kn, state[S_PLAYS],
+        rules[R_TOTAL_PLAYS], lc_rel, d_rel, rules[R_DECK], expert_flags(rules),
+        players == 2, scratch,
     )  # fmt: skip
