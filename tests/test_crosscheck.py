@@ -29,6 +29,12 @@ RULESETS = [
     ("scopa", ("remainder_to=dealer", "re_bello=true", "capture_rule=hand")),
     ("scopone-scientifico", ("napola_scoring=fixed3", "primiera=sevens", "re_bello=true")),
     ("scopa-3", ("hand_size=1", "table_cards=1", "sum_capture=fewest")),
+    # the sum-to-fifteen family and free lays (RULES.md §9)
+    ("scopa-15", ()),
+    ("escoba", ()),
+    ("escoba", ("players=4",)),
+    ("scopa-15", ("sum_capture=fewest", "capture_rule=hand", "opening_fifteen=true")),
+    ("scopa", ("capture_compulsory=false",)),
 ]
 IDS = [" ".join((p, *o)) for p, o in RULESETS]
 
@@ -62,7 +68,9 @@ def test_every_decision_matches_the_reference(
     rd = rules.as_dict()
     rng = random.Random(seed)
     state = HandState.deal(rules, dealer=seed % rules.players, seed=seed)
-    scopa_count = [0] * rules.sides
+    scopa_count = list(state.scope)  # the opening take's (RULES.md §9), else none
+    taken, opening_scope = ref.opening_take(state.table | state.opening, rd)
+    assert (CardSet(taken), sum(scopa_count)) == (state.opening, opening_scope)
     while not state.is_over():
         seat = state.turn
         table = frozenset(state.table)
@@ -118,7 +126,16 @@ def test_whole_hands_match_the_reference(
 
 @pytest.mark.parametrize(
     "overrides",
-    [(), ("sum_capture=fewest",), ("ace_sweep=true",), ("capture_rule=hand",), ("deck=36",)],
+    [
+        (),
+        ("sum_capture=fewest",),
+        ("ace_sweep=true",),
+        ("capture_rule=hand",),
+        ("deck=36",),
+        ("capture_compulsory=false",),
+        ("capture_mode=fifteen",),
+        ("capture_mode=fifteen", "capture_compulsory=false", "sum_capture=fewest"),
+    ],
     ids=str,
 )
 @settings(max_examples=150, deadline=None)

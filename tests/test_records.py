@@ -910,9 +910,12 @@ def test_float_winner_is_rejected(base: Base) -> None:
 OPENING_TABLES = {"one": ("AD 2C 5H 7S", 1), "two": ("KD 5C KS 5H", 2), "stays": ("KD QC KS AH", 0)}
 
 
-def crafted_record(rules: Rules, table: str, dealer: int = 1) -> dict[str, Any]:
+def crafted_record(
+    rules: Rules, table: str, dealer: int = 1, hand: int = 0, before: tuple[int, ...] = ()
+) -> dict[str, Any]:
     """A hand whose first table is ``table`` (the rest of the deck in card order), played
-    out with the first legal play, as a record (a match that goes on: winner null)."""
+    out with the first legal play, as the record of hand ``hand`` of match 0 with the
+    totals ``before`` it (a match that goes on: winner null)."""
     first = [parse_card(c) for c in table.split()]
     order = [*first, *(c for c in range(40) if c not in first)]
     state = HandState.deal(rules, dealer=dealer, deck=order)
@@ -922,16 +925,17 @@ def crafted_record(rules: Rules, table: str, dealer: int = 1) -> dict[str, Any]:
         state.push(p)
         plays.append((seat, p.card, p.take))
     score = state.score_array()
+    before = before or (0,) * rules.sides
     log = HandLog(
         match=0,
-        hand=0,
+        hand=hand,
         dealer=dealer,
         deck=tuple(order),
         plays=tuple(plays),
         score=tuple(tuple(int(x) for x in row) for row in score),
         piles=tuple(p.mask for p in state.piles),
-        totals_before=(0,) * rules.sides,
-        totals_after=tuple(int(x) for x in score[:, -1]),
+        totals_before=before,
+        totals_after=tuple(b + int(x) for b, x in zip(before, score[:, -1], strict=True)),
         winner=None,
     )
     return hand_record(rules, log)
@@ -975,7 +979,7 @@ def test_opening_absent_or_empty_without_a_take() -> None:
 @pytest.mark.parametrize(
     ("table", "change", "reason"),
     [
-        ("one", lambda o: o.pop("opening"), r"^opening is missing: .*\[AD 2C 5H 7S\]"),
+        ("one", lambda o: o.pop("opening"), r"^opening is missing: .*\[AD 5H 2C 7S\]"),
         ("two", lambda o: o.update(opening=[]), r"^opening is missing: .*opening_fifteen=true"),
         ("one", lambda o: o.update(opening=["AD", "2C"]), r"^opening is \[AD 2C\], the rules"),
         ("two", lambda o: o.update(opening=["KD", "5C", "KS", "5D"]), r"^opening is \["),
@@ -1003,7 +1007,7 @@ def test_opening_without_opening_fifteen_is_rejected() -> None:
     obj = crafted_record(Rules.make("scopa-15", ["target=99"]), "AD 2C 5H 7S")
     obj["opening"] = ["AD", "2C", "5H", "7S"]
     assert errors_of(obj) == [
-        (1, "opening is [AD 2C 5H 7S] but the rules have opening_fifteen=false")
+        (1, "opening is [AD 5H 2C 7S] but the rules have opening_fifteen=false")
     ]
 
 
@@ -1026,12 +1030,12 @@ def test_show_hand_shows_the_opening_take() -> None:
     one = show_hand(crafted_record(ESCOBA_99, OPENING_TABLES["one"][0], dealer=1))
     assert one[2].startswith("deal 1:")
     assert one[3] == (
-        "opening: the table makes fifteen, side 1 (the dealer's) takes AD 2C 5H 7S SCOPA"
+        "opening: the table makes fifteen, side 1 (the dealer's) takes AD 5H 2C 7S SCOPA"
     )
     assert "table [" in one[4]  # then the plays, from an empty table
     two = show_hand(crafted_record(ESCOBA_99, OPENING_TABLES["two"][0], dealer=0))
     assert two[3] == (
-        "opening: the table makes two fifteens, side 0 (the dealer's) takes KD 5C KS 5H SCOPA x2"
+        "opening: the table makes two fifteens, side 0 (the dealer's) takes KD 5H 5C KS SCOPA x2"
     )
     stays = show_hand(crafted_record(ESCOBA_99, OPENING_TABLES["stays"][0]))
     assert not any(line.startswith("opening") for line in stays)
@@ -1070,15 +1074,16 @@ def cli_run(*args: str, input: str | None = None) -> Any:
 
 
 def test_replay_reports_a_missing_opening_on_its_line(tmp_path: Any) -> None:
-    good = crafted_record(ESCOBA_99, "KD QC KS AH")
-    bad = crafted_record(ESCOBA_99, "KD 5C KS 5H")
+    good = crafted_record(ESCOBA_99, "KD QC KS AH", dealer=1)
+    bad = crafted_record(ESCOBA_99, "KD 5C KS 5H", 0, 1, tuple(good["totals_after"]))
+    assert check_lines(dumps([good, bad]), allow_unfinished=True).errors == []
     del bad["opening"]
     path = tmp_path / "bad.jsonl"
     path.write_text(json.dumps(good) + "\n" + json.dumps(bad) + "\n")
     res = cli_run("replay", str(path), "--allow-unfinished")
     assert res.exit_code == 1
     assert res.stdout.splitlines() == [
-        "line 2: opening is missing: the dealer's side takes the first table [KD 5C KS 5H] "
+        "line 2: opening is missing: the dealer's side takes the first table [KD 5H 5C KS] "
         "at the opening (opening_fifteen=true)"
     ]
     shown = cli_run("replay", str(path), "--show", "2")
@@ -1094,7 +1099,7 @@ def test_replay_show_and_play_show_the_opening(tmp_path: Any) -> None:
     assert res.exit_code == 0 and res.stdout.startswith("valid: 1 hand(s)")
     shown = cli_run("replay", str(path), "--show")
     assert shown.exit_code == 0
-    assert "opening: the table makes fifteen, side 1 (the dealer's) takes AD 2C 5H 7S SCOPA" in (
+    assert "opening: the table makes fifteen, side 1 (the dealer's) takes AD 5H 2C 7S SCOPA" in (
         shown.stdout
     )
     rec = tmp_path / "escoba.jsonl"
@@ -1117,7 +1122,7 @@ def test_advise_from_a_record_shows_the_opening(tmp_path: Any) -> None:
     assert res.exit_code == 0, res.output
     lines = res.stdout.splitlines()
     assert lines[1] == (
-        "opening: the table makes two fifteens, side 1 (the dealer's) takes KD 5C KS 5H SCOPA x2"
+        "opening: the table makes two fifteens, side 1 (the dealer's) takes KD 5H 5C KS SCOPA x2"
     )
     assert "scope [0, 2]" in lines[0]
 
