@@ -210,6 +210,98 @@ def determinize(state, rules, seat, rng, out_state):
 
 
 @njit(cache=True)
+def pick_weighted(cum, lo, hi, x):
+    """The first index ``i`` in ``[lo, hi)`` with ``cum[i] > x`` (the last if none): a
+    draw from cumulative weights ``cum`` by a uniform ``x`` in [0, 1)."""
+    a = lo
+    b = hi - 1
+    while a < b:
+        mid = (a + b) // 2
+        if cum[mid] > x:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+@njit(cache=True)
+def unit_draw(z):
+    """A uniform double in [0, 1) from the generator state ``z`` already advanced."""
+    return float(K.mix64(z) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def draw_world(state, rules, seat, rng, out_state, parts, cum):
+    """A world consistent with what ``seat`` knows, into ``out_state``: with no
+    particles (``parts`` of 0 rows) exactly :func:`determinize` (the uniform draw);
+    else from a belief (:mod:`scopa_sim._belief`): a particle ``p`` drawn by its
+    cumulative weight ``cum``, the other seats holding ``parts[p, s]`` where it is not
+    -1, the cards left dealt uniformly to the other hands and to the stock."""
+    if parts.shape[0] == 0:
+        _redeal(state, rules, seat, rng, out_state, True)
+        return
+    rng[0] += K.GOLDEN
+    p = pick_weighted(cum, 0, cum.shape[0], unit_draw(rng[0]))
+    for i in range(N_STATE):
+        out_state[i] = state[i]
+    n = rules[R_PLAYERS]
+    size = state[S_DECK_SIZE]
+    unseen = np.int64(0)
+    taken = np.int64(0)
+    for s in range(n):
+        if s != seat:
+            unseen |= state[S_HANDS + s]
+            if parts[p, s] >= 0:
+                taken |= parts[p, s]
+    for i in range(state[S_STOCK], size):
+        unseen |= np.int64(1) << state[S_DECK + i]
+    everything = np.int64(0)
+    for i in range(size):
+        everything |= np.int64(1) << state[S_DECK + i]
+    pos = S_DECK
+    m = everything & ~unseen
+    while m:
+        out_state[pos] = ctz(m)
+        m &= m - 1
+        pos += 1
+    pool = np.empty(40, dtype=np.int64)
+    npool = 0
+    m = unseen & ~taken
+    while m:
+        pool[npool] = ctz(m)
+        m &= m - 1
+        npool += 1
+    for i in range(npool - 1, 0, -1):
+        j = K.rand_below(rng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    q = 0
+    for s in range(n):
+        if s == seat:
+            continue
+        h = np.int64(0)
+        if parts[p, s] >= 0:
+            h = parts[p, s]
+            m = h
+            while m:
+                out_state[pos] = ctz(m)
+                m &= m - 1
+                pos += 1
+        else:
+            for _ in range(popcount(state[S_HANDS + s])):
+                h |= np.int64(1) << pool[q]
+                out_state[pos] = pool[q]
+                q += 1
+                pos += 1
+        out_state[S_HANDS + s] = h
+    while q < npool:
+        out_state[pos] = pool[q]
+        q += 1
+        pos += 1
+
+
+@njit(cache=True)
 def canonical_world(state, rules, seat, out_state):
     """The one world of ``seat``'s information set with the unseen cards in card order:
     a state that depends only on what ``seat`` knows (used as the root of searches)."""
@@ -650,13 +742,21 @@ def solve_root(state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out
 @njit(cache=True)
 def pimc_values(
     state, rules, worlds, depth, exact_below, seed, tt_key, tt_val, tt_meta, out_card,
-    out_take, out_val, leaf=LEAF_ESTIMATE,
+    out_take, out_val, leaf=LEAF_ESTIMATE, parts=None, cum=None,
 ):  # fmt: skip
     """Perfect-information Monte Carlo: ``out_val[w, i]`` is the value of legal play ``i``
     (see :func:`solve_root`) in world ``w``, a determinization of ``state`` for the seat
-    to play drawn from the stream ``derive_seed(seed, 3, w, 0)``.  Each world is solved
-    exactly when at most ``exact_below`` cards are left to play, else to ``depth`` plies
-    with the heuristic leaf value ``leaf`` (``LEAF_*``).  Returns the number of plays."""
+    to play drawn from the stream ``derive_seed(seed, 3, w, 0)`` (:func:`draw_world`:
+    uniform, or from the belief particles ``parts``/``cum`` when given).  Each world is
+    solved exactly when at most ``exact_below`` cards are left to play, else to
+    ``depth`` plies with the heuristic leaf value ``leaf`` (``LEAF_*``).  Returns the
+    number of plays."""
+    if parts is None:
+        bparts = np.empty((0, 4), dtype=np.int64)
+        bcum = np.empty(0)
+    else:
+        bparts = parts
+        bcum = cum
     seat = state[S_TURN]
     world = np.empty(N_STATE, dtype=np.int64)
     rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
@@ -672,7 +772,7 @@ def pimc_values(
     n = 0
     for w in range(worlds):
         K.reseed(rng, K.derive_seed(seed, 3, w, 0))
-        determinize(state, rules, seat, rng, world)
+        draw_world(state, rules, seat, rng, world, bparts, bcum)
         info[V_SALT] = np.int64(K.derive_seed(seed, 4, w, 0) >> np.uint64(1))
         n = _solve(world, rules, d, tt_key, tt_val, tt_meta, info, ws, vals)
         for i in range(n):
@@ -768,7 +868,8 @@ def ismcts_init(root, tree):
 
 
 @njit(cache=True)
-def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0):
+def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0,
+               parts=None, cum=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -795,11 +896,23 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
     The default, full rollouts, keeps integer margins.
 
+    With belief particles ``parts``/``cum`` (:mod:`scopa_sim._belief`; none: the uniform
+    draw above) each iteration's world takes the other hands from a particle drawn by
+    its weight where the particle holds them (``parts[p, s] >= 0``), and deals the
+    cards left uniformly to the other hands and the stock.
+
     ``rng`` (a generator state array, see ``K.new_rng``) carries the random stream across
     calls in its counter, so a run split into chunks gives the same tree.  With ``log``
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
     layout); pass an empty array otherwise.
     """
+    if parts is None:
+        bparts = np.empty((0, 4), dtype=np.int64)
+        bcum = np.empty(0)
+    else:
+        bparts = parts
+        bcum = cum
+    nparts = bparts.shape[0]
     g = K.GOLDEN
     z = rng[0]
     cap = tree.shape[0]
@@ -830,6 +943,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     for i in range(root[S_STOCK], root[S_DECK_SIZE]):
         unseen |= np.int64(1) << root[S_DECK + i]
     u = np.empty(40, dtype=np.int64)
+    pool = np.empty(40, dtype=np.int64)
     nu = 0
     m = unseen
     while m:
@@ -866,12 +980,52 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     work = np.zeros(16, dtype=np.float64)
     for _ in range(iterations):
         # ---------------------------------------------------------------- determinize
-        for i in range(nu - 1, 0, -1):
+        if nparts:  # from the belief: u laid out as the hands in seat order, then stock
             z += g
-            j = K._below(z, i + 1)
-            t = u[i]
-            u[i] = u[j]
-            u[j] = t
+            pi = pick_weighted(bcum, 0, nparts, unit_draw(z))
+            taken = np.int64(0)
+            for s in range(players):
+                if s != seat and bparts[pi, s] >= 0:
+                    taken |= bparts[pi, s]
+            npool = 0
+            m = unseen & ~taken
+            while m:
+                pool[npool] = ctz(m)
+                m &= m - 1
+                npool += 1
+            for i in range(npool - 1, 0, -1):
+                z += g
+                j = K._below(z, i + 1)
+                t = pool[i]
+                pool[i] = pool[j]
+                pool[j] = t
+            q = 0
+            pos = 0
+            for s in range(players):
+                if s == seat:
+                    continue
+                if bparts[pi, s] >= 0:
+                    m = bparts[pi, s]
+                    while m:
+                        u[pos] = ctz(m)
+                        m &= m - 1
+                        pos += 1
+                else:
+                    for _i in range(sizes[s]):
+                        u[pos] = pool[q]
+                        q += 1
+                        pos += 1
+            while q < npool:
+                u[pos] = pool[q]
+                q += 1
+                pos += 1
+        else:
+            for i in range(nu - 1, 0, -1):
+                z += g
+                j = K._below(z, i + 1)
+                t = u[i]
+                u[i] = u[j]
+                u[j] = t
         pos = 0
         inhand = 0
         for s in range(players):

@@ -25,9 +25,9 @@ class PolicyError(ScopaError):
 #: Search policies by name, with their parameters (validated by ``search.make_bot``).
 SEARCH_POLICIES: dict[str, str] = {
     "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
-    "leaf=estimate|expert",
+    "leaf=estimate|expert, belief=uniform|expert|fit",
     "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
-    "ms=, exact=0|1, horizon=, leaf=estimate|expert",
+    "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit",
     "solver": "perfect-information cheat (sees every card), for reference: depth=",
     "eval": "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
     "rollout=greedy|expert|random, exact=0|1",

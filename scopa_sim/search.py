@@ -28,6 +28,7 @@ import numpy as np
 
 from . import _kernels as K
 from . import _search as KS
+from .belief import BELIEFS, Belief, Observations, compute_belief, get_model
 from .infoset import InfoSet
 from .play import Play
 from .policy import PolicyError
@@ -39,6 +40,8 @@ Z95 = 1.959963984540054
 #: Transposition-table entries of the solver (a power of two).
 TT_SIZE = 1 << 18
 _NO_LOG = np.empty(0, dtype=np.int64)
+_NO_PARTS = np.empty((0, 4), dtype=np.int64)
+_NO_CUM = np.empty(0, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -141,7 +144,30 @@ class _SolverMixin:
         return tt
 
 
-class PIMCBot(_SolverMixin, Bot):
+class _BeliefMixin:
+    """Worlds drawn from a belief (:mod:`scopa_sim.belief`) instead of uniformly, computed
+    once per decision from the seat's observations; ``belief=uniform`` draws exactly as
+    before the option existed.  ``last_belief`` is the belief of the last decision
+    searched (None with ``uniform``)."""
+
+    belief: str = "uniform"
+    last_belief: Belief | None = None
+
+    def _set_belief(self, belief: str) -> None:
+        get_model(belief)  # raises PolicyError for an unknown name
+        self.belief = belief
+        self.last_belief = None
+
+    def _worlds_from(self, state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """The particles and cumulative weights the search kernels draw worlds from."""
+        if self.belief == "uniform":
+            return _NO_PARTS, _NO_CUM
+        b = compute_belief(Observations(state), self.belief, seed)
+        self.last_belief = b
+        return b.parts, b.cum
+
+
+class PIMCBot(_BeliefMixin, _SolverMixin, Bot):
     """Perfect-information Monte Carlo ("determinized search").
 
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
@@ -150,20 +176,30 @@ class PIMCBot(_SolverMixin, Bot):
     :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation
     of the piles, :func:`scopa_sim._search.expert_leaf`) -- and picks the play of best
     mean value over the worlds.  The 95% interval is over worlds (normal approximation).
+    ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
+    (:mod:`scopa_sim.belief`) instead of uniformly (``uniform``, the default).
     """
 
     LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
 
     def __init__(
-        self, worlds: int = 12, depth: int = 5, exact_below: int = 8, leaf: str = "estimate"
+        self,
+        worlds: int = 12,
+        depth: int = 5,
+        exact_below: int = 8,
+        leaf: str = "estimate",
+        belief: str = "uniform",
     ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
         if leaf not in self.LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
+        self._set_belief(belief)
         self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
-        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}" + (
-            f",leaf={leaf}" if leaf != "estimate" else ""
+        self.name = (
+            f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
+            + (f",leaf={leaf}" if leaf != "estimate" else "")
+            + (f",belief={belief}" if belief != "uniform" else "")
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
@@ -173,6 +209,7 @@ class PIMCBot(_SolverMixin, Bot):
         vals = np.zeros((self.worlds, K.MAX_PLAYS), dtype=np.float64)
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        parts, cum = self._worlds_from(state, seed)
         n = int(
             KS.pimc_values(
                 info.vector,
@@ -188,6 +225,8 @@ class PIMCBot(_SolverMixin, Bot):
                 bt,
                 vals,
                 self.LEAVES[self.leaf],
+                parts,
+                cum,
             )
         )
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
@@ -250,7 +289,7 @@ class SolverBot(_SolverMixin, Bot):
         return _rank(stats, lambda s: (-s.mean,))
 
 
-class ISMCTSBot(Bot):
+class ISMCTSBot(_BeliefMixin, Bot):
     """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
 
     One tree over the plays seen from the information set of the seat to play; every
@@ -274,6 +313,10 @@ class ISMCTSBot(Bot):
     (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
     exactly as before the option existed.
 
+    With ``belief=expert`` or ``fit`` every iteration's world is drawn from that belief
+    over the other hands (:mod:`scopa_sim.belief`, computed once per decision) instead
+    of uniformly (``uniform``, the default).
+
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
     """
@@ -295,7 +338,9 @@ class ISMCTSBot(Bot):
         exact: int = 0,
         horizon: int | None = None,
         leaf: str = "estimate",
+        belief: str = "uniform",
     ) -> None:
+        self._set_belief(belief)
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
@@ -322,6 +367,7 @@ class ISMCTSBot(Bot):
             + (f",exact={exact}" if exact else "")
             + (f",horizon={horizon}" if horizon is not None else "")
             + (f",leaf={leaf}" if leaf != "estimate" else "")
+            + (f",belief={belief}" if belief != "uniform" else "")
         )
         self.last_iterations = 0
 
@@ -334,7 +380,8 @@ class ISMCTSBot(Bot):
         cap = (self.iterations if self.ms is None else 4096) + 1
         tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
         count = int(KS.ismcts_init(root, tree))
-        args = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
+        parts, cum = self._worlds_from(state, seed)
+        args = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf, parts, cum)
         if self.ms is None:
             count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
@@ -452,6 +499,7 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
             "depth": _int("depth", 1),
             "exact_below": _int("exact_below", 0),
             "leaf": _choice("leaf", ("estimate", "expert")),
+            "belief": _choice("belief", BELIEFS),
         },
         PIMCBot,
     ),
@@ -464,6 +512,7 @@ BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot
             "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
             "horizon": _int("horizon", 0),
             "leaf": _choice("leaf", ("estimate", "expert")),
+            "belief": _choice("belief", BELIEFS),
         },
         ISMCTSBot,
     ),
