@@ -346,6 +346,18 @@ def fmt(e: Estimate) -> str:
 @click.option("--fit-hands", default=1000, show_default=True, help="ISMCTS self-play hands")
 @click.option("--quality-deals", default=300, show_default=True, help="paired deals per opponent")
 @click.option("--deals", default=2000, show_default=True, help="paired deals per strength match")
+@click.option(
+    "--opponents",
+    default=";".join(OPPONENTS),
+    show_default=True,
+    help="semicolon list of the opponents (policy texts)",
+)
+@click.option(
+    "--bases",
+    default=",".join(BASES),
+    show_default=True,
+    help="comma list of the base searches: ismcts, pimc",
+)
 @click.option("--workers", default=2, show_default=True)
 @click.option("--seed", default=2027, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
@@ -355,6 +367,8 @@ def main(
     fit_hands: int,
     quality_deals: int,
     deals: int,
+    opponents: str,
+    bases: str,
     workers: int,
     seed: int,
     json_path: str | None,
@@ -362,6 +376,17 @@ def main(
 ) -> None:
     """Measure the beliefs and belief-weighted search (see the module docstring)."""
     want = {p.strip() for p in parts.split(",") if p.strip()}
+    opps = [o.strip() for o in opponents.split(";") if o.strip()]
+    base_list = [BASES[b.strip()] for b in bases.split(",") if b.strip() in BASES]
+    if not opps or len(base_list) != len([b for b in bases.split(",") if b.strip()]):
+        raise click.UsageError(
+            "--opponents: policy texts apart by ;, --bases: a comma list of ismcts, pimc"
+        )
+    for o in opps:
+        try:
+            bot_of(o)
+        except ValueError as e:
+            raise click.UsageError(f"--opponents: {e}") from None
     if not want or want - {"fit", "quality", "strength"}:
         raise click.UsageError("--parts: a comma list of fit, quality, strength")
     if quick:
@@ -389,12 +414,12 @@ def main(
         doc["load"]["after_fit"] = load()
     tasks: list[Task] = []
     if "quality" in want:
-        for opp in OPPONENTS:
+        for opp in opps:
             tasks += chunks("quality", BASES["ismcts"], opp, quality_deals)
     calib = {}
     if "strength" in want:
         states = history_states(rules, 10 if quick else 100, seed + 2)
-        for base in BASES.values():
+        for base in base_list:
             for model in BELIEF_MODELS:
                 c = calibrate(base, model, states, 1 if quick else 3)
                 calib[f"{base}|{model}"] = c
@@ -402,9 +427,9 @@ def main(
                       f"{c['base_ms_per_move']:.3f} for {base}")  # fmt: skip
         doc["calibration"] = calib
         doc["load"]["after_calibration"] = load()
-        for base in BASES.values():
+        for base in base_list:
             settings = [base, *(calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS)]
-            for opp in OPPONENTS:
+            for opp in opps:
                 for st in settings:
                     tasks += chunks("match", st, opp, deals)
     t0 = time.perf_counter()
@@ -416,7 +441,7 @@ def main(
         doc["quality"] = []
         print(f"\nbits gained on the opponent's hand (observer {BASES['ismcts']}, "
               f"{quality_deals} paired deals each)")  # fmt: skip
-        for opp in OPPONENTS:
+        for opp in opps:
             rows = [row for res in results if res["task"].kind == "quality"
                     and res["task"].b == opp for row in res["rows"]]  # fmt: skip
             q = summarise_quality(rows, opp, 2 * quality_deals)
@@ -439,8 +464,8 @@ def main(
         doc["strength"] = []
         print(f"\nbelief against uniform worlds at equal time ({deals} paired deals per match), "
               "difference of margins per hand, 95% CI over deals")  # fmt: skip
-        for base in BASES.values():
-            for opp in OPPONENTS:
+        for base in base_list:
+            for opp in opps:
                 per: dict[str, np.ndarray] = {}
                 times: dict[str, float] = {}
                 settings = [base, *(calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS)]

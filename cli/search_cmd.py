@@ -19,6 +19,7 @@ from cli.options import (
     seed_option,
 )
 from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
+from scopa_sim.belief import Belief, belief, describe_belief
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import ScopaError
 from scopa_sim.policy import SEARCH_POLICIES, PolicySpec
@@ -87,6 +88,14 @@ def _policy(text: str) -> PolicySpec:
     show_default=True,
     help=f"Policy that ranks the plays: {policy_names()} (solver is a cheat that sees every card).",
 )
+@click.option(
+    "--belief",
+    "belief_model",
+    type=click.Choice(["expert", "fit"]),
+    default=None,
+    help="Also show the belief about the other hands (most likely holdings, from the "
+    "plays of --position's record) under this play model.",
+)
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
 def advise_cmd(
@@ -101,6 +110,7 @@ def advise_cmd(
     opponent_cards: int | None,
     position: str | None,
     policy: str,
+    belief_model: str | None,
     seed: int,
     as_json: bool,
 ) -> None:
@@ -149,6 +159,7 @@ def advise_cmd(
         except ScopaError as e:
             raise BadInput(str(e)) from None
     result = advise(state, spec.bot(), seed)
+    shown = belief(state, belief_model, seed=seed) if belief_model else None
     horizon = dict(spec.params).get("horizon") is not None  # values are heuristic estimates
     if as_json:
         doc = {
@@ -172,6 +183,8 @@ def advise_cmd(
                 for p in result.plays
             ],
         }
+        if shown is not None:
+            doc["belief"] = _belief_json(shown)
         json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
@@ -187,6 +200,28 @@ def advise_cmd(
         mark = "  <- best" if p.chosen else ""
         ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]"
         click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{mark}")
+    if shown is not None:
+        click.echo(f"belief ({belief_model}, {shown.method}, from {shown.observations.plays} "
+                   "plays seen):")  # fmt: skip
+        for line in describe_belief(shown):
+            click.echo(f"  {line}")
+
+
+def _belief_json(b: Belief) -> dict:
+    """The belief of ``advise --belief --json``: per other seat holding cards, its most
+    likely hands (top 10) and the posterior over the model's channels."""
+    seats = {}
+    for s in range(b.observations.rules.players):
+        if s == b.seat or not b.hand_size(s):
+            continue
+        seats[str(s)] = {
+            "cards": b.hand_size(s),
+            "weighed": s in b.seats,
+            "holdings": [{"hand": str(h), "p": p} for h, p in b.holdings(s, 10)],
+            "plays_like": b.type_posterior(s),
+        }
+    return {"model": b.model.name if b.model else "uniform", "method": b.method,
+            "plays_seen": b.observations.plays, "seats": seats}  # fmt: skip
 
 
 @click.command()

@@ -364,12 +364,13 @@ def describe_belief(b: Belief, top: int = 5) -> list[str]:
         if s == b.seat or not b.hand_size(s):
             continue
         k = b.hand_size(s)
+        cards = f"{k} card" + ("s" if k != 1 else "")
         uni = 1.0 / math.comb(len(b.unseen), k)
         if s not in b.seats:
-            lines.append(f"seat {s} ({k} cards): no evidence this round, every hand {uni:.2%}")
+            lines.append(f"seat {s} ({cards}): no evidence this round, every hand {uni:.2%}")
             continue
         shown = ", ".join(f"[{h}] {p:.1%}" for h, p in b.holdings(s, top))
-        lines.append(f"seat {s} ({k} cards, uniform {uni:.2%} each): {shown}")
+        lines.append(f"seat {s} ({cards}, uniform {uni:.2%} each): {shown}")
         post = b.type_posterior(s)
         if len(post) > 1:
             best = sorted(post.items(), key=lambda kv: -kv[1])[:3]

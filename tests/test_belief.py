@@ -3,12 +3,15 @@ information only, deterministic, drawn right by the searches, and bad parameters
 
 from __future__ import annotations
 
+import json
 import math
 import random
 
 import numpy as np
 import pytest
+from click.testing import CliRunner
 
+from cli.main import cli
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _kernels as K
 from scopa_sim import _search as KS
@@ -346,3 +349,60 @@ def test_describe_belief_names_the_likely_hands() -> None:
     best, p = b.holdings(1, 1)[0]
     assert lines[0].startswith("seat 1 (2 cards") and f"[{best}] {p:.1%}" in lines[0]
     assert lines[1].startswith("  plays like greedy")
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A one-match game record: expert (seat 0) against greedy."""
+    path = tmp_path_factory.mktemp("belief") / "g.jsonl"
+    res = CliRunner().invoke(
+        cli, ["play", "--policy", "expert", "--policy", "greedy", "--seed", "3",
+              "--record", str(path)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    return str(path)
+
+
+def test_advise_shows_the_belief(record: str) -> None:
+    """advise --belief prints the other seat's likely hands (text and JSON), the same as
+    the library's belief of that position; bad values are one-line usage errors."""
+    pos = f"{record}:1:9"
+    res = CliRunner().invoke(cli, ["advise", "--position", pos, "--policy", "pimc:worlds=4",
+                                   "--belief", "fit", "--json"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)["belief"]
+    from scopa_sim.advise import position_from_record
+
+    b = belief(position_from_record(pos), "fit")
+    seat = str(1 - b.seat)
+    assert doc["model"] == "fit" and doc["method"] == "exact" and doc["plays_seen"] == 9
+    top = doc["seats"][seat]["holdings"]
+    assert [(h["hand"], h["p"]) for h in top] == [
+        (str(h), p) for h, p in b.holdings(1 - b.seat, 10)
+    ]
+    res = CliRunner().invoke(cli, ["advise", "--position", pos, "--policy", "pimc:worlds=4",
+                                   "--belief", "expert"])  # fmt: skip
+    assert res.exit_code == 0 and "belief (expert, exact, from 9 plays seen):" in res.output
+    assert f"seat {seat} (" in res.output
+    for args in (["--belief", "nope"], ["--policy", "ismcts:belief=nope"]):
+        res = CliRunner().invoke(cli, ["advise", "--position", pos, *args])
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert res.output.strip().splitlines()[-1].startswith("Error:")
+
+
+def test_review_shows_the_belief(record: str) -> None:
+    """review --belief adds the deciding seat's likely holdings to its decisions (JSON and
+    text), and nothing without it."""
+    base = ["review", record, "1", "--policy", "eval:worlds=4", "--seat", "1", "-q"]
+    res = CliRunner().invoke(cli, [*base, "--json", "--belief", "fit"])
+    assert res.exit_code == 0, res.output
+    decisions = json.loads(res.output)["decisions"]
+    with_belief = [d for d in decisions if "belief" in d]
+    assert with_belief and all(list(d["belief"]) == ["0"] for d in with_belief)
+    assert all(0 < h["p"] <= 1 for d in with_belief for h in d["belief"]["0"])
+    plain = json.loads(CliRunner().invoke(cli, [*base, "--json"]).output)["decisions"]
+    assert not any("belief" in d for d in plain)
+    text = CliRunner().invoke(cli, [*base, "--belief", "expert"]).output
+    assert "belief: seat 0 holds [" in text
+    res = CliRunner().invoke(cli, [*base, "--belief", "x"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
