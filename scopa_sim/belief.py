@@ -50,7 +50,7 @@ from . import _belief as KB
 from . import _kernels as K
 from . import _search as KS
 from .cards import CardSet
-from .policy import PolicyError
+from .errors import PolicyError
 from .state import HandState
 
 #: The expert channel's temperature (points) and uniform floor of ``belief=expert``:

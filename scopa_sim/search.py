@@ -9,7 +9,7 @@ meant as a reference (an upper bound), not as a player.
 Values are the deciding side's final point margin for the hand: its points minus the
 other side's (two sides) or minus the best other side's (three or four sides).
 
-    >>> bot = make_bot("ismcts", {"iterations": "1000"})
+    >>> bot = scopa_sim.policy.make_bot("ismcts", {"iterations": "1000"})
     >>> play = bot.choose(state, seed=1)
 
 :func:`play_deal` plays one hand with a bot per seat (for tournaments and benchmarks).
@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,10 +28,10 @@ import numpy as np
 
 from . import _kernels as K
 from . import _search as KS
-from .belief import BELIEFS, Belief, Observations, compute_belief, get_model
+from .belief import Belief, Observations, compute_belief, get_model
+from .errors import PolicyError
 from .infoset import InfoSet
 from .play import Play
-from .policy import PolicyError
 from .rules import Rules
 from .state import HandState
 
@@ -105,11 +105,14 @@ class KernelBot(Bot):
     0."""
 
     def __init__(self, policy: str) -> None:
-        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
-        if policy not in codes:
-            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {', '.join(codes)}")
+        from .policy import POLICIES, kernel_policies  # policy.py builds bots from here
+
+        kind = POLICIES.get(policy)
+        if kind is None or kind.kernel is None:
+            allowed = ", ".join(kernel_policies())
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {allowed}")
         self.name = policy
-        self._code = codes[policy]
+        self._code = kind.kernel
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         info = InfoSet(state)
@@ -446,115 +449,6 @@ class ISMCTSBot(_BeliefMixin, Bot):
         return _rank(
             out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)
         )
-
-
-# --------------------------------------------------------------------------- factory
-def _int(name: str, lo: int) -> Callable[[str, str], int]:
-    def conv(policy: str, text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = lo - 1
-        if v < lo:
-            raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected an integer >= {lo}"
-            )
-        return v
-
-    return conv
-
-
-def _float(name: str) -> Callable[[str, str], float]:
-    def conv(policy: str, text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            v = math.nan
-        if not v > 0 or math.isinf(v):
-            raise PolicyError(f"policy {policy!r} parameter {name}={text!r}: expected a number > 0")
-        return v
-
-    return conv
-
-
-def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[str, str], str]:
-    def conv(policy: str, text: str) -> str:
-        if text not in allowed:
-            raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected one of {', '.join(allowed)}"
-            )
-        return text
-
-    return conv
-
-
-#: Bot names with their parameters (name -> converter) and constructor.
-BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot]]] = {
-    "random": ({}, lambda: KernelBot("random")),
-    "greedy": ({}, lambda: KernelBot("greedy")),
-    "expert": ({}, lambda: KernelBot("expert")),
-    "pimc": (
-        {
-            "worlds": _int("worlds", 1),
-            "depth": _int("depth", 1),
-            "exact_below": _int("exact_below", 0),
-            "leaf": _choice("leaf", ("estimate", "expert")),
-            "belief": _choice("belief", BELIEFS),
-        },
-        PIMCBot,
-    ),
-    "ismcts": (
-        {
-            "iterations": _int("iterations", 1),
-            "c": _float("c"),
-            "rollout": _choice("rollout", ("random", "greedy", "expert")),
-            "ms": _float("ms"),
-            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
-            "horizon": _int("horizon", 0),
-            "leaf": _choice("leaf", ("estimate", "expert")),
-            "belief": _choice("belief", BELIEFS),
-        },
-        ISMCTSBot,
-    ),
-    "solver": ({"depth": _int("depth", 1)}, SolverBot),
-    "eval": (
-        {
-            "worlds": _int("worlds", 1),
-            "rollout": lambda p, t: t,  # checked by the evaluator (kernel policies)
-            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
-        },
-        lambda **kw: _eval_bot(**kw),
-    ),
-}
-
-
-def _eval_bot(**kwargs: object) -> Bot:
-    """The review evaluator as a bot (imported here: :mod:`scopa_sim.evaluate` imports
-    this module)."""
-    from .evaluate import EvalBot
-
-    return EvalBot(**kwargs)  # type: ignore[arg-type]
-
-
-def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
-    """A bot by name (``random``, ``greedy``, ``expert``, ``pimc``, ``ismcts``, ``solver``)
-    with text parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
-    key = name.strip().lower()
-    if key not in BOTS:
-        raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
-    spec, build = BOTS[key]
-    kwargs: dict[str, object] = {}
-    for k, v in (params or {}).items():
-        if k not in spec:
-            allowed = ", ".join(spec) if spec else "none"
-            raise PolicyError(f"unknown parameter {k!r} for bot {key!r}; allowed: {allowed}")
-        kwargs[k] = spec[k](key, str(v).strip())
-    try:
-        return build(**kwargs)
-    except PolicyError:
-        raise
-    except ValueError as e:  # a combination of parameters the bot refuses
-        raise PolicyError(f"policy {key!r}: {e}") from None
 
 
 # --------------------------------------------------------------------------- playing

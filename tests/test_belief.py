@@ -10,8 +10,8 @@ import random
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _kernels as K
 from scopa_sim import _search as KS
@@ -23,10 +23,10 @@ from scopa_sim.belief import (
     describe_belief,
     get_model,
 )
-from scopa_sim.errors import IllegalPlayError
+from scopa_sim.errors import IllegalPlayError, PolicyError
 from scopa_sim.infoset import InfoSet
-from scopa_sim.policy import PolicyError, PolicySpec
-from scopa_sim.search import ISMCTSBot, PIMCBot, make_bot, move_seed
+from scopa_sim.policy import PolicySpec, make_bot
+from scopa_sim.search import ISMCTSBot, PIMCBot, move_seed
 from scopa_sim.state import HandState
 
 
