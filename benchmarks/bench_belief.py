@@ -63,8 +63,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_ladder import Timed, equal_budget, git_commit, load  # noqa: E402
 
-from scopa_sim import _belief as KB  # noqa: E402
-from scopa_sim import _kernels as K  # noqa: E402
+from scopa_sim import _engine as K  # noqa: E402
+from scopa_sim._engine import belief as KB  # noqa: E402
 from scopa_sim.advantage import Estimate  # noqa: E402
 from scopa_sim.belief import EXPERT_EPS, EXPERT_TAU, MODELS, belief  # noqa: E402
 from scopa_sim.play import Play  # noqa: E402

@@ -9,7 +9,7 @@ likelihood of that seat's observed plays under a model of its play
 softened to a temperature), with the seat's type (the channel) inferred from its plays
 at the same time.  Earlier deal rounds were played with hands now known, so they are
 evidence about the type alone; the current round's plays are evidence about the cards.
-The kernels are in :mod:`scopa_sim._belief`; the search bots draw their worlds from a
+The kernels are in :mod:`scopa_sim._engine.belief`; the search bots draw their worlds from a
 belief with the policy parameter ``belief=`` (:data:`BELIEFS`).
 
 Models (:data:`MODELS`):
@@ -19,7 +19,7 @@ Models (:data:`MODELS`):
   play values at temperature :data:`EXPERT_TAU` points with a floor of
   :data:`EXPERT_EPS` uniform; both fitted by maximum likelihood to the plays of the
   documented best bot, ``ismcts:iterations=1000,horizon=4,c=1``, in self-play
-  (``benchmarks/bench_belief.py --fit``);
+  (``benchmarks/bench_belief.py --parts fit``);
 * ``fit`` -- a posterior over a family (random; greedy; the expert exactly; the expert
   at the fitted temperature; the expert at temperature 1), updated from every observed
   play of the seat: a random player comes out as random, so its plays move the belief
@@ -46,9 +46,9 @@ from functools import cached_property
 
 import numpy as np
 
-from . import _belief as KB
-from . import _kernels as K
-from . import _search as KS
+from . import _engine as K
+from ._engine import belief as KB
+from ._engine import search as KS
 from .cards import CardSet
 from .errors import PolicyError
 from .state import HandState
@@ -206,7 +206,7 @@ class Observations:
 @dataclass(frozen=True, eq=False)
 class Belief:
     """A seat's belief: weighted particles over the other seats' current hands (see
-    :mod:`scopa_sim._belief`), the posterior over each seat's play channels, and the
+    :mod:`scopa_sim._engine.belief`), the posterior over each seat's play channels, and the
     method (``uniform``: no evidence; ``exact``: every candidate weighed; ``joint``,
     ``mcmc``: sampled particles)."""
 
@@ -313,7 +313,7 @@ class Belief:
         return {c.label: float(self.post[seat, i]) for i, c in enumerate(self.model.channels)}
 
     def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(parts, cum)`` for :func:`scopa_sim._search.draw_world` and the searches."""
+        """``(parts, cum)`` for :func:`scopa_sim._engine.search.draw_world` and the searches."""
         return self.parts, self.cum
 
     def sample(self, rng: np.random.Generator | int) -> HandState:

@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim import CardSet, Play, Rules
-from scopa_sim import _kernels as K
-from scopa_sim import _search as KS
+from scopa_sim import _engine as K
+from scopa_sim._engine import search as KS
 from scopa_sim.belief import (
     MODELS,
     BeliefModel,

@@ -23,7 +23,7 @@ worlds, see :func:`canonical_history`), so nothing can depend on the true hidden
 Output: weighted *particles*, ``parts[p, seat]`` = that seat's hand, or -1 where the
 seat's hand is not part of the belief (no evidence about it: drawn uniformly from the
 cards left, as the stock is), and cumulative weights ``cum`` ending at 1.0.  The search
-kernels draw worlds from them (:func:`scopa_sim._search.draw_world`).
+kernels draw worlds from them (:func:`.search.draw_world`).
 
 Methods: ``METHOD_EXACT`` -- one seat with evidence, every candidate weighed (2-player
 games: always); ``METHOD_JOINT`` -- several seats enumerated, joint particles drawn by
@@ -32,60 +32,33 @@ depend on their own hands only, so the joint weight is the product of the seats'
 weights on disjoint hands); ``METHOD_MCMC`` -- candidates too many to enumerate
 (9- or 10-card hands): a Metropolis chain of card swaps between the hidden places,
 particles taken along it.
-
-Caching: numba's on-disk cache of this module is keyed on this file only, so it is
-dropped when ``_kernels.py`` or ``_search.py`` changes (as :mod:`scopa_sim._search`
-does for ``_kernels.py``).
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from . import _kernels as K
-from . import _search as KS
-from ._kernels import ctz, popcount
-
-
-def _drop_stale_cache() -> None:
-    """Remove this module's numba cache files when a module it calls changed."""
-    here = Path(__file__).resolve()
-    try:
-        h = hashlib.sha1()
-        for name in ("_kernels.py", "_search.py"):
-            h.update(here.with_name(name).read_bytes())
-        stamp = h.hexdigest()
-        base = os.environ.get("NUMBA_CACHE_DIR")
-        cache = Path(base) if base else here.parent / "__pycache__"
-        dirs = [cache] if not base else [p.parent for p in cache.rglob("_belief.*.nbi")] or [cache]
-        for d in dirs:
-            mark = d / "_belief.kernels-stamp"
-            old = mark.read_text() if mark.exists() else ""
-            if old != stamp:
-                for f in d.glob("_belief.*.nb[ic]"):
-                    f.unlink(missing_ok=True)
-                d.mkdir(parents=True, exist_ok=True)
-                mark.write_text(stamp)
-    except OSError:  # pragma: no cover - read-only install: numba falls back as usual
-        pass
-
-
-_drop_stale_cache()
-
-S_HANDS = K.S_HANDS
-S_TURN = K.S_TURN
-S_STOCK = K.S_STOCK
-S_DECK = K.S_DECK
-S_DECK_SIZE = K.S_DECK_SIZE
-N_STATE = K.N_STATE
-R_PLAYERS = K.R_PLAYERS
-MAX_PLAYS = K.MAX_PLAYS
+from .bits import ctz, popcount
+from .layout import (
+    DENARI,
+    MAX_PLAYS,
+    N_STATE,
+    R_PLAYERS,
+    S_DECK,
+    S_DECK_SIZE,
+    S_HANDS,
+    S_STOCK,
+    S_TURN,
+    SCRATCH,
+    VALUE_MASK,
+)
+from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH, to_fixed
+from .search import canonical_world, pick_weighted, unit_draw
+from .step import expert_value, greedy_value, legal_plays
+from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
 
 KIND_RANDOM = 0
 KIND_GREEDY = 1
@@ -109,10 +82,10 @@ NEG_INF = -np.inf
 # --------------------------------------------------------------------------- views
 @njit(cache=True)
 def canonical_history(raw, rules, seat, out):
-    """``out[d]``: the canonical world of ``seat`` (:func:`scopa_sim._search.
-    canonical_world`) of the position ``raw[d]``: what the seat knew before play ``d``."""
+    """``out[d]``: the canonical world of ``seat`` (:func:`.search.canonical_world`) of
+    the position ``raw[d]``: what the seat knew before play ``d``."""
     for d in range(raw.shape[0]):
-        KS.canonical_world(raw[d], rules, seat, out[d])
+        canonical_world(raw[d], rules, seat, out[d])
 
 
 # --------------------------------------------------------------------------- play models
@@ -120,8 +93,8 @@ def canonical_history(raw, rules, seat, out):
 def _workspace():
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
-    sc = np.empty(K.SCRATCH, dtype=np.int64)
-    xs = np.empty(K.EXPERT_SCRATCH)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    xs = np.empty(EXPERT_SCRATCH)
     vx = np.empty(MAX_PLAYS)
     vg = np.empty(MAX_PLAYS)
     return bc, bt, sc, xs, vx, vg
@@ -132,7 +105,7 @@ def decision_loglik(state, rules, card, take, kinds, taus, eps, out, bc, bt, sc,
     """``out[m]``: log-probability that the seat to play in ``state`` (its hand as given
     there) makes the play ``(card, take)`` under channel ``m``; -inf in every channel
     when the play is not legal with that hand.  Returns the number of legal plays."""
-    n = K.legal_plays(state, rules, bc, bt, sc)
+    n = legal_plays(state, rules, bc, bt, sc)
     idx = -1
     for i in range(n):
         if bc[i] == card and bt[i] == take:
@@ -156,10 +129,10 @@ def decision_loglik(state, rules, card, take, kinds, taus, eps, out, bc, bt, sc,
             need_g = True
     if need_x:
         for i in range(n):
-            vx[i] = K._fixed(K.expert_value(state, rules, bc[i], bt[i], xs)) / K.EXPERT_FIX
+            vx[i] = to_fixed(expert_value(state, rules, bc[i], bt[i], xs)) / EXPERT_FIX
     if need_g:
         for i in range(n):
-            vg[i] = float(K.greedy_value(state, rules, bc[i], bt[i]))
+            vg[i] = float(greedy_value(state, rules, bc[i], bt[i]))
     for m in range(nm):
         if kinds[m] == KIND_RANDOM:
             out[m] = -math.log(n)
@@ -265,8 +238,8 @@ def _seat_logw(ll, base, nm, buf):
 @njit(cache=True)
 def _uniform(rng):
     """A uniform double in [0, 1) from the generator state array ``rng``."""
-    rng[0] += K.GOLDEN
-    return KS.unit_draw(rng[0])
+    rng[0] += GOLDEN
+    return unit_draw(rng[0])
 
 
 @njit(cache=True)
@@ -315,9 +288,9 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
     csize = np.zeros(20, dtype=np.int64)
     nc = 0
     for v in range(1, 11):
-        allv = unseen & K.VALUE_MASK[v]
-        plain = allv & ~K.DENARI
-        den = allv & K.DENARI
+        allv = unseen & VALUE_MASK[v]
+        plain = allv & ~DENARI
+        den = allv & DENARI
         if plain:
             cmask[nc] = plain
             csize[nc] = popcount(plain)
@@ -483,7 +456,7 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
         if ndec[s] > 0:
             ev[nev] = s
             nev += 1
-            c = K.BINOM[nu, size[s]]
+            c = BINOM[nu, size[s]]
             ncand[s] = np.int64(c)
             if c * ndec[s] > cap:
                 enumerable = False
@@ -495,8 +468,8 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
                 post[s, m] = math.exp(base[s, m] - z) if z != NEG_INF else 1.0 / nm
     if nev == 0:
         return np.empty((0, 4), dtype=np.int64), np.empty(0), post, METHOD_UNIFORM
-    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
-    K.reseed(rng, seed)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    reseed(rng, seed)
     if enumerable:
         total = 0
         for j in range(nev):
@@ -540,7 +513,7 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
             used = np.int64(0)
             clash = False
             for j in range(nev):
-                i = KS.pick_weighted(cumw, start[j], start[j + 1], _uniform(rng))
+                i = pick_weighted(cumw, start[j], start[j + 1], _uniform(rng))
                 if cand[i] & used:
                     clash = True
                     break
@@ -561,7 +534,7 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
     hands = np.zeros(4, dtype=np.int64)
     perm = ucards[:nu].copy()
     for i in range(nu - 1, 0, -1):
-        j = K.rand_below(rng, i + 1)
+        j = rand_below(rng, i + 1)
         t = perm[i]
         perm[i] = perm[j]
         perm[j] = t
@@ -587,10 +560,10 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
     got = 0
     steps = burn + particles * thin
     for t in range(steps):
-        a = ev[K.rand_below(rng, nev)]
+        a = ev[rand_below(rng, nev)]
         ka = size[a]  # nu > ka: a seat holding every unseen card has one candidate
-        x = _nth_bit(hands[a], K.rand_below(rng, ka))
-        y = _nth_bit(unseen & ~hands[a], K.rand_below(rng, nu - ka))
+        x = _nth_bit(hands[a], rand_below(rng, ka))
+        y = _nth_bit(unseen & ~hands[a], rand_below(rng, nu - ka))
         xb = np.int64(1) << x
         yb = np.int64(1) << y
         b = -1
