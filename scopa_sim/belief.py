@@ -105,17 +105,21 @@ class Channel:
 class BeliefModel:
     """A mixture of channels with prior weights; per seat, the posterior over the
     channels and the hands is computed jointly.  ``cap``: the largest number of
-    (candidate hand x decision) likelihoods a seat is enumerated with; beyond it a
-    Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives
-    ``particles`` particles, as many as the rejection draw of several seats does."""
+    (candidate hand x decision x (hand size + 1)) a seat is enumerated with (2-player
+    hands: at most 1,488, always exact); several
+    enumerated seats give ``particles`` joint particles by rejection; beyond ``cap``
+    a Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives
+    ``chain`` particles (each swap costs two seats' likelihoods: the chain is short,
+    so that a 10-card hand's belief costs a few ms)."""
 
     name: str
     channels: tuple[Channel, ...]
     prior: tuple[float, ...]
-    cap: int = 40_000
+    cap: int = 5_000
     particles: int = 512
-    burn: int = 200
-    thin: int = 4
+    chain: int = 64
+    burn: int = 64
+    thin: int = 2
     _arrays: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -123,8 +127,10 @@ class BeliefModel:
             raise PolicyError(f"belief model {self.name}: one prior weight per channel")
         if any(not p > 0 for p in self.prior):
             raise PolicyError(f"belief model {self.name}: prior weights must be > 0")
-        if self.cap < 1 or self.particles < 1 or self.burn < 0 or self.thin < 1:
-            raise PolicyError(f"belief model {self.name}: cap, particles, thin >= 1, burn >= 0")
+        if min(self.cap, self.particles, self.chain, self.thin) < 1 or self.burn < 0:
+            raise PolicyError(
+                f"belief model {self.name}: cap, particles, chain, thin >= 1, burn >= 0"
+            )
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The kernel's inputs: kinds, taus, eps, log prior (normalised)."""
@@ -338,7 +344,7 @@ def compute_belief(obs: Observations, model: str | BeliefModel | None, seed: int
     kinds, taus, eps, logprior = m.arrays()
     parts, cum, post, method = KB.compute(
         obs.root, obs.rules.to_array(), obs.seat, obs.hist, obs.cards, obs.takes, kinds, taus,
-        eps, logprior, m.cap, m.particles, m.burn, m.thin,
+        eps, logprior, m.cap, m.particles, m.chain, m.burn, m.thin,
         np.uint64(K.derive_seed(int(seed) & (2**63 - 1), 16, obs.plays, obs.seat)),
     )  # fmt: skip
     return Belief(obs, m, parts, cum, post, _METHODS[int(method)])

@@ -129,3 +129,16 @@ def test_bench_ladder_bad_input(tmp_path: Path) -> None:
         assert proc.returncode != 0
         lines = proc.stderr.strip().splitlines()
         assert "Traceback" not in proc.stderr and lines[-1].startswith("Error"), proc.stderr
+
+
+def test_bench_belief(tmp_path: Path) -> None:
+    doc = _run("bench_belief.py", "--quick", "--workers", "1", "--opponents", "greedy;expert",
+               out=tmp_path / "b.json")  # fmt: skip
+    assert doc["fit"]["used"] and doc["calibration"] and len(doc["strength"]) == 4
+    assert {q["opponent"] for q in doc["quality"]} == {"greedy", "expert"}
+
+
+def test_bench_ladder_only(tmp_path: Path) -> None:
+    doc = _run("bench_ladder.py", "--quick", "--workers", "1", "--deals", "2", "--only",
+               "pimc:belief=fit", out=tmp_path / "l.json")  # fmt: skip
+    assert [r["policy"] for r in doc["ladder"]] == ["pimc:belief=fit"]

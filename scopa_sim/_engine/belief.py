@@ -378,15 +378,17 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
 # --------------------------------------------------------------------------- the belief
 @njit(cache=True)
 def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, cap, particles,
-            burn, thin, seed):  # fmt: skip
+            chain, burn, thin, seed):  # fmt: skip
     """The belief of ``seat`` at ``root`` (its canonical world now) from the plays
     ``(hcard[d], htake[d])`` made in the positions ``hist[d]`` (its canonical views),
     under the channels (``kinds``, ``taus``, ``eps``) with log prior ``logprior``.
 
     Seats with evidence about their current hand are enumerated exactly when their
-    candidates times their decisions of the round are at most ``cap`` each; otherwise
-    a Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives
-    ``particles`` particles, as does the rejection draw of several enumerated seats.
+    candidates times their decisions of the round times their hand size plus one (a
+    decision's cost grows with the hand it was made with) are at most ``cap`` each, and
+    several such seats give ``particles`` joint particles by rejection; otherwise a
+    Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives ``chain``
+    particles.
     ``seed`` drives the random methods only.
 
     Returns ``(parts, cum, post, method)``: the particles (module docstring), their
@@ -458,7 +460,7 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
             nev += 1
             c = BINOM[nu, size[s]]
             ncand[s] = np.int64(c)
-            if c * ndec[s] > cap:
+            if c * ndec[s] * (size[s] + 1) > cap:  # likelihoods x cards in hand then
                 enumerable = False
     # type posterior of seats without current evidence: from the past alone
     for s in range(players):
@@ -556,9 +558,9 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
         for m in range(nm):
             mp[s, m] = math.exp(buf[m] - lw) if lw != NEG_INF else 1.0 / nm
     mpb = np.zeros(nm)
-    parts = np.full((particles, 4), -1, dtype=np.int64)
+    parts = np.full((chain, 4), -1, dtype=np.int64)
     got = 0
-    steps = burn + particles * thin
+    steps = burn + chain * thin
     for t in range(steps):
         a = ev[rand_below(rng, nev)]
         ka = size[a]  # nu > ka: a seat holding every unseen card has one candidate
@@ -599,15 +601,15 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
                 energy[b] = e_b
                 for m in range(nm):
                     mp[b, m] = math.exp(buf[m] - lw_b) if lw_b != NEG_INF else 1.0 / nm
-        if t >= burn and (t - burn) % thin == thin - 1 and got < particles:
+        if t >= burn and (t - burn) % thin == thin - 1 and got < chain:
             for j in range(nev):
                 s = ev[j]
                 parts[got, s] = hands[s]
                 for m in range(nm):
-                    post[s, m] += mp[s, m] / particles
+                    post[s, m] += mp[s, m] / chain
             got += 1
-    cum = np.empty(particles)
-    for i in range(particles):
-        cum[i] = (i + 1) / particles
-    cum[particles - 1] = 1.0
+    cum = np.empty(chain)
+    for i in range(chain):
+        cum[i] = (i + 1) / chain
+    cum[chain - 1] = 1.0
     return parts, cum, post, METHOD_MCMC
