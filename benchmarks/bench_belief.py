@@ -1,7 +1,8 @@
 """Beliefs over the hidden cards: the play model's fit, the beliefs' quality, and
 belief-weighted search against the same search with uniform worlds at equal time.
 
-    python benchmarks/bench_belief.py [--parts fit,quality,strength] [--fit-hands N]
+    python benchmarks/bench_belief.py [--parts fit,quality,strength,oracle,budget]
+                                      [--fit-hands N]
                                       [--quality-deals N] [--deals N] [--workers N]
                                       [--seed S] [--json FILE] [--quick]
 
@@ -32,6 +33,15 @@ All in 2-player ``scopa``; numbers are measured, never asserted.
    paired, seat-swapped deals against each ladder opponent; the result is the
    per-deal difference of margins, belief minus uniform, with its 95% CI over deals.
    The CPU times per move in those games are reported next to the calibration.
+
+4. **Oracle** (``--parts oracle``, a cheat for reference): each base search drawing its
+   worlds with the other hand as it truly is (only the stock's order unknown), against
+   the same search with uniform worlds, on the same deals (``--deals``): what a perfect
+   belief would be worth.
+
+5. **Budget** (``--parts budget``): each belief at the base's own budget (1,000
+   iterations, 12 worlds) against the base, on the same deals: what the belief is worth
+   before its cost is paid for.
 
 Deals run in chunks of :data:`CHUNK` on ``--workers`` processes, with fresh bots per
 chunk; budgets are iteration / world counts, so results (not times) are the same for
@@ -86,8 +96,29 @@ TAUS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.
 EPSS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
 
 
+#: Prefix of a setting whose belief is the truth (part oracle): a cheat, for reference.
+ORACLE = "oracle|"
+
+
 def bot_of(text: str) -> Bot:
-    return PolicySpec.parse(text).bot()
+    """A bot from its policy text; ``oracle|TEXT``: the search ``TEXT`` drawing its worlds
+    with every other hand as it truly is (only the stock's order unknown)."""
+    if not text.startswith(ORACLE):
+        return PolicySpec.parse(text).bot()
+    bot = PolicySpec.parse(text[len(ORACLE) :]).bot()
+
+    def truth(state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        parts = np.full((1, 4), -1, dtype=np.int64)
+        for s in range(state.players):
+            if s != state.turn and state.hand(s):
+                parts[0, s] = state.hand(s).mask
+        if (parts < 0).all():
+            return np.empty((0, 4), dtype=np.int64), np.empty(0)
+        return parts, np.ones(1)
+
+    bot._worlds_from = truth  # type: ignore[attr-defined]
+    bot.name = ORACLE + bot.name
+    return bot
 
 
 def with_param(text: str, key: str, value: object) -> str:
@@ -267,6 +298,39 @@ def match_task(task: Task, seed: int) -> dict:
             "b_cpu": b.cpu, "b_moves": b.moves}  # fmt: skip
 
 
+def margins_of(results: list[dict], setting: str, opp: str) -> tuple[np.ndarray, float]:
+    """Per deal the mean margin of ``setting`` against ``opp`` over its two seats, and its
+    CPU ms per move, from the match chunks."""
+    parts = sorted((res for res in results if res["task"].kind == "match"
+                    and res["task"].a == setting and res["task"].b == opp),
+                   key=lambda res: res["task"].start)  # fmt: skip
+    m0 = np.array([m for p in parts for m in p["m0"]], dtype=float)
+    m1 = np.array([m for p in parts for m in p["m1"]], dtype=float)
+    ms = 1000 * sum(p["a_cpu"] for p in parts) / max(1, sum(p["a_moves"] for p in parts))
+    return (m0 + m1) / 2, ms
+
+
+def compare(results: list[dict], base: str, opp: str, beliefs: list[str]) -> dict:
+    """One row of parts strength and budget: ``base`` (uniform worlds) against ``opp``,
+    and each belief setting (one per :data:`BELIEF_MODELS`) with its margin minus the
+    base's, paired by deal; printed as it goes."""
+    ref, ref_ms = margins_of(results, base, opp)
+    e = Estimate.of(ref)
+    row = {"base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.mean,
+           "base_ci": [e.low, e.high], "base_ms_per_move": ref_ms, "beliefs": {}}  # fmt: skip
+    print(f"  {base} vs {opp}: uniform {fmt(e)} ({ref_ms:.3f} ms/move)")
+    for model, st in zip(BELIEF_MODELS, beliefs, strict=True):
+        x, ms = margins_of(results, st, opp)
+        e, dlt = Estimate.of(x), Estimate.of(x - ref)
+        row["beliefs"][model] = {"setting": st, "margin": e.mean, "ci": [e.low, e.high],
+                                 "minus_uniform": dlt.mean,
+                                 "minus_uniform_ci": [dlt.low, dlt.high],
+                                 "ms_per_move": ms}  # fmt: skip
+        print(f"      belief={model:<6} {fmt(e)}, minus uniform {fmt(dlt)} ({st}, "
+              f"{ms:.3f} ms/move)")  # fmt: skip
+    return row
+
+
 def run_task(task: Task, seed: int) -> dict:
     return quality_task(task, seed) if task.kind == "quality" else match_task(task, seed)
 
@@ -387,8 +451,8 @@ def main(
             bot_of(o)
         except ValueError as e:
             raise click.UsageError(f"--opponents: {e}") from None
-    if not want or want - {"fit", "quality", "strength"}:
-        raise click.UsageError("--parts: a comma list of fit, quality, strength")
+    if not want or want - {"fit", "quality", "strength", "oracle", "budget"}:
+        raise click.UsageError("--parts: a comma list of fit, quality, strength, oracle, budget")
     if quick:
         fit_hands, quality_deals, deals = min(fit_hands, 4), min(quality_deals, 2), min(deals, 2)
     if min(fit_hands, quality_deals, deals) < 2 or workers < 1:
@@ -432,6 +496,18 @@ def main(
             for opp in opps:
                 for st in settings:
                     tasks += chunks("match", st, opp, deals)
+    extra = {
+        "oracle": lambda b: [ORACLE + b],
+        "budget": lambda b: [with_param(b, "belief", m) for m in BELIEF_MODELS],
+    }
+    for part, make in extra.items():
+        if part in want:
+            for base in base_list:
+                for opp in opps:
+                    for st in [base, *make(base)]:
+                        key = ("match", st, opp)
+                        if key not in {(t.kind, t.a, t.b) for t in tasks}:
+                            tasks += chunks("match", st, opp, deals)
     t0 = time.perf_counter()
     results = run_tasks(tasks, seed, workers)
     doc["pool_seconds"] = time.perf_counter() - t0
@@ -461,41 +537,34 @@ def main(
                 post = q["fit_posterior_at_last_evidence"]
                 print("      fit posterior: " + ", ".join(f"{k} {v:.2f}" for k, v in post.items()))
     if "strength" in want:
-        doc["strength"] = []
         print(f"\nbelief against uniform worlds at equal time ({deals} paired deals per match), "
               "difference of margins per hand, 95% CI over deals")  # fmt: skip
+        doc["strength"] = [
+            compare(results, base, opp, [calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS])
+            for base in base_list
+            for opp in opps
+        ]
+    if "budget" in want:
+        print(f"\nbelief against uniform worlds at the same budget ({deals} paired deals per "
+              "match; the belief's cost not compensated)")  # fmt: skip
+        doc["budget"] = [
+            compare(results, base, opp, [with_param(base, "belief", m) for m in BELIEF_MODELS])
+            for base in base_list
+            for opp in opps
+        ]
+    if "oracle" in want:
+        doc["oracle"] = []
+        print(f"\nthe cheat: worlds with the other hand as it is ({deals} paired deals), "
+              "minus uniform worlds")  # fmt: skip
         for base in base_list:
             for opp in opps:
-                per: dict[str, np.ndarray] = {}
-                times: dict[str, float] = {}
-                settings = [base, *(calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS)]
-                for st in settings:
-                    parts_ = sorted((res for res in results if res["task"].kind == "match"
-                                     and res["task"].a == st and res["task"].b == opp),
-                                    key=lambda res: res["task"].start)  # fmt: skip
-                    m0 = np.array([m for p in parts_ for m in p["m0"]], dtype=float)
-                    m1 = np.array([m for p in parts_ for m in p["m1"]], dtype=float)
-                    per[st] = (m0 + m1) / 2
-                    times[st] = (
-                        1000
-                        * sum(p["a_cpu"] for p in parts_)
-                        / max(1, sum(p["a_moves"] for p in parts_))
-                    )
-                ref = Estimate.of(per[base])
-                row = {"base": base, "opponent": opp, "deals": int(per[base].size),
-                       "base_margin": ref.mean, "base_ci": [ref.low, ref.high],
-                       "base_ms_per_move": times[base], "beliefs": {}}  # fmt: skip
-                print(f"  {base} vs {opp}: uniform {fmt(ref)} ({times[base]:.3f} ms/move)")
-                for model, st in zip(BELIEF_MODELS, settings[1:], strict=True):
-                    e = Estimate.of(per[st])
-                    dlt = Estimate.of(per[st] - per[base])
-                    row["beliefs"][model] = {"setting": st, "margin": e.mean,
-                                             "ci": [e.low, e.high], "minus_uniform": dlt.mean,
-                                             "minus_uniform_ci": [dlt.low, dlt.high],
-                                             "ms_per_move": times[st]}  # fmt: skip
-                    print(f"      belief={model:<6} {fmt(e)}, minus uniform {fmt(dlt)} "
-                          f"({st}, {times[st]:.3f} ms/move)")  # fmt: skip
-                doc["strength"].append(row)
+                per = {st: margins_of(results, st, opp) for st in (base, ORACLE + base)}
+                dlt = Estimate.of(per[ORACLE + base][0] - per[base][0])
+                doc["oracle"].append({"base": base, "opponent": opp, "deals": int(dlt.n),
+                                      "minus_uniform": dlt.mean,
+                                      "minus_uniform_ci": [dlt.low, dlt.high],
+                                      "ms_per_move": per[ORACLE + base][1]})  # fmt: skip
+                print(f"  {base} vs {opp}: {fmt(dlt)}")
     doc["load"]["end"] = load()
     if json_path:
         try:

@@ -788,7 +788,9 @@ def run_only(
     plays_per_hand: int,
 ) -> None:
     """Part 3 alone for the search settings ``only`` (``--only``): each against greedy on
-    the ladder's deals, rows as in the full run (no frontier, Elo round robin or plot)."""
+    the ladder's deals, rows as in the full run (no frontier, Elo round robin or plot)
+    plus each deal's margins (seat 0, seat 1), so that settings can be compared deal by
+    deal; and each setting minus the first, paired by deal, with its 95% CI."""
     known = {text: fam for fam, text in ladder_settings(quick)}
     for text in only:
         if known.get(text, "jitted") == "jitted":
@@ -814,8 +816,20 @@ def run_only(
                      "elo_vs_greedy_high": m["elo_high"], "ms_per_move_in_games": ms,
                      "wall_ms_per_move_in_games": m["a_wall_ms_per_move"],
                      "cost_ms_per_move": ms, "cost_source": "in the games",
-                     "hands_per_s_one_core": 1000 / (ms * plays_per_hand)})  # fmt: skip
+                     "hands_per_s_one_core": 1000 / (ms * plays_per_hand),
+                     "margins_seat0": [x for p in done[f"ladder|{text}"] for x in p["m0"]],
+                     "margins_seat1": [x for p in done[f"ladder|{text}"] for x in p["m1"]],
+                     })  # fmt: skip
         print(f"  {text:<50} {fmt_ci(m):>28} Elo {m['elo']:+4.0f}  {ms:.3f} ms/move")
+    first = rows[0]
+    ref = (np.array(first["margins_seat0"]) + np.array(first["margins_seat1"])) / 2
+    for r in rows[1:]:
+        x = (np.array(r["margins_seat0"]) + np.array(r["margins_seat1"])) / 2 - ref
+        e = Estimate.of(x.astype(np.float64))
+        r["minus_first"] = {"reference": first["policy"], "mean": e.mean, "ci_low": e.low,
+                            "ci_high": e.high}  # fmt: skip
+        print(f"  {r['policy']} minus {first['policy']}, paired by deal: {e.mean:+.3f} "
+              f"[{e.low:+.3f}, {e.high:+.3f}]")  # fmt: skip
     doc.update({"plays_per_hand": plays_per_hand, "deals": deals, "chunk": CHUNK,
                 "ladder": rows})  # fmt: skip
     doc["load"]["end"] = load()
