@@ -30,6 +30,7 @@ LAZY_COMMANDS = {
     "advise": "cli.search_cmd:advise_cmd",
     "tournament": "cli.search_cmd:tournament_cmd",
     "review": "cli.review_cmd:review_cmd",
+    "equity": "cli.equity_cmd:equity_cmd",
 }
 
 

@@ -47,6 +47,7 @@ def position_from_cards(
     seen: CardSet | None = None,
     scope: tuple[int, int] = (0, 0),
     opponent_cards: int | None = None,
+    totals: tuple[int, int] = (0, 0),
 ) -> HandState:
     """The position of seat 0 (to play) in a 2-sided game, from the cards it knows.
 
@@ -54,7 +55,7 @@ def position_from_cards(
     cards out of play (captured, owner not given: they score for nobody). The other
     seats' hand sizes follow from the round (``opponent_cards`` picks between a full
     round and one where the others played first); the rest of the unseen cards are the
-    stock.
+    stock. ``totals`` are the match points of the two sides before this hand.
     """
     if rules.sides != 2:
         raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
@@ -102,6 +103,7 @@ def position_from_cards(
                 scope=list(scope),
                 turn=0,
                 stock=cards,
+                match_totals=totals,
             )
         except ValueError as e:
             errors.append(str(e))
@@ -196,6 +198,7 @@ def position_from_record(spec: str) -> HandState:
             obj["dealer"],
             parse_cards(deals[0]["table"]),
             [[parse_cards(h) for h in d["hands"]] for d in deals],
+            match_totals=obj["totals_before"],
         )
         plays = obj["plays"]
         if not 0 <= play_no < len(plays):
@@ -223,6 +226,7 @@ def position_from_record(spec: str) -> HandState:
 
 def advise(state: HandState, bot: Bot, seed: int) -> Advice:
     """Rank every legal play of the seat to move with ``bot``."""
+    bot.prepare(state.rules)
     if state.is_over():
         raise PositionError("the hand is over: there is no play to advise")
     return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))

@@ -24,3 +24,8 @@ class RecordError(ScopaError):
 class ReviewError(ScopaError):
     """A game review that cannot run: an invalid record file, a missing line or seat, an
     unknown evaluator."""
+
+
+class EquityError(ScopaError):
+    """A match-equity table that cannot be used: a missing, unreadable or malformed file,
+    one built for other rules (target or sides included), or rules it cannot serve."""

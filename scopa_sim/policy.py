@@ -23,12 +23,18 @@ class PolicyError(ScopaError):
 
 
 #: Search policies by name, with their parameters (validated by ``search.make_bot``).
+#: ``objective=match`` plays for the match (two sides): hands are valued by the
+#: probability of winning the match from the totals they leave, by the match-equity table
+#: of ``equity=`` (a kernel policy's self-play, ``expert`` by default, or a table file
+#: written by ``scopa-sim equity``); ``margin``, the default, maximises the hand margin.
 SEARCH_POLICIES: dict[str, str] = {
     "pimc": "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
-    "leaf=estimate|expert",
+    "leaf=estimate|expert, objective=margin|match, equity=expert|PATH",
     "ismcts": "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
-    "ms=, exact=0|1, horizon=, leaf=estimate|expert",
-    "solver": "perfect-information cheat (sees every card), for reference: depth=",
+    "ms=, exact=0|1, horizon=, leaf=estimate|expert, objective=margin|match, "
+    "equity=expert|PATH",
+    "solver": "perfect-information cheat (sees every card), for reference: depth=, "
+    "objective=margin|match, equity=expert|PATH",
     "eval": "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
     "rollout=greedy|expert|random, exact=0|1",
 }
