@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from cli.options import BadInput, make_rules, rules_options, seed_option
 from scopa_sim.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
+
+from .options import BadInput, make_rules, rules_options, seed_option
 
 #: The most self-play hands of a table (about an hour at 30,000 hands a second).
 MAX_HANDS = 10**8

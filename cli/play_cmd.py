@@ -11,7 +11,10 @@ from typing import TextIO
 
 import click
 
-from cli.options import (
+from scopa_sim.match import play_match
+from scopa_sim.record import check_lines, iter_lines, show_hand, write_records
+
+from .options import (
     BadInput,
     make_policies,
     make_rules,
@@ -19,8 +22,6 @@ from cli.options import (
     rules_options,
     seed_option,
 )
-from scopa_sim.match import play_match
-from scopa_sim.record import check_lines, iter_lines, show_hand, write_records
 
 
 @click.command()

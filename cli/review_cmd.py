@@ -8,8 +8,9 @@ import sys
 
 import click
 
-from cli.options import BadInput, progress_bar, seed_option
 from scopa_sim.errors import ScopaError
+
+from .options import BadInput, progress_bar, seed_option
 
 
 @click.command()

@@ -10,7 +10,13 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from cli.options import (
+from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
+from scopa_sim.cards import CardSet
+from scopa_sim.errors import ScopaError
+from scopa_sim.policy import PolicySpec, search_policies
+from scopa_sim.tournament import Sprt, ladder, run_tournament
+
+from .options import (
     BadInput,
     make_rules,
     policy_names,
@@ -18,11 +24,6 @@ from cli.options import (
     rules_options,
     seed_option,
 )
-from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
-from scopa_sim.cards import CardSet
-from scopa_sim.errors import ScopaError
-from scopa_sim.policy import SEARCH_POLICIES, PolicySpec
-from scopa_sim.tournament import Sprt, ladder, run_tournament
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
 
@@ -116,7 +117,7 @@ def advise_cmd(
     if spec.is_kernel:
         raise BadInput(
             f"--policy {spec}: advise ranks plays with a search policy "
-            f"({', '.join(SEARCH_POLICIES)}); {spec} gives no values to rank by"
+            f"({', '.join(search_policies())}); {spec} gives no values to rank by"
         )
     if position:
         given = [

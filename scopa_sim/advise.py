@@ -13,15 +13,11 @@ from pathlib import Path
 
 from . import _kernels as K
 from .cards import CardSet, parse_card, parse_cards
-from .errors import ScopaError
+from .errors import PositionError, ScopaError
 from .play import Play
 from .rules import Rules
 from .search import Bot, PlayStats
 from .state import HandState
-
-
-class PositionError(ScopaError):
-    """A position that cannot occur under the rules, or contradictory card lists."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _kernels as K
 from .cards import DENARI_MASK, Card
-from .errors import ScopaError
+from .errors import MatchError
 from .policy import PolicySpec
 from .rules import Rules
 from .state import HandState
@@ -25,11 +25,6 @@ STREAM_PLAY = K.STREAM_PLAY
 STREAM_DEALER = K.STREAM_DEALER
 STREAM_BOT = 1000  # + plays made: the seed a search bot gets for each decision
 MAX_HANDS_PER_MATCH = K.MAX_HANDS_PER_MATCH
-
-
-class MatchError(ScopaError):
-    """A match that did not end within :data:`MAX_HANDS_PER_MATCH` hands (the rules'
-    target range makes that all but impossible: see ``rules.MAX_TARGET``)."""
 
 
 @dataclass(frozen=True)

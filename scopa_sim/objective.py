@@ -50,6 +50,8 @@ from . import equity as E
 from .errors import EquityError
 from .rules import Rules
 
+#: The objectives of the search bots (``objective=``).
+OBJECTIVES = ("margin", "match")
 #: The ``format`` field of an equity table file.
 FORMAT = "scopa-sim-equity/1"
 #: Self-play hands behind a table built on first use, and their seed.
@@ -340,6 +342,7 @@ __all__ = [
     "DEFAULT_HANDS",
     "DEFAULT_SEED",
     "FORMAT",
+    "OBJECTIVES",
     "EquityTable",
     "HandRewards",
     "MatchObjective",

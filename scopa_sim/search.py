@@ -12,7 +12,7 @@ other side's (two sides) or minus the best other side's (three or four sides).  
 hand instead, from the match totals before it (:attr:`HandState.match_totals`), the
 target and the next dealer, expressed in points (:mod:`scopa_sim.objective`).
 
-    >>> bot = make_bot("ismcts", {"iterations": "1000"})
+    >>> bot = scopa_sim.policy.make_bot("ismcts", {"iterations": "1000"})
     >>> play = bot.choose(state, seed=1)
 
 :func:`play_deal` plays one hand with a bot per seat (for tournaments and benchmarks).
@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -31,10 +31,10 @@ import numpy as np
 
 from . import _kernels as K
 from . import _search as KS
+from .errors import PolicyError
 from .infoset import InfoSet
-from .objective import MatchObjective
+from .objective import OBJECTIVES, MatchObjective
 from .play import Play
-from .policy import PolicyError
 from .rules import Rules
 from .state import HandState
 
@@ -111,11 +111,14 @@ class KernelBot(Bot):
     0."""
 
     def __init__(self, policy: str) -> None:
-        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
-        if policy not in codes:
-            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {', '.join(codes)}")
+        from .policy import POLICIES, kernel_policies  # policy.py builds bots from here
+
+        kind = POLICIES.get(policy)
+        if kind is None or kind.kernel is None:
+            allowed = ", ".join(kernel_policies())
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {allowed}")
         self.name = policy
-        self._code = codes[policy]
+        self._code = kind.kernel
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         info = InfoSet(state)
@@ -148,10 +151,6 @@ class _SolverMixin:
         else:
             tt[0].fill(0)
         return tt
-
-
-#: The objectives of the search bots (``objective=``).
-OBJECTIVES = ("margin", "match")
 
 
 class _ObjectiveMixin:
@@ -488,124 +487,6 @@ def _match_leaf(objective: str, leaf: str) -> None:
     ``leaf=expert`` (a margin) does not give."""
     if objective == "match" and leaf != "estimate":
         raise ValueError("objective=match values leaves by estimated points: use leaf=estimate")
-
-
-# --------------------------------------------------------------------------- factory
-def _int(name: str, lo: int) -> Callable[[str, str], int]:
-    def conv(policy: str, text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = lo - 1
-        if v < lo:
-            raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected an integer >= {lo}"
-            )
-        return v
-
-    return conv
-
-
-def _float(name: str) -> Callable[[str, str], float]:
-    def conv(policy: str, text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            v = math.nan
-        if not v > 0 or math.isinf(v):
-            raise PolicyError(f"policy {policy!r} parameter {name}={text!r}: expected a number > 0")
-        return v
-
-    return conv
-
-
-def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[str, str], str]:
-    def conv(policy: str, text: str) -> str:
-        if text not in allowed:
-            raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected one of {', '.join(allowed)}"
-            )
-        return text
-
-    return conv
-
-
-#: Bot names with their parameters (name -> converter) and constructor.
-BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot]]] = {
-    "random": ({}, lambda: KernelBot("random")),
-    "greedy": ({}, lambda: KernelBot("greedy")),
-    "expert": ({}, lambda: KernelBot("expert")),
-    "pimc": (
-        {
-            "worlds": _int("worlds", 1),
-            "depth": _int("depth", 1),
-            "exact_below": _int("exact_below", 0),
-            "leaf": _choice("leaf", ("estimate", "expert")),
-            "objective": _choice("objective", OBJECTIVES),
-            "equity": lambda p, t: t,  # a model policy or a table file: MatchObjective
-        },
-        PIMCBot,
-    ),
-    "ismcts": (
-        {
-            "iterations": _int("iterations", 1),
-            "c": _float("c"),
-            "rollout": _choice("rollout", ("random", "greedy", "expert")),
-            "ms": _float("ms"),
-            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
-            "horizon": _int("horizon", 0),
-            "leaf": _choice("leaf", ("estimate", "expert")),
-            "objective": _choice("objective", OBJECTIVES),
-            "equity": lambda p, t: t,
-        },
-        ISMCTSBot,
-    ),
-    "solver": (
-        {
-            "depth": _int("depth", 1),
-            "objective": _choice("objective", OBJECTIVES),
-            "equity": lambda p, t: t,
-        },
-        SolverBot,
-    ),
-    "eval": (
-        {
-            "worlds": _int("worlds", 1),
-            "rollout": lambda p, t: t,  # checked by the evaluator (kernel policies)
-            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
-        },
-        lambda **kw: _eval_bot(**kw),
-    ),
-}
-
-
-def _eval_bot(**kwargs: object) -> Bot:
-    """The review evaluator as a bot (imported here: :mod:`scopa_sim.evaluate` imports
-    this module)."""
-    from .evaluate import EvalBot
-
-    return EvalBot(**kwargs)  # type: ignore[arg-type]
-
-
-def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
-    """A bot by name (``random``, ``greedy``, ``expert``, ``pimc``, ``ismcts``, ``solver``)
-    with text parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
-    key = name.strip().lower()
-    if key not in BOTS:
-        raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
-    spec, build = BOTS[key]
-    kwargs: dict[str, object] = {}
-    for k, v in (params or {}).items():
-        if k not in spec:
-            allowed = ", ".join(spec) if spec else "none"
-            raise PolicyError(f"unknown parameter {k!r} for bot {key!r}; allowed: {allowed}")
-        kwargs[k] = spec[k](key, str(v).strip())
-    try:
-        return build(**kwargs)
-    except PolicyError:
-        raise
-    except ValueError as e:  # a combination of parameters the bot refuses
-        raise PolicyError(f"policy {key!r}: {e}") from None
 
 
 # --------------------------------------------------------------------------- playing

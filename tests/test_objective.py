@@ -12,17 +12,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import _search as KS
 from scopa_sim import objective as O
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import EquityError
 from scopa_sim.infoset import InfoSet
 from scopa_sim.match import play_match
-from scopa_sim.policy import PolicyError, PolicySpec
+from scopa_sim.policy import PolicyError, PolicySpec, make_bot
 from scopa_sim.rules import Rules
-from scopa_sim.search import make_bot, move_seed
+from scopa_sim.search import move_seed
 from scopa_sim.state import HandState
 
 P = CardSet.parse

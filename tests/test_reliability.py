@@ -16,8 +16,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner, Result
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import _kernels as K
 from scopa_sim import dataset as D
 from scopa_sim import simulate as S
@@ -44,7 +44,7 @@ def one_line_error(result: Result) -> str:
 
 def _spawn(*args: object, **kw) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "cli.main", *map(str, args)],
+        [sys.executable, "-m", "scopa_sim_cli.main", *map(str, args)],
         cwd=ROOT,
         stderr=subprocess.PIPE,
         stdout=subprocess.PIPE,
