@@ -151,7 +151,8 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
 
 def position_from_record(spec: str) -> HandState:
     """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
-    on line LINE (1-based, as ``replay`` numbers them) of a game record file.
+    on line LINE (1-based, as ``replay`` numbers them) of a game record file, with the
+    record's match totals before the hand.
 
     Every way this can fail (no such file, a directory, a binary file, a line or play
     out of range, a line that is not a valid record) is a :class:`PositionError`.

@@ -129,3 +129,17 @@ def test_bench_ladder_bad_input(tmp_path: Path) -> None:
         assert proc.returncode != 0
         lines = proc.stderr.strip().splitlines()
         assert "Traceback" not in proc.stderr and lines[-1].startswith("Error"), proc.stderr
+
+
+def test_bench_match_quick(tmp_path: Path) -> None:
+    log = tmp_path / "pairs.jsonl"
+    doc = _run("bench_match.py", "--quick", "--log", str(log), out=tmp_path / "m.json")
+    s = doc["summary"]
+    assert s["pairs"] == 2 and s["matches"] == 4 and len(log.read_text().splitlines()) == 2
+    assert s["pairs_a_won_both"] + s["pairs_a_lost_both"] + s["pairs_split"] == 2
+    assert 0 <= s["a_win_rate"] <= 1 and s["hands"] >= 4
+    assert "objective=match" in doc["a"] and "objective" not in doc["b"]
+    # the log is resumed: a second run plays nothing new and reports the same pairs
+    again = _run("bench_match.py", "--quick", "--log", str(log), out=tmp_path / "m2.json")
+    assert again["summary"]["a_match_wins"] == s["a_match_wins"]
+    assert len(log.read_text().splitlines()) == 2

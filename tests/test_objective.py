@@ -299,3 +299,18 @@ def test_equity_command_writes_a_table_the_bots_take(tmp_path: Path) -> None:
     assert all(0 <= p["p_win"] <= 1 for p in doc["plays"] if p["n"])
     res = run("equity", "--preset", "scopa-3", "--out", str(out))
     assert res.exit_code == 2 and "two sides" in res.output
+
+
+def test_advise_takes_the_totals_from_a_record(tmp_path: Path, table_file: Path) -> None:
+    rec = tmp_path / "g.jsonl"
+    assert run("play", "--seed", "1", "--record", str(rec)).exit_code == 0
+    lines = rec.read_text().splitlines()
+    assert len(lines) > 1  # a match of several hands: later ones start from a score
+    before = json.loads(lines[-1])["totals_before"]
+    assert any(before)
+    spec = f"ismcts:iterations=30,objective=match,equity={table_file}"
+    res = run("advise", "--position", f"{rec}:{len(lines)}:0", "--policy", spec, "--json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["match_totals"] == before
+    res = run("advise", "--position", f"{rec}:1:0", "--totals", "3,4", "--policy", spec)
+    assert res.exit_code == 2 and "drop --totals" in res.output
