@@ -24,12 +24,12 @@ only ISMCTS's exploration sees the scale. Side 1's reward is the negation of sid
 (one side wins the match), so the searches stay zero-sum.
 
 At a depth limit (PIMC, the solver with ``depth=``) or an ISMCTS horizon the hand is not
-over. Its final points are estimated from :func:`scopa_sim._search.estimate` (each side's
+over. Its final points are estimated from :func:`scopa_sim._engine.search.estimate` (each side's
 scope so far plus the items it leads, credited by its lead) with the item points credited
 to neither side shared equally, and the rest of the hand is taken as a normal error on
 the margin whose variance is the whole hand's times the share of plays still to make;
 the table (interpolated bilinearly between whole points) is averaged over that error by
-a 5-point Gauss-Hermite rule (:func:`scopa_sim._search.leaf_value`). Scope still to come
+a 5-point Gauss-Hermite rule (:func:`scopa_sim._engine.search.leaf_value`). Scope still to come
 (beyond its share of the error) and an all-denari win are not estimated.
 """
 
@@ -44,9 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from . import _kernels as K
-from . import _search as KS
+from . import _engine as K
 from . import equity as E
+from ._engine import search as KS
 from .errors import EquityError
 from .rules import Rules
 
@@ -257,7 +257,7 @@ def _cached_table(rules: Rules, policy: str, hands: int, seed: int) -> EquityTab
 @dataclass(frozen=True, eq=False)
 class HandRewards:
     """The match objective's values for one hand (totals and dealer fixed): ``eq`` for
-    the kernels (layout ``scopa_sim._search.EQ_*``), in points; ``w0`` is side 0's equity
+    the kernels (layout ``scopa_sim._engine.search.EQ_*``), in points; ``w0`` is side 0's equity
     before the hand and ``k`` the points per unit of win probability, so a value ``v``
     of side 0 means P(win) = ``w0 + v / k``."""
 

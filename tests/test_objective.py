@@ -14,8 +14,8 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim import _search as KS
 from scopa_sim import objective as O
+from scopa_sim._engine import search as KS
 from scopa_sim.cards import CardSet
 from scopa_sim.errors import EquityError
 from scopa_sim.infoset import InfoSet

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner, Result
 from scopa_sim_cli.main import cli
 
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim import dataset as D
 from scopa_sim import simulate as S
 from scopa_sim.match import MatchError, play_match
