@@ -4,6 +4,7 @@
                                      [--equity-hands N] [--positions N] [--b-iterations N]
                                      [--log FILE.jsonl] [--json FILE] [--table FILE.md]
                                      [--quick]
+    python benchmarks/bench_match.py --leaf-matches N [--json FILE]
 
 ``A`` is the base search policy (default ``ismcts:iterations=1000,horizon=4,c=1``, the
 documented best bot) with ``objective=match``, ``B`` the same with the default
@@ -36,6 +37,13 @@ Statistics, over pairs (the unit of the paired design):
   method over pairs.
 * **Time per move** of each bot (CPU time of the working thread, forced moves excluded),
   measured in the same matches, and their ratio: the equal-time check.
+
+``--leaf-matches N`` checks the match objective's leaf model instead (no bot plays):
+in ``N`` matches of ``expert`` self-play, at plays 4, 12, 20 and 28 of every hand, the
+equity after the hand that :func:`scopa_sim._engine.search.leaf_value` predicts from the
+position's estimate against the one the hand reached (:func:`end_value` of its final
+score): the mean error (bias) and the Brier score, next to the Brier score of the
+equity before the hand (no information from the position).
 
 ``--log`` appends each finished pair as a JSON line and skips pairs already in it, so a
 long run can be resumed or extended; the statistics are of every pair in the log.
@@ -237,6 +245,49 @@ def summary(records: list[dict]) -> dict[str, Any]:
     }
 
 
+def leaf_calibration(rules: Rules, table: Any, matches: int, seed: int) -> dict[str, Any]:
+    """The leaf model's calibration (see the module docstring), by play of the hand."""
+    from scopa_sim._engine import search as KS
+    from scopa_sim.objective import hand_rewards
+
+    ra = rules.to_array()
+    work = np.zeros(16)
+    stages = (4, 12, 20, 28)
+    rows: dict[int, list[tuple[float, float, float]]] = {i: [] for i in stages}
+    spec = [PolicySpec.parse("expert")] * rules.players
+    total = int(ra[KS.R_TOTAL_PLAYS])
+    for m in range(matches):
+        for log in play_match(rules, spec, seed, m):
+            hr = hand_rewards(table, log.totals_before, rules.side_of(log.dealer))
+            st = HandState.deal(rules, dealer=log.dealer, deck=log.deck)
+            seen = {}
+            for i, (_seat, card, take) in enumerate(log.plays):
+                if i in rows:
+                    seen[i] = st.clone()
+                st.push(Play(card, take))
+            g = st.score_array()[:, -1]
+            piles = [p.mask for p in st.piles]
+            reached = KS.end_value(hr.eq, int(g[0]), int(g[1]), piles[0], piles[1]) / hr.k
+            for i, s in seen.items():
+                KS.estimate(s._vec, ra, 0, True, work)
+                sc = s.scope
+                v = KS.leaf_value(hr.eq, work[12], work[13], sc[0], sc[1], total - i, total)
+                rows[i].append((hr.w0 + v / hr.k, hr.w0 + reached, hr.w0))
+    out = []
+    for i in stages:
+        a = np.array(rows[i])
+        out.append(
+            {
+                "play": i,
+                "positions": len(a),
+                "bias": float((a[:, 0] - a[:, 1]).mean()),
+                "brier": float(((a[:, 0] - a[:, 1]) ** 2).mean()),
+                "brier_of_the_equity_before": float(((a[:, 2] - a[:, 1]) ** 2).mean()),
+            }
+        )
+    return {"matches": matches, "seed": seed, "stages": out}
+
+
 def _read_log(path: Path | None) -> dict[int, dict]:
     done: dict[int, dict] = {}
     if path is not None and path.exists():
@@ -326,7 +377,22 @@ def main() -> None:
     ap.add_argument("--json", type=Path)
     ap.add_argument("--table", type=Path, help="write the summary as a Markdown table")
     ap.add_argument("--quick", action="store_true", help="a tiny run (smoke test)")
+    ap.add_argument("--leaf-matches", type=int, help="check the leaf model in N matches")
     args = ap.parse_args()
+    if args.leaf_matches is not None:
+        rules = Rules.make(args.preset)
+        table = build_table(rules, "expert", args.equity_hands, DEFAULT_SEED)
+        doc = {
+            "benchmark": "bench_match leaf calibration",
+            "preset": args.preset,
+            "equity_table": {"policy": "expert", "hands": args.equity_hands, "seed": DEFAULT_SEED},
+            **leaf_calibration(rules, table, args.leaf_matches, args.seed),
+        }
+        for row in doc["stages"]:
+            print(row)
+        if args.json:
+            args.json.write_text(json.dumps(doc, indent=2) + "\n")
+        return None
     if args.quick:
         args.pairs, args.equity_hands, args.positions = 2, 2000, 30
         args.base = "ismcts:iterations=30,horizon=4,c=1"

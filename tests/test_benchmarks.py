@@ -143,3 +143,11 @@ def test_bench_match_quick(tmp_path: Path) -> None:
     again = _run("bench_match.py", "--quick", "--log", str(log), out=tmp_path / "m2.json")
     assert again["summary"]["a_match_wins"] == s["a_match_wins"]
     assert len(log.read_text().splitlines()) == 2
+
+
+def test_bench_match_leaf_calibration(tmp_path: Path) -> None:
+    doc = _run(
+        "bench_match.py", "--leaf-matches", "2", "--equity-hands", "500", out=tmp_path / "l.json"
+    )
+    assert [s["play"] for s in doc["stages"]] == [4, 12, 20, 28]
+    assert all(s["positions"] >= 2 and 0 <= s["brier"] <= 1 for s in doc["stages"])
