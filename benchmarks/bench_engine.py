@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import reference as ref  # noqa: E402
 
-from scopa_sim import _kernels as K  # noqa: E402
+from scopa_sim import _engine as K  # noqa: E402
 from scopa_sim.rules import Rules  # noqa: E402
 
 

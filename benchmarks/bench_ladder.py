@@ -79,7 +79,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_search import decision_states  # noqa: E402
 
-from scopa_sim import _kernels as K  # noqa: E402
+from scopa_sim import _engine as K  # noqa: E402
 from scopa_sim.advantage import Estimate  # noqa: E402
 from scopa_sim.play import Play  # noqa: E402
 from scopa_sim.policy import PolicySpec  # noqa: E402

@@ -34,8 +34,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scopa_sim import _kernels as K  # noqa: E402
-from scopa_sim import _search as KS  # noqa: E402
+from scopa_sim import _engine as K  # noqa: E402
+from scopa_sim._engine import search as KS  # noqa: E402
 from scopa_sim.infoset import InfoSet  # noqa: E402
 from scopa_sim.play import Play  # noqa: E402
 from scopa_sim.policy import make_bot  # noqa: E402

@@ -15,7 +15,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from . import _kernels as K
+from . import _engine as K
 from .policy import PolicySpec
 from .rules import Rules
 from .simulate import SimConfig, compute_rows

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import _kernels as K
+from . import _engine as K
 from .cards import CardSet, parse_card, parse_cards
 from .errors import PositionError, ScopaError
 from .play import Play

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, BinaryIO
 import numpy as np
 
 from . import __version__
-from . import _kernels as K
+from . import _engine as K
 from .errors import DatasetError
 from .parquet import Column, write_table
 
@@ -92,7 +92,7 @@ if TYPE_CHECKING:
     #: Column name -> pinned polars type, in file order.
     SCHEMA: dict[str, pl.DataType]
 
-# Column layout of the kernel's row columns (see _kernels.fused_rows).
+# Column layout of the kernel's row columns (see _engine.fused.fused_rows).
 _KERNEL_COLS = ("match", "hand", "dealer", "first_player", "redeals", "plays")
 
 

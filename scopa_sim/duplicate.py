@@ -20,14 +20,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from . import _kernels as K
+from . import _engine as K
 from .rules import Rules
 
 
 def swap_permutation(rules: Rules) -> np.ndarray:
     """``perm`` with ``swapped[i] = deck[perm[i]]``: the table stays, and the block of each
     dealing round that would go to position ``p`` goes to position ``p - 1``. Follows
-    :func:`scopa_sim._kernels.deal_round` (a short last round deals ``left // players``
+    :func:`scopa_sim._engine.step.deal_round` (a short last round deals ``left // players``
     cards each)."""
     n, size, hs = rules.players, rules.deck, rules.hand_size
     perm = np.arange(size, dtype=np.int64)

@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _kernels as K
-from . import _search as KS
+from . import _engine as K
+from ._engine import search as KS
 from .errors import PolicyError
 from .play import Play
 from .rules import Rules
@@ -214,7 +214,7 @@ class Evaluator:
         plays: list[Play],
         worlds: int | None = None,
     ) -> np.ndarray:
-        """``values[w, i, side]`` of :func:`scopa_sim._search.eval_values`."""
+        """``values[w, i, side]`` of :func:`scopa_sim._engine.search.eval_values`."""
         tk, tv, tm = self._tt
         tk.fill(0)  # results never depend on earlier calls
         n = len(plays)

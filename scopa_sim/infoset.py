@@ -10,7 +10,7 @@ split of them into hands of the right sizes and a stock is possible.
 :class:`InfoSet` keeps only that knowledge: it is built from the true state but stores
 the *canonical world* of the information set (unseen cards dealt in card order), so
 nothing downstream can read the true hidden cards.  :meth:`InfoSet.sample` deals the
-unseen cards uniformly at random (the jitted :func:`scopa_sim._search.determinize`).
+unseen cards uniformly at random (the jitted :func:`scopa_sim._engine.search.determinize`).
 
 The information state is a summary, not the full history of plays: who laid a card
 that was captured later is not in it.  Under uniform sampling the summary decides the
@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import _kernels as K
-from . import _search as KS
+from . import _engine as K
+from ._engine import search as KS
 from .cards import CardSet
 from .rules import Rules
 from .state import HandState, PublicView

@@ -12,14 +12,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as K
+from . import _engine as K
 from .cards import DENARI_MASK, Card
 from .errors import MatchError
 from .policy import PolicySpec
 from .rules import Rules
 from .state import HandState
 
-#: Stream numbers of :func:`_kernels.derive_seed` (those of the jitted loops).
+#: Stream numbers of :func:`_engine.streams.derive_seed` (those of the jitted loops).
 STREAM_DEAL = K.STREAM_DEAL
 STREAM_PLAY = K.STREAM_PLAY
 STREAM_DEALER = K.STREAM_DEALER

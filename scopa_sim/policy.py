@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from . import _kernels as K
+from . import _engine as K
 
 if TYPE_CHECKING:
     from .search import Bot

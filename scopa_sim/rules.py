@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _kernels as K
+from . import _engine as K
 from .errors import RulesError
 
 _CHOICES: dict[str, tuple[Any, ...]] = {

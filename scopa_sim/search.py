@@ -26,8 +26,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from . import _kernels as K
-from . import _search as KS
+from . import _engine as K
+from ._engine import search as KS
 from .errors import PolicyError
 from .infoset import InfoSet
 from .play import Play
@@ -150,8 +150,8 @@ class PIMCBot(_SolverMixin, Bot):
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
     with the alpha-beta solver -- exactly when at most ``exact_below`` cards are left to
     play, else ``depth`` plies deep with a heuristic leaf value (``leaf=estimate``:
-    :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation
-    of the piles, :func:`scopa_sim._search.expert_leaf`) -- and picks the play of best
+    :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation
+    of the piles, :func:`scopa_sim._engine.search.expert_leaf`) -- and picks the play of best
     mean value over the worlds.  The 95% interval is over worlds (normal approximation).
     """
 
@@ -261,7 +261,7 @@ class ISMCTSBot(Bot):
     the plays legal in that world, expands one untried play, finishes the hand with the
     engine's ``rollout`` policy (``random``, the default, ``greedy`` or ``expert``) and
     backs up the
-    final point margins, scaled by :data:`scopa_sim._search.REWARD_SCALE`, each node
+    final point margins, scaled by :data:`scopa_sim._engine.search.REWARD_SCALE`, each node
     taking the margin of the side that made its play.  The most visited play is chosen.
 
     With ``exact=1``, a position whose information set is a single world (the stock is
@@ -270,8 +270,8 @@ class ISMCTSBot(Bot):
 
     With ``horizon=h`` a rollout stops ``h`` plays past the tree and the position it
     reached is valued by a heuristic (``leaf=estimate``, the default:
-    :func:`scopa_sim._search.estimate`; ``leaf=expert``: the expert policy's evaluation,
-    :func:`scopa_sim._search.expert_leaf`; piles, scope so far) instead of being played
+    :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation,
+    :func:`scopa_sim._engine.search.expert_leaf`; piles, scope so far) instead of being played
     out: cheaper and far less noisy.  ``horizon=4,c=1``
     beats PIMC (12 worlds, depth 5) at equal time per move in 2-player ``scopa``
     (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
@@ -330,7 +330,7 @@ class ISMCTSBot(Bot):
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """Build the search tree: the node pool (``T_*`` columns of
-        :mod:`scopa_sim._search`) and its node count."""
+        :mod:`scopa_sim._engine.search`) and its node count."""
         info = InfoSet(state)
         root, r = info.vector, state._r
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))

@@ -30,7 +30,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _kernels as K
+from . import _engine as K
 from . import dataset as D
 from .cards import DENARI_MASK
 from .errors import ScopaError, SimulationError
@@ -46,7 +46,7 @@ DEFAULT_SHARD_HANDS = 250_000
 #: Matches a shard by default, fewer for long matches (:func:`default_shard_size`).
 DEFAULT_SHARD_MATCHES = 25_000
 #: The most units a run may have: match numbers fill the Int64 ``match`` column (and the
-#: 64-bit stream derivation, :func:`_kernels.derive_seed`).
+#: 64-bit stream derivation, :func:`_engine.streams.derive_seed`).
 MAX_UNITS = 2**63 - 1
 #: The most rows a shard may be planned to hold (a shard is computed in memory: about
 #: 240 bytes a row; and Parquet page headers count values in 32 bits).

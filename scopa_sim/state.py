@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _kernels as K
+from . import _engine as K
 from .cards import Card, CardSet, card_name
 from .errors import IllegalPlayError, RecordError
 from .play import Play

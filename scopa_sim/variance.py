@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from . import _kernels as K
+from . import _engine as K
 from .rules import Rules
 from .stats import MeanCI, mean_ci_from_stats
 

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Play, Rules
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim.state import SCORE_ITEMS, HandState
 
 RULESETS = [

@@ -7,7 +7,7 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim import variance as V
 from scopa_sim.duplicate import swap_permutation, swapped_deck, swapped_rows
 from scopa_sim.match import HandPlayer

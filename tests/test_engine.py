@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
+import subprocess
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import pytest
 import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
 
 from scopa_sim import CardSet, IllegalPlayError, Play, Rules
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim.state import SCORE_ITEMS, HandState
 
 P = CardSet.parse
@@ -732,3 +737,43 @@ def test_from_position_rejects_impossible_hand_sizes() -> None:
     assert st.dealer == 0  # seat 0 plays last in this round
     st = position(rules(), ["", "KS"], "5H", turn=1)
     assert st.dealer == 1
+
+
+# --------------------------------------------------------------------------- kernel cache
+
+_SCORE_SETTEBELLO = """
+import sys
+import numpy as np
+sys.path.insert(0, sys.argv[1])
+import eng as K
+r = K.pack_rules(2, 0, 40, 3, 4, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 11)
+state = np.zeros(K.N_STATE, np.int64)
+state[K.S_PILES] = K.SETTEBELLO_BIT
+out = np.zeros((4, K.N_ITEMS), np.int64)
+K.score_state(state, r, out)  # step.py, calling scoring.score_into
+print(out[0, K.I_SETTEBELLO])
+"""
+
+
+def test_a_changed_module_never_loads_a_stale_cached_kernel(tmp_path: Path) -> None:
+    # numba keys a cached kernel on its own file only: score_state (step.py) has
+    # scoring.score_into compiled into it, so an edit of scoring.py alone would leave
+    # the cached score_state stale without the package-wide stamp (_engine/__init__.py).
+    pkg = tmp_path / "eng"
+    shutil.copytree(Path(K.__file__).parent, pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def settebello() -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", _SCORE_SETTEBELLO, str(tmp_path)],
+            env=env, capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        return run.stdout.strip()
+
+    assert settebello() == "1"
+    assert settebello() == "1"  # from the cache
+    scoring = pkg / "scoring.py"
+    text = scoring.read_text()
+    assert text.count("out[s, I_SETTEBELLO] = 1") == 1
+    scoring.write_text(text.replace("out[s, I_SETTEBELLO] = 1", "out[s, I_SETTEBELLO] = 5"))
+    assert settebello() == "5"

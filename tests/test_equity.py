@@ -91,7 +91,7 @@ def _scopa_rows(policy: str, mode: str, count: int) -> np.ndarray:
 
 @pytest.mark.parametrize("policy", ["random", "greedy", "expert"])
 def test_dp_agrees_with_simulated_matches(policy: str) -> None:
-    from scopa_sim import _kernels as K
+    from scopa_sim import _engine as K
 
     hands = _scopa_rows(policy, "hands", 20_000)
     first = hands[K.C_FIRST]

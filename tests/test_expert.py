@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from scopa_sim import CardSet, Rules
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim.policy import PolicyError, PolicySpec, make_bot
 from scopa_sim.search import KernelBot
 from scopa_sim.state import HandState
@@ -155,11 +155,11 @@ def test_reply_expectation_is_exact() -> None:
             left = table & ~play.take if play.take else table | bit
             pm2 = pm | play.take | bit if play.take else pm
             e0 = K.expert_eval(pm2, po, 0, rules.deck, flags)
-            packed = K._packed_counts(left)
+            packed = K.packed_counts(left)
             final = state.plays_made + 2 == rules.deck - rules.table_cards
             lc = 1 if play.take else 0
             r = {
-                c: K._reply_value(
+                c: K.reply_value(
                     c, left, packed, pm2, po, 0, rules.deck, flags, final, lc, 0, e0, 0, 0
                 )
                 for c in u

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Rules
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim.cards import DECK36_MASK, FULL_DECK_MASK
 from scopa_sim.state import HandState
 

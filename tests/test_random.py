@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import chisquare
 
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 
 GOLDEN = 0x9E3779B97F4A7C15
 M64 = (1 << 64) - 1
@@ -49,7 +49,7 @@ def test_draws_follow_splitmix64_two_halves_per_output(seed: int, ns: list[int])
 @given(seeds, st.integers(1, 40))
 def test_first_draw_of_a_fresh_stream_is_unchanged_from_generator_2(seed: int, n: int) -> None:
     """Dealer draws (one per match) come from fresh streams, so they did not change."""
-    assert K.rand_below(K.new_rng(seed), n) == K._below(np.uint64((seed + GOLDEN) & M64), n)
+    assert K.rand_below(K.new_rng(seed), n) == K.below(np.uint64((seed + GOLDEN) & M64), n)
 
 
 def test_reseed_drops_the_spare_half() -> None:

@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim import _kernels as K
+from scopa_sim import _engine as K
 from scopa_sim.errors import ReviewError
 from scopa_sim.evaluate import DEALT, PUBLIC, Evaluator
 from scopa_sim.infoset import InfoSet

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from scopa_sim import CardSet, Play, Rules
-from scopa_sim import _kernels as K
-from scopa_sim import _search as KS
+from scopa_sim import _engine as K
+from scopa_sim._engine import search as KS
 from scopa_sim.infoset import InfoSet
 from scopa_sim.policy import PolicyError, make_bot
 from scopa_sim.search import (

@@ -347,7 +347,7 @@ def test_fused_rows_equal_the_step_kernels_rows(by_match):
     """The fused playout loop gives the step kernels' rows exactly, for every preset."""
     import numpy as np
 
-    from scopa_sim import _kernels as K
+    from scopa_sim import _engine as K
     from scopa_sim.rules import PRESETS
 
     units = 40 if by_match else 400
@@ -367,7 +367,7 @@ def test_fused_matches_stop_before_overflowing():
     overflow it (64 hands of room), and the rows it wrote are the step kernels' rows."""
     import numpy as np
 
-    from scopa_sim import _kernels as K
+    from scopa_sim import _engine as K
 
     r = Rules.make("scopa").to_array()
     got = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)

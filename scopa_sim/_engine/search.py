@@ -1,100 +1,95 @@
 """Numba kernels of the strategy search: determinization, an alpha-beta solver, ISMCTS.
 
 Everything here works on the engine's int64 state vector (``S_*`` layout of
-:mod:`scopa_sim._kernels`) and calls the engine kernels for legal plays, applying a
+:mod:`.layout`) and calls the step kernels (:mod:`.step`) for legal plays, applying a
 play and scoring, so the search follows the rules exactly.  The Python API is in
 :mod:`scopa_sim.search` and :mod:`scopa_sim.infoset`.
 
 Values are hand point margins.  For two sides (two players, or four in teams) the
 margin of a side is its points minus the other side's; for three or four sides it is
 its points minus the best other side's.
-
-Caching: numba's on-disk cache of a function that calls kernels of another module is
-keyed on this file only, so a change to ``_kernels.py`` would leave stale machine code
-here.  :func:`_drop_stale_cache` therefore records a hash of ``_kernels.py`` next to
-the cache and removes this module's cache files when it changes.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
-import os
-from pathlib import Path
 
 import numpy as np
 from numba import njit
 
-from . import _kernels as K
-from ._kernels import ctz, popcount
-
-
-def _drop_stale_cache() -> None:
-    """Remove this module's numba cache files when ``_kernels.py`` changed since they
-    were written (numba only checks this file's own time stamp)."""
-    here = Path(__file__).resolve()
-    try:
-        stamp = hashlib.sha1(here.with_name("_kernels.py").read_bytes()).hexdigest()
-        base = os.environ.get("NUMBA_CACHE_DIR")
-        cache = Path(base) if base else here.parent / "__pycache__"
-        dirs = [cache] if not base else [p.parent for p in cache.rglob("_search.*.nbi")] or [cache]
-        for d in dirs:
-            mark = d / "_search.kernels-stamp"
-            old = mark.read_text() if mark.exists() else ""
-            if old != stamp:
-                for f in d.glob("_search.*.nb[ic]"):
-                    f.unlink(missing_ok=True)
-                d.mkdir(parents=True, exist_ok=True)
-                mark.write_text(stamp)
-    except OSError:  # pragma: no cover - read-only install: numba falls back as usual
-        pass
-
-
-_drop_stale_cache()
+from .bits import ctz, popcount
+from .capture import (
+    BIG_TABLE,
+    GROW,
+    LANES,
+    SHRINK,
+    count_captures,
+    list_captures,
+    pick_capture,
+    value_sum,
+)
+from .layout import (
+    ACES,
+    DENARI,
+    F_SCOPA,
+    I_TOTAL,
+    MAX_PLAYS,
+    N_ITEMS,
+    N_STATE,
+    POLICY_EXPERT,
+    POLICY_GREEDY,
+    PRIM_BEST,
+    R_ACE_SWEEP,
+    R_ACE_SWEEP_SCOPA,
+    R_CAPTURE_HAND,
+    R_DECK,
+    R_HAND_SIZE,
+    R_LAST_PLAY_SCOPA,
+    R_NAPOLA,
+    R_NAPOLA_FIXED3,
+    R_PLAYERS,
+    R_PRIMIERA_SEVENS,
+    R_RE_BELLO,
+    R_REMAINDER_DEALER,
+    R_SIDES,
+    R_SUM_FEWEST,
+    R_TEAMS,
+    R_TOTAL_PLAYS,
+    RE_BELLO_BIT,
+    S_DEALER,
+    S_DECK,
+    S_DECK_SIZE,
+    S_DONE,
+    S_HANDS,
+    S_LAST_CAPTURER,
+    S_PILES,
+    S_PLAYS,
+    S_SCOPE,
+    S_STOCK,
+    S_TABLE,
+    S_TURN,
+    SCRATCH,
+    SETTEBELLO_BIT,
+    VALUE,
+    W_HANDS,
+    W_PILES,
+    W_SCOPE,
+    side_of,
+)
+from .policy import (
+    EXPERT_SCRATCH,
+    expert_eval,
+    expert_flags,
+    expert_play_value,
+    greedy_score,
+    rel_side,
+    to_fixed,
+)
+from .scoring import score_into
+from .step import apply_play, choose_play, greedy_value, legal_plays, score_state, start_hand
+from .streams import GOLDEN, RNG_WORDS, below, derive_seed, mix64, rand_below, reseed, shuffle_deal
 
 # --------------------------------------------------------------------------- constants
-S_HANDS = K.S_HANDS
-S_TABLE = K.S_TABLE
-S_PILES = K.S_PILES
-S_SCOPE = K.S_SCOPE
-S_LAST_CAPTURER = K.S_LAST_CAPTURER
-S_TURN = K.S_TURN
-S_STOCK = K.S_STOCK
-S_PLAYS = K.S_PLAYS
-S_DEALER = K.S_DEALER
-S_DONE = K.S_DONE
-S_DECK_SIZE = K.S_DECK_SIZE
-S_DECK = K.S_DECK
-N_STATE = K.N_STATE
-R_PLAYERS = K.R_PLAYERS
-R_TEAMS = K.R_TEAMS
-R_HAND_SIZE = K.R_HAND_SIZE
-R_CAPTURE_HAND = K.R_CAPTURE_HAND
-R_SUM_FEWEST = K.R_SUM_FEWEST
-R_ACE_SWEEP = K.R_ACE_SWEEP
-R_ACE_SWEEP_SCOPA = K.R_ACE_SWEEP_SCOPA
-R_LAST_PLAY_SCOPA = K.R_LAST_PLAY_SCOPA
-R_REMAINDER_DEALER = K.R_REMAINDER_DEALER
-S_REACH = K.S_REACH
-VALUE = K.VALUE
-VALUE_MASK = K.VALUE_MASK
-R_SIDES = K.R_SIDES
-R_TOTAL_PLAYS = K.R_TOTAL_PLAYS
-R_PRIMIERA_SEVENS = K.R_PRIMIERA_SEVENS
-R_RE_BELLO = K.R_RE_BELLO
-R_NAPOLA = K.R_NAPOLA
-R_NAPOLA_FIXED3 = K.R_NAPOLA_FIXED3
-I_TOTAL = K.I_TOTAL
-N_ITEMS = K.N_ITEMS
-F_SCOPA = K.F_SCOPA
-MAX_PLAYS = K.MAX_PLAYS
-SCRATCH = K.SCRATCH
-DENARI = K.DENARI
-ACES = K.ACES
-SETTEBELLO_BIT = K.SETTEBELLO_BIT
-RE_BELLO_BIT = K.RE_BELLO_BIT
-PRIM_BEST = K.PRIM_BEST
-
 #: Depth that means "search to the end of the hand".
 FULL_DEPTH = 1000
 #: Plies of the solver's stacks: a hand never has more plays left than this.
@@ -188,7 +183,7 @@ def _redeal(state, rules, seat, rng, out, shuffle):
         pos += 1
     if shuffle:
         for i in range(pos - start - 1, 0, -1):
-            j = K.rand_below(rng, i + 1)
+            j = rand_below(rng, i + 1)
             t = out[start + i]
             out[start + i] = out[start + j]
             out[start + j] = t
@@ -213,14 +208,14 @@ def determinize(state, rules, seat, rng, out_state):
 def canonical_world(state, rules, seat, out_state):
     """The one world of ``seat``'s information set with the unseen cards in card order:
     a state that depends only on what ``seat`` knows (used as the root of searches)."""
-    _redeal(state, rules, seat, np.zeros(K.RNG_WORDS, dtype=np.uint64), out_state, False)
+    _redeal(state, rules, seat, np.zeros(RNG_WORDS, dtype=np.uint64), out_state, False)
 
 
 # --------------------------------------------------------------------------- evaluation
 @njit(cache=True)
 def _margins(state, rules, score, out):
     """``out[side]``: that side's final points minus the best other side's."""
-    K.score_state(state, rules, score)
+    score_state(state, rules, score)
     ns = rules[R_SIDES]
     for s in range(ns):
         best = -1000
@@ -316,7 +311,7 @@ def _estimate_sides(rules, piles, po, scope, so, cards, den, with_scope, work):
 @njit(cache=True)
 def expert_leaf(state, rules, side, with_scope):
     """Heuristic margin of ``side`` from the piles by the expert policy's evaluation
-    (:func:`scopa_sim._kernels.expert_eval`): against the other side, or with three or
+    (:func:`.policy.expert_eval`): against the other side, or with three or
     four sides against the best of the others; plus the scope so far with
     ``with_scope``."""
     return _expert_margin(rules, state, S_PILES, state, S_SCOPE, side, with_scope)
@@ -326,7 +321,7 @@ def expert_leaf(state, rules, side, with_scope):
 def _expert_margin(rules, piles, po, scope, so, side, with_scope):
     """:func:`expert_leaf` on ``piles[po + s]`` and ``scope[so + s]``."""
     ns = rules[R_SIDES]
-    xflags = K._expert_flags(rules)
+    xflags = expert_flags(rules)
     pm = piles[po + side]
     worst = INF
     for t in range(ns):
@@ -336,7 +331,7 @@ def _expert_margin(rules, piles, po, scope, so, side, with_scope):
         for q in range(ns):
             if q != side and q != t:
                 others |= piles[po + q]
-        v = K.expert_eval(pm, piles[po + t], others, rules[K.R_DECK], xflags)
+        v = expert_eval(pm, piles[po + t], others, rules[R_DECK], xflags)
         if with_scope:
             v += scope[so + side] - scope[so + t]
         if v < worst:
@@ -362,7 +357,7 @@ def _pile_key(pile, sevens):
 
 @njit(cache=True)
 def _hash(h, x):
-    return K.mix64(h ^ np.uint64(x))
+    return mix64(h ^ np.uint64(x))
 
 
 @njit(cache=True)
@@ -389,7 +384,7 @@ def _key(state, rules, info):
 def _team(rules, info, state):
     """The "team" of the seat to play: its side with two sides, else 1 for the deciding
     side and 0 for the coalition of the others (paranoid reduction)."""
-    side = K.side_of(rules, state[S_TURN])
+    side = side_of(rules, state[S_TURN])
     if info[V_PARANOID]:
         return 1 if side == info[V_ROOT_SIDE] else 0
     return side
@@ -400,7 +395,7 @@ def _static(state, rules, info, score, margins, work, exact):
     """Value of a finished (``exact``) or depth-limited position for the seat to play: the
     rest of the hand's margin (two sides: scope already scored left out) or, paranoid,
     the deciding side's whole margin, negated for the coalition."""
-    side = K.side_of(rules, state[S_TURN])
+    side = side_of(rules, state[S_TURN])
     if info[V_PARANOID]:
         root = info[V_ROOT_SIDE]
         if exact:
@@ -426,7 +421,7 @@ def _order(state, rules, bc, bt, n, order, first):
     """Fill ``order[:n]`` with play indices: ``first`` (the table's best play), then by
     descending greedy value (insertion sort; play counts are small)."""
     for i in range(n):
-        v = K.greedy_value(state, rules, bc[i], bt[i])
+        v = greedy_value(state, rules, bc[i], bt[i])
         if i == first:
             v += 1 << 30
         j = i
@@ -447,7 +442,7 @@ def _play(st, rules, info, ply, card, take):
     child = st[ply + 1]
     for i in range(N_STATE):
         child[i] = s[i]
-    flags = K.apply_play(child, rules, card, take)
+    flags = apply_play(child, rules, card, take)
     g = 0.0
     if not info[V_PARANOID] and flags & F_SCOPA:
         g = 1.0
@@ -505,7 +500,7 @@ def _negamax(
                         or (flag == TT_UPPER and value <= alpha)
                     )
             if not hit:
-                n = K.legal_plays(s, rules, bc[ply], bt[ply], sc)
+                n = legal_plays(s, rules, bc[ply], bt[ply], sc)
                 if n == 0:  # only in hand-made positions: nothing to play
                     value = _static(s, rules, info, score, margins, work, False)
                 else:
@@ -601,12 +596,12 @@ def _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val):
     margins = np.zeros(4, dtype=np.int64)
     work = np.zeros(16, dtype=np.float64)
     ns = rules[R_SIDES]
-    side = K.side_of(rules, state[S_TURN])
+    side = side_of(rules, state[S_TURN])
     info[V_PARANOID] = 1 if ns > 2 else 0
     info[V_ROOT_SIDE] = side
     for i in range(N_STATE):
         st[0, i] = state[i]
-    n = K.legal_plays(state, rules, bc[0], bt[0], sc)
+    n = legal_plays(state, rules, bc[0], bt[0], sc)
     now = 0.0
     if ns == 2:
         now = float(state[S_SCOPE + side] - state[S_SCOPE + 1 - side])
@@ -659,7 +654,7 @@ def pimc_values(
     with the heuristic leaf value ``leaf`` (``LEAF_*``).  Returns the number of plays."""
     seat = state[S_TURN]
     world = np.empty(N_STATE, dtype=np.int64)
-    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
     info = np.zeros(N_INFO, dtype=np.int64)
     info[V_TT_MASK] = tt_key.shape[0] - 1
     info[V_LEAF] = leaf
@@ -671,9 +666,9 @@ def pimc_values(
     d = FULL_DEPTH if left <= exact_below else depth
     n = 0
     for w in range(worlds):
-        K.reseed(rng, K.derive_seed(seed, 3, w, 0))
+        reseed(rng, derive_seed(seed, 3, w, 0))
         determinize(state, rules, seat, rng, world)
-        info[V_SALT] = np.int64(K.derive_seed(seed, 4, w, 0) >> np.uint64(1))
+        info[V_SALT] = np.int64(derive_seed(seed, 4, w, 0) >> np.uint64(1))
         n = _solve(world, rules, d, tt_key, tt_val, tt_meta, info, ws, vals)
         for i in range(n):
             out_val[w, i] = vals[i]
@@ -684,20 +679,15 @@ def pimc_values(
 
 # --------------------------------------------------------------------------- ISMCTS
 # The ISMCTS kernel plays each iteration on locals, as the engine's fused self-play
-# loop does (:func:`scopa_sim._kernels.fused_hands`): the table's subset counts by
-# value sum are kept packed (``K.GROW``/``K.SHRINK``) so a card's number of captures is
+# loop does (:func:`.fused.fused_hands`): the table's subset counts by
+# value sum are kept packed (``GROW``/``SHRINK``) so a card's number of captures is
 # a few bit operations, only the chosen play is built, and no array crosses a call in
 # the hot loop.  Packed counts are read only for tables of at most 6 cards, where every
 # count is below 32 whatever the position (the sets of cards with one value sum form an
 # antichain, so there are at most C(6, 3) = 20 of them); larger tables, which a root
-# given by hand may hold, fall back to listing the captures (:func:`_captures_slow`).
+# given by hand may hold, fall back to listing the captures (:func:`.capture.list_captures`).
 # The packed value itself stays exact through any sequence of joins and leaves (the
 # multipliers are inverse modulo 2**55), so it is right again once the table shrinks.
-LANES = K.LANES
-GROW = K.GROW
-SHRINK = K.SHRINK
-SAME_MASK = K.SAME_MASK
-BIG_TABLE = 6
 
 #: Fixed-point unit of the tree's sums when rollouts stop at a horizon (heuristic values).
 EST_UNIT = 1 << 10
@@ -711,49 +701,6 @@ L_STOCK = 6
 L_MARGINS = 46
 L_PLAYS = 50
 L_SIZE = L_PLAYS + 3 * 64
-
-
-@njit(cache=True)
-def _captures_slow(card, table, sweep_aces, fewest, bt, sc):
-    """Every capture of ``card`` written to ``bt``; return their number (0: it can only be
-    laid).  For tables too big for the packed counts."""
-    if (sweep_aces >> card) & 1:
-        bt[0] = table
-        return 1
-    same = table & SAME_MASK[card]
-    n = 0
-    if same:
-        while same:
-            bt[n] = same & -same
-            same &= same - 1
-            n += 1
-        return n
-    return K.sum_captures(table, VALUE[card], fewest, bt, 0, sc)
-
-
-@njit(cache=True)
-def _captures_fast(card, table, packed, sweep_aces, fewest):
-    """Number of captures of ``card`` from the packed counts (table of <= 6 cards)."""
-    if fewest:
-        return K._card_captures_fewest(card, table, packed, sweep_aces)
-    return K._card_captures(card, table, packed, sweep_aces)
-
-
-@njit(cache=True)
-def _take_fast(card, j, table, packed, sweep_aces, fewest):
-    """The ``j``-th capture of ``card`` (in :func:`scopa_sim._kernels.legal_plays` order)
-    from the packed counts (table of <= 6 cards)."""
-    if (sweep_aces >> card) & 1:
-        return table
-    same = table & SAME_MASK[card]
-    if same:
-        for _ in range(j):
-            same &= same - 1
-        return same & -same
-    v = VALUE[card]
-    if fewest:
-        return K._fewest_take(table, packed, v, j, K._fewest_sums(table, packed, v)[1])
-    return K._sum_take(table, packed, v, j)
 
 
 @njit(cache=True)
@@ -795,12 +742,12 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
     The default, full rollouts, keeps integer margins.
 
-    ``rng`` (a generator state array, see ``K.new_rng``) carries the random stream across
+    ``rng`` (a generator state array, see :func:`.streams.new_rng`) carries the random stream across
     calls in its counter, so a run split into chunks gives the same tree.  With ``log``
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
     layout); pass an empty array otherwise.
     """
-    g = K.GOLDEN
+    g = GOLDEN
     z = rng[0]
     cap = tree.shape[0]
     logging = log.shape[0] >= L_SIZE
@@ -815,11 +762,11 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
     lps = rules[R_LAST_PLAY_SCOPA] != 0
     remainder_dealer = rules[R_REMAINDER_DEALER] != 0
-    greedy = policy == K.POLICY_GREEDY
-    expert = policy == K.POLICY_EXPERT
-    xflags = K._expert_flags(rules)
-    xs = np.empty(K.EXPERT_SCRATCH)
-    size = rules[K.R_DECK]
+    greedy = policy == POLICY_GREEDY
+    expert = policy == POLICY_EXPERT
+    xflags = expert_flags(rules)
+    xs = np.empty(EXPERT_SCRATCH)
+    size = rules[R_DECK]
     seat = root[S_TURN]
     dealer = root[S_DEALER]
     # the cards the root seat cannot see, and the other hands' sizes
@@ -842,7 +789,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     while m:
         root_packed = (root_packed * GROW[VALUE[ctz(m)]]) & LANES
         m &= m - 1
-    w = np.zeros(16, dtype=np.int64)  # hands, piles, scope (K.W_* layout)
+    w = np.zeros(16, dtype=np.int64)  # hands, piles, scope (W_* layout)
     sizes = np.zeros(4, dtype=np.int64)
     for s in range(players):
         sizes[s] = popcount(root[S_HANDS + s])
@@ -868,7 +815,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
         # ---------------------------------------------------------------- determinize
         for i in range(nu - 1, 0, -1):
             z += g
-            j = K._below(z, i + 1)
+            j = below(z, i + 1)
             t = u[i]
             u[i] = u[j]
             u[j] = t
@@ -882,14 +829,14 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 for _i in range(sizes[s]):
                     h |= np.int64(1) << u[pos]
                     pos += 1
-            w[s] = h
+            w[W_HANDS + s] = h
             inhand += sizes[s]
         for s in range(ns):
-            w[4 + s] = root[S_PILES + s]
-            w[8 + s] = root[S_SCOPE + s]
+            w[W_PILES + s] = root[S_PILES + s]
+            w[W_SCOPE + s] = root[S_SCOPE + s]
         if logging:
             for s in range(4):
-                log[L_HANDS + s] = w[s]
+                log[L_HANDS + s] = w[W_HANDS + s]
             log[L_STOCK_LEN] = nu - pos
             for i in range(pos, nu):
                 log[L_STOCK + i - pos] = u[i]
@@ -921,13 +868,13 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     for _j in range(k):
                         h |= np.int64(1) << u[pos]
                         pos += 1
-                    w[s] = h
+                    w[W_HANDS + s] = h
                     s += 1
                 inhand = players * k
             if not in_tree and rolled >= horizon:
                 cut = True
                 break
-            hand = w[turn]
+            hand = w[W_HANDS + turn]
             side = (turn & 1) if teams else turn
             # ------------------------------------------------------------ count plays
             sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
@@ -940,9 +887,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 card = ctz(m)
                 m &= m - 1
                 if big:
-                    k = _captures_slow(card, table, sweep_aces, fewest, bt, sc)
+                    k = list_captures(card, table, sweep_aces, fewest, bt, sc)
                 else:
-                    k = _captures_fast(card, table, packed, sweep_aces, fewest)
+                    k = count_captures(card, table, packed, sweep_aces, fewest)
                 hc[nh] = card
                 kk[nh] = k
                 nh += 1
@@ -971,21 +918,21 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     ch = tree[ch, T_NEXT]
                 if compat < n:  # expand one untried play, chosen at random
                     z += g
-                    r = K._below(z, n - compat)
+                    r = below(z, n - compat)
                     for i in range(nh):
                         x = hc[i]
                         k = kk[i]
                         if k == 0 and not lay_ok:
                             continue
                         if big and k:
-                            _captures_slow(x, table, sweep_aces, fewest, bt, sc)
+                            list_captures(x, table, sweep_aces, fewest, bt, sc)
                         for j in range(max(k, 1)):
                             t = np.int64(0)
                             if k:
                                 t = (
                                     bt[j]
                                     if big
-                                    else _take_fast(x, j, table, packed, sweep_aces, fewest)
+                                    else pick_capture(x, j, table, packed, sweep_aces, fewest)
                                 )
                             tried = False
                             for q in range(compat):
@@ -1034,9 +981,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     path[plen + 1] = side
                     plen += 2
             elif (greedy or expert) and n > 1:
-                table_sum = K._value_sum(table)
+                table_sum = value_sum(table)
                 not_last = plays + 1 < total
-                # the expert's view of the seat to play (see K.fused_hands)
+                # the expert's view of the seat to play (see fused_hands)
                 pm = np.int64(0)
                 po = np.int64(0)
                 others = np.int64(0)
@@ -1047,19 +994,19 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 if expert:
                     nxt = turn + 1 if turn + 1 < players else 0
                     opp = (nxt & 1) if teams else nxt
-                    pm = w[4 + side]
-                    po = w[4 + opp]
+                    pm = w[W_PILES + side]
+                    po = w[W_PILES + opp]
                     for s in range(ns):
                         if s != side and s != opp:
-                            others |= w[4 + s]
+                            others |= w[W_PILES + s]
                     seen_not = deck & ~(hand | table | pm | po | others)
-                    kn = popcount(w[nxt])
+                    kn = popcount(w[W_HANDS + nxt])
                     if kn == 0 and pos < nu:
                         kn = hand_size
                         if nu - pos < players * kn:
                             kn = (nu - pos) // players
-                    lc_rel = K._rel_side(last_capturer, side, opp)
-                    d_rel = K._rel_side((dealer & 1) if teams else dealer, side, opp)
+                    lc_rel = rel_side(last_capturer, side, opp)
+                    d_rel = rel_side((dealer & 1) if teams else dealer, side, opp)
                 best_v = -(1 << 62)
                 ties = 0
                 for i in range(nh):
@@ -1068,22 +1015,22 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     if k == 0 and not lay_ok:
                         continue
                     if big and k:
-                        _captures_slow(x, table, sweep_aces, fewest, bt, sc)
+                        list_captures(x, table, sweep_aces, fewest, bt, sc)
                     for j in range(max(k, 1)):
                         t = np.int64(0)
                         if k:
                             t = (
                                 bt[j]
                                 if big
-                                else _take_fast(x, j, table, packed, sweep_aces, fewest)
+                                else pick_capture(x, j, table, packed, sweep_aces, fewest)
                             )
                         if expert:
-                            val = K._fixed(K.expert_play_value(
+                            val = to_fixed(expert_play_value(
                                 x, t, hand, table, pm, po, others, seen_not, kn, plays,
                                 total, lc_rel, d_rel, size, xflags, players == 2, xs,
                             ))  # fmt: skip
                         else:
-                            val = K._greedy_score(table, table_sum, not_last, lps, x, t)
+                            val = greedy_score(table, table_sum, not_last, lps, x, t)
                         if val > best_v:
                             best_v = val
                             ties = 1
@@ -1092,12 +1039,12 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         elif val == best_v:
                             ties += 1
                             z += g
-                            if K._below(z, ties) == 0:  # uniform among the ties
+                            if below(z, ties) == 0:  # uniform among the ties
                                 card = x
                                 take = t
             else:
                 z += g
-                r = K._below(z, n)
+                r = below(z, n)
                 for i in range(nh):
                     k = kk[i]
                     if k == 0 and not lay_ok:
@@ -1106,10 +1053,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         card = hc[i]
                         if k:
                             if big:
-                                _captures_slow(card, table, sweep_aces, fewest, bt, sc)
+                                list_captures(card, table, sweep_aces, fewest, bt, sc)
                                 take = bt[r]
                             else:
-                                take = _take_fast(card, r, table, packed, sweep_aces, fewest)
+                                take = pick_capture(card, r, table, packed, sweep_aces, fewest)
                         break
                     r -= max(k, 1)
             if logging:
@@ -1119,17 +1066,17 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             made += 1
             # ------------------------------------------------------------ apply the play
             bit = np.int64(1) << card
-            w[turn] = hand ^ bit
+            w[W_HANDS + turn] = hand ^ bit
             plays += 1
             inhand -= 1
             if take:
                 left = table & ~take
-                w[4 + side] |= take | bit
+                w[W_PILES + side] |= take | bit
                 last_capturer = side
                 if left == 0:
                     packed = np.int64(1)
                     if (lps or plays != total) and (ace_scopa or not (sweep_aces >> card) & 1):
-                        w[8 + side] += 1
+                        w[W_SCOPE + side] += 1
                 else:
                     m = take
                     while m:
@@ -1145,10 +1092,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
         # ---------------------------------------------------------------- score, back up
         if cut and leaf == LEAF_EXPERT:
             for s in range(ns):
-                e = _expert_margin(rules, w, 4, w, 8, s, True)
+                e = _expert_margin(rules, w, W_PILES, w, W_SCOPE, s, True)
                 margins[s] = np.int64(round(e * unit))
         elif cut:
-            _estimate_sides(rules, w, 4, w, 8, n_cards, n_den, True, work)
+            _estimate_sides(rules, w, W_PILES, w, W_SCOPE, n_cards, n_den, True, work)
             for s in range(ns):
                 best_e = -INF
                 for t2 in range(ns):
@@ -1158,10 +1105,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
         else:
             if table:
                 if remainder_dealer:
-                    w[4 + ((dealer & 1) if teams else dealer)] |= table
+                    w[W_PILES + ((dealer & 1) if teams else dealer)] |= table
                 elif last_capturer >= 0:
-                    w[4 + last_capturer] |= table
-            K._score_into(rules, w, 4, w, 8, score)
+                    w[W_PILES + last_capturer] |= table
+            score_into(rules, w, W_PILES, w, W_SCOPE, score)
             for s in range(ns):
                 best_o = -1000
                 for t2 in range(ns):
@@ -1225,7 +1172,7 @@ def shuffle_stock(state, rng, out_state):
     lo = S_DECK + state[S_STOCK]
     hi = S_DECK + state[S_DECK_SIZE]
     for i in range(hi - lo - 1, 0, -1):
-        j = K.rand_below(rng, i + 1)
+        j = rand_below(rng, i + 1)
         t = out_state[lo + i]
         out_state[lo + i] = out_state[lo + j]
         out_state[lo + j] = t
@@ -1246,13 +1193,13 @@ def _eval_finish(cur, rules, policy, rng, exact, bc, bt, sc, score, margins, tt_
             for i in range(n):
                 if vals[i] > best:
                     best = vals[i]
-            mover = K.side_of(rules, cur[S_TURN])
+            mover = side_of(rules, cur[S_TURN])
             out[mover] = best
             out[1 - mover] = -best
             return
-        n = K.legal_plays(cur, rules, bc, bt, sc)
-        i = K.choose_play(cur, rules, policy, rng, bc, bt, n)
-        K.apply_play(cur, rules, bc[i], bt[i])
+        n = legal_plays(cur, rules, bc, bt, sc)
+        i = choose_play(cur, rules, policy, rng, bc, bt, n)
+        apply_play(cur, rules, bc[i], bt[i])
     _margins(cur, rules, score, margins)
     for s in range(ns):
         out[s] = float(margins[s])
@@ -1287,8 +1234,8 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
     info[V_SALT] = 1
     world = np.empty(N_STATE, dtype=np.int64)
     cur = np.empty(N_STATE, dtype=np.int64)
-    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
-    roll = np.zeros(K.RNG_WORDS, dtype=np.uint64)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    roll = np.zeros(RNG_WORDS, dtype=np.uint64)
     used = worlds
     if (
         exact
@@ -1299,7 +1246,7 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
     ):
         used = 1
     for w in range(used):
-        K.reseed(rng, K.derive_seed(seed, 12, w, 0))
+        reseed(rng, derive_seed(seed, 12, w, 0))
         if seat >= -1:
             determinize(state, rules, seat, rng, world)
         else:
@@ -1308,8 +1255,8 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
             for j in range(N_STATE):
                 cur[j] = world[j]
             if n > 0:
-                K.apply_play(cur, rules, cards[i], takes[i])
-            K.reseed(roll, K.derive_seed(seed, 13, w, 0))
+                apply_play(cur, rules, cards[i], takes[i])
+            reseed(roll, derive_seed(seed, 13, w, 0))
             _eval_finish(cur, rules, policy, roll, exact, bc, bt, sc, score, margins, tt_key,
                          tt_val, tt_meta, info, ws, vals, out_val[w, i])  # fmt: skip
     return used
@@ -1323,11 +1270,11 @@ def eval_prior(rules, dealer, worlds, policy, seed, exact, tt_key, tt_val, tt_me
     first deal."""
     deck = np.empty(40, dtype=np.int64)
     cur = np.empty(N_STATE, dtype=np.int64)
-    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
-    roll = np.zeros(K.RNG_WORDS, dtype=np.uint64)
-    K.reseed(rng, K.derive_seed(seed, 14, 0, 0))
-    K.shuffle_deal(rules, rng, deck)
-    K.start_hand(cur, rules, deck, dealer)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    roll = np.zeros(RNG_WORDS, dtype=np.uint64)
+    reseed(rng, derive_seed(seed, 14, 0, 0))
+    shuffle_deal(rules, rng, deck)
+    start_hand(cur, rules, deck, dealer)
     ws = _workspace(cur, rules)
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -1339,9 +1286,9 @@ def eval_prior(rules, dealer, worlds, policy, seed, exact, tt_key, tt_val, tt_me
     info[V_TT_MASK] = tt_key.shape[0] - 1
     info[V_SALT] = 1
     for w in range(worlds):
-        K.reseed(rng, K.derive_seed(seed, 14, w, 0))
-        K.shuffle_deal(rules, rng, deck)
-        K.start_hand(cur, rules, deck, dealer)
-        K.reseed(roll, K.derive_seed(seed, 13, w, 0))
+        reseed(rng, derive_seed(seed, 14, w, 0))
+        shuffle_deal(rules, rng, deck)
+        start_hand(cur, rules, deck, dealer)
+        reseed(roll, derive_seed(seed, 13, w, 0))
         _eval_finish(cur, rules, policy, roll, exact, bc, bt, sc, score, margins, tt_key,
                      tt_val, tt_meta, info, ws, vals, out_val[w])  # fmt: skip

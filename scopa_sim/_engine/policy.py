@@ -1,0 +1,465 @@
+"""The kernel policies' play values: greedy's heuristic and the expert's expectimax.
+
+Both work on plain numbers (masks, counts, option bits), so the step kernels
+(:mod:`.step`), the fused loop (:mod:`.fused`) and the ISMCTS rollouts
+(:mod:`.search`) share them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .bits import ctz, popcount
+from .capture import GROW, LANE_BITS, LANES, SHRINK, fewest_sums, packed_counts, sum_take
+from .layout import (
+    ACES,
+    DENARI,
+    R_ACE_SWEEP,
+    R_ACE_SWEEP_SCOPA,
+    R_LAST_PLAY_SCOPA,
+    R_NAPOLA,
+    R_NAPOLA_FIXED3,
+    R_RE_BELLO,
+    R_REMAINDER_DEALER,
+    R_SUM_FEWEST,
+    SETTEBELLO_BIT,
+    SEVENS,
+    SIXES,
+    VALUE,
+    VALUE_MASK,
+)
+
+__all__ = [
+    "BINOM",
+    "EXPERT_CARDS",
+    "EXPERT_DENARI",
+    "EXPERT_FIX",
+    "EXPERT_PRIMIERA",
+    "EXPERT_SCRATCH",
+    "REL_ME",
+    "REL_NEXT",
+    "REL_NONE",
+    "REL_OTHER",
+    "X_ACE_RULE",
+    "X_ACE_SCOPA",
+    "X_FEWEST",
+    "X_LPS",
+    "X_NAPOLA",
+    "X_NAPOLA_FIXED3",
+    "X_REMAINDER_DEALER",
+    "X_RE_BELLO",
+    "expert_eval",
+    "expert_flags",
+    "expert_play_value",
+    "follow_value",
+    "greedy_score",
+    "rel_side",
+    "reply_value",
+    "to_fixed",
+]
+
+
+# --------------------------------------------------------------------------- greedy
+@njit(cache=True, inline="always")
+def greedy_score(table, table_sum, not_last, last_play_scopa, card, take):
+    """:func:`.step.greedy_value` from the table, the sum of its values and whether the play is
+    not the last of the hand."""
+    bit = np.int64(1) << card
+    if take:
+        got = take | bit
+        score = (
+            2 * popcount(got)
+            + 3 * popcount(got & DENARI)
+            + 5 * popcount(got & SEVENS)
+            + 2 * popcount(got & SIXES)
+            + popcount(got & ACES)
+        )
+        if got & SETTEBELLO_BIT:
+            score += 20
+        left = table & ~take
+        if left == 0:
+            if not_last or last_play_scopa:
+                score += 40
+            return score
+        # A legal capture takes cards worth the played card's value, or the whole table.
+        left_sum = table_sum - VALUE[card]
+    else:
+        score = 0
+        if bit & SEVENS:
+            score -= 3
+        if bit & SETTEBELLO_BIT:
+            score -= 6
+        if bit & DENARI:
+            score -= 1
+        left = table | bit
+        left_sum = table_sum + VALUE[card]
+    if not_last:
+        if left_sum <= 10:
+            score -= 30
+        if left & SETTEBELLO_BIT:
+            score -= 8
+    return score
+
+
+# --------------------------------------------------------------------------- expert policy
+# ``expert`` scores each legal play by the change it makes to a static evaluation of the
+# piles (in expected hand points), minus the expected best reply of the next seat, whose
+# hidden cards are a uniform draw from the cards this seat has not seen.  Both parts are
+# exact in what they count: the reply is the expectation of the maximum over the next
+# seat's hand (a hypergeometric draw), computed from the sorted reply values of every
+# unseen card.  The evaluation prices each score item still open by a binomial model of
+# the cards not yet captured (each goes to either side with probability 1/2): the card
+# and denari majorities, primiera by sevens then sixes; settebello, re bello and scope
+# count one point each.  Only the seat's information set is read: its hand, the table,
+# the piles, and the number of cards in the next seat's hand.
+
+
+def _binomial_margin(rem_max: int, d_max: int) -> np.ndarray:
+    """``out[d + d_max, rem]``: P(win) - P(lose) of a strict majority when a side leads by
+    ``d`` and each of ``rem`` remaining cards goes to either side with probability 1/2."""
+    out = np.zeros((2 * d_max + 1, rem_max + 1))
+    for rem in range(rem_max + 1):
+        p = np.array([math.comb(rem, x) for x in range(rem + 1)], dtype=float) / 2.0**rem
+        for d in range(-d_max, d_max + 1):
+            margin = d + 2 * np.arange(rem + 1) - rem  # final lead for X cards won
+            out[d + d_max, rem] = p[margin > 0].sum() - p[margin < 0].sum()
+    return out
+
+
+def _primiera_margin() -> np.ndarray:
+    """``out[d7 + 4, r7, d6 + 4, r6]``: P(win) - P(lose) of primiera decided by sevens,
+    then sixes, with ``d`` the lead and ``r`` the cards of that rank not yet captured."""
+    out = np.zeros((9, 5, 9, 5))
+
+    def split(d: int, r: int) -> tuple[float, float, float]:
+        p = [math.comb(r, x) / 2.0**r for x in range(r + 1)]
+        win = sum(q for x, q in enumerate(p) if d + 2 * x - r > 0)
+        tie = sum(q for x, q in enumerate(p) if d + 2 * x - r == 0)
+        return win, tie, 1.0 - win - tie
+
+    for d7 in range(-4, 5):
+        for r7 in range(5):
+            w7, t7, l7 = split(d7, r7)
+            for d6 in range(-4, 5):
+                for r6 in range(5):
+                    w6, _, l6 = split(d6, r6)
+                    out[d7 + 4, r7, d6 + 4, r6] = w7 - l7 + t7 * (w6 - l6)
+    return out
+
+
+#: Margin of the card majority, by lead (+40) and cards not yet captured.
+EXPERT_CARDS = _binomial_margin(40, 40)
+#: Margin of the denari majority, by lead (+10) and denari not yet captured.
+EXPERT_DENARI = _binomial_margin(10, 10)
+#: Margin of primiera, by the lead in sevens and in sixes and those not yet captured.
+EXPERT_PRIMIERA = _primiera_margin()
+#: BINOM[n, k] = C(n, k) as a float, for the hypergeometric draw of a hand.
+BINOM = np.array([[math.comb(n, k) for k in range(41)] for n in range(41)], dtype=np.float64)
+#: Size of the ``scratch`` array the expert's play value needs.
+EXPERT_SCRATCH = 48
+
+# Expert option bits (``xflags``), from the rules vector once per hand.
+X_LPS = 1
+X_ACE_RULE = 2
+X_ACE_SCOPA = 4
+X_FEWEST = 8
+X_RE_BELLO = 16
+X_NAPOLA = 32
+X_NAPOLA_FIXED3 = 64
+X_REMAINDER_DEALER = 128
+
+# Relative sides (``lc``, ``dealer_rel``): nobody, this seat's side, the next seat's, another.
+REL_NONE = 0
+REL_ME = 1
+REL_NEXT = 2
+REL_OTHER = 3
+
+
+@njit(cache=True)
+def expert_flags(rules):
+    """The expert's option bits (``X_*``) for a rules vector."""
+    x = 0
+    if rules[R_LAST_PLAY_SCOPA]:
+        x |= X_LPS
+    if rules[R_ACE_SWEEP]:
+        x |= X_ACE_RULE
+    if rules[R_ACE_SWEEP_SCOPA]:
+        x |= X_ACE_SCOPA
+    if rules[R_SUM_FEWEST]:
+        x |= X_FEWEST
+    if rules[R_RE_BELLO]:
+        x |= X_RE_BELLO
+    if rules[R_NAPOLA]:
+        x |= X_NAPOLA
+    if rules[R_NAPOLA_FIXED3]:
+        x |= X_NAPOLA_FIXED3
+    if rules[R_REMAINDER_DEALER]:
+        x |= X_REMAINDER_DEALER
+    return x
+
+
+@njit(cache=True, inline="always")
+def _napola_worth(a, b, fixed3):
+    """Expected napola of pile ``a`` against pile ``b``: its score once it holds A, 2, 3
+    of denari, a share of 3 points while ``b`` holds none of them, else 0."""
+    if (a & 7) == 7:
+        return 3.0 if fixed3 else float(ctz(~(a & DENARI)))
+    if b & 7:
+        return 0.0
+    return 0.5 * popcount(a & 7)
+
+
+@njit(cache=True)
+def expert_eval(pm, po, others, ndeck, xflags):
+    """Static worth of the piles in expected hand points for the side holding ``pm``
+    against the side holding ``po`` (``others``: the piles of any further sides)."""
+    gone = pm | po | others
+    rem = ndeck - popcount(gone)
+    v = EXPERT_CARDS[popcount(pm) - popcount(po) + 40, rem]
+    rd = 10 - popcount(gone & DENARI)
+    v += EXPERT_DENARI[popcount(pm & DENARI) - popcount(po & DENARI) + 10, rd]
+    d7 = popcount(pm & SEVENS) - popcount(po & SEVENS) + 4
+    d6 = popcount(pm & SIXES) - popcount(po & SIXES) + 4
+    v += EXPERT_PRIMIERA[d7, 4 - popcount(gone & SEVENS), d6, 4 - popcount(gone & SIXES)]
+    v += ((pm >> 6) & 1) - ((po >> 6) & 1)  # settebello
+    if xflags & X_RE_BELLO:
+        v += ((pm >> 9) & 1) - ((po >> 9) & 1)
+    if xflags & X_NAPOLA:
+        fixed3 = (xflags & X_NAPOLA_FIXED3) != 0
+        v += _napola_worth(pm, po | others, fixed3) - _napola_worth(po, pm | others, fixed3)
+    return v
+
+
+@njit(cache=True)
+def follow_value(h2, tbl, packed, pm, po, others, ndeck, xflags, last, e0):
+    """This side's best gain from one card of its known hand ``h2`` played on ``tbl``
+    (whose packed subset counts are ``packed``; no further reply), ``e0`` being the
+    evaluation of the piles ``pm``/``po`` before it; ``last``: that play is the hand's
+    last, so a capture also takes the table's remainder."""
+    if h2 == 0:
+        return 0.0
+    lps = (xflags & X_LPS) != 0
+    best = 0.0
+    m = h2
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        v = VALUE[c]
+        cbit = np.int64(1) << c
+        if (xflags & X_ACE_RULE) and v == 1 and tbl != 0 and (tbl & ACES) == 0:
+            r = expert_eval(pm | tbl | cbit, po, others, ndeck, xflags) - e0
+            if (lps or not last) and (xflags & X_ACE_SCOPA):
+                r += 1.0
+            if r > best:
+                best = r
+            continue
+        same = tbl & VALUE_MASK[v]
+        n = popcount(same) if same else (packed >> (LANE_BITS * v)) & 31
+        fsize = 0
+        if n and not same and (xflags & X_FEWEST):
+            fsize = fewest_sums(tbl, packed, v)[1]
+        for j in range(n):
+            if same:
+                t = same & -same
+                same &= same - 1
+            else:
+                t = sum_take(tbl, packed, v, j)
+                if fsize and popcount(t) != fsize:
+                    continue
+            rest = tbl & ~t
+            got = t | cbit
+            if last and not (xflags & X_REMAINDER_DEALER):
+                got |= rest
+            r = expert_eval(pm | got, po, others, ndeck, xflags) - e0
+            if rest == 0 and (lps or not last):
+                r += 1.0
+            if r > best:
+                best = r
+    return best
+
+
+@njit(cache=True)
+def reply_value(
+    c, left, packed, pm, po, others, ndeck, xflags, final, lc, dealer_rel, e0, h2, follow,
+):  # fmt: skip
+    """The next seat's best gain (in its side's expected points, i.e. this side's loss)
+    when it holds card ``c`` and the table is ``left``; ``final``: its play is the hand's
+    last, so the table's remainder goes to the last capturer (``lc``) or the dealer."""
+    v = VALUE[c]
+    cbit = np.int64(1) << c
+    lps = (xflags & X_LPS) != 0
+    if (xflags & X_ACE_RULE) and v == 1 and left != 0 and (left & ACES) == 0:
+        got = left | cbit
+        scopa = (lps or not final) and (xflags & X_ACE_SCOPA) != 0
+        return e0 - expert_eval(pm, po | got, others, ndeck, xflags) + (1.0 if scopa else 0.0)
+    same = left & VALUE_MASK[v]
+    remainder_dealer = (xflags & X_REMAINDER_DEALER) != 0
+    if same or (packed >> (LANE_BITS * v)) & 31:
+        n = popcount(same) if same else (packed >> (LANE_BITS * v)) & 31
+        fsize = 0
+        if not same and (xflags & X_FEWEST):
+            fsize = fewest_sums(left, packed, v)[1]
+        best = -1e9
+        for j in range(n):
+            if same:
+                t = same & -same
+                same &= same - 1
+            else:
+                t = sum_take(left, packed, v, j)
+                if fsize and popcount(t) != fsize:
+                    continue
+            rest = left & ~t
+            got = t | cbit
+            mine = pm
+            scopa = rest == 0 and (lps or not final)
+            if final and rest:
+                if remainder_dealer:
+                    if dealer_rel == REL_NEXT:
+                        got |= rest
+                    elif dealer_rel == REL_ME:
+                        mine = pm | rest
+                else:
+                    got |= rest
+            e1 = expert_eval(mine, po | got, others, ndeck, xflags)
+            r = e0 - e1 + (1.0 if scopa else 0.0)
+            if follow and not final:
+                if rest == 0:
+                    p2 = np.int64(1)
+                else:
+                    p2 = packed
+                    m = t
+                    while m:
+                        p2 = (p2 * SHRINK[VALUE[ctz(m)]]) & LANES
+                        m &= m - 1
+                r -= follow_value(
+                    h2, rest, p2, pm, po | got, others, ndeck, xflags, follow == 2, e1
+                )
+            if r > best:
+                best = r
+        return best
+    if not final:
+        if follow:
+            return -follow_value(
+                h2, left | cbit, (packed * GROW[v]) & LANES, pm, po, others, ndeck, xflags,
+                follow == 2, e0,
+            )  # fmt: skip
+        return 0.0
+    rest = left | cbit  # a lay on the last play: the table goes to the remainder's owner
+    owner = dealer_rel if remainder_dealer else lc
+    if owner == REL_NEXT:
+        return e0 - expert_eval(pm, po | rest, others, ndeck, xflags)
+    if owner == REL_ME:
+        return e0 - expert_eval(pm | rest, po, others, ndeck, xflags)
+    return 0.0
+
+
+@njit(cache=True)
+def expert_play_value(
+    card, take, hand, table, pm, po, others, unseen, kn, plays, total, lc, dealer_rel,
+    ndeck, xflags, two_seats, scratch,
+):  # fmt: skip
+    """Worth of playing ``card`` taking ``take`` for the side to play, in expected hand
+    points: the evaluation's change plus any scopa, minus the expected best reply of the
+    next seat holding ``kn`` cards drawn from ``unseen`` (none on the hand's last play).
+
+    ``pm``/``po``/``others``: the piles of this side, of the next seat's side and of any
+    further sides; ``plays``: plays made so far of ``total``; ``lc``/``dealer_rel``: the
+    last capturer's and the dealer's side relative to this one (``REL_*``).
+    """
+    bit = np.int64(1) << card
+    lps = (xflags & X_LPS) != 0
+    e_before = expert_eval(pm, po, others, ndeck, xflags)
+    last = plays + 1 == total
+    if take:
+        left = table & ~take
+        pm = pm | take | bit
+        lc = REL_ME
+        value = expert_eval(pm, po, others, ndeck, xflags) - e_before
+        if left == 0 and (lps or not last):
+            sweep = (xflags & X_ACE_RULE) != 0 and VALUE[card] == 1 and (table & ACES) == 0
+            if (xflags & X_ACE_SCOPA) or not sweep:
+                value += 1.0
+    else:
+        left = table | bit
+        value = 0.0
+    e0 = expert_eval(pm, po, others, ndeck, xflags)
+    if last:  # the remainder goes to its owner, and nobody replies
+        if left:
+            owner = dealer_rel if xflags & X_REMAINDER_DEALER else lc
+            if owner == REL_ME:
+                value += expert_eval(pm | left, po, others, ndeck, xflags) - e0
+            elif owner == REL_NEXT:
+                value += expert_eval(pm, po | left, others, ndeck, xflags) - e0
+        return value
+    if kn <= 0:
+        return value
+    final = plays + 2 == total
+    packed = packed_counts(left)
+    # With two players this seat plays again right after the reply, with the rest of
+    # its hand (known): 1 = a follow-up, 2 = one that is the hand's last play.
+    h2 = hand & ~bit
+    follow = 0
+    if two_seats and h2:
+        follow = 2 if plays + 3 == total else 1
+    # reply values by unseen card class (a value's denaro apart), sorted descending
+    k = 0
+    u = 0
+    for v in range(1, 11):
+        cards = unseen & VALUE_MASK[v]
+        if not cards:
+            continue
+        plain = cards & ~DENARI
+        den = cards & DENARI
+        for part in (plain, den):
+            if part:
+                r = reply_value(
+                    ctz(part), left, packed, pm, po, others, ndeck, xflags, final, lc,
+                    dealer_rel, e0, h2, follow,
+                )  # fmt: skip
+                cnt = popcount(part)
+                u += cnt
+                i = k
+                while i > 0 and scratch[i - 1] < r:  # insertion: keep descending order
+                    scratch[i] = scratch[i - 1]
+                    scratch[24 + i] = scratch[24 + i - 1]
+                    i -= 1
+                scratch[i] = r
+                scratch[24 + i] = cnt
+                k += 1
+    if kn > u:
+        kn = u
+    # E[max] over a uniform kn-subset: class i holds the best card drawn with probability
+    # (C(u - above, kn) - C(u - above - n_i, kn)) / C(u, kn).
+    expect = 0.0
+    above = 0
+    for i in range(k):
+        cnt = int(scratch[24 + i])
+        expect += scratch[i] * (BINOM[u - above, kn] - BINOM[u - above - cnt, kn])
+        above += cnt
+    return value - expect / BINOM[u, kn]
+
+
+#: The expert's play values are compared in fixed point (units of 2**-24 points), so
+#: that the playout loops share one integer comparison with greedy's scores.
+EXPERT_FIX = float(1 << 24)
+
+
+@njit(cache=True, inline="always")
+def to_fixed(x):
+    """An expert play value in fixed point (truncated toward zero)."""
+    return np.int64(x * EXPERT_FIX)
+
+
+@njit(cache=True, inline="always")
+def rel_side(s, me, opp):
+    """A side relative to this seat's (``REL_*``); -1 is nobody."""
+    if s < 0:
+        return REL_NONE
+    if s == me:
+        return REL_ME
+    if s == opp:
+        return REL_NEXT
+    return REL_OTHER

@@ -1,0 +1,386 @@
+"""The step kernels: a hand on the state vector (``S_*`` layout), one play at a time.
+
+Deal, legal plays, apply a play, score, choose a play by a kernel policy and play a
+hand out.  The Python API in :mod:`scopa_sim.state` validates input and wraps these;
+the searches (:mod:`.search`) call them directly.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .bits import ctz, popcount
+from .capture import sum_captures, table_reach
+from .layout import (
+    ACES,
+    DENARI,
+    F_ACE_SWEEP,
+    F_CAPTURE,
+    F_LAST,
+    F_SCOPA,
+    N_STATE,
+    POLICY_EXPERT,
+    POLICY_GREEDY,
+    R_ACE_SWEEP,
+    R_ACE_SWEEP_SCOPA,
+    R_CAPTURE_HAND,
+    R_DECK,
+    R_DECK_MASK,
+    R_HAND_SIZE,
+    R_LAST_PLAY_SCOPA,
+    R_PLAYERS,
+    R_REMAINDER_DEALER,
+    R_SIDES,
+    R_SUM_FEWEST,
+    R_TABLE_CARDS,
+    R_TOTAL_PLAYS,
+    S_DEALER,
+    S_DECK,
+    S_DECK_SIZE,
+    S_DONE,
+    S_HANDS,
+    S_LAST_CAPTURER,
+    S_PILES,
+    S_PLAYS,
+    S_REACH,
+    S_SCOPE,
+    S_STOCK,
+    S_TABLE,
+    S_TURN,
+    SETTEBELLO_BIT,
+    VALUE,
+    VALUE_MASK,
+    side_of,
+)
+from .policy import EXPERT_SCRATCH, expert_flags, expert_play_value, rel_side, to_fixed
+from .scoring import score_into
+from .streams import rand_below
+
+__all__ = [
+    "apply_play",
+    "choose_play",
+    "deal_round",
+    "expert_value",
+    "greedy_value",
+    "is_legal",
+    "legal_plays",
+    "next_round",
+    "play_out",
+    "score_state",
+    "start_hand",
+]
+
+
+# --------------------------------------------------------------------------- dealing
+@njit(cache=True)
+def deal_round(state, rules):
+    """Deal the next round from the stock, starting with the first player."""
+    n = rules[R_PLAYERS]
+    left = state[S_DECK_SIZE] - state[S_STOCK]
+    k = rules[R_HAND_SIZE]
+    if left < n * k:
+        k = left // n
+    pos = state[S_STOCK]
+    seat = state[S_DEALER] + 1
+    for _ in range(n):
+        if seat >= n:
+            seat -= n
+        m = np.int64(0)
+        for _i in range(k):
+            m |= np.int64(1) << state[S_DECK + pos]
+            pos += 1
+        state[S_HANDS + seat] = m
+        seat += 1
+    state[S_STOCK] = pos
+
+
+@njit(cache=True)
+def start_hand(state, rules, deck, dealer):
+    """Reset ``state`` to the start of a hand dealt from the deck order ``deck``."""
+    for i in range(N_STATE):
+        state[i] = 0
+    size = rules[R_DECK]
+    for i in range(size):
+        state[S_DECK + i] = deck[i]
+    state[S_DECK_SIZE] = size
+    t = np.int64(0)
+    for i in range(rules[R_TABLE_CARDS]):
+        t |= np.int64(1) << deck[i]
+    state[S_TABLE] = t
+    state[S_REACH] = table_reach(t)
+    state[S_STOCK] = rules[R_TABLE_CARDS]
+    state[S_DEALER] = dealer
+    state[S_LAST_CAPTURER] = -1
+    turn = dealer + 1
+    state[S_TURN] = 0 if turn >= rules[R_PLAYERS] else turn
+    deal_round(state, rules)
+
+
+@njit(cache=True)
+def legal_plays(state, rules, out_card, out_take, scratch):
+    """Write every distinct legal play of the seat to play; return their number.
+
+    Per card: the ace sweep, else one play per table card of equal value, else
+    (only when the table's subset-sum bitset says it is possible) the sum
+    captures, else a lay; then ``capture_rule=hand`` drops lays when any card
+    can capture.
+    """
+    hand = state[S_HANDS + state[S_TURN]]
+    table = state[S_TABLE]
+    reach = state[S_REACH]
+    ace_sweep = rules[R_ACE_SWEEP] != 0 and table != 0 and (table & ACES) == 0
+    n = 0
+    lays = 0
+    m = hand
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        v = VALUE[c]
+        same = table & VALUE_MASK[v]
+        if v == 1 and ace_sweep:
+            out_card[n] = c
+            out_take[n] = table
+            n += 1
+        elif same:
+            while same:
+                out_card[n] = c
+                out_take[n] = same & -same
+                same &= same - 1
+                n += 1
+        elif (reach >> v) & 1:
+            n0 = n
+            n = sum_captures(table, v, rules[R_SUM_FEWEST], out_take, n, scratch)
+            for i in range(n0, n):
+                out_card[i] = c
+        else:
+            out_card[n] = c
+            out_take[n] = 0
+            n += 1
+            lays += 1
+    if lays and rules[R_CAPTURE_HAND] and lays < n:
+        k = 0
+        for i in range(n):
+            if out_take[i] != 0:
+                out_card[k] = out_card[i]
+                out_take[k] = out_take[i]
+                k += 1
+        n = k
+    return n
+
+
+@njit(cache=True)
+def is_legal(state, rules, card, take, buf_card, buf_take, scratch):
+    """Whether ``(card, take)`` is a legal play now."""
+    n = legal_plays(state, rules, buf_card, buf_take, scratch)
+    found = False
+    for i in range(n):
+        if buf_card[i] == card and buf_take[i] == take:
+            found = True
+            break
+    return found
+
+
+# --------------------------------------------------------------------------- applying
+@njit(cache=True)
+def apply_play(state, rules, card, take):
+    """Play ``card`` taking ``take`` (assumed legal); deal and close the hand as needed.
+
+    Returns ``F_*`` flags describing what happened.
+    """
+    seat = state[S_TURN]
+    side = side_of(rules, seat)
+    bit = np.int64(1) << card
+    table = state[S_TABLE]
+    state[S_HANDS + seat] &= ~bit
+    state[S_PLAYS] += 1
+    last = state[S_PLAYS] == rules[R_TOTAL_PLAYS]
+    flags = 0
+    if last:
+        flags |= F_LAST
+    if take:
+        flags |= F_CAPTURE
+        left = table & ~take
+        state[S_TABLE] = left
+        state[S_REACH] = table_reach(left)
+        state[S_PILES + side] |= take | bit
+        state[S_LAST_CAPTURER] = side
+        ace_sweep = (
+            rules[R_ACE_SWEEP] != 0 and VALUE[card] == 1 and take == table and not (table & ACES)
+        )
+        if ace_sweep:
+            flags |= F_ACE_SWEEP
+        if (
+            left == 0
+            and (rules[R_LAST_PLAY_SCOPA] or not last)
+            and (rules[R_ACE_SWEEP_SCOPA] or not ace_sweep)
+        ):
+            state[S_SCOPE + side] += 1
+            flags |= F_SCOPA
+    else:
+        state[S_TABLE] = table | bit
+        reach = state[S_REACH]
+        state[S_REACH] = (reach | (reach << VALUE[card])) & 2047
+    n = rules[R_PLAYERS]
+    turn = seat + 1
+    state[S_TURN] = 0 if turn >= n else turn
+    empty = True
+    for s in range(n):
+        if state[S_HANDS + s]:
+            empty = False
+            break
+    if empty:
+        next_round(state, rules)
+    return flags
+
+
+@njit(cache=True)
+def next_round(state, rules):
+    """Once every hand is empty: deal the next round, or end the hand (the table's
+    remainder to the last capturer's side, or to the dealer's, never a scopa)."""
+    if state[S_STOCK] < state[S_DECK_SIZE]:
+        deal_round(state, rules)
+        return
+    rest = state[S_TABLE]
+    if rest:
+        if rules[R_REMAINDER_DEALER]:
+            state[S_PILES + side_of(rules, state[S_DEALER])] |= rest
+        elif state[S_LAST_CAPTURER] >= 0:
+            state[S_PILES + state[S_LAST_CAPTURER]] |= rest
+    state[S_TABLE] = 0
+    state[S_REACH] = 1
+    state[S_DONE] = 1
+
+
+@njit(cache=True)
+def score_state(state, rules, out):
+    """Score the hand held in ``state`` (normally finished)."""
+    score_into(rules, state, S_PILES, state, S_SCOPE, out)
+
+
+@njit(cache=True)
+def greedy_value(state, rules, card, take):
+    """Heuristic worth of a play for the side making it (higher is better).
+
+    Values (in half points): cards taken, denari, the settebello, primiera cards
+    (sevens, sixes, aces), a scopa; minus the risk of leaving a table the next
+    player could sweep (value sum <= 10) and of exposing sevens or the settebello.
+    """
+    bit = np.int64(1) << card
+    table = state[S_TABLE]
+    score = 0
+    if take:
+        got = take | bit
+        score += 2 * popcount(got)
+        score += 3 * popcount(got & DENARI)
+        if got & SETTEBELLO_BIT:
+            score += 20
+        score += 5 * popcount(got & (ACES << 6)) + 2 * popcount(got & (ACES << 5))
+        score += popcount(got & ACES)
+        left = table & ~take
+        if left == 0 and (state[S_PLAYS] + 1 < rules[R_TOTAL_PLAYS] or rules[R_LAST_PLAY_SCOPA]):
+            score += 40
+    else:
+        left = table | bit
+        score -= 3 * ((bit & (ACES << 6)) != 0) + 6 * ((bit & SETTEBELLO_BIT) != 0)
+        score -= (bit & DENARI) != 0
+    if left and state[S_PLAYS] + 1 < rules[R_TOTAL_PLAYS]:
+        total = 0
+        m = left
+        while m:
+            total += ctz(m) % 10 + 1
+            m &= m - 1
+        if total <= 10:
+            score -= 30
+        if left & SETTEBELLO_BIT:
+            score -= 8
+    return score
+
+
+@njit(cache=True)
+def choose_play(state, rules, policy, rng, buf_card, buf_take, n):
+    """Index of the play chosen by ``policy`` among the ``n`` legal plays in the buffers."""
+    if policy == POLICY_EXPERT and n > 1:
+        scratch = np.empty(EXPERT_SCRATCH)
+        best_x = -(1 << 62)
+        count = 0
+        pick = 0
+        for i in range(n):
+            x = to_fixed(expert_value(state, rules, buf_card[i], buf_take[i], scratch))
+            if x > best_x:
+                best_x = x
+                count = 1
+                pick = i
+            elif x == best_x:
+                count += 1
+                if rand_below(rng, count) == 0:  # reservoir: uniform among the ties
+                    pick = i
+        return pick
+    if policy == POLICY_GREEDY and n > 1:
+        best = -(1 << 40)
+        count = 0
+        pick = 0
+        for i in range(n):
+            v = greedy_value(state, rules, buf_card[i], buf_take[i])
+            if v > best:
+                best = v
+                count = 1
+                pick = i
+            elif v == best:
+                count += 1
+                if rand_below(rng, count) == 0:  # reservoir: uniform among the ties
+                    pick = i
+        return pick
+    return rand_below(rng, n)
+
+
+# --------------------------------------------------------------------------- playouts
+@njit(cache=True)
+def play_out(state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take):
+    """Play the hand in ``state`` to its end with one policy code per seat.
+
+    Each play is written to ``log_card``/``log_take`` at its index; returns the
+    number of plays made from the starting state.
+    """
+    made = 0
+    while not state[S_DONE]:
+        n = legal_plays(state, rules, buf_card, buf_take, scratch)
+        i = choose_play(state, rules, policies[state[S_TURN]], rng, buf_card, buf_take, n)
+        k = state[S_PLAYS]
+        log_card[k] = buf_card[i]
+        log_take[k] = buf_take[i]
+        apply_play(state, rules, buf_card[i], buf_take[i])
+        made += 1
+    return made
+
+
+@njit(cache=True)
+def expert_value(state, rules, card, take, scratch):
+    """:func:`expert_play_value` of a play for the seat to play in ``state``, read from
+    its information set only (other hands by their size)."""
+    players = rules[R_PLAYERS]
+    seat = state[S_TURN]
+    side = side_of(rules, seat)
+    nxt = seat + 1 if seat + 1 < players else 0
+    opp = side_of(rules, nxt)
+    pm = state[S_PILES + side]
+    po = state[S_PILES + opp]
+    others = np.int64(0)
+    for s in range(rules[R_SIDES]):
+        if s != side and s != opp:
+            others |= state[S_PILES + s]
+    hand = state[S_HANDS + seat]
+    table = state[S_TABLE]
+    unseen = rules[R_DECK_MASK] & ~(hand | table | pm | po | others)
+    kn = popcount(state[S_HANDS + nxt])
+    if kn == 0 and state[S_STOCK] < state[S_DECK_SIZE]:
+        left = state[S_DECK_SIZE] - state[S_STOCK]
+        kn = rules[R_HAND_SIZE]
+        if left < players * kn:
+            kn = left // players
+    return expert_play_value(
+        card, take, hand, table, pm, po, others, unseen, kn, state[S_PLAYS],
+        rules[R_TOTAL_PLAYS], rel_side(state[S_LAST_CAPTURER], side, opp),
+        rel_side(side_of(rules, state[S_DEALER]), side, opp),
+        rules[R_DECK], expert_flags(rules), players == 2, scratch,
+    )  # fmt: skip
