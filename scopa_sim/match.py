@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _engine as K
-from .cards import DENARI_MASK, Card
+from .cards import Card
 from .errors import MatchError
 from .policy import PolicySpec
 from .rules import Rules
@@ -51,16 +51,17 @@ def first_dealer(seed: int, match: int, players: int) -> int:
 
 
 def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> int | None:
-    """The side that wins after a hand with these totals and final piles, or None."""
-    if rules.napola and rules.napola_all_denari_wins:
-        for side, pile in enumerate(piles):
-            if pile & DENARI_MASK == DENARI_MASK:
-                return side
-    top = max(totals)
-    if top < rules.target:
-        return None
-    leaders = [s for s, t in enumerate(totals) if t == top]
-    return leaders[0] if len(leaders) == 1 else None
+    """The side that wins after a hand with these totals and final piles, or None (the
+    jitted loops' rule, :func:`scopa_sim._engine.scoring.match_winner`)."""
+    n = len(totals)
+    winner = K.match_winner(
+        tuple(int(totals[s]) if s < n else 0 for s in range(4)),
+        tuple(int(piles[s]) if s < n else 0 for s in range(4)),
+        n,
+        rules.target,
+        rules.napola and rules.napola_all_denari_wins,
+    )
+    return None if winner < 0 else int(winner)
 
 
 @dataclass(frozen=True)

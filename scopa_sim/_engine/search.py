@@ -26,10 +26,11 @@ from .capture import (
     BIG_TABLE,
     GROW,
     LANES,
-    SHRINK,
     count_captures,
     list_captures,
     pick_capture,
+    play_on_table,
+    remainder_side,
     value_sum,
 )
 from .layout import (
@@ -85,8 +86,8 @@ from .policy import (
     expert_eval,
     expert_flags,
     expert_play_value,
+    expert_view,
     greedy_score,
-    rel_side,
     to_fixed,
 )
 from .scoring import score_into
@@ -1095,7 +1096,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             elif (greedy or expert) and n > 1:
                 table_sum = value_sum(table)
                 not_last = plays + 1 < total
-                # the expert's view of the seat to play (see fused_hands)
+                # the expert's view of the seat to play (as in the fused loop)
                 pm = np.int64(0)
                 po = np.int64(0)
                 others = np.int64(0)
@@ -1104,21 +1105,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 lc_rel = 0
                 d_rel = 0
                 if expert:
-                    nxt = turn + 1 if turn + 1 < players else 0
-                    opp = (nxt & 1) if teams else nxt
-                    pm = w[W_PILES + side]
-                    po = w[W_PILES + opp]
-                    for s in range(ns):
-                        if s != side and s != opp:
-                            others |= w[W_PILES + s]
-                    seen_not = deck & ~(hand | table | pm | po | others)
-                    kn = popcount(w[W_HANDS + nxt])
-                    if kn == 0 and pos < nu:
-                        kn = hand_size
-                        if nu - pos < players * kn:
-                            kn = (nu - pos) // players
-                    lc_rel = rel_side(last_capturer, side, opp)
-                    d_rel = rel_side((dealer & 1) if teams else dealer, side, opp)
+                    pm, po, others, seen_not, kn, lc_rel, d_rel = expert_view(
+                        w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck, nu - pos,
+                        hand_size, last_capturer, dealer,
+                    )  # fmt: skip
                 best_v = -(1 << 62)
                 ties = 0
                 for i in range(nh):
@@ -1181,23 +1171,12 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             w[W_HANDS + turn] = hand ^ bit
             plays += 1
             inhand -= 1
-            if take:
-                left = table & ~take
-                w[W_PILES + side] |= take | bit
-                last_capturer = side
-                if left == 0:
-                    packed = np.int64(1)
-                    if (lps or plays != total) and (ace_scopa or not (sweep_aces >> card) & 1):
-                        w[W_SCOPE + side] += 1
-                else:
-                    m = take
-                    while m:
-                        packed = (packed * SHRINK[VALUE[ctz(m)]]) & LANES
-                        m &= m - 1
-                table = left
-            else:
-                table |= bit
-                packed = (packed * GROW[VALUE[card]]) & LANES
+            table, packed, pile, last_capturer, scopa = play_on_table(
+                table, packed, w[W_PILES + side], last_capturer, side, card, take, sweep_aces,
+                ace_rule, plays == total, lps, ace_scopa,
+            )  # fmt: skip
+            w[W_PILES + side] = pile
+            w[W_SCOPE + side] += scopa
             turn += 1
             if turn >= players:
                 turn = 0
@@ -1221,11 +1200,11 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         best_e = work[12 + t2]
                 margins[s] = np.int64(round((work[12 + s] - best_e) * unit))
         else:
-            if table:
-                if remainder_dealer:
-                    w[W_PILES + ((dealer & 1) if teams else dealer)] |= table
-                elif last_capturer >= 0:
-                    w[W_PILES + last_capturer] |= table
+            owner = remainder_side(
+                remainder_dealer, (dealer & 1) if teams else dealer, last_capturer
+            )
+            if table and owner >= 0:
+                w[W_PILES + owner] |= table
             score_into(rules, w, W_PILES, w, W_SCOPE, score)
             if match:
                 v = end_value(eqt, score[0, I_TOTAL], score[1, I_TOTAL], w[W_PILES], w[W_PILES + 1])
