@@ -31,6 +31,7 @@ LAZY_COMMANDS = {
     "advise": "scopa_sim_cli.search_cmd:advise_cmd",
     "tournament": "scopa_sim_cli.search_cmd:tournament_cmd",
     "review": "scopa_sim_cli.review_cmd:review_cmd",
+    "equity": "scopa_sim_cli.equity_cmd:equity_cmd",
 }
 
 

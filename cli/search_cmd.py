@@ -79,6 +79,12 @@ def _policy(text: str) -> PolicySpec:
 )
 @click.option("--opponent-cards", type=int, help="Cards in each other hand (default: inferred).")
 @click.option(
+    "--totals",
+    default="0,0",
+    show_default=True,
+    help="Match points before this hand: your side, the other side (objective=match).",
+)
+@click.option(
     "--position",
     metavar="FILE.jsonl:LINE:PLAY",
     help="Take the position before play PLAY (0-based) of the hand on LINE of a record.",
@@ -109,6 +115,7 @@ def advise_cmd(
     seen: str,
     scope: str,
     opponent_cards: int | None,
+    totals: str,
     position: str | None,
     policy: str,
     belief_model: str | None,
@@ -125,7 +132,16 @@ def advise_cmd(
     if position:
         given = [
             f"--{name.replace('_', '-')}"
-            for name in ("hand", "table", "mine", "theirs", "seen", "scope", "opponent_cards")
+            for name in (
+                "hand",
+                "table",
+                "mine",
+                "theirs",
+                "seen",
+                "scope",
+                "opponent_cards",
+                "totals",
+            )
             if _given(name)
         ]
         given += ["--preset"] * _given("preset")
@@ -146,6 +162,9 @@ def advise_cmd(
         if len(counts) != 2 or not all(x.isdecimal() for x in counts):
             raise BadInput(f"--scope {scope!r}: expected two counts like 1,0")
         sc = (int(counts[0]), int(counts[1]))
+        points = [x.strip() for x in totals.split(",")]
+        if len(points) != 2 or not all(x.isdecimal() for x in points):
+            raise BadInput(f"--totals {totals!r}: expected two match scores like 7,9")
         try:
             state = position_from_cards(
                 r,
@@ -156,12 +175,17 @@ def advise_cmd(
                 seen=_cards(seen, "--seen"),
                 scope=(sc[0], sc[1]),
                 opponent_cards=opponent_cards,
+                totals=(int(points[0]), int(points[1])),
             )
         except ScopaError as e:
             raise BadInput(str(e)) from None
-    result = advise(state, spec.bot(), seed)
+    bot = spec.bot()
+    result = advise(state, bot, seed)
     shown = belief(state, belief_model, seed=seed) if belief_model else None
     horizon = dict(spec.params).get("horizon") is not None  # values are heuristic estimates
+    match = dict(spec.params).get("objective") == "match"
+    win = getattr(bot, "win_probability", None)
+    p_win = {p.play: win(state, p.mean) for p in result.plays} if match and win else {}
     if as_json:
         doc = {
             "policy": str(spec),
@@ -171,7 +195,9 @@ def advise_cmd(
             "hand": str(state.hand(result.seat)),
             "table": str(state.table),
             "chosen": str(result.chosen),
-            "values": "horizon_estimate" if horizon else "hand_margin",
+            "values": ("match_win_points" if match else "")
+            or ("horizon_estimate" if horizon else "hand_margin"),
+            "match_totals": list(state.match_totals),
             "plays": [
                 {
                     "play": str(p.play),
@@ -180,6 +206,7 @@ def advise_cmd(
                     "ci_high": p.ci_high,
                     "n": p.n,
                     "chosen": p.chosen,
+                    **({"p_win": p_win[p.play]} if match else {}),
                 }
                 for p in result.plays
             ],
@@ -190,17 +217,22 @@ def advise_cmd(
         click.echo()
         return
     click.echo(describe(state, result.seat))
-    if horizon:
+    if match:
+        score = "-".join(map(str, state.match_totals))
+        what = f"match-win chance at {score} in points (P(win) beside it)"
+    elif horizon:
         what = "estimated point margin (heuristic value at the rollout horizon)"
     else:
         what = "expected point margin of the hand"
     click.echo(f"policy {spec}, seed {seed}; {what} for your side:")
     width = max(len(str(p.play)) for p in result.plays)
-    click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}")
+    extra = f"  {'P(win)':>7}" if match else ""
+    click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}{extra}")
     for p in result.plays:
         mark = "  <- best" if p.chosen else ""
         ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]"
-        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{mark}")
+        pw = f"  {p_win[p.play]:7.3f}" if match else ""
+        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{pw}{mark}")
     if shown is not None:
         click.echo(f"belief ({belief_model}, {shown.method}, from {shown.observations.plays} "
                    "plays seen):")  # fmt: skip

@@ -28,6 +28,11 @@ class ReviewError(ScopaError):
     unknown evaluator."""
 
 
+class EquityError(ScopaError):
+    """A match-equity table that cannot be used: a missing, unreadable or malformed file,
+    one built for other rules (target or sides included), or rules it cannot serve."""
+
+
 class PolicyError(ScopaError):
     """An unknown policy name or parameter."""
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _engine as K
-from .cards import DENARI_MASK, Card
+from .cards import Card
 from .errors import MatchError
 from .policy import PolicySpec
 from .rules import Rules
@@ -51,16 +51,17 @@ def first_dealer(seed: int, match: int, players: int) -> int:
 
 
 def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> int | None:
-    """The side that wins after a hand with these totals and final piles, or None."""
-    if rules.napola and rules.napola_all_denari_wins:
-        for side, pile in enumerate(piles):
-            if pile & DENARI_MASK == DENARI_MASK:
-                return side
-    top = max(totals)
-    if top < rules.target:
-        return None
-    leaders = [s for s, t in enumerate(totals) if t == top]
-    return leaders[0] if len(leaders) == 1 else None
+    """The side that wins after a hand with these totals and final piles, or None (the
+    jitted loops' rule, :func:`scopa_sim._engine.scoring.match_winner`)."""
+    n = len(totals)
+    winner = K.match_winner(
+        tuple(int(totals[s]) if s < n else 0 for s in range(4)),
+        tuple(int(piles[s]) if s < n else 0 for s in range(4)),
+        n,
+        rules.target,
+        rules.napola and rules.napola_all_denari_wins,
+    )
+    return None if winner < 0 else int(winner)
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,7 @@ class HandPlayer:
     (kernel policies then play through their bot form). Either way the deck of
     hand ``h`` of match ``m`` comes from the stream ``(seed, m, h, STREAM_DEAL)``; with
     ``swapped`` it is then dealt with the seats' cards exchanged (its duplicate deal).
+    Bots see the match totals before the hand (``play``'s ``totals``), as players do.
     """
 
     def __init__(
@@ -98,6 +100,8 @@ class HandPlayer:
         self.kernel = all(p.is_kernel for p in policies)
         self._codes = np.zeros(4, dtype=np.int64)
         self._bots = [] if self.kernel else [p.bot() for p in policies]
+        for bot in self._bots:
+            bot.prepare(rules)  # e.g. a match-equity table that does not fit these rules
         if self.kernel:
             self._codes[: len(policies)] = [p.code for p in policies]
         self._state = np.zeros(K.N_STATE, dtype=np.int64)
@@ -109,7 +113,11 @@ class HandPlayer:
         self._log_take = np.empty(40, dtype=np.int64)
         self._score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
 
-    def play(self, match: int, hand: int, dealer: int) -> HandPlay:
+    def play(
+        self, match: int, hand: int, dealer: int, totals: Sequence[int] | None = None
+    ) -> HandPlay:
+        """Hand ``hand`` of match ``match`` dealt by seat ``dealer``, the sides' match points
+        being ``totals`` before it (default 0 each)."""
         rules, r = self.rules, self._r
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
         redeals = int(K.shuffle_deal(r, rng, self._deck))
@@ -140,7 +148,7 @@ class HandPlayer:
             piles = tuple(int(state[K.S_PILES + s]) for s in range(rules.sides))
             score = self._score
         else:
-            hs = HandState.deal(rules, dealer=dealer, deck=deck)
+            hs = HandState.deal(rules, dealer=dealer, deck=deck, match_totals=totals)
             logged = []
             while not hs.is_over():
                 seat = hs.turn
@@ -174,7 +182,7 @@ def play_match(
     dealer = first_dealer(seed, match, n) if dealer is None else dealer
     totals = [0] * sides
     for hand in range(MAX_HANDS_PER_MATCH):
-        hp = player.play(match, hand, dealer)
+        hp = player.play(match, hand, dealer, totals)
         before = tuple(totals)
         totals = [t + hp.score[s][K.I_TOTAL] for s, t in enumerate(totals)]
         winner = match_winner(rules, totals, hp.piles)

@@ -18,6 +18,7 @@ from . import _engine as K
 if TYPE_CHECKING:
     from .search import Bot
 from .errors import PolicyError
+from .objective import OBJECTIVES
 
 Param = Callable[[str, str], object]
 
@@ -112,6 +113,18 @@ def _kernel_policy(name: str, code: int, summary: str) -> PolicyKind:
     return PolicyKind(name, summary, {}, build, code)
 
 
+#: The objective of a search bot (PIMC, ISMCTS, the solver). ``objective=margin`` (the
+#: default) maximises the hand's point margin; ``objective=match`` plays for the match
+#: (two sides): a hand is valued by the probability of winning the match from the totals
+#: it leaves, by the match-equity table of ``equity=`` -- ``expert`` (the default),
+#: ``greedy`` or ``random`` (that policy's self-play, built on first use) or the path of a
+#: table file written by ``scopa-sim equity`` (:mod:`scopa_sim.objective`).
+_OBJECTIVE: dict[str, Param] = {
+    "objective": _choice("objective", OBJECTIVES),
+    "equity": lambda p, t: t,  # a model policy or a table file: checked by the bot
+}
+
+
 #: Every policy by name: the one registry (the command line, ``PolicySpec`` and the bots
 #: all read it).  The jitted ones first, then the search bots.
 POLICIES: dict[str, PolicyKind] = {
@@ -136,20 +149,23 @@ POLICIES: dict[str, PolicyKind] = {
         PolicyKind(
             "pimc",
             "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
-            "leaf=estimate|expert, belief=uniform|expert|fit",
+            "leaf=estimate|expert, belief=uniform|expert|fit, objective=margin|match, "
+            "equity=expert|PATH",
             {
                 "worlds": _int("worlds", 1),
                 "depth": _int("depth", 1),
                 "exact_below": _int("exact_below", 0),
                 "leaf": _choice("leaf", ("estimate", "expert")),
                 "belief": _belief,
+                **_OBJECTIVE,
             },
             _bot("PIMCBot"),
         ),
         PolicyKind(
             "ismcts",
             "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
-            "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit",
+            "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit, "
+            "objective=margin|match, equity=expert|PATH",
             {
                 "iterations": _int("iterations", 1),
                 "c": _float("c"),
@@ -159,13 +175,15 @@ POLICIES: dict[str, PolicyKind] = {
                 "horizon": _int("horizon", 0),
                 "leaf": _choice("leaf", ("estimate", "expert")),
                 "belief": _belief,
+                **_OBJECTIVE,
             },
             _bot("ISMCTSBot"),
         ),
         PolicyKind(
             "solver",
-            "perfect-information cheat (sees every card), for reference: depth=",
-            {"depth": _int("depth", 1)},
+            "perfect-information cheat (sees every card), for reference: depth=, "
+            "objective=margin|match, equity=expert|PATH",
+            {"depth": _int("depth", 1), **_OBJECTIVE},
             _bot("SolverBot"),
         ),
         PolicyKind(

@@ -7,7 +7,10 @@ read the hidden cards.  :class:`SolverBot` is the exception: it sees everything 
 meant as a reference (an upper bound), not as a player.
 
 Values are the deciding side's final point margin for the hand: its points minus the
-other side's (two sides) or minus the best other side's (three or four sides).
+other side's (two sides) or minus the best other side's (three or four sides).  With
+``objective=match`` (two sides) they are its probability of winning the match after the
+hand instead, from the match totals before it (:attr:`HandState.match_totals`), the
+target and the next dealer, expressed in points (:mod:`scopa_sim.objective`).
 
     >>> bot = scopa_sim.policy.make_bot("ismcts", {"iterations": "1000"})
     >>> play = bot.choose(state, seed=1)
@@ -31,6 +34,7 @@ from ._engine import search as KS
 from .belief import Belief, Observations, compute_belief, get_model
 from .errors import PolicyError
 from .infoset import InfoSet
+from .objective import OBJECTIVES, MatchObjective
 from .play import Play
 from .rules import Rules
 from .state import HandState
@@ -41,6 +45,8 @@ Z95 = 1.959963984540054
 TT_SIZE = 1 << 18
 _NO_LOG = np.empty(0, dtype=np.int64)
 _NO_PARTS = np.empty((0, 4), dtype=np.int64)
+#: No match objective (the margin's): the kernels' ``eq`` when belief arrays follow it.
+_NO_EQ = np.empty(0, dtype=np.float64)
 _NO_CUM = np.empty(0, dtype=np.float64)
 
 
@@ -80,6 +86,11 @@ class Bot(ABC):
     """A player: picks a play for the seat to move in a :class:`HandState`."""
 
     name: str = "bot"
+
+    def prepare(self, rules: Rules) -> None:  # noqa: B027 - a hook, optional by design
+        """Check that this bot can play under ``rules`` and load what it needs for them
+        (the match-equity table of ``objective=match``) before its first decision; a
+        :class:`~scopa_sim.errors.ScopaError` if it cannot. Nothing to do by default."""
 
     @abstractmethod
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -170,7 +181,46 @@ class _BeliefMixin:
         return b.parts, b.cum
 
 
-class PIMCBot(_BeliefMixin, _SolverMixin, Bot):
+class _ObjectiveMixin:
+    """The objective of a search bot: ``margin`` (the hand's point margin, the default)
+    or ``match`` (the probability of winning the match, in points; ``equity`` names the
+    table's model policy or file, see :class:`scopa_sim.objective.MatchObjective`)."""
+
+    _match: MatchObjective | None = None
+
+    def _objective(self, objective: str, equity: str | None) -> str:
+        """Set the objective up; return its part of the bot's name."""
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        self.objective = objective
+        if objective == "margin":
+            if equity is not None:
+                raise ValueError("equity= is the table of objective=match: give that too")
+            self._match = None
+            return ""
+        self._match = MatchObjective("expert" if equity is None else equity)
+        return ",objective=match" + ("" if equity is None else f",equity={equity}")
+
+    def prepare(self, rules: Rules) -> None:
+        if self._match is not None:
+            self._match.table(rules)
+
+    def win_probability(self, state: HandState, value: float) -> float | None:
+        """The match-win probability of the side to play that a value of this bot at
+        ``state`` stands for (None under the margin objective)."""
+        if self._match is None:
+            return None
+        hr = self._match.rewards(state.rules, state.match_totals, state.dealer)
+        return hr.probability(value, state.rules.side_of(state.turn))
+
+    def _eq(self, state: HandState | InfoSet) -> np.ndarray | None:
+        """The match objective's table for this hand (None: margins)."""
+        if self._match is None:
+            return None
+        return self._match.rewards(state.rules, state.match_totals, state.dealer).eq
+
+
+class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     """Perfect-information Monte Carlo ("determinized search").
 
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
@@ -181,6 +231,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, Bot):
     mean value over the worlds.  The 95% interval is over worlds (normal approximation).
     ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
     (:mod:`scopa_sim.belief`) instead of uniformly (``uniform``, the default).
+    ``objective=match`` values hands by the match they leave (``leaf=estimate`` only).
     """
 
     LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
@@ -192,17 +243,21 @@ class PIMCBot(_BeliefMixin, _SolverMixin, Bot):
         exact_below: int = 8,
         leaf: str = "estimate",
         belief: str = "uniform",
+        objective: str = "margin",
+        equity: str | None = None,
     ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
         if leaf not in self.LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
         self._set_belief(belief)
+        _match_leaf(objective, leaf)
         self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
         self.name = (
             f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
             + (f",leaf={leaf}" if leaf != "estimate" else "")
             + (f",belief={belief}" if belief != "uniform" else "")
+            + self._objective(objective, equity)
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
@@ -213,25 +268,26 @@ class PIMCBot(_BeliefMixin, _SolverMixin, Bot):
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         parts, cum = self._worlds_from(state, seed)
-        n = int(
-            KS.pimc_values(
-                info.vector,
-                state._r,
-                self.worlds,
-                self.depth,
-                self.exact_below,
-                _mask63(seed),
-                tk,
-                tv,
-                tm,
-                bc,
-                bt,
-                vals,
-                self.LEAVES[self.leaf],
-                parts,
-                cum,
-            )
+        args = (
+            info.vector,
+            state._r,
+            self.worlds,
+            self.depth,
+            self.exact_below,
+            _mask63(seed),
+            tk,
+            tv,
+            tm,
+            bc,
+            bt,
+            vals,
+            self.LEAVES[self.leaf],
         )
+        eq = self._eq(info)
+        if self.belief != "uniform":
+            n = int(KS.pimc_values(*args, _NO_EQ if eq is None else eq, parts, cum))
+        else:
+            n = int(KS.pimc_values(*args) if eq is None else KS.pimc_values(*args, eq))
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -250,21 +306,25 @@ class PIMCBot(_BeliefMixin, _SolverMixin, Bot):
         return _rank(stats, lambda s: (-s.mean, order[s.play]))
 
 
-class SolverBot(_SolverMixin, Bot):
+class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
     """Perfect-information solver -- a cheat, for reference only.
 
     It reads the *true* state, hidden cards and stock order included, and plays the
     best play for that exact world (alpha-beta, exact to the end of the hand when
     ``depth`` is None; three or four sides by the paranoid reduction).  Use it to bound
     what any fair bot could reach, or on open endgames; an exact solve early in a hand
-    can take very long, so give ``depth`` there.
+    can take very long, so give ``depth`` there.  ``objective=match`` values hands by the
+    match they leave.
     """
 
-    def __init__(self, depth: int | None = None) -> None:
+    def __init__(
+        self, depth: int | None = None, objective: str = "margin", equity: str | None = None
+    ) -> None:
         if depth is not None and depth < 1:
             raise ValueError("depth must be >= 1 or None")
         self.depth = depth
-        self.name = "solver" if depth is None else f"solver:depth={depth}"
+        params = ("" if depth is None else f",depth={depth}") + self._objective(objective, equity)
+        self.name = "solver" + (":" + params[1:] if params else "")
         self.nodes = 0
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -276,7 +336,9 @@ class SolverBot(_SolverMixin, Bot):
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
         depth = KS.FULL_DEPTH if self.depth is None else self.depth
-        n = int(KS.solve_root(state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals))
+        args = (state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals)
+        eq = self._eq(state)
+        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
         self.nodes = int(info[KS.V_NODES])
         stats = [
             PlayStats(
@@ -292,7 +354,7 @@ class SolverBot(_SolverMixin, Bot):
         return _rank(stats, lambda s: (-s.mean,))
 
 
-class ISMCTSBot(_BeliefMixin, Bot):
+class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
 
     One tree over the plays seen from the information set of the seat to play; every
@@ -319,6 +381,9 @@ class ISMCTSBot(_BeliefMixin, Bot):
     With ``belief=expert`` or ``fit`` every iteration's world is drawn from that belief
     over the other hands (:mod:`scopa_sim.belief`, computed once per decision) instead
     of uniformly (``uniform``, the default).
+    With ``objective=match`` the backed-up rewards are the match objective's values of
+    the hand (in points, on the scale of margins, see :mod:`scopa_sim.objective`; at a
+    horizon the estimated points are valued so, ``leaf=estimate`` only).
 
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
@@ -342,6 +407,8 @@ class ISMCTSBot(_BeliefMixin, Bot):
         horizon: int | None = None,
         leaf: str = "estimate",
         belief: str = "uniform",
+        objective: str = "margin",
+        equity: str | None = None,
     ) -> None:
         self._set_belief(belief)
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
@@ -356,13 +423,15 @@ class ISMCTSBot(_BeliefMixin, Bot):
             raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
         if leaf != "estimate" and horizon is None:
             raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
+        _match_leaf(objective, leaf)
         self.leaf = leaf
         self._leaf = PIMCBot.LEAVES[leaf]
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
+        suffix = self._objective(objective, equity)
         #: the tree's sums are in units of 1 / _unit points
-        self._unit = 1 if horizon is None else KS.EST_UNIT
+        self._unit = 1 if horizon is None and self._match is None else KS.EST_UNIT
         self._policy = self.ROLLOUTS[rollout]
         budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
         self.name = (
@@ -371,6 +440,7 @@ class ISMCTSBot(_BeliefMixin, Bot):
             + (f",horizon={horizon}" if horizon is not None else "")
             + (f",leaf={leaf}" if leaf != "estimate" else "")
             + (f",belief={belief}" if belief != "uniform" else "")
+            + suffix
         )
         self.last_iterations = 0
 
@@ -383,8 +453,13 @@ class ISMCTSBot(_BeliefMixin, Bot):
         cap = (self.iterations if self.ms is None else 4096) + 1
         tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
         count = int(KS.ismcts_init(root, tree))
+        eq = self._eq(info)
         parts, cum = self._worlds_from(state, seed)
-        args = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf, parts, cum)
+        args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
+        if self.belief != "uniform":
+            args = (*args, _NO_EQ if eq is None else eq, parts, cum)
+        elif eq is not None:
+            args = (*args, eq)
         if self.ms is None:
             count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
@@ -416,7 +491,9 @@ class ISMCTSBot(_BeliefMixin, Bot):
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
         tk, tv, tm = tt
-        n = int(KS.solve_root(info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals))
+        args = (info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals)
+        eq = self._eq(info)
+        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
         stats = []
         for i in range(n):
             v = float(vals[i])
@@ -449,6 +526,13 @@ class ISMCTSBot(_BeliefMixin, Bot):
         return _rank(
             out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)
         )
+
+
+def _match_leaf(objective: str, leaf: str) -> None:
+    """The match objective values a depth limit by each side's estimated points, which
+    ``leaf=expert`` (a margin) does not give."""
+    if objective == "match" and leaf != "estimate":
+        raise ValueError("objective=match values leaves by estimated points: use leaf=estimate")
 
 
 # --------------------------------------------------------------------------- playing

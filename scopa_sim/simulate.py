@@ -32,7 +32,6 @@ import numpy as np
 
 from . import _engine as K
 from . import dataset as D
-from .cards import DENARI_MASK
 from .errors import ScopaError, SimulationError
 from .match import HandLog, HandPlayer, play_match
 from .policy import PolicySpec, seat_policies
@@ -354,12 +353,7 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
             for s in range(rules.sides):
                 pile = log.piles[s]
                 row[K.C_ITEMS + s * K.N_ITEMS : K.C_ITEMS + (s + 1) * K.N_ITEMS] = log.score[s]
-                row[K.C_STATS + 4 * s : K.C_STATS + 4 * s + 4] = (
-                    pile.bit_count(),
-                    (pile & DENARI_MASK).bit_count(),
-                    K.primiera_classic(pile, 1),
-                    (pile & (K.ACES << 6)).bit_count(),
-                )
+                row[K.C_STATS + 4 * s : K.C_STATS + 4 * s + 4] = K.side_stats(pile)
                 row[K.C_TOTALS + s] = log.totals_after[s]
             row[K.C_WINNER] = -1 if log.winner is None else log.winner
             rows.append(row)

@@ -284,9 +284,12 @@ def test_search_draws_worlds_by_the_belief() -> None:
     tree = np.empty((n + 1, KS.T_COLS), dtype=np.int64)
     count = KS.ismcts_init(root, tree)
     rng = K.new_rng(3)
+    no_eq = np.empty(0)  # the margin objective
     counts = {}
     for _ in range(n):
-        count = KS.ismcts_run(root, r, tree, count, 1, 1.0, 0, 4, rng, log, 0, b.parts, b.cum)
+        count = KS.ismcts_run(
+            root, r, tree, count, 1, 1.0, 0, 4, rng, log, 0, no_eq, b.parts, b.cum
+        )
         h = int(log[KS.L_HANDS + 1])
         counts[h] = counts.get(h, 0) + 1
         stock = {int(c) for c in log[KS.L_STOCK : KS.L_STOCK + log[KS.L_STOCK_LEN]]}
@@ -314,6 +317,10 @@ def test_belief_search_bots_play_every_preset(preset: str) -> None:
         assert bot.last_belief is not None and bot.last_belief.seats
         assert bot.choose(state, 9) == play
         assert "belief=" in bot.name
+    if rules.sides == 2:  # a belief and the match objective together
+        spec = PolicySpec.parse("ismcts:iterations=40,horizon=4,c=1,belief=fit,objective=match")
+        bot = spec.bot()
+        assert bot.choose(state, 9) in state.legal_plays and bot.last_belief is not None
 
 
 def test_bad_belief_parameters_are_one_line_errors() -> None:

@@ -772,8 +772,13 @@ def test_a_changed_module_never_loads_a_stale_cached_kernel(tmp_path: Path) -> N
 
     assert settebello() == "1"
     assert settebello() == "1"  # from the cache
-    scoring = pkg / "scoring.py"
-    text = scoring.read_text()
-    assert text.count("out[s, I_SETTEBELLO] = 1") == 1
-    scoring.write_text(text.replace("out[s, I_SETTEBELLO] = 1", "out[s, I_SETTEBELLO] = 5"))
+    scoring = pkg / "scoring.py"  # a new score_into, which step.score_state calls
+    scoring.write_text(
+        scoring.read_text()
+        + "\n\nfrom .layout import I_SETTEBELLO\n\n_first_score_into = score_into\n\n\n"
+        + "@njit(cache=True)\n"
+        + "def score_into(rules, piles, po, scope, so, out):\n"
+        + "    _first_score_into(rules, piles, po, scope, so, out)\n"
+        + "    out[0, I_SETTEBELLO] *= 5\n"
+    )
     assert settebello() == "5"

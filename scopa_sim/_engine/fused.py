@@ -8,19 +8,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import ctz, popcount
+from .bits import ctz
 from .capture import (
     GROW,
     GROW_SHRINK,
-    LANE_BITS,
     LANES,
     SHRINK,
+    capture_count,
     card_captures,
     card_captures_fewest,
-    fewest_sums,
-    fewest_take,
     is_capture,
-    sum_take,
+    nth_capture,
+    remainder_side,
+    take_of_play,
     value_sum,
 )
 from .layout import (
@@ -35,15 +35,6 @@ from .layout import (
     C_STATS,
     C_TOTALS,
     C_WINNER,
-    DENARI,
-    FULL_DECK,
-    I_CARDS,
-    I_DENARI,
-    I_NAPOLA,
-    I_PRIMIERA,
-    I_RE_BELLO,
-    I_SCOPE,
-    I_SETTEBELLO,
     I_TOTAL,
     KINGS,
     MAX_HANDS_PER_MATCH,
@@ -76,12 +67,10 @@ from .layout import (
     R_TEAMS,
     R_TOTAL_PLAYS,
     SAME_MASK,
-    SEVENS,
     STREAM_DEAL,
     STREAM_DEALER,
     STREAM_PLAY,
     VALUE,
-    VALUE_MASK,
     W_HANDS,
     W_PILES,
     W_SCOPE,
@@ -91,11 +80,11 @@ from .policy import (
     EXPERT_SCRATCH,
     expert_flags,
     expert_play_value,
+    expert_view,
     greedy_score,
-    rel_side,
     to_fixed,
 )
-from .scoring import primiera_classic
+from .scoring import item_winners, match_winner, side_items, side_stats
 from .streams import GOLDEN, below, derive_seed, draw, fisher_yates, seed_finish, seed_prefix
 
 __all__ = [
@@ -359,54 +348,25 @@ def _fused_hands(
                 lc_rel = 0
                 d_rel = 0
                 if expert:
-                    nxt = turn + 1 if turn + 1 < players else 0
-                    xside = turn & 1 if teams else turn
-                    xopp = nxt & 1 if teams else nxt
-                    pm = w[np.uint64(W_PILES + xside)]
-                    po = w[np.uint64(W_PILES + xopp)]
-                    for s in range(ns):
-                        if s != xside and s != xopp:
-                            others |= w[np.uint64(W_PILES + s)]
-                    unseen = deck_mask & ~(hand | table | pm | po | others)
-                    kn = popcount(w[np.uint64(W_HANDS + nxt)])
-                    if kn == 0 and pos < size:
-                        kn = hand_size
-                        if size - pos < players * kn:
-                            kn = (size - pos) // players
-                    lc_rel = rel_side(last_capturer, xside, xopp)
-                    d_rel = rel_side(dealer & 1 if teams else dealer, xside, xopp)
+                    pm, po, others, unseen, kn, lc_rel, d_rel = expert_view(
+                        w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck_mask,
+                        size - pos, hand_size, last_capturer, dealer,
+                    )  # fmt: skip
                 best = -(1 << 62)
                 ties = 0
                 m = hand
                 while m:
                     c = ctz(m)
                     m &= m - 1
-                    v = VALUE[c]
-                    same = table & VALUE_MASK[v]
-                    sums = (packed >> (LANE_BITS * v)) & 31
-                    fsize = 0
-                    if (sweep_aces >> c) & 1:
-                        k = 1
-                    elif same:
-                        k = popcount(same)
-                    elif sums:
-                        k = sums
-                        if fewest:
-                            fsize = fewest_sums(table, packed, v)[1]
-                    else:
-                        k = 1 if lay_ok else 0
-                    for j in range(k):
-                        if (sweep_aces >> c) & 1:
-                            t = table
-                        elif same:
-                            t = same & -same
-                            same &= same - 1
-                        elif sums:
-                            t = sum_take(table, packed, v, j)
-                            if fewest and popcount(t) != fsize:
-                                continue
-                        else:
-                            t = np.int64(0)
+                    k, fsize, _ = capture_count(c, table, packed, sweep_aces, fewest)
+                    for j in range(k if k else (1 if lay_ok else 0)):
+                        t = (
+                            nth_capture(c, j, table, packed, sweep_aces, fsize)
+                            if k
+                            else np.int64(0)
+                        )
+                        if t < 0:
+                            continue
                         if expert:
                             val = to_fixed(expert_play_value(
                                 c, t, hand, table, pm, po, others, unseen, kn, plays, total,
@@ -449,20 +409,12 @@ def _fused_hands(
                     start += counts & 31
                     counts >>= 5
                 r -= first_r
-                v = VALUE[card]
-                if (rare >> card) & 1:  # an ace sweep or a sum capture
-                    if (sweep_aces >> card) & 1:
-                        take = table
-                    elif fewest:
-                        fsize = fewest_sums(table, packed, v)[1]
-                        take = fewest_take(table, packed, v, r, fsize)
-                    else:
-                        take = sum_take(table, packed, v, r)
-                else:  # a match (the r-th equal card) or a lay (take 0)
-                    for _ in range(r):
-                        same &= same - 1
-                    take = same & -same
+                take = take_of_play(card, r, table, packed, sweep_aces, fewest, rare, same)
             # ------------------------------------------------------------ apply_play
+            # capture.play_on_table written out: as a call (inlined) it measured 1.7%
+            # slower (random and greedy self-play, 100 alternating pairs); the
+            # cross-checks of this loop against the step kernels and
+            # tests/test_capture.py (play_on_table against apply_play) hold them equal.
             bit = np.int64(1) << card
             w[np.uint64(W_HANDS + turn)] = hand ^ bit
             plays += 1
@@ -506,93 +458,32 @@ def _fused_hands(
             turn += 1
             if turn == players:
                 turn = 0
-        if table:
-            if remainder_dealer:
-                w[W_PILES + (dealer & 1 if teams else dealer)] |= table
-            elif last_capturer >= 0:
-                w[W_PILES + last_capturer] |= table
+        owner = remainder_side(remainder_dealer, dealer & 1 if teams else dealer, last_capturer)
+        if table and owner >= 0:
+            w[W_PILES + owner] |= table
         # ---------------------------------------------------------------- score_piles
-        # The rules of score_into, written out on the work array: calling it once per
-        # hand measured 12% slower (710k against 805k random hands/s on one core), and
-        # inlining it (inline="always", sides as an argument) 7% slower on the two-player
-        # fast path (888 against 824 ns per hand), where these loops fold to constants.
+        p0 = w[W_PILES]
+        p1 = w[W_PILES + 1]
+        p2 = w[W_PILES + 2] if ns > 2 else np.int64(0)
+        p3 = w[W_PILES + 3] if ns > 3 else np.int64(0)
+        winners = item_winners(p0, p1, p2, p3, ns, sevens, missing_zero)
         for s in range(ns):
-            p = w[W_PILES + s]
-            it[s, I_SCOPE] = w[W_SCOPE + s]
-            it[s, I_CARDS] = 0
-            it[s, I_DENARI] = 0
-            it[s, I_SETTEBELLO] = (p >> 6) & 1  # SETTEBELLO_BIT
-            it[s, I_PRIMIERA] = 0
-            it[s, I_RE_BELLO] = (p >> 9) & 1 if re_bello else 0  # RE_BELLO_BIT
-            nap = 0
-            if napola and (p & 7) == 7:
-                nap = 3 if napola_fixed3 else ctz(~(p & DENARI))
-            it[s, I_NAPOLA] = nap
-        for k, mask in ((I_CARDS, FULL_DECK), (I_DENARI, DENARI)):  # strict majority
-            top = popcount(w[W_PILES] & mask)
-            best = 0
-            tie = False
-            for s in range(1, ns):
-                x = popcount(w[W_PILES + s] & mask)
-                if x > top:
-                    top = x
-                    best = s
-                    tie = False
-                elif x == top:
-                    tie = True
-            if not tie:
-                it[best, k] = 1
-        if sevens:
-            alive = (1 << ns) - 1
-            for k in range(7):
-                rm = ACES << (6 - k)  # sevens, then sixes, ... aces
-                top = -1
-                for s in range(ns):
-                    if (alive >> s) & 1:
-                        top = max(top, popcount(w[W_PILES + s] & rm))
-                for s in range(ns):
-                    if (alive >> s) & 1 and popcount(w[W_PILES + s] & rm) != top:
-                        alive &= ~(1 << s)
-                if alive & (alive - 1) == 0:
-                    it[ctz(alive), I_PRIMIERA] = 1
-                    break
-        else:
-            top = primiera_classic(w[W_PILES], missing_zero)
-            best = 0
-            tie = False
-            for s in range(1, ns):
-                x = primiera_classic(w[W_PILES + s], missing_zero)
-                if x > top:
-                    top = x
-                    best = s
-                    tie = False
-                elif x == top:
-                    tie = True
-            if not tie and top >= 0:
-                it[best, I_PRIMIERA] = 1
-        for s in range(ns):
-            pts = 0
-            for k in range(I_TOTAL):
-                pts += it[s, k]
-            it[s, I_TOTAL] = pts
+            items = side_items(
+                s, w[W_PILES + s], w[W_SCOPE + s], winners, re_bello, napola, napola_fixed3
+            )
+            for k in range(N_ITEMS):
+                it[s, k] = items[k]
             if keep_points:
-                out_points[row, s] = pts
+                out_points[row, s] = items[I_TOTAL]
         winner = -1
-        if mode == MODE_MATCHES:  # the winner: the all-denari rule, then the target
-            top = 0
-            all_denari = -1
+        if mode == MODE_MATCHES:
             for s in range(ns):
                 totals[s] += it[s, I_TOTAL]
-                top = max(top, totals[s])
-                if all_denari_wins and all_denari < 0 and w[W_PILES + s] & DENARI == DENARI:
-                    all_denari = s
-            if all_denari >= 0:
-                winner = all_denari
-            elif top >= target:
-                for s in range(ns):
-                    if totals[s] == top:
-                        winner = s if winner == -1 else -2
-                winner = max(winner, -1)  # -2: a tie at the top, so play on
+            winner = match_winner(
+                (totals[0], totals[1], totals[2], totals[3]),
+                (w[W_PILES], w[W_PILES + 1], w[W_PILES + 2], w[W_PILES + 3]),
+                ns, target, all_denari_wins,
+            )  # fmt: skip
         else:
             for s in range(ns):
                 totals[s] = it[s, I_TOTAL]
@@ -607,10 +498,9 @@ def _fused_hands(
                 p = w[W_PILES + s]
                 for k in range(N_ITEMS):
                     out_cols[C_ITEMS + s * N_ITEMS + k, row] = it[s, k]
-                out_cols[C_STATS + 4 * s, row] = popcount(p)
-                out_cols[C_STATS + 4 * s + 1, row] = popcount(p & DENARI)
-                out_cols[C_STATS + 4 * s + 2, row] = primiera_classic(p, 1)
-                out_cols[C_STATS + 4 * s + 3, row] = popcount(p & SEVENS)
+                stats = side_stats(p)
+                for k in range(4):
+                    out_cols[C_STATS + 4 * s + k, row] = stats[k]
                 out_cols[C_TOTALS + s, row] = totals[s]
             out_cols[C_WINNER, row] = winner
         row += 1

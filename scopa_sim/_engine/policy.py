@@ -13,7 +13,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
-from .capture import GROW, LANE_BITS, LANES, SHRINK, fewest_sums, packed_counts, sum_take
+from .capture import GROW, LANES, capture_at, capture_count, packed_counts, packed_without
 from .layout import (
     ACES,
     DENARI,
@@ -54,6 +54,7 @@ __all__ = [
     "expert_eval",
     "expert_flags",
     "expert_play_value",
+    "expert_view",
     "follow_value",
     "greedy_score",
     "rel_side",
@@ -242,36 +243,34 @@ def follow_value(h2, tbl, packed, pm, po, others, ndeck, xflags, last, e0):
     if h2 == 0:
         return 0.0
     lps = (xflags & X_LPS) != 0
+    ace_scopa = (xflags & X_ACE_SCOPA) != 0
+    fewest = (xflags & X_FEWEST) != 0
+    remainder_dealer = (xflags & X_REMAINDER_DEALER) != 0
+    sweep_aces = ACES if (xflags & X_ACE_RULE) and tbl != 0 and (tbl & ACES) == 0 else 0
     best = 0.0
     m = h2
     while m:
         c = ctz(m)
         m &= m - 1
-        v = VALUE[c]
         cbit = np.int64(1) << c
-        if (xflags & X_ACE_RULE) and v == 1 and tbl != 0 and (tbl & ACES) == 0:
+        if (sweep_aces >> c) & 1:  # an ace sweep (capture_count's first case)
             r = expert_eval(pm | tbl | cbit, po, others, ndeck, xflags) - e0
-            if (lps or not last) and (xflags & X_ACE_SCOPA):
+            if (lps or not last) and ace_scopa:
                 r += 1.0
-            if r > best:
-                best = r
+            best = max(best, r)
             continue
-        same = tbl & VALUE_MASK[v]
-        n = popcount(same) if same else (packed >> (LANE_BITS * v)) & 31
-        fsize = 0
-        if n and not same and (xflags & X_FEWEST):
-            fsize = fewest_sums(tbl, packed, v)[1]
-        for j in range(n):
-            if same:
+        k, fsize, same = capture_count(c, tbl, packed, 0, fewest)
+        for j in range(k):
+            if same:  # the equal cards, one capture each
                 t = same & -same
                 same &= same - 1
             else:
-                t = sum_take(tbl, packed, v, j)
-                if fsize and popcount(t) != fsize:
+                t = capture_at(c, j, tbl, packed, 0, fsize)
+                if t < 0:
                     continue
             rest = tbl & ~t
             got = t | cbit
-            if last and not (xflags & X_REMAINDER_DEALER):
+            if last and not remainder_dealer:
                 got |= rest
             r = expert_eval(pm | got, po, others, ndeck, xflags) - e0
             if rest == 0 and (lps or not last):
@@ -288,28 +287,25 @@ def reply_value(
     """The next seat's best gain (in its side's expected points, i.e. this side's loss)
     when it holds card ``c`` and the table is ``left``; ``final``: its play is the hand's
     last, so the table's remainder goes to the last capturer (``lc``) or the dealer."""
-    v = VALUE[c]
     cbit = np.int64(1) << c
     lps = (xflags & X_LPS) != 0
-    if (xflags & X_ACE_RULE) and v == 1 and left != 0 and (left & ACES) == 0:
-        got = left | cbit
-        scopa = (lps or not final) and (xflags & X_ACE_SCOPA) != 0
-        return e0 - expert_eval(pm, po | got, others, ndeck, xflags) + (1.0 if scopa else 0.0)
-    same = left & VALUE_MASK[v]
+    ace_rule = (xflags & X_ACE_RULE) != 0
+    ace_scopa = (xflags & X_ACE_SCOPA) != 0
     remainder_dealer = (xflags & X_REMAINDER_DEALER) != 0
-    if same or (packed >> (LANE_BITS * v)) & 31:
-        n = popcount(same) if same else (packed >> (LANE_BITS * v)) & 31
-        fsize = 0
-        if not same and (xflags & X_FEWEST):
-            fsize = fewest_sums(left, packed, v)[1]
+    if ace_rule and left != 0 and (left & ACES) == 0 and VALUE[c] == 1:  # an ace sweep
+        got = left | cbit
+        scopa = (lps or not final) and ace_scopa
+        return e0 - expert_eval(pm, po | got, others, ndeck, xflags) + (1.0 if scopa else 0.0)
+    k, fsize, same = capture_count(c, left, packed, 0, (xflags & X_FEWEST) != 0)
+    if k:
         best = -1e9
-        for j in range(n):
-            if same:
+        for j in range(k):
+            if same:  # the equal cards, one capture each
                 t = same & -same
                 same &= same - 1
             else:
-                t = sum_take(left, packed, v, j)
-                if fsize and popcount(t) != fsize:
+                t = capture_at(c, j, left, packed, 0, fsize)
+                if t < 0:
                     continue
             rest = left & ~t
             got = t | cbit
@@ -326,14 +322,7 @@ def reply_value(
             e1 = expert_eval(mine, po | got, others, ndeck, xflags)
             r = e0 - e1 + (1.0 if scopa else 0.0)
             if follow and not final:
-                if rest == 0:
-                    p2 = np.int64(1)
-                else:
-                    p2 = packed
-                    m = t
-                    while m:
-                        p2 = (p2 * SHRINK[VALUE[ctz(m)]]) & LANES
-                        m &= m - 1
+                p2 = np.int64(1) if rest == 0 else packed_without(packed, t)
                 r -= follow_value(
                     h2, rest, p2, pm, po | got, others, ndeck, xflags, follow == 2, e1
                 )
@@ -342,10 +331,10 @@ def reply_value(
         return best
     if not final:
         if follow:
+            p2 = (packed * GROW[VALUE[c]]) & LANES
             return -follow_value(
-                h2, left | cbit, (packed * GROW[v]) & LANES, pm, po, others, ndeck, xflags,
-                follow == 2, e0,
-            )  # fmt: skip
+                h2, left | cbit, p2, pm, po, others, ndeck, xflags, follow == 2, e0
+            )
         return 0.0
     rest = left | cbit  # a lay on the last play: the table goes to the remainder's owner
     owner = dealer_rel if remainder_dealer else lc
@@ -463,3 +452,36 @@ def rel_side(s, me, opp):
     if s == opp:
         return REL_NEXT
     return REL_OTHER
+
+
+@njit(cache=True, inline="always")
+def expert_view(
+    vec, hands_at, piles_at, turn, players, teams, ns, table, deck_mask, stock_left,
+    hand_size, last_capturer, dealer,
+):  # fmt: skip
+    """What the expert reads of a position for the seat ``turn`` (its information set):
+    ``(pm, po, others, unseen, kn, lc_rel, d_rel)``: the piles of its side, of the next
+    seat's side and of any further sides, the cards it has not seen, the next seat's
+    hand size (a whole deal's share when its hand is empty and ``stock_left`` cards are
+    still to deal), and the last capturer's and the dealer's sides relative to its own
+    (``REL_*``).  ``vec`` holds the hands at ``hands_at + seat`` and the piles at
+    ``piles_at + side`` (the state vector, or the loops' work array)."""
+    nxt = turn + 1 if turn + 1 < players else 0
+    side = turn & 1 if teams else turn
+    opp = nxt & 1 if teams else nxt
+    pm = vec[np.uint64(piles_at + side)]
+    po = vec[np.uint64(piles_at + opp)]
+    others = np.int64(0)
+    for s in range(ns):
+        if s != side and s != opp:
+            others |= vec[np.uint64(piles_at + s)]
+    hand = vec[np.uint64(hands_at + turn)]
+    unseen = deck_mask & ~(hand | table | pm | po | others)
+    kn = popcount(vec[np.uint64(hands_at + nxt)])
+    if kn == 0 and stock_left > 0:
+        kn = hand_size
+        if stock_left < players * kn:
+            kn = stock_left // players
+    lc_rel = rel_side(last_capturer, side, opp)
+    d_rel = rel_side(dealer & 1 if teams else dealer, side, opp)
+    return pm, po, others, unseen, kn, lc_rel, d_rel

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
 from .layout import (
     ACES,
     DENARI,
-    FULL_DECK,
-    I_CARDS,
-    I_DENARI,
-    I_NAPOLA,
-    I_PRIMIERA,
-    I_RE_BELLO,
-    I_SCOPE,
-    I_SETTEBELLO,
-    I_TOTAL,
     N_ITEMS,
     PRIM_BEST,
     R_MISSING_ZERO,
@@ -25,14 +17,16 @@ from .layout import (
     R_PRIMIERA_SEVENS,
     R_RE_BELLO,
     R_SIDES,
-    RE_BELLO_BIT,
-    SETTEBELLO_BIT,
 )
 
 __all__ = [
+    "item_winners",
+    "match_winner",
     "primiera_classic",
     "score_into",
     "score_piles",
+    "side_items",
+    "side_stats",
 ]
 
 
@@ -48,90 +42,135 @@ def primiera_classic(pile, missing_zero):
     return total
 
 
-@njit(cache=True)
-def score_into(rules, piles, po, scope, so, out):
-    """:func:`score_piles` on ``piles[po:po + sides]`` and ``scope[so:so + sides]``.
+@njit(cache=True, inline="always")
+def _strict_top(x0, x1, x2, x3, ns):
+    """The side with strictly the largest of ``x0 .. x[ns - 1]``, or -1 on a tie."""
+    xs = (x0, x1, x2, x3)
+    top = x0
+    best = 0
+    tie = False
+    for s in range(1, ns):
+        x = xs[s]
+        if x > top:
+            top = x
+            best = s
+            tie = False
+        elif x == top:
+            tie = True
+    return -1 if tie else best
 
-    Allocation-free: ``out[:, I_TOTAL]`` serves as scratch until the totals are written.
-    """
-    ns = rules[R_SIDES]
-    for s in range(ns):
-        for i in range(N_ITEMS):
-            out[s, i] = 0
-        out[s, I_SCOPE] = scope[so + s]
-    # cards, then denari: strict majority
-    for item in range(I_CARDS, I_DENARI + 1):
-        mask = FULL_DECK if item == I_CARDS else DENARI
-        top = popcount(piles[po] & mask)
-        best = 0
-        tie = False
-        for s in range(1, ns):
-            x = popcount(piles[po + s] & mask)
-            if x > top:
-                top = x
-                best = s
-                tie = False
-            elif x == top:
-                tie = True
-        if not tie:
-            out[best, item] = 1
-    for s in range(ns):
-        p = piles[po + s]
-        if p & SETTEBELLO_BIT:
-            out[s, I_SETTEBELLO] = 1
-        if rules[R_RE_BELLO] and p & RE_BELLO_BIT:
-            out[s, I_RE_BELLO] = 1
-        if rules[R_NAPOLA] and (p & 7) == 7:
-            if rules[R_NAPOLA_FIXED3]:
-                out[s, I_NAPOLA] = 3
-            else:
-                out[s, I_NAPOLA] = ctz(~(p & DENARI))
-    if rules[R_PRIMIERA_SEVENS]:
+
+@njit(cache=True, inline="always")
+def item_winners(p0, p1, p2, p3, ns, sevens, missing_zero):
+    """The sides that win the contested items of a hand (RULES.md §5) from the piles of
+    its ``ns`` sides (``p2``, ``p3``: 0 when absent): ``(cards, denari, primiera)``,
+    each a side or -1 (a tie at the top, or nobody can compete).  ``sevens``: primiera
+    by sevens, then sixes, ... aces; else classic, a side missing a suit excluded unless
+    ``missing_zero``."""
+    ps = (p0, p1, p2, p3)
+    cards = _strict_top(popcount(p0), popcount(p1), popcount(p2), popcount(p3), ns)
+    denari = _strict_top(
+        popcount(p0 & DENARI), popcount(p1 & DENARI), popcount(p2 & DENARI),
+        popcount(p3 & DENARI), ns,
+    )  # fmt: skip
+    primiera = -1
+    if sevens:
         alive = (1 << ns) - 1
         for k in range(7):
             rm = ACES << (6 - k)  # sevens, then sixes, ... aces
             top = -1
             for s in range(ns):
                 if (alive >> s) & 1:
-                    c = popcount(piles[po + s] & rm)
-                    out[s, I_TOTAL] = c
-                    if c > top:
-                        top = c
-            count = 0
-            w = -1
+                    top = max(top, popcount(ps[s] & rm))
             for s in range(ns):
-                if (alive >> s) & 1:
-                    if out[s, I_TOTAL] != top:
-                        alive &= ~(1 << s)
-                    else:
-                        count += 1
-                        w = s
-            if count == 1:
-                out[w, I_PRIMIERA] = 1
+                if (alive >> s) & 1 and popcount(ps[s] & rm) != top:
+                    alive &= ~(1 << s)
+            if alive & (alive - 1) == 0:
+                primiera = ctz(alive)
                 break
     else:
-        mz = rules[R_MISSING_ZERO]
-        top = primiera_classic(piles[po], mz)
-        best = 0
-        tie = False
-        for s in range(1, ns):
-            x = primiera_classic(piles[po + s], mz)
-            if x > top:
-                top = x
-                best = s
-                tie = False
-            elif x == top:
-                tie = True
-        if not tie and top >= 0:
-            out[best, I_PRIMIERA] = 1
+        primiera = _strict_top(
+            primiera_classic(p0, missing_zero),
+            primiera_classic(p1, missing_zero),
+            primiera_classic(p2, missing_zero),
+            primiera_classic(p3, missing_zero),
+            ns,
+        )  # fmt: skip  (sides that can't compete have -1: a strict top is >= 0)
+    return cards, denari, primiera
+
+
+@njit(cache=True, inline="always")
+def side_items(side, pile, scope, winners, re_bello, napola, napola_fixed3):
+    """One side's score items in ``I_*`` order (``I_TOTAL`` last) from its pile, its
+    scope and the :func:`item_winners` of the hand."""
+    cards, denari, primiera = winners
+    it_cards = 1 if side == cards else 0
+    it_denari = 1 if side == denari else 0
+    settebello = (pile >> 6) & 1  # SETTEBELLO_BIT
+    it_primiera = 1 if side == primiera else 0
+    rb = (pile >> 9) & 1 if re_bello else 0  # RE_BELLO_BIT
+    nap = 0
+    if napola and (pile & 7) == 7:
+        nap = 3 if napola_fixed3 else ctz(~(pile & DENARI))
+    total = scope + it_cards + it_denari + settebello + it_primiera + rb + nap
+    return scope, it_cards, it_denari, settebello, it_primiera, rb, nap, total
+
+
+@njit(cache=True)
+def score_into(rules, piles, po, scope, so, out):
+    """:func:`score_piles` on ``piles[po:po + sides]`` and ``scope[so:so + sides]``:
+    ``out[side, I_*]``."""
+    ns = rules[R_SIDES]
+    re_bello = rules[R_RE_BELLO] != 0
+    napola = rules[R_NAPOLA] != 0
+    fixed3 = rules[R_NAPOLA_FIXED3] != 0
+    p0 = piles[po]
+    p1 = piles[po + 1]
+    p2 = piles[po + 2] if ns > 2 else np.int64(0)
+    p3 = piles[po + 3] if ns > 3 else np.int64(0)
+    winners = item_winners(p0, p1, p2, p3, ns, rules[R_PRIMIERA_SEVENS] != 0,
+                           rules[R_MISSING_ZERO])  # fmt: skip
+    ps = (p0, p1, p2, p3)
     for s in range(ns):
-        t = 0
-        for i in range(I_TOTAL):
-            t += out[s, i]
-        out[s, I_TOTAL] = t
+        items = side_items(s, ps[s], scope[so + s], winners, re_bello, napola, fixed3)
+        for k in range(N_ITEMS):
+            out[s, k] = items[k]
 
 
 @njit(cache=True)
 def score_piles(rules, piles, scope, out):
     """Score a finished hand: ``out[side, item]`` for the ``I_*`` items."""
     score_into(rules, piles, 0, scope, 0, out)
+
+
+@njit(cache=True, inline="always")
+def match_winner(totals, piles, ns, target, all_denari_wins):
+    """The side that has won the match after a hand (RULES.md §6), or -1: with
+    ``all_denari_wins`` a side holding all ten denari in its pile, else the one side at
+    the top of the ``totals`` once the top reaches ``target`` (a tie at the top plays
+    on).  ``totals`` and ``piles`` are 4-tuples by side."""
+    if all_denari_wins:
+        for s in range(ns):
+            if piles[s] & DENARI == DENARI:
+                return s
+    top = 0
+    for s in range(ns):
+        top = max(top, totals[s])
+    winner = -1
+    if top >= target:
+        for s in range(ns):
+            if totals[s] == top:
+                winner = s if winner == -1 else -2
+    return max(winner, -1)  # -2: a tie at the top, so play on
+
+
+@njit(cache=True, inline="always")
+def side_stats(pile):
+    """A side's row statistics (``C_STATS`` columns) from its final pile: cards
+    captured, denari, classic primiera value (missing suits 0) and sevens."""
+    return (
+        popcount(pile),
+        popcount(pile & DENARI),
+        primiera_classic(pile, 1),
+        popcount(pile & (ACES << 6)),
+    )

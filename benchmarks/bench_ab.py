@@ -1,0 +1,322 @@
+"""Paired in-process A/B of the kernels: a base revision's against the working tree's.
+
+    python benchmarks/bench_ab.py [--base REV] [--pairs N] [--case NAME ...] [--json FILE]
+
+The base revision's kernels (``scopa_sim/_engine/`` or, before it, ``_kernels.py`` and
+``_search.py``) are copied from git into a package of their own (cached by revision
+under the temporary directory, so they compile once), imported beside
+``scopa_sim._engine``, and every case is timed alternately: pair ``i`` runs the base
+first when ``i`` is even and the new kernels first when it is odd, each on the same
+inputs (seed ``i``).  A ratio is base time / new time for one pair (above 1: the new
+kernels are faster), in the thread's CPU time; the table gives the median ratio, its
+quartiles and extremes, the median ratio of wall times, the median CPU times, and
+whether both sides gave the same results in every pair.  The machine's load average is
+recorded before and after, since other jobs slow both sides of a pair but not always
+equally.
+
+Cases: ``random``, ``greedy``, ``expert`` (fused self-play of 2-player ``scopa``, 100,000 /
+40,000 / 2,000 hands a call), ``expert-step`` (400 hands of the expert through the step
+kernels' ``play_out``), ``random-scopa-3``, ``greedy-scopone`` (the general
+kernel), ``ismcts`` (4,000 iterations from each of 8 roots, greedy rollouts to the end)
+and ``ismcts-h4`` (horizon 4, estimate leaf), ``solver`` (exact values of every play in
+12 endgames of 18 plays left).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import click
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scopa_sim import _engine as NEW  # noqa: E402
+from scopa_sim._engine import search as NEW_S  # noqa: E402
+from scopa_sim.rules import Rules  # noqa: E402
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def load_base(rev: str, path: str | None = None) -> tuple[ModuleType, ModuleType, str]:
+    """The kernels (K) and search kernels (KS) of git revision ``rev`` (or of the copy
+    of ``scopa_sim/_engine/`` in the directory ``path``) as a package of their own, and
+    the revision's commit id (or the path)."""
+    if path is not None:
+        sha = str(path)
+        engine = sorted(str(f) for f in Path(path).glob("*.py"))
+        texts = {Path(f).name: Path(f).read_text() for f in engine}
+    else:
+        sha = _git("rev-parse", "--verify", f"{rev}^{{commit}}").strip()
+        files = _git("ls-tree", "--name-only", sha, "scopa_sim/", "scopa_sim/_engine/").split()
+        engine = [f for f in files if f.startswith("scopa_sim/_engine/") and f.endswith(".py")]
+        sources = engine or ["scopa_sim/_kernels.py", "scopa_sim/_search.py"]
+        texts = {Path(f).name: _git("show", f"{sha}:{f}") for f in sources}
+    key = hashlib.sha1(json.dumps(sorted(texts.items())).encode()).hexdigest()[:12]
+    name = f"ab_base_{key}"
+    home = Path(tempfile.gettempdir()) / "scopa-sim-ab"
+    pkg = home / name
+    pkg.mkdir(parents=True, exist_ok=True)
+    for fname, text in texts.items():
+        path = pkg / fname
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    if not engine:
+        (pkg / "__init__.py").write_text("")
+    sys.path.insert(0, str(home))
+    if engine:
+        k = importlib.import_module(name)
+        ks = importlib.import_module(f"{name}.search")
+    else:
+        k = importlib.import_module(f"{name}._kernels")
+        ks = importlib.import_module(f"{name}._search")
+    return k, ks, sha
+
+
+def _selfplay(preset: str, policy: int, hands: int) -> Callable[[Any, Any, int], Any]:
+    r = Rules.make(preset).to_array()
+    pols = np.full(4, policy, np.int64)
+    out = np.zeros((hands, 4), np.int64)
+
+    def run(k: Any, ks: Any, seed: int) -> Any:
+        k.selfplay_hands(r, pols, seed, hands, out)
+        return out.copy()
+
+    return run
+
+
+def _play_out(preset: str, policy: int, hands: int) -> Callable[[Any, Any, int], Any]:
+    """Whole hands through the step kernels (``play_out``), as bots and records play."""
+    r = Rules.make(preset).to_array()
+    pols = np.full(4, policy, np.int64)
+    decks = []
+    for h in range(hands):
+        deck = np.empty(40, np.int64)
+        NEW.shuffle_deal(r, NEW.new_rng(NEW.derive_seed(5, h, 0, 0)), deck)
+        decks.append(deck)
+    state = np.zeros(NEW.N_STATE, np.int64)
+    bc = np.empty(NEW.MAX_PLAYS, np.int64)
+    bt = np.empty(NEW.MAX_PLAYS, np.int64)
+    sc = np.empty(NEW.SCRATCH, np.int64)
+    log_card = np.empty(40, np.int64)
+    log_take = np.empty(40, np.int64)
+
+    def run(k: Any, ks: Any, seed: int) -> Any:
+        out = np.empty((hands, 40), np.int64)
+        for h, deck in enumerate(decks):
+            k.start_hand(state, r, deck, h % 2)
+            rng = np.array([seed * hands + h, 0], dtype=np.uint64)
+            k.play_out(state, r, pols, rng, bc, bt, sc, log_card, log_take)
+            out[h] = log_take
+        return out
+
+    return run
+
+
+def _roots(preset: str, count: int, seed: int, plays: int | None = None) -> list[np.ndarray]:
+    """Decision states of random self-play hands (the new kernels deal and play them):
+    after ``plays`` plays, or at points spread over the hand."""
+    rules = Rules.make(preset)
+    r = rules.to_array()
+    out: list[np.ndarray] = []
+    bc = np.empty(NEW.MAX_PLAYS, np.int64)
+    bt = np.empty(NEW.MAX_PLAYS, np.int64)
+    sc = np.empty(NEW.SCRATCH, np.int64)
+    deck = np.empty(40, np.int64)
+    for h in range(count):
+        rng = NEW.new_rng(NEW.derive_seed(seed, h, 0, 0))
+        NEW.shuffle_deal(r, rng, deck)
+        state = np.zeros(NEW.N_STATE, np.int64)
+        NEW.start_hand(state, r, deck, h % rules.players)
+        stop = plays if plays is not None else (5 * h) % 30
+        while state[NEW.S_PLAYS] < stop:
+            n = NEW.legal_plays(state, r, bc, bt, sc)
+            i = NEW.rand_below(rng, n)
+            NEW.apply_play(state, r, bc[i], bt[i])
+        out.append(state)
+    return out
+
+
+def _ismcts(horizon: int, leaf: int) -> Callable[[Any, Any, int], Any]:
+    r = Rules.make("scopa").to_array()
+    roots = _roots("scopa", 8, 7)
+    tree = np.zeros((20_000, NEW_S.T_COLS), np.int64)
+    log = np.zeros(0, np.int64)
+
+    def run(k: Any, ks: Any, seed: int) -> Any:
+        trees = []
+        for root in roots:
+            count = ks.ismcts_init(root, tree)
+            rng = np.array([seed, 0], dtype=np.uint64)
+            count = ks.ismcts_run(root, r, tree, count, 4000, 0.7, 1, horizon, rng, log, leaf)
+            trees.append(tree[:count].copy())
+        return trees
+
+    return run
+
+
+def _solver() -> Callable[[Any, Any, int], Any]:
+    rules = Rules.make("scopa")
+    r = rules.to_array()
+    roots = _roots("scopa", 12, 11, plays=18)
+    size = 1 << 16
+    tt_key = np.zeros(size, np.int64)
+    tt_val = np.zeros(size, np.float64)
+    tt_meta = np.zeros(size, np.int64)
+    oc = np.empty(NEW.MAX_PLAYS, np.int64)
+    ot = np.empty(NEW.MAX_PLAYS, np.int64)
+    ov = np.empty(NEW.MAX_PLAYS, np.float64)
+
+    def run(k: Any, ks: Any, seed: int) -> Any:
+        tt_key[:] = 0  # no entry of the other side's run
+        values = []
+        for root in roots:
+            info = np.zeros(ks.N_INFO, np.int64)
+            info[ks.V_TT_MASK] = size - 1
+            info[ks.V_SALT] = seed + 1
+            n = ks.solve_root(root, r, ks.FULL_DEPTH, tt_key, tt_val, tt_meta, info, oc, ot, ov)
+            values.append((oc[:n].copy(), ot[:n].copy(), ov[:n].copy()))
+        return values
+
+    return run
+
+
+CASES: dict[str, Callable[[], Callable[[Any, Any, int], Any]]] = {
+    "random": lambda: _selfplay("scopa", 0, 100_000),
+    "greedy": lambda: _selfplay("scopa", 1, 40_000),
+    "expert": lambda: _selfplay("scopa", 2, 2_000),
+    "expert-step": lambda: _play_out("scopa", 2, 400),
+    "random-scopa-3": lambda: _selfplay("scopa-3", 0, 60_000),
+    "greedy-scopone": lambda: _selfplay("scopone", 1, 10_000),
+    "ismcts": lambda: _ismcts(1000, 0),
+    "ismcts-h4": lambda: _ismcts(4, 0),
+    "solver": _solver,
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two results (arrays, or lists and tuples of them) are equal."""
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(np.array_equal(a, b))
+
+
+def ab(run: Callable[[Any, Any, int], Any], base: tuple[Any, Any], pairs: int) -> dict:
+    """Alternating pairs of one case.  Times are the thread's CPU time (other jobs on the
+    machine take the processor away from a run without counting against it), with the
+    wall times beside them; ``same`` says whether every pair gave equal results."""
+    new = (NEW, NEW_S)
+    run(*base, 0)  # warm-up: compile or load from the cache
+    run(*new, 0)
+    cpu: dict[str, list[float]] = {"base": [], "new": []}
+    wall: dict[str, list[float]] = {"base": [], "new": []}
+    same = True
+    for i in range(pairs):
+        order = (("base", base), ("new", new)) if i % 2 == 0 else (("new", new), ("base", base))
+        got = {}
+        for label, mods in order:
+            w0 = time.perf_counter()
+            t0 = time.thread_time()
+            got[label] = run(*mods, i)
+            cpu[label].append(time.thread_time() - t0)
+            wall[label].append(time.perf_counter() - w0)
+        same = same and _same(got["base"], got["new"])
+    ratios = [b / n for b, n in zip(cpu["base"], cpu["new"], strict=True)]
+    wall_ratios = [b / n for b, n in zip(wall["base"], wall["new"], strict=True)]
+    q = np.quantile(ratios, [0.25, 0.75])
+    return {
+        "pairs": pairs,
+        "same_results": same,
+        "ratio_median": statistics.median(ratios),
+        "ratio_q1": float(q[0]),
+        "ratio_q3": float(q[1]),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+        "wall_ratio_median": statistics.median(wall_ratios),
+        "base_median_s": statistics.median(cpu["base"]),
+        "new_median_s": statistics.median(cpu["new"]),
+        "ratios": ratios,
+        "wall_ratios": wall_ratios,
+    }
+
+
+@click.command()
+@click.option("--base", default="main", show_default=True, help="Git revision of the base.")
+@click.option(
+    "--base-path",
+    type=click.Path(exists=True, file_okay=False),
+    help="A directory holding a copy of scopa_sim/_engine/ to use as the base instead.",
+)
+@click.option("--pairs", default=30, show_default=True, help="Alternating pairs per case.")
+@click.option(
+    "--case",
+    "cases",
+    multiple=True,
+    type=click.Choice(list(CASES)),
+    help="Cases to run (repeatable; default: random, greedy, expert).",
+)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results here.")
+def main(
+    base: str, base_path: str | None, pairs: int, cases: tuple[str, ...], json_path: str | None
+) -> None:
+    """Print base/new time ratios of alternating in-process runs (one core)."""
+    k, ks, sha = load_base(base, base_path)
+    if base_path:
+        base = base_path
+    load_before = os.getloadavg()
+    results: dict[str, dict] = {}
+    names = list(cases) or ["random", "greedy", "expert"]
+    print(f"base {base} ({sha[:10]}) against the working tree, {pairs} pairs a case")
+    print(f"{'case':<16} {'base/new':>9} {'q1':>7} {'q3':>7} {'min':>7} {'max':>7} "
+          f"{'wall':>7} {'base ms':>9} {'new ms':>9}  same")  # fmt: skip
+    for name in names:
+        res = ab(CASES[name](), (k, ks), pairs)
+        results[name] = res
+        print(
+            f"{name:<16} {res['ratio_median']:>9.4f} {res['ratio_q1']:>7.4f} "
+            f"{res['ratio_q3']:>7.4f} {res['ratio_min']:>7.4f} {res['ratio_max']:>7.4f} "
+            f"{res['wall_ratio_median']:>7.4f} {1e3 * res['base_median_s']:>9.2f} "
+            f"{1e3 * res['new_median_s']:>9.2f}  {'yes' if res['same_results'] else 'NO'}",
+            flush=True,
+        )
+    load_after = os.getloadavg()
+    print(f"load average before {load_before[0]:.2f}, after {load_after[0]:.2f}")
+    if json_path:
+        doc = {
+            "base": base,
+            "base_commit": sha,
+            "pairs": pairs,
+            "load_average_before": load_before,
+            "load_average_after": load_after,
+            "machine": {
+                "python": platform.python_version(),
+                "numba": numba.__version__,
+                "cpu": platform.processor() or platform.machine(),
+                "cores": os.cpu_count(),
+            },
+            "results": results,
+        }
+        Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
