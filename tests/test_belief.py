@@ -317,7 +317,7 @@ def test_belief_search_bots_play_every_preset(preset: str) -> None:
         assert bot.last_belief is not None and bot.last_belief.seats
         assert bot.choose(state, 9) == play
         assert "belief=" in bot.name
-    if rules.sides == 2:  # a belief and the match objective together
+    if preset == "scopa":  # a belief and the match objective together
         spec = PolicySpec.parse("ismcts:iterations=40,horizon=4,c=1,belief=fit,objective=match")
         bot = spec.bot()
         assert bot.choose(state, 9) in state.legal_plays and bot.last_belief is not None
