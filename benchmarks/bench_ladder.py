@@ -6,6 +6,7 @@
                                       [--speed-hands N] [--repeats N] [--workers N]
                                       [--seed S] [--json FILE] [--png FILE] [--quick]
     python benchmarks/bench_ladder.py --replot FILE.json --png FILE.png
+    python benchmarks/bench_ladder.py --only POLICY [--only POLICY ...] [--deals N] [--json FILE]
 
 Five parts, all in 2-player ``scopa`` unless said otherwise; numbers are measured, never
 asserted, and compile time is excluded (warm-up calls first). Times are CPU times of the
@@ -49,7 +50,9 @@ Parts 3-5 run their deals in chunks of :data:`CHUNK` deal pairs, each chunk with
 bots, on ``--workers`` processes; search budgets are iteration or world counts, so the
 results (not the times) are the same for any worker count. The JSON records the UTC
 times and the machine's load averages (other jobs may share it) at each part.
-``--replot`` draws the PNG again from an earlier JSON, without playing.
+``--replot`` draws the PNG again from an earlier JSON, without playing. ``--only`` plays
+part 3 alone for the given search settings (e.g. the belief-weighted searches, added
+after the committed run), on the same deals for the same seed.
 """
 
 from __future__ import annotations
@@ -118,12 +121,15 @@ def ladder_settings(quick: bool) -> list[tuple[str, str]]:
     scale = 10 if quick else 1
     out = [("jitted", "random"), ("jitted", "greedy"), ("jitted", "expert")]
     out += [("pimc", "pimc"), ("pimc", "pimc:leaf=expert")]
+    out += [("pimc belief", "pimc:belief=expert"), ("pimc belief", "pimc:belief=fit")]
     fams = (
         ("ismcts", "", BUDGETS),
         ("ismcts horizon=4,c=1", ",horizon=4,c=1", BUDGETS),
         ("ismcts rollout=greedy", ",rollout=greedy", SHORT_BUDGETS),
         ("ismcts rollout=expert", ",rollout=expert", EXPERT_BUDGETS),
         ("ismcts horizon=4,c=1,rollout=expert", ",horizon=4,c=1,rollout=expert", SHORT_BUDGETS),
+        ("ismcts horizon=4,c=1,belief=fit", ",horizon=4,c=1,belief=fit", SHORT_BUDGETS),
+        ("ismcts horizon=4,c=1,belief=expert", ",horizon=4,c=1,belief=expert", (1000,)),
     )
     for fam, extra, budgets in fams:
         out += [(fam, f"ismcts:iterations={n // scale}{extra}") for n in budgets]
@@ -413,6 +419,9 @@ FAMILY_STYLE = {
     "ismcts rollout=greedy": ("tab:green", "^", (7, -6)),
     "ismcts rollout=expert": ("tab:red", "v", (7, -4)),
     "ismcts horizon=4,c=1,rollout=expert": ("tab:brown", "v", (-4, 10)),
+    "pimc belief": ("tab:pink", "D", (-10, 0)),
+    "ismcts horizon=4,c=1,belief=fit": ("tab:olive", "P", (6, 6)),
+    "ismcts horizon=4,c=1,belief=expert": ("tab:cyan", "P", (6, -12)),
 }
 
 
@@ -421,7 +430,7 @@ def short_label(text: str) -> str:
     if text.startswith("ismcts:"):
         n = int(text.split("iterations=")[1].split(",")[0])
         return f"{n // 1000}k" if n >= 1000 and n % 1000 == 0 else str(n)
-    return text.replace("pimc:leaf=expert", "pimc leaf=expert")
+    return text.replace("pimc:", "pimc ")
 
 
 def _panel(ax, rows: list[dict], labels: bool, zero: bool) -> None:
@@ -446,8 +455,8 @@ def _panel(ax, rows: list[dict], labels: bool, zero: bool) -> None:
             if not labels and fam != "jitted":
                 continue
             dx, dy = offset
-            if fam == "pimc":
-                dy = 8 if "leaf=expert" in r["policy"] else -14
+            if fam.startswith("pimc"):
+                dy = 8 if "expert" in r["policy"] else -14
             ax.annotate(short_label(r["policy"]), (r["cost_ms_per_move"], r["mean_margin"]),
                         xytext=(dx, dy), textcoords="offset points", fontsize=9, color=color,
                         ha="right" if dx < 0 else "left", zorder=4,
@@ -521,6 +530,13 @@ def fmt_ci(m: dict) -> str:
 @click.option("--png", "png_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--quick", is_flag=True, help="tiny run (smoke test): a few deals, budgets / 10")
 @click.option(
+    "--only",
+    multiple=True,
+    metavar="POLICY",
+    help="play only part 3 for this search setting of the ladder (repeatable) and skip "
+    "the other parts: settings added to a committed ladder, on its deals",
+)
+@click.option(
     "--replot",
     type=click.Path(exists=True, dir_okay=False),
     default=None,
@@ -539,6 +555,7 @@ def main(
     json_path: str | None,
     png_path: str | None,
     quick: bool,
+    only: tuple[str, ...],
     replot: str | None,
 ) -> None:
     """Print the strength-speed ladder (see the module docstring)."""
@@ -569,10 +586,15 @@ def main(
             raise click.UsageError(f"{name} must be at least 2 (a CI needs two deal pairs)")
     if speed_hands < 1 or repeats < 1 or workers < 1:
         raise click.UsageError("--speed-hands, --repeats and --workers must be at least 1")
-    if rr_deals > deals:
+    if rr_deals > deals and not only:
         raise click.UsageError("--rr-deals must not exceed --deals (the round robin reuses them)")
     rules = Rules.make("scopa")
     plays_per_hand = HandState.deal(rules, seed=1).plays_left
+    if only:
+        if png_path:
+            raise click.UsageError("--only writes no plot: drop --png")
+        run_only(only, deals, seed, workers, quick, json_path, plays_per_hand)
+        return
     doc: dict = {
         "command": " ".join(["python", "benchmarks/bench_ladder.py", *sys.argv[1:]]),
         "commit": git_commit(),
@@ -754,6 +776,68 @@ def main(
             plot(rows, png_path, plot_title(deals, seed))
     except OSError as e:
         raise click.ClickException(f"cannot write the output: {e}") from None
+
+
+def run_only(
+    only: Sequence[str],
+    deals: int,
+    seed: int,
+    workers: int,
+    quick: bool,
+    json_path: str | None,
+    plays_per_hand: int,
+) -> None:
+    """Part 3 alone for the search settings ``only`` (``--only``): each against greedy on
+    the ladder's deals, rows as in the full run (no frontier, Elo round robin or plot)
+    plus each deal's margins (seat 0, seat 1), so that settings can be compared deal by
+    deal; and each setting minus the first, paired by deal, with its 95% CI."""
+    known = {text: fam for fam, text in ladder_settings(quick)}
+    for text in only:
+        if known.get(text, "jitted") == "jitted":
+            search = ", ".join(t for t, f in known.items() if f != "jitted")
+            raise click.UsageError(f"--only {text!r}: not a search setting of the ladder "
+                                   f"({search})")  # fmt: skip
+    doc: dict = {"command": " ".join(["python", "benchmarks/bench_ladder.py", *sys.argv[1:]]),
+                 "commit": git_commit(), "seed": seed, "workers": workers, "only": list(only),
+                 "load": {"start": load()}}  # fmt: skip
+    tasks = [t for text in only for t in chunks(f"ladder|{text}", text, "greedy", deals)]
+    t0 = time.perf_counter()
+    done = run_tasks(sorted(tasks, key=lambda t: -_cost_guess(t)), seed, workers)
+    doc["pool_seconds"] = time.perf_counter() - t0
+    rows = []
+    print(f"ladder settings against greedy, {deals} paired deals each, seed {seed}")
+    for text in only:
+        m = summary(text, "greedy", done[f"ladder|{text}"])
+        ms = m["a_ms_per_move"]
+        rows.append({"family": known[text], "policy": text, "bot": bot_of(text).name,
+                     "deals": m["deals"], "mean_margin": m["mean_margin"],
+                     "ci_low": m["ci_low"], "ci_high": m["ci_high"],
+                     "elo_vs_greedy": m["elo"], "elo_vs_greedy_low": m["elo_low"],
+                     "elo_vs_greedy_high": m["elo_high"], "ms_per_move_in_games": ms,
+                     "wall_ms_per_move_in_games": m["a_wall_ms_per_move"],
+                     "cost_ms_per_move": ms, "cost_source": "in the games",
+                     "hands_per_s_one_core": 1000 / (ms * plays_per_hand),
+                     "margins_seat0": [x for p in done[f"ladder|{text}"] for x in p["m0"]],
+                     "margins_seat1": [x for p in done[f"ladder|{text}"] for x in p["m1"]],
+                     })  # fmt: skip
+        print(f"  {text:<50} {fmt_ci(m):>28} Elo {m['elo']:+4.0f}  {ms:.3f} ms/move")
+    first = rows[0]
+    ref = (np.array(first["margins_seat0"]) + np.array(first["margins_seat1"])) / 2
+    for r in rows[1:]:
+        x = (np.array(r["margins_seat0"]) + np.array(r["margins_seat1"])) / 2 - ref
+        e = Estimate.of(x.astype(np.float64))
+        r["minus_first"] = {"reference": first["policy"], "mean": e.mean, "ci_low": e.low,
+                            "ci_high": e.high}  # fmt: skip
+        print(f"  {r['policy']} minus {first['policy']}, paired by deal: {e.mean:+.3f} "
+              f"[{e.low:+.3f}, {e.high:+.3f}]")  # fmt: skip
+    doc.update({"plays_per_hand": plays_per_hand, "deals": deals, "chunk": CHUNK,
+                "ladder": rows})  # fmt: skip
+    doc["load"]["end"] = load()
+    if json_path:
+        try:
+            Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
+        except OSError as e:
+            raise click.ClickException(f"cannot write the output: {e}") from None
 
 
 def _cost_guess(t: Task) -> float:

@@ -38,8 +38,9 @@ from scopa_sim import _engine as K  # noqa: E402
 from scopa_sim._engine import search as KS  # noqa: E402
 from scopa_sim.infoset import InfoSet  # noqa: E402
 from scopa_sim.play import Play  # noqa: E402
+from scopa_sim.policy import make_bot  # noqa: E402
 from scopa_sim.rules import Rules  # noqa: E402
-from scopa_sim.search import Bot, ISMCTSBot, PIMCBot, PlayStats, make_bot, play_deal  # noqa: E402
+from scopa_sim.search import Bot, ISMCTSBot, PIMCBot, PlayStats, play_deal  # noqa: E402
 from scopa_sim.state import HandState  # noqa: E402
 
 

@@ -13,7 +13,12 @@ from pathlib import Path
 
 import click
 
-from cli.options import (
+from scopa_sim.analysis import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
+from scopa_sim.errors import ScopaError
+from scopa_sim.rules import PRESETS
+from scopa_sim.simulate import SimConfig, local_executor, simulate
+
+from .options import (
     BadInput,
     make_policies,
     make_rules,
@@ -21,10 +26,6 @@ from cli.options import (
     seed_option,
     workers_option,
 )
-from scopa_sim.analysis import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
-from scopa_sim.errors import ScopaError
-from scopa_sim.rules import PRESETS
-from scopa_sim.simulate import SimConfig, local_executor, simulate
 
 DIRS = click.Path(file_okay=True, path_type=Path)
 

@@ -8,10 +8,11 @@ import sys
 
 import click
 
-from cli.options import BadInput, make_rules
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
 from scopa_sim.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
+
+from .options import BadInput, make_rules
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -19,17 +20,18 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 #: Command name -> "module:attribute", imported only when the command runs (or for
 #: ``--help``), so that ``simulate`` does not load plotting and statistics modules.
 LAZY_COMMANDS = {
-    "play": "cli.play_cmd:play",
-    "replay": "cli.play_cmd:replay",
-    "advantage": "cli.study_cmd:advantage",
-    "study": "cli.study_cmd:study",
-    "simulate": "cli.simulate_cmd:simulate_cmd",
-    "analyze": "cli.analyze_cmd:analyze_cmd",
-    "compare": "cli.analyze_cmd:compare_cmd",
-    "report": "cli.analyze_cmd:report_cmd",
-    "advise": "cli.search_cmd:advise_cmd",
-    "tournament": "cli.search_cmd:tournament_cmd",
-    "review": "cli.review_cmd:review_cmd",
+    "play": "scopa_sim_cli.play_cmd:play",
+    "replay": "scopa_sim_cli.play_cmd:replay",
+    "advantage": "scopa_sim_cli.study_cmd:advantage",
+    "study": "scopa_sim_cli.study_cmd:study",
+    "simulate": "scopa_sim_cli.simulate_cmd:simulate_cmd",
+    "analyze": "scopa_sim_cli.analyze_cmd:analyze_cmd",
+    "compare": "scopa_sim_cli.analyze_cmd:compare_cmd",
+    "report": "scopa_sim_cli.analyze_cmd:report_cmd",
+    "advise": "scopa_sim_cli.search_cmd:advise_cmd",
+    "tournament": "scopa_sim_cli.search_cmd:tournament_cmd",
+    "review": "scopa_sim_cli.review_cmd:review_cmd",
+    "equity": "scopa_sim_cli.equity_cmd:equity_cmd",
 }
 
 

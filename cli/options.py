@@ -8,7 +8,7 @@ from typing import Any, TypeVar
 import click
 
 from scopa_sim.errors import ScopaError
-from scopa_sim.policy import KERNEL_POLICIES, SEARCH_POLICIES, PolicySpec, seat_policies
+from scopa_sim.policy import POLICIES, PolicySpec, seat_policies
 from scopa_sim.rules import PRESETS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -63,7 +63,7 @@ def workers_option(f: F) -> F:
 
 def policy_names() -> str:
     """Every policy of the registry, jitted then search, as help text ("random, ...")."""
-    return ", ".join([*KERNEL_POLICIES, *SEARCH_POLICIES])
+    return ", ".join(POLICIES)
 
 
 def policy_option(f: F) -> F:

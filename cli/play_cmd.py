@@ -11,14 +11,6 @@ from typing import TextIO
 
 import click
 
-from cli.options import (
-    BadInput,
-    make_policies,
-    make_rules,
-    policy_option,
-    rules_options,
-    seed_option,
-)
 from scopa_sim.match import play_match
 from scopa_sim.record import (
     check_lines,
@@ -27,6 +19,15 @@ from scopa_sim.record import (
     opening_of,
     show_hand,
     write_records,
+)
+
+from .options import (
+    BadInput,
+    make_policies,
+    make_rules,
+    policy_option,
+    rules_options,
+    seed_option,
 )
 
 

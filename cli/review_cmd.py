@@ -8,8 +8,9 @@ import sys
 
 import click
 
-from cli.options import BadInput, progress_bar, seed_option
 from scopa_sim.errors import ScopaError
+
+from .options import BadInput, progress_bar, seed_option
 
 
 @click.command()
@@ -47,6 +48,14 @@ from scopa_sim.errors import ScopaError
 @click.option(
     "--allow-unfinished", is_flag=True, help="Accept a file whose last match has no winner yet."
 )
+@click.option(
+    "--belief",
+    "belief_model",
+    type=click.Choice(["expert", "fit"]),
+    default=None,
+    help="Also show, at each decision, the deciding seat's belief about the other hands "
+    "(most likely holdings) under this play model.",
+)
 @click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
 def review_cmd(
     targets: tuple[str, ...],
@@ -57,6 +66,7 @@ def review_cmd(
     html_path: str | None,
     workers: int | None,
     allow_unfinished: bool,
+    belief_model: str | None,
     quiet: bool,
 ) -> None:
     """Grade every decision of recorded hands: points lost against the evaluator's best
@@ -94,6 +104,7 @@ def review_cmd(
             allow_unfinished=allow_unfinished,
             progress=progress,
             on_tasks=on_tasks,
+            belief_model=belief_model,
         )
     except ScopaError as e:
         raise BadInput(str(e)) from None

@@ -10,7 +10,15 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from cli.options import (
+from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
+from scopa_sim.belief import Belief, belief, describe_belief
+from scopa_sim.cards import CardSet
+from scopa_sim.errors import ScopaError
+from scopa_sim.policy import PolicySpec, search_policies
+from scopa_sim.record import opening_line
+from scopa_sim.tournament import Sprt, ladder, run_tournament
+
+from .options import (
     BadInput,
     make_rules,
     policy_names,
@@ -18,12 +26,6 @@ from cli.options import (
     rules_options,
     seed_option,
 )
-from scopa_sim.advise import advise, describe, position_from_cards, position_from_record
-from scopa_sim.cards import CardSet
-from scopa_sim.errors import ScopaError
-from scopa_sim.policy import SEARCH_POLICIES, PolicySpec
-from scopa_sim.record import opening_line
-from scopa_sim.tournament import Sprt, ladder, run_tournament
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
 
@@ -78,6 +80,12 @@ def _policy(text: str) -> PolicySpec:
 )
 @click.option("--opponent-cards", type=int, help="Cards in each other hand (default: inferred).")
 @click.option(
+    "--totals",
+    default="0,0",
+    show_default=True,
+    help="Match points before this hand: your side, the other side (objective=match).",
+)
+@click.option(
     "--position",
     metavar="FILE.jsonl:LINE:PLAY",
     help="Take the position before play PLAY (0-based) of the hand on LINE of a record.",
@@ -87,6 +95,14 @@ def _policy(text: str) -> PolicySpec:
     default="ismcts:iterations=20000",
     show_default=True,
     help=f"Policy that ranks the plays: {policy_names()} (solver is a cheat that sees every card).",
+)
+@click.option(
+    "--belief",
+    "belief_model",
+    type=click.Choice(["expert", "fit"]),
+    default=None,
+    help="Also show the belief about the other hands (most likely holdings, from the "
+    "plays of --position's record) under this play model.",
 )
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
@@ -100,8 +116,10 @@ def advise_cmd(
     seen: str,
     scope: str,
     opponent_cards: int | None,
+    totals: str,
     position: str | None,
     policy: str,
+    belief_model: str | None,
     seed: int,
     as_json: bool,
 ) -> None:
@@ -110,12 +128,21 @@ def advise_cmd(
     if spec.is_kernel:
         raise BadInput(
             f"--policy {spec}: advise ranks plays with a search policy "
-            f"({', '.join(SEARCH_POLICIES)}); {spec} gives no values to rank by"
+            f"({', '.join(search_policies())}); {spec} gives no values to rank by"
         )
     if position:
         given = [
             f"--{name.replace('_', '-')}"
-            for name in ("hand", "table", "mine", "theirs", "seen", "scope", "opponent_cards")
+            for name in (
+                "hand",
+                "table",
+                "mine",
+                "theirs",
+                "seen",
+                "scope",
+                "opponent_cards",
+                "totals",
+            )
             if _given(name)
         ]
         given += ["--preset"] * _given("preset")
@@ -136,6 +163,9 @@ def advise_cmd(
         if len(counts) != 2 or not all(x.isdecimal() for x in counts):
             raise BadInput(f"--scope {scope!r}: expected two counts like 1,0")
         sc = (int(counts[0]), int(counts[1]))
+        points = [x.strip() for x in totals.split(",")]
+        if len(points) != 2 or not all(x.isdecimal() for x in points):
+            raise BadInput(f"--totals {totals!r}: expected two match scores like 7,9")
         try:
             state = position_from_cards(
                 r,
@@ -146,11 +176,17 @@ def advise_cmd(
                 seen=_cards(seen, "--seen"),
                 scope=(sc[0], sc[1]),
                 opponent_cards=opponent_cards,
+                totals=(int(points[0]), int(points[1])),
             )
         except ScopaError as e:
             raise BadInput(str(e)) from None
-    result = advise(state, spec.bot(), seed)
+    bot = spec.bot()
+    result = advise(state, bot, seed)
+    shown = belief(state, belief_model, seed=seed) if belief_model else None
     horizon = dict(spec.params).get("horizon") is not None  # values are heuristic estimates
+    match = dict(spec.params).get("objective") == "match"
+    win = getattr(bot, "win_probability", None)
+    p_win = {p.play: win(state, p.mean) for p in result.plays} if match and win else {}
     if as_json:
         doc = {
             "policy": str(spec),
@@ -160,7 +196,9 @@ def advise_cmd(
             "hand": str(state.hand(result.seat)),
             "table": str(state.table),
             "chosen": str(result.chosen),
-            "values": "horizon_estimate" if horizon else "hand_margin",
+            "values": ("match_win_points" if match else "")
+            or ("horizon_estimate" if horizon else "hand_margin"),
+            "match_totals": list(state.match_totals),
             "plays": [
                 {
                     "play": str(p.play),
@@ -169,27 +207,57 @@ def advise_cmd(
                     "ci_high": p.ci_high,
                     "n": p.n,
                     "chosen": p.chosen,
+                    **({"p_win": p_win[p.play]} if match else {}),
                 }
                 for p in result.plays
             ],
         }
+        if shown is not None:
+            doc["belief"] = _belief_json(shown)
         json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
     click.echo(describe(state, result.seat))
     if state.rules.opening_fifteen and state.opening:
         click.echo(opening_line(state.rules, state.dealer, state.opening))
-    if horizon:
+    if match:
+        score = "-".join(map(str, state.match_totals))
+        what = f"match-win chance at {score} in points (P(win) beside it)"
+    elif horizon:
         what = "estimated point margin (heuristic value at the rollout horizon)"
     else:
         what = "expected point margin of the hand"
     click.echo(f"policy {spec}, seed {seed}; {what} for your side:")
     width = max(len(str(p.play)) for p in result.plays)
-    click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}")
+    extra = f"  {'P(win)':>7}" if match else ""
+    click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}{extra}")
     for p in result.plays:
         mark = "  <- best" if p.chosen else ""
         ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]"
-        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{mark}")
+        pw = f"  {p_win[p.play]:7.3f}" if match else ""
+        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{pw}{mark}")
+    if shown is not None:
+        click.echo(f"belief ({belief_model}, {shown.method}, from {shown.observations.plays} "
+                   "plays seen):")  # fmt: skip
+        for line in describe_belief(shown):
+            click.echo(f"  {line}")
+
+
+def _belief_json(b: Belief) -> dict:
+    """The belief of ``advise --belief --json``: per other seat holding cards, its most
+    likely hands (top 10) and the posterior over the model's channels."""
+    seats = {}
+    for s in range(b.observations.rules.players):
+        if s == b.seat or not b.hand_size(s):
+            continue
+        seats[str(s)] = {
+            "cards": b.hand_size(s),
+            "weighed": s in b.seats,
+            "holdings": [{"hand": str(h), "p": p} for h, p in b.holdings(s, 10)],
+            "plays_like": b.type_posterior(s),
+        }
+    return {"model": b.model.name if b.model else "uniform", "method": b.method,
+            "plays_seen": b.observations.plays, "seats": seats}  # fmt: skip
 
 
 @click.command()

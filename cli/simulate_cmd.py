@@ -11,16 +11,6 @@ from types import FrameType
 
 import click
 
-from cli.options import (
-    BadInput,
-    make_policies,
-    make_rules,
-    policy_option,
-    progress_bar,
-    rules_options,
-    seed_option,
-    workers_option,
-)
 from scopa_sim import dataset as D
 from scopa_sim.errors import ScopaError
 from scopa_sim.simulate import (
@@ -30,6 +20,17 @@ from scopa_sim.simulate import (
     dask_executor,
     local_executor,
     simulate,
+)
+
+from .options import (
+    BadInput,
+    make_policies,
+    make_rules,
+    policy_option,
+    progress_bar,
+    rules_options,
+    seed_option,
+    workers_option,
 )
 
 

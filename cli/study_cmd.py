@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 
-from cli.options import (
+from scopa_sim.advantage import first_player_advantage
+
+from .options import (
     make_policies,
     make_rules,
     policy_option,
@@ -17,7 +19,6 @@ from cli.options import (
     seed_option,
     workers_option,
 )
-from scopa_sim.advantage import first_player_advantage
 
 #: The most hands ``advantage`` takes: hand numbers stay far inside the kernels' int64
 #: (and 10^15 hands would take decades at a million hands per second).

@@ -13,15 +13,11 @@ from pathlib import Path
 
 from . import _engine as K
 from .cards import CardSet, parse_card, parse_cards
-from .errors import ScopaError
+from .errors import PositionError, ScopaError
 from .play import Play
 from .rules import Rules
 from .search import Bot, PlayStats
 from .state import HandState
-
-
-class PositionError(ScopaError):
-    """A position that cannot occur under the rules, or contradictory card lists."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +43,7 @@ def position_from_cards(
     seen: CardSet | None = None,
     scope: tuple[int, int] = (0, 0),
     opponent_cards: int | None = None,
+    totals: tuple[int, int] = (0, 0),
 ) -> HandState:
     """The position of seat 0 (to play) in a 2-sided game, from the cards it knows.
 
@@ -54,7 +51,7 @@ def position_from_cards(
     cards out of play (captured, owner not given: they score for nobody). The other
     seats' hand sizes follow from the round (``opponent_cards`` picks between a full
     round and one where the others played first); the rest of the unseen cards are the
-    stock.
+    stock. ``totals`` are the match points of the two sides before this hand.
     """
     if rules.sides != 2:
         raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
@@ -102,6 +99,7 @@ def position_from_cards(
                 scope=list(scope),
                 turn=0,
                 stock=cards,
+                match_totals=totals,
             )
         except ValueError as e:
             errors.append(str(e))
@@ -159,7 +157,8 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
 
 def position_from_record(spec: str) -> HandState:
     """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
-    on line LINE (1-based, as ``replay`` numbers them) of a game record file.
+    on line LINE (1-based, as ``replay`` numbers them) of a game record file, with the
+    record's match totals before the hand.
 
     Every way this can fail (no such file, a directory, a binary file, a line or play
     out of range, a line that is not a valid record) is a :class:`PositionError`.
@@ -202,6 +201,7 @@ def position_from_record(spec: str) -> HandState:
             obj["dealer"],
             parse_cards(deals[0]["table"]),
             [[parse_cards(h) for h in d["hands"]] for d in deals],
+            match_totals=obj["totals_before"],
         )
         plays = obj["plays"]
         if not 0 <= play_no < len(plays):
@@ -229,6 +229,7 @@ def position_from_record(spec: str) -> HandState:
 
 def advise(state: HandState, bot: Bot, seed: int) -> Advice:
     """Rank every legal play of the seat to move with ``bot``."""
+    bot.prepare(state.rules)
     if state.is_over():
         raise PositionError("the hand is over: there is no play to advise")
     return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))

@@ -31,7 +31,7 @@ import polars as pl
 
 from . import dataset as D
 from . import stats as S
-from .errors import ScopaError
+from .errors import AnalysisError
 from .rules import PRESETS, Rules
 from .simulate import SimConfig, read_run
 
@@ -64,10 +64,6 @@ QUANTILES = (0.05, 0.25, 0.5, 0.75, 0.95)
 #: Rows joined at once when pairing two runs (bounds the memory of compare).
 PAIR_CHUNK_ROWS = 4_000_000
 STREAMING: Any = "streaming"
-
-
-class AnalysisError(ScopaError):
-    """Input that cannot be analysed: unknown grouping or metric, incompatible runs."""
 
 
 # --------------------------------------------------------------------------- runs

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import __version__
 from . import _engine as K
-from .errors import ScopaError
+from .errors import DatasetError
 from .parquet import Column, write_table
 
 if TYPE_CHECKING:
@@ -39,10 +39,6 @@ ITEMS = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "napo
 SIDE_STATS = ("captured", "denari_count", "primiera_value", "sevens")
 SHARD_RE = re.compile(r"^shard-(\d{6})\.parquet$")
 _SIDE_RE = re.compile(r"^s(\d)_")  # a per-side column, s{k}_...
-
-
-class DatasetError(ScopaError):
-    """A run directory that is missing, corrupt, foreign or inconsistent."""
 
 
 def _column_types() -> dict[str, str]:

@@ -1,4 +1,6 @@
-"""Typed errors; all subclass ``ValueError`` so callers can catch one thing."""
+"""The one error hierarchy: every error raised for bad input is a :class:`ScopaError`, and
+all subclass ``ValueError`` so callers can catch one thing.  The command line turns any
+of them into a one-line message."""
 
 
 class ScopaError(ValueError):
@@ -24,3 +26,37 @@ class RecordError(ScopaError):
 class ReviewError(ScopaError):
     """A game review that cannot run: an invalid record file, a missing line or seat, an
     unknown evaluator."""
+
+
+class EquityError(ScopaError):
+    """A match-equity table that cannot be used: a missing, unreadable or malformed file,
+    one built for other rules (target or sides included), or rules it cannot serve."""
+
+
+class PolicyError(ScopaError):
+    """An unknown policy name or parameter."""
+
+
+class DatasetError(ScopaError):
+    """A run directory that is missing, corrupt, foreign or inconsistent."""
+
+
+class PositionError(ScopaError):
+    """A position that cannot occur under the rules, or contradictory card lists."""
+
+
+class MatchError(ScopaError):
+    """A match that did not end within :data:`scopa_sim.match.MAX_HANDS_PER_MATCH` hands (the rules'
+    target range makes that all but impossible: see ``rules.MAX_TARGET``)."""
+
+
+class SimulationError(ScopaError):
+    """A run that cannot start or go on (bad directory, mismatched resume, ...)."""
+
+
+class TournamentError(ScopaError):
+    """A tournament that cannot be run as asked."""
+
+
+class AnalysisError(ScopaError):
+    """Input that cannot be analysed: unknown grouping or metric, incompatible runs."""

@@ -44,8 +44,8 @@ import numpy as np
 
 from . import _engine as K
 from ._engine import search as KS
+from .errors import PolicyError
 from .play import Play
-from .policy import PolicyError
 from .rules import Rules
 from .search import Z95, Bot, PlayStats
 from .state import HandState

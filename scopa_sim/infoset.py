@@ -3,9 +3,10 @@
 In Scopa every played card is public: the table and every side's pile are seen by all,
 so a seat's information is its own hand plus public facts (the piles, scope counts, the
 size of each other hand and of the stock, whose turn it is, the dealer, the number of
-plays made and the last capturer).  The cards it cannot see -- the other hands and the
-stock -- are exactly the cards in play minus its hand, the table and the piles, and any
-split of them into hands of the right sizes and a stock is possible.
+plays made, the last capturer, and the match totals before the hand).  The cards it
+cannot see -- the other hands and the stock -- are exactly the cards in play minus its
+hand, the table and the piles, and any split of them into hands of the right sizes and
+a stock is possible.
 
 :class:`InfoSet` keeps only that knowledge: it is built from the true state but stores
 the *canonical world* of the information set (unseen cards dealt in card order), so
@@ -37,7 +38,7 @@ def _seed_of(rng: np.random.Generator | int) -> int:
 class InfoSet(PublicView):
     """The information set of ``seat`` (default: the seat to play) at ``state``."""
 
-    __slots__ = ("_r", "_vec", "rules", "seat")
+    __slots__ = ("_r", "_vec", "match_totals", "rules", "seat")
 
     def __init__(self, state: HandState, seat: int | None = None) -> None:
         seat = state.turn if seat is None else seat
@@ -45,6 +46,8 @@ class InfoSet(PublicView):
             raise ValueError(f"seat must be 0..{state.players - 1}, got {seat}")
         self.rules: Rules = state.rules
         self.seat = seat
+        #: each side's match points before this hand (public)
+        self.match_totals: tuple[int, ...] = state.match_totals
         self._r = state._r
         self._vec = np.empty(K.N_STATE, dtype=np.int64)
         KS.canonical_world(state._vec, self._r, seat, self._vec)
@@ -99,6 +102,7 @@ class InfoSet(PublicView):
                 else ""
             )
             + (" over" if self._vec[K.S_DONE] else "")
+            + (f" match={'-'.join(map(str, self.match_totals))}" if any(self.match_totals) else "")
         )
 
     # -- worlds -----------------------------------------------------------------------
@@ -109,7 +113,7 @@ class InfoSet(PublicView):
         g = K.new_rng(K.derive_seed(_seed_of(rng), 9, self.seat, 0))
         vec = np.empty(K.N_STATE, dtype=np.int64)
         KS.determinize(self._vec, self._r, self.seat, g, vec)
-        return HandState(self.rules, vec)
+        return HandState(self.rules, vec, match_totals=self.match_totals)
 
     def __repr__(self) -> str:
         return f"<InfoSet {self.information_state_string()}>"

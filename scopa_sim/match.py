@@ -14,7 +14,7 @@ import numpy as np
 
 from . import _engine as K
 from .cards import Card
-from .errors import ScopaError
+from .errors import MatchError
 from .policy import PolicySpec
 from .rules import Rules
 from .state import HandState
@@ -25,11 +25,6 @@ STREAM_PLAY = K.STREAM_PLAY
 STREAM_DEALER = K.STREAM_DEALER
 STREAM_BOT = 1000  # + plays made: the seed a search bot gets for each decision
 MAX_HANDS_PER_MATCH = K.MAX_HANDS_PER_MATCH
-
-
-class MatchError(ScopaError):
-    """A match that did not end within :data:`MAX_HANDS_PER_MATCH` hands (the rules'
-    target range makes that all but impossible: see ``rules.MAX_TARGET``)."""
 
 
 @dataclass(frozen=True)
@@ -88,6 +83,7 @@ class HandPlayer:
     (kernel policies then play through their bot form). Either way the deck of
     hand ``h`` of match ``m`` comes from the stream ``(seed, m, h, STREAM_DEAL)``; with
     ``swapped`` it is then dealt with the seats' cards exchanged (its duplicate deal).
+    Bots see the match totals before the hand (``play``'s ``totals``), as players do.
     """
 
     def __init__(
@@ -104,6 +100,8 @@ class HandPlayer:
         self.kernel = all(p.is_kernel for p in policies)
         self._codes = np.zeros(4, dtype=np.int64)
         self._bots = [] if self.kernel else [p.bot() for p in policies]
+        for bot in self._bots:
+            bot.prepare(rules)  # e.g. a match-equity table that does not fit these rules
         if self.kernel:
             self._codes[: len(policies)] = [p.code for p in policies]
         self._state = np.zeros(K.N_STATE, dtype=np.int64)
@@ -115,7 +113,11 @@ class HandPlayer:
         self._log_take = np.empty(40, dtype=np.int64)
         self._score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
 
-    def play(self, match: int, hand: int, dealer: int) -> HandPlay:
+    def play(
+        self, match: int, hand: int, dealer: int, totals: Sequence[int] | None = None
+    ) -> HandPlay:
+        """Hand ``hand`` of match ``match`` dealt by seat ``dealer``, the sides' match points
+        being ``totals`` before it (default 0 each)."""
         rules, r = self.rules, self._r
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
         redeals = int(K.shuffle_deal(r, rng, self._deck))
@@ -146,7 +148,7 @@ class HandPlayer:
             piles = tuple(int(state[K.S_PILES + s]) for s in range(rules.sides))
             score = self._score
         else:
-            hs = HandState.deal(rules, dealer=dealer, deck=deck)
+            hs = HandState.deal(rules, dealer=dealer, deck=deck, match_totals=totals)
             logged = []
             while not hs.is_over():
                 seat = hs.turn
@@ -180,7 +182,7 @@ def play_match(
     dealer = first_dealer(seed, match, n) if dealer is None else dealer
     totals = [0] * sides
     for hand in range(MAX_HANDS_PER_MATCH):
-        hp = player.play(match, hand, dealer)
+        hp = player.play(match, hand, dealer, totals)
         before = tuple(totals)
         totals = [t + hp.score[s][K.I_TOTAL] for s, t in enumerate(totals)]
         winner = match_winner(rules, totals, hp.piles)

@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from .belief import belief, get_model
 from .cards import CardSet, parse_card, parse_cards
 from .errors import ReviewError
 from .evaluate import DEALT, PUBLIC, Evaluator, final_margins
@@ -131,8 +132,16 @@ class Decision:
     piles: tuple[str, ...]
     scope: tuple[int, ...]
     top: tuple[tuple[str, float], ...]
+    #: With ``review --belief``: per other seat whose hand the belief weighs, its most
+    #: likely hands with their probabilities (:mod:`scopa_sim.belief`).
+    belief: tuple[tuple[int, tuple[tuple[str, float], ...]], ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
+        extra: dict[str, Any] = {}
+        if self.belief:
+            extra["belief"] = {
+                str(seat): [{"hand": h, "p": p} for h, p in top] for seat, top in self.belief
+            }
         return {
             "file": self.file,
             "line": self.line,
@@ -159,6 +168,7 @@ class Decision:
                 "scope": list(self.scope),
             },
             "top": [{"play": p, "value": v} for p, v in self.top],
+            **extra,
         }
 
 
@@ -402,8 +412,26 @@ def _means(x: np.ndarray) -> tuple[float, ...]:
     return tuple(float(v) for v in x.mean(axis=0))
 
 
-def review_hand(task: HandTask, evaluator: Evaluator, seed: int) -> HandReview:
-    """Review every play of one (valid) hand record."""
+def _belief_top(state: HandState, model: str | None) -> tuple:
+    """The most likely hands of each other seat under the belief ``model`` of the seat to
+    play (nothing without a model, or where the belief has no evidence)."""
+    if model is None:
+        return ()
+    b = belief(state, model)
+    return tuple(
+        (seat, tuple((str(h), p) for h, p in b.holdings(seat, BELIEF_TOP))) for seat in b.seats
+    )
+
+
+#: Hands shown per seat with ``--belief``.
+BELIEF_TOP = 3
+
+
+def review_hand(
+    task: HandTask, evaluator: Evaluator, seed: int, belief_model: str | None = None
+) -> HandReview:
+    """Review every play of one (valid) hand record (with ``belief_model``, each
+    decision also gets the deciding seat's belief about the other hands)."""
     ev = Evaluator(evaluator.worlds, evaluator.rollout, evaluator.exact)  # own tables
     obj = json.loads(task.text)
     rules = Rules.from_dict(obj["rules"])
@@ -454,6 +482,7 @@ def review_hand(task: HandTask, evaluator: Evaluator, seed: int) -> HandReview:
                 piles=tuple(str(x) for x in state.piles),
                 scope=tuple(state.scope),
                 top=tuple((str(e.plays[j]), float(e.means[j])) for j in order[:5]),
+                belief=_belief_top(state, belief_model),
             )
         )
         stock = len(state.stock)
@@ -484,7 +513,7 @@ def review_hand(task: HandTask, evaluator: Evaluator, seed: int) -> HandReview:
     )
 
 
-def _review_one(args: tuple[HandTask, Evaluator, int]) -> HandReview:
+def _review_one(args: tuple[HandTask, Evaluator, int, str | None]) -> HandReview:
     return review_hand(*args)
 
 
@@ -496,6 +525,7 @@ def review_tasks(
     workers: int = 1,
     seats: Iterable[int] | None = None,
     progress: Callable[[int], None] | None = None,
+    belief_model: str | None = None,
 ) -> Review:
     """Review hands, in ``workers`` threads (the evaluator's kernels run without the
     GIL); each hand depends only on its record, the evaluator and the seed, so the
@@ -505,14 +535,15 @@ def review_tasks(
     out: list[HandReview] = []
     if workers == 1 or len(tasks) < 2:
         for t in tasks:
-            out.append(review_hand(t, evaluator, seed))
+            out.append(review_hand(t, evaluator, seed, belief_model))
             if progress:
                 progress(1)
     else:
         from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="review") as pool:
-            for h in pool.map(_review_one, [(t, evaluator, seed) for t in tasks]):
+            jobs = [(t, evaluator, seed, belief_model) for t in tasks]
+            for h in pool.map(_review_one, jobs):
                 out.append(h)
                 if progress:
                     progress(1)
@@ -635,6 +666,9 @@ def to_text(review: Review) -> str:
                 f"  {d.play:>3} {d.seat:>4}  {d.chosen:<{width}}  {best:<{width}}  "
                 f"{d.loss:6.3f}  {ci:<17} {label}".rstrip()
             )
+            for seat, top in d.belief:
+                shown = ", ".join(f"[{h}] {p:.0%}" for h, p in top)
+                lines.append(f"{'':>10}belief: seat {seat} holds {shown}")
         lines.append(
             "  result: "
             + "; ".join(
@@ -658,15 +692,27 @@ def run_review(
     allow_unfinished: bool = False,
     progress: Callable[[int], None] | None = None,
     on_tasks: Callable[[int], None] | None = None,
+    belief_model: str | None = None,
 ) -> Review:
-    """Everything ``scopa-sim review`` does before printing: parse, check, review."""
+    """Everything ``scopa-sim review`` does before printing: parse, check, review
+    (``belief_model``: also each decision's belief, see :func:`review_hand`)."""
     ev = parse_evaluator(evaluator) if isinstance(evaluator, str) else evaluator
+    if belief_model is not None:
+        get_model(belief_model)  # an unknown name fails before any work
     tasks = load_tasks(parse_targets(args), allow_unfinished)
     if seats:
         check_seats(tasks, seats)
     if on_tasks:
         on_tasks(len(tasks))
-    return review_tasks(tasks, ev, seed, workers=workers, seats=seats or None, progress=progress)
+    return review_tasks(
+        tasks,
+        ev,
+        seed,
+        workers=workers,
+        seats=seats or None,
+        progress=progress,
+        belief_model=belief_model,
+    )
 
 
 __all__ = [

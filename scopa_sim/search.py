@@ -7,9 +7,12 @@ read the hidden cards.  :class:`SolverBot` is the exception: it sees everything 
 meant as a reference (an upper bound), not as a player.
 
 Values are the deciding side's final point margin for the hand: its points minus the
-other side's (two sides) or minus the best other side's (three or four sides).
+other side's (two sides) or minus the best other side's (three or four sides).  With
+``objective=match`` (two sides) they are its probability of winning the match after the
+hand instead, from the match totals before it (:attr:`HandState.match_totals`), the
+target and the next dealer, expressed in points (:mod:`scopa_sim.objective`).
 
-    >>> bot = make_bot("ismcts", {"iterations": "1000"})
+    >>> bot = scopa_sim.policy.make_bot("ismcts", {"iterations": "1000"})
     >>> play = bot.choose(state, seed=1)
 
 :func:`play_deal` plays one hand with a bot per seat (for tournaments and benchmarks).
@@ -20,7 +23,7 @@ from __future__ import annotations
 import math
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,9 +31,11 @@ import numpy as np
 
 from . import _engine as K
 from ._engine import search as KS
+from .belief import Belief, Observations, compute_belief, get_model
+from .errors import PolicyError
 from .infoset import InfoSet
+from .objective import OBJECTIVES, MatchObjective
 from .play import Play
-from .policy import PolicyError
 from .rules import Rules
 from .state import HandState
 
@@ -39,6 +44,10 @@ Z95 = 1.959963984540054
 #: Transposition-table entries of the solver (a power of two).
 TT_SIZE = 1 << 18
 _NO_LOG = np.empty(0, dtype=np.int64)
+_NO_PARTS = np.empty((0, 4), dtype=np.int64)
+#: No match objective (the margin's): the kernels' ``eq`` when belief arrays follow it.
+_NO_EQ = np.empty(0, dtype=np.float64)
+_NO_CUM = np.empty(0, dtype=np.float64)
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,11 @@ class Bot(ABC):
 
     name: str = "bot"
 
+    def prepare(self, rules: Rules) -> None:  # noqa: B027 - a hook, optional by design
+        """Check that this bot can play under ``rules`` and load what it needs for them
+        (the match-equity table of ``objective=match``) before its first decision; a
+        :class:`~scopa_sim.errors.ScopaError` if it cannot. Nothing to do by default."""
+
     @abstractmethod
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         """Every legal play with its statistics, best first (the chosen one first)."""
@@ -102,11 +116,14 @@ class KernelBot(Bot):
     0."""
 
     def __init__(self, policy: str) -> None:
-        codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
-        if policy not in codes:
-            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {', '.join(codes)}")
+        from .policy import POLICIES, kernel_policies  # policy.py builds bots from here
+
+        kind = POLICIES.get(policy)
+        if kind is None or kind.kernel is None:
+            allowed = ", ".join(kernel_policies())
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {allowed}")
         self.name = policy
-        self._code = codes[policy]
+        self._code = kind.kernel
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         info = InfoSet(state)
@@ -141,7 +158,69 @@ class _SolverMixin:
         return tt
 
 
-class PIMCBot(_SolverMixin, Bot):
+class _BeliefMixin:
+    """Worlds drawn from a belief (:mod:`scopa_sim.belief`) instead of uniformly, computed
+    once per decision from the seat's observations; ``belief=uniform`` draws exactly as
+    before the option existed.  ``last_belief`` is the belief of the last decision
+    searched (None with ``uniform``)."""
+
+    belief: str = "uniform"
+    last_belief: Belief | None = None
+
+    def _set_belief(self, belief: str) -> None:
+        get_model(belief)  # raises PolicyError for an unknown name
+        self.belief = belief
+        self.last_belief = None
+
+    def _worlds_from(self, state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """The particles and cumulative weights the search kernels draw worlds from."""
+        if self.belief == "uniform":
+            return _NO_PARTS, _NO_CUM
+        b = compute_belief(Observations(state), self.belief, seed)
+        self.last_belief = b
+        return b.parts, b.cum
+
+
+class _ObjectiveMixin:
+    """The objective of a search bot: ``margin`` (the hand's point margin, the default)
+    or ``match`` (the probability of winning the match, in points; ``equity`` names the
+    table's model policy or file, see :class:`scopa_sim.objective.MatchObjective`)."""
+
+    _match: MatchObjective | None = None
+
+    def _objective(self, objective: str, equity: str | None) -> str:
+        """Set the objective up; return its part of the bot's name."""
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        self.objective = objective
+        if objective == "margin":
+            if equity is not None:
+                raise ValueError("equity= is the table of objective=match: give that too")
+            self._match = None
+            return ""
+        self._match = MatchObjective("expert" if equity is None else equity)
+        return ",objective=match" + ("" if equity is None else f",equity={equity}")
+
+    def prepare(self, rules: Rules) -> None:
+        if self._match is not None:
+            self._match.table(rules)
+
+    def win_probability(self, state: HandState, value: float) -> float | None:
+        """The match-win probability of the side to play that a value of this bot at
+        ``state`` stands for (None under the margin objective)."""
+        if self._match is None:
+            return None
+        hr = self._match.rewards(state.rules, state.match_totals, state.dealer)
+        return hr.probability(value, state.rules.side_of(state.turn))
+
+    def _eq(self, state: HandState | InfoSet) -> np.ndarray | None:
+        """The match objective's table for this hand (None: margins)."""
+        if self._match is None:
+            return None
+        return self._match.rewards(state.rules, state.match_totals, state.dealer).eq
+
+
+class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     """Perfect-information Monte Carlo ("determinized search").
 
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
@@ -150,20 +229,35 @@ class PIMCBot(_SolverMixin, Bot):
     :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation
     of the piles, :func:`scopa_sim._engine.search.expert_leaf`) -- and picks the play of best
     mean value over the worlds.  The 95% interval is over worlds (normal approximation).
+    ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
+    (:mod:`scopa_sim.belief`) instead of uniformly (``uniform``, the default).
+    ``objective=match`` values hands by the match they leave (``leaf=estimate`` only).
     """
 
     LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
 
     def __init__(
-        self, worlds: int = 12, depth: int = 5, exact_below: int = 8, leaf: str = "estimate"
+        self,
+        worlds: int = 12,
+        depth: int = 5,
+        exact_below: int = 8,
+        leaf: str = "estimate",
+        belief: str = "uniform",
+        objective: str = "margin",
+        equity: str | None = None,
     ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
         if leaf not in self.LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
+        self._set_belief(belief)
+        _match_leaf(objective, leaf)
         self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
-        self.name = f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}" + (
-            f",leaf={leaf}" if leaf != "estimate" else ""
+        self.name = (
+            f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
+            + (f",leaf={leaf}" if leaf != "estimate" else "")
+            + (f",belief={belief}" if belief != "uniform" else "")
+            + self._objective(objective, equity)
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
@@ -173,23 +267,27 @@ class PIMCBot(_SolverMixin, Bot):
         vals = np.zeros((self.worlds, K.MAX_PLAYS), dtype=np.float64)
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
-        n = int(
-            KS.pimc_values(
-                info.vector,
-                state._r,
-                self.worlds,
-                self.depth,
-                self.exact_below,
-                _mask63(seed),
-                tk,
-                tv,
-                tm,
-                bc,
-                bt,
-                vals,
-                self.LEAVES[self.leaf],
-            )
+        parts, cum = self._worlds_from(state, seed)
+        args = (
+            info.vector,
+            state._r,
+            self.worlds,
+            self.depth,
+            self.exact_below,
+            _mask63(seed),
+            tk,
+            tv,
+            tm,
+            bc,
+            bt,
+            vals,
+            self.LEAVES[self.leaf],
         )
+        eq = self._eq(info)
+        if self.belief != "uniform":
+            n = int(KS.pimc_values(*args, _NO_EQ if eq is None else eq, parts, cum))
+        else:
+            n = int(KS.pimc_values(*args) if eq is None else KS.pimc_values(*args, eq))
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -208,21 +306,25 @@ class PIMCBot(_SolverMixin, Bot):
         return _rank(stats, lambda s: (-s.mean, order[s.play]))
 
 
-class SolverBot(_SolverMixin, Bot):
+class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
     """Perfect-information solver -- a cheat, for reference only.
 
     It reads the *true* state, hidden cards and stock order included, and plays the
     best play for that exact world (alpha-beta, exact to the end of the hand when
     ``depth`` is None; three or four sides by the paranoid reduction).  Use it to bound
     what any fair bot could reach, or on open endgames; an exact solve early in a hand
-    can take very long, so give ``depth`` there.
+    can take very long, so give ``depth`` there.  ``objective=match`` values hands by the
+    match they leave.
     """
 
-    def __init__(self, depth: int | None = None) -> None:
+    def __init__(
+        self, depth: int | None = None, objective: str = "margin", equity: str | None = None
+    ) -> None:
         if depth is not None and depth < 1:
             raise ValueError("depth must be >= 1 or None")
         self.depth = depth
-        self.name = "solver" if depth is None else f"solver:depth={depth}"
+        params = ("" if depth is None else f",depth={depth}") + self._objective(objective, equity)
+        self.name = "solver" + (":" + params[1:] if params else "")
         self.nodes = 0
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -234,7 +336,9 @@ class SolverBot(_SolverMixin, Bot):
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
         depth = KS.FULL_DEPTH if self.depth is None else self.depth
-        n = int(KS.solve_root(state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals))
+        args = (state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals)
+        eq = self._eq(state)
+        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
         self.nodes = int(info[KS.V_NODES])
         stats = [
             PlayStats(
@@ -250,7 +354,7 @@ class SolverBot(_SolverMixin, Bot):
         return _rank(stats, lambda s: (-s.mean,))
 
 
-class ISMCTSBot(Bot):
+class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
 
     One tree over the plays seen from the information set of the seat to play; every
@@ -274,6 +378,13 @@ class ISMCTSBot(Bot):
     (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
     exactly as before the option existed.
 
+    With ``belief=expert`` or ``fit`` every iteration's world is drawn from that belief
+    over the other hands (:mod:`scopa_sim.belief`, computed once per decision) instead
+    of uniformly (``uniform``, the default).
+    With ``objective=match`` the backed-up rewards are the match objective's values of
+    the hand (in points, on the scale of margins, see :mod:`scopa_sim.objective`; at a
+    horizon the estimated points are valued so, ``leaf=estimate`` only).
+
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
     """
@@ -295,7 +406,11 @@ class ISMCTSBot(Bot):
         exact: int = 0,
         horizon: int | None = None,
         leaf: str = "estimate",
+        belief: str = "uniform",
+        objective: str = "margin",
+        equity: str | None = None,
     ) -> None:
+        self._set_belief(belief)
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
@@ -308,13 +423,15 @@ class ISMCTSBot(Bot):
             raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
         if leaf != "estimate" and horizon is None:
             raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
+        _match_leaf(objective, leaf)
         self.leaf = leaf
         self._leaf = PIMCBot.LEAVES[leaf]
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
+        suffix = self._objective(objective, equity)
         #: the tree's sums are in units of 1 / _unit points
-        self._unit = 1 if horizon is None else KS.EST_UNIT
+        self._unit = 1 if horizon is None and self._match is None else KS.EST_UNIT
         self._policy = self.ROLLOUTS[rollout]
         budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
         self.name = (
@@ -322,6 +439,8 @@ class ISMCTSBot(Bot):
             + (f",exact={exact}" if exact else "")
             + (f",horizon={horizon}" if horizon is not None else "")
             + (f",leaf={leaf}" if leaf != "estimate" else "")
+            + (f",belief={belief}" if belief != "uniform" else "")
+            + suffix
         )
         self.last_iterations = 0
 
@@ -334,7 +453,13 @@ class ISMCTSBot(Bot):
         cap = (self.iterations if self.ms is None else 4096) + 1
         tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
         count = int(KS.ismcts_init(root, tree))
-        args = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
+        eq = self._eq(info)
+        parts, cum = self._worlds_from(state, seed)
+        args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
+        if self.belief != "uniform":
+            args = (*args, _NO_EQ if eq is None else eq, parts, cum)
+        elif eq is not None:
+            args = (*args, eq)
         if self.ms is None:
             count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
@@ -366,7 +491,9 @@ class ISMCTSBot(Bot):
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
         tk, tv, tm = tt
-        n = int(KS.solve_root(info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals))
+        args = (info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals)
+        eq = self._eq(info)
+        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
         stats = []
         for i in range(n):
             v = float(vals[i])
@@ -401,111 +528,11 @@ class ISMCTSBot(Bot):
         )
 
 
-# --------------------------------------------------------------------------- factory
-def _int(name: str, lo: int) -> Callable[[str, str], int]:
-    def conv(policy: str, text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            v = lo - 1
-        if v < lo:
-            raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected an integer >= {lo}"
-            )
-        return v
-
-    return conv
-
-
-def _float(name: str) -> Callable[[str, str], float]:
-    def conv(policy: str, text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            v = math.nan
-        if not v > 0 or math.isinf(v):
-            raise PolicyError(f"policy {policy!r} parameter {name}={text!r}: expected a number > 0")
-        return v
-
-    return conv
-
-
-def _choice(name: str, allowed: tuple[str, ...]) -> Callable[[str, str], str]:
-    def conv(policy: str, text: str) -> str:
-        if text not in allowed:
-            raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected one of {', '.join(allowed)}"
-            )
-        return text
-
-    return conv
-
-
-#: Bot names with their parameters (name -> converter) and constructor.
-BOTS: dict[str, tuple[dict[str, Callable[[str, str], object]], Callable[..., Bot]]] = {
-    "random": ({}, lambda: KernelBot("random")),
-    "greedy": ({}, lambda: KernelBot("greedy")),
-    "expert": ({}, lambda: KernelBot("expert")),
-    "pimc": (
-        {
-            "worlds": _int("worlds", 1),
-            "depth": _int("depth", 1),
-            "exact_below": _int("exact_below", 0),
-            "leaf": _choice("leaf", ("estimate", "expert")),
-        },
-        PIMCBot,
-    ),
-    "ismcts": (
-        {
-            "iterations": _int("iterations", 1),
-            "c": _float("c"),
-            "rollout": _choice("rollout", ("random", "greedy", "expert")),
-            "ms": _float("ms"),
-            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
-            "horizon": _int("horizon", 0),
-            "leaf": _choice("leaf", ("estimate", "expert")),
-        },
-        ISMCTSBot,
-    ),
-    "solver": ({"depth": _int("depth", 1)}, SolverBot),
-    "eval": (
-        {
-            "worlds": _int("worlds", 1),
-            "rollout": lambda p, t: t,  # checked by the evaluator (kernel policies)
-            "exact": lambda p, t: int(_choice("exact", ("0", "1"))(p, t)),
-        },
-        lambda **kw: _eval_bot(**kw),
-    ),
-}
-
-
-def _eval_bot(**kwargs: object) -> Bot:
-    """The review evaluator as a bot (imported here: :mod:`scopa_sim.evaluate` imports
-    this module)."""
-    from .evaluate import EvalBot
-
-    return EvalBot(**kwargs)  # type: ignore[arg-type]
-
-
-def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
-    """A bot by name (``random``, ``greedy``, ``expert``, ``pimc``, ``ismcts``, ``solver``)
-    with text parameters, validated; raises :class:`PolicyError` naming the bad parameter."""
-    key = name.strip().lower()
-    if key not in BOTS:
-        raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(BOTS)}")
-    spec, build = BOTS[key]
-    kwargs: dict[str, object] = {}
-    for k, v in (params or {}).items():
-        if k not in spec:
-            allowed = ", ".join(spec) if spec else "none"
-            raise PolicyError(f"unknown parameter {k!r} for bot {key!r}; allowed: {allowed}")
-        kwargs[k] = spec[k](key, str(v).strip())
-    try:
-        return build(**kwargs)
-    except PolicyError:
-        raise
-    except ValueError as e:  # a combination of parameters the bot refuses
-        raise PolicyError(f"policy {key!r}: {e}") from None
+def _match_leaf(objective: str, leaf: str) -> None:
+    """The match objective values a depth limit by each side's estimated points, which
+    ``leaf=expert`` (a margin) does not give."""
+    if objective == "match" and leaf != "estimate":
+        raise ValueError("objective=match values leaves by estimated points: use leaf=estimate")
 
 
 # --------------------------------------------------------------------------- playing

@@ -32,7 +32,7 @@ import numpy as np
 
 from . import _engine as K
 from . import dataset as D
-from .errors import ScopaError
+from .errors import ScopaError, SimulationError
 from .match import HandLog, HandPlayer, play_match
 from .policy import PolicySpec, seat_policies
 from .rules import Rules
@@ -59,10 +59,6 @@ MAX_SHARD_ROWS = 10_000_000
 GENERATOR = 3
 #: How the hands of a run are dealt (:attr:`SimConfig.deal`).
 DEALS = ("plain", "swapped")
-
-
-class SimulationError(ScopaError):
-    """A run that cannot start or go on (bad directory, mismatched resume, ...)."""
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,20 @@ def _dealer_of_round(sizes: list[int], turn: int, dealer: int | None, stock: int
     return dealer
 
 
+def _match_totals(rules: Rules, totals: Sequence[int] | None) -> tuple[int, ...]:
+    """Validated match totals before a hand: one count of points >= 0 per side."""
+    if totals is None:
+        return (0,) * rules.sides
+    out = tuple(totals)
+    if len(out) != rules.sides or not all(
+        isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 0 for t in out
+    ):
+        raise ValueError(
+            f"match totals must be {rules.sides} whole numbers >= 0 (one per side), got {totals}"
+        )
+    return tuple(int(t) for t in out)
+
+
 class PublicView:
     """What every seat sees of a kernel state vector: the table, the piles, the scope,
     whose turn it is. Shared by :class:`HandState` and
@@ -174,14 +188,25 @@ class HandState(PublicView):
     Build with :meth:`deal` (from a seed or a deck order) or :meth:`from_deals`
     (explicit cards, as in a game record) or :meth:`from_position` (an arbitrary
     mid-hand position, for analysis).
+
+    ``match_totals`` are each side's match points before this hand (public, like the
+    dealer; default 0 each: the first hand of a match). Nothing in the hand depends on
+    them; a bot playing for the match (``objective=match``) reads them.
     """
 
-    def __init__(self, rules: Rules, vec: np.ndarray, buffers: _Buffers | None = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        vec: np.ndarray,
+        buffers: _Buffers | None = None,
+        match_totals: Sequence[int] | None = None,
+    ) -> None:
         self.rules = rules
         self._r = rules.to_array()
         self._vec = vec
         self._buf = buffers or _Buffers()
         self._stack: list[tuple[np.ndarray, Play]] = []
+        self.match_totals = _match_totals(rules, match_totals)
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -192,9 +217,10 @@ class HandState(PublicView):
         dealer: int = 0,
         seed: int | None = None,
         deck: Sequence[Card] | None = None,
+        match_totals: Sequence[int] | None = None,
     ) -> HandState:
         """A new hand dealt from ``deck`` (a full deck order) or shuffled from ``seed``
-        (redealing while the kings rule asks for it)."""
+        (redealing while the kings rule asks for it), with the match's totals before it."""
         if not 0 <= dealer < rules.players:
             raise ValueError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer}")
         r = rules.to_array()
@@ -211,7 +237,7 @@ class HandState(PublicView):
             order[: len(cards)] = cards
         vec = np.zeros(K.N_STATE, dtype=np.int64)
         K.start_hand(vec, r, order, dealer)
-        return cls(rules, vec)
+        return cls(rules, vec, match_totals=match_totals)
 
     @classmethod
     def from_deals(
@@ -220,6 +246,7 @@ class HandState(PublicView):
         dealer: int,
         table: Sequence[Card],
         deals: Sequence[Sequence[Sequence[Card]]],
+        match_totals: Sequence[int] | None = None,
     ) -> HandState:
         """A hand from explicit deals (``deals[d][seat]``), in the record format's terms.
 
@@ -261,7 +288,7 @@ class HandState(PublicView):
             seen |= 1 << c
         if rules.kings_redeal and sum(1 for c in table if c % 10 == 9) >= 3:
             raise RecordError("the table holds three or more kings: the rules ask for a redeal")
-        return cls.deal(rules, dealer=dealer, deck=order)
+        return cls.deal(rules, dealer=dealer, deck=order, match_totals=match_totals)
 
     @classmethod
     def from_position(
@@ -277,6 +304,7 @@ class HandState(PublicView):
         stock: Sequence[Card] = (),
         last_capturer: int | None = None,
         strict: bool = True,
+        match_totals: Sequence[int] | None = None,
     ) -> HandState:
         """A position (for analysis): hands per seat, table, piles per side, the stock
         still to deal in dealing order. Cards must not repeat.
@@ -341,7 +369,7 @@ class HandState(PublicView):
         left = sum(len(h) for h in hands) + len(stock)
         vec[K.S_PLAYS] = int(r[K.R_TOTAL_PLAYS]) - left
         vec[K.S_DONE] = int(finished)
-        return cls(rules, vec)
+        return cls(rules, vec, match_totals=match_totals)
 
     # -- views ----------------------------------------------------------------------
     @property
@@ -431,7 +459,7 @@ class HandState(PublicView):
 
     def clone(self) -> HandState:
         """An independent copy (history not included)."""
-        return HandState(self.rules, self._vec.copy())
+        return HandState(self.rules, self._vec.copy(), match_totals=self.match_totals)
 
     def explain_illegal(self, p: Play, legal: list[Play] | None = None) -> str:
         """A one-line reason why ``p`` is not legal here."""

@@ -25,7 +25,7 @@ from . import equity as E
 from . import plots as P
 from . import stats as S
 from . import variance as V
-from .policy import KERNEL_POLICIES as KERNEL_DESCRIPTIONS
+from .policy import POLICIES
 from .rules import PRESETS, Rules
 
 if TYPE_CHECKING:
@@ -1062,7 +1062,7 @@ def write_index(
         f"Reproduce: `{cmd}` (finished runs are reused, so an interrupted study resumes).",
         "",
         "**Strong play.** The strong-play parts use two bots: `expert` (jitted: "
-        f"{KERNEL_DESCRIPTIONS['expert'][1]}) and the search setting `{SEARCH_POLICY}` "
+        f"{POLICIES['expert'].summary}) and the search setting `{SEARCH_POLICY}` "
         "(information-set MCTS, played decision by decision). Weak play: `random`, `greedy`.",
         "",
         f"Sample sizes: {scale.fast_hands:,} plain + {scale.fast_hands:,} duplicate hands per "

@@ -21,14 +21,10 @@ from statistics import NormalDist
 import numpy as np
 
 from .advantage import Estimate
-from .errors import ScopaError
+from .errors import TournamentError
 from .match import HandPlayer
 from .policy import PolicySpec
 from .rules import Rules
-
-
-class TournamentError(ScopaError):
-    """A tournament that cannot be run as asked."""
 
 
 @dataclass(frozen=True)

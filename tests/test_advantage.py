@@ -7,8 +7,8 @@ import json
 import numpy as np
 import polars as pl
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import dataset as D
 from scopa_sim.advantage import Estimate, first_player_advantage, position_points
 from scopa_sim.policy import seat_policies

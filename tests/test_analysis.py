@@ -11,8 +11,8 @@ import polars as pl
 import pytest
 from click.testing import CliRunner, Result
 from matplotlib.image import imread
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import analysis as A
 from scopa_sim import dataset as D
 from scopa_sim import stats as S

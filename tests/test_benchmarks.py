@@ -129,3 +129,38 @@ def test_bench_ladder_bad_input(tmp_path: Path) -> None:
         assert proc.returncode != 0
         lines = proc.stderr.strip().splitlines()
         assert "Traceback" not in proc.stderr and lines[-1].startswith("Error"), proc.stderr
+
+
+def test_bench_belief(tmp_path: Path) -> None:
+    doc = _run("bench_belief.py", "--quick", "--workers", "1", "--opponents", "greedy;expert",
+               out=tmp_path / "b.json")  # fmt: skip
+    assert doc["fit"]["used"] and doc["calibration"] and len(doc["strength"]) == 4
+    assert {q["opponent"] for q in doc["quality"]} == {"greedy", "expert"}
+
+
+def test_bench_ladder_only(tmp_path: Path) -> None:
+    doc = _run("bench_ladder.py", "--quick", "--workers", "1", "--deals", "2", "--only",
+               "pimc:belief=fit", out=tmp_path / "l.json")  # fmt: skip
+    assert [r["policy"] for r in doc["ladder"]] == ["pimc:belief=fit"]
+
+
+def test_bench_match_quick(tmp_path: Path) -> None:
+    log = tmp_path / "pairs.jsonl"
+    doc = _run("bench_match.py", "--quick", "--log", str(log), out=tmp_path / "m.json")
+    s = doc["summary"]
+    assert s["pairs"] == 2 and s["matches"] == 4 and len(log.read_text().splitlines()) == 2
+    assert s["pairs_a_won_both"] + s["pairs_a_lost_both"] + s["pairs_split"] == 2
+    assert 0 <= s["a_win_rate"] <= 1 and s["hands"] >= 4
+    assert "objective=match" in doc["a"] and "objective" not in doc["b"]
+    # the log is resumed: a second run plays nothing new and reports the same pairs
+    again = _run("bench_match.py", "--quick", "--log", str(log), out=tmp_path / "m2.json")
+    assert again["summary"]["a_match_wins"] == s["a_match_wins"]
+    assert len(log.read_text().splitlines()) == 2
+
+
+def test_bench_match_leaf_calibration(tmp_path: Path) -> None:
+    doc = _run(
+        "bench_match.py", "--leaf-matches", "2", "--equity-hands", "500", out=tmp_path / "l.json"
+    )
+    assert [s["play"] for s in doc["stages"]] == [4, 12, 20, 28]
+    assert all(s["positions"] >= 2 and 0 <= s["brier"] <= 1 for s in doc["stages"])

@@ -14,8 +14,8 @@ import click
 import pytest
 import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
 from click.testing import CliRunner, Result
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import PRESETS, __version__
 
 # RULES.md §7: every option key, in order (the reference's defaults list them).
@@ -474,7 +474,7 @@ class _Exited(Exception):
 def test_main_skips_teardown_only_after_success_without_dask(
     monkeypatch: pytest.MonkeyPatch, code: int | None, dask_loaded: bool, fast: bool
 ) -> None:
-    import cli.main as cm
+    import scopa_sim_cli.main as cm
 
     def command(**kwargs: object) -> None:
         raise SystemExit(code)
@@ -498,7 +498,7 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
     statistics that use it work."""
     env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     code = (
-        "import cli, numba.np.arraymath as am, scipy.stats, scipy.linalg.cython_blas, os;"
+        "import scopa_sim_cli, numba.np.arraymath as am, scipy.stats, scipy.linalg.cython_blas, os;"
         "print(am._HAVE_BLAS, os.environ['OPENBLAS_NUM_THREADS'],"
         " round(float(scipy.stats.norm.ppf(0.975)), 2))"
     )

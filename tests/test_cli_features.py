@@ -9,10 +9,10 @@ import re
 import numpy as np
 import pytest
 from click.testing import CliRunner, Result
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim.advantage import Estimate
-from scopa_sim.policy import KERNEL_POLICIES, SEARCH_POLICIES, PolicySpec
+from scopa_sim.policy import POLICIES, PolicySpec
 from scopa_sim.rules import Rules
 from scopa_sim.tournament import Sprt, run_tournament
 
@@ -35,7 +35,7 @@ def test_policy_help_lists_the_registry(command: str) -> None:
     """`play --help` and `advantage --help` said "random or greedy"."""
     text = flat_help(command)
     assert "random or greedy" not in text
-    for name in [*KERNEL_POLICIES, *SEARCH_POLICIES]:
+    for name in POLICIES:
         assert re.search(rf"\b{name}\b", text), (command, name)
 
 
@@ -131,7 +131,7 @@ def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
 
 def test_tournament_progress_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     """The bar goes to standard error and counts every deal pair; --quiet turns it off."""
-    import cli.search_cmd as S
+    import scopa_sim_cli.search_cmd as S
 
     calls: list[tuple[bool, int]] = []
     real = S._progress_bar

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import _engine as K
 from scopa_sim import variance as V
 from scopa_sim.duplicate import swap_permutation, swapped_deck, swapped_rows

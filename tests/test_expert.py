@@ -14,8 +14,8 @@ import pytest
 
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
-from scopa_sim.policy import PolicyError, PolicySpec
-from scopa_sim.search import KernelBot, make_bot
+from scopa_sim.policy import PolicyError, PolicySpec, make_bot
+from scopa_sim.search import KernelBot
 from scopa_sim.state import HandState
 
 P = CardSet.parse

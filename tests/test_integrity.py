@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import dataset as D
 from scopa_sim.policy import seat_policies
 from scopa_sim.rules import Rules

@@ -23,8 +23,8 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -12,8 +12,8 @@ from typing import ClassVar
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import _engine as K
 from scopa_sim.errors import ReviewError
 from scopa_sim.evaluate import DEALT, PUBLIC, Evaluator

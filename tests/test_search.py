@@ -12,13 +12,12 @@ from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import search as KS
 from scopa_sim.infoset import InfoSet
-from scopa_sim.policy import PolicyError
+from scopa_sim.policy import PolicyError, make_bot
 from scopa_sim.search import (
     ISMCTSBot,
     KernelBot,
     PIMCBot,
     SolverBot,
-    make_bot,
     move_seed,
     play_deal,
 )

@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim.advise import PositionError, position_from_cards
 from scopa_sim.cards import CardSet
 from scopa_sim.policy import PolicySpec

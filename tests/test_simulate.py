@@ -14,8 +14,8 @@ from pathlib import Path
 import polars as pl
 import pytest
 from click.testing import CliRunner
+from scopa_sim_cli.main import cli
 
-from cli.main import cli
 from scopa_sim import dataset as D
 from scopa_sim.match import play_match
 from scopa_sim.policy import seat_policies
@@ -286,7 +286,7 @@ def test_kill_and_resume_gives_identical_data(tmp_path):
     env = dict(os.environ)
     d = tmp_path / "killed"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(d)],
+        [sys.executable, "-m", "scopa_sim_cli.main", "simulate", *args, "--out", str(d)],
         env=env,
         cwd=Path(__file__).resolve().parent.parent,
     )
@@ -400,7 +400,7 @@ def test_ctrl_c_keeps_finished_shards_and_says_how_to_resume(tmp_path):
     d = tmp_path / "intr"
     args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "cli.main", "simulate", *args, "--out", str(d)],
+        [sys.executable, "-m", "scopa_sim_cli.main", "simulate", *args, "--out", str(d)],
         cwd=Path(__file__).resolve().parent.parent,
         stderr=subprocess.PIPE,
         text=True,

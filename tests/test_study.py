@@ -236,8 +236,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
 
 def test_study_command_interrupted_says_how_to_resume(tmp_path, monkeypatch) -> None:
     from click.testing import CliRunner
-
-    from cli.main import cli
+    from scopa_sim_cli.main import cli
 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt

@@ -7,7 +7,11 @@ play and scoring, so the search follows the rules exactly.  The Python API is in
 
 Values are hand point margins.  For two sides (two players, or four in teams) the
 margin of a side is its points minus the other side's; for three or four sides it is
-its points minus the best other side's.
+its points minus the best other side's.  With a match objective (two sides, an ``eq``
+table of :data:`EQ_GAINS` layout, built by :mod:`scopa_sim.objective`) the value of a
+finished hand is instead read from that table by the points each side scored, and a
+depth-limited position is valued by the same table at the estimated points
+(:func:`leaf_value`).
 """
 
 from __future__ import annotations
@@ -106,7 +110,8 @@ V_PARANOID = 2  # 1: three or four sides, paranoid values
 V_SALT = 3  # mixed into every key (one per world)
 V_TT_MASK = 4  # table size - 1
 V_LEAF = 5  # leaf value of depth-limited search: LEAF_ESTIMATE or LEAF_EXPERT
-N_INFO = 6
+V_MATCH = 6  # 1: the match objective (values from the ``eq`` table, scope included)
+N_INFO = 7
 
 # leaf values of depth-limited search
 LEAF_ESTIMATE = 0  # :func:`estimate`
@@ -146,6 +151,23 @@ T_COLS = 8
 #: +-4 points, so scaled rewards mostly lie within +-1 and UCB's exploration constant
 #: works around the usual 0.7 (= 1/sqrt(2) for rewards of unit range).
 REWARD_SCALE = 0.25
+
+# The match objective's table ``eq`` (float64; an empty array is the margin objective).
+# Values are side 0's, in points (side 1's is the negation: one side wins the match); the
+# Python side (:mod:`scopa_sim.objective`) fills them from the match-equity table.
+EQ_SIZE = 0  # G: the table covers 0..G-1 points per side (more is read as G - 1)
+EQ_DENARI = 1  # 1.0: a side that captured all the denari wins the match outright
+EQ_DENARI0 = 2  # side 0's value when side 0 captured all the denari
+EQ_DENARI1 = 3  # side 0's value when side 1 did
+EQ_ITEMS = 4  # points of the items (cards, denari, settebello, primiera, re bello)
+EQ_SPREAD = 5  # standard deviation of a whole hand's margin (points)
+EQ_GAINS = 6  # eq[EQ_GAINS + g0 * G + g1]: side 0 scored g0 points in the hand, side 1 g1
+
+#: Gauss-Hermite rule of 5 points for the standard normal (nodes, weights).
+GH_NODES = np.array([0.0, -1.3556261799742659, 1.3556261799742659, -2.8569700138728056,
+                     2.8569700138728056])  # fmt: skip
+GH_WEIGHTS = np.array([0.5333333333333333, 0.2220759220056126, 0.2220759220056126,
+                       0.011257411327720691, 0.011257411327720691])  # fmt: skip
 
 
 # --------------------------------------------------------------------------- determinization
@@ -208,6 +230,98 @@ def determinize(state, rules, seat, rng, out_state):
 
 
 @njit(cache=True)
+def pick_weighted(cum, lo, hi, x):
+    """The first index ``i`` in ``[lo, hi)`` with ``cum[i] > x`` (the last if none): a
+    draw from cumulative weights ``cum`` by a uniform ``x`` in [0, 1)."""
+    a = lo
+    b = hi - 1
+    while a < b:
+        mid = (a + b) // 2
+        if cum[mid] > x:
+            b = mid
+        else:
+            a = mid + 1
+    return a
+
+
+@njit(cache=True)
+def unit_draw(z):
+    """A uniform double in [0, 1) from the generator state ``z`` already advanced."""
+    return float(mix64(z) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def draw_world(state, rules, seat, rng, out_state, parts, cum):
+    """A world consistent with what ``seat`` knows, into ``out_state``: with no
+    particles (``parts`` of 0 rows) exactly :func:`determinize` (the uniform draw);
+    else from a belief (:mod:`.belief`): a particle ``p`` drawn by its
+    cumulative weight ``cum``, the other seats holding ``parts[p, s]`` where it is not
+    -1, the cards left dealt uniformly to the other hands and to the stock."""
+    if parts.shape[0] == 0:
+        _redeal(state, rules, seat, rng, out_state, True)
+        return
+    rng[0] += GOLDEN
+    p = pick_weighted(cum, 0, cum.shape[0], unit_draw(rng[0]))
+    for i in range(N_STATE):
+        out_state[i] = state[i]
+    n = rules[R_PLAYERS]
+    size = state[S_DECK_SIZE]
+    unseen = np.int64(0)
+    taken = np.int64(0)
+    for s in range(n):
+        if s != seat:
+            unseen |= state[S_HANDS + s]
+            if parts[p, s] >= 0:
+                taken |= parts[p, s]
+    for i in range(state[S_STOCK], size):
+        unseen |= np.int64(1) << state[S_DECK + i]
+    everything = np.int64(0)
+    for i in range(size):
+        everything |= np.int64(1) << state[S_DECK + i]
+    pos = S_DECK
+    m = everything & ~unseen
+    while m:
+        out_state[pos] = ctz(m)
+        m &= m - 1
+        pos += 1
+    pool = np.empty(40, dtype=np.int64)
+    npool = 0
+    m = unseen & ~taken
+    while m:
+        pool[npool] = ctz(m)
+        m &= m - 1
+        npool += 1
+    for i in range(npool - 1, 0, -1):
+        j = rand_below(rng, i + 1)
+        t = pool[i]
+        pool[i] = pool[j]
+        pool[j] = t
+    q = 0
+    for s in range(n):
+        if s == seat:
+            continue
+        h = np.int64(0)
+        if parts[p, s] >= 0:
+            h = parts[p, s]
+            m = h
+            while m:
+                out_state[pos] = ctz(m)
+                m &= m - 1
+                pos += 1
+        else:
+            for _ in range(popcount(state[S_HANDS + s])):
+                h |= np.int64(1) << pool[q]
+                out_state[pos] = pool[q]
+                q += 1
+                pos += 1
+        out_state[S_HANDS + s] = h
+    while q < npool:
+        out_state[pos] = pool[q]
+        q += 1
+        pos += 1
+
+
+@njit(cache=True)
 def canonical_world(state, rules, seat, out_state):
     """The one world of ``seat``'s information set with the unseen cards in card order:
     a state that depends only on what ``seat`` knows (used as the root of searches)."""
@@ -226,6 +340,66 @@ def _margins(state, rules, score, out):
             if t != s and score[t, I_TOTAL] > best:
                 best = score[t, I_TOTAL]
         out[s] = score[s, I_TOTAL] - best
+
+
+@njit(cache=True)
+def end_value(eq, g0, g1, pile0, pile1):
+    """Side 0's match-objective value of a finished hand in which side 0 scored ``g0``
+    points and side 1 ``g1``, their final piles being ``pile0`` and ``pile1``."""
+    if eq[EQ_DENARI] != 0.0:
+        if pile0 & DENARI == DENARI:
+            return eq[EQ_DENARI0]
+        if pile1 & DENARI == DENARI:
+            return eq[EQ_DENARI1]
+    size = np.int64(eq[EQ_SIZE])
+    i = min(max(g0, 0), size - 1)
+    j = min(max(g1, 0), size - 1)
+    return eq[EQ_GAINS + i * size + j]
+
+
+@njit(cache=True)
+def match_value(eq, e0, e1):
+    """Side 0's match-objective value at estimated (fractional) points ``e0`` and ``e1``
+    for the hand: the table interpolated bilinearly between whole points (exact at whole
+    points; all-denari wins are not estimated)."""
+    size = np.int64(eq[EQ_SIZE])
+    x = min(max(e0, 0.0), size - 1.0)
+    y = min(max(e1, 0.0), size - 1.0)
+    i = min(np.int64(x), size - 2)
+    j = min(np.int64(y), size - 2)
+    fx = x - i
+    fy = y - j
+    b = EQ_GAINS
+    v00 = eq[b + i * size + j]
+    v01 = eq[b + i * size + j + 1]
+    v10 = eq[b + (i + 1) * size + j]
+    v11 = eq[b + (i + 1) * size + j + 1]
+    return (1.0 - fx) * ((1.0 - fy) * v00 + fy * v01) + fx * ((1.0 - fy) * v10 + fy * v11)
+
+
+@njit(cache=True)
+def leaf_value(eq, e0, e1, s0, s1, left, total):
+    """Side 0's match-objective value of an unfinished hand from :func:`estimate`'s points
+    per side (``e0``, ``e1``, scope so far ``s0``, ``s1`` included), ``left`` of ``total``
+    plays still to make.
+
+    The estimate credits an item only to a side that leads it, so its points fall short
+    of a whole hand's; the item points credited to neither side are shared equally
+    (the estimated margin is kept), and the rest of the hand is a normal error on the
+    margin with variance ``eq[EQ_SPREAD]**2 * left / total``, integrated by a 5-point
+    Gauss-Hermite rule over :func:`match_value`.  Scope still to come and all-denari wins
+    are not estimated."""
+    free = max(0.0, eq[EQ_ITEMS] - (e0 - s0) - (e1 - s1))
+    g0 = e0 + free / 2.0
+    g1 = e1 + free / 2.0
+    sd = eq[EQ_SPREAD] * math.sqrt(max(0.0, left / total))
+    if sd <= 0.0:
+        return match_value(eq, g0, g1)
+    v = 0.0
+    for q in range(GH_NODES.shape[0]):
+        r = sd * GH_NODES[q] / 2.0
+        v += GH_WEIGHTS[q] * match_value(eq, g0 + r, g1 - r)
+    return v
 
 
 @njit(cache=True)
@@ -368,14 +542,15 @@ def _key(state, rules, info):
     """Transposition key (never 0) of everything that decides the rest of the hand's value:
     hands, table, stock position (the deck order is fixed within one world, whose salt is
     mixed in), the score-relevant part of each pile, the last capturer and the seat to
-    play; in paranoid mode also the scope counts, since values there include them."""
+    play; in paranoid and match mode also the scope counts, since values there include
+    them."""
     h = np.uint64(info[V_SALT])
     for s in range(rules[R_PLAYERS]):
         h = _hash(h, state[S_HANDS + s])
     h = _hash(h, state[S_TABLE])
     h = _hash(h, state[S_STOCK] | (state[S_TURN] << 8) | ((state[S_LAST_CAPTURER] + 1) << 12))
     sevens = rules[R_PRIMIERA_SEVENS] != 0
-    paranoid = info[V_PARANOID] != 0
+    paranoid = info[V_PARANOID] != 0 or info[V_MATCH] != 0
     for s in range(rules[R_SIDES]):
         h = _hash(h, _pile_key(state[S_PILES + s], sevens))
         if paranoid:
@@ -394,11 +569,25 @@ def _team(rules, info, state):
 
 
 @njit(cache=True)
-def _static(state, rules, info, score, margins, work, exact):
+def _static(state, rules, info, score, margins, work, exact, eq):
     """Value of a finished (``exact``) or depth-limited position for the seat to play: the
     rest of the hand's margin (two sides: scope already scored left out) or, paranoid,
-    the deciding side's whole margin, negated for the coalition."""
+    the deciding side's whole margin, negated for the coalition; with the match
+    objective, the ``eq`` table's value of the hand's points (estimated ones at a depth
+    limit, scope so far included)."""
     side = side_of(rules, state[S_TURN])
+    if info[V_MATCH]:
+        if exact:
+            score_state(state, rules, score)
+            v = end_value(
+                eq, score[0, I_TOTAL], score[1, I_TOTAL], state[S_PILES], state[S_PILES + 1]
+            )
+        else:
+            estimate(state, rules, 0, True, work)
+            left = rules[R_TOTAL_PLAYS] - state[S_PLAYS]
+            v = leaf_value(eq, work[12], work[13], float(state[S_SCOPE]),
+                           float(state[S_SCOPE + 1]), left, rules[R_TOTAL_PLAYS])  # fmt: skip
+        return v if side == 0 else -v
     if info[V_PARANOID]:
         root = info[V_ROOT_SIDE]
         if exact:
@@ -439,7 +628,8 @@ def _order(state, rules, bc, bt, n, order, first):
 @njit(cache=True)
 def _play(st, rules, info, ply, card, take):
     """Copy ``st[ply]`` to ``st[ply + 1]`` and make the play there; return the scope it
-    scored (two sides only: paranoid values count scope at the end) and +1 when the
+    scored (two sides, margin objective only: paranoid and match values count scope at
+    the end) and +1 when the
     same team is to play next, -1 when the other one is."""
     s = st[ply]
     child = st[ply + 1]
@@ -447,7 +637,7 @@ def _play(st, rules, info, ply, card, take):
         child[i] = s[i]
     flags = apply_play(child, rules, card, take)
     g = 0.0
-    if not info[V_PARANOID] and flags & F_SCOPA:
+    if not info[V_PARANOID] and not info[V_MATCH] and flags & F_SCOPA:
         g = 1.0
     same = _team(rules, info, child) == _team(rules, info, s)
     return g, 1.0 if same else -1.0
@@ -456,11 +646,11 @@ def _play(st, rules, info, ply, card, take):
 @njit(cache=True)
 def _negamax(
     rules, st, bc, bt, sc, order, fl, fi, tt_key, tt_val, tt_meta, info, score, margins,
-    work, ply0, depth0, alpha0, beta0,
+    work, ply0, depth0, alpha0, beta0, eq,
 ):  # fmt: skip
     """Fail-soft alpha-beta negamax with a transposition table: the value of ``st[ply0]``
     for the seat to play (see :func:`_static`), searched ``depth0`` plies within
-    (alpha0, beta0).
+    (alpha0, beta0); ``eq`` is the match objective's table (empty: margins).
 
     Iterative, on explicit per-ply frames (``fl``: float64, ``fi``: int64, ``X_*``
     columns), because numba's cache crashes on recursive functions (numba #6061).  A
@@ -483,9 +673,9 @@ def _negamax(
         done = True
         value = 0.0
         if s[S_DONE]:
-            value = _static(s, rules, info, score, margins, work, True)
+            value = _static(s, rules, info, score, margins, work, True, eq)
         elif depth <= 0:
-            value = _static(s, rules, info, score, margins, work, False)
+            value = _static(s, rules, info, score, margins, work, False, eq)
         else:
             key = _key(s, rules, info)
             slot = key & mask
@@ -505,7 +695,7 @@ def _negamax(
             if not hit:
                 n = legal_plays(s, rules, bc[ply], bt[ply], sc)
                 if n == 0:  # only in hand-made positions: nothing to play
-                    value = _static(s, rules, info, score, margins, work, False)
+                    value = _static(s, rules, info, score, margins, work, False, eq)
                 else:
                     _order(s, rules, bc[ply], bt[ply], n, order[ply], first)
                     fi[ply, X_K] = 0
@@ -590,9 +780,9 @@ def _workspace(state, rules):
 
 
 @njit(cache=True)
-def _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val):
+def _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val, eq):
     """:func:`solve_root` on a given workspace, for the plays already in ``bc[0]``, ``bt[0]``
-    (``n`` of them, returned)."""
+    (``n`` of them, returned); ``eq`` the match objective's table (empty: margins)."""
     st, bc, bt, order, fl, fi = ws
     sc = np.empty(SCRATCH, dtype=np.int64)
     score = np.zeros((4, N_ITEMS), dtype=np.int64)
@@ -602,24 +792,27 @@ def _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val):
     side = side_of(rules, state[S_TURN])
     info[V_PARANOID] = 1 if ns > 2 else 0
     info[V_ROOT_SIDE] = side
+    info[V_MATCH] = 1 if eq.shape[0] > 0 else 0
     for i in range(N_STATE):
         st[0, i] = state[i]
     n = legal_plays(state, rules, bc[0], bt[0], sc)
     now = 0.0
-    if ns == 2:
+    if ns == 2 and not info[V_MATCH]:
         now = float(state[S_SCOPE + side] - state[S_SCOPE + 1 - side])
     for i in range(n):
         g, sign = _play(st, rules, info, 0, bc[0, i], bt[0, i])
         v = sign * _negamax(
             rules, st, bc, bt, sc, order, fl, fi, tt_key, tt_val, tt_meta, info, score,
-            margins, work, 1, depth - 1, -INF, INF,
+            margins, work, 1, depth - 1, -INF, INF, eq,
         )  # fmt: skip
         out_val[i] = now + g + v
     return n
 
 
 @njit(cache=True)
-def solve_root(state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out_take, out_val):
+def solve_root(
+    state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out_take, out_val, eq=None
+):
     """Exact (``depth >= FULL_DEPTH``) or depth-limited value of every legal play at
     ``state`` for the side to play, as the hand's final point margin.
 
@@ -633,10 +826,12 @@ def solve_root(state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out
     and returns their number.  The caller sets ``info[V_TT_MASK]`` (table size - 1, a
     power of two less one) and ``info[V_SALT]`` (mixed into every key, so tables can be
     shared between worlds without clearing); the node count is added to
-    ``info[V_NODES]``.
+    ``info[V_NODES]``.  With ``eq`` (two sides) the values are the match objective's
+    instead of margins (see :data:`EQ_GAINS`).
     """
+    e = np.empty(0) if eq is None else eq
     ws = _workspace(state, rules)
-    n = _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val)
+    n = _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val, e)
     bc = ws[1]
     bt = ws[2]
     for i in range(n):
@@ -648,13 +843,23 @@ def solve_root(state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out
 @njit(cache=True)
 def pimc_values(
     state, rules, worlds, depth, exact_below, seed, tt_key, tt_val, tt_meta, out_card,
-    out_take, out_val, leaf=LEAF_ESTIMATE,
+    out_take, out_val, leaf=LEAF_ESTIMATE, eq=None, parts=None, cum=None,
 ):  # fmt: skip
     """Perfect-information Monte Carlo: ``out_val[w, i]`` is the value of legal play ``i``
     (see :func:`solve_root`) in world ``w``, a determinization of ``state`` for the seat
-    to play drawn from the stream ``derive_seed(seed, 3, w, 0)``.  Each world is solved
-    exactly when at most ``exact_below`` cards are left to play, else to ``depth`` plies
-    with the heuristic leaf value ``leaf`` (``LEAF_*``).  Returns the number of plays."""
+    to play drawn from the stream ``derive_seed(seed, 3, w, 0)`` (:func:`draw_world`:
+    uniform, or from the belief particles ``parts``/``cum`` when given).  Each world is
+    solved exactly when at most ``exact_below`` cards are left to play, else to
+    ``depth`` plies with the heuristic leaf value ``leaf`` (``LEAF_*``); with ``eq`` (an
+    empty array: none) the values are the match objective's (:func:`solve_root`).
+    Returns the number of plays."""
+    e = np.empty(0) if eq is None else eq
+    if parts is None:
+        bparts = np.empty((0, 4), dtype=np.int64)
+        bcum = np.empty(0)
+    else:
+        bparts = parts
+        bcum = cum
     seat = state[S_TURN]
     world = np.empty(N_STATE, dtype=np.int64)
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
@@ -670,9 +875,9 @@ def pimc_values(
     n = 0
     for w in range(worlds):
         reseed(rng, derive_seed(seed, 3, w, 0))
-        determinize(state, rules, seat, rng, world)
+        draw_world(state, rules, seat, rng, world, bparts, bcum)
         info[V_SALT] = np.int64(derive_seed(seed, 4, w, 0) >> np.uint64(1))
-        n = _solve(world, rules, d, tt_key, tt_val, tt_meta, info, ws, vals)
+        n = _solve(world, rules, d, tt_key, tt_val, tt_meta, info, ws, vals, e)
         for i in range(n):
             out_val[w, i] = vals[i]
             out_card[i] = bc[0, i]
@@ -718,7 +923,8 @@ def ismcts_init(root, tree):
 
 
 @njit(cache=True)
-def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0):
+def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0, eq=None,
+               parts=None, cum=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -745,6 +951,16 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     so the sums in the tree, are then in units of ``1 / EST_UNIT`` points (rounded).
     The default, full rollouts, keeps integer margins.
 
+    With ``eq`` (two sides, :data:`EQ_GAINS` layout) rewards are the match objective's:
+    the table's value of the points each side scored in the hand (:func:`end_value`),
+    or at a horizon of the points estimated by :func:`estimate` (:func:`leaf_value`);
+    side 1 gets the negation of side 0's.  Sums are then in units of ``1 / EST_UNIT``.
+
+    With belief particles ``parts``/``cum`` (:mod:`.belief`; none: the uniform
+    draw above) each iteration's world takes the other hands from a particle drawn by
+    its weight where the particle holds them (``parts[p, s] >= 0``), and deals the
+    cards left uniformly to the other hands and the stock.
+
     ``rng`` (a generator state array, see :func:`.streams.new_rng`) carries the random stream across
     calls in its counter, so a run split into chunks gives the same tree.  With ``log``
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
@@ -752,6 +968,13 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     """
     if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
         raise ValueError("ismcts_run does not play the options of RULES.md §9 yet")
+    if parts is None:
+        bparts = np.empty((0, 4), dtype=np.int64)
+        bcum = np.empty(0)
+    else:
+        bparts = parts
+        bcum = cum
+    nparts = bparts.shape[0]
     g = GOLDEN
     z = rng[0]
     cap = tree.shape[0]
@@ -782,6 +1005,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     for i in range(root[S_STOCK], root[S_DECK_SIZE]):
         unseen |= np.int64(1) << root[S_DECK + i]
     u = np.empty(40, dtype=np.int64)
+    pool = np.empty(40, dtype=np.int64)
     nu = 0
     m = unseen
     while m:
@@ -808,7 +1032,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     path = np.empty(2 * MAX_PLY, dtype=np.int64)  # node, side that made its play
     score = np.zeros((4, N_ITEMS), dtype=np.int64)
     margins = np.zeros(4, dtype=np.int64)
-    unit = 1 if horizon >= FULL_DEPTH else EST_UNIT
+    eqt = np.empty(0) if eq is None else eq
+    match = eqt.shape[0] > 0
+    unit = 1 if horizon >= FULL_DEPTH and not match else EST_UNIT
     scale = REWARD_SCALE / unit
     deck = np.int64(0)
     for i in range(root[S_DECK_SIZE]):
@@ -818,12 +1044,52 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     work = np.zeros(16, dtype=np.float64)
     for _ in range(iterations):
         # ---------------------------------------------------------------- determinize
-        for i in range(nu - 1, 0, -1):
+        if nparts:  # from the belief: u laid out as the hands in seat order, then stock
             z += g
-            j = below(z, i + 1)
-            t = u[i]
-            u[i] = u[j]
-            u[j] = t
+            pi = pick_weighted(bcum, 0, nparts, unit_draw(z))
+            taken = np.int64(0)
+            for s in range(players):
+                if s != seat and bparts[pi, s] >= 0:
+                    taken |= bparts[pi, s]
+            npool = 0
+            m = unseen & ~taken
+            while m:
+                pool[npool] = ctz(m)
+                m &= m - 1
+                npool += 1
+            for i in range(npool - 1, 0, -1):
+                z += g
+                j = below(z, i + 1)
+                t = pool[i]
+                pool[i] = pool[j]
+                pool[j] = t
+            q = 0
+            pos = 0
+            for s in range(players):
+                if s == seat:
+                    continue
+                if bparts[pi, s] >= 0:
+                    m = bparts[pi, s]
+                    while m:
+                        u[pos] = ctz(m)
+                        m &= m - 1
+                        pos += 1
+                else:
+                    for _i in range(sizes[s]):
+                        u[pos] = pool[q]
+                        q += 1
+                        pos += 1
+            while q < npool:
+                u[pos] = pool[q]
+                q += 1
+                pos += 1
+        else:
+            for i in range(nu - 1, 0, -1):
+                z += g
+                j = below(z, i + 1)
+                t = u[i]
+                u[i] = u[j]
+                u[j] = t
         pos = 0
         inhand = 0
         for s in range(players):
@@ -1077,7 +1343,13 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             if turn >= players:
                 turn = 0
         # ---------------------------------------------------------------- score, back up
-        if cut and leaf == LEAF_EXPERT:
+        if cut and match:
+            _estimate_sides(rules, w, W_PILES, w, W_SCOPE, n_cards, n_den, True, work)
+            s0, s1 = float(w[W_SCOPE]), float(w[W_SCOPE + 1])
+            v = leaf_value(eqt, work[12], work[13], s0, s1, total - plays, total)
+            margins[0] = np.int64(round(v * unit))
+            margins[1] = -margins[0]
+        elif cut and leaf == LEAF_EXPERT:
             for s in range(ns):
                 e = _expert_margin(rules, w, W_PILES, w, W_SCOPE, s, True)
                 margins[s] = np.int64(round(e * unit))
@@ -1096,12 +1368,17 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             if table and owner >= 0:
                 w[W_PILES + owner] |= table
             score_into(rules, w, W_PILES, w, W_SCOPE, score)
-            for s in range(ns):
-                best_o = -1000
-                for t2 in range(ns):
-                    if t2 != s and score[t2, I_TOTAL] > best_o:
-                        best_o = score[t2, I_TOTAL]
-                margins[s] = (score[s, I_TOTAL] - best_o) * unit
+            if match:
+                v = end_value(eqt, score[0, I_TOTAL], score[1, I_TOTAL], w[W_PILES], w[W_PILES + 1])
+                margins[0] = np.int64(round(v * unit))
+                margins[1] = -margins[0]
+            else:
+                for s in range(ns):
+                    best_o = -1000
+                    for t2 in range(ns):
+                        if t2 != s and score[t2, I_TOTAL] > best_o:
+                            best_o = score[t2, I_TOTAL]
+                    margins[s] = (score[s, I_TOTAL] - best_o) * unit
         if logging:
             log[L_MADE] = made
             for s in range(4):
@@ -1173,9 +1450,10 @@ def _eval_finish(cur, rules, policy, rng, exact, bc, bt, sc, score, margins, tt_
     is an :func:`open_endgame`, which the solver values exactly (both sides playing it
     perfectly)."""
     ns = rules[R_SIDES]
+    margin = np.empty(0)  # the margin objective
     while not cur[S_DONE]:
         if exact and open_endgame(cur, rules):
-            n = _solve(cur, rules, FULL_DEPTH, tt_key, tt_val, tt_meta, info, ws, vals)
+            n = _solve(cur, rules, FULL_DEPTH, tt_key, tt_val, tt_meta, info, ws, vals, margin)
             best = -INF
             for i in range(n):
                 if vals[i] > best:

@@ -1,0 +1,577 @@
+"""Beliefs over the hidden cards: the play model's fit, the beliefs' quality, and
+belief-weighted search against the same search with uniform worlds at equal time.
+
+    python benchmarks/bench_belief.py [--parts fit,quality,strength,oracle,budget]
+                                      [--fit-hands N]
+                                      [--quality-deals N] [--deals N] [--workers N]
+                                      [--seed S] [--json FILE] [--quick]
+
+All in 2-player ``scopa``; numbers are measured, never asserted.
+
+1. **Fit** (``--fit-hands``). Hands of self-play of the documented best bot,
+   ``ismcts:iterations=1000,horizon=4,c=1`` (and, for reference, of ``expert`` and of
+   ``greedy``); for every decision with more than one legal play, the log-likelihood of
+   the play made, the hand being known, under the softened expert (softmax of its play
+   values at temperature ``tau`` points, floor ``eps`` uniform) on a grid of (tau, eps);
+   the maximum-likelihood point of the ISMCTS data is ``belief=expert``'s
+   (:data:`scopa_sim.belief.EXPERT_TAU`, ``EXPERT_EPS``).  Seed: ``--seed + 1``.
+2. **Quality** (``--quality-deals``). Deals (deck seed ``derive_seed(seed, 8, d, 0)``,
+   dealer ``d % 2``) played by the ISMCTS bot above (uniform worlds) against each
+   opponent of the ladder, each deal twice with the seats exchanged; at each of its
+   decisions where the belief has evidence (the opponent has played this round and
+   still holds cards) the bits gained, ``log2 P_belief(true hand) - log2
+   P_uniform(true hand)``, for ``belief=expert`` and ``belief=fit``; by deal round
+   and overall, and per hand (the sum over the hand's decisions, decisions without
+   evidence counting 0); 95% CIs over hands (a hand's decisions averaged first).  Also
+   the ``fit`` posterior over its channels at the last decision with evidence.
+3. **Strength at equal time** (``--deals``). For each base search (``ismcts:iterations=
+   1000,horizon=4,c=1`` and ``pimc``) and belief (``expert``, ``fit``), the belief
+   version's budget (ISMCTS iterations, PIMC worlds) is calibrated until its CPU time
+   per move matches the base's on 100 positions with their histories (so the belief's
+   cost counts), timed back to back (``bench_ladder.equal_budget``: medians of three
+   passes on the thread's CPU clock).  Then each setting (the base too) plays the same
+   paired, seat-swapped deals against each ladder opponent; the result is the
+   per-deal difference of margins, belief minus uniform, with its 95% CI over deals.
+   The CPU times per move in those games are reported next to the calibration.
+
+4. **Oracle** (``--parts oracle``, a cheat for reference): each base search drawing its
+   worlds with the other hand as it truly is (only the stock's order unknown), against
+   the same search with uniform worlds, on the same deals (``--deals``): what a perfect
+   belief would be worth.
+
+5. **Budget** (``--parts budget``): each belief at the base's own budget (1,000
+   iterations, 12 worlds) against the base, on the same deals: what the belief is worth
+   before its cost is paid for.
+
+Deals run in chunks of :data:`CHUNK` on ``--workers`` processes, with fresh bots per
+chunk; budgets are iteration / world counts, so results (not times) are the same for
+any worker count.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import multiprocessing as mp
+import os
+import platform
+import random
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+import numba
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_ladder import Timed, equal_budget, git_commit, load  # noqa: E402
+
+from scopa_sim import _engine as K  # noqa: E402
+from scopa_sim._engine import belief as KB  # noqa: E402
+from scopa_sim.advantage import Estimate  # noqa: E402
+from scopa_sim.belief import EXPERT_EPS, EXPERT_TAU, MODELS, belief  # noqa: E402
+from scopa_sim.play import Play  # noqa: E402
+from scopa_sim.policy import PolicySpec  # noqa: E402
+from scopa_sim.rules import Rules  # noqa: E402
+from scopa_sim.search import Bot, move_seed, play_deal  # noqa: E402
+from scopa_sim.state import HandState  # noqa: E402
+
+#: Deal pairs per work unit.
+CHUNK = 25
+#: The documented best bot and PIMC: the bases of the strength part.
+BASES = {"ismcts": "ismcts:iterations=1000,horizon=4,c=1", "pimc": "pimc"}
+#: The ladder's opponents.
+OPPONENTS = ("random", "greedy", "expert", "pimc", "ismcts:iterations=1000,horizon=4,c=1")
+#: The belief models measured (uniform is the reference).
+BELIEF_MODELS = ("expert", "fit")
+#: The fit's grid.
+TAUS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0)
+EPSS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
+
+
+#: Prefix of a setting whose belief is the truth (part oracle): a cheat, for reference.
+ORACLE = "oracle|"
+
+
+def bot_of(text: str) -> Bot:
+    """A bot from its policy text; ``oracle|TEXT``: the search ``TEXT`` drawing its worlds
+    with every other hand as it truly is (only the stock's order unknown)."""
+    if not text.startswith(ORACLE):
+        return PolicySpec.parse(text).bot()
+    bot = PolicySpec.parse(text[len(ORACLE) :]).bot()
+
+    def truth(state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        parts = np.full((1, 4), -1, dtype=np.int64)
+        for s in range(state.players):
+            if s != state.turn and state.hand(s):
+                parts[0, s] = state.hand(s).mask
+        if (parts < 0).all():
+            return np.empty((0, 4), dtype=np.int64), np.empty(0)
+        return parts, np.ones(1)
+
+    bot._worlds_from = truth  # type: ignore[attr-defined]
+    bot.name = ORACLE + bot.name
+    return bot
+
+
+def with_param(text: str, key: str, value: object) -> str:
+    """``text`` with parameter ``key`` set to ``value`` (added or replaced)."""
+    name, _, rest = text.partition(":")
+    items = [kv for kv in rest.split(",") if kv and not kv.startswith(key + "=")]
+    return f"{name}:{','.join([*items, f'{key}={value}'])}"
+
+
+def deck_seed(seed: int, d: int) -> int:
+    return int(K.derive_seed(seed, 8, d, 0)) & (2**63 - 1)
+
+
+# --------------------------------------------------------------------------- 1. fit
+def fit_records(rules: Rules, player: str, hands: int, seed: int) -> list[tuple]:
+    """(state vector, card, take) of every decision with more than one legal play in
+    ``hands`` hands of ``player`` self-play (the mover's hand is the true one)."""
+    bot = bot_of(player)
+    out = []
+    for h in range(hands):
+        ds = deck_seed(seed, h)
+        s = HandState.deal(rules, dealer=h % 2, seed=ds)
+        while not s.is_over():
+            play = bot.choose(s, move_seed(ds, s.plays_made, s.turn))
+            if len(s.legal_plays) > 1:
+                out.append((s._vec.copy(), play.card, play.take))
+            s.push(play)
+    return out
+
+
+def fit_grid(rules: Rules, records: list[tuple]) -> dict:
+    """Mean log-likelihood per decision of the softened expert on the (tau, eps) grid."""
+    grid = [(t, e) for t in TAUS for e in EPSS if t > 0 or e > 0]
+    kinds = np.full(len(grid), KB.KIND_EXPERT, dtype=np.int64)
+    taus = np.array([t for t, _ in grid])
+    eps = np.array([e for _, e in grid])
+    r = rules.to_array()
+    bc, bt, sc, xs, vx, vg = KB._workspace()
+    total = np.zeros(len(grid))
+    tmp = np.empty(len(grid))
+    n_legal = 0
+    for vec, card, take in records:
+        n_legal += KB.decision_loglik(vec, r, card, take, kinds, taus, eps, tmp, bc, bt, sc,
+                                      xs, vx, vg)  # fmt: skip
+        total += tmp
+    mean = total / max(1, len(records))
+    best = int(np.argmax(mean))
+    # the uniform model's log-likelihood, for scale: -log(n) per decision
+    kinds_u = np.array([KB.KIND_RANDOM], dtype=np.int64)
+    z1 = np.zeros(1)
+    u_total = 0.0
+    for vec, card, take in records:
+        KB.decision_loglik(vec, r, card, take, kinds_u, z1, z1, tmp[:1], bc, bt, sc, xs, vx, vg)
+        u_total += tmp[0]
+    uniform = u_total / max(1, len(records))
+    return {
+        "decisions": len(records),
+        "mean_legal_plays": n_legal / max(1, len(records)),
+        "best": {"tau": grid[best][0], "eps": grid[best][1], "mean_loglik": float(mean[best])},
+        "uniform_mean_loglik": uniform,
+        "grid": [
+            {"tau": t, "eps": e, "mean_loglik": float(m)}
+            for (t, e), m in zip(grid, mean, strict=True)
+        ],
+    }
+
+
+def run_fit(rules: Rules, hands: int, seed: int) -> dict:
+    out = {}
+    for player in ("ismcts:iterations=1000,horizon=4,c=1", "expert", "greedy"):
+        t = time.perf_counter()
+        recs = fit_records(rules, player, hands if player.startswith("ismcts") else hands // 2,
+                           seed)  # fmt: skip
+        res = fit_grid(rules, recs)
+        res["hands"] = hands if player.startswith("ismcts") else hands // 2
+        res["seconds"] = time.perf_counter() - t
+        out[player] = res
+        b = res["best"]
+        print(f"  {player:<40} {res['decisions']:>7,} decisions: best tau={b['tau']:g} "
+              f"eps={b['eps']:g}, {b['mean_loglik']:+.4f} nats per decision (uniform "
+              f"{res['uniform_mean_loglik']:+.4f})")  # fmt: skip
+    out["used"] = {"tau": EXPERT_TAU, "eps": EXPERT_EPS}
+    return out
+
+
+# --------------------------------------------------------------------------- 2. quality
+@dataclass(frozen=True)
+class Task:
+    kind: str  # "quality" or "match"
+    a: str  # the observer / the setting
+    b: str  # the opponent
+    start: int
+    stop: int
+
+
+def deal_round(state: HandState) -> int:
+    """The deal round now (1 = the first deal of the hand), from the stock position."""
+    r = state.rules
+    dealt = int(state._vec[K.S_STOCK]) - r.table_cards
+    return max(1, math.ceil(dealt / (r.players * r.hand_size)))
+
+
+def quality_task(task: Task, seed: int) -> dict:
+    """Bits gained at every decision of the observer, per model, per deal and seat."""
+    rules = Rules.make("scopa")
+    me, opp = bot_of(task.a), bot_of(task.b)
+    rows = []
+    for d in range(task.start, task.stop):
+        ds = deck_seed(seed, d)
+        for seat in (0, 1):
+            s = HandState.deal(rules, dealer=d % 2, seed=ds)
+            last_post = None
+            while not s.is_over():
+                if s.turn == seat:
+                    for name in BELIEF_MODELS:
+                        b = belief(s, name, seed=ds)
+                        if b.seats:
+                            rows.append((d, seat, name, deal_round(s), len(s.hand(1 - seat)),
+                                         b.log2_gain(s)))  # fmt: skip
+                            if name == "fit":
+                                last_post = b.type_posterior(1 - seat)
+                    play = me.choose(s, move_seed(ds, s.plays_made, s.turn))
+                else:
+                    play = opp.choose(s, move_seed(ds, s.plays_made, s.turn))
+                s.push(play)
+            rows.append((d, seat, "post", 0, 0, last_post))
+    return {"task": task, "rows": rows}
+
+
+def summarise_quality(rows: list[tuple], opponent: str, hands: int) -> dict:
+    """Mean bits per decision by round and overall, per hand, with 95% CIs over hands."""
+    out: dict = {"opponent": opponent, "hands": hands, "models": {}}
+    for name in BELIEF_MODELS:
+        mine = [r for r in rows if r[2] == name]
+        per: dict = {}
+        for stage in ["all", *range(1, 7)]:
+            by_hand: dict[tuple[int, int], list[float]] = {}
+            for d, seat, _, rnd, _, g in mine:
+                if stage == "all" or rnd == stage:
+                    by_hand.setdefault((d, seat), []).append(g)
+            x = np.array([np.mean(v) for v in by_hand.values()])
+            n_dec = sum(len(v) for v in by_hand.values())
+            if x.size > 1:
+                e = Estimate.of(x)
+                per[str(stage)] = {"bits_per_decision": e.mean, "ci_low": e.low,
+                                   "ci_high": e.high, "hands": int(x.size),
+                                   "decisions": n_dec}  # fmt: skip
+        sums: dict[tuple[int, int], float] = {}
+        for d, seat, _, _, _, g in mine:
+            sums[(d, seat)] = sums.get((d, seat), 0.0) + g
+        ph = np.array([sums.get(k, 0.0) for k in {(r[0], r[1]) for r in rows}])
+        e = Estimate.of(ph)
+        out["models"][name] = {"by_round": per, "bits_per_hand": e.mean,
+                               "bits_per_hand_ci": [e.low, e.high]}  # fmt: skip
+    posts = [r[5] for r in rows if r[2] == "post" and r[5]]
+    if posts:
+        out["fit_posterior_at_last_evidence"] = {
+            k: float(np.mean([p[k] for p in posts])) for k in posts[0]
+        }
+    return out
+
+
+# --------------------------------------------------------------------------- 3. strength
+def match_task(task: Task, seed: int) -> dict:
+    """Margins of ``a`` against ``b`` per deal, seat 0 and seat 1, and both bots' times."""
+    rules = Rules.make("scopa")
+    a, b = Timed(bot_of(task.a)), Timed(bot_of(task.b))
+    m0, m1 = [], []
+    for d in range(task.start, task.stop):
+        ds = deck_seed(seed, d)
+        for seat, out in ((0, m0), (1, m1)):
+            bots = [b, b]
+            bots[seat] = a
+            pts = play_deal(rules, bots, ds, dealer=d % 2)
+            out.append(pts[seat] - pts[1 - seat])
+    return {"task": task, "m0": m0, "m1": m1, "a_cpu": a.cpu, "a_moves": a.moves,
+            "b_cpu": b.cpu, "b_moves": b.moves}  # fmt: skip
+
+
+def margins_of(results: list[dict], setting: str, opp: str) -> tuple[np.ndarray, float]:
+    """Per deal the mean margin of ``setting`` against ``opp`` over its two seats, and its
+    CPU ms per move, from the match chunks."""
+    parts = sorted((res for res in results if res["task"].kind == "match"
+                    and res["task"].a == setting and res["task"].b == opp),
+                   key=lambda res: res["task"].start)  # fmt: skip
+    m0 = np.array([m for p in parts for m in p["m0"]], dtype=float)
+    m1 = np.array([m for p in parts for m in p["m1"]], dtype=float)
+    ms = 1000 * sum(p["a_cpu"] for p in parts) / max(1, sum(p["a_moves"] for p in parts))
+    return (m0 + m1) / 2, ms
+
+
+def compare(results: list[dict], base: str, opp: str, beliefs: list[str]) -> dict:
+    """One row of parts strength and budget: ``base`` (uniform worlds) against ``opp``,
+    and each belief setting (one per :data:`BELIEF_MODELS`) with its margin minus the
+    base's, paired by deal; printed as it goes."""
+    ref, ref_ms = margins_of(results, base, opp)
+    e = Estimate.of(ref)
+    row = {"base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.mean,
+           "base_ci": [e.low, e.high], "base_ms_per_move": ref_ms, "beliefs": {}}  # fmt: skip
+    print(f"  {base} vs {opp}: uniform {fmt(e)} ({ref_ms:.3f} ms/move)")
+    for model, st in zip(BELIEF_MODELS, beliefs, strict=True):
+        x, ms = margins_of(results, st, opp)
+        e, dlt = Estimate.of(x), Estimate.of(x - ref)
+        row["beliefs"][model] = {"setting": st, "margin": e.mean, "ci": [e.low, e.high],
+                                 "minus_uniform": dlt.mean,
+                                 "minus_uniform_ci": [dlt.low, dlt.high],
+                                 "ms_per_move": ms}  # fmt: skip
+        print(f"      belief={model:<6} {fmt(e)}, minus uniform {fmt(dlt)} ({st}, "
+              f"{ms:.3f} ms/move)")  # fmt: skip
+    return row
+
+
+def run_task(task: Task, seed: int) -> dict:
+    return quality_task(task, seed) if task.kind == "quality" else match_task(task, seed)
+
+
+def _init_worker() -> None:
+    """Load every compiled kernel before the first timed move."""
+    rules = Rules.make("scopa")
+    s = HandState.deal(rules, seed=1)
+    for _ in range(3):
+        s.push(s.legal_plays[0])
+    for text in ("expert", "greedy", "pimc:belief=fit", "ismcts:iterations=20,belief=fit",
+                 "ismcts:iterations=20,horizon=4,c=1,belief=expert", "pimc:worlds=2"):  # fmt: skip
+        bot_of(text).choose(s, 1)
+    belief(s, "fit")
+
+
+def run_tasks(tasks: Sequence[Task], seed: int, workers: int) -> list[dict]:
+    if workers <= 1:
+        _init_worker()
+        return [run_task(t, seed) for t in tasks]
+    ctx = mp.get_context("spawn")
+    with cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as ex:
+        return list(ex.map(run_task, tasks, [seed] * len(tasks)))
+
+
+def chunks(kind: str, a: str, b: str, deals: int) -> list[Task]:
+    return [Task(kind, a, b, s, min(deals, s + CHUNK)) for s in range(0, deals, CHUNK)]
+
+
+def history_states(rules: Rules, count: int, seed: int) -> list[HandState]:
+    """Decisions of the ISMCTS bot against greedy and expert (alternately), each with its
+    history (rebuilt by pushing the plays), for the equal-time calibration."""
+    rnd = random.Random(seed)
+    me = bot_of(BASES["ismcts"])
+    out: list[HandState] = []
+    g = 0
+    while len(out) < count:
+        opp = bot_of("greedy" if g % 2 == 0 else "expert")
+        ds = rnd.randrange(2**62)
+        s = HandState.deal(rules, dealer=g % 2, seed=ds)
+        plays: list[Play] = []
+        while not s.is_over():
+            mine = s.turn == 0
+            if mine and rnd.random() < 0.3:
+                c = HandState.deal(rules, dealer=g % 2, seed=ds)
+                for p in plays:
+                    c.push(p)
+                out.append(c)
+            bot = me if mine else opp
+            p = bot.choose(s, move_seed(ds, s.plays_made, s.turn))
+            plays.append(p)
+            s.push(p)
+        g += 1
+    return out[:count]
+
+
+def calibrate(base: str, model: str, states: list[HandState], repeats: int) -> dict:
+    """The belief version's budget at which it costs the base's CPU time per move."""
+    key = "iterations" if base.startswith("ismcts") else "worlds"
+    start = 1000 if key == "iterations" else 12
+
+    def make(n: int) -> Bot:
+        return bot_of(with_param(with_param(base, key, n), "belief", model))
+
+    budget, ms, ref_ms, steps = equal_budget(make, bot_of(base), states, start, repeats)
+    return {"base": base, "belief": model, "setting": with_param(with_param(base, key, budget),
+            "belief", model), "budget_key": key, "budget": budget, "ms_per_move": ms,
+            "base_ms_per_move": ref_ms, "positions": len(states), "steps": steps}  # fmt: skip
+
+
+def fmt(e: Estimate) -> str:
+    return f"{e.mean:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
+
+
+@click.command()
+@click.option("--parts", default="fit,quality,strength", show_default=True)
+@click.option("--fit-hands", default=1000, show_default=True, help="ISMCTS self-play hands")
+@click.option("--quality-deals", default=300, show_default=True, help="paired deals per opponent")
+@click.option("--deals", default=2000, show_default=True, help="paired deals per strength match")
+@click.option(
+    "--opponents",
+    default=";".join(OPPONENTS),
+    show_default=True,
+    help="semicolon list of the opponents (policy texts)",
+)
+@click.option(
+    "--bases",
+    default=",".join(BASES),
+    show_default=True,
+    help="comma list of the base searches: ismcts, pimc",
+)
+@click.option("--workers", default=2, show_default=True)
+@click.option("--seed", default=2027, show_default=True)
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
+@click.option("--quick", is_flag=True, help="tiny run (smoke test)")
+def main(
+    parts: str,
+    fit_hands: int,
+    quality_deals: int,
+    deals: int,
+    opponents: str,
+    bases: str,
+    workers: int,
+    seed: int,
+    json_path: str | None,
+    quick: bool,
+) -> None:
+    """Measure the beliefs and belief-weighted search (see the module docstring)."""
+    want = {p.strip() for p in parts.split(",") if p.strip()}
+    opps = [o.strip() for o in opponents.split(";") if o.strip()]
+    base_list = [BASES[b.strip()] for b in bases.split(",") if b.strip() in BASES]
+    if not opps or len(base_list) != len([b for b in bases.split(",") if b.strip()]):
+        raise click.UsageError(
+            "--opponents: policy texts apart by ;, --bases: a comma list of ismcts, pimc"
+        )
+    for o in opps:
+        try:
+            bot_of(o)
+        except ValueError as e:
+            raise click.UsageError(f"--opponents: {e}") from None
+    if not want or want - {"fit", "quality", "strength", "oracle", "budget"}:
+        raise click.UsageError("--parts: a comma list of fit, quality, strength, oracle, budget")
+    if quick:
+        fit_hands, quality_deals, deals = min(fit_hands, 4), min(quality_deals, 2), min(deals, 2)
+    if min(fit_hands, quality_deals, deals) < 2 or workers < 1:
+        raise click.UsageError("--fit-hands, --quality-deals and --deals must be at least 2")
+    if json_path:
+        try:
+            Path(json_path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise click.ClickException(f"cannot write {json_path}: {e.strerror}") from None
+    rules = Rules.make("scopa")
+    doc: dict = {
+        "command": " ".join(["python", "benchmarks/bench_belief.py", *sys.argv[1:]]),
+        "commit": git_commit(), "seed": seed, "workers": workers,
+        "machine": {"python": platform.python_version(), "numba": numba.__version__,
+                    "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()},
+        "models": {name: [c.label for c in m.channels] for name, m in MODELS.items() if m},
+        "load": {"start": load()},
+    }  # fmt: skip
+    if "fit" in want:
+        print(f"fit of the softened expert ({fit_hands} hands of ISMCTS self-play, "
+              f"{fit_hands // 2} of expert and of greedy), seed {seed + 1}")  # fmt: skip
+        doc["fit"] = run_fit(rules, fit_hands, seed + 1)
+        doc["load"]["after_fit"] = load()
+    tasks: list[Task] = []
+    if "quality" in want:
+        for opp in opps:
+            tasks += chunks("quality", BASES["ismcts"], opp, quality_deals)
+    calib = {}
+    if "strength" in want:
+        states = history_states(rules, 10 if quick else 100, seed + 2)
+        for base in base_list:
+            for model in BELIEF_MODELS:
+                c = calibrate(base, model, states, 1 if quick else 3)
+                calib[f"{base}|{model}"] = c
+                print(f"calibrated {c['setting']}: {c['ms_per_move']:.3f} ms/move against "
+                      f"{c['base_ms_per_move']:.3f} for {base}")  # fmt: skip
+        doc["calibration"] = calib
+        doc["load"]["after_calibration"] = load()
+        for base in base_list:
+            settings = [base, *(calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS)]
+            for opp in opps:
+                for st in settings:
+                    tasks += chunks("match", st, opp, deals)
+    extra = {
+        "oracle": lambda b: [ORACLE + b],
+        "budget": lambda b: [with_param(b, "belief", m) for m in BELIEF_MODELS],
+    }
+    for part, make in extra.items():
+        if part in want:
+            for base in base_list:
+                for opp in opps:
+                    for st in [base, *make(base)]:
+                        key = ("match", st, opp)
+                        if key not in {(t.kind, t.a, t.b) for t in tasks}:
+                            tasks += chunks("match", st, opp, deals)
+    t0 = time.perf_counter()
+    results = run_tasks(tasks, seed, workers)
+    doc["pool_seconds"] = time.perf_counter() - t0
+    doc["load"]["after_pool"] = load()
+
+    if "quality" in want:
+        doc["quality"] = []
+        print(f"\nbits gained on the opponent's hand (observer {BASES['ismcts']}, "
+              f"{quality_deals} paired deals each)")  # fmt: skip
+        for opp in opps:
+            rows = [row for res in results if res["task"].kind == "quality"
+                    and res["task"].b == opp for row in res["rows"]]  # fmt: skip
+            q = summarise_quality(rows, opp, 2 * quality_deals)
+            doc["quality"].append(q)
+            for name in BELIEF_MODELS:
+                m = q["models"][name]
+                allr = m["by_round"].get("all")
+                per_dec = (f"{allr['bits_per_decision']:+.3f} [{allr['ci_low']:+.3f}, "
+                           f"{allr['ci_high']:+.3f}]") if allr else "-"  # fmt: skip
+                rounds = " ".join(
+                    f"{m['by_round'][str(k)]['bits_per_decision']:+.2f}"
+                    if str(k) in m["by_round"] else "-" for k in range(1, 7)
+                )  # fmt: skip
+                print(f"  {opp:<38} {name:<6} per decision {per_dec}  by round {rounds}  "
+                      f"per hand {m['bits_per_hand']:+.2f}")  # fmt: skip
+            if "fit_posterior_at_last_evidence" in q:
+                post = q["fit_posterior_at_last_evidence"]
+                print("      fit posterior: " + ", ".join(f"{k} {v:.2f}" for k, v in post.items()))
+    if "strength" in want:
+        print(f"\nbelief against uniform worlds at equal time ({deals} paired deals per match), "
+              "difference of margins per hand, 95% CI over deals")  # fmt: skip
+        doc["strength"] = [
+            compare(results, base, opp, [calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS])
+            for base in base_list
+            for opp in opps
+        ]
+    if "budget" in want:
+        print(f"\nbelief against uniform worlds at the same budget ({deals} paired deals per "
+              "match; the belief's cost not compensated)")  # fmt: skip
+        doc["budget"] = [
+            compare(results, base, opp, [with_param(base, "belief", m) for m in BELIEF_MODELS])
+            for base in base_list
+            for opp in opps
+        ]
+    if "oracle" in want:
+        doc["oracle"] = []
+        print(f"\nthe cheat: worlds with the other hand as it is ({deals} paired deals), "
+              "minus uniform worlds")  # fmt: skip
+        for base in base_list:
+            for opp in opps:
+                per = {st: margins_of(results, st, opp) for st in (base, ORACLE + base)}
+                dlt = Estimate.of(per[ORACLE + base][0] - per[base][0])
+                doc["oracle"].append({"base": base, "opponent": opp, "deals": int(dlt.n),
+                                      "minus_uniform": dlt.mean,
+                                      "minus_uniform_ci": [dlt.low, dlt.high],
+                                      "ms_per_move": per[ORACLE + base][1]})  # fmt: skip
+                print(f"  {base} vs {opp}: {fmt(dlt)}")
+    doc["load"]["end"] = load()
+    if json_path:
+        try:
+            Path(json_path).write_text(json.dumps(doc, indent=2, default=str) + "\n")
+        except OSError as e:
+            raise click.ClickException(f"cannot write the output: {e}") from None
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,415 @@
+"""Beliefs over the hidden cards: exact against brute force, normalised, the seat's
+information only, deterministic, drawn right by the searches, and bad parameters."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from scopa_sim_cli.main import cli
+
+from scopa_sim import CardSet, Play, Rules
+from scopa_sim import _engine as K
+from scopa_sim._engine import search as KS
+from scopa_sim.belief import (
+    MODELS,
+    BeliefModel,
+    Channel,
+    belief,
+    describe_belief,
+    get_model,
+)
+from scopa_sim.errors import IllegalPlayError, PolicyError
+from scopa_sim.infoset import InfoSet
+from scopa_sim.policy import PolicySpec, make_bot
+from scopa_sim.search import ISMCTSBot, PIMCBot, move_seed
+from scopa_sim.state import HandState
+
+
+def played(rules: Rules, seed: int, plays: int, opponent: str = "expert") -> HandState:
+    """A hand dealt from ``seed`` (dealer 0) after ``plays`` plays: seat 0 plays
+    ``expert``, the other seats ``opponent``."""
+    me, opp = make_bot("expert"), make_bot(opponent)
+    s = HandState.deal(rules, dealer=0, seed=seed)
+    while s.plays_made < plays:
+        bot = me if s.turn == 0 else opp
+        s.push(bot.choose(s, move_seed(seed, s.plays_made, s.turn)))
+    return s
+
+
+def first_deck(state: HandState) -> list[int]:
+    """The deck order the hand was dealt from (its first pushed position's)."""
+    vec = state._stack[0][0]
+    return [int(c) for c in vec[K.S_DECK : K.S_DECK + int(vec[K.S_DECK_SIZE])]]
+
+
+def replay(state: HandState, order: list[int]) -> HandState:
+    """The hand's plays again from the deck ``order`` (raises IllegalPlayError if one of
+    them is not legal there)."""
+    s = HandState.deal(state.rules, dealer=state.dealer, deck=order)
+    for p in state.history:
+        s.push(p)
+    return s
+
+
+def with_hand(state: HandState, seat: int, hand: CardSet) -> list[int]:
+    """The deck order of the world where ``seat`` holds ``hand`` now, the rest of what is
+    hidden from the others in the stock, and every earlier card where it was."""
+    order = first_deck(state)
+    hidden = set(state.hand(seat)) | set(state.stock)
+    slots = [i for i, c in enumerate(order) if c in hidden]
+    mine = [i for i in slots if order[i] in state.hand(seat)]
+    rest = [i for i in slots if i not in mine]
+    new = list(order)
+    for i, c in zip(mine, sorted(hand), strict=True):
+        new[i] = c
+    for i, c in zip(rest, sorted(hidden - set(hand)), strict=True):
+        new[i] = c
+    return new
+
+
+def channel_prob(s: HandState, play: Play, ch: Channel) -> float:
+    """Probability of ``play`` by the seat to play under one channel, computed afresh
+    from the engine's value functions."""
+    legal = list(s.legal_plays)
+    n = len(legal)
+    if ch.kind == "random":
+        return 1.0 / n
+    scratch = np.empty(K.EXPERT_SCRATCH)
+    if ch.kind == "expert":
+        vals = [
+            int(K.expert_value(s._vec, s._r, p.card, p.take, scratch) * K.EXPERT_FIX) / K.EXPERT_FIX
+            for p in legal
+        ]
+    else:
+        vals = [float(K.greedy_value(s._vec, s._r, p.card, p.take)) for p in legal]
+    i = legal.index(play)
+    best = max(vals)
+    if ch.tau == 0:
+        q = 1.0 / vals.count(best) if vals[i] == best else 0.0
+    else:
+        ws = [math.exp((v - best) / ch.tau) for v in vals]
+        q = ws[i] / sum(ws)
+    return ch.eps / n + (1 - ch.eps) * q
+
+
+def brute_force(state: HandState, seat: int, model: BeliefModel) -> tuple[dict, list[float]]:
+    """P(the other seat holds H now) for every H, and the channel posterior, by replaying
+    the hand in every world where it holds H and multiplying the probabilities of all its
+    plays (2 players)."""
+    opp = 1 - seat
+    cards = sorted(set(state.hand(opp)) | set(state.stock))
+    k = len(state.hand(opp))
+    from itertools import combinations
+
+    joint: dict[int, list[float]] = {}
+    for combo in combinations(cards, k):
+        hand = CardSet(list(combo))
+        try:
+            world = replay(state, with_hand(state, opp, hand))
+        except IllegalPlayError:
+            continue  # a play of the history is not legal with this hand
+        like = [p for p in model.prior]
+        s = HandState.deal(state.rules, dealer=state.dealer, deck=first_deck(world))
+        for p in state.history:
+            if s.turn == opp:
+                chans = zip(like, model.channels, strict=True)
+                like = [w * channel_prob(s, p, ch) for w, ch in chans]
+            s.push(p)
+        joint[hand.mask] = like
+    total = sum(sum(v) for v in joint.values())
+    probs = {m: sum(v) / total for m, v in joint.items()}
+    post = [sum(v[i] for v in joint.values()) / total for i in range(len(model.channels))]
+    return probs, post
+
+
+@pytest.mark.parametrize(
+    ("preset", "seed", "plays", "model", "opponent"),
+    [
+        ("scopa", 3, 7, "fit", "greedy"),  # round 2, the other seat holds 2 cards
+        ("scopa", 5, 9, "expert", "expert"),  # round 2, it holds 1 card after 2 plays
+        ("scopa-corsa", 11, 13, "fit", "random"),  # capture by hand: lays are hard evidence
+    ],
+)
+def test_exact_belief_matches_brute_force(
+    preset: str, seed: int, plays: int, model: str, opponent: str
+) -> None:
+    """Every candidate hand's probability and the channel posterior equal a brute-force
+    enumeration that replays the hand in each world and multiplies the probabilities
+    of all the other seat's plays, computed afresh from the engine's value functions."""
+    rules = Rules.make(preset)
+    state = played(rules, seed, plays, opponent)
+    assert state.turn == 0 and state.hand(1)
+    b = belief(state, model)
+    assert b.method == "exact" and b.seats == [1]
+    probs, post = brute_force(state, 0, MODELS[model])
+    got = dict((h.mask, p) for h, p in b.holdings(1))
+    assert len(got) == math.comb(len(b.unseen), len(state.hand(1)))
+    for mask, p in got.items():
+        assert p == pytest.approx(probs.get(mask, 0.0), abs=1e-12), CardSet(mask)
+    assert list(b.type_posterior(1).values()) == pytest.approx(post, abs=1e-12)
+    assert b.probability({1: state.hand(1)}) > 0  # the truth is never ruled out
+
+
+@pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopa-4", "scopone", "scopa-corsa"])
+def test_weights_are_normalised_and_worlds_keep_the_information_set(preset: str) -> None:
+    """At every decision of a few hands: weights are >= 0 and sum to 1, every particle
+    gives the weighed seats hands of the right sizes from the unseen cards, disjoint, and
+    a world drawn from the belief keeps the seat's information state and legal plays,
+    and gives the weighed seats a hand of positive weight."""
+    rules = Rules.make(preset)
+    rnd = random.Random(preset)
+    methods = set()
+    bot = make_bot("greedy")
+    for game in range(2 if rules.hand_size <= 3 else 1):
+        s = HandState.deal(rules, dealer=game % rules.players, seed=rnd.randrange(2**32))
+        while not s.is_over():
+            if rules.hand_size <= 3 or s.plays_made % 9 == 5:
+                b = belief(s, "fit", seed=game)
+                methods.add(b.method)
+                w = b.weights
+                assert (w >= 0).all() and (w.sum() == pytest.approx(1.0) if w.size else True)
+                unseen = b.unseen.mask
+                for row in b.parts[:50]:
+                    used = 0
+                    for t in b.seats:
+                        assert int(row[t]).bit_count() == len(s.hand(t))
+                        assert int(row[t]) & ~unseen == 0 and not int(row[t]) & used
+                        used |= int(row[t])
+                text = InfoSet(s).information_state_string()
+                world = b.sample(rnd.randrange(2**32))
+                assert InfoSet(world, s.turn).information_state_string() == text
+                assert list(world.legal_plays) == list(s.legal_plays)
+                if b.seats:
+                    assert b.probability({t: world.hand(t) for t in b.seats}) > 0
+            s.push(bot.choose(s, rnd.randrange(2**32)))
+    expected = {"scopa": "exact", "scopa-3": "joint", "scopa-4": "joint", "scopone": "mcmc"}
+    assert expected.get(preset, "exact") in methods
+
+
+def swapped(state: HandState, a: int, b: int) -> HandState:
+    """The same history dealt with cards ``a`` and ``b`` exchanged."""
+    order = first_deck(state)
+    i, j = order.index(a), order.index(b)
+    order[i], order[j] = order[j], order[i]
+    return replay(state, order)
+
+
+@pytest.mark.parametrize(("preset", "plays"), [("scopa", 8), ("scopa-3", 11), ("scopone", 14)])
+def test_belief_reads_only_what_the_seat_sees(preset: str, plays: int) -> None:
+    """Moving hidden cards between hidden places (another seat's hand and the stock, or
+    two other hands), sizes kept, leaves the belief exactly as it was."""
+    rules = Rules.make(preset)
+    state = played(rules, 17, plays, "expert")
+    seat = state.turn
+    ref = belief(state, "fit", seed=4)
+    assert ref.seats  # there is evidence to read
+    others = [t for t in range(rules.players) if t != seat and state.hand(t)]
+    places = [sorted(state.hand(t)) for t in others] + [sorted(state.stock)]
+    places = [p for p in places if p]
+    assert len(places) >= 2
+    for x, y in ((places[0][0], places[1][-1]), (places[0][-1], places[-1][0])):
+        other = swapped(state, x, y)
+        assert other.hands != state.hands or other.stock != state.stock
+        b = belief(other, "fit", seed=4)
+        assert b.method == ref.method
+        assert np.array_equal(b.parts, ref.parts) and np.array_equal(b.cum, ref.cum)
+        assert np.array_equal(b.post, ref.post)
+
+
+@pytest.mark.parametrize("preset", ["scopa-3", "scopone"])
+def test_same_seed_same_belief(preset: str) -> None:
+    """The sampled methods (joint rejection, Metropolis chain) are deterministic per
+    seed, and the seed matters."""
+    state = played(Rules.make(preset), 23, 11 if preset == "scopa-3" else 14, "expert")
+    a, b, c = (belief(state, "fit", seed=s) for s in (1, 1, 2))
+    assert a.method in ("joint", "mcmc")
+    assert np.array_equal(a.parts, b.parts) and np.array_equal(a.post, b.post)
+    assert not np.array_equal(a.parts, c.parts)
+
+
+def test_no_history_or_uniform_model_means_uniform() -> None:
+    """A position built without its plays, the first decision of a round and
+    belief=uniform have no evidence: no particles, and the uniform probabilities."""
+    rules = Rules.make("scopa")
+    state = played(rules, 3, 7, "greedy")
+    assert belief(state, "uniform").method == "uniform"
+    bare = state.clone()  # the history is not copied
+    b = belief(bare, "fit")
+    assert b.method == "uniform" and b.seats == []
+    hands = {1: state.hand(1)}
+    assert b.uniform_probability(hands) == 1 / math.comb(len(b.unseen), 2)
+    assert b.log2_gain(state) == 0.0
+    top = b.holdings(1, 3)
+    assert len(top) == 3 and all(p == b.uniform_probability(hands) for _, p in top)
+    new_round = played(rules, 3, 6, "greedy")  # the second round just dealt
+    assert belief(new_round, "fit").method == "uniform"
+
+
+def test_fit_recognises_the_opponent() -> None:
+    """After a hand of play, the fit model's posterior for a greedy opponent is on the
+    greedy channel, for the expert on the exact expert, and for a random one not on
+    either (so its plays weigh the hands little)."""
+    rules = Rules.make("scopa")
+    for opp, channel in (("greedy", 1), ("expert", 2), ("random", None)):
+        s = played(rules, 31, 33, opp)  # the last round: 36 plays in all
+        post = belief(s, "fit").post[1]
+        if channel is not None:
+            assert post[channel] > 0.9, (opp, post)
+        else:
+            assert post[1] < 0.05 and post[2] < 0.05 and post[0] + post[4] > 0.9, post
+
+
+def test_search_draws_worlds_by_the_belief() -> None:
+    """PIMC's world draw and ISMCTS's iterations give the other seat each hand about as
+    often as the belief weighs it; with no particles the draw is today's uniform one."""
+    rules = Rules.make("scopa")
+    state = played(rules, 5, 9, "expert")  # the other seat holds 1 card: a few candidates
+    b = belief(state, "expert")
+    probs = dict((h.mask, p) for h, p in b.holdings(1))
+    r = rules.to_array()
+    root = InfoSet(state).vector
+    n = 4000
+    counts: dict[int, int] = {}
+    out = np.empty(K.N_STATE, dtype=np.int64)
+    for i in range(n):
+        KS.draw_world(root, r, 0, K.new_rng(i), out, b.parts, b.cum)
+        counts[int(out[K.S_HANDS + 1])] = counts.get(int(out[K.S_HANDS + 1]), 0) + 1
+    assert max(abs(counts.get(m, 0) / n - p) for m, p in probs.items()) < 0.03
+    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    tree = np.empty((n + 1, KS.T_COLS), dtype=np.int64)
+    count = KS.ismcts_init(root, tree)
+    rng = K.new_rng(3)
+    no_eq = np.empty(0)  # the margin objective
+    counts = {}
+    for _ in range(n):
+        count = KS.ismcts_run(
+            root, r, tree, count, 1, 1.0, 0, 4, rng, log, 0, no_eq, b.parts, b.cum
+        )
+        h = int(log[KS.L_HANDS + 1])
+        counts[h] = counts.get(h, 0) + 1
+        stock = {int(c) for c in log[KS.L_STOCK : KS.L_STOCK + log[KS.L_STOCK_LEN]]}
+        assert stock | set(CardSet(h)) == set(b.unseen) and not stock & set(CardSet(h))
+    assert max(abs(counts.get(m, 0) / n - p) for m, p in probs.items()) < 0.03
+    for i in range(20):  # no particles: exactly determinize
+        a, c = np.empty_like(out), np.empty_like(out)
+        KS.determinize(root, r, 0, K.new_rng(i), a)
+        KS.draw_world(root, r, 0, K.new_rng(i), c, np.empty((0, 4), np.int64), np.empty(0))
+        assert np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("preset", ["scopa", "scopa-4", "scopone-scientifico"])
+def test_belief_search_bots_play_every_preset(preset: str) -> None:
+    """PIMC and ISMCTS with a belief play legal plays, keep the decision's belief, and
+    are deterministic per seed."""
+    rules = Rules.make(preset)
+    state = played(rules, 2, 2 * rules.players - 1 if rules.hand_size <= 3 else 6, "greedy")
+    for bot in (
+        ISMCTSBot(iterations=60, horizon=4, c=1, belief="fit"),
+        PIMCBot(worlds=3, depth=2, exact_below=0, belief="expert"),
+    ):
+        play = bot.choose(state, 9)
+        assert play in state.legal_plays
+        assert bot.last_belief is not None and bot.last_belief.seats
+        assert bot.choose(state, 9) == play
+        assert "belief=" in bot.name
+    if preset == "scopa":  # a belief and the match objective together
+        spec = PolicySpec.parse("ismcts:iterations=40,horizon=4,c=1,belief=fit,objective=match")
+        bot = spec.bot()
+        assert bot.choose(state, 9) in state.legal_plays and bot.last_belief is not None
+
+
+def test_bad_belief_parameters_are_one_line_errors() -> None:
+    for text in ("ismcts:belief=bogus", "pimc:belief=", "ismcts:iterations=10,belief=Expert"):
+        with pytest.raises(PolicyError, match="belief") as e:
+            PolicySpec.parse(text)
+        assert "\n" not in str(e.value) and "uniform, expert, fit" in str(e.value)
+    with pytest.raises(PolicyError, match="unknown belief 'x'"):
+        get_model("x")
+    with pytest.raises(PolicyError):
+        ISMCTSBot(belief="nope")
+    for bad in (
+        lambda: Channel("smart"),
+        lambda: Channel("expert", -1.0, 0.1),
+        lambda: Channel("greedy", 0.0, 0.0),
+        lambda: Channel("random", 0.5),
+        lambda: BeliefModel("m", (Channel("random"),), (0.0,)),
+        lambda: BeliefModel("m", (Channel("random"),), (1.0, 1.0)),
+    ):
+        with pytest.raises(PolicyError):
+            bad()
+    state = played(Rules.make("scopa"), 3, 7)
+    with pytest.raises(ValueError, match="seat"):
+        belief(state, "fit", seat=5)
+    with pytest.raises(ValueError, match="other seats"):
+        belief(state, "fit").holdings(0)
+
+
+def test_describe_belief_names_the_likely_hands() -> None:
+    state = played(Rules.make("scopa"), 3, 7, "greedy")
+    b = belief(state, "fit")
+    lines = describe_belief(b, top=3)
+    best, p = b.holdings(1, 1)[0]
+    assert lines[0].startswith("seat 1 (2 cards") and f"[{best}] {p:.1%}" in lines[0]
+    assert lines[1].startswith("  plays like greedy")
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A one-match game record: expert (seat 0) against greedy."""
+    path = tmp_path_factory.mktemp("belief") / "g.jsonl"
+    res = CliRunner().invoke(
+        cli, ["play", "--policy", "expert", "--policy", "greedy", "--seed", "3",
+              "--record", str(path)],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    return str(path)
+
+
+def test_advise_shows_the_belief(record: str) -> None:
+    """advise --belief prints the other seat's likely hands (text and JSON), the same as
+    the library's belief of that position; bad values are one-line usage errors."""
+    pos = f"{record}:1:9"
+    res = CliRunner().invoke(cli, ["advise", "--position", pos, "--policy", "pimc:worlds=4",
+                                   "--belief", "fit", "--json"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)["belief"]
+    from scopa_sim.advise import position_from_record
+
+    b = belief(position_from_record(pos), "fit")
+    seat = str(1 - b.seat)
+    assert doc["model"] == "fit" and doc["method"] == "exact" and doc["plays_seen"] == 9
+    top = doc["seats"][seat]["holdings"]
+    assert [(h["hand"], h["p"]) for h in top] == [
+        (str(h), p) for h, p in b.holdings(1 - b.seat, 10)
+    ]
+    res = CliRunner().invoke(cli, ["advise", "--position", pos, "--policy", "pimc:worlds=4",
+                                   "--belief", "expert"])  # fmt: skip
+    assert res.exit_code == 0 and "belief (expert, exact, from 9 plays seen):" in res.output
+    assert f"seat {seat} (" in res.output
+    for args in (["--belief", "nope"], ["--policy", "ismcts:belief=nope"]):
+        res = CliRunner().invoke(cli, ["advise", "--position", pos, *args])
+        assert res.exit_code == 2 and "Traceback" not in res.output
+        assert res.output.strip().splitlines()[-1].startswith("Error:")
+
+
+def test_review_shows_the_belief(record: str) -> None:
+    """review --belief adds the deciding seat's likely holdings to its decisions (JSON and
+    text), and nothing without it."""
+    base = ["review", record, "1", "--policy", "eval:worlds=4", "--seat", "1", "-q"]
+    res = CliRunner().invoke(cli, [*base, "--json", "--belief", "fit"])
+    assert res.exit_code == 0, res.output
+    decisions = json.loads(res.output)["decisions"]
+    with_belief = [d for d in decisions if "belief" in d]
+    assert with_belief and all(list(d["belief"]) == ["0"] for d in with_belief)
+    assert all(0 < h["p"] <= 1 for d in with_belief for h in d["belief"]["0"])
+    plain = json.loads(CliRunner().invoke(cli, [*base, "--json"]).output)["decisions"]
+    assert not any("belief" in d for d in plain)
+    text = CliRunner().invoke(cli, [*base, "--belief", "expert"]).output
+    assert "belief: seat 0 holds [" in text
+    res = CliRunner().invoke(cli, [*base, "--belief", "x"])
+    assert res.exit_code == 2 and "Traceback" not in res.output
