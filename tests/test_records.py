@@ -1065,7 +1065,7 @@ def test_escoba_records_of_played_matches_hold_their_openings() -> None:
 def cli_run(*args: str, input: str | None = None) -> Any:
     from click.testing import CliRunner
 
-    from cli.main import cli
+    from scopa_sim_cli.main import cli
 
     res = CliRunner().invoke(cli, list(args), input=input, prog_name="scopa-sim")
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exc_info
