@@ -20,6 +20,12 @@ kernels' ``play_out``), ``random-scopa-3``, ``greedy-scopone`` (the general
 kernel), ``ismcts`` (4,000 iterations from each of 8 roots, greedy rollouts to the end)
 and ``ismcts-h4`` (horizon 4, estimate leaf), ``solver`` (exact values of every play in
 12 endgames of 18 plays left).
+
+``--simulate HANDS`` times the whole command instead: ``scopa-sim simulate --hands HANDS``
+(2-player ``scopa``, random play, one worker) of the base revision's source tree (from
+``git archive``, run through ``PYTHONPATH``) against the installed command (the working
+tree), alternately in fresh processes, after a warm-up run of each (numba's cache
+filled); wall time and the children's CPU time per run, and the runs' data compared.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ import importlib
 import json
 import os
 import platform
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -200,6 +208,83 @@ def _solver() -> Callable[[Any, Any, int], Any]:
     return run
 
 
+_LAUNCH = "import sys; sys.argv[0] = 'scopa-sim'; from cli.main import main; main()"
+
+
+def base_tree(rev: str) -> tuple[Path, str]:
+    """The source tree of git revision ``rev`` (``git archive``), cached by commit."""
+    sha = _git("rev-parse", "--verify", f"{rev}^{{commit}}").strip()
+    tree = Path(tempfile.gettempdir()) / "scopa-sim-ab" / f"tree-{sha[:12]}"
+    if not (tree / "scopa_sim").is_dir():
+        tree.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+        if "scopa_sim_cli" in (tree / "cli" / "main.py").read_text():
+            (tree / "scopa_sim_cli").symlink_to("cli")  # the package name it installs as
+    return tree, sha
+
+
+def simulate_ab(rev: str, hands: int, pairs: int) -> dict:
+    """Alternating runs of ``scopa-sim simulate`` by the base tree and the working tree."""
+    tree, sha = base_tree(rev)
+    work = Path(tempfile.mkdtemp(prefix="scopa-sim-ab-runs-"))
+
+    exe = shutil.which("scopa-sim") or str(Path(sys.executable).parent / "scopa-sim")
+
+    def run(src: Path, label: str, seed: int) -> tuple[float, float, Path]:
+        out = work / f"{label}-{seed}"
+        shutil.rmtree(out, ignore_errors=True)
+        args = ["simulate", "--hands", str(hands), "--seed", str(seed), "--workers", "1"]
+        args += ["--out", str(out)]
+        if src == ROOT:  # the installed command (this working tree)
+            env = dict(os.environ)
+            env.pop("PYTHONPATH", None)
+            cmd = [exe, *args]
+        else:
+            env = {**os.environ, "PYTHONPATH": str(src)}
+            launch = _LAUNCH
+            if (src / "scopa_sim_cli").exists():
+                launch = launch.replace("from cli.main", "from scopa_sim_cli.main")
+            cmd = [sys.executable, "-c", launch, *args]
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        return wall, cpu, out
+
+    run(tree, "base", 0)  # warm-up: numba's caches of both trees
+    run(ROOT, "new", 0)
+    t: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": []} for k in ("base", "new")}
+    same = True
+    for i in range(pairs):
+        order = (("base", tree), ("new", ROOT)) if i % 2 == 0 else (("new", ROOT), ("base", tree))
+        outs = {}
+        for label, src in order:
+            wall, cpu, outs[label] = run(src, label, i)
+            t[label]["wall"].append(wall)
+            t[label]["cpu"].append(cpu)
+        a = sorted((outs["base"] / "shards").glob("*.parquet"))
+        b = sorted((outs["new"] / "shards").glob("*.parquet"))
+        same = same and [f.read_bytes() for f in a] == [f.read_bytes() for f in b]
+    shutil.rmtree(work, ignore_errors=True)
+    ratios = {k: [x / y for x, y in zip(t["base"][k], t["new"][k], strict=True)] for k in t["base"]}
+    return {
+        "base_commit": sha,
+        "hands": hands,
+        "pairs": pairs,
+        "same_shards": same,
+        **{f"{side}_{k}_median_s": statistics.median(t[side][k]) for side in t for k in t[side]},
+        **{f"{k}_ratio_median": statistics.median(v) for k, v in ratios.items()},
+        **{f"{k}_ratio_q1": float(np.quantile(v, 0.25)) for k, v in ratios.items()},
+        **{f"{k}_ratio_q3": float(np.quantile(v, 0.75)) for k, v in ratios.items()},
+        "runs": t,
+    }
+
+
 CASES: dict[str, Callable[[], Callable[[Any, Any, int], Any]]] = {
     "random": lambda: _selfplay("scopa", 0, 100_000),
     "greedy": lambda: _selfplay("scopa", 1, 40_000),
@@ -274,11 +359,40 @@ def ab(run: Callable[[Any, Any, int], Any], base: tuple[Any, Any], pairs: int) -
     type=click.Choice(list(CASES)),
     help="Cases to run (repeatable; default: random, greedy, expert).",
 )
+@click.option(
+    "--simulate",
+    "simulate_hands",
+    type=int,
+    help="Time `scopa-sim simulate --hands N` of the base tree against the working tree.",
+)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results here.")
 def main(
-    base: str, base_path: str | None, pairs: int, cases: tuple[str, ...], json_path: str | None
+    base: str,
+    base_path: str | None,
+    pairs: int,
+    cases: tuple[str, ...],
+    simulate_hands: int | None,
+    json_path: str | None,
 ) -> None:
     """Print base/new time ratios of alternating in-process runs (one core)."""
+    if simulate_hands:
+        load_before = os.getloadavg()
+        res = simulate_ab(base, simulate_hands, pairs)
+        res["load_average_before"] = load_before
+        res["load_average_after"] = os.getloadavg()
+        print(
+            f"scopa-sim simulate --hands {simulate_hands}, base {base} "
+            f"({res['base_commit'][:10]}) / working tree, {pairs} pairs: wall ratio "
+            f"{res['wall_ratio_median']:.4f} [q1 {res['wall_ratio_q1']:.4f}, q3 "
+            f"{res['wall_ratio_q3']:.4f}], CPU ratio {res['cpu_ratio_median']:.4f} [q1 "
+            f"{res['cpu_ratio_q1']:.4f}, q3 {res['cpu_ratio_q3']:.4f}]; medians base "
+            f"{res['base_wall_median_s']:.3f} s / new {res['new_wall_median_s']:.3f} s wall; "
+            f"same shards: {res['same_shards']}; load {load_before[0]:.2f} -> "
+            f"{res['load_average_after'][0]:.2f}"
+        )
+        if json_path:
+            Path(json_path).write_text(json.dumps(res, indent=2) + "\n")
+        return
     k, ks, sha = load_base(base, base_path)
     if base_path:
         base = base_path

@@ -6,8 +6,10 @@ against the plain-Python reference (tests/reference.py) measured in the same run
 Prints a table; ``--json`` also writes it. Targets (issue 2): >= 1,000,000 random
 2-player hands/s on one core, >= 200x the plain-Python baseline, cached CLI start-up
 under 2 s; (issue 13) >= 20,000 ``expert`` 2-player hands/s on one core (best of three
-runs here; ``bench_ladder.py`` takes medians of alternating runs). Numbers are measured,
-never asserted.
+runs here; ``bench_ladder.py`` takes medians of alternating runs); (issue 15) random
+self-play of ``escoba`` at >= 60% of ``scopa``'s hands/s in the same run (the median of
+alternating runs' ratios, thread CPU time; ``scopa-15`` too, and greedy and expert).
+Numbers are measured, never asserted.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import os
 import platform
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -80,6 +83,28 @@ def selfplay_rate(rules: Rules, policy: int, hands: int, seed: int = 1) -> float
         dt, _ = _time(K.selfplay_hands, r, pol, seed, hands, out)
         best = max(best, hands / dt)
     return best
+
+
+def paired_rates(
+    a: Rules, b: Rules, policy: int, hands: int, pairs: int = 9
+) -> tuple[float, float, float]:
+    """Median hands/s (thread CPU time) of self-play under ``a`` and ``b``, run
+    alternately (``pairs`` times each, order swapped every pair), and the median of the
+    pairs' ratios b / a."""
+    pol = np.full(4, policy, dtype=np.int64)
+    out = np.zeros((hands, 4), dtype=np.int64)
+    ra, rb = a.to_array(), b.to_array()
+    for r in (ra, rb):
+        K.selfplay_hands(r, pol, 1, 100, out)  # warm-up (compile / cache load)
+    rates: dict[str, list[float]] = {"a": [], "b": []}
+    for i in range(pairs):
+        order = (("a", ra), ("b", rb)) if i % 2 == 0 else (("b", rb), ("a", ra))
+        for label, r in order:
+            t0 = time.thread_time()
+            K.selfplay_hands(r, pol, i, hands, out)
+            rates[label].append(hands / (time.thread_time() - t0))
+    ratios = [y / x for x, y in zip(rates["a"], rates["b"], strict=True)]
+    return statistics.median(rates["a"]), statistics.median(rates["b"]), statistics.median(ratios)
 
 
 def legal_rate(rules: Rules, hands: int) -> float:
@@ -154,6 +179,16 @@ def main(hands: int, json_path: str | None, skip_startup: bool) -> None:
             "hands/s",
         )
     )
+    for name in ("escoba", "scopa-15"):
+        for policy, label, n in (
+            (K.POLICY_RANDOM, "random", hands // 4),
+            (K.POLICY_GREEDY, "greedy", hands // 10),
+            (K.POLICY_EXPERT, "expert", max(100, hands // 200)),
+        ):
+            base, rate, ratio = paired_rates(scopa, Rules.make(name), policy, max(100, n))
+            rows.append((f"{label} self-play, {name} (alternating with scopa)", rate, "hands/s"))
+            rows.append((f"  {label} self-play, scopa in the same runs", base, "hands/s"))
+            rows.append((f"  {name} / scopa, {label} self-play", ratio, "x"))
     lg = legal_rate(scopa, max(1000, hands // 200))
     rows.append(("legal-play generation, 2p scopa", lg, "calls/s"))
     rows.append(("  plain-Python baseline (legal plays)", base_legal, "calls/s"))

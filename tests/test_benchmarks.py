@@ -8,6 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from scopa_sim.rules import PRESETS
+
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
@@ -85,7 +89,7 @@ def test_bench_ladder_quick(tmp_path: Path) -> None:
     assert set(ratings) == set(doc["round_robin"]["policies"])
     assert abs(sum(ratings.values())) < 1e-6  # least squares anchored at mean 0
     assert set(doc["equal_time"]) == {"ismcts_h4_rollout", "ismcts_plain_rollout", "pimc_leaf"}
-    assert len(doc["expert_vs_greedy_fused"]) == 9
+    assert len(doc["expert_vs_greedy_fused"]) == len(PRESETS)  # every preset
     speed = doc["selfplay_speed"]["median_hands_per_s"]
     assert speed["expert"] > 0 and speed["greedy"] > 0 and speed["random"] > 0
     assert {"start", "end"} <= set(doc["load"])
@@ -164,3 +168,15 @@ def test_bench_match_leaf_calibration(tmp_path: Path) -> None:
     )
     assert [s["play"] for s in doc["stages"]] == [4, 12, 20, 28]
     assert all(s["positions"] >= 2 and 0 <= s["brier"] <= 1 for s in doc["stages"])
+
+
+def test_bench_ab(tmp_path: Path) -> None:
+    """The paired A/B harness loads a git revision's kernels beside the working tree's."""
+    git = subprocess.run(["git", "-C", str(BENCH), "rev-parse", "HEAD"], capture_output=True)
+    if git.returncode != 0:  # pragma: no cover - not a git checkout
+        pytest.skip("needs a git checkout")
+    doc = _run("bench_ab.py", "--base", "HEAD", "--pairs", "2", "--case", "solver",
+               out=tmp_path / "ab.json")  # fmt: skip
+    res = doc["results"]["solver"]
+    assert res["pairs"] == 2 and len(res["ratios"]) == 2 and res["same_results"]
+    assert res["ratio_median"] > 0

@@ -29,12 +29,15 @@ RULESETS = [
     ("scopa", ("remainder_to=dealer", "re_bello=true", "capture_rule=hand")),
     ("scopone-scientifico", ("napola_scoring=fixed3", "primiera=sevens", "re_bello=true")),
     ("scopa-3", ("hand_size=1", "table_cards=1", "sum_capture=fewest")),
-    # the sum-to-fifteen family and free lays (RULES.md §9)
+    # RULES.md §9: the fifteen rule, free lays and the opening take
     ("scopa-15", ()),
     ("escoba", ()),
     ("escoba", ("players=4",)),
-    ("scopa-15", ("sum_capture=fewest", "capture_rule=hand", "opening_fifteen=true")),
+    ("escoba", ("players=3", "table_cards=1", "sum_capture=fewest")),
+    ("scopa-15", ("sum_capture=fewest", "capture_rule=hand", "remainder_to=dealer")),
     ("scopa", ("capture_compulsory=false",)),
+    ("scopa-3", ("capture_compulsory=false", "capture_rule=hand", "sum_capture=fewest")),
+    ("scopa-15", ("sum_capture=fewest", "capture_rule=hand", "opening_fifteen=true")),
 ]
 IDS = [" ".join((p, *o)) for p, o in RULESETS]
 
@@ -261,17 +264,30 @@ def test_fused_selfplay_matches_the_step_kernels(
 
 
 @pytest.mark.parametrize(
-    ("preset", "overrides"), [("scopa", ("napola=true", "last_play_scopa=true")), ("scopa-36", ())]
+    ("preset", "overrides"),
+    [
+        ("scopa", ("napola=true", "last_play_scopa=true")),
+        ("scopa-36", ()),
+        ("scopa-15", ()),
+        ("escoba", ()),
+        ("escoba", ("deck=36", "remainder_to=dealer")),
+    ],
 )
 def test_two_player_fast_path_equals_the_general_kernel(
     preset: str, overrides: tuple[str, ...]
 ) -> None:
-    """fused_hands_2p (options folded to constants) and fused_hands give the same rows."""
-    r = make(preset, overrides).to_array()
-    assert K.fused_kernel(r) is K.fused_hands_2p
+    """fused_hands_2p (options folded to constants) and fused_hands give the same rows;
+    under the fifteen rule fused_hands15_2p and fused_hands15."""
+    rules = make(preset, overrides)
+    r = rules.to_array()
+    fifteen = rules.capture_mode == "fifteen"
+    general, fast = (
+        (K.fused_hands15, K.fused_hands15_2p) if fifteen else (K.fused_hands, K.fused_hands_2p)
+    )
+    assert K.fused_kernel(r) is fast
     policies = np.array([K.POLICY_RANDOM, K.POLICY_GREEDY, 0, 0], dtype=np.int64)
     out = []
-    for kernel in (K.fused_hands, K.fused_hands_2p):
+    for kernel in (general, fast):
         points = np.zeros((300, 4), dtype=np.int64)
         cols = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
         kernel(r, policies, 11, 50, 300, K.MODE_HANDS, points, cols)
@@ -279,3 +295,6 @@ def test_two_player_fast_path_equals_the_general_kernel(
     assert (out[0][0] == out[1][0]).all() and (out[0][1] == out[1][1]).all()
     assert K.fused_kernel(make("asso-piglia-tutto", ()).to_array()) is K.fused_hands
     assert K.fused_kernel(make("scopa-3", ()).to_array()) is K.fused_hands
+    free = make("scopa", ("capture_compulsory=false",)).to_array()
+    assert K.fused_kernel(free) is K.fused_hands
+    assert K.fused_kernel(make("escoba", ("players=4",)).to_array()) is K.fused_hands15

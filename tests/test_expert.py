@@ -29,6 +29,8 @@ PRESETS = [
     "scopa-corsa",
     "scopone",
     "scopone-scientifico",
+    "scopa-15",
+    "escoba",
 ]
 
 
@@ -113,20 +115,27 @@ def test_expert_reads_only_its_information_set(preset: str) -> None:
     assert changed > 20
 
 
-def test_fused_two_player_fast_path_equals_general_kernel_with_expert() -> None:
-    r = Rules.make("scopa").to_array()
+@pytest.mark.parametrize("preset", ["scopa", "escoba"])
+def test_fused_two_player_fast_path_equals_general_kernel_with_expert(preset: str) -> None:
+    r = Rules.make(preset).to_array()
     policies = np.array([K.POLICY_EXPERT, K.POLICY_GREEDY, 0, 0], dtype=np.int64)
     rows = []
-    for kernel in (K.fused_hands, K.fused_hands_2p):
+    kernels = (
+        (K.fused_hands15, K.fused_hands15_2p)
+        if preset == "escoba"
+        else (K.fused_hands, K.fused_hands_2p)
+    )
+    for kernel in kernels:
         cols = np.zeros((K.N_ROW_COLS, 200), dtype=np.int32)
         kernel(r, policies, 5, 0, 200, K.MODE_HANDS, np.empty((0, 4), np.int64), cols)
         rows.append(cols)
     assert np.array_equal(rows[0], rows[1])
 
 
-def test_reply_expectation_is_exact() -> None:
+@pytest.mark.parametrize("preset", ["scopa", "scopa-15", "escoba"])
+def test_reply_expectation_is_exact(preset: str) -> None:
     """The expected best reply equals the mean over every hand the next seat may hold."""
-    rules = Rules.make("scopa")
+    rules = Rules.make(preset)
     rnd = random.Random(3)
     flags = K.expert_flags(rules.to_array())
     scratch = np.empty(K.EXPERT_SCRATCH)
@@ -143,23 +152,24 @@ def test_reply_expectation_is_exact() -> None:
         kn = len(state.hand(nxt)) or 3
         u = [c for c in range(40) if unseen >> c & 1]
         args = (state.plays_made, rules.deck - rules.table_cards, 0, 0, rules.deck, flags)
+        fifteen = rules.capture_mode == "fifteen"
+        play_value = K.expert_play_value15 if fifteen else K.expert_play_value
+        reply_value = K.reply_value15 if fifteen else K.reply_value
         for play in state.legal_plays:
-            tail = (*args, False, scratch)  # no follow-up: the reply alone
-            alone = K.expert_play_value(
-                play.card, play.take, hand, table, pm, po, 0, unseen, 0, *tail
-            )
-            full = K.expert_play_value(
-                play.card, play.take, hand, table, pm, po, 0, unseen, kn, *tail
-            )
             bit = 1 << play.card
             left = table & ~play.take if play.take else table | bit
+            if left.bit_count() > K.BIG_TABLE15:
+                continue  # no reply priced there (see expert_play_value)
+            tail = (*args, False, scratch)  # no follow-up: the reply alone
+            alone = play_value(play.card, play.take, hand, table, pm, po, 0, unseen, 0, *tail)
+            full = play_value(play.card, play.take, hand, table, pm, po, 0, unseen, kn, *tail)
             pm2 = pm | play.take | bit if play.take else pm
             e0 = K.expert_eval(pm2, po, 0, rules.deck, flags)
-            lo, hi = K.packed_of(left, rules.capture_mode == "fifteen")
+            lo, hi = K.packed_of(left, fifteen)
             final = state.plays_made + 2 == rules.deck - rules.table_cards
             lc = 1 if play.take else 0
             r = {
-                c: K.reply_value(
+                c: reply_value(
                     c, left, lo, hi, pm2, po, 0, rules.deck, flags, final, lc, 0, e0, 0, 0
                 )
                 for c in u

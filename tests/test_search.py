@@ -62,6 +62,8 @@ CASES = [
     ("asso-piglia-tutto", (4, 6), 3),
     ("scopa-corsa", (4, 6), 3),
     ("scopone-scientifico", (4, 6), 2),
+    ("scopa-15", (4, 6), 3),
+    ("escoba", (4, 6), 3),
 ]
 
 
@@ -173,8 +175,11 @@ def replay_logged_iteration(
 
 @pytest.mark.parametrize(
     "preset",
-    ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa", "scopone-scientifico"],
-)
+    [
+        "scopa", "scopa-3", "scopone", "asso-piglia-tutto", "scopa-corsa",
+        "scopone-scientifico", "scopa-15", "escoba",
+    ],
+)  # fmt: skip
 def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None:
     """Every play of logged ISMCTS iterations (tree and rollout) is
     legal in the iteration's world (random, greedy and expert rollouts), the world keeps
@@ -193,7 +198,7 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
         assert tree[0, KS.T_VISITS] == 8
 
 
-@pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto"])
+@pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "escoba"])
 def test_ismcts_horizon_cuts_rollouts_and_values_them_by_the_estimate(preset: str) -> None:
     """horizon=h: a fresh tree's first iteration makes the expansion play and h rollout
     plays (fewer if the hand ends), then backs up the heuristic leaf value (estimate or

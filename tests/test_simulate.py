@@ -352,8 +352,6 @@ def test_fused_rows_equal_the_step_kernels_rows(by_match):
 
     units = 40 if by_match else 400
     for preset in PRESETS:
-        if Rules.make(preset).capture_mode == "fifteen":
-            continue  # the fused loop plays RULES.md §9 from the next commit on
         r = Rules.make(preset).to_array()
         for policy in ("random", "greedy"):
             codes = np.full(4, K.POLICY_RANDOM if policy == "random" else K.POLICY_GREEDY)

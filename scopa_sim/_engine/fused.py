@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import ctz
+from .bits import ctz, popcount
 from .capture import (
+    BIG_TABLE,
+    BIG_TABLE15,
     GROW,
     GROW_SHRINK,
     LANES,
@@ -17,10 +19,17 @@ from .capture import (
     capture_count,
     card_captures,
     card_captures_fewest,
+    count_captures,
     is_capture,
     nth_capture,
+    opening_take,
+    packed_of,
+    play_on_table,
     remainder_side,
+    table_reach,
+    table_reach15,
     take_of_play,
+    take_of_play15,
     value_sum,
 )
 from .layout import (
@@ -38,10 +47,12 @@ from .layout import (
     I_TOTAL,
     KINGS,
     MAX_HANDS_PER_MATCH,
+    MAX_PLAYS,
     MODE_HANDS,
     MODE_MATCHES,
     MODE_SELFPLAY,
     N_ITEMS,
+    N_STATE,
     N_WORK,
     POLICY_EXPERT,
     POLICY_RANDOM,
@@ -69,7 +80,20 @@ from .layout import (
     R_TARGET,
     R_TEAMS,
     R_TOTAL_PLAYS,
+    S_DEALER,
+    S_DECK,
+    S_DECK_SIZE,
+    S_HANDS,
+    S_LAST_CAPTURER,
+    S_PILES,
+    S_PLAYS,
+    S_REACH,
+    S_SCOPE,
+    S_STOCK,
+    S_TABLE,
+    S_TURN,
     SAME_MASK,
+    SCRATCH,
     STREAM_DEAL,
     STREAM_DEALER,
     STREAM_PLAY,
@@ -83,15 +107,28 @@ from .policy import (
     EXPERT_SCRATCH,
     expert_flags,
     expert_play_value,
+    expert_play_value15,
     expert_view,
     greedy_score,
     to_fixed,
 )
 from .scoring import item_winners, match_winner, side_items, side_stats
-from .streams import GOLDEN, below, derive_seed, draw, fisher_yates, seed_finish, seed_prefix
+from .step import choose_play, legal_plays
+from .streams import (
+    GOLDEN,
+    RNG_WORDS,
+    below,
+    derive_seed,
+    draw,
+    fisher_yates,
+    seed_finish,
+    seed_prefix,
+)
 
 __all__ = [
     "fused_hands",
+    "fused_hands15",
+    "fused_hands15_2p",
     "fused_hands_2p",
     "fused_kernel",
     "fused_rows",
@@ -110,10 +147,10 @@ def selfplay_hands(rules, policies, seed, count, out_points):
 
 
 def fused_kernel(rules):
-    """The compiled :func:`fused_hands` for a rules vector: the two-player fast path
-    :func:`fused_hands_2p` when it applies, else the general kernel."""
-    if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL] or rules[R_OPENING_FIFTEEN]:
-        raise ValueError("the fused loop does not play the options of RULES.md §9 yet")
+    """The compiled :func:`fused_hands` for a rules vector: under Scopa's capture rule the
+    two-player fast path :func:`fused_hands_2p` when it applies, else the general
+    kernel; under the fifteen rule (RULES.md §9) :func:`fused_hands15_2p` or
+    :func:`fused_hands15`, the same loop with that rule compiled in."""
     plain_2p = (
         rules[R_PLAYERS] == 2
         and not rules[R_TEAMS]
@@ -121,7 +158,9 @@ def fused_kernel(rules):
         and not rules[R_SUM_FEWEST]
         and not rules[R_CAPTURE_HAND]
     )
-    return fused_hands_2p if plain_2p else fused_hands
+    if rules[R_CAPTURE_FIFTEEN]:
+        return fused_hands15_2p if plain_2p else fused_hands15
+    return fused_hands_2p if plain_2p and not rules[R_CAPTURE_OPTIONAL] else fused_hands
 
 
 @njit(cache=True, nogil=True)
@@ -153,29 +192,86 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
     return _fused_hands(
         rules, policies, seed, first_unit, count, mode, out_points, out_cols,
         rules[R_PLAYERS], rules[R_TEAMS] != 0, rules[R_ACE_SWEEP] != 0,
-        rules[R_SUM_FEWEST] != 0, rules[R_CAPTURE_HAND] != 0,
+        rules[R_SUM_FEWEST] != 0, rules[R_CAPTURE_HAND] != 0, rules[R_CAPTURE_OPTIONAL] != 0,
+        False, False,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True)
 def fused_hands_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
-    """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``
-    or ``capture_rule=hand`` (``scopa``, ``scopa-36`` and most of their variants), with
-    those options compiled in as constants: about 6% faster."""
+    """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``,
+    ``capture_rule=hand`` or free lays (``scopa``, ``scopa-36`` and most of their
+    variants), with those options compiled in as constants: about 6% faster."""
     return _fused_hands(
         rules, policies, seed, first_unit, count, mode, out_points, out_cols,
-        2, False, False, False, False,
+        2, False, False, False, False, False, False, False,
     )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def fused_hands15(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+    """:func:`fused_hands` under the fifteen rule (``capture_mode=fifteen``, RULES.md §9)."""
+    return _fused_hands(
+        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+        rules[R_PLAYERS], rules[R_TEAMS] != 0, False, rules[R_SUM_FEWEST] != 0,
+        rules[R_CAPTURE_HAND] != 0, rules[R_CAPTURE_OPTIONAL] != 0, True,
+        rules[R_OPENING_FIFTEEN] != 0,
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def fused_hands15_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+    """:func:`fused_hands15` for two players without teams, ``sum_capture=fewest`` or
+    ``capture_rule=hand`` (``scopa-15``, ``escoba``), those options compiled in."""
+    return _fused_hands(
+        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+        2, False, False, False, False, rules[R_CAPTURE_OPTIONAL] != 0, True,
+        rules[R_OPENING_FIFTEEN] != 0,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def _step_decision(st, rules, policy, rng, bc, bt, sc, w, deck, table, turn, plays, pos,
+                   dealer, last_capturer, z, spare):  # fmt: skip
+    """A decision of the fused loop made by the step kernels, for a table too big for
+    the packed subset counts (reachable only with free lays or under the fifteen rule):
+    the position as a state vector ``st``, then :func:`.step.legal_plays` and
+    :func:`.step.choose_play`, which list the plays in the same order and draw the same
+    numbers from the play stream ``(z, spare)``; return ``(card, take, z, spare)``."""
+    for i in range(N_STATE):
+        st[i] = 0
+    for s in range(4):
+        st[S_HANDS + s] = w[W_HANDS + s]
+        st[S_PILES + s] = w[W_PILES + s]
+        st[S_SCOPE + s] = w[W_SCOPE + s]
+    size = rules[R_DECK]
+    for i in range(size):
+        st[S_DECK + i] = deck[i]
+    st[S_TABLE] = table
+    st[S_REACH] = table_reach15(table) if rules[R_CAPTURE_FIFTEEN] else table_reach(table)
+    st[S_LAST_CAPTURER] = last_capturer
+    st[S_TURN] = turn
+    st[S_STOCK] = pos
+    st[S_PLAYS] = plays
+    st[S_DEALER] = dealer
+    st[S_DECK_SIZE] = size
+    rng[0] = z
+    rng[1] = spare
+    n = legal_plays(st, rules, bc, bt, sc)
+    i = choose_play(st, rules, policy, rng, bc, bt, n)
+    return bc[i], bt[i], rng[0], rng[1]
 
 
 @njit(cache=True, inline="always")
 def _fused_hands(
     rules, policies, seed, first_unit, count, mode, out_points, out_cols,
-    players, teams, ace_rule, fewest, capture_hand,
+    players, teams, ace_rule, fewest, capture_hand, optional, fifteen, opening,
 ):  # fmt: skip
     """The body of :func:`fused_hands`, inlined into each entry point so that the options
-    given as arguments (players, teams, ace sweep, sum and capture rules) fold to
-    constants where an entry point fixes them."""
+    given as arguments (players, teams, ace sweep, sum and capture rules, free lays, the
+    fifteen rule and its opening take) fold to constants where an entry point fixes
+    them.  Tables too big for the packed subset counts (free lays, the fifteen rule) are
+    decided by the step kernels (:func:`_step_decision`)."""
     g = GOLDEN
     ns = 2 if teams else players
     size = rules[R_DECK]
@@ -191,7 +287,8 @@ def _fused_hands(
     napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
     sevens = rules[R_PRIMIERA_SEVENS] != 0
     missing_zero = rules[R_MISSING_ZERO]
-    plain_counts = not fewest and not capture_hand
+    plain_counts = not fewest and not capture_hand and not optional
+    big_table = BIG_TABLE15 if fifteen else BIG_TABLE
     deck_mask = rules[R_DECK_MASK]
     xflags = expert_flags(rules)
     xs = np.empty(EXPERT_SCRATCH)
@@ -205,6 +302,12 @@ def _fused_hands(
     all_denari_wins = napola and rules[R_ALL_DENARI_WINS] != 0
     target = rules[R_TARGET]
     totals = np.zeros(4, dtype=np.int64)
+    # for _step_decision: a state vector, a generator and play buffers
+    st = np.zeros(N_STATE, dtype=np.int64)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    bc = np.empty(MAX_PLAYS if fifteen or optional else 1, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS if fifteen or optional else 1, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
     cap = out_cols.shape[1]
     done = 0  # units (hands, or matches) done in this call
     hand_no = 0  # hand of the match
@@ -250,10 +353,14 @@ def _fused_hands(
             w[i] = 0
         table = np.int64(0)
         packed = np.int64(1)
+        packed_hi = np.int64(0)  # the fifteen rule's second word
         for i in range(table_cards):
             c = deck[i]
             table |= np.int64(1) << c
-            packed = (packed * GROW[VALUE[c]]) & LANES
+            if not fifteen:
+                packed = (packed * GROW[VALUE[c]]) & LANES
+        if fifteen:
+            packed, packed_hi = packed_of(table, True)
         pos = table_cards
         first = dealer + 1
         if first == players:
@@ -261,6 +368,16 @@ def _fused_hands(
         turn = first
         plays = 0
         last_capturer = -1
+        if opening:  # opening_fifteen: the dealer's side takes a table of 15 or two 15s
+            taken, scope = opening_take(table)
+            if taken:
+                side = dealer & 1 if teams else dealer
+                w[W_PILES + side] = taken
+                w[W_SCOPE + side] = scope
+                last_capturer = side
+                table = np.int64(0)
+                packed = np.int64(1)
+                packed_hi = np.int64(0)
         # ---------------------------------------------------------------- play_out
         while True:
             if plays + table_cards == pos:  # every hand is empty
@@ -284,6 +401,9 @@ def _fused_hands(
             # lay (none left with capture_rule=hand once any card captures).  The play
             # counts (at most 26) are kept 5 bits per card in ``counts``.
             sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
+            big = False
+            if fifteen or optional:
+                big = popcount(table) > big_table
             n = np.int64(0)
             counts = np.int64(0)
             shift = 0
@@ -294,7 +414,20 @@ def _fused_hands(
             # equal on the table, which is a coin flip)
             rare = np.int64(0)
             one = (hand & (hand - 1)) == 0  # a single card: no loops
-            if plain_counts and one:
+            if big:
+                pass  # the step kernels decide, below
+            elif fifteen:  # every capture is a set adding up (no "rare" bits needed)
+                captures = np.int64(0)
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    k = count_captures(c, table, packed, packed_hi, 0, fewest, True)
+                    captures += k
+                    n += k + (1 if optional or k == 0 else 0)
+                lay_ok = optional or not (capture_hand and captures)
+                if not lay_ok and captures < n:  # drop the lays
+                    n = captures
+            elif plain_counts and one:
                 c = ctz(hand)
                 k = card_captures(c, table, packed, sweep_aces)
                 rare = np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
@@ -320,11 +453,11 @@ def _fused_hands(
                         k = card_captures(c, table, packed, sweep_aces)
                     rare |= np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
                     captures += k
-                    k += k == 0
+                    k += 1 if optional or k == 0 else 0
                     counts |= k << shift
                     shift += 5
                     n += k
-                lay_ok = not (capture_hand and captures)
+                lay_ok = optional or not (capture_hand and captures)
                 if not lay_ok and captures < n:  # drop the lays
                     n = captures
                     m = hand
@@ -340,7 +473,12 @@ def _fused_hands(
             card = 0
             take = np.int64(0)
             pol = policies[np.uint64(turn)]
-            if pol != POLICY_RANDOM and n > 1:  # greedy or expert: score every play
+            if big:
+                card, take, z, spare = _step_decision(
+                    st, rules, pol, rng, bc, bt, sc, w, deck, table, turn, plays, pos, dealer,
+                    last_capturer, z, spare,
+                )  # fmt: skip
+            elif pol != POLICY_RANDOM and n > 1:  # greedy or expert: score every play
                 expert = pol == POLICY_EXPERT
                 not_last = plays + 1 < total
                 table_sum = value_sum(table)
@@ -357,28 +495,44 @@ def _fused_hands(
                         w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck_mask,
                         size - pos, hand_size, last_capturer, dealer,
                     )  # fmt: skip
+                seen_not = np.int64(0)  # greedy's unseen cards (the fifteen rule's risk)
+                if fifteen and not expert:
+                    seen = hand | table
+                    for s in range(ns):
+                        seen |= w[np.uint64(W_PILES + s)]
+                    seen_not = deck_mask & ~seen
                 best = -(1 << 62)
                 ties = 0
                 m = hand
                 while m:
                     c = ctz(m)
                     m &= m - 1
-                    k, fsize, _ = capture_count(c, table, packed, 0, sweep_aces, fewest, False)
-                    for j in range(k if k else (1 if lay_ok else 0)):
+                    k, fsize, _ = capture_count(
+                        c, table, packed, packed_hi, sweep_aces, fewest, fifteen
+                    )
+                    lays = 1 if optional or (k == 0 and lay_ok) else 0
+                    for j in range(k + lays):
                         t = (
-                            nth_capture(c, j, table, packed, 0, sweep_aces, fsize, False)
-                            if k
+                            nth_capture(c, j, table, packed, packed_hi, sweep_aces, fsize, fifteen)
+                            if j < k
                             else np.int64(0)
                         )
                         if t < 0:
                             continue
-                        if expert:
+                        if expert and fifteen:
+                            val = to_fixed(expert_play_value15(
+                                c, t, hand, table, pm, po, others, unseen, kn, plays, total,
+                                lc_rel, d_rel, size, xflags, players == 2, xs,
+                            ))  # fmt: skip
+                        elif expert:
                             val = to_fixed(expert_play_value(
                                 c, t, hand, table, pm, po, others, unseen, kn, plays, total,
                                 lc_rel, d_rel, size, xflags, players == 2, xs,
                             ))  # fmt: skip
                         else:
-                            val = greedy_score(table, table_sum, not_last, lps, c, t, False, 0)
+                            val = greedy_score(
+                                table, table_sum, not_last, lps, c, t, fifteen, seen_not
+                            )
                         if val > best:
                             best = val
                             ties = 1
@@ -390,6 +544,18 @@ def _fused_hands(
                             if d == 0:  # reservoir: uniform among the ties
                                 card = c
                                 take = t
+            elif fifteen:
+                z, spare, r = draw(z, spare, n)
+                m = hand  # the card of the r-th play, then its take
+                while m:
+                    card = ctz(m)
+                    m &= m - 1
+                    k = count_captures(card, table, packed, packed_hi, 0, fewest, True)
+                    k += 1 if optional or (k == 0 and lay_ok) else 0
+                    if r < k:
+                        break
+                    r -= k
+                take = take_of_play15(card, r, table, packed, packed_hi, fewest)
             else:
                 z, spare, r = draw(z, spare, n)
                 # The card of the r-th play: the last one whose plays start at or before
@@ -414,7 +580,9 @@ def _fused_hands(
                     start += counts & 31
                     counts >>= 5
                 r -= first_r
-                take = take_of_play(card, r, table, packed, sweep_aces, fewest, rare, same, False)
+                take = take_of_play(
+                    card, r, table, packed, sweep_aces, fewest, rare, same, optional
+                )
             # ------------------------------------------------------------ apply_play
             # capture.play_on_table written out: as a call (inlined) it measured 1.7%
             # slower (random and greedy self-play, 100 alternating pairs); the
@@ -424,7 +592,14 @@ def _fused_hands(
             w[np.uint64(W_HANDS + turn)] = hand ^ bit
             plays += 1
             side = turn & 1 if teams else turn
-            if take & (take - 1):  # several cards taken: a sum capture or an ace sweep
+            if fifteen:
+                table, packed, packed_hi, pile, last_capturer, scopa = play_on_table(
+                    table, packed, packed_hi, w[np.uint64(W_PILES + side)], last_capturer,
+                    side, card, take, 0, False, plays == total, lps, False, True,
+                )  # fmt: skip
+                w[np.uint64(W_PILES + side)] = pile
+                w[np.uint64(W_SCOPE + side)] += scopa
+            elif take & (take - 1):  # several cards taken: a sum capture or an ace sweep
                 left = table & ~take
                 w[np.uint64(W_PILES + side)] |= take | bit
                 last_capturer = side

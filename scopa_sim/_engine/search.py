@@ -24,10 +24,10 @@ from numba import njit
 from .bits import ctz, popcount
 from .capture import (
     BIG_TABLE,
-    GROW,
-    LANES,
+    BIG_TABLE15,
     count_captures,
     list_captures,
+    packed_of,
     pick_capture,
     play_on_table,
     remainder_side,
@@ -41,6 +41,7 @@ from .layout import (
     MAX_PLAYS,
     N_ITEMS,
     N_STATE,
+    N_WORK,
     POLICY_EXPERT,
     POLICY_GREEDY,
     PRIM_BEST,
@@ -77,7 +78,6 @@ from .layout import (
     S_TURN,
     SCRATCH,
     SETTEBELLO_BIT,
-    VALUE,
     W_HANDS,
     W_PILES,
     W_SCOPE,
@@ -88,6 +88,7 @@ from .policy import (
     expert_eval,
     expert_flags,
     expert_play_value,
+    expert_play_value15,
     expert_view,
     greedy_score,
     to_fixed,
@@ -922,7 +923,6 @@ def ismcts_init(root, tree):
     return 1
 
 
-@njit(cache=True)
 def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0, eq=None,
                parts=None, cum=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
@@ -941,8 +941,10 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     (for three or four sides, that side's points minus the best other side's).
     Rewards are margins scaled by ``REWARD_SCALE``.  Availability of every legal child
     is counted at each node passed; a child is legal in a world exactly when its card is
-    in the hand of the seat to play (and, for a lay under ``capture_rule=hand``, no card
-    captures), since the table at a node is the same in every world.
+    in the hand of the seat to play (and, for a lay under ``capture_rule=hand`` with
+    compulsory captures, no card captures), since the table at a node is the same in
+    every world.  The capture rule is the rules' (RULES.md §4, or §9's fifteen rule:
+    compiled separately, :func:`_ismcts_run15`).
 
     With ``horizon < FULL_DEPTH`` a rollout stops after ``horizon`` plays (0: at the
     position of the node just expanded) and that position is valued by the heuristic
@@ -966,14 +968,42 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
     layout); pass an empty array otherwise.
     """
-    if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
-        raise ValueError("ismcts_run does not play the options of RULES.md §9 yet")
-    if parts is None:
-        bparts = np.empty((0, 4), dtype=np.int64)
-        bcum = np.empty(0)
-    else:
-        bparts = parts
-        bcum = cum
+    kernel = _ismcts_run15 if rules[R_CAPTURE_FIFTEEN] else _ismcts_run_scopa
+    return kernel(
+        root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
+        _NO_EQ if eq is None else eq,
+        _NO_PARTS if parts is None else parts, _NO_CUM if cum is None else cum,
+    )  # fmt: skip
+
+
+#: No match objective, no belief: the empty arrays :func:`ismcts_run` passes for them.
+_NO_EQ = np.empty(0)
+_NO_PARTS = np.empty((0, 4), dtype=np.int64)
+_NO_CUM = np.empty(0)
+
+
+@njit(cache=True)
+def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
+                      eq, parts, cum):  # fmt: skip
+    """:func:`ismcts_run` under Scopa's capture rule."""
+    return _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
+                   eq, parts, cum, False)  # fmt: skip
+
+
+@njit(cache=True)
+def _ismcts_run15(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
+                  eq, parts, cum):  # fmt: skip
+    """:func:`ismcts_run` under the fifteen rule (capture_mode=fifteen)."""
+    return _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
+                   eq, parts, cum, True)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf, eqt,
+            bparts, bcum, fifteen):  # fmt: skip
+    """The body of :func:`ismcts_run`, the capture rule chosen by ``fifteen``; ``eqt`` the
+    match objective's table (empty: margins), ``bparts``/``bcum`` the belief's particles
+    (none: the uniform draw)."""
     nparts = bparts.shape[0]
     g = GOLDEN
     z = rng[0]
@@ -986,6 +1016,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     total = rules[R_TOTAL_PLAYS]
     fewest = rules[R_SUM_FEWEST] != 0
     capture_hand = rules[R_CAPTURE_HAND] != 0
+    optional = rules[R_CAPTURE_OPTIONAL] != 0
     ace_rule = rules[R_ACE_SWEEP] != 0
     ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
     lps = rules[R_LAST_PLAY_SCOPA] != 0
@@ -1013,12 +1044,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
         m &= m - 1
         nu += 1
     root_table = root[S_TABLE]
-    root_packed = np.int64(1)
-    m = root_table
-    while m:
-        root_packed = (root_packed * GROW[VALUE[ctz(m)]]) & LANES
-        m &= m - 1
-    w = np.zeros(16, dtype=np.int64)  # hands, piles, scope (W_* layout)
+    root_packed, root_hi = packed_of(root_table, fifteen)
+    big_table = BIG_TABLE15 if fifteen else BIG_TABLE
+    w = np.zeros(N_WORK, dtype=np.int64)  # hands, piles, scope (W_* layout)
     sizes = np.zeros(4, dtype=np.int64)
     for s in range(players):
         sizes[s] = popcount(root[S_HANDS + s])
@@ -1032,7 +1060,6 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     path = np.empty(2 * MAX_PLY, dtype=np.int64)  # node, side that made its play
     score = np.zeros((4, N_ITEMS), dtype=np.int64)
     margins = np.zeros(4, dtype=np.int64)
-    eqt = np.empty(0) if eq is None else eq
     match = eqt.shape[0] > 0
     unit = 1 if horizon >= FULL_DEPTH and not match else EST_UNIT
     scale = REWARD_SCALE / unit
@@ -1113,6 +1140,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 log[L_STOCK + i - pos] = u[i]
         table = root_table
         packed = root_packed
+        packed_hi = root_hi
         last_capturer = root[S_LAST_CAPTURER]
         turn = seat
         plays = root[S_PLAYS]
@@ -1149,7 +1177,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             side = (turn & 1) if teams else turn
             # ------------------------------------------------------------ count plays
             sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
-            big = popcount(table) > BIG_TABLE
+            big = popcount(table) > big_table
             nh = 0
             caps = 0
             lays = 0
@@ -1158,16 +1186,18 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                 card = ctz(m)
                 m &= m - 1
                 if big:
-                    k = list_captures(card, table, sweep_aces, fewest, False, bt, sc)
+                    k = list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc)
                 else:
-                    k = count_captures(card, table, packed, 0, sweep_aces, fewest, False)
+                    k = count_captures(card, table, packed, packed_hi, sweep_aces, fewest, fifteen)
                 hc[nh] = card
                 kk[nh] = k
                 nh += 1
                 caps += k
                 lays += k == 0
-            lay_ok = not (capture_hand and caps > 0)
-            n = caps + (lays if lay_ok else 0)
+            lay_ok = optional or not (capture_hand and caps > 0)
+            # a card's plays: its captures, then its lay (when it has no capture, or
+            # laying is free)
+            n = caps + (nh if optional else (lays if lay_ok else 0))
             if n == 0:  # only in hand-made positions: nothing to play
                 break
             card = -1
@@ -1196,17 +1226,18 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         if k == 0 and not lay_ok:
                             continue
                         if big and k:
-                            list_captures(x, table, sweep_aces, fewest, False, bt, sc)
-                        for j in range(max(k, 1)):
+                            list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
+                        for j in range(k + 1 if optional else max(k, 1)):
                             t = np.int64(0)
-                            if k:
+                            if j < k:
                                 t = (
                                     bt[j]
                                     if big
                                     else pick_capture(
-                                        x, j, table, packed, 0, sweep_aces, fewest, False
+                                        x, j, table, packed, packed_hi, sweep_aces, fewest,
+                                        fifteen,
                                     )
-                                )
+                                )  # fmt: skip
                             tried = False
                             for q in range(compat):
                                 if cc[q] == x and ct[q] == t:
@@ -1269,6 +1300,11 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                         w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck, nu - pos,
                         hand_size, last_capturer, dealer,
                     )  # fmt: skip
+                elif fifteen:  # greedy's unseen cards (the fifteen rule's sweep risk)
+                    seen = hand | table
+                    for s in range(ns):
+                        seen |= w[W_PILES + s]
+                    seen_not = deck & ~seen
                 best_v = -(1 << 62)
                 ties = 0
                 for i in range(nh):
@@ -1277,22 +1313,31 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     if k == 0 and not lay_ok:
                         continue
                     if big and k:
-                        list_captures(x, table, sweep_aces, fewest, False, bt, sc)
-                    for j in range(max(k, 1)):
+                        list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
+                    for j in range(k + 1 if optional else max(k, 1)):
                         t = np.int64(0)
-                        if k:
+                        if j < k:
                             t = (
                                 bt[j]
                                 if big
-                                else pick_capture(x, j, table, packed, 0, sweep_aces, fewest, False)
+                                else pick_capture(
+                                    x, j, table, packed, packed_hi, sweep_aces, fewest, fifteen
+                                )
                             )
-                        if expert:
+                        if expert and fifteen:
+                            val = to_fixed(expert_play_value15(
+                                x, t, hand, table, pm, po, others, seen_not, kn, plays,
+                                total, lc_rel, d_rel, size, xflags, players == 2, xs,
+                            ))  # fmt: skip
+                        elif expert:
                             val = to_fixed(expert_play_value(
                                 x, t, hand, table, pm, po, others, seen_not, kn, plays,
                                 total, lc_rel, d_rel, size, xflags, players == 2, xs,
                             ))  # fmt: skip
                         else:
-                            val = greedy_score(table, table_sum, not_last, lps, x, t, False, 0)
+                            val = greedy_score(
+                                table, table_sum, not_last, lps, x, t, fifteen, seen_not
+                            )
                         if val > best_v:
                             best_v = val
                             ties = 1
@@ -1311,18 +1356,20 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
                     k = kk[i]
                     if k == 0 and not lay_ok:
                         continue
-                    if r < max(k, 1):
+                    plays_of = k + 1 if optional else max(k, 1)
+                    if r < plays_of:
                         card = hc[i]
-                        if k:
+                        if r < k:
                             if big:
-                                list_captures(card, table, sweep_aces, fewest, False, bt, sc)
+                                list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc)
                                 take = bt[r]
                             else:
                                 take = pick_capture(
-                                    card, r, table, packed, 0, sweep_aces, fewest, False
-                                )
+                                    card, r, table, packed, packed_hi, sweep_aces, fewest,
+                                    fifteen,
+                                )  # fmt: skip
                         break
-                    r -= max(k, 1)
+                    r -= plays_of
             if logging:
                 log[L_PLAYS + 3 * made] = card
                 log[L_PLAYS + 3 * made + 1] = take
@@ -1333,9 +1380,9 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
             w[W_HANDS + turn] = hand ^ bit
             plays += 1
             inhand -= 1
-            table, packed, _, pile, last_capturer, scopa = play_on_table(
-                table, packed, 0, w[W_PILES + side], last_capturer, side, card, take,
-                sweep_aces, ace_rule, plays == total, lps, ace_scopa, False,
+            table, packed, packed_hi, pile, last_capturer, scopa = play_on_table(
+                table, packed, packed_hi, w[W_PILES + side], last_capturer, side, card, take,
+                sweep_aces, ace_rule, plays == total, lps, ace_scopa, fifteen,
             )  # fmt: skip
             w[W_PILES + side] = pile
             w[W_SCOPE + side] += scopa
