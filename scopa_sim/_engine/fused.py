@@ -417,16 +417,25 @@ def _fused_hands(
             if big:
                 pass  # the step kernels decide, below
             elif fifteen:  # every capture is a set adding up (no "rare" bits needed)
+                # The plays per card (at most 253: 252 sets for a table of 10 cards, and
+                # the lay) are kept 8 bits per card in ``counts`` for hands of up to 8
+                # cards (``rare`` = 1: read them); else found again after the draw.
                 captures = np.int64(0)
                 while m:
                     c = ctz(m)
                     m &= m - 1
                     k = count_captures(c, table, packed, packed_hi, 0, fewest, True)
                     captures += k
-                    n += k + (1 if optional or k == 0 else 0)
+                    k += 1 if optional or k == 0 else 0
+                    if shift < 64:  # (a shift by 64 or more is undefined)
+                        counts |= k << shift
+                    shift += 8
+                    n += k
+                rare = 1 if shift <= 64 else 0
                 lay_ok = optional or not (capture_hand and captures)
                 if not lay_ok and captures < n:  # drop the lays
                     n = captures
+                    rare = 0
             elif plain_counts and one:
                 c = ctz(hand)
                 k = card_captures(c, table, packed, sweep_aces)
@@ -546,15 +555,30 @@ def _fused_hands(
                                 take = t
             elif fifteen:
                 z, spare, r = draw(z, spare, n)
-                m = hand  # the card of the r-th play, then its take
-                while m:
-                    card = ctz(m)
-                    m &= m - 1
-                    k = count_captures(card, table, packed, packed_hi, 0, fewest, True)
-                    k += 1 if optional or (k == 0 and lay_ok) else 0
-                    if r < k:
-                        break
-                    r -= k
+                card = ctz(hand)  # the card of the r-th play, then its take
+                if rare:  # from the counts, without data-dependent branches
+                    start = np.int64(0)
+                    first_r = np.int64(0)
+                    m = np.int64(0) if one else hand
+                    while m:
+                        c = ctz(m)
+                        m &= m - 1
+                        here = start <= r
+                        card = c if here else card
+                        first_r = start if here else first_r
+                        start += counts & 255
+                        counts >>= 8
+                    r -= first_r
+                else:
+                    m = hand
+                    while m:
+                        card = ctz(m)
+                        m &= m - 1
+                        k = count_captures(card, table, packed, packed_hi, 0, fewest, True)
+                        k += 1 if optional or (k == 0 and lay_ok) else 0
+                        if r < k:
+                            break
+                        r -= k
                 take = take_of_play15(card, r, table, packed, packed_hi, fewest)
             else:
                 z, spare, r = draw(z, spare, n)
