@@ -9,6 +9,7 @@ pile, last capturer and scopa after a play.
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -158,3 +159,53 @@ def test_play_on_table_is_apply_play(preset: str, overrides: tuple[str, ...]) ->
             if play.take:
                 assert K.packed_without(lo, hi, play.take, fifteen) == (new_lo, new_hi)
     assert scopas > 0
+
+
+def _largest_lane(cards: int) -> int:
+    """The largest number of sets of one sum 0..14 over every table of ``cards`` cards of
+    a deck (at most four of a value): a plain count over the tables' value multisets,
+    value by value, carrying the subset counts of the sums 0..14."""
+
+    def best(v: int, left: int, counts: tuple[int, ...]) -> int:
+        if v > 10:
+            return max(counts) if left == 0 else 0
+        top = 0
+        for n in range(min(4, left) + 1):
+            more = tuple(
+                sum(math.comb(n, j) * counts[s - j * v] for j in range(n + 1) if s >= j * v)
+                for s in range(15)
+            )
+            top = max(top, best(v + 1, left - n, more))
+        return top
+
+    return best(1, cards, (1,) + (0,) * 14)
+
+
+def test_the_fifteen_rules_packed_counts_fit_their_lanes_up_to_big_table15() -> None:
+    """The two-word packed counts keep 8 bits a sum: exact for every table of up to
+    BIG_TABLE15 cards, and BIG_TABLE15 is the largest size for which that holds."""
+    assert _largest_lane(K.BIG_TABLE15) == 227 < 256
+    assert _largest_lane(K.BIG_TABLE15 + 1) == 426 >= 256
+
+
+def test_the_fifteen_rules_one_word_ranking_is_the_two_word_ranking() -> None:
+    """sum_take15's ranking on 4-bit counts (when every count up to the sum is below 16)
+    gives the sets _set_at gives on the two-word counts, on random tables of up to
+    BIG_TABLE15 cards; both paths are met."""
+    rnd = random.Random(5)
+    deck = list(range(40))
+    buf = np.zeros(K.MAX_PLAYS, np.int64)
+    sc = np.zeros(K.SCRATCH, np.int64)
+    fast = slow = 0
+    for _ in range(1500):
+        rnd.shuffle(deck)
+        table = sum(1 << c for c in deck[: rnd.randint(1, K.BIG_TABLE15)])
+        lo, hi = K.packed_of(table, True)
+        for t in range(5, 15):
+            n = K.sum_captures(table, t, 10, False, buf, 0, sc)
+            got = [int(K.sum_take15(table, lo, hi, t, r)) for r in range(K.lane(lo, hi, t, True))]
+            assert got == [int(x) for x in buf[:n]]
+            small = all(K.lane(lo, hi, s, True) < 16 for s in range(t + 1))
+            fast += small
+            slow += not small
+    assert fast > 1000 and slow > 10

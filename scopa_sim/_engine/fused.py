@@ -417,7 +417,7 @@ def _fused_hands(
             if big:
                 pass  # the step kernels decide, below
             elif fifteen:  # every capture is a set adding up (no "rare" bits needed)
-                # The plays per card (at most 253: 252 sets for a table of 10 cards, and
+                # The plays per card (at most 228: 227 sets for a table of 11 cards, and
                 # the lay) are kept 8 bits per card in ``counts`` for hands of up to 8
                 # cards (``rare`` = 1: read them); else found again after the draw.
                 captures = np.int64(0)
