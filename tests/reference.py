@@ -221,44 +221,25 @@ def capture_options(card: int, table: Iterable[int], rules: dict) -> list[frozen
     if matches:
         return [frozenset((c,)) for c in matches]
     # 3. sums of two or more cards (no single card has value v here)
-    target = rank + 1
-    cards = sorted(table, key=lambda c: (c % 10, c))  # ascending capture value
-    values = [c % 10 + 1 for c in cards]
-    found: list[frozenset[int]] = []
-    chosen: list[int] = []
-
-    def extend(start: int, remaining: int) -> None:
-        for i in range(start, len(cards)):
-            v = values[i]
-            if v > remaining:
-                break
-            chosen.append(cards[i])
-            if v == remaining:
-                found.append(frozenset(chosen))  # len >= 2: single matches handled above
-            else:
-                extend(i + 1, remaining - v)
-            chosen.pop()
-
-    extend(0, target)
-    if found and rules["sum_capture"] == "fewest":
-        fewest = min(len(s) for s in found)
-        found = [s for s in found if len(s) == fewest]
-    found.sort(key=sorted)
-    return found
+    return sets_adding_to(table, rank + 1, rules)
 
 
 def fifteen_captures(card: int, table: Iterable[int], rules: dict) -> list[frozenset[int]]:
     """RULES.md 9, ``capture_mode=fifteen``: every set of one or more table cards whose
     values add up to ``15 - v`` (``v`` the played card's value), with no match priority;
-    with ``sum_capture=fewest`` only the sets with the fewest cards.
+    with ``sum_capture=fewest`` only the sets with the fewest cards.  Sorted by
+    ``sorted(take)``."""
+    return sets_adding_to(frozenset(table), 15 - card_value(card), rules)
 
-    A plain depth-first search over the table cards in ascending value, each either in
-    the set or not, cut where the next value exceeds what is left; it shares nothing
-    with the engine's packed counts.  (A scan of every subset by size would take 2^30
-    steps on the 30-card tables of the arbitrary-position tests.)  Sorted by
-    ``sorted(take)``.
-    """
-    need = 15 - card_value(card)
+
+def sets_adding_to(table: frozenset[int], target: int, rules: dict) -> list[frozenset[int]]:
+    """Every set of table cards whose values add up to ``target`` (only the smallest with
+    ``sum_capture=fewest``), sorted by ``sorted(take)``: a plain depth-first search over
+    the cards in ascending value, each either in the set or not, cut where the next value
+    exceeds what is left.  It shares nothing with the engine's packed counts, and a scan
+    of every subset would take 2^30 steps on the 30-card tables of the arbitrary-position
+    tests.  Scopa's sums (rule 3) have no card of value ``target`` on the table, so their
+    sets have two or more cards."""
     cards = sorted(table, key=lambda c: (card_value(c), c))
     values = [card_value(c) for c in cards]
     found: list[frozenset[int]] = []
@@ -275,7 +256,7 @@ def fifteen_captures(card: int, table: Iterable[int], rules: dict) -> list[froze
                 extend(i + 1, remaining - values[i])
             chosen.pop()
 
-    extend(0, need)
+    extend(0, target)
     if found and rules["sum_capture"] == "fewest":
         fewest = min(len(s) for s in found)
         found = [s for s in found if len(s) == fewest]
