@@ -20,6 +20,7 @@ from scopa_sim.simulate import SimConfig, local_executor, simulate
 
 from .options import (
     BadInput,
+    PathArg,
     make_policies,
     make_rules,
     policy_option,
@@ -27,7 +28,7 @@ from .options import (
     workers_option,
 )
 
-DIRS = click.Path(file_okay=True, path_type=Path)
+DIRS = PathArg(file_okay=True, path_type=Path)
 
 
 @contextmanager
@@ -142,7 +143,7 @@ def _runs_for_presets(
 @seed_option
 @click.option(
     "--out-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathArg(file_okay=False, path_type=Path),
     help="With --preset: keep the runs here (default: a temporary directory, removed).",
 )
 @workers_option
@@ -208,7 +209,7 @@ def _compare(
 @click.option(
     "--out",
     required=True,
-    type=click.Path(path_type=Path),
+    type=PathArg(path_type=Path),
     help="Report directory (report.md + PNG figures), or a .md file (figures next to it).",
 )
 def report_cmd(dirs: tuple[Path, ...], out: Path) -> None:

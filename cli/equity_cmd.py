@@ -6,7 +6,7 @@ import click
 
 from scopa_sim.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
 
-from .options import BadInput, make_rules, rules_options, seed_option
+from .options import BadInput, PathArg, make_rules, rules_options, seed_option
 
 #: The most self-play hands of a table (about an hour at 30,000 hands a second).
 MAX_HANDS = 10**8
@@ -32,7 +32,7 @@ MAX_HANDS = 10**8
 @click.option(
     "--out",
     required=True,
-    type=click.Path(dir_okay=False, writable=True),
+    type=PathArg(dir_okay=False, writable=True),
     help="The table file to write (JSON), for equity=PATH of a search policy.",
 )
 def equity_cmd(

@@ -54,6 +54,10 @@ class ScopaGroup(click.Group):
             return super().invoke(ctx)
         except ScopaError as e:
             raise click.ClickException(str(e)) from None
+        except ValueError as e:  # a NUL in a path given inside another value (equity=...)
+            if "null byte" not in str(e):
+                raise
+            raise click.ClickException("a path cannot contain a NUL character") from None
         except MemoryError as e:  # e.g. a search policy asked for a tree of 10^9 nodes
             detail = f" ({e})" if str(e) else ""
             raise click.ClickException(f"not enough memory{detail}") from None

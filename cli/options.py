@@ -20,6 +20,17 @@ class BadInput(click.ClickException):
     exit_code = 2
 
 
+class PathArg(click.Path):
+    """A ``click.Path`` that refuses a path holding a NUL character in one line: no file
+    can be named so, and ``open`` or ``os.stat`` raise ``ValueError`` for it, not the
+    ``OSError`` every command reports."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\x00" in value:
+            self.fail("a path cannot contain a NUL character", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def rules_options(f: F) -> F:
     """``--preset NAME`` and repeated ``--rule key=value``."""
     f = click.option(

@@ -23,6 +23,7 @@ from scopa_sim.record import (
 
 from .options import (
     BadInput,
+    PathArg,
     make_policies,
     make_rules,
     policy_option,
@@ -41,7 +42,7 @@ from .options import (
 @click.option(
     "--record",
     "record_path",
-    type=click.Path(dir_okay=False, writable=True, allow_dash=True),
+    type=PathArg(dir_okay=False, writable=True, allow_dash=True),
     help="Write every hand as a scopa-record/1 JSON line to this file ('-' = stdout).",
 )
 def play(
@@ -108,7 +109,7 @@ def play(
 
 
 @click.command()
-@click.argument("path", type=click.Path(dir_okay=False, allow_dash=True))
+@click.argument("path", type=PathArg(dir_okay=False, allow_dash=True))
 @click.option(
     "--allow-unfinished", is_flag=True, help="Accept a file whose last match has no winner yet."
 )

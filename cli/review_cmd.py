@@ -10,7 +10,7 @@ import click
 
 from scopa_sim.errors import ScopaError
 
-from .options import BadInput, progress_bar, seed_option
+from .options import BadInput, PathArg, progress_bar, seed_option
 
 
 @click.command()
@@ -35,7 +35,7 @@ from .options import BadInput, progress_bar, seed_option
 @click.option(
     "--html",
     "html_path",
-    type=click.Path(dir_okay=False, writable=True),
+    type=PathArg(dir_okay=False, writable=True),
     help="Also write a self-contained HTML report to this file.",
 )
 @click.option(

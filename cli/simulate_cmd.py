@@ -24,6 +24,7 @@ from scopa_sim.simulate import (
 
 from .options import (
     BadInput,
+    PathArg,
     make_policies,
     make_rules,
     policy_option,
@@ -64,7 +65,7 @@ def _on_sigterm(signum: int, frame: FrameType | None) -> None:
     "--out",
     "out_dir",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathArg(file_okay=False, path_type=Path),
     help="Run directory (manifest.json + shards/*.parquet).",
 )
 @workers_option

@@ -12,6 +12,7 @@ import click
 from scopa_sim.advantage import first_player_advantage
 
 from .options import (
+    PathArg,
     make_policies,
     make_rules,
     policy_option,
@@ -100,14 +101,14 @@ def _est(e: object) -> dict[str, float]:
 @seed_option
 @click.option(
     "--out",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathArg(file_okay=False, path_type=Path),
     default=Path("reports/study-small"),
     show_default=True,
     help="Where the Markdown reports and figures go.",
 )
 @click.option(
     "--runs-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=PathArg(file_okay=False, path_type=Path),
     default=Path("runs/study"),
     show_default=True,
     help="Where the simulated datasets go (finished runs are reused).",

@@ -405,3 +405,33 @@ def test_records_with_numbers_beyond_int64(tmp_path: Path, records: Path) -> Non
     assert res.exit_code == 1 and res.output.startswith("line 1: "), res.output
     one_line_error(run("replay", str(path), "--show", "1"), "line 1:")
     one_line_error(run("advise", "--position", f"{path}:1:0", *FAST), "line 1")
+
+
+# --------------------------------------------------------------------------- NUL in a path
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", "\x00"],
+        ["replay", "a\x00b", "--show"],
+        ["play", "--record", "r\x00.jsonl"],
+        ["simulate", "--hands", "1", "--out", "run\x00"],
+        ["analyze", "run\x00"],
+        ["review", "game\x00.jsonl"],
+        ["equity", "--out", "t\x00.json"],
+        ["study", "--out", "o\x00"],
+        [
+            "advise",
+            "--hand",
+            "7D",
+            "--table",
+            "KD",
+            "--policy",
+            "ismcts:objective=match,equity=a\x00",
+        ],
+    ],
+    ids=lambda a: a[0],
+)
+def test_a_path_with_a_nul_character_is_a_one_line_error(args: list[str]) -> None:
+    """`replay $'\\x00'` ended in a ValueError traceback (found by the hypothesis test
+    below): no file can be named with a NUL, and open() raises ValueError for it."""
+    one_line_error(run(*args))
