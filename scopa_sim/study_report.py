@@ -7,6 +7,7 @@ both to a report table (with its interval, sample size, policy and test) and to
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -36,6 +37,14 @@ Z = 1.959963984540054
 
 
 # --------------------------------------------------------------------------- data
+
+
+def bootstrap_seed(seed: int, *identity: object) -> int:
+    """The seed of one estimate's bootstrap, from the study's seed and what it estimates
+    (not from its place in the study), so that its interval stays put when the study
+    gains other estimates."""
+    digest = hashlib.blake2b(repr((seed, *identity)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
 
 
 def _overrides(opts: Sequence[str]) -> dict[str, Any]:
@@ -429,7 +438,7 @@ def part_b(
                 p_holm=d_.p_holm)  # fmt: skip
     matches: list[MatchEffect] = []
     rates: dict[str, S.Proportion] = {}
-    for k, e in enumerate(data.plan.effects):
+    for e in data.plan.effects:
         if e.level != "match":
             continue
         pc = A.compare_pair(
@@ -453,7 +462,8 @@ def part_b(
             out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
                                     h["flag"].to_numpy())  # fmt: skip
             denari = rules.napola and rules.napola_all_denari_wins
-            dp = E.first_mover_win(out, rules.target, denari, bootstrap, data.seed * 1000 + 500 + k)
+            seed = bootstrap_seed(data.seed, "effect", e.variant, e.baseline)
+            dp = E.first_mover_win(out, rules.target, denari, bootstrap, seed)
             data.drop(hands)
         matches.append(MatchEffect(e, list(pc.results), rates[e.variant], dp))
         for r in pc.results:
@@ -528,7 +538,6 @@ def part_c(
     )
 
     wins = []
-    k = 0
     for tag in POLICY_TAGS:
         for preset in PRESETS:
             name = f"{preset}-{tag}"
@@ -546,13 +555,12 @@ def part_c(
                                              h["den_pos"].to_numpy())  # fmt: skip
             del h
             for target in targets_of(preset):
-                k += 1
+                seed = bootstrap_seed(data.seed, "first mover", preset, tag, target)
                 if rules.sides == 2:
-                    eq = E.first_mover_win(out2, target, denari, scale.bootstrap,
-                                           data.seed * 1000 + k)  # fmt: skip
+                    eq = E.first_mover_win(out2, target, denari, scale.bootstrap, seed)
                 else:
                     eq = E.first_mover_win3(out3, target, denari, min(scale.bootstrap,
-                                            BOOTSTRAP_3), data.seed * 1000 + k)  # fmt: skip
+                                            BOOTSTRAP_3), seed)  # fmt: skip
                 sim = None
                 if target in MATCH_CHECKS.get(preset, ()) and tag != "search":
                     opts = () if target == rules.target else (f"target={target}",)
@@ -569,14 +577,13 @@ def part_c(
                         f"hands ({eq.replicates} replicates)")  # fmt: skip
             data.drop(name)
     tables = []
-    for i, preset in enumerate(EQUITY_TABLES):
+    for preset in EQUITY_TABLES:
         rules = data.rules(f"{preset}-expert")
         h = data.hands(f"{preset}-expert")
         out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(), h["flag"].to_numpy())
         denari = rules.napola and rules.napola_all_denari_wins
-        # the seed of scopa's table is the one it had before the other tables existed
-        est, low, high = E.equity_table(out, rules.target, denari, scale.bootstrap,
-                                        data.seed * 1000 + 999 - i)  # fmt: skip
+        seed = bootstrap_seed(data.seed, "equity", preset)
+        est, low, high = E.equity_table(out, rules.target, denari, scale.bootstrap, seed)
         data.drop(f"{preset}-expert")
         t = rules.target
         for x in range(t):
