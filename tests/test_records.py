@@ -1064,7 +1064,6 @@ def test_escoba_records_of_played_matches_hold_their_openings() -> None:
 # `replay --show`, `play` and `advise` show the opening take.
 def cli_run(*args: str, input: str | None = None) -> Any:
     from click.testing import CliRunner
-
     from scopa_sim_cli.main import cli
 
     res = CliRunner().invoke(cli, list(args), input=input, prog_name="scopa-sim")

@@ -431,11 +431,11 @@ def _fused_hands(
                         counts |= k << shift
                     shift += 8
                     n += k
-                rare = 1 if shift <= 64 else 0
+                rare = np.int64(1 if shift <= 64 else 0)
                 lay_ok = optional or not (capture_hand and captures)
                 if not lay_ok and captures < n:  # drop the lays
                     n = captures
-                    rare = 0
+                    rare = np.int64(0)
             elif plain_counts and one:
                 c = ctz(hand)
                 k = card_captures(c, table, packed, sweep_aces)
