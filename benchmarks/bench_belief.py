@@ -605,24 +605,21 @@ def main(
     if "strength" in want:
         print(f"\nbelief against uniform worlds at equal time ({deals} paired deals per match), "
               "difference of margins per hand, 95% CI over deals")  # fmt: skip
-        doc["strength"] = [
-            compare(results, base, opp, [calib[_ckey(base, m, "uct")]["setting"]
-                                         for m in BELIEF_MODELS])  # fmt: skip
-            for base in base_list
-            for opp in opps
-        ]
+        doc["strength"] = []
+        for base in base_list:
+            settings = [calib[_ckey(base, m, "uct")]["setting"] for m in BELIEF_MODELS]
+            for opp in opps:
+                doc["strength"].append(compare(results, base, opp, settings))
     if "reply" in want:
         print(f"\nbelief with the opponent model in the tree (reply={replies}) against uniform "
               f"worlds at equal time ({deals} paired deals per match)")  # fmt: skip
-        doc["reply"] = [
-            compare(results, base, opp,
-                    [calib[_ckey(base, m, r, opp)]["setting"] for r in reply_list
-                     for m in reply_models],
-                    [f"{m},reply={r}" for r in reply_list for m in reply_models])  # fmt: skip
-            for base in base_list
-            if base.startswith("ismcts")
-            for opp in opps
-        ]
+        doc["reply"] = []
+        labels = [f"{m},reply={r}" for r in reply_list for m in reply_models]
+        for base in (b for b in base_list if b.startswith("ismcts")):
+            for opp in opps:
+                settings = [calib[_ckey(base, m, r, opp)]["setting"]
+                            for r in reply_list for m in reply_models]  # fmt: skip
+                doc["reply"].append(compare(results, base, opp, settings, labels))
     if "budget" in want:
         print(f"\nbelief against uniform worlds at the same budget ({deals} paired deals per "
               "match; the belief's cost not compensated)")  # fmt: skip

@@ -273,8 +273,10 @@ def leaf_calibration(
     for m in range(matches):
         for log in play_match(rules, spec, seed, m):
             hr = hand_rewards(table, log.totals_before, rules.side_of(log.dealer))
-            hc = hr if fit is None else hand_rewards(
-                table, log.totals_before, rules.side_of(log.dealer), fit
+            hc = (
+                hr
+                if fit is None
+                else hand_rewards(table, log.totals_before, rules.side_of(log.dealer), fit)
             )
             st = HandState.deal(rules, dealer=log.dealer, deck=log.deck)
             seen = {}

@@ -341,7 +341,9 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         if depth is not None and depth < 1:
             raise ValueError("depth must be >= 1 or None")
         self.depth = depth
-        params = ("" if depth is None else f",depth={depth}") + self._objective(objective, equity, match_leaf)
+        params = ("" if depth is None else f",depth={depth}") + self._objective(
+            objective, equity, match_leaf
+        )
         self.name = "solver" + (":" + params[1:] if params else "")
         self.nodes = 0
 

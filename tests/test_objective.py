@@ -191,9 +191,7 @@ def test_match_leaf_parameter(table_file: Path) -> None:
     a, b = PolicySpec.parse(base).bot(), PolicySpec.parse(base + ",match_leaf=normal").bot()
     c = PolicySpec.parse(base + ",match_leaf=calibrated").bot()
     assert a.name == b.name and c.name == a.name + ",match_leaf=calibrated"
-    va, vb, vc = (
-        [(x.play, x.n, x.mean) for x in bot.analyse(state, 3)] for bot in (a, b, c)
-    )
+    va, vb, vc = ([(x.play, x.n, x.mean) for x in bot.analyse(state, 3)] for bot in (a, b, c))
     assert va == vb and va != vc
     for text in ("ismcts:match_leaf=calibrated", "pimc:objective=match,match_leaf=fitted"):
         with pytest.raises(PolicyError, match="match_leaf") as e:

@@ -60,7 +60,6 @@ from .search import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM, canonical_world, pick
 from .step import expert_value, greedy_value, legal_plays
 from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
 
-
 METHOD_UNIFORM = 0
 METHOD_EXACT = 1
 METHOD_JOINT = 2

@@ -1376,8 +1376,8 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                     path[plen + 1] = side
                     plen += 2
             elif (p_greedy or p_expert) and n > 1 and not p_random:
-                hit = -1
-                slot = 0
+                hit = np.int64(-1)
+                slot = np.int64(0)
                 cached = modelled and in_tree and p_expert
                 if cached:  # the same node and hand: the same expert values
                     slot = np.int64(mix64(np.uint64(hand * 1000003 + node)) & np.uint64(CACHE - 1))
