@@ -119,11 +119,14 @@ def _kernel_policy(name: str, code: int, summary: str) -> PolicyKind:
 #: it leaves, by the match-equity table of ``equity=`` -- ``expert`` (the default),
 #: ``greedy`` or ``random`` (that policy's self-play, built on first use) or the path of a
 #: table file written by ``scopa-sim equity`` (:mod:`scopa_sim.objective`);
-#: ``match_leaf=normal|calibrated`` its model of an unfinished hand at a depth limit.
+#: ``match_leaf=normal|calibrated`` its model of an unfinished hand at a depth limit;
+#: ``match_close=X`` plays for the match only where the equity before the hand is in
+#: [X, 1 - X].
 _OBJECTIVE: dict[str, Param] = {
     "objective": _choice("objective", OBJECTIVES),
     "equity": lambda p, t: t,  # a model policy or a table file: checked by the bot
     "match_leaf": _choice("match_leaf", MATCH_LEAVES),
+    "match_close": _float("match_close"),
 }
 
 

@@ -34,7 +34,7 @@ from ._engine import search as KS
 from .belief import SEARCH_CHANNEL, Belief, Observations, compute_belief, get_model
 from .errors import PolicyError
 from .infoset import InfoSet
-from .objective import MATCH_LEAVES, OBJECTIVES, MatchObjective
+from .objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
 from .play import Play
 from .rules import Rules
 from .state import HandState
@@ -187,12 +187,24 @@ class _ObjectiveMixin:
     table's model policy or file, see :class:`scopa_sim.objective.MatchObjective`)."""
 
     _match: MatchObjective | None = None
+    _close: float = 0.0
 
-    def _objective(self, objective: str, equity: str | None, match_leaf: str = "normal") -> str:
+    def _objective(
+        self,
+        objective: str,
+        equity: str | None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+    ) -> str:
         """Set the objective up; return its part of the bot's name.  ``match_leaf`` is the
         match objective's model of an unfinished hand at a depth limit or horizon:
         ``normal`` (the default) or ``calibrated`` (fitted on self-play, see
-        :func:`scopa_sim.objective.fit_leaf`)."""
+        :func:`scopa_sim.objective.fit_leaf`).  ``match_close`` = ``x`` > 0 plays for the
+        match only in hands whose match equity before the hand lies in [x, 1 - x] (a
+        close match), for the margin in the others (0, the default: in every hand)."""
+        if not 0.0 <= match_close < 0.5:
+            raise ValueError(f"match_close must be in [0, 0.5), got {match_close!r}")
+        self._close = match_close
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
         if match_leaf not in MATCH_LEAVES:
@@ -203,8 +215,10 @@ class _ObjectiveMixin:
         if objective == "margin":
             if equity is not None:
                 raise ValueError("equity= is the table of objective=match: give that too")
-            if match_leaf != "normal":
-                raise ValueError("match_leaf= is the leaf of objective=match: give that too")
+            if match_leaf != "normal" or match_close:
+                raise ValueError(
+                    "match_leaf= and match_close= are objective=match's: give that too"
+                )
             self._match = None
             return ""
         self._match = MatchObjective("expert" if equity is None else equity, match_leaf)
@@ -212,6 +226,7 @@ class _ObjectiveMixin:
             ",objective=match"
             + ("" if equity is None else f",equity={equity}")
             + ("" if match_leaf == "normal" else f",match_leaf={match_leaf}")
+            + (f",match_close={match_close:g}" if match_close else "")
         )
 
     def prepare(self, rules: Rules) -> None:
@@ -221,16 +236,23 @@ class _ObjectiveMixin:
     def win_probability(self, state: HandState, value: float) -> float | None:
         """The match-win probability of the side to play that a value of this bot at
         ``state`` stands for (None under the margin objective)."""
+        hr = self._rewards(state)
+        return None if hr is None else hr.probability(value, state.rules.side_of(state.turn))
+
+    def _rewards(self, state: HandState | InfoSet) -> HandRewards | None:
+        """The match objective's rewards for this hand (None: margins, also in a hand that
+        ``match_close`` leaves to the margin)."""
         if self._match is None:
             return None
         hr = self._match.rewards(state.rules, state.match_totals, state.dealer)
-        return hr.probability(value, state.rules.side_of(state.turn))
+        if self._close and not self._close <= hr.w0 <= 1.0 - self._close:
+            return None
+        return hr
 
     def _eq(self, state: HandState | InfoSet) -> np.ndarray | None:
         """The match objective's table for this hand (None: margins)."""
-        if self._match is None:
-            return None
-        return self._match.rewards(state.rules, state.match_totals, state.dealer).eq
+        hr = self._rewards(state)
+        return None if hr is None else hr.eq
 
 
 class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
@@ -259,6 +281,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         objective: str = "margin",
         equity: str | None = None,
         match_leaf: str = "normal",
+        match_close: float = 0.0,
     ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
@@ -271,7 +294,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
             f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
             + (f",leaf={leaf}" if leaf != "estimate" else "")
             + (f",belief={belief}" if belief != "uniform" else "")
-            + self._objective(objective, equity, match_leaf)
+            + self._objective(objective, equity, match_leaf, match_close)
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
@@ -337,12 +360,13 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         objective: str = "margin",
         equity: str | None = None,
         match_leaf: str = "normal",
+        match_close: float = 0.0,
     ) -> None:
         if depth is not None and depth < 1:
             raise ValueError("depth must be >= 1 or None")
         self.depth = depth
         params = ("" if depth is None else f",depth={depth}") + self._objective(
-            objective, equity, match_leaf
+            objective, equity, match_leaf, match_close
         )
         self.name = "solver" + (":" + params[1:] if params else "")
         self.nodes = 0
@@ -438,6 +462,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         objective: str = "margin",
         equity: str | None = None,
         match_leaf: str = "normal",
+        match_close: float = 0.0,
         reply: str = "uct",
     ) -> None:
         self._set_belief(belief)
@@ -466,7 +491,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
-        suffix = self._objective(objective, equity, match_leaf)
+        suffix = self._objective(objective, equity, match_leaf, match_close)
         #: the tree's sums are in units of 1 / _unit points
         self._unit = 1 if horizon is None and self._match is None else KS.EST_UNIT
         self._policy = self.ROLLOUTS[rollout]

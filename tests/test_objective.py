@@ -181,6 +181,24 @@ def test_calibrated_leaf_value(table: O.EquityTable) -> None:
     )
 
 
+def test_match_close_plays_lopsided_matches_for_the_margin(table_file: Path) -> None:
+    """match_close=x: the match objective in hands whose equity before the hand is in
+    [x, 1 - x], the margin objective (the same values) in the others."""
+    base = f"ismcts:iterations=120,horizon=4,c=1,objective=match,equity={table_file}"
+    close = PolicySpec.parse(base + ",match_close=0.2").bot()
+    match, margin = (
+        PolicySpec.parse(base).bot(),
+        PolicySpec.parse("ismcts:iterations=120,horizon=4,c=1").bot(),
+    )
+    assert close.name.endswith(",match_close=0.2")
+    for totals, lopsided in (((10, 1), True), ((8, 8), False)):
+        state = HandState.deal(SCOPA, seed=6, match_totals=totals)
+        got = [(x.play, x.n, x.mean) for x in close.analyse(state, 2)]
+        ref = match if not lopsided else margin
+        assert got == [(x.play, x.n, x.mean) for x in ref.analyse(state, 2)]
+        assert (close.win_probability(state, 0.0) is None) == lopsided
+
+
 def test_match_leaf_parameter(table_file: Path) -> None:
     """match_leaf=normal is the default (same name, same values); calibrated changes the
     values of depth-limited searches and names itself; it needs objective=match."""
@@ -193,8 +211,14 @@ def test_match_leaf_parameter(table_file: Path) -> None:
     assert a.name == b.name and c.name == a.name + ",match_leaf=calibrated"
     va, vb, vc = ([(x.play, x.n, x.mean) for x in bot.analyse(state, 3)] for bot in (a, b, c))
     assert va == vb and va != vc
-    for text in ("ismcts:match_leaf=calibrated", "pimc:objective=match,match_leaf=fitted"):
-        with pytest.raises(PolicyError, match="match_leaf") as e:
+    for text in (
+        "ismcts:match_leaf=calibrated",
+        "pimc:objective=match,match_leaf=fitted",
+        "ismcts:match_close=0.1",
+        "ismcts:objective=match,match_close=0.5",
+        "solver:objective=match,match_close=-1",
+    ):
+        with pytest.raises(PolicyError, match=r"match_leaf|match_close") as e:
             PolicySpec.parse(text).bot()
         assert "\n" not in str(e.value)
 
