@@ -1,7 +1,7 @@
 """Beliefs over the hidden cards: the play model's fit, the beliefs' quality, and
 belief-weighted search against the same search with uniform worlds at equal time.
 
-    python benchmarks/bench_belief.py [--parts fit,quality,strength,oracle,budget]
+    python benchmarks/bench_belief.py [--parts fit,quality,strength,reply,oracle,budget]
                                       [--fit-hands N]
                                       [--quality-deals N] [--deals N] [--workers N]
                                       [--seed S] [--json FILE] [--quick]
@@ -33,6 +33,15 @@ All in 2-player ``scopa``; numbers are measured, never asserted.
    paired, seat-swapped deals against each ladder opponent; the result is the
    per-deal difference of margins, belief minus uniform, with its 95% CI over deals.
    The CPU times per move in those games are reported next to the calibration.
+
+   **Reply** (``--parts reply``): the same for ISMCTS with the opponent model in the
+   search too (``belief=B,reply=R`` for each ``B`` of ``--reply-models`` and ``R`` of
+   ``--replies``; ``tree``: the other seat's plays in the tree follow the belief's play
+   model, ``model``: in the rollouts too, see :class:`scopa_sim.search.ISMCTSBot`),
+   against the same search with uniform worlds.  Calibrated the same way, but per
+   opponent, on 100 positions against that opponent: the model's cost depends on how
+   the opponent is taken to play (a greedy or random reply is cheap, an expert one
+   is not).
 
 4. **Oracle** (``--parts oracle``, a cheat for reference): each base search drawing its
    worlds with the other hand as it truly is (only the stock's order unknown), against
@@ -310,23 +319,26 @@ def margins_of(results: list[dict], setting: str, opp: str) -> tuple[np.ndarray,
     return (m0 + m1) / 2, ms
 
 
-def compare(results: list[dict], base: str, opp: str, beliefs: list[str]) -> dict:
-    """One row of parts strength and budget: ``base`` (uniform worlds) against ``opp``,
-    and each belief setting (one per :data:`BELIEF_MODELS`) with its margin minus the
-    base's, paired by deal; printed as it goes."""
+def compare(
+    results: list[dict], base: str, opp: str, beliefs: list[str], labels: Sequence[str] = ()
+) -> dict:
+    """One row of parts strength, reply and budget: ``base`` (uniform worlds) against
+    ``opp``, and each belief setting (labelled by ``labels``, default
+    :data:`BELIEF_MODELS`) with its margin minus the base's, paired by deal; printed as
+    it goes."""
     ref, ref_ms = margins_of(results, base, opp)
     e = Estimate.of(ref)
     row = {"base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.mean,
            "base_ci": [e.low, e.high], "base_ms_per_move": ref_ms, "beliefs": {}}  # fmt: skip
     print(f"  {base} vs {opp}: uniform {fmt(e)} ({ref_ms:.3f} ms/move)")
-    for model, st in zip(BELIEF_MODELS, beliefs, strict=True):
+    for model, st in zip(labels or BELIEF_MODELS, beliefs, strict=True):
         x, ms = margins_of(results, st, opp)
         e, dlt = Estimate.of(x), Estimate.of(x - ref)
         row["beliefs"][model] = {"setting": st, "margin": e.mean, "ci": [e.low, e.high],
                                  "minus_uniform": dlt.mean,
                                  "minus_uniform_ci": [dlt.low, dlt.high],
                                  "ms_per_move": ms}  # fmt: skip
-        print(f"      belief={model:<6} {fmt(e)}, minus uniform {fmt(dlt)} ({st}, "
+        print(f"      {model:<18} {fmt(e)}, minus uniform {fmt(dlt)} ({st}, "
               f"{ms:.3f} ms/move)")  # fmt: skip
     return row
 
@@ -342,7 +354,8 @@ def _init_worker() -> None:
     for _ in range(3):
         s.push(s.legal_plays[0])
     for text in ("expert", "greedy", "pimc:belief=fit", "ismcts:iterations=20,belief=fit",
-                 "ismcts:iterations=20,horizon=4,c=1,belief=expert", "pimc:worlds=2"):  # fmt: skip
+                 "ismcts:iterations=20,horizon=4,c=1,belief=expert", "pimc:worlds=2",
+                 "ismcts:iterations=20,horizon=4,c=1,belief=fit,reply=model"):  # fmt: skip
         bot_of(text).choose(s, 1)
     belief(s, "fit")
 
@@ -360,15 +373,17 @@ def chunks(kind: str, a: str, b: str, deals: int) -> list[Task]:
     return [Task(kind, a, b, s, min(deals, s + CHUNK)) for s in range(0, deals, CHUNK)]
 
 
-def history_states(rules: Rules, count: int, seed: int) -> list[HandState]:
-    """Decisions of the ISMCTS bot against greedy and expert (alternately), each with its
-    history (rebuilt by pushing the plays), for the equal-time calibration."""
+def history_states(
+    rules: Rules, count: int, seed: int, opponents: Sequence[str] = ("greedy", "expert")
+) -> list[HandState]:
+    """Decisions of the ISMCTS bot against ``opponents`` (in turn), each with its history
+    (rebuilt by pushing the plays), for the equal-time calibration."""
     rnd = random.Random(seed)
     me = bot_of(BASES["ismcts"])
     out: list[HandState] = []
     g = 0
     while len(out) < count:
-        opp = bot_of("greedy" if g % 2 == 0 else "expert")
+        opp = bot_of(opponents[g % len(opponents)])
         ds = rnd.randrange(2**62)
         s = HandState.deal(rules, dealer=g % 2, seed=ds)
         plays: list[Play] = []
@@ -387,18 +402,34 @@ def history_states(rules: Rules, count: int, seed: int) -> list[HandState]:
     return out[:count]
 
 
-def calibrate(base: str, model: str, states: list[HandState], repeats: int) -> dict:
-    """The belief version's budget at which it costs the base's CPU time per move."""
+def calibrate(
+    base: str, model: str, states: list[HandState], repeats: int, reply: str = "uct"
+) -> dict:
+    """The belief version's budget (with ``reply=model``: the opponent model in the tree
+    too) at which it costs the base's CPU time per move."""
     key = "iterations" if base.startswith("ismcts") else "worlds"
     start = 1000 if key == "iterations" else 12
 
+    def setting(n: int) -> str:
+        text = with_param(with_param(base, key, n), "belief", model)
+        return text if reply == "uct" else with_param(text, "reply", reply)
+
     def make(n: int) -> Bot:
-        return bot_of(with_param(with_param(base, key, n), "belief", model))
+        return bot_of(setting(n))
 
     budget, ms, ref_ms, steps = equal_budget(make, bot_of(base), states, start, repeats)
-    return {"base": base, "belief": model, "setting": with_param(with_param(base, key, budget),
-            "belief", model), "budget_key": key, "budget": budget, "ms_per_move": ms,
+    return {"base": base, "belief": model, "reply": reply, "setting": setting(budget),
+            "budget_key": key, "budget": budget, "ms_per_move": ms,
             "base_ms_per_move": ref_ms, "positions": len(states), "steps": steps}  # fmt: skip
+
+
+def _ckey(base: str, model: str, reply: str, opp: str | None = None) -> str:
+    """The calibration's key of a setting (as the results JSON names it)."""
+    return (
+        f"{base}|{model}"
+        + ("" if reply == "uct" else f"|reply={reply}")
+        + ("" if opp is None else f"|vs={opp}")
+    )
 
 
 def fmt(e: Estimate) -> str:
@@ -422,6 +453,18 @@ def fmt(e: Estimate) -> str:
     show_default=True,
     help="comma list of the base searches: ismcts, pimc",
 )
+@click.option(
+    "--replies",
+    default="model",
+    show_default=True,
+    help="part reply: comma list of the reply= settings measured (tree, model)",
+)
+@click.option(
+    "--reply-models",
+    default=",".join(BELIEF_MODELS),
+    show_default=True,
+    help="part reply: comma list of the beliefs measured with each reply",
+)
 @click.option("--workers", default=2, show_default=True)
 @click.option("--seed", default=2027, show_default=True)
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), default=None)
@@ -433,6 +476,8 @@ def main(
     deals: int,
     opponents: str,
     bases: str,
+    replies: str,
+    reply_models: str,
     workers: int,
     seed: int,
     json_path: str | None,
@@ -451,8 +496,10 @@ def main(
             bot_of(o)
         except ValueError as e:
             raise click.UsageError(f"--opponents: {e}") from None
-    if not want or want - {"fit", "quality", "strength", "oracle", "budget"}:
-        raise click.UsageError("--parts: a comma list of fit, quality, strength, oracle, budget")
+    if not want or want - {"fit", "quality", "strength", "reply", "oracle", "budget"}:
+        raise click.UsageError(
+            "--parts: a comma list of fit, quality, strength, reply, oracle, budget"
+        )
     if quick:
         fit_hands, quality_deals, deals = min(fit_hands, 4), min(quality_deals, 2), min(deals, 2)
     if min(fit_hands, quality_deals, deals) < 2 or workers < 1:
@@ -481,21 +528,40 @@ def main(
         for opp in opps:
             tasks += chunks("quality", BASES["ismcts"], opp, quality_deals)
     calib = {}
-    if "strength" in want:
-        states = history_states(rules, 10 if quick else 100, seed + 2)
-        for base in base_list:
-            for model in BELIEF_MODELS:
-                c = calibrate(base, model, states, 1 if quick else 3)
-                calib[f"{base}|{model}"] = c
-                print(f"calibrated {c['setting']}: {c['ms_per_move']:.3f} ms/move against "
-                      f"{c['base_ms_per_move']:.3f} for {base}")  # fmt: skip
+    # (base, model, reply) of each calibrated setting; part reply: ISMCTS bases only
+    reply_list = [r.strip() for r in replies.split(",") if r.strip()]
+    if not reply_list or set(reply_list) - {"tree", "model"}:
+        raise click.UsageError("--replies: a comma list of tree, model")
+    reply_models = [m.strip() for m in reply_models.split(",") if m.strip()]
+    if not reply_models or set(reply_models) - set(BELIEF_MODELS):
+        raise click.UsageError("--reply-models: a comma list of " + ", ".join(BELIEF_MODELS))
+    # part strength: one budget for every opponent, on positions against greedy and
+    # expert; part reply (whose cost depends on how the opponent is modelled): a budget
+    # per opponent, on positions against that opponent
+    runs = [(base, model, "uct", None) for base in base_list for model in BELIEF_MODELS
+            if "strength" in want]  # fmt: skip
+    runs += [(base, model, r, opp) for base in base_list if base.startswith("ismcts")
+             for r in reply_list for model in reply_models for opp in opps
+             if "reply" in want]  # fmt: skip
+    if runs:
+        n_states = 10 if quick else 100
+        states = {None: history_states(rules, n_states, seed + 2)}
+        for base, model, reply, opp in runs:
+            if opp not in states:
+                states[opp] = history_states(rules, n_states, seed + 2, [opp])
+            c = calibrate(base, model, states[opp], 1 if quick else 3, reply)
+            calib[_ckey(base, model, reply, opp)] = c
+            print(f"calibrated {c['setting']}" + (f" against {opp}" if opp else "")
+                  + f": {c['ms_per_move']:.3f} ms/move against "
+                  f"{c['base_ms_per_move']:.3f} for {base}")  # fmt: skip
         doc["calibration"] = calib
         doc["load"]["after_calibration"] = load()
-        for base in base_list:
-            settings = [base, *(calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS)]
-            for opp in opps:
-                for st in settings:
-                    tasks += chunks("match", st, opp, deals)
+        for base, model, reply, vs in runs:
+            for opp in opps if vs is None else [vs]:
+                for st in (base, calib[_ckey(base, model, reply, vs)]["setting"]):
+                    key = ("match", st, opp)
+                    if key not in {(t.kind, t.a, t.b) for t in tasks}:
+                        tasks += chunks("match", st, opp, deals)
     extra = {
         "oracle": lambda b: [ORACLE + b],
         "budget": lambda b: [with_param(b, "belief", m) for m in BELIEF_MODELS],
@@ -539,11 +605,21 @@ def main(
     if "strength" in want:
         print(f"\nbelief against uniform worlds at equal time ({deals} paired deals per match), "
               "difference of margins per hand, 95% CI over deals")  # fmt: skip
-        doc["strength"] = [
-            compare(results, base, opp, [calib[f"{base}|{m}"]["setting"] for m in BELIEF_MODELS])
-            for base in base_list
-            for opp in opps
-        ]
+        doc["strength"] = []
+        for base in base_list:
+            settings = [calib[_ckey(base, m, "uct")]["setting"] for m in BELIEF_MODELS]
+            for opp in opps:
+                doc["strength"].append(compare(results, base, opp, settings))
+    if "reply" in want:
+        print(f"\nbelief with the opponent model in the tree (reply={replies}) against uniform "
+              f"worlds at equal time ({deals} paired deals per match)")  # fmt: skip
+        doc["reply"] = []
+        labels = [f"{m},reply={r}" for r in reply_list for m in reply_models]
+        for base in (b for b in base_list if b.startswith("ismcts")):
+            for opp in opps:
+                settings = [calib[_ckey(base, m, r, opp)]["setting"]
+                            for r in reply_list for m in reply_models]  # fmt: skip
+                doc["reply"].append(compare(results, base, opp, settings, labels))
     if "budget" in want:
         print(f"\nbelief against uniform worlds at the same budget ({deals} paired deals per "
               "match; the belief's cost not compensated)")  # fmt: skip

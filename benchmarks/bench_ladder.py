@@ -130,6 +130,7 @@ def ladder_settings(quick: bool) -> list[tuple[str, str]]:
         ("ismcts horizon=4,c=1,rollout=expert", ",horizon=4,c=1,rollout=expert", SHORT_BUDGETS),
         ("ismcts horizon=4,c=1,belief=fit", ",horizon=4,c=1,belief=fit", SHORT_BUDGETS),
         ("ismcts horizon=4,c=1,belief=expert", ",horizon=4,c=1,belief=expert", (1000,)),
+        ("ismcts belief=fit,reply=tree", ",horizon=4,c=1,belief=fit,reply=tree", (250, 1000)),
     )
     for fam, extra, budgets in fams:
         out += [(fam, f"ismcts:iterations={n // scale}{extra}") for n in budgets]
@@ -422,6 +423,7 @@ FAMILY_STYLE = {
     "pimc belief": ("tab:pink", "D", (-10, 0)),
     "ismcts horizon=4,c=1,belief=fit": ("tab:olive", "P", (6, 6)),
     "ismcts horizon=4,c=1,belief=expert": ("tab:cyan", "P", (6, -12)),
+    "ismcts belief=fit,reply=tree": ("tab:olive", "*", (6, 6)),
 }
 
 

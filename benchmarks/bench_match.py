@@ -3,12 +3,13 @@
     python benchmarks/bench_match.py [--pairs N] [--base SPEC] [--seed S] [--workers N]
                                      [--equity-hands N] [--positions N] [--b-iterations N]
                                      [--log FILE.jsonl] [--json FILE] [--table FILE.md]
-                                     [--quick]
+                                     [--a-params K=V,...] [--quick]
     python benchmarks/bench_match.py --leaf-matches N [--json FILE]
 
 ``A`` is the base search policy (default ``ismcts:iterations=1000,horizon=4,c=1``, the
 documented best bot) with ``objective=match``, ``B`` the same with the default
-``objective=margin``: the same search, iterations and seeds otherwise. Pair ``p`` is
+``objective=margin``: the same search, iterations and seeds otherwise (``--a-params``
+adds parameters to A alone, e.g. ``match_leaf=calibrated``). Pair ``p`` is
 match ``p`` of the run seed played twice, ``A`` on side 0 then ``A`` on side 1, through
 :func:`scopa_sim.match.play_match`: hand ``h`` of both matches is dealt from the same
 deck by the same dealer seat (streams ``(seed, p, h)``), and each decision's seed is
@@ -42,8 +43,11 @@ Statistics, over pairs (the unit of the paired design):
 in ``N`` matches of ``expert`` self-play, at plays 4, 12, 20 and 28 of every hand, the
 equity after the hand that :func:`scopa_sim._engine.search.leaf_value` predicts from the
 position's estimate against the one the hand reached (:func:`end_value` of its final
-score): the mean error (bias) and the Brier score, next to the Brier score of the
-equity before the hand (no information from the position).
+score): the mean error (bias), the Brier score and the slope of the reached equity
+regressed on the predicted one (1: calibrated; below 1: overconfident), next to the
+Brier score of the equity before the hand (no information from the position), for the
+normal model and for ``match_leaf=calibrated`` (:func:`scopa_sim.objective.fit_leaf`,
+fitted on its own self-play hands, apart from these matches).
 
 ``--log`` appends each finished pair as a JSON line and skips pairs already in it, so a
 long run can be resumed or extended; the statistics are of every pair in the log.
@@ -71,7 +75,7 @@ import numpy as np
 
 from scopa_sim import stats as S
 from scopa_sim.match import HandPlayer, play_match
-from scopa_sim.objective import DEFAULT_SEED, build_table
+from scopa_sim.objective import DEFAULT_SEED, build_table, fit_leaf
 from scopa_sim.play import Play
 from scopa_sim.policy import PolicySpec
 from scopa_sim.rules import Rules
@@ -245,20 +249,35 @@ def summary(records: list[dict]) -> dict[str, Any]:
     }
 
 
-def leaf_calibration(rules: Rules, table: Any, matches: int, seed: int) -> dict[str, Any]:
-    """The leaf model's calibration (see the module docstring), by play of the hand."""
+def _slope(pred: np.ndarray, real: np.ndarray) -> float:
+    """Least-squares slope of ``real`` on ``pred`` (1 for a calibrated predictor)."""
+    p = pred - pred.mean()
+    return float((p * (real - real.mean())).sum() / (p * p).sum())
+
+
+def leaf_calibration(
+    rules: Rules, table: Any, matches: int, seed: int, fit: Any = None
+) -> dict[str, Any]:
+    """The leaf model's calibration (see the module docstring), by play of the hand; with
+    ``fit`` (a :class:`scopa_sim.objective.LeafFit`) the calibrated leaf's next to the
+    normal model's."""
     from scopa_sim._engine import search as KS
     from scopa_sim.objective import hand_rewards
 
     ra = rules.to_array()
     work = np.zeros(16)
     stages = (4, 12, 20, 28)
-    rows: dict[int, list[tuple[float, float, float]]] = {i: [] for i in stages}
+    rows: dict[int, list[tuple[float, ...]]] = {i: [] for i in stages}
     spec = [PolicySpec.parse("expert")] * rules.players
     total = int(ra[KS.R_TOTAL_PLAYS])
     for m in range(matches):
         for log in play_match(rules, spec, seed, m):
             hr = hand_rewards(table, log.totals_before, rules.side_of(log.dealer))
+            hc = (
+                hr
+                if fit is None
+                else hand_rewards(table, log.totals_before, rules.side_of(log.dealer), fit)
+            )
             st = HandState.deal(rules, dealer=log.dealer, deck=log.deck)
             seen = {}
             for i, (_seat, card, take) in enumerate(log.plays):
@@ -272,19 +291,26 @@ def leaf_calibration(rules: Rules, table: Any, matches: int, seed: int) -> dict[
                 KS.estimate(s._vec, ra, 0, True, work)
                 sc = s.scope
                 v = KS.leaf_value(hr.eq, work[12], work[13], sc[0], sc[1], total - i, total)
-                rows[i].append((hr.w0 + v / hr.k, hr.w0 + reached, hr.w0))
+                vc = KS.leaf_value(hc.eq, work[12], work[13], sc[0], sc[1], total - i, total)
+                rows[i].append((hr.w0 + v / hr.k, hr.w0 + reached, hr.w0, hr.w0 + vc / hr.k))
     out = []
     for i in stages:
         a = np.array(rows[i])
-        out.append(
-            {
-                "play": i,
-                "positions": len(a),
-                "bias": float((a[:, 0] - a[:, 1]).mean()),
-                "brier": float(((a[:, 0] - a[:, 1]) ** 2).mean()),
-                "brier_of_the_equity_before": float(((a[:, 2] - a[:, 1]) ** 2).mean()),
+        row = {
+            "play": i,
+            "positions": len(a),
+            "bias": float((a[:, 0] - a[:, 1]).mean()),
+            "brier": float(((a[:, 0] - a[:, 1]) ** 2).mean()),
+            "slope": _slope(a[:, 0], a[:, 1]),
+            "brier_of_the_equity_before": float(((a[:, 2] - a[:, 1]) ** 2).mean()),
+        }
+        if fit is not None:
+            row |= {
+                "calibrated_bias": float((a[:, 3] - a[:, 1]).mean()),
+                "calibrated_brier": float(((a[:, 3] - a[:, 1]) ** 2).mean()),
+                "calibrated_slope": _slope(a[:, 3], a[:, 1]),
             }
-        )
+        out.append(row)
     return {"matches": matches, "seed": seed, "stages": out}
 
 
@@ -373,6 +399,9 @@ def main() -> None:
     ap.add_argument("--equity-hands", type=int, default=100_000)
     ap.add_argument("--positions", type=int, default=1000, help="for the time calibration")
     ap.add_argument("--b-iterations", type=int, help="B's iterations (no calibration)")
+    ap.add_argument(
+        "--a-params", default="", help="more parameters of A, e.g. match_leaf=calibrated"
+    )
     ap.add_argument("--log", type=Path)
     ap.add_argument("--json", type=Path)
     ap.add_argument("--table", type=Path, help="write the summary as a Markdown table")
@@ -382,12 +411,15 @@ def main() -> None:
     if args.leaf_matches is not None:
         rules = Rules.make(args.preset)
         table = build_table(rules, "expert", args.equity_hands, DEFAULT_SEED)
+        fit = fit_leaf(rules)
         doc = {
             "benchmark": "bench_match leaf calibration",
             "preset": args.preset,
             "equity_table": {"policy": "expert", "hands": args.equity_hands, "seed": DEFAULT_SEED},
-            **leaf_calibration(rules, table, args.leaf_matches, args.seed),
-        }
+            "leaf_fit": {"policy": fit.policy, "hands": fit.hands, "seed": fit.seed,
+                         "slope": fit.slope.tolist(), "spread": fit.spread.tolist()},
+            **leaf_calibration(rules, table, args.leaf_matches, args.seed, fit),
+        }  # fmt: skip
         for row in doc["stages"]:
             print(row)
         if args.json:
@@ -404,7 +436,9 @@ def main() -> None:
         table = build_table(rules, "expert", args.equity_hands, DEFAULT_SEED)
         table.save(table_file)
         print(f"equity table: {args.equity_hands:,} expert hands, {time.time() - t0:.1f} s")
-        a = f"{args.base},objective=match,equity={table_file}"
+        a = f"{args.base},objective=match,equity={table_file}" + (
+            f",{args.a_params}" if args.a_params else ""
+        )
         b = args.base
         iters = int(dict(PolicySpec.parse(b).params).get("iterations", "1000"))
         calibration: dict[str, Any] = {}

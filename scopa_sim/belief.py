@@ -145,17 +145,22 @@ class BeliefModel:
         return self._arrays["a"]
 
 
+#: The channel of ``belief=expert``, fitted to the documented best bot's own plays: in
+#: ISMCTS's ``reply=tree|model`` a seat that plays like it is searched as the bot searches
+#: itself, by UCB1 (see :class:`scopa_sim.search.ISMCTSBot`).
+SEARCH_CHANNEL = Channel("expert", EXPERT_TAU, EXPERT_EPS)
+
 #: Belief models by the name the ``belief=`` policy parameter takes (None: uniform).
 MODELS: dict[str, BeliefModel | None] = {
     "uniform": None,
-    "expert": BeliefModel("expert", (Channel("expert", EXPERT_TAU, EXPERT_EPS),), (1.0,)),
+    "expert": BeliefModel("expert", (SEARCH_CHANNEL,), (1.0,)),
     "fit": BeliefModel(
         "fit",
         (
             Channel("random"),
             Channel("greedy", 0.0, 0.02),
             Channel("expert", 0.0, 0.02),
-            Channel("expert", EXPERT_TAU, EXPERT_EPS),
+            SEARCH_CHANNEL,
             Channel("expert", 1.0, 0.05),
         ),
         (1.0, 1.0, 1.0, 1.0, 1.0),
@@ -389,6 +394,7 @@ def describe_belief(b: Belief, top: int = 5) -> list[str]:
 __all__ = [
     "BELIEFS",
     "MODELS",
+    "SEARCH_CHANNEL",
     "Belief",
     "BeliefModel",
     "Channel",

@@ -31,6 +31,14 @@ the margin whose variance is the whole hand's times the share of plays still to 
 the table (interpolated bilinearly between whole points) is averaged over that error by
 a 5-point Gauss-Hermite rule (:func:`scopa_sim._engine.search.leaf_value`). Scope still to come
 (beyond its share of the error) and an all-denari win are not estimated.
+
+That normal model is overconfident early in a hand: the estimate's margin is a noisy
+predictor of the final one (regressed on it, the final margin's slope is about 0.5 after
+4 plays). ``match_leaf=calibrated`` (:data:`MATCH_LEAVES`) replaces it by a calibration
+fitted per play count on self-play (:func:`fit_leaf`, :class:`LeafFit`: the final margin
+regressed on the estimated one through the origin, and the residual spread), so the
+leaf's win probabilities are calibrated; ``match_leaf=normal`` (the default) keeps the
+normal model.
 """
 
 from __future__ import annotations
@@ -67,6 +75,12 @@ MIN_SPREAD = 0.005
 MODEL_POLICIES = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
 #: Hands per call of the jitted loop when building a table.
 _BLOCK = 1 << 16
+#: The match objective's leaf models (``match_leaf=``): ``normal`` (the normal model of the
+#: rest of the hand) and ``calibrated`` (:func:`fit_leaf`).
+MATCH_LEAVES = ("normal", "calibrated")
+#: Self-play hands and seed of the leaf calibration fitted on first use.
+LEAF_HANDS = 20_000
+LEAF_SEED = 17
 
 
 @dataclass(frozen=True, eq=False)
@@ -273,10 +287,74 @@ class HandRewards:
         return min(1.0, max(0.0, w))
 
 
-def hand_rewards(table: EquityTable, totals: tuple[int, ...], dealer_side: int) -> HandRewards:
+@dataclass(frozen=True, eq=False)
+class LeafFit:
+    """The match leaf's calibration for one set of rules: before play ``p`` of a hand,
+    the final margin (side 0 - side 1) is ``slope[p]`` times the margin the leaf
+    estimates plus an error of standard deviation ``spread[p]``; fitted on ``hands``
+    hands of ``policy`` self-play from ``seed``."""
+
+    rules: Rules
+    policy: str
+    hands: int
+    seed: int
+    slope: np.ndarray  # float64 [plays of a hand]
+    spread: np.ndarray  # float64 [plays of a hand]
+
+
+def leaf_data(
+    rules: Rules, policy: str = "expert", hands: int = LEAF_HANDS, seed: int = LEAF_SEED
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(d, m)``: the margin the leaf estimates before each play (``d[h, p]``) and the
+    final margin (``m[h]``) of ``hands`` hands of ``policy`` self-play
+    (:func:`scopa_sim._engine.search.leaf_samples`)."""
+    _two_sides(rules)
+    if policy not in MODEL_POLICIES:
+        raise EquityError(f"unknown model policy {policy!r}; allowed: {', '.join(MODEL_POLICIES)}")
+    if hands < 2:
+        raise EquityError(f"a leaf calibration needs at least 2 hands, got {hands}")
+    r = rules.to_array()
+    d = np.zeros((hands, int(r[KS.R_TOTAL_PLAYS])))
+    m = np.zeros(hands)
+    KS.leaf_samples(r, MODEL_POLICIES[policy], hands, seed, d, m)
+    return d, m
+
+
+def calibration_of(d: np.ndarray, m: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column ``p`` of ``d``: the least-squares slope of ``m`` on ``d[:, p]`` through
+    the origin (the two sides are alike, so the fit is the one of the data pooled with its
+    mirror image; 0 where ``d`` is all 0) and the residual standard deviation."""
+    sxx = (d * d).sum(axis=0)
+    sxy = (d * m[:, None]).sum(axis=0)
+    slope = np.where(sxx > 0, sxy / np.where(sxx > 0, sxx, 1.0), 0.0)
+    resid = m[:, None] - d * slope
+    return slope, np.sqrt((resid * resid).mean(axis=0))
+
+
+def fit_leaf(
+    rules: Rules, policy: str = "expert", hands: int = LEAF_HANDS, seed: int = LEAF_SEED
+) -> LeafFit:
+    """The match leaf's calibration of ``rules`` from ``hands`` hands of ``policy``
+    self-play (:func:`leaf_data`, :func:`calibration_of`)."""
+    slope, spread = calibration_of(*leaf_data(rules, policy, hands, seed))
+    return LeafFit(rules, policy, hands, seed, slope, spread)
+
+
+@lru_cache(maxsize=8)
+def _cached_leaf(rules: Rules) -> LeafFit:
+    return fit_leaf(rules)
+
+
+def hand_rewards(
+    table: EquityTable,
+    totals: tuple[int, ...],
+    dealer_side: int,
+    leaf: LeafFit | None = None,
+) -> HandRewards:
     """The rewards of a hand dealt by side ``dealer_side`` at match totals ``totals``:
     ``k * (W - w0)`` for side 0, ``W`` the win probability after the hand (see the
-    module's docstring for ``k`` and ``w0``)."""
+    module's docstring for ``k`` and ``w0``); ``leaf``: the leaf's calibration (None:
+    the normal model)."""
     rules = table.rules
     nxt = 1 - dealer_side  # two sides: the deal alternates
     t, (t0, t1) = rules.target, totals
@@ -298,14 +376,21 @@ def hand_rewards(table: EquityTable, totals: tuple[int, ...], dealer_side: int) 
     m = (g0 - g1).astype(np.float64)
     sd_m = math.sqrt(max(0.0, float(p @ (m - p @ m) ** 2)))
     k = max(sd_m, 1.0) / max(sd_w, MIN_SPREAD)  # sd_m is a few points; 1 if degenerate
-    eq = np.empty(KS.EQ_GAINS + GAINS * GAINS)
+    plays = 0 if leaf is None else int(leaf.slope.shape[0])
+    eq = np.empty(KS.EQ_GAINS + GAINS * GAINS + 2 * plays)
     eq[KS.EQ_SIZE] = GAINS
     eq[KS.EQ_DENARI] = 1.0 if denari else 0.0
     eq[KS.EQ_DENARI0] = k * (1.0 - w0)
     eq[KS.EQ_DENARI1] = k * (0.0 - w0)
     eq[KS.EQ_ITEMS] = 4.0 + rules.re_bello
     eq[KS.EQ_SPREAD] = sd_m
-    eq[KS.EQ_GAINS :] = (k * (w - w0)).ravel()
+    end = KS.EQ_GAINS + GAINS * GAINS
+    eq[KS.EQ_GAINS : end] = (k * (w - w0)).ravel()
+    eq[KS.EQ_CAL] = 0.0 if leaf is None else float(end)
+    eq[KS.EQ_CAL_N] = plays
+    if leaf is not None:
+        eq[end : end + plays] = leaf.slope
+        eq[end + plays :] = leaf.spread
     return HandRewards(eq, w0, k)
 
 
@@ -314,8 +399,11 @@ class MatchObjective:
     policy's name or a table file), the table for each rules and the rewards of each
     hand, computed once and kept."""
 
-    def __init__(self, source: str = "expert") -> None:
+    def __init__(self, source: str = "expert", leaf: str = "normal") -> None:
+        if leaf not in MATCH_LEAVES:
+            raise EquityError(f"unknown match leaf {leaf!r}; allowed: {', '.join(MATCH_LEAVES)}")
         self.source = source
+        self.leaf = leaf
         self._file: EquityTable | None = None
         if source not in MODEL_POLICIES:
             self._file = EquityTable.load(source)  # missing or unreadable: fail now
@@ -334,7 +422,8 @@ class MatchObjective:
         key = (rules, totals, rules.side_of(dealer))
         got = self._rewards.get(key)
         if got is None:
-            got = self._rewards[key] = hand_rewards(self.table(rules), totals, key[2])
+            fit = _cached_leaf(rules) if self.leaf == "calibrated" else None
+            got = self._rewards[key] = hand_rewards(self.table(rules), totals, key[2], fit)
         return got
 
 
@@ -342,11 +431,18 @@ __all__ = [
     "DEFAULT_HANDS",
     "DEFAULT_SEED",
     "FORMAT",
+    "LEAF_HANDS",
+    "LEAF_SEED",
+    "MATCH_LEAVES",
     "OBJECTIVES",
     "EquityTable",
     "HandRewards",
+    "LeafFit",
     "MatchObjective",
     "build_table",
+    "calibration_of",
+    "fit_leaf",
     "hand_outcomes",
     "hand_rewards",
+    "leaf_data",
 ]

@@ -18,7 +18,7 @@ from . import _engine as K
 if TYPE_CHECKING:
     from .search import Bot
 from .errors import PolicyError
-from .objective import OBJECTIVES
+from .objective import MATCH_LEAVES, OBJECTIVES
 
 Param = Callable[[str, str], object]
 
@@ -118,10 +118,15 @@ def _kernel_policy(name: str, code: int, summary: str) -> PolicyKind:
 #: (two sides): a hand is valued by the probability of winning the match from the totals
 #: it leaves, by the match-equity table of ``equity=`` -- ``expert`` (the default),
 #: ``greedy`` or ``random`` (that policy's self-play, built on first use) or the path of a
-#: table file written by ``scopa-sim equity`` (:mod:`scopa_sim.objective`).
+#: table file written by ``scopa-sim equity`` (:mod:`scopa_sim.objective`);
+#: ``match_leaf=normal|calibrated`` its model of an unfinished hand at a depth limit;
+#: ``match_close=X`` plays for the match only where the equity before the hand is in
+#: [X, 1 - X].
 _OBJECTIVE: dict[str, Param] = {
     "objective": _choice("objective", OBJECTIVES),
     "equity": lambda p, t: t,  # a model policy or a table file: checked by the bot
+    "match_leaf": _choice("match_leaf", MATCH_LEAVES),
+    "match_close": _float("match_close"),
 }
 
 
@@ -150,7 +155,7 @@ POLICIES: dict[str, PolicyKind] = {
             "pimc",
             "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
             "leaf=estimate|expert, belief=uniform|expert|fit, objective=margin|match, "
-            "equity=expert|PATH",
+            "equity=expert|PATH, match_leaf=normal|calibrated",
             {
                 "worlds": _int("worlds", 1),
                 "depth": _int("depth", 1),
@@ -165,7 +170,8 @@ POLICIES: dict[str, PolicyKind] = {
             "ismcts",
             "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
             "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit, "
-            "objective=margin|match, equity=expert|PATH",
+            "reply=uct|tree|model, objective=margin|match, equity=expert|PATH, "
+            "match_leaf=normal|calibrated",
             {
                 "iterations": _int("iterations", 1),
                 "c": _float("c"),
@@ -175,6 +181,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "horizon": _int("horizon", 0),
                 "leaf": _choice("leaf", ("estimate", "expert")),
                 "belief": _belief,
+                "reply": _choice("reply", ("uct", "tree", "model")),
                 **_OBJECTIVE,
             },
             _bot("ISMCTSBot"),
@@ -182,7 +189,7 @@ POLICIES: dict[str, PolicyKind] = {
         PolicyKind(
             "solver",
             "perfect-information cheat (sees every card), for reference: depth=, "
-            "objective=margin|match, equity=expert|PATH",
+            "objective=margin|match, equity=expert|PATH, match_leaf=normal|calibrated",
             {"depth": _int("depth", 1), **_OBJECTIVE},
             _bot("SolverBot"),
         ),

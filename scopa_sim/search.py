@@ -31,10 +31,10 @@ import numpy as np
 
 from . import _engine as K
 from ._engine import search as KS
-from .belief import Belief, Observations, compute_belief, get_model
+from .belief import SEARCH_CHANNEL, Belief, Observations, compute_belief, get_model
 from .errors import PolicyError
 from .infoset import InfoSet
-from .objective import OBJECTIVES, MatchObjective
+from .objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
 from .play import Play
 from .rules import Rules
 from .state import HandState
@@ -187,19 +187,47 @@ class _ObjectiveMixin:
     table's model policy or file, see :class:`scopa_sim.objective.MatchObjective`)."""
 
     _match: MatchObjective | None = None
+    _close: float = 0.0
 
-    def _objective(self, objective: str, equity: str | None) -> str:
-        """Set the objective up; return its part of the bot's name."""
+    def _objective(
+        self,
+        objective: str,
+        equity: str | None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+    ) -> str:
+        """Set the objective up; return its part of the bot's name.  ``match_leaf`` is the
+        match objective's model of an unfinished hand at a depth limit or horizon:
+        ``normal`` (the default) or ``calibrated`` (fitted on self-play, see
+        :func:`scopa_sim.objective.fit_leaf`).  ``match_close`` = ``x`` > 0 plays for the
+        match only in hands whose match equity before the hand lies in [x, 1 - x] (a
+        close match), for the margin in the others (0, the default: in every hand)."""
+        if not 0.0 <= match_close < 0.5:
+            raise ValueError(f"match_close must be in [0, 0.5), got {match_close!r}")
+        self._close = match_close
         if objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        if match_leaf not in MATCH_LEAVES:
+            raise ValueError(
+                f"match_leaf must be one of {', '.join(MATCH_LEAVES)}, got {match_leaf!r}"
+            )
         self.objective = objective
         if objective == "margin":
             if equity is not None:
                 raise ValueError("equity= is the table of objective=match: give that too")
+            if match_leaf != "normal" or match_close:
+                raise ValueError(
+                    "match_leaf= and match_close= are objective=match's: give that too"
+                )
             self._match = None
             return ""
-        self._match = MatchObjective("expert" if equity is None else equity)
-        return ",objective=match" + ("" if equity is None else f",equity={equity}")
+        self._match = MatchObjective("expert" if equity is None else equity, match_leaf)
+        return (
+            ",objective=match"
+            + ("" if equity is None else f",equity={equity}")
+            + ("" if match_leaf == "normal" else f",match_leaf={match_leaf}")
+            + (f",match_close={match_close:g}" if match_close else "")
+        )
 
     def prepare(self, rules: Rules) -> None:
         if self._match is not None:
@@ -208,16 +236,23 @@ class _ObjectiveMixin:
     def win_probability(self, state: HandState, value: float) -> float | None:
         """The match-win probability of the side to play that a value of this bot at
         ``state`` stands for (None under the margin objective)."""
+        hr = self._rewards(state)
+        return None if hr is None else hr.probability(value, state.rules.side_of(state.turn))
+
+    def _rewards(self, state: HandState | InfoSet) -> HandRewards | None:
+        """The match objective's rewards for this hand (None: margins, also in a hand that
+        ``match_close`` leaves to the margin)."""
         if self._match is None:
             return None
         hr = self._match.rewards(state.rules, state.match_totals, state.dealer)
-        return hr.probability(value, state.rules.side_of(state.turn))
+        if self._close and not self._close <= hr.w0 <= 1.0 - self._close:
+            return None
+        return hr
 
     def _eq(self, state: HandState | InfoSet) -> np.ndarray | None:
         """The match objective's table for this hand (None: margins)."""
-        if self._match is None:
-            return None
-        return self._match.rewards(state.rules, state.match_totals, state.dealer).eq
+        hr = self._rewards(state)
+        return None if hr is None else hr.eq
 
 
 class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
@@ -245,6 +280,8 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         belief: str = "uniform",
         objective: str = "margin",
         equity: str | None = None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
     ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
@@ -257,7 +294,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
             f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
             + (f",leaf={leaf}" if leaf != "estimate" else "")
             + (f",belief={belief}" if belief != "uniform" else "")
-            + self._objective(objective, equity)
+            + self._objective(objective, equity, match_leaf, match_close)
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
@@ -318,12 +355,19 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
     """
 
     def __init__(
-        self, depth: int | None = None, objective: str = "margin", equity: str | None = None
+        self,
+        depth: int | None = None,
+        objective: str = "margin",
+        equity: str | None = None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
     ) -> None:
         if depth is not None and depth < 1:
             raise ValueError("depth must be >= 1 or None")
         self.depth = depth
-        params = ("" if depth is None else f",depth={depth}") + self._objective(objective, equity)
+        params = ("" if depth is None else f",depth={depth}") + self._objective(
+            objective, equity, match_leaf, match_close
+        )
         self.name = "solver" + (":" + params[1:] if params else "")
         self.nodes = 0
 
@@ -380,7 +424,13 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     With ``belief=expert`` or ``fit`` every iteration's world is drawn from that belief
     over the other hands (:mod:`scopa_sim.belief`, computed once per decision) instead
-    of uniformly (``uniform``, the default).
+    of uniformly (``uniform``, the default).  With such a belief, ``reply=model`` also
+    plays the other sides' seats by its play model (an opponent model in the tree): each
+    iteration draws each such seat's channel from its posterior (random, greedy, or the
+    expert at the channel's temperature) and that seat's plays, in the tree and in the
+    rollout, follow it, so a seat recognised as random is played as random, not as a
+    best responder; the root's side still searches by UCB1 (``reply=uct``, the default:
+    every seat by UCB1 and the rollout policy, as before the option existed).
     With ``objective=match`` the backed-up rewards are the match objective's values of
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
@@ -391,6 +441,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     CHUNK = 128
     EXACT_TT = 1 << 14
+    #: ``reply=``: how the tree plays the other sides' seats (see the class docstring).
+    REPLIES = ("uct", "tree", "model")
     ROLLOUTS: ClassVar[dict[str, int]] = {
         "random": K.POLICY_RANDOM,
         "greedy": K.POLICY_GREEDY,
@@ -409,8 +461,18 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         belief: str = "uniform",
         objective: str = "margin",
         equity: str | None = None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+        reply: str = "uct",
     ) -> None:
         self._set_belief(belief)
+        if reply not in self.REPLIES:
+            raise ValueError(f"reply must be one of {', '.join(self.REPLIES)}, got {reply!r}")
+        if reply != "uct" and belief == "uniform":
+            raise ValueError(
+                f"reply={reply} plays the other seats by a belief's model: give belief="
+            )
+        self.reply = reply
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
@@ -429,7 +491,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KS.FULL_DEPTH if horizon is None else horizon
-        suffix = self._objective(objective, equity)
+        suffix = self._objective(objective, equity, match_leaf, match_close)
         #: the tree's sums are in units of 1 / _unit points
         self._unit = 1 if horizon is None and self._match is None else KS.EST_UNIT
         self._policy = self.ROLLOUTS[rollout]
@@ -440,6 +502,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + (f",horizon={horizon}" if horizon is not None else "")
             + (f",leaf={leaf}" if leaf != "estimate" else "")
             + (f",belief={belief}" if belief != "uniform" else "")
+            + (f",reply={reply}" if reply != "uct" else "")
             + suffix
         )
         self.last_iterations = 0
@@ -456,7 +519,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         eq = self._eq(info)
         parts, cum = self._worlds_from(state, seed)
         args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
-        if self.belief != "uniform":
+        if self.reply != "uct":
+            args = (*args, _NO_EQ if eq is None else eq, parts, cum, self._reply_models())
+        elif self.belief != "uniform":
             args = (*args, _NO_EQ if eq is None else eq, parts, cum)
         elif eq is not None:
             args = (*args, eq)
@@ -475,6 +540,22 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 break
         self.last_iterations = done
         return tree, count
+
+    def _reply_models(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+        """``reply=tree|model``: the belief's channels, each seat's posterior over them and
+        whether the rollouts follow them too, as
+        :func:`scopa_sim._engine.search.ismcts_run` takes them (the last decision's belief)."""
+        b = self.last_belief
+        assert b is not None and b.model is not None  # reply=model needs a belief model
+        kinds, taus, eps, _ = b.model.arrays()
+        # the channel fitted to this search's own plays stands for a seat that plays
+        # like it: that seat is searched as in reply=uct (UCB1), not replayed as an expert
+        kinds = kinds.copy()
+        for i, ch in enumerate(b.model.channels):
+            if ch == SEARCH_CHANNEL:
+                kinds[i] = KS.KIND_SEARCH
+        post = np.ascontiguousarray(b.post, dtype=np.float64)
+        return kinds, taus, eps, post, self.reply == "model"
 
     def _solve_known(self, info: InfoSet) -> list[PlayStats]:
         """Exact values when the information set is one world (see :meth:`analyse`)."""

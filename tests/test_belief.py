@@ -413,3 +413,90 @@ def test_review_shows_the_belief(record: str) -> None:
     assert "belief: seat 0 holds [" in text
     res = CliRunner().invoke(cli, [*base, "--belief", "x"])
     assert res.exit_code == 2 and "Traceback" not in res.output
+
+
+# --------------------------------------------------------------------------- reply=model
+def test_reply_uct_is_the_default() -> None:
+    """reply=uct (the default) is the search as before the option existed: same name,
+    same tree; reply=tree and reply=model search differently."""
+    state = played(Rules.make("scopa"), 3, 7, "greedy")
+    trees = {}
+    for reply in (None, "uct", "tree", "model"):
+        kw = {} if reply is None else {"reply": reply}
+        bot = ISMCTSBot(iterations=150, horizon=4, c=1, belief="fit", **kw)
+        tree, count = bot.tree(state, 5)
+        trees[reply] = tree[:count].copy()
+        assert ("reply=" in bot.name) == (reply in ("tree", "model"))
+    assert np.array_equal(trees[None], trees["uct"])
+    assert not np.array_equal(trees[None], trees["tree"])
+    assert not np.array_equal(trees["tree"], trees["model"])
+
+
+@pytest.mark.parametrize(("preset", "plays"), [("scopa", 8), ("scopa-3", 11), ("scopa-15", 8)])
+def test_model_reply_reads_only_what_the_seat_sees(preset: str, plays: int) -> None:
+    """reply=model's tree is the same when hidden cards move between hidden places."""
+    rules = Rules.make(preset)
+    state = played(rules, 17, plays, "expert")
+    bot = ISMCTSBot(iterations=120, horizon=4, c=1, belief="fit", reply="model")
+    ref, n = bot.tree(state, 8)
+    ref = ref[:n].copy()
+    others = [t for t in range(rules.players) if t != state.turn and state.hand(t)]
+    places = [sorted(state.hand(t)) for t in others] + [sorted(state.stock)]
+    places = [p for p in places if p]
+    other = swapped(state, places[0][0], places[1][-1])
+    assert other.hands != state.hands or other.stock != state.stock
+    tree, m = bot.tree(other, 8)
+    assert np.array_equal(tree[:m], ref)
+    assert bot.choose(state, 8) in state.legal_plays
+
+
+def test_model_reply_plays_the_other_seat_by_its_channel() -> None:
+    """With a single greedy channel and no floor, every play of the other seat in logged
+    iterations (tree and rollout) is one of greedy's best plays in that world; our seat
+    still explores other plays."""
+    rules = Rules.make("scopa")
+    state = played(rules, 5, 6, "greedy")  # a new round: nobody has played in it yet
+    seat = state.turn
+    root = InfoSet(state).vector
+    r = rules.to_array()
+    reply = (
+        np.array([KS.KIND_GREEDY]), np.zeros(1), np.zeros(1), np.ones((4, 1)), True
+    )  # fmt: skip
+    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    tree = np.empty((400, KS.T_COLS), dtype=np.int64)
+    count = KS.ismcts_init(root, tree)
+    rng = K.new_rng(11)
+    checked = 0
+    ours = set()
+    for _ in range(60):
+        count = KS.ismcts_run(root, r, tree, count, 1, 1.0, K.POLICY_RANDOM, 4, rng, log, 0,
+                              None, None, None, reply)  # fmt: skip
+        vec = root.copy()
+        for s in range(rules.players):
+            vec[K.S_HANDS + s] = log[KS.L_HANDS + s]
+        world = HandState(rules, vec)
+        for k in range(int(log[KS.L_MADE])):
+            if world.is_over() or len(world.stock) != len(state.stock):
+                break  # a new deal: the logged stock order is not rebuilt here
+            play = Play(int(log[KS.L_PLAYS + 3 * k]), int(log[KS.L_PLAYS + 3 * k + 1]))
+            if world.turn != seat:
+                vals = {p: K.greedy_value(world._vec, world._r, p.card, p.take)
+                        for p in world.legal_plays}  # fmt: skip
+                assert vals[play] == max(vals.values())
+                checked += 1
+            elif k == 0:
+                ours.add(play)
+            world.push(play)
+    assert checked > 60 and len(ours) > 1
+
+
+def test_bad_reply_values_are_one_line_errors() -> None:
+    for text, msg in (
+        ("ismcts:reply=bogus", "uct, tree, model"),
+        ("ismcts:reply=model", "belief="),
+        ("ismcts:reply=tree,belief=uniform", "belief="),
+        ("pimc:reply=model,belief=fit", "unknown parameter"),
+    ):
+        with pytest.raises(PolicyError, match="reply") as e:
+            PolicySpec.parse(text).bot()
+        assert "\n" not in str(e.value) and msg in str(e.value)

@@ -142,6 +142,17 @@ def test_bench_belief(tmp_path: Path) -> None:
     assert {q["opponent"] for q in doc["quality"]} == {"greedy", "expert"}
 
 
+def test_bench_belief_reply(tmp_path: Path) -> None:
+    """Part reply: the opponent model in the tree, calibrated per opponent."""
+    doc = _run("bench_belief.py", "--quick", "--workers", "1", "--parts", "reply", "--replies",
+               "tree", "--reply-models", "fit", "--bases", "ismcts", "--opponents", "greedy",
+               out=tmp_path / "r.json")  # fmt: skip
+    (row,) = doc["reply"]
+    assert row["opponent"] == "greedy" and list(row["beliefs"]) == ["fit,reply=tree"]
+    assert "reply=tree" in row["beliefs"]["fit,reply=tree"]["setting"]
+    assert any(k.endswith("|reply=tree|vs=greedy") for k in doc["calibration"])
+
+
 def test_bench_ladder_only(tmp_path: Path) -> None:
     doc = _run("bench_ladder.py", "--quick", "--workers", "1", "--deals", "2", "--only",
                "pimc:belief=fit", out=tmp_path / "l.json")  # fmt: skip
@@ -156,6 +167,9 @@ def test_bench_match_quick(tmp_path: Path) -> None:
     assert s["pairs_a_won_both"] + s["pairs_a_lost_both"] + s["pairs_split"] == 2
     assert 0 <= s["a_win_rate"] <= 1 and s["hands"] >= 4
     assert "objective=match" in doc["a"] and "objective" not in doc["b"]
+    leaf = _run("bench_match.py", "--quick", "--a-params", "match_leaf=calibrated",
+                out=tmp_path / "m3.json")  # fmt: skip
+    assert leaf["a"].endswith(",match_leaf=calibrated")
     # the log is resumed: a second run plays nothing new and reports the same pairs
     again = _run("bench_match.py", "--quick", "--log", str(log), out=tmp_path / "m2.json")
     assert again["summary"]["a_match_wins"] == s["a_match_wins"]
@@ -168,6 +182,8 @@ def test_bench_match_leaf_calibration(tmp_path: Path) -> None:
     )
     assert [s["play"] for s in doc["stages"]] == [4, 12, 20, 28]
     assert all(s["positions"] >= 2 and 0 <= s["brier"] <= 1 for s in doc["stages"])
+    assert all(0 <= s["calibrated_brier"] <= 1 for s in doc["stages"])
+    assert len(doc["leaf_fit"]["slope"]) == 36
 
 
 def test_bench_ab(tmp_path: Path) -> None:

@@ -125,6 +125,104 @@ def test_leaf_value_shares_the_open_points_and_spreads_by_plays_left(
     assert KS.leaf_value(eq, 3.0, 0.0, 0.0, 0.0, 0, 36) > ahead > 0
 
 
+def test_calibration_of_fits_the_slope_and_the_residual_spread() -> None:
+    """The final margin regressed on the estimated one, through the origin, per play;
+    a play where every estimate is 0 gets slope 0 and the margins' own spread."""
+    rnd = np.random.default_rng(3)
+    d = rnd.normal(0.0, 2.0, size=(40_000, 3))
+    d[:, 0] = 0.0
+    m = 0.5 * d[:, 1] + rnd.normal(0.0, 1.5, size=40_000)
+    slope, spread = O.calibration_of(d, m)
+    assert slope[0] == 0.0 and spread[0] == pytest.approx(math.sqrt((m * m).mean()))
+    assert slope[1] == pytest.approx(0.5, abs=0.01) and spread[1] == pytest.approx(1.5, rel=0.02)
+    assert abs(slope[2]) < 0.02  # unrelated to the margin
+
+
+def test_fit_leaf_from_self_play() -> None:
+    """The fit reads self-play hands: before the first play nothing is estimated, the
+    final margins are whole points, the fit is the calibration of that data, and the same
+    seed gives the same data."""
+    d, m = O.leaf_data(SCOPA, "expert", hands=60, seed=2)
+    assert d.shape == (60, 36) and np.all(d[:, 0] == 0.0) and np.any(d[:, 20] != 0.0)
+    assert np.array_equal(m, np.round(m)) and np.abs(m).max() < 20
+    d2, m2 = O.leaf_data(SCOPA, "expert", hands=60, seed=2)
+    assert np.array_equal(d, d2) and np.array_equal(m, m2)
+    fit = O.fit_leaf(SCOPA, "expert", hands=60, seed=2)
+    slope, spread = O.calibration_of(d, m)
+    assert np.array_equal(fit.slope, slope) and np.array_equal(fit.spread, spread)
+    with pytest.raises(EquityError, match="two sides"):
+        O.leaf_data(Rules.make("scopa-3"))
+    with pytest.raises(EquityError, match="at least 2 hands"):
+        O.leaf_data(SCOPA, hands=1)
+
+
+def test_calibrated_leaf_value(table: O.EquityTable) -> None:
+    """The calibrated leaf shrinks the estimated margin by the play's slope (the points'
+    sum kept) and spreads by the play's residual: slope 1 with the normal model's
+    spread is the normal model; slope 0 values a lead like the opposite lead."""
+    hr = O.hand_rewards(table, (9, 8), 0)
+    assert hr.eq[KS.EQ_CAL] == 0.0  # no calibration: the normal model, as before
+    sd = hr.eq[KS.EQ_SPREAD]
+    left = np.arange(36, 0, -1)
+    same = O.LeafFit(SCOPA, "expert", 0, 0, np.ones(36), sd * np.sqrt(left / 36))
+    hs = O.hand_rewards(table, (9, 8), 0, same)
+    assert np.array_equal(hs.eq[: KS.EQ_CAL], hr.eq[: KS.EQ_CAL])
+    for e0, e1, lft in ((3.0, 0.5, 30), (1.0, 2.0, 10), (2.0, 1.0, 0)):
+        assert KS.leaf_value(hs.eq, e0, e1, 0.0, 0.0, lft, 36) == pytest.approx(
+            KS.leaf_value(hr.eq, e0, e1, 0.0, 0.0, lft, 36)
+        )
+    flat = O.LeafFit(SCOPA, "expert", 0, 0, np.zeros(36), np.full(36, 2.0))
+    hf = O.hand_rewards(table, (9, 8), 0, flat)
+    assert KS.leaf_value(hf.eq, 3.0, 0.0, 0.0, 0.0, 20, 36) == pytest.approx(
+        KS.leaf_value(hf.eq, 0.0, 3.0, 0.0, 0.0, 20, 36)
+    )
+    assert KS.leaf_value(hr.eq, 3.0, 0.0, 0.0, 0.0, 20, 36) > KS.leaf_value(
+        hr.eq, 0.0, 3.0, 0.0, 0.0, 20, 36
+    )
+
+
+def test_match_close_plays_lopsided_matches_for_the_margin(table_file: Path) -> None:
+    """match_close=x: the match objective in hands whose equity before the hand is in
+    [x, 1 - x], the margin objective (the same values) in the others."""
+    base = f"ismcts:iterations=120,horizon=4,c=1,objective=match,equity={table_file}"
+    close = PolicySpec.parse(base + ",match_close=0.2").bot()
+    match, margin = (
+        PolicySpec.parse(base).bot(),
+        PolicySpec.parse("ismcts:iterations=120,horizon=4,c=1").bot(),
+    )
+    assert close.name.endswith(",match_close=0.2")
+    for totals, lopsided in (((10, 1), True), ((8, 8), False)):
+        state = HandState.deal(SCOPA, seed=6, match_totals=totals)
+        got = [(x.play, x.n, x.mean) for x in close.analyse(state, 2)]
+        ref = match if not lopsided else margin
+        assert got == [(x.play, x.n, x.mean) for x in ref.analyse(state, 2)]
+        assert (close.win_probability(state, 0.0) is None) == lopsided
+
+
+def test_match_leaf_parameter(table_file: Path) -> None:
+    """match_leaf=normal is the default (same name, same values); calibrated changes the
+    values of depth-limited searches and names itself; it needs objective=match."""
+    state = HandState.deal(SCOPA, seed=4, match_totals=(8, 9))
+    for _ in range(5):
+        state.push(state.legal_plays[0])
+    base = f"ismcts:iterations=150,horizon=4,c=1,objective=match,equity={table_file}"
+    a, b = PolicySpec.parse(base).bot(), PolicySpec.parse(base + ",match_leaf=normal").bot()
+    c = PolicySpec.parse(base + ",match_leaf=calibrated").bot()
+    assert a.name == b.name and c.name == a.name + ",match_leaf=calibrated"
+    va, vb, vc = ([(x.play, x.n, x.mean) for x in bot.analyse(state, 3)] for bot in (a, b, c))
+    assert va == vb and va != vc
+    for text in (
+        "ismcts:match_leaf=calibrated",
+        "pimc:objective=match,match_leaf=fitted",
+        "ismcts:match_close=0.1",
+        "ismcts:objective=match,match_close=0.5",
+        "solver:objective=match,match_close=-1",
+    ):
+        with pytest.raises(PolicyError, match=r"match_leaf|match_close") as e:
+            PolicySpec.parse(text).bot()
+        assert "\n" not in str(e.value)
+
+
 def test_solver_values_finished_hands_by_the_table(table_file: Path) -> None:
     """The last play of a hand: each play's value is the table's at the final score."""
     rules = SCOPA

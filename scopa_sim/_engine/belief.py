@@ -56,13 +56,9 @@ from .layout import (
     VALUE_MASK,
 )
 from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH, to_fixed
-from .search import canonical_world, pick_weighted, unit_draw
+from .search import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM, canonical_world, pick_weighted, unit_draw
 from .step import expert_value, greedy_value, legal_plays
 from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
-
-KIND_RANDOM = 0
-KIND_GREEDY = 1
-KIND_EXPERT = 2
 
 METHOD_UNIFORM = 0
 METHOD_EXACT = 1

@@ -84,6 +84,7 @@ from .layout import (
     side_of,
 )
 from .policy import (
+    EXPERT_FIX,
     EXPERT_SCRATCH,
     expert_eval,
     expert_flags,
@@ -117,6 +118,12 @@ N_INFO = 7
 # leaf values of depth-limited search
 LEAF_ESTIMATE = 0  # :func:`estimate`
 LEAF_EXPERT = 1  # the expert policy's evaluation of the piles (:func:`expert_leaf`)
+
+# play models of the other seats (the belief's channels, :mod:`.belief`; ``reply`` of ISMCTS)
+KIND_RANDOM = 0  # uniform over the distinct legal plays
+KIND_GREEDY = 1  # the greedy heuristic's values
+KIND_EXPERT = 2  # the expert policy's values
+KIND_SEARCH = 3  # ISMCTS's reply only: a seat that plays like the search itself (UCB1)
 
 # transposition-table entry flags
 TT_EXACT = 1
@@ -162,7 +169,9 @@ EQ_DENARI0 = 2  # side 0's value when side 0 captured all the denari
 EQ_DENARI1 = 3  # side 0's value when side 1 did
 EQ_ITEMS = 4  # points of the items (cards, denari, settebello, primiera, re bello)
 EQ_SPREAD = 5  # standard deviation of a whole hand's margin (points)
-EQ_GAINS = 6  # eq[EQ_GAINS + g0 * G + g1]: side 0 scored g0 points in the hand, side 1 g1
+EQ_CAL = 6  # offset of the leaf's calibration (0: none, the normal model of EQ_SPREAD)
+EQ_CAL_N = 7  # P: plays of a hand; eq[EQ_CAL + p] the slope, eq[EQ_CAL + P + p] the spread
+EQ_GAINS = 8  # eq[EQ_GAINS + g0 * G + g1]: side 0 scored g0 points in the hand, side 1 g1
 
 #: Gauss-Hermite rule of 5 points for the standard normal (nodes, weights).
 GH_NODES = np.array([0.0, -1.3556261799742659, 1.3556261799742659, -2.8569700138728056,
@@ -389,11 +398,26 @@ def leaf_value(eq, e0, e1, s0, s1, left, total):
     (the estimated margin is kept), and the rest of the hand is a normal error on the
     margin with variance ``eq[EQ_SPREAD]**2 * left / total``, integrated by a 5-point
     Gauss-Hermite rule over :func:`match_value`.  Scope still to come and all-denari wins
-    are not estimated."""
+    are not estimated.
+
+    With a calibration (``eq[EQ_CAL] > 0``, fitted on self-play by
+    :func:`scopa_sim.objective.fit_leaf`) the estimated margin after ``p = total - left``
+    plays is shrunk by the slope fitted for ``p`` (the sum of both sides' points kept)
+    and the error's standard deviation is the residual one fitted for ``p``."""
     free = max(0.0, eq[EQ_ITEMS] - (e0 - s0) - (e1 - s1))
     g0 = e0 + free / 2.0
     g1 = e1 + free / 2.0
-    sd = eq[EQ_SPREAD] * math.sqrt(max(0.0, left / total))
+    cal = np.int64(eq[EQ_CAL])
+    if cal > 0:
+        n = np.int64(eq[EQ_CAL_N])
+        p = min(max(total - left, 0), n - 1)
+        both = g0 + g1
+        d = eq[cal + p] * (g0 - g1)
+        g0 = (both + d) / 2.0
+        g1 = (both - d) / 2.0
+        sd = eq[cal + n + p] if left > 0 else 0.0
+    else:
+        sd = eq[EQ_SPREAD] * math.sqrt(max(0.0, left / total))
     if sd <= 0.0:
         return match_value(eq, g0, g1)
     v = 0.0
@@ -898,6 +922,11 @@ def pimc_values(
 # The packed value itself stays exact through any sequence of joins and leaves (the
 # multipliers are inverse modulo 2**55), so it is right again once the table shrinks.
 
+#: Slots of ISMCTS's cache of a modelled seat's expert play values at a tree node (they
+#: depend on the node and the seat's hand only), and the most plays a slot keeps.
+CACHE = 1 << 12
+CACHE_W = 32
+
 #: Fixed-point unit of the tree's sums when rollouts stop at a horizon (heuristic values).
 EST_UNIT = 1 << 10
 
@@ -924,7 +953,7 @@ def ismcts_init(root, tree):
 
 
 def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0, eq=None,
-               parts=None, cum=None):  # fmt: skip
+               parts=None, cum=None, reply=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -963,6 +992,19 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     its weight where the particle holds them (``parts[p, s] >= 0``), and deals the
     cards left uniformly to the other hands and the stock.
 
+    With ``reply = (kinds, taus, eps, post, rollouts)`` (play models, the :data:`KIND_*` channels of
+    a belief with ``post[s, m]`` the posterior that seat ``s`` plays like channel ``m``;
+    None: every seat by the tree's UCB1 and the rollout ``policy``) each iteration draws
+    a channel per seat of the other sides from ``post``, and those seats' plays, in the
+    tree and in the rollout, follow it: with probability ``eps[m]`` uniform over the
+    legal plays, else (``KIND_RANDOM``: uniform) the best by the greedy or expert values
+    (ties uniform) at ``taus[m] = 0``, or a softmax of those values (points) at
+    temperature ``taus[m]``, as :func:`.belief.decision_loglik` scores them
+    (``KIND_SEARCH``: the seat plays like this search, by UCB1 and ``policy``).  In the
+    tree such a play follows (or, untried, expands) its child; in the rollouts (with
+    ``rollouts`` true; else those seats roll out by ``policy`` too) it is played; the
+    root's side still chooses by UCB1 and the rollout ``policy``.
+
     ``rng`` (a generator state array, see :func:`.streams.new_rng`) carries the random stream across
     calls in its counter, so a run split into chunks gives the same tree.  With ``log``
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
@@ -973,6 +1015,7 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
         root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
         _NO_EQ if eq is None else eq,
         _NO_PARTS if parts is None else parts, _NO_CUM if cum is None else cum,
+        *(_NO_REPLY if reply is None else reply),
     )  # fmt: skip
 
 
@@ -980,31 +1023,46 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
 _NO_EQ = np.empty(0)
 _NO_PARTS = np.empty((0, 4), dtype=np.int64)
 _NO_CUM = np.empty(0)
+_NO_REPLY = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty((4, 0)), False)
 
 
 @njit(cache=True)
 def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                      eq, parts, cum):  # fmt: skip
+                      eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
     """:func:`ismcts_run` under Scopa's capture rule."""
     return _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                   eq, parts, cum, False)  # fmt: skip
+                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, False)  # fmt: skip
 
 
 @njit(cache=True)
 def _ismcts_run15(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                  eq, parts, cum):  # fmt: skip
+                  eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
     """:func:`ismcts_run` under the fifteen rule (capture_mode=fifteen)."""
     return _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                   eq, parts, cum, True)  # fmt: skip
+                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, True)  # fmt: skip
 
 
 @njit(cache=True, inline="always")
 def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf, eqt,
-            bparts, bcum, fifteen):  # fmt: skip
+            bparts, bcum, rkinds, rtaus, reps, rpost, rroll, fifteen):  # fmt: skip
     """The body of :func:`ismcts_run`, the capture rule chosen by ``fifteen``; ``eqt`` the
     match objective's table (empty: margins), ``bparts``/``bcum`` the belief's particles
-    (none: the uniform draw)."""
+    (none: the uniform draw), ``rkinds``/``rtaus``/``reps``/``rpost`` the other sides'
+    play models (no channels: UCB1 and the rollout policy for every seat), followed in
+    the rollouts too when ``rroll``."""
     nparts = bparts.shape[0]
+    nrc = rkinds.shape[0]
+    chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
+    pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes
+    pc = np.empty(MAX_PLAYS, dtype=np.int64)
+    pt = np.empty(MAX_PLAYS, dtype=np.int64)
+    # the expert values of a modelled seat's plays at a tree node, by (node, hand)
+    c_node = np.full(CACHE if nrc else 1, -1, dtype=np.int64)
+    c_hand = np.zeros(CACHE if nrc else 1, dtype=np.int64)
+    c_n = np.zeros(CACHE if nrc else 1, dtype=np.int64)
+    c_val = np.empty((CACHE if nrc else 1, CACHE_W))
+    c_card = np.empty((CACHE if nrc else 1, CACHE_W), dtype=np.int64)
+    c_take = np.empty((CACHE if nrc else 1, CACHE_W), dtype=np.int64)
     g = GOLDEN
     z = rng[0]
     cap = tree.shape[0]
@@ -1027,6 +1085,7 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     xs = np.empty(EXPERT_SCRATCH)
     size = rules[R_DECK]
     seat = root[S_TURN]
+    root_side = (seat & 1) if teams else seat
     dealer = root[S_DEALER]
     # the cards the root seat cannot see, and the other hands' sizes
     unseen = np.int64(0)
@@ -1117,6 +1176,18 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                 t = u[i]
                 u[i] = u[j]
                 u[j] = t
+        if nrc:  # each modelled seat's channel for this iteration, by its posterior
+            for s in range(players):
+                if ((s & 1) if teams else s) != root_side:
+                    z += g
+                    x = unit_draw(z)
+                    acc = 0.0
+                    chans[s] = nrc - 1
+                    for k in range(nrc):
+                        acc += rpost[s, k]
+                        if x < acc:
+                            chans[s] = k
+                            break
         pos = 0
         inhand = 0
         for s in range(players):
@@ -1204,7 +1275,27 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
             take = np.int64(0)
             if not in_tree:
                 rolled += 1
-            if in_tree:
+            # the seat's play model: a modelled seat's channel, else the rollout policy
+            modelled = (
+                nrc > 0
+                and side != root_side
+                and (in_tree or rroll)
+                and rkinds[chans[turn]] != KIND_SEARCH
+            )
+            p_greedy = greedy
+            p_expert = expert
+            p_random = False
+            tau = 0.0
+            if modelled:
+                mc = chans[turn]
+                p_greedy = rkinds[mc] == KIND_GREEDY
+                p_expert = rkinds[mc] == KIND_EXPERT
+                tau = rtaus[mc]
+                p_random = rkinds[mc] == KIND_RANDOM
+                if not p_random and reps[mc] > 0.0:
+                    z += g
+                    p_random = unit_draw(z) < reps[mc]
+            if in_tree and not modelled:
                 # children legal in this world: count their availability
                 compat = 0
                 ch = tree[node, T_CHILD]
@@ -1284,71 +1375,130 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                     path[plen] = node
                     path[plen + 1] = side
                     plen += 2
-            elif (greedy or expert) and n > 1:
-                table_sum = value_sum(table)
-                not_last = plays + 1 < total
-                # the expert's view of the seat to play (as in the fused loop)
-                pm = np.int64(0)
-                po = np.int64(0)
-                others = np.int64(0)
-                seen_not = np.int64(0)
-                kn = 0
-                lc_rel = 0
-                d_rel = 0
-                if expert:
-                    pm, po, others, seen_not, kn, lc_rel, d_rel = expert_view(
-                        w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck, nu - pos,
-                        hand_size, last_capturer, dealer,
-                    )  # fmt: skip
-                elif fifteen:  # greedy's unseen cards (the fifteen rule's sweep risk)
-                    seen = hand | table
-                    for s in range(ns):
-                        seen |= w[W_PILES + s]
-                    seen_not = deck & ~seen
-                best_v = -(1 << 62)
-                ties = 0
-                for i in range(nh):
-                    x = hc[i]
-                    k = kk[i]
-                    if k == 0 and not lay_ok:
-                        continue
-                    if big and k:
-                        list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
-                    for j in range(k + 1 if optional else max(k, 1)):
-                        t = np.int64(0)
-                        if j < k:
-                            t = (
-                                bt[j]
-                                if big
-                                else pick_capture(
-                                    x, j, table, packed, packed_hi, sweep_aces, fewest, fifteen
+            elif (p_greedy or p_expert) and n > 1 and not p_random:
+                hit = np.int64(-1)
+                slot = np.int64(0)
+                cached = modelled and in_tree and p_expert
+                if cached:  # the same node and hand: the same expert values
+                    slot = np.int64(mix64(np.uint64(hand * 1000003 + node)) & np.uint64(CACHE - 1))
+                    if c_node[slot] == node and c_hand[slot] == hand:
+                        hit = slot
+                if hit >= 0:
+                    npv = c_n[hit]
+                    for i in range(npv):
+                        pv[i] = c_val[hit, i]
+                        pc[i] = c_card[hit, i]
+                        pt[i] = c_take[hit, i]
+                else:
+                    table_sum = value_sum(table)
+                    not_last = plays + 1 < total
+                    # the expert's view of the seat to play (as in the fused loop)
+                    pm = np.int64(0)
+                    po = np.int64(0)
+                    others = np.int64(0)
+                    seen_not = np.int64(0)
+                    kn = 0
+                    lc_rel = 0
+                    d_rel = 0
+                    if p_expert:
+                        pm, po, others, seen_not, kn, lc_rel, d_rel = expert_view(
+                            w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck, nu - pos,
+                            hand_size, last_capturer, dealer,
+                        )  # fmt: skip
+                    elif fifteen:  # greedy's unseen cards (the fifteen rule's sweep risk)
+                        seen = hand | table
+                        for s in range(ns):
+                            seen |= w[W_PILES + s]
+                        seen_not = deck & ~seen
+                    best_v = -(1 << 62)
+                    ties = 0
+                    npv = 0
+                    for i in range(nh):
+                        x = hc[i]
+                        k = kk[i]
+                        if k == 0 and not lay_ok:
+                            continue
+                        if big and k:
+                            list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
+                        for j in range(k + 1 if optional else max(k, 1)):
+                            t = np.int64(0)
+                            if j < k:
+                                t = (
+                                    bt[j]
+                                    if big
+                                    else pick_capture(
+                                        x, j, table, packed, packed_hi, sweep_aces, fewest, fifteen
+                                    )
                                 )
-                            )
-                        if expert and fifteen:
-                            val = to_fixed(expert_play_value15(
-                                x, t, hand, table, pm, po, others, seen_not, kn, plays,
-                                total, lc_rel, d_rel, size, xflags, players == 2, xs,
-                            ))  # fmt: skip
-                        elif expert:
-                            val = to_fixed(expert_play_value(
-                                x, t, hand, table, pm, po, others, seen_not, kn, plays,
-                                total, lc_rel, d_rel, size, xflags, players == 2, xs,
-                            ))  # fmt: skip
-                        else:
-                            val = greedy_score(
-                                table, table_sum, not_last, lps, x, t, fifteen, seen_not
-                            )
-                        if val > best_v:
-                            best_v = val
-                            ties = 1
-                            card = x
-                            take = t
-                        elif val == best_v:
-                            ties += 1
-                            z += g
-                            if below(z, ties) == 0:  # uniform among the ties
+                            if p_expert and fifteen:
+                                val = to_fixed(expert_play_value15(
+                                    x, t, hand, table, pm, po, others, seen_not, kn, plays,
+                                    total, lc_rel, d_rel, size, xflags, players == 2, xs,
+                                ))  # fmt: skip
+                            elif p_expert:
+                                val = to_fixed(expert_play_value(
+                                    x, t, hand, table, pm, po, others, seen_not, kn, plays,
+                                    total, lc_rel, d_rel, size, xflags, players == 2, xs,
+                                ))  # fmt: skip
+                            else:
+                                val = greedy_score(
+                                    table, table_sum, not_last, lps, x, t, fifteen, seen_not
+                                )
+                            if modelled:  # kept for the choice below
+                                pv[npv] = val / EXPERT_FIX if p_expert else float(val)
+                                pc[npv] = x
+                                pt[npv] = t
+                                npv += 1
+                            elif val > best_v:
+                                best_v = val
+                                ties = 1
                                 card = x
                                 take = t
+                            elif val == best_v:
+                                ties += 1
+                                z += g
+                                if below(z, ties) == 0:  # uniform among the ties
+                                    card = x
+                                    take = t
+                    if cached and npv <= CACHE_W:
+                        c_node[slot] = node
+                        c_hand[slot] = hand
+                        c_n[slot] = npv
+                        for i in range(npv):
+                            c_val[slot, i] = pv[i]
+                            c_card[slot, i] = pc[i]
+                            c_take[slot, i] = pt[i]
+                if modelled:  # the channel's choice among the values kept
+                    top = pv[0]
+                    for i in range(1, npv):
+                        top = max(top, pv[i])
+                    i = 0
+                    if tau > 0.0:  # a softmax at temperature tau
+                        tot = 0.0
+                        for j in range(npv):
+                            tot += math.exp((pv[j] - top) / tau)
+                        z += g
+                        x = unit_draw(z) * tot
+                        while i < npv - 1:
+                            x -= math.exp((pv[i] - top) / tau)
+                            if x < 0.0:
+                                break
+                            i += 1
+                    else:  # uniform among the best
+                        ties = 0
+                        for j in range(npv):
+                            if pv[j] == top:
+                                ties += 1
+                        z += g
+                        r = below(z, ties)
+                        for j in range(npv):
+                            if pv[j] == top:
+                                if r == 0:
+                                    i = j
+                                    break
+                                r -= 1
+                    card = pc[i]
+                    take = pt[i]
             else:
                 z += g
                 r = below(z, n)
@@ -1370,6 +1520,34 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                                 )  # fmt: skip
                         break
                     r -= plays_of
+            if in_tree and modelled:  # follow the modelled play's child, or expand it
+                ch = tree[node, T_CHILD]
+                while ch >= 0 and (tree[ch, T_CARD] != card or tree[ch, T_TAKE] != take):
+                    ch = tree[ch, T_NEXT]
+                if ch >= 0:
+                    tree[ch, T_AVAIL] += 1
+                    node = ch
+                    path[plen] = ch
+                    path[plen + 1] = side
+                    plen += 2
+                else:
+                    in_tree = False
+                    if count < cap:
+                        new = count
+                        count += 1
+                        tree[new, T_CARD] = card
+                        tree[new, T_TAKE] = take
+                        tree[new, T_CHILD] = -1
+                        tree[new, T_NEXT] = tree[node, T_CHILD]
+                        tree[new, T_VISITS] = 0
+                        tree[new, T_AVAIL] = 1
+                        tree[new, T_SUM] = 0
+                        tree[new, T_SQ] = 0
+                        tree[node, T_CHILD] = new
+                        node = new
+                        path[plen] = new
+                        path[plen + 1] = side
+                        plen += 2
             if logging:
                 log[L_PLAYS + 3 * made] = card
                 log[L_PLAYS + 3 * made + 1] = take
@@ -1439,6 +1617,40 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
         tree[0, T_VISITS] += 1
     rng[0] = z
     return count
+
+
+# --------------------------------------------------------------------------- leaf calibration
+@njit(cache=True)
+def leaf_samples(rules, policy, hands, seed, out_d, out_m):
+    """Self-play data for the match leaf's calibration: ``hands`` hands (deck from
+    ``derive_seed(seed, 17, h, 0)``, dealer ``h % players``) played by the kernel
+    ``policy`` at every seat; ``out_d[h, p]`` is the margin side 0 - side 1 that
+    :func:`leaf_value` starts from before play ``p`` (:func:`estimate`'s points, scope so
+    far included) and ``out_m[h]`` the hand's final margin (points, two sides)."""
+    deck = np.empty(40, dtype=np.int64)
+    cur = np.empty(N_STATE, dtype=np.int64)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    score = np.zeros((4, N_ITEMS), dtype=np.int64)
+    work = np.zeros(16)
+    total = rules[R_TOTAL_PLAYS]
+    for h in range(hands):
+        reseed(rng, derive_seed(seed, 17, h, 0))
+        shuffle_deal(rules, rng, deck)
+        start_hand(cur, rules, deck, h % rules[R_PLAYERS])
+        p = 0
+        while not cur[S_DONE]:
+            if p < total:
+                estimate(cur, rules, 0, True, work)
+                out_d[h, p] = work[12] - work[13]
+            n = legal_plays(cur, rules, bc, bt, sc)
+            i = choose_play(cur, rules, policy, rng, bc, bt, n)
+            apply_play(cur, rules, bc[i], bt[i])
+            p += 1
+        score_state(cur, rules, score)
+        out_m[h] = score[0, I_TOTAL] - score[1, I_TOTAL]
 
 
 # --------------------------------------------------------------------------- review evaluator
