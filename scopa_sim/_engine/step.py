@@ -199,8 +199,14 @@ def legal_plays(state, rules, out_card, out_take, scratch):
             out_take[n] = 0
             n += 1
             lays += 1
-    if lays and rules[R_CAPTURE_HAND] and lays < n:
-        n = _captures_only(out_card, out_take, n)
+    if lays and rules[R_CAPTURE_HAND] and lays < n:  # _captures_only, written out: the
+        k = 0  # call measured 1-6% slower in the solver, which lists every node's plays
+        for i in range(n):
+            if out_take[i] != 0:
+                out_card[k] = out_card[i]
+                out_take[k] = out_take[i]
+                k += 1
+        n = k
     return n
 
 
