@@ -952,6 +952,22 @@ def ismcts_init(root, tree):
     return 1
 
 
+@njit(cache=True, inline="always")
+def _add_child(tree, node, new, card, take):
+    """Make row ``new`` of the pool an unvisited child ``(card, take)`` of ``node``, first
+    in its list of children (the expansion by UCB1 and by a modelled reply); return it."""
+    tree[new, T_CARD] = card
+    tree[new, T_TAKE] = take
+    tree[new, T_CHILD] = -1
+    tree[new, T_NEXT] = tree[node, T_CHILD]
+    tree[new, T_VISITS] = 0
+    tree[new, T_AVAIL] = 1
+    tree[new, T_SUM] = 0
+    tree[new, T_SQ] = 0
+    tree[node, T_CHILD] = new
+    return new
+
+
 def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0, eq=None,
                parts=None, cum=None, reply=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
@@ -1344,19 +1360,9 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                             break
                     in_tree = False
                     if count < cap:
-                        new = count
+                        node = _add_child(tree, node, count, card, take)
                         count += 1
-                        tree[new, T_CARD] = card
-                        tree[new, T_TAKE] = take
-                        tree[new, T_CHILD] = -1
-                        tree[new, T_NEXT] = tree[node, T_CHILD]
-                        tree[new, T_VISITS] = 0
-                        tree[new, T_AVAIL] = 1
-                        tree[new, T_SUM] = 0
-                        tree[new, T_SQ] = 0
-                        tree[node, T_CHILD] = new
-                        node = new
-                        path[plen] = new
+                        path[plen] = node
                         path[plen + 1] = side
                         plen += 2
                 else:  # every legal play tried: UCB1 among them
@@ -1533,19 +1539,9 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                 else:
                     in_tree = False
                     if count < cap:
-                        new = count
+                        node = _add_child(tree, node, count, card, take)
                         count += 1
-                        tree[new, T_CARD] = card
-                        tree[new, T_TAKE] = take
-                        tree[new, T_CHILD] = -1
-                        tree[new, T_NEXT] = tree[node, T_CHILD]
-                        tree[new, T_VISITS] = 0
-                        tree[new, T_AVAIL] = 1
-                        tree[new, T_SUM] = 0
-                        tree[new, T_SQ] = 0
-                        tree[node, T_CHILD] = new
-                        node = new
-                        path[plen] = new
+                        path[plen] = node
                         path[plen + 1] = side
                         plen += 2
             if logging:
