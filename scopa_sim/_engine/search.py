@@ -652,13 +652,15 @@ def _order(state, rules, bc, bt, n, order, first):
 
 @njit(cache=True)
 def _play(st, rules, info, ply, card, take):
-    """Copy ``st[ply]`` to ``st[ply + 1]`` and make the play there; return the scope it
-    scored (two sides, margin objective only: paranoid and match values count scope at
-    the end) and +1 when the
+    """Copy ``st[ply]`` to ``st[ply + 1]`` (all but the deck order, which is the same at
+    every ply) and make the play there; return the scope it scored (two sides, margin
+    objective only: paranoid and match values count scope at the end) and +1 when the
     same team is to play next, -1 when the other one is."""
     s = st[ply]
     child = st[ply + 1]
-    for i in range(N_STATE):
+    for i in range(S_DECK):  # the deck order (S_DECK's 40 words) is the same at every
+        child[i] = s[i]  # ply: :func:`_solve` wrote it to each once
+    for i in range(S_DECK + 40, N_STATE):
         child[i] = s[i]
     flags = apply_play(child, rules, card, take)
     g = 0.0
@@ -818,8 +820,9 @@ def _solve(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val, eq):
     info[V_PARANOID] = 1 if ns > 2 else 0
     info[V_ROOT_SIDE] = side
     info[V_MATCH] = 1 if eq.shape[0] > 0 else 0
-    for i in range(N_STATE):
-        st[0, i] = state[i]
+    for p in range(st.shape[0]):  # every ply's row: :func:`_play` copies all but the deck
+        for i in range(N_STATE):
+            st[p, i] = state[i]
     n = legal_plays(state, rules, bc[0], bt[0], sc)
     now = 0.0
     if ns == 2 and not info[V_MATCH]:
