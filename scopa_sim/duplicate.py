@@ -18,7 +18,6 @@ the play stream of the original hand; bots use :func:`swapped_deck` in
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
 from . import _engine as K
 from .rules import Rules
@@ -50,52 +49,6 @@ def swapped_deck(rules: Rules, deck: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(deck[i] for i in perm)
 
 
-@njit(cache=True, nogil=True)
-def _rows(rules, policies, seed, first, count, perm, swap, out):  # pragma: no cover - jitted
-    players = rules[K.R_PLAYERS]
-    ns = rules[K.R_SIDES]
-    size = rules[K.R_DECK]
-    deck = np.empty(40, dtype=np.int64)
-    dealt = np.empty(40, dtype=np.int64)
-    state = np.zeros(K.N_STATE, dtype=np.int64)
-    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
-    buf_card = np.empty(K.MAX_PLAYS, dtype=np.int64)
-    buf_take = np.empty(K.MAX_PLAYS, dtype=np.int64)
-    scratch = np.empty(K.SCRATCH, dtype=np.int64)
-    log_card = np.empty(40, dtype=np.int64)
-    log_take = np.empty(40, dtype=np.int64)
-    score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
-    for i in range(count):
-        u = first + i
-        K.reseed(rng, K.derive_seed(seed, u, 0, K.STREAM_DEAL))
-        redeals = K.shuffle_deal(rules, rng, deck)
-        for j in range(size):
-            dealt[j] = deck[perm[j]] if swap else deck[j]
-        dealer = u % players
-        K.start_hand(state, rules, dealt, dealer)
-        K.reseed(rng, K.derive_seed(seed, u, 0, K.STREAM_PLAY))
-        made = K.play_out(
-            state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
-        )
-        K.score_state(state, rules, score)
-        out[K.C_MATCH, i] = i
-        out[K.C_HAND, i] = 0
-        out[K.C_DEALER, i] = dealer
-        out[K.C_FIRST, i] = (dealer + 1) % players
-        out[K.C_REDEALS, i] = redeals
-        out[K.C_PLAYS, i] = made
-        for s in range(ns):
-            p = state[K.S_PILES + s]
-            for k in range(K.N_ITEMS):
-                out[K.C_ITEMS + s * K.N_ITEMS + k, i] = score[s, k]
-            out[K.C_STATS + 4 * s, i] = K.popcount(p)
-            out[K.C_STATS + 4 * s + 1, i] = K.popcount(p & K.DENARI)
-            out[K.C_STATS + 4 * s + 2, i] = K.primiera_classic(p, 1)
-            out[K.C_STATS + 4 * s + 3, i] = K.popcount(p & K.SEVENS)
-            out[K.C_TOTALS + s, i] = score[s, K.I_TOTAL]
-        out[K.C_WINNER, i] = -1
-
-
 def swapped_rows(
     rules: Rules, codes: np.ndarray, seed: int, first: int, count: int, swap: bool = True
 ) -> np.ndarray:
@@ -105,7 +58,7 @@ def swapped_rows(
     ``fused_rows``; the tests check it)."""
     out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
     r = rules.to_array()
-    _rows(r, codes, np.uint64(seed), first, count, swap_permutation(rules), swap, out)
+    K.step_rows(r, codes, np.uint64(seed), first, count, swap_permutation(rules), swap, out)
     return out
 
 

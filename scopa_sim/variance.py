@@ -22,7 +22,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from . import _engine as K
 from .rules import Rules
@@ -63,29 +62,13 @@ def receiver_roles(rules: Rules) -> np.ndarray:
     return role
 
 
-@njit(cache=True, nogil=True)
-def _features(rules, seed, first, count, role, masks, out):  # pragma: no cover - jitted
-    deck = np.empty(40, dtype=np.int64)
-    rng = np.zeros(K.RNG_WORDS, dtype=np.uint64)
-    size = rules[K.R_DECK]
-    for i in range(count):
-        K.reseed(rng, K.derive_seed(seed, first + i, 0, K.STREAM_DEAL))
-        K.shuffle_deal(rules, rng, deck)
-        for f in range(masks.shape[0]):
-            out[i, f] = 0
-        for j in range(size):
-            if role[j] != 0:
-                c = deck[j]
-                for f in range(masks.shape[0]):
-                    if (masks[f] >> c) & 1:
-                        out[i, f] += role[j]
-
-
 def deal_features(rules: Rules, seed: int, first: int, count: int) -> np.ndarray:
     """``[count, len(FEATURES)]`` features of hands ``first ..`` of a ``--hands`` run."""
     out = np.zeros((count, len(FEATURES)), dtype=np.int64)
     masks = np.array([m for _, m in FEATURES], dtype=np.int64)
-    _features(rules.to_array(), np.uint64(seed), first, count, receiver_roles(rules), masks, out)
+    K.deal_feature_counts(
+        rules.to_array(), np.uint64(seed), first, count, receiver_roles(rules), masks, out
+    )
     return out
 
 

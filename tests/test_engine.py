@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import os
 import random
 import shutil
@@ -885,3 +886,42 @@ def test_a_changed_module_never_loads_a_stale_cached_kernel(tmp_path: Path) -> N
         + "    out[0, I_SETTEBELLO] *= 5\n"
     )
     assert settebello() == "5"
+
+
+def _cached_kernels_using_the_engine(source: str) -> list[str]:
+    """Names of the functions of a module's source that numba caches (``cache=True``)
+    when the module imports the engine package."""
+    tree = ast.parse(source)
+    uses_engine = any(
+        isinstance(node, ast.ImportFrom)
+        and (
+            (node.module or "").split(".")[-1] == "_engine"
+            or any(alias.name == "_engine" for alias in node.names)
+        )
+        for node in ast.walk(tree)
+    )
+    cached = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef):
+            for dec in node.decorator_list:
+                if isinstance(dec, ast.Call) and any(
+                    k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value
+                    for k in dec.keywords
+                ):
+                    cached.append(node.name)
+    return cached if uses_engine else []
+
+
+def test_every_cached_kernel_that_uses_the_engine_is_in_the_engine_package() -> None:
+    # The package-wide stamp drops the engine package's cache only: a cached kernel
+    # elsewhere that calls the step kernels kept a stale state layout after an engine
+    # change (duplicate deals of escoba came out wrong on a machine with an old cache).
+    root = Path(K.__file__).resolve().parent.parent
+    found = {
+        str(f.relative_to(root.parent)): names
+        for f in [*root.glob("*.py"), *(root.parent / "cli").glob("*.py")]
+        if (names := _cached_kernels_using_the_engine(f.read_text()))
+    }
+    assert found == {}
+    probe = "from . import _engine as K\n@njit(cache=True)\ndef f(x):\n    return K.N_STATE\n"
+    assert _cached_kernels_using_the_engine(probe) == ["f"]  # the check sees one

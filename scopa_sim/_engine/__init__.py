@@ -15,6 +15,8 @@ re-exports the public names of its modules:
 * :mod:`.policy`: the kernel policies' play values (greedy, expert);
 * :mod:`.step`: the step kernels (deal, legal plays, apply, score, play out);
 * :mod:`.fused`: the fused self-play loop behind ``simulate``;
+* :mod:`.rows`: a run's rows through the step kernels (duplicate deals) and the deal
+  features of the control variates;
 * :mod:`.search` (imported on its own, ``from ._engine import search as KS``): the
   search kernels (determinization, solver, PIMC, ISMCTS, the review's evaluator).
 
@@ -22,7 +24,8 @@ Caching: numba's on-disk cache of a function is keyed on its own file only, so a
 change to a kernel in one module would leave stale machine code in the cache of any
 module whose kernels call it.  :func:`_drop_stale_cache` therefore records a hash of
 all the package's files next to the cache and removes every cached kernel of the
-package when it changes.
+package when it changes.  For the same reason every cached kernel that calls the
+engine lives in this package (``tests/test_engine.py`` checks it).
 """
 
 from __future__ import annotations
@@ -88,6 +91,7 @@ from .capture import *  # noqa: E402, F403
 from .fused import *  # noqa: E402, F403
 from .layout import *  # noqa: E402, F403
 from .policy import *  # noqa: E402, F403
+from .rows import *  # noqa: E402, F403
 from .scoring import *  # noqa: E402, F403
 from .step import *  # noqa: E402, F403
 from .streams import *  # noqa: E402, F403

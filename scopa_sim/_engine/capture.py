@@ -34,6 +34,7 @@ __all__ = [
     "LANE_BITS",
     "LANE_SHIFT",
     "LOWER_VALUES",
+    "REACH10",
     "REACH15",
     "SHRINK",
     "SHRINK15_HI",
@@ -62,6 +63,7 @@ __all__ = [
     "pick_capture",
     "play_on_table",
     "remainder_side",
+    "subset_sums",
     "sum_captures",
     "sum_take",
     "sum_take15",
@@ -129,31 +131,35 @@ def sum_captures(table, target, top, fewest, out_take, n, scratch):
     return n
 
 
+#: The bits of the subset-sum bitset that Scopa's rule reads (sums 0..10) and that the
+#: fifteen rule reads (sums 0..14).
+REACH10 = (1 << 11) - 1
+REACH15 = (1 << 15) - 1
+
+
 @njit(cache=True)
-def table_reach(table):
-    """Subset sums (up to 10) of the table's values as a bitset; bit 0 is the empty set."""
+def subset_sums(table):
+    """Every subset sum of the table's values below 64 as a bitset (bit 0 the empty set);
+    a capture rule reads it through its mask (:data:`REACH10`, :data:`REACH15`)."""
     reach = np.int64(1)
     m = table
     while m:
         reach |= reach << VALUE[ctz(m)]
         m &= m - 1
-    return reach & 2047
+    return reach
 
 
-#: The bits of the subset-sum bitset that the fifteen rule reads (sums 0..14).
-REACH15 = (1 << 15) - 1
+@njit(cache=True)
+def table_reach(table):
+    """Subset sums (up to 10) of the table's values as a bitset; bit 0 is the empty set."""
+    return subset_sums(table) & REACH10
 
 
 @njit(cache=True)
 def table_reach15(table):
     """Subset sums up to 14 of the table's values as a bitset (the fifteen rule's
     :func:`table_reach`)."""
-    reach = np.int64(1)
-    m = table
-    while m:
-        reach |= reach << VALUE[ctz(m)]
-        m &= m - 1
-    return reach & REACH15
+    return subset_sums(table) & REACH15
 
 
 # --------------------------------------------------------------------------- packed subset counts

@@ -12,10 +12,12 @@ from numba import njit
 
 from .bits import ctz
 from .capture import (
+    REACH10,
     REACH15,
     add_captures,
     opening_take,
     remainder_side,
+    subset_sums,
     sum_captures,
     table_reach,
     table_reach15,
@@ -288,11 +290,12 @@ def apply_play(state, rules, card, take):
     flags = 0
     if last:
         flags |= F_LAST
+    mask = REACH15 if rules[R_CAPTURE_FIFTEEN] else REACH10
     if take:
         flags |= F_CAPTURE
         left = table & ~take
         state[S_TABLE] = left
-        state[S_REACH] = table_reach15(left) if rules[R_CAPTURE_FIFTEEN] else table_reach(left)
+        state[S_REACH] = subset_sums(left) & mask
         state[S_PILES + side] |= take | bit
         state[S_LAST_CAPTURER] = side
         ace_sweep = (
@@ -310,7 +313,6 @@ def apply_play(state, rules, card, take):
     else:
         state[S_TABLE] = table | bit
         reach = state[S_REACH]
-        mask = REACH15 if rules[R_CAPTURE_FIFTEEN] else 2047
         state[S_REACH] = (reach | (reach << VALUE[card])) & mask
     n = rules[R_PLAYERS]
     turn = seat + 1
