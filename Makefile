@@ -18,9 +18,12 @@ $(STAMP): pyproject.toml
 study: $(STAMP)
 	$(BIN)/scopa-sim study --scale small --seed 0 --out reports/study-small
 
-## The test suite, then lint and type checks.
+## The test suite, then lint and type checks. The suite's time is mostly numba compiling
+## the kernels (about 30 s per fused loop), so it runs on every core (pytest-xdist, at
+## most 4 workers: more would only compile the same kernels again); numba's cache is
+## shared, so a kernel one worker has compiled the other loads.
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto --maxprocesses 4
 	$(BIN)/ruff check scopa_sim cli tests benchmarks
 	$(BIN)/ruff format --check scopa_sim cli tests benchmarks
 	$(BIN)/mypy scopa_sim
