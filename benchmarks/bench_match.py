@@ -3,7 +3,7 @@
     python benchmarks/bench_match.py [--pairs N] [--base SPEC] [--seed S] [--workers N]
                                      [--equity-hands N] [--positions N] [--b-iterations N]
                                      [--log FILE.jsonl] [--json FILE] [--table FILE.md]
-                                     [--a-params K=V,...] [--quick]
+                                     [--a-params K=V,...] [--from-totals T0,T1] [--quick]
     python benchmarks/bench_match.py --leaf-matches N [--json FILE]
 
 ``A`` is the base search policy (default ``ismcts:iterations=1000,horizon=4,c=1``, the
@@ -38,6 +38,11 @@ Statistics, over pairs (the unit of the paired design):
   method over pairs.
 * **Time per move** of each bot (CPU time of the working thread, forced moves excluded),
   measured in the same matches, and their ratio: the equal-time check.
+
+``--from-totals T0,T1`` starts every match from those totals of side 0 and side 1
+(:func:`scopa_sim.match.play_match`'s ``start``) instead of 0-0: matches near the target,
+where playing for the match and playing for the margin part most, measured with the
+same design.
 
 ``--leaf-matches N`` checks the match objective's leaf model instead (no bot plays):
 in ``N`` matches of ``expert`` self-play, at plays 4, 12, 20 and 28 of every hand, the
@@ -74,7 +79,8 @@ from typing import Any
 import numpy as np
 
 from scopa_sim import stats as S
-from scopa_sim.match import HandPlayer, play_match
+from scopa_sim.errors import MatchError
+from scopa_sim.match import HandPlayer, play_match, start_totals
 from scopa_sim.objective import DEFAULT_SEED, build_table, fit_leaf
 from scopa_sim.play import Play
 from scopa_sim.policy import PolicySpec
@@ -106,8 +112,11 @@ class Timed:
         return play
 
 
-def _play_pairs(rules: Rules, a: str, b: str, seed: int, pairs: list[int]) -> list[dict]:
-    """Both seatings of each pair: A's side, the winner, hands and points per side."""
+def _play_pairs(
+    rules: Rules, a: str, b: str, seed: int, pairs: list[int], start: tuple[int, ...] | None = None
+) -> list[dict]:
+    """Both seatings of each pair: A's side, the winner, hands and points per side; the
+    matches start from the sides' totals ``start`` (default 0 each)."""
     out = []
     sa, sb = PolicySpec.parse(a), PolicySpec.parse(b)
     seatings = []
@@ -121,7 +130,7 @@ def _play_pairs(rules: Rules, a: str, b: str, seed: int, pairs: list[int]) -> li
         rec: dict[str, Any] = {"pair": p, "matches": []}
         for a_side, player, timers in seatings:
             before = [(t.seconds, t.moves) for t in timers]
-            logs = list(play_match(rules, [], seed, p, player=player))
+            logs = list(play_match(rules, [], seed, p, player=player, start=start))
             totals = logs[-1].totals_after
             cost = {"a": [0.0, 0], "b": [0.0, 0]}
             for seat, t in enumerate(timers):
@@ -333,8 +342,10 @@ def run(
     workers: int,
     log: Path | None,
     say: Any = print,
+    totals: tuple[int, ...] | None = None,
 ) -> list[dict]:
-    """Play pairs ``0..pairs-1`` (those not yet in ``log``), appending each to it."""
+    """Play pairs ``0..pairs-1`` (those not yet in ``log``), appending each to it; the
+    matches start from the totals ``totals`` (default 0 each)."""
     done = _read_log(log)
     todo = [p for p in range(pairs) if p not in done]
     chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
@@ -342,14 +353,14 @@ def run(
     start = time.time()
     try:
         if workers <= 1:
-            results = (_play_pairs(rules, a, b, seed, c) for c in chunks)
+            results = (_play_pairs(rules, a, b, seed, c, totals) for c in chunks)
             for got in results:
                 _record(got, done, sink)
                 say(f"  {len(done)}/{pairs} pairs, {time.time() - start:.0f} s")
         else:
             ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
             with cf.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-                futs = [pool.submit(_play_pairs, rules, a, b, seed, c) for c in chunks]
+                futs = [pool.submit(_play_pairs, rules, a, b, seed, c, totals) for c in chunks]
                 for f in cf.as_completed(futs):
                     _record(f.result(), done, sink)
                     say(f"  {len(done)}/{pairs} pairs, {time.time() - start:.0f} s")
@@ -407,7 +418,20 @@ def main() -> None:
     ap.add_argument("--table", type=Path, help="write the summary as a Markdown table")
     ap.add_argument("--quick", action="store_true", help="a tiny run (smoke test)")
     ap.add_argument("--leaf-matches", type=int, help="check the leaf model in N matches")
+    ap.add_argument(
+        "--from-totals",
+        help="start every match from these totals of side 0 and side 1, e.g. 9,9 "
+        "(matches near the target, where the objectives differ most)",
+    )
     args = ap.parse_args()
+    start = None
+    if args.from_totals is not None:
+        try:
+            start = tuple(int(t) for t in args.from_totals.split(","))
+        except ValueError:
+            raise SystemExit(
+                f"--from-totals {args.from_totals!r}: give integers, e.g. 9,9"
+            ) from None
     if args.leaf_matches is not None:
         rules = Rules.make(args.preset)
         table = build_table(rules, "expert", args.equity_hands, DEFAULT_SEED)
@@ -429,6 +453,11 @@ def main() -> None:
         args.pairs, args.equity_hands, args.positions = 2, 2000, 30
         args.base = "ismcts:iterations=30,horizon=4,c=1"
     rules = Rules.make(args.preset)
+    if start is not None:
+        try:  # the matches' own check, before the table and the calibration
+            start_totals(rules, start)
+        except MatchError as e:
+            raise SystemExit(f"--from-totals: {e}") from None
     started = datetime.now(timezone.utc).isoformat(timespec="seconds")
     with tempfile.TemporaryDirectory() as tmp:
         table_file = Path(tmp) / "equity.json"
@@ -455,7 +484,7 @@ def main() -> None:
             calibration = {"positions": len(states), "time_ratio_a_over_b": ratio}
             print(f"time per move, A / B at equal iterations: {ratio:.3f}")
         calibration |= {"a": a.replace(str(table_file), "expert"), "b": b}
-        records = run(rules, a, b, args.pairs, args.seed, args.workers, args.log)
+        records = run(rules, a, b, args.pairs, args.seed, args.workers, args.log, totals=start)
     doc = {
         "benchmark": "bench_match",
         "started_utc": started,
@@ -463,6 +492,7 @@ def main() -> None:
         "load_average": os.getloadavg(),
         "preset": args.preset,
         "target": rules.target,
+        "start_totals": list(start) if start is not None else [0] * rules.sides,
         "seed": args.seed,
         "a": calibration["a"],
         "b": b,

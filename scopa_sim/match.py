@@ -168,6 +168,19 @@ class HandPlayer:
         )
 
 
+def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
+    """The totals a match starts from: 0 for each side, or ``start``, checked (one total a
+    side, each below the target); :class:`MatchError` otherwise."""
+    if start is None:
+        return [0] * rules.sides
+    if len(start) != rules.sides or any(int(t) < 0 or int(t) >= rules.target for t in start):
+        raise MatchError(
+            f"starting totals {list(start)}: give {rules.sides} totals, each from 0 to "
+            f"{rules.target - 1} (a side at {rules.target} or more has reached the target)"
+        )
+    return [int(t) for t in start]
+
+
 def play_match(
     rules: Rules,
     policies: Sequence[PolicySpec],
@@ -175,12 +188,15 @@ def play_match(
     match: int,
     dealer: int | None = None,
     player: HandPlayer | None = None,
+    start: Sequence[int] | None = None,
 ) -> Iterator[HandLog]:
-    """Play match ``match`` of a run to its end, yielding each hand as it is scored."""
-    n, sides = rules.players, rules.sides
+    """Play match ``match`` of a run to its end, yielding each hand as it is scored;
+    ``start`` gives the sides' totals it starts from (default 0 each: a match from a
+    given score, e.g. to study play near the target)."""
+    n = rules.players
+    totals = start_totals(rules, start)
     player = player or HandPlayer(rules, policies, seed)
     dealer = first_dealer(seed, match, n) if dealer is None else dealer
-    totals = [0] * sides
     for hand in range(MAX_HANDS_PER_MATCH):
         hp = player.play(match, hand, dealer, totals)
         before = tuple(totals)

@@ -176,6 +176,19 @@ def test_bench_match_quick(tmp_path: Path) -> None:
     assert len(log.read_text().splitlines()) == 2
 
 
+def test_bench_match_from_given_totals(tmp_path: Path) -> None:
+    doc = _run("bench_match.py", "--quick", "--from-totals", "10,9", out=tmp_path / "t.json")
+    assert doc["start_totals"] == [10, 9] and doc["summary"]["pairs"] == 2
+    assert doc["summary"]["hands_per_match"] < 3  # one of them needs a point or two
+    for bad, says in (("10,11", "each from 0 to 10"), ("9", "give 2 totals"), ("a,b", "integers")):
+        proc = subprocess.run(
+            [sys.executable, str(BENCH / "bench_match.py"), "--quick", "--from-totals", bad],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert proc.returncode != 0 and says in proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_bench_match_leaf_calibration(tmp_path: Path) -> None:
     doc = _run(
         "bench_match.py", "--leaf-matches", "2", "--equity-hands", "500", out=tmp_path / "l.json"

@@ -412,3 +412,21 @@ def test_advise_takes_the_totals_from_a_record(tmp_path: Path, table_file: Path)
     assert json.loads(res.output)["match_totals"] == before
     res = run("advise", "--position", f"{rec}:1:0", "--totals", "3,4", "--policy", spec)
     assert res.exit_code == 2 and "drop --totals" in res.output
+
+
+def test_a_match_can_start_from_given_totals() -> None:
+    from scopa_sim.errors import MatchError
+
+    spec = [PolicySpec("greedy")] * 2
+    logs = list(play_match(SCOPA, spec, seed=5, match=0, start=(9, 10)))
+    assert logs[0].totals_before == (9, 10)
+    first = logs[0]
+    after = tuple(t + first.score[s][-1] for s, t in enumerate((9, 10)))
+    assert first.totals_after == after
+    assert logs[-1].winner is not None and max(logs[-1].totals_after) >= SCOPA.target
+    # from 0-0 explicitly: the match of the default start, hand for hand
+    same = list(play_match(SCOPA, spec, seed=5, match=0, start=(0, 0)))
+    assert [h.plays for h in same] == [h.plays for h in play_match(SCOPA, spec, 5, 0)]
+    for bad in ((9,), (9, 9, 9), (-1, 3), (11, 0), (3, 40)):
+        with pytest.raises(MatchError, match="starting totals"):
+            list(play_match(SCOPA, spec, seed=5, match=0, start=bad))
