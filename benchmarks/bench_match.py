@@ -378,6 +378,12 @@ def _record(got: list[dict], done: dict[int, dict], sink: Any) -> None:
             sink.flush()
 
 
+def _from(doc: dict[str, Any]) -> str:
+    """The words for where the matches started (e.g. " from 10-6"), or "" from 0 each."""
+    start = doc.get("start_totals") or []
+    return " from " + "-".join(str(t) for t in start) if any(start) else ""
+
+
 def markdown(doc: dict[str, Any]) -> str:
     s = doc["summary"]
     lo, hi = s["a_win_rate_ci"]
@@ -387,7 +393,7 @@ def markdown(doc: dict[str, Any]) -> str:
         "|---|---|",
         f"| A | `{doc['a']}` |",
         f"| B | `{doc['b']}` |",
-        f"| pairs of seat-swapped matches to {doc['target']} | {s['pairs']:,} "
+        f"| pairs of seat-swapped matches to {doc['target']}{_from(doc)} | {s['pairs']:,} "
         f"({s['matches']:,} matches, {s['hands']:,} hands, {s['hands_per_match']:.2f} a match) |",
         f"| A's match win rate | {s['a_win_rate']:.4f} [{lo:.4f}, {hi:.4f}] |",
         f"| pairs A won twice / lost twice / split | {s['pairs_a_won_both']:,} / "
