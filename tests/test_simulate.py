@@ -412,3 +412,32 @@ def test_ctrl_c_keeps_finished_shards_and_says_how_to_resume(tmp_path):
     assert "--resume" in err and "Traceback" not in err
     doc = json.loads((d / "manifest.json").read_text())
     assert not doc["complete"] and len(doc["shards"]) >= 2
+
+
+@pytest.mark.parametrize("mode", ["hands", "matches"])
+def test_a_run_whose_play_changed_since_is_not_resumed(tmp_path, monkeypatch, mode):
+    # The run's identity (configuration, seed, generator) does not cover every change of
+    # a policy's play: resuming or reusing a run makes its first units again and refuses
+    # the run when they come out differently, so two versions' data never mix.
+    import scopa_sim.simulate as SIM
+
+    d = tmp_path / "run"
+    cfg = _config(mode=mode, count=60, shard=20, policies=("greedy",))
+    simulate(d, cfg, local_executor(1))
+    assert simulate(d, cfg, local_executor(1), resume=True).complete  # the same play
+    real = SIM.compute_rows
+
+    def changed(config, first, count, out=None):
+        cols = real(config, first, count, out).copy()
+        cols[SIM.K.C_PLAYS, -1] += 1  # one hand played differently
+        return cols
+
+    monkeypatch.setattr(SIM, "compute_rows", changed)
+    with pytest.raises(D.DatasetError, match=r"come out differently.*use --overwrite"):
+        simulate(d, cfg, local_executor(1), resume=True)
+    runner = CliRunner()
+    args = ["simulate", "--preset", "scopa", "--policy", "greedy", "--policy", "greedy"]
+    args += [f"--{mode}", "60", "--seed", "3", "--shard-size", "20", "--out", str(d), "--resume"]
+    res = runner.invoke(cli, args)
+    assert res.exit_code != 0 and "come out differently" in res.output
+    assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
