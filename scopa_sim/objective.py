@@ -219,6 +219,14 @@ class EquityTable:
         )
 
 
+def _model_code(policy: str) -> int:
+    """The kernel policy code of a model policy (:data:`MODEL_POLICIES`); an
+    :class:`EquityError` naming the allowed ones otherwise."""
+    if policy not in MODEL_POLICIES:
+        raise EquityError(f"unknown model policy {policy!r}; allowed: {', '.join(MODEL_POLICIES)}")
+    return MODEL_POLICIES[policy]
+
+
 def _two_sides(rules: Rules) -> None:
     if rules.sides != 2:
         raise EquityError(
@@ -232,12 +240,11 @@ def hand_outcomes(rules: Rules, policy: str, hands: int, seed: int) -> E.HandOut
     hand 0 of match ``h`` of ``seed``, as ``simulate --hands`` numbers them), as the
     dealer's side's points, the first player's side's and which took all the denari."""
     _two_sides(rules)
-    if policy not in MODEL_POLICIES:
-        raise EquityError(f"unknown model policy {policy!r}; allowed: {', '.join(MODEL_POLICIES)}")
+    code = _model_code(policy)
     if hands < 1:
         raise EquityError(f"an equity table needs at least 1 hand, got {hands}")
     r = rules.to_array()
-    codes = np.array([MODEL_POLICIES[policy]] * rules.players + [0] * (4 - rules.players))
+    codes = np.array([code] * rules.players + [0] * (4 - rules.players))
     dp, fp, fl = [], [], []
     for first in range(0, hands, _BLOCK):
         n = min(_BLOCK, hands - first)
@@ -309,14 +316,13 @@ def leaf_data(
     final margin (``m[h]``) of ``hands`` hands of ``policy`` self-play
     (:func:`scopa_sim._engine.search.leaf_samples`)."""
     _two_sides(rules)
-    if policy not in MODEL_POLICIES:
-        raise EquityError(f"unknown model policy {policy!r}; allowed: {', '.join(MODEL_POLICIES)}")
+    code = _model_code(policy)
     if hands < 2:
         raise EquityError(f"a leaf calibration needs at least 2 hands, got {hands}")
     r = rules.to_array()
     d = np.zeros((hands, int(r[KS.R_TOTAL_PLAYS])))
     m = np.zeros(hands)
-    KS.leaf_samples(r, MODEL_POLICIES[policy], hands, seed, d, m)
+    KS.leaf_samples(r, code, hands, seed, d, m)
     return d, m
 
 
