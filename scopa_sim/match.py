@@ -17,7 +17,7 @@ from .cards import Card
 from .errors import MatchError
 from .policy import PolicySpec
 from .rules import Rules
-from .state import HandState
+from .state import HandState, _match_totals
 
 #: Stream numbers of :func:`_engine.streams.derive_seed` (those of the jitted loops).
 STREAM_DEAL = K.STREAM_DEAL
@@ -171,14 +171,16 @@ class HandPlayer:
 def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
     """The totals a match starts from: 0 for each side, or ``start``, checked (one total a
     side, each below the target); :class:`MatchError` otherwise."""
-    if start is None:
-        return [0] * rules.sides
-    if len(start) != rules.sides or any(int(t) < 0 or int(t) >= rules.target for t in start):
+    try:  # one count of points >= 0 a side, as for any hand's match totals
+        totals = _match_totals(rules, start)
+    except ValueError:
+        totals = None
+    if totals is None or max(totals) >= rules.target:
         raise MatchError(
-            f"starting totals {list(start)}: give {rules.sides} totals, each from 0 to "
+            f"starting totals {list(start or ())}: give {rules.sides} totals, each from 0 to "
             f"{rules.target - 1} (a side at {rules.target} or more has reached the target)"
         )
-    return [int(t) for t in start]
+    return list(totals)
 
 
 def play_match(
