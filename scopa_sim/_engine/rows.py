@@ -16,7 +16,6 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import popcount
 from .layout import (
     C_DEALER,
     C_FIRST,
@@ -28,7 +27,6 @@ from .layout import (
     C_STATS,
     C_TOTALS,
     C_WINNER,
-    DENARI,
     I_TOTAL,
     MAX_PLAYS,
     N_ITEMS,
@@ -38,11 +36,10 @@ from .layout import (
     R_SIDES,
     S_PILES,
     SCRATCH,
-    SEVENS,
     STREAM_DEAL,
     STREAM_PLAY,
 )
-from .scoring import primiera_classic
+from .scoring import side_stats
 from .step import play_out, score_state, start_hand
 from .streams import RNG_WORDS, derive_seed, reseed, shuffle_deal
 
@@ -91,10 +88,9 @@ def step_rows(rules, policies, seed, first, count, perm, swap, out):
             p = state[S_PILES + s]
             for k in range(N_ITEMS):
                 out[C_ITEMS + s * N_ITEMS + k, i] = score[s, k]
-            out[C_STATS + 4 * s, i] = popcount(p)
-            out[C_STATS + 4 * s + 1, i] = popcount(p & DENARI)
-            out[C_STATS + 4 * s + 2, i] = primiera_classic(p, 1)
-            out[C_STATS + 4 * s + 3, i] = popcount(p & SEVENS)
+            stats = side_stats(p)
+            for k in range(4):
+                out[C_STATS + 4 * s + k, i] = stats[k]
             out[C_TOTALS + s, i] = score[s, I_TOTAL]
         out[C_WINNER, i] = -1
 
