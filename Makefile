@@ -18,10 +18,11 @@ $(STAMP): pyproject.toml
 study: $(STAMP)
 	$(BIN)/scopa-sim study --scale small --seed 0 --out reports/study-small
 
-## The test suite, then lint and type checks. The suite's time is mostly numba compiling
-## the kernels (about 30 s per fused loop), so it runs on every core (pytest-xdist, at
-## most 4 workers: more would only compile the same kernels again); numba's cache is
-## shared, so a kernel one worker has compiled the other loads.
+## The test suite, then lint and type checks. On a fresh machine most of its time is numba
+## compiling the kernels (30-45 s per big loop), so it runs on every core (pytest-xdist,
+## at most 4 workers), and tests/conftest.py first compiles each kernel once, spread over
+## the workers' number of processes (scopa_sim.warm); the workers then load them all from
+## numba's cache instead of compiling the same ones at once.
 test: $(STAMP)
 	$(BIN)/pytest -n auto --maxprocesses 4
 	$(BIN)/ruff check scopa_sim cli tests benchmarks

@@ -32,6 +32,7 @@ LAZY_COMMANDS = {
     "tournament": "scopa_sim_cli.search_cmd:tournament_cmd",
     "review": "scopa_sim_cli.review_cmd:review_cmd",
     "equity": "scopa_sim_cli.equity_cmd:equity_cmd",
+    "warm": "scopa_sim_cli.warm_cmd:warm_cmd",
 }
 
 

@@ -60,3 +60,7 @@ class TournamentError(ScopaError):
 
 class AnalysisError(ScopaError):
     """Input that cannot be analysed: unknown grouping or metric, incompatible runs."""
+
+
+class WarmError(ScopaError):
+    """An unknown warm-up task (``scopa-sim warm``) or a bad number of processes."""

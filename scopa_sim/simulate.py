@@ -255,7 +255,9 @@ def compute_rows(
     row]`` in the order of ``dataset.kernel_columns()``, with ``cols[C_MATCH]`` the unit's
     offset from ``first``. Computed in the jitted loop for kernel policies, else hand by
     hand with bots. ``out`` (int32, ``N_ROW_COLS`` rows, zeroed once) is a buffer to reuse
-    for ``--hands`` runs; the result is then a view of it.
+    for ``--hands`` runs; the result is then that buffer. One of another width than
+    ``count`` is not used (a slice of it would not be C-contiguous, and the jitted loop
+    would compile a second time for that layout).
     """
     specs = [PolicySpec.parse(p) for p in config.policies]
     if not all(p.is_kernel for p in specs):
@@ -270,11 +272,10 @@ def compute_rows(
 
         return swapped_rows(config.rules, codes, config.seed, first, count)
     if config.mode == "hands":  # one row per unit: fill the caller's buffer
-        if out is None or out.shape[1] < count:
+        if out is None or out.shape[1] != count:
             out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
-        cols = out[:, :count]
-        K.fused_rows(r, codes, config.seed, False, first, count, cols)
-        return cols
+        K.fused_rows(r, codes, config.seed, False, first, count, out)
+        return out
     return _match_rows(config, r, codes, first, count)
 
 
@@ -367,7 +368,7 @@ _BUFFERS = threading.local()
 
 def _row_buffer(count: int) -> np.ndarray:
     buf = getattr(_BUFFERS, "rows", None)
-    if buf is None or buf.shape[1] < count:
+    if buf is None or buf.shape[1] != count:
         buf = _BUFFERS.rows = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
     return buf
 

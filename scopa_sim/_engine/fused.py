@@ -728,6 +728,8 @@ def fused_rows(rules, policies, seed, by_match, first_unit, n_units, out):
     holds the unit's offset from ``first_unit``); return (units done, rows written).
     Matches stop early before one that could overflow ``out``. Through the fused playout
     loop of :func:`fused_hands`, with the two-player fast path where it applies."""
+    if not out.flags.c_contiguous:  # one compiled signature: 'A' would compile it again
+        raise TypeError("fused_rows writes into a C-contiguous array only")
     mode = MODE_MATCHES if by_match else MODE_HANDS
     return fused_kernel(rules)(
         rules, policies, seed, first_unit, n_units, mode, np.empty((0, 4), np.int64), out
