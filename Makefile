@@ -19,7 +19,7 @@ study: $(STAMP)
 	$(BIN)/scopa-sim study --scale small --seed 0 --out reports/study-small
 
 ## The test suite, then lint and type checks. On a fresh machine most of its time is numba
-## compiling the kernels (30-45 s per big loop), so it runs on every core (pytest-xdist,
+## compiling the kernels (25-60 s per big loop), so it runs on every core (pytest-xdist,
 ## at most 4 workers), and tests/conftest.py first compiles each kernel once, spread over
 ## the workers' number of processes (scopa_sim.warm); the workers then load them all from
 ## numba's cache instead of compiling the same ones at once.

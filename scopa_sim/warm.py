@@ -2,8 +2,8 @@
 
 numba compiles a kernel the first time it runs and keeps it in its on-disk cache; after
 that every process loads it in a fraction of a second. The big loops take long to
-compile (the fused playout loop about 30 s per variant, ISMCTS about 40 s per capture
-rule), so the first ``simulate``, ``advise`` or ``tournament`` on a fresh machine waits
+compile (on a 2-core machine the fused playout loop about 25 s per variant, ISMCTS
+about 60 s per capture rule), so the first ``simulate``, ``advise`` or ``tournament`` on a fresh machine waits
 minutes, and processes that start together (the workers of a run, of a cluster, of the
 test suite) each compile the same kernel at once. :func:`warm` compiles them all once,
 in parallel processes, each task a different kernel: run it when setting up a machine
@@ -34,8 +34,8 @@ from .rules import Rules
 
 @dataclass(frozen=True)
 class WarmTask:
-    """One warm-up task: ``name``, what it compiles, and its compile time on a
-    2-core machine in seconds (``cost``: the larger tasks are started first)."""
+    """One warm-up task: ``name``, what it compiles, and its compile time in seconds
+    as measured on a 2-core machine (``cost``: the larger tasks are started first)."""
 
     name: str
     summary: str
@@ -98,26 +98,26 @@ _SEARCH = "ismcts:iterations=8,horizon=4,c=1,belief=fit,reply=tree"
 TASKS: dict[str, WarmTask] = {
     t.name: t
     for t in (
-        WarmTask("ismcts", "ISMCTS under Scopa's capture rule", 45, _decide("scopa", _SEARCH)),
-        WarmTask("ismcts15", "ISMCTS under the fifteen rule", 45, _decide("scopa-15", _SEARCH)),
-        WarmTask("fused-2p", "the fused playout loop, two players", 30, _fused("scopa")),
-        WarmTask("fused", "the fused playout loop, any table", 30, _fused("scopa-3")),
+        WarmTask("ismcts", "ISMCTS under Scopa's capture rule", 60, _decide("scopa", _SEARCH)),
+        WarmTask("ismcts15", "ISMCTS under the fifteen rule", 60, _decide("scopa-15", _SEARCH)),
+        WarmTask("fused-2p", "the fused playout loop, two players", 24, _fused("scopa")),
+        WarmTask("fused", "the fused playout loop, any table", 23, _fused("scopa-3")),
         WarmTask(
             "fused15-2p",
             "the fused loop under the fifteen rule, two players",
-            40,
+            26,
             _fused("scopa-15"),
         ),
         WarmTask(
             "fused15",
             "the fused loop under the fifteen rule, any table",
-            45,
+            28,
             _fused("escoba", "players=4"),
         ),
         WarmTask(
             "pimc",
             "PIMC (uniform, with a belief, for the match), the solver, the review evaluator",
-            35,
+            56,
             _decide(
                 "scopa",
                 "pimc:worlds=2,depth=2",
@@ -128,7 +128,7 @@ TASKS: dict[str, WarmTask] = {
                 "eval:worlds=4",
             ),
         ),
-        WarmTask("steps", "the step kernels, matches, duplicate deals, equity", 30, _steps),
+        WarmTask("steps", "the step kernels, matches, duplicate deals, equity", 7, _steps),
     )
 }
 

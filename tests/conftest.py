@@ -1,6 +1,6 @@
 """Suite-wide set-up: compile the kernels once, before the test workers start.
 
-Most of the suite's time on a fresh machine is numba compiling the big loops (30-45 s
+Most of the suite's time on a fresh machine is numba compiling the big loops (25-60 s
 each). Under pytest-xdist each worker would compile whatever kernel its tests reach
 first, often the same one as another worker at the same time, while tests that start
 processes of their own (workers of a run, the installed command) compile it once more
