@@ -351,7 +351,7 @@ class HandState(PublicView):
             vec[K.S_HANDS + s] = h.mask
         vec[K.S_TABLE] = table.mask
         fifteen = rules.capture_mode == "fifteen"
-        vec[K.S_REACH] = K.table_reach15(table.mask) if fifteen else K.table_reach(table.mask)
+        vec[K.S_REACH] = K.table_reach(table.mask, fifteen)
         for s, p in enumerate(piles):
             vec[K.S_PILES + s] = p.mask
             vec[K.S_SCOPE + s] = scope[s]

@@ -62,13 +62,13 @@ __all__ = [
     "packed_without",
     "pick_capture",
     "play_on_table",
+    "reach_mask",
     "remainder_side",
     "subset_sums",
     "sum_captures",
     "sum_take",
     "sum_take15",
     "table_reach",
-    "table_reach15",
     "take_of_play",
     "take_of_play15",
     "value_sum",
@@ -150,16 +150,18 @@ def subset_sums(table):
 
 
 @njit(cache=True)
-def table_reach(table):
-    """Subset sums (up to 10) of the table's values as a bitset; bit 0 is the empty set."""
-    return subset_sums(table) & REACH10
+def reach_mask(fifteen):
+    """The subset sums a capture rule reads (``S_REACH``): up to 10 under Scopa's (a sum
+    capture takes a card's value, at most 10), up to 14 under the fifteen rule (the
+    table's part of a fifteen)."""
+    return REACH15 if fifteen else REACH10
 
 
 @njit(cache=True)
-def table_reach15(table):
-    """Subset sums up to 14 of the table's values as a bitset (the fifteen rule's
-    :func:`table_reach`)."""
-    return subset_sums(table) & REACH15
+def table_reach(table, fifteen):
+    """The table's subset sums under the capture rule (:func:`reach_mask`) as a bitset;
+    bit 0 is the empty set."""
+    return subset_sums(table) & reach_mask(fifteen)
 
 
 # --------------------------------------------------------------------------- packed subset counts

@@ -27,7 +27,6 @@ from .capture import (
     play_on_table,
     remainder_side,
     table_reach,
-    table_reach15,
     take_of_play,
     take_of_play15,
     value_sum,
@@ -248,7 +247,7 @@ def _step_decision(st, rules, policy, rng, bc, bt, sc, w, deck, table, turn, pla
     for i in range(size):
         st[S_DECK + i] = deck[i]
     st[S_TABLE] = table
-    st[S_REACH] = table_reach15(table) if rules[R_CAPTURE_FIFTEEN] else table_reach(table)
+    st[S_REACH] = table_reach(table, rules[R_CAPTURE_FIFTEEN] != 0)
     st[S_LAST_CAPTURER] = last_capturer
     st[S_TURN] = turn
     st[S_STOCK] = pos

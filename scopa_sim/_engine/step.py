@@ -12,15 +12,13 @@ from numba import njit
 
 from .bits import ctz
 from .capture import (
-    REACH10,
-    REACH15,
     add_captures,
     opening_take,
+    reach_mask,
     remainder_side,
     subset_sums,
     sum_captures,
     table_reach,
-    table_reach15,
     value_sum,
 )
 from .layout import (
@@ -132,7 +130,7 @@ def start_hand(state, rules, deck, dealer):
         t |= np.int64(1) << deck[i]
     fifteen = rules[R_CAPTURE_FIFTEEN] != 0
     state[S_TABLE] = t
-    state[S_REACH] = table_reach15(t) if fifteen else table_reach(t)
+    state[S_REACH] = table_reach(t, fifteen)
     state[S_STOCK] = rules[R_TABLE_CARDS]
     state[S_DEALER] = dealer
     state[S_LAST_CAPTURER] = -1
@@ -290,7 +288,7 @@ def apply_play(state, rules, card, take):
     flags = 0
     if last:
         flags |= F_LAST
-    mask = REACH15 if rules[R_CAPTURE_FIFTEEN] else REACH10
+    mask = reach_mask(rules[R_CAPTURE_FIFTEEN] != 0)
     if take:
         flags |= F_CAPTURE
         left = table & ~take
