@@ -28,6 +28,7 @@ test: $(STAMP)
 	$(BIN)/ruff check scopa_sim cli tests benchmarks
 	$(BIN)/ruff format --check scopa_sim cli tests benchmarks
 	$(BIN)/mypy scopa_sim
+	$(BIN)/lint-imports
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py

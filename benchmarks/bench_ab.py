@@ -57,7 +57,7 @@ sys.path.insert(0, str(ROOT))
 
 from scopa_sim import _engine as NEW  # noqa: E402
 from scopa_sim._engine import search as NEW_S  # noqa: E402
-from scopa_sim.rules import Rules  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
 
 
 def _git(*args: str) -> str:

@@ -14,7 +14,7 @@ All in 2-player ``scopa``; numbers are measured, never asserted.
    the play made, the hand being known, under the softened expert (softmax of its play
    values at temperature ``tau`` points, floor ``eps`` uniform) on a grid of (tau, eps);
    the maximum-likelihood point of the ISMCTS data is ``belief=expert``'s
-   (:data:`scopa_sim.belief.EXPERT_TAU`, ``EXPERT_EPS``).  Seed: ``--seed + 1``.
+   (:data:`scopa_sim.bots.belief.EXPERT_TAU`, ``EXPERT_EPS``).  Seed: ``--seed + 1``.
 2. **Quality** (``--quality-deals``). Deals (deck seed ``derive_seed(seed, 8, d, 0)``,
    dealer ``d % 2``) played by the ISMCTS bot above (uniform worlds) against each
    opponent of the ladder, each deal twice with the seats exchanged; at each of its
@@ -37,7 +37,7 @@ All in 2-player ``scopa``; numbers are measured, never asserted.
    **Reply** (``--parts reply``): the same for ISMCTS with the opponent model in the
    search too (``belief=B,reply=R`` for each ``B`` of ``--reply-models`` and ``R`` of
    ``--replies``; ``tree``: the other seat's plays in the tree follow the belief's play
-   model, ``model``: in the rollouts too, see :class:`scopa_sim.search.ISMCTSBot`),
+   model, ``model``: in the rollouts too, see :class:`scopa_sim.bots.search.ISMCTSBot`),
    against the same search with uniform worlds.  Calibrated the same way, but per
    opponent, on 100 positions against that opponent: the model's cost depends on how
    the opponent is taken to play (a greedy or random reply is cheap, an expert one
@@ -84,13 +84,14 @@ from bench_ladder import Timed, equal_budget, git_commit, load  # noqa: E402
 
 from scopa_sim import _engine as K  # noqa: E402
 from scopa_sim._engine import belief as KB  # noqa: E402
-from scopa_sim.advantage import Estimate  # noqa: E402
-from scopa_sim.belief import EXPERT_EPS, EXPERT_TAU, MODELS, belief  # noqa: E402
-from scopa_sim.play import Play  # noqa: E402
-from scopa_sim.policy import PolicySpec  # noqa: E402
-from scopa_sim.rules import Rules  # noqa: E402
-from scopa_sim.search import Bot, move_seed, play_deal  # noqa: E402
-from scopa_sim.state import HandState  # noqa: E402
+from scopa_sim.bots.base import Bot  # noqa: E402
+from scopa_sim.bots.belief import EXPERT_EPS, EXPERT_TAU, MODELS, belief  # noqa: E402
+from scopa_sim.bots.registry import PolicySpec  # noqa: E402
+from scopa_sim.bots.search import move_seed, play_deal  # noqa: E402
+from scopa_sim.game.play import Play  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.game.state import HandState  # noqa: E402
+from scopa_sim.stats.inference import Estimate  # noqa: E402
 
 #: Deal pairs per work unit.
 CHUNK = 25

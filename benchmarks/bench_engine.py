@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import reference as ref  # noqa: E402
 
 from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim.rules import Rules  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
 
 
 @njit

@@ -27,7 +27,7 @@ busy the shared machine is; the wall times are recorded next to them in the JSON
    the seat) minus (the same seat's margin in the baseline).
 3. **The ladder.** Each setting plays ``--deals`` paired, seat-swapped deals against
    ``greedy`` (deal ``d``: deck seed ``derive_seed(seed, 8, d, 0)``, dealer ``d % 2``,
-   played by :func:`scopa_sim.search.play_deal` twice with the seats exchanged, as in
+   played by :func:`scopa_sim.bots.search.play_deal` twice with the seats exchanged, as in
    ``bench_search.py``); its strength is the mean margin per hand with a 95% interval
    over the deal pairs, its cost the time per move measured in those games (for the
    jitted policies also the fused loop's time per move, from part 1), and its one-core
@@ -35,9 +35,9 @@ busy the shared machine is; the wall times are recorded next to them in the JSON
    setting on every seat, engine time excluded).
 4. **Elo ladder.** A round robin of a representative subset on the first ``--rr-deals``
    of the same deals (the pairings with ``greedy`` are those deals of part 3), each
-   pairing summarised as :func:`scopa_sim.tournament.play_pairing` does (score from
+   pairing summarised as :func:`scopa_sim.sim.tournament.play_pairing` does (score from
    the hands' wins and draws, Elo of the score) and the ratings fitted by
-   :func:`scopa_sim.tournament.ladder` (least squares, mean 0).
+   :func:`scopa_sim.sim.tournament.ladder` (least squares, mean 0).
 5. **Equal time per move.** ``expert`` as ISMCTS's rollout and as PIMC's leaf: the
    expert bot's budget (ISMCTS iterations, PIMC worlds) is calibrated until its time
    per move matches the reference's on the same 100 positions, the two timed back to
@@ -83,13 +83,14 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from bench_search import decision_states  # noqa: E402
 
 from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim.advantage import Estimate  # noqa: E402
-from scopa_sim.play import Play  # noqa: E402
-from scopa_sim.policy import PolicySpec  # noqa: E402
-from scopa_sim.rules import PRESETS, Rules  # noqa: E402
-from scopa_sim.search import Bot, PlayStats, play_deal  # noqa: E402
-from scopa_sim.state import HandState  # noqa: E402
-from scopa_sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
+from scopa_sim.bots.base import Bot, PlayStats  # noqa: E402
+from scopa_sim.bots.registry import PolicySpec  # noqa: E402
+from scopa_sim.bots.search import play_deal  # noqa: E402
+from scopa_sim.game.play import Play  # noqa: E402
+from scopa_sim.game.rules import PRESETS, Rules  # noqa: E402
+from scopa_sim.game.state import HandState  # noqa: E402
+from scopa_sim.sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
+from scopa_sim.stats.inference import Estimate  # noqa: E402
 
 #: Deal pairs per work unit of parts 3-5 (fixed, so results do not depend on --workers).
 CHUNK = 25
@@ -334,7 +335,7 @@ def chunks(key: str, a: str, b: str, deals: int) -> list[Task]:
 
 
 def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResult:
-    """``a`` against ``b`` summarised as :func:`scopa_sim.tournament.play_pairing` does:
+    """``a`` against ``b`` summarised as :func:`scopa_sim.sim.tournament.play_pairing` does:
     margins averaged per deal pair, the score from each hand's win (1), draw (1/2) or
     loss, Elo of the score with the interval of the pair scores."""
     x0, x1 = np.asarray(m0, dtype=np.float64), np.asarray(m1, dtype=np.float64)

@@ -11,11 +11,11 @@ documented best bot) with ``objective=match``, ``B`` the same with the default
 ``objective=margin``: the same search, iterations and seeds otherwise (``--a-params``
 adds parameters to A alone, e.g. ``match_leaf=calibrated``). Pair ``p`` is
 match ``p`` of the run seed played twice, ``A`` on side 0 then ``A`` on side 1, through
-:func:`scopa_sim.match.play_match`: hand ``h`` of both matches is dealt from the same
+:func:`scopa_sim.sim.match.play_match`: hand ``h`` of both matches is dealt from the same
 deck by the same dealer seat (streams ``(seed, p, h)``), and each decision's seed is
 that of its position in the match, so the luck of the cards is shared (common random
 numbers) and only the seats are swapped. ``A``'s table is built once by the parent
-(:func:`scopa_sim.objective.build_table`: ``--equity-hands`` expert self-play hands from
+(:func:`scopa_sim.bots.objective.build_table`: ``--equity-hands`` expert self-play hands from
 seed 0, the table ``equity=expert`` builds by default) and given to the workers as a file.
 
 **Equal time per move.** Before the matches, both bots are timed on the same
@@ -29,7 +29,7 @@ budget depends on the machine's timings, everything else is deterministic per se
 Statistics, over pairs (the unit of the paired design):
 
 * **Match win rate of A** over the ``2 N`` matches, its test and interval by the exact
-  McNemar test of the pairs (:func:`scopa_sim.stats.mcnemar`): with side 0's win in each
+  McNemar test of the pairs (:func:`scopa_sim.stats.inference.mcnemar`): with side 0's win in each
   seating as the paired binary outcomes, the discordant pairs are those A won twice or
   lost twice, and the risk difference is ``2 (win rate - 1/2)`` (Wald interval with the
   paired variance, mapped back to the win rate).
@@ -40,7 +40,7 @@ Statistics, over pairs (the unit of the paired design):
   measured in the same matches, and their ratio: the equal-time check.
 
 ``--from-totals T0,T1`` starts every match from those totals of side 0 and side 1
-(:func:`scopa_sim.match.play_match`'s ``start``) instead of 0-0: matches near the target,
+(:func:`scopa_sim.sim.match.play_match`'s ``start``) instead of 0-0: matches near the target,
 where playing for the match and playing for the margin part most, measured with the
 same design.
 
@@ -51,7 +51,7 @@ position's estimate against the one the hand reached (:func:`end_value` of its f
 score): the mean error (bias), the Brier score and the slope of the reached equity
 regressed on the predicted one (1: calibrated; below 1: overconfident), next to the
 Brier score of the equity before the hand (no information from the position), for the
-normal model and for ``match_leaf=calibrated`` (:func:`scopa_sim.objective.fit_leaf`,
+normal model and for ``match_leaf=calibrated`` (:func:`scopa_sim.bots.objective.fit_leaf`,
 fitted on its own self-play hands, apart from these matches).
 
 ``--log`` appends each finished pair as a JSON line and skips pairs already in it, so a
@@ -78,14 +78,14 @@ from typing import Any
 
 import numpy as np
 
-from scopa_sim import stats as S
+from scopa_sim.bots.objective import DEFAULT_SEED, build_table, fit_leaf
+from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import MatchError
-from scopa_sim.match import HandPlayer, play_match, start_totals
-from scopa_sim.objective import DEFAULT_SEED, build_table, fit_leaf
-from scopa_sim.play import Play
-from scopa_sim.policy import PolicySpec
-from scopa_sim.rules import Rules
-from scopa_sim.state import HandState
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.sim.match import HandPlayer, play_match, start_totals
+from scopa_sim.stats import inference as S
 
 BASE = "ismcts:iterations=1000,horizon=4,c=1"
 #: Pairs per task of a worker process.
@@ -268,10 +268,10 @@ def leaf_calibration(
     rules: Rules, table: Any, matches: int, seed: int, fit: Any = None
 ) -> dict[str, Any]:
     """The leaf model's calibration (see the module docstring), by play of the hand; with
-    ``fit`` (a :class:`scopa_sim.objective.LeafFit`) the calibrated leaf's next to the
+    ``fit`` (a :class:`scopa_sim.bots.objective.LeafFit`) the calibrated leaf's next to the
     normal model's."""
     from scopa_sim._engine import search as KS
-    from scopa_sim.objective import hand_rewards
+    from scopa_sim.bots.objective import hand_rewards
 
     ra = rules.to_array()
     work = np.zeros(16)

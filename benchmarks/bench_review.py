@@ -49,11 +49,13 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scopa_sim import evaluate as E  # noqa: E402
-from scopa_sim.match import play_match  # noqa: E402
-from scopa_sim.policy import PolicySpec  # noqa: E402
-from scopa_sim.record import write_records  # noqa: E402
-from scopa_sim.review import (  # noqa: E402
+from scopa_sim.bots import evaluate as E  # noqa: E402
+from scopa_sim.bots.registry import PolicySpec  # noqa: E402
+from scopa_sim.bots.search import SolverBot  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.game.state import HandState  # noqa: E402
+from scopa_sim.records.record import write_records  # noqa: E402
+from scopa_sim.records.review import (  # noqa: E402
     BANDS,
     THRESHOLDS,
     Decision,
@@ -64,9 +66,7 @@ from scopa_sim.review import (  # noqa: E402
     review_tasks,
     summarize,
 )
-from scopa_sim.rules import Rules  # noqa: E402
-from scopa_sim.search import SolverBot  # noqa: E402
-from scopa_sim.state import HandState  # noqa: E402
+from scopa_sim.sim.match import play_match  # noqa: E402
 
 STRONG = "ismcts:horizon=4,c=1"
 PAIRINGS = {

@@ -36,12 +36,13 @@ sys.path.insert(0, str(ROOT))
 
 from scopa_sim import _engine as K  # noqa: E402
 from scopa_sim._engine import search as KS  # noqa: E402
-from scopa_sim.infoset import InfoSet  # noqa: E402
-from scopa_sim.play import Play  # noqa: E402
-from scopa_sim.policy import make_bot  # noqa: E402
-from scopa_sim.rules import Rules  # noqa: E402
-from scopa_sim.search import Bot, ISMCTSBot, PIMCBot, PlayStats, play_deal  # noqa: E402
-from scopa_sim.state import HandState  # noqa: E402
+from scopa_sim.bots.base import Bot, PlayStats  # noqa: E402
+from scopa_sim.bots.registry import make_bot  # noqa: E402
+from scopa_sim.bots.search import ISMCTSBot, PIMCBot, play_deal  # noqa: E402
+from scopa_sim.game.infoset import InfoSet  # noqa: E402
+from scopa_sim.game.play import Play  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.game.state import HandState  # noqa: E402
 
 
 def positions(rules: Rules, left: int, count: int, seed: int) -> list[HandState]:

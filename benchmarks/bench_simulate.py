@@ -126,18 +126,19 @@ def kernel_rate(threads: int = 1, hands: int = 250_000, calls: int = 4) -> float
     import numpy as np
 
     from scopa_sim import Rules
-    from scopa_sim import simulate as S
+    from scopa_sim.data import run as RUN
+    from scopa_sim.sim import shards as SH
 
     rules = Rules.make("scopa")
     units = hands * (threads * calls + 1)
-    config = S.SimConfig.make("scopa", rules, ["random"], "hands", units, 1)
-    bufs = [np.zeros((S.K.N_ROW_COLS, hands), np.int32) for _ in range(threads)]
+    config = RUN.SimConfig.make("scopa", rules, ["random"], "hands", units, 1)
+    bufs = [np.zeros((SH.K.N_ROW_COLS, hands), np.int32) for _ in range(threads)]
     for buf in bufs:  # load the kernel, and fault in every buffer's pages, untimed
-        S.compute_rows(config, 0, hands, buf)
+        SH.compute_rows(config, 0, hands, buf)
 
     def loop(t: int) -> None:
         for k in range(calls):
-            S.compute_rows(config, (1 + t * calls + k) * hands, hands, bufs[t])
+            SH.compute_rows(config, (1 + t * calls + k) * hands, hands, bufs[t])
 
     workers = [threading.Thread(target=loop, args=(t,)) for t in range(threads)]
     t0 = time.perf_counter()
@@ -155,13 +156,14 @@ def write_times(hands: int = 250_000, repeat: int = 5) -> dict[str, float]:
     import polars as pl
 
     from scopa_sim import Rules
-    from scopa_sim import dataset as D
-    from scopa_sim import parquet as P
-    from scopa_sim import simulate as S
+    from scopa_sim.data import dataset as D
+    from scopa_sim.data import parquet as P
+    from scopa_sim.data import run as RUN
+    from scopa_sim.sim import shards as SH
 
     rules = Rules.make("scopa")
-    config = S.SimConfig.make("scopa", rules, ["random"], "hands", hands, 1)
-    cols = S.compute_rows(config, 0, hands)
+    config = RUN.SimConfig.make("scopa", rules, ["random"], "hands", hands, 1)
+    cols = SH.compute_rows(config, 0, hands)
     kw = dict(run_id=config.run_id, preset="scopa", rules_hash=rules.digest(), players=2)
     columns = D.shard_columns(cols, first=0, sides=2, seed=1, policies=config.policies, **kw)
 

@@ -5,7 +5,7 @@
 
 For each preset and policy, plays N hands of a ``--hands`` run and their duplicates (the
 same decks with the seats' cards exchanged, ``--deal swapped``) and reports the two
-efficiency factors the study uses (:mod:`scopa_sim.variance`): duplicates, ``Var(m) /
+efficiency factors the study uses (:mod:`scopa_sim.analysis.variance`): duplicates, ``Var(m) /
 (2 Var(pair mean))`` against independent hands of the same cost, and control variates
 from the deal's features, ``Var(m) / Var(residual)``, each with a 95% percentile
 bootstrap interval (over pairs, resp. hands; 200 replicates). Numbers are measured, never
@@ -28,12 +28,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scopa_sim import variance as V  # noqa: E402
-from scopa_sim.policy import seat_policies  # noqa: E402
-from scopa_sim.rules import Rules  # noqa: E402
-from scopa_sim.simulate import SimConfig, local_executor, simulate  # noqa: E402
-from scopa_sim.study import SEARCH_POLICY  # noqa: E402
-from scopa_sim.study_report import hand_frame  # noqa: E402
+from scopa_sim.analysis import variance as V  # noqa: E402
+from scopa_sim.analysis.study.plan import SEARCH_POLICY  # noqa: E402
+from scopa_sim.analysis.study.report import hand_frame  # noqa: E402
+from scopa_sim.bots.registry import seat_policies  # noqa: E402
+from scopa_sim.data.run import SimConfig  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.sim.executors import local_executor  # noqa: E402
+from scopa_sim.sim.simulate import simulate  # noqa: E402
 
 REPLICATES = 200
 

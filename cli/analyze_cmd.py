@@ -13,10 +13,12 @@ from pathlib import Path
 
 import click
 
-from scopa_sim.analysis import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
+from scopa_sim.analysis.analyze import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
+from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import ScopaError
-from scopa_sim.rules import PRESETS
-from scopa_sim.simulate import SimConfig, local_executor, simulate
+from scopa_sim.game.rules import PRESETS
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
 
 from .options import (
     BadInput,
@@ -65,7 +67,7 @@ def analyze_cmd(
     DIRS are run directories written by `scopa-sim simulate`. Every number comes with a
     95% confidence interval and its sample size; aggregations run lazily over the shards.
     """
-    from scopa_sim.analysis import check_by, check_sections
+    from scopa_sim.analysis.analyze import check_by, check_sections
 
     with _bad_input():
         check_by(by)
@@ -75,7 +77,7 @@ def analyze_cmd(
         json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
         return
-    from scopa_sim.report import analysis_text  # matplotlib: imported only when needed
+    from scopa_sim.analysis.report import analysis_text  # matplotlib: imported only when needed
 
     click.echo(analysis_text(result, sections))
 
@@ -169,7 +171,7 @@ def compare_cmd(
     tests for binary outcomes. Otherwise Welch t-tests and two-proportion z-tests.
     Holm's correction is applied over all the tests reported.
     """
-    from scopa_sim.analysis import check_metrics
+    from scopa_sim.analysis.analyze import check_metrics
 
     with _bad_input():
         check_metrics(metrics)
@@ -199,7 +201,7 @@ def _compare(
         json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
         return
-    from scopa_sim.report import comparison_text
+    from scopa_sim.analysis.report import comparison_text
 
     click.echo(comparison_text(result))
 
@@ -223,7 +225,7 @@ def report_cmd(dirs: tuple[Path, ...], out: Path) -> None:
     )
     with _bad_input():
         try:
-            from scopa_sim.report import write_report
+            from scopa_sim.analysis.report import write_report
 
             files = write_report(dirs, out, cmd)
         except OSError as e:

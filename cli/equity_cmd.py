@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from scopa_sim.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
+from scopa_sim.bots.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
 
 from .options import BadInput, PathArg, make_rules, rules_options, seed_option
 

@@ -10,7 +10,7 @@ import click
 
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
-from scopa_sim.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
+from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
 
 from .options import BadInput, make_rules
 

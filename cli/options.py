@@ -7,9 +7,9 @@ from typing import Any, TypeVar
 
 import click
 
+from scopa_sim.bots.registry import POLICIES, PolicySpec, seat_policies
 from scopa_sim.errors import ScopaError
-from scopa_sim.policy import POLICIES, PolicySpec, seat_policies
-from scopa_sim.rules import PRESETS, Rules
+from scopa_sim.game.rules import PRESETS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 

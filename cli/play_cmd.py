@@ -11,8 +11,7 @@ from typing import TextIO
 
 import click
 
-from scopa_sim.match import play_match
-from scopa_sim.record import (
+from scopa_sim.records.record import (
     check_lines,
     deals_from_deck,
     iter_lines,
@@ -20,6 +19,7 @@ from scopa_sim.record import (
     show_hand,
     write_records,
 )
+from scopa_sim.sim.match import play_match
 
 from .options import (
     BadInput,

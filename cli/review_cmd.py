@@ -76,7 +76,7 @@ def review_cmd(
     Each FILE is a scopa-record/1 file (as written by play --record), checked as replay
     does; the line numbers (N or A-B) after a file pick its hands (default: all).
     """
-    from scopa_sim.review import run_review, to_json, to_text
+    from scopa_sim.records.review import run_review, to_json, to_text
 
     show = not quiet and sys.stderr.isatty()
     bar = None
@@ -112,7 +112,7 @@ def review_cmd(
         if bar is not None:
             bar.stop()
     if html_path:
-        from scopa_sim.review_html import to_html
+        from scopa_sim.records.review_html import to_html
 
         try:
             with open(html_path, "w", encoding="utf-8") as f:

@@ -11,16 +11,11 @@ from types import FrameType
 
 import click
 
-from scopa_sim import dataset as D
+from scopa_sim.data import dataset as D
+from scopa_sim.data.run import MAX_UNITS, SimConfig
 from scopa_sim.errors import ScopaError
-from scopa_sim.simulate import (
-    DEFAULT_WORKER_TIMEOUT,
-    MAX_UNITS,
-    SimConfig,
-    dask_executor,
-    local_executor,
-    simulate,
-)
+from scopa_sim.sim.executors import DEFAULT_WORKER_TIMEOUT, dask_executor, local_executor
+from scopa_sim.sim.simulate import simulate
 
 from .options import (
     BadInput,

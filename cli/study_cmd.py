@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from scopa_sim.advantage import first_player_advantage
+from scopa_sim.analysis.advantage import first_player_advantage
 
 from .options import (
     PathArg,
@@ -84,7 +84,7 @@ def advantage(
 
 
 def _est(e: object) -> dict[str, float]:
-    from scopa_sim.advantage import Estimate
+    from scopa_sim.stats.inference import Estimate
 
     assert isinstance(e, Estimate)
     return {"mean": e.mean, "se": e.se, "low": e.low, "high": e.high, "n": e.n}
@@ -116,7 +116,7 @@ def _est(e: object) -> dict[str, float]:
 @workers_option
 def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None) -> None:
     """Run the embedded study (every preset, policies, rule options) and write reports."""
-    from scopa_sim.study import run_study
+    from scopa_sim.analysis.study.run import run_study
 
     try:
         run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)

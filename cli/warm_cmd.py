@@ -7,7 +7,7 @@ import time
 
 import click
 
-from scopa_sim.warm import TASKS, warm
+from scopa_sim.sim.warm import TASKS, warm
 
 
 @click.command()

@@ -1,11 +1,10 @@
 """scopa-sim: a fast, exact Monte Carlo strategy analyzer for Scopa and its family."""
 
-from .cards import Card, CardSet, card_name, parse_card, parse_cards
-from .errors import CardError, IllegalPlayError, RecordError, RulesError, ScopaError
-from .play import Play
-from .rules import PRESETS, Rules
-
-__version__ = "0.3.0"
+from scopa_sim._version import __version__
+from scopa_sim.errors import CardError, IllegalPlayError, RecordError, RulesError, ScopaError
+from scopa_sim.game.cards import Card, CardSet, card_name, parse_card, parse_cards
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import PRESETS, Rules
 
 __all__ = [
     "PRESETS",

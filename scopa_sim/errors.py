@@ -46,8 +46,8 @@ class PositionError(ScopaError):
 
 
 class MatchError(ScopaError):
-    """A match that did not end within :data:`scopa_sim.match.MAX_HANDS_PER_MATCH` hands (the rules'
-    target range makes that all but impossible: see ``rules.MAX_TARGET``)."""
+    """A match that did not end within :data:`scopa_sim.sim.match.MAX_HANDS_PER_MATCH`
+    hands (the rules' target range makes that all but impossible: see ``rules.MAX_TARGET``)."""
 
 
 class SimulationError(ScopaError):
@@ -64,3 +64,7 @@ class AnalysisError(ScopaError):
 
 class WarmError(ScopaError):
     """An unknown warm-up task (``scopa-sim warm``) or a bad number of processes."""
+
+
+class WorkerError(ScopaError):
+    """A worker process of the process pool died (killed, or out of memory)."""

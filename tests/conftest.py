@@ -4,7 +4,7 @@ Most of the suite's time on a fresh machine is numba compiling the big loops (25
 each). Under pytest-xdist each worker would compile whatever kernel its tests reach
 first, often the same one as another worker at the same time, while tests that start
 processes of their own (workers of a run, the installed command) compile it once more
-in each. So the controller first runs :func:`scopa_sim.warm.warm` (each kernel compiled
+in each. So the controller first runs :func:`scopa_sim.sim.warm.warm` (each kernel compiled
 once, the tasks shared out over as many processes as there are test workers), and every
 later process loads the kernels from numba's cache. With the cache warm this takes a few
 seconds. Set ``SCOPA_SIM_TEST_WARM=0`` to skip it.
@@ -26,7 +26,7 @@ def pytest_configure(config: pytest.Config) -> None:
     workers = len(getattr(config.option, "tx", None) or []) if distributed else 0
     if workers < 2 or config.option.collectonly:
         return  # one process compiles each kernel once anyway
-    from scopa_sim.warm import warm
+    from scopa_sim.sim.warm import warm
 
     t0 = time.perf_counter()
     done = [task.name for task, _ in warm(jobs=workers)]

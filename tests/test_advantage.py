@@ -9,11 +9,13 @@ import polars as pl
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim import dataset as D
-from scopa_sim.advantage import Estimate, first_player_advantage, position_points
-from scopa_sim.policy import seat_policies
-from scopa_sim.rules import Rules
-from scopa_sim.simulate import SimConfig, local_executor, simulate
+from scopa_sim.analysis.advantage import first_player_advantage, position_points
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data.run import SimConfig, scan
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
+from scopa_sim.stats.inference import Estimate
 
 
 def test_estimate_ci_covers_a_planted_mean() -> None:
@@ -40,7 +42,7 @@ def test_advantage_matches_simulated_dataset(tmp_path) -> None:
     res = first_player_advantage(r, specs, 3000, seed=9)
     cfg = SimConfig.make("scopa", r, specs, "hands", 3000, 9, 1000)
     simulate(tmp_path / "d", cfg, local_executor(1))
-    df = D.scan(tmp_path / "d").collect()
+    df = scan(tmp_path / "d").collect()
     dealer_pts = pl.when(pl.col("dealer") == 0).then("s0_points").otherwise("s1_points")
     first_pts = pl.when(pl.col("dealer") == 0).then("s1_points").otherwise("s0_points")
     margin = df.select((dealer_pts.cast(pl.Int32) - first_pts).mean()).item()

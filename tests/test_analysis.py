@@ -13,13 +13,15 @@ from click.testing import CliRunner, Result
 from matplotlib.image import imread
 from scopa_sim_cli.main import cli
 
-from scopa_sim import analysis as A
-from scopa_sim import dataset as D
-from scopa_sim import stats as S
-from scopa_sim.advantage import first_player_advantage
-from scopa_sim.policy import seat_policies
-from scopa_sim.rules import Rules
-from scopa_sim.simulate import SimConfig, local_executor, simulate
+from scopa_sim.analysis import analyze as A
+from scopa_sim.analysis.advantage import first_player_advantage
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data import dataset as D
+from scopa_sim.data.run import SimConfig, scan
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
+from scopa_sim.stats import inference as S
 
 HANDS = 20_000
 SEED = 7
@@ -83,7 +85,7 @@ def test_match_statistics_against_a_direct_computation(runs):
     (g,) = A.analyze([runs["matches"]]).groups
     m = g.matches
     assert m is not None and m.matches == 1_500
-    df = D.scan(runs["matches"]).collect().sort("match", "hand")
+    df = scan(runs["matches"]).collect().sort("match", "hand")
     per = df.group_by("match").agg(
         pl.col("first_player").first(), pl.col("winner").drop_nulls().first(), pl.len()
     )
@@ -160,8 +162,8 @@ def test_same_seed_is_paired(runs):
     # cross-check against the rows joined in memory
     cols = [pl.col(c) for c in ("match", "hand")]
     expr = A.hand_metrics()["margin"].alias("m")
-    x = D.scan(runs["random"]).select(*cols, expr).collect().sort("match")
-    y = D.scan(runs["greedy"]).select(*cols, expr).collect().sort("match")
+    x = scan(runs["random"]).select(*cols, expr).collect().sort("match")
+    y = scan(runs["greedy"]).select(*cols, expr).collect().sort("match")
     ref = S.paired_t("margin", y["m"].to_numpy(), x["m"].to_numpy())
     r = next(r for r in p.results if r.metric == "margin")
     assert (r.estimate, r.low, r.high, r.p_value, r.effect_size) == pytest.approx(

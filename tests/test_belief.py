@@ -15,19 +15,12 @@ from scopa_sim_cli.main import cli
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import search as KS
-from scopa_sim.belief import (
-    MODELS,
-    BeliefModel,
-    Channel,
-    belief,
-    describe_belief,
-    get_model,
-)
+from scopa_sim.bots.belief import MODELS, BeliefModel, Channel, belief, describe_belief, get_model
+from scopa_sim.bots.registry import PolicySpec, make_bot
+from scopa_sim.bots.search import ISMCTSBot, PIMCBot, move_seed
 from scopa_sim.errors import IllegalPlayError, PolicyError
-from scopa_sim.infoset import InfoSet
-from scopa_sim.policy import PolicySpec, make_bot
-from scopa_sim.search import ISMCTSBot, PIMCBot, move_seed
-from scopa_sim.state import HandState
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.state import HandState
 
 
 def played(rules: Rules, seed: int, plays: int, opponent: str = "expert") -> HandState:
@@ -378,7 +371,7 @@ def test_advise_shows_the_belief(record: str) -> None:
                                    "--belief", "fit", "--json"])  # fmt: skip
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)["belief"]
-    from scopa_sim.advise import position_from_record
+    from scopa_sim.bots.advise import position_from_record
 
     b = belief(position_from_record(pos), "fit")
     seat = str(1 - b.seat)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from scopa_sim.rules import PRESETS
+from scopa_sim.game.rules import PRESETS
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 

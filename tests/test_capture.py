@@ -17,7 +17,7 @@ import pytest
 
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
-from scopa_sim.state import HandState
+from scopa_sim.game.state import HandState
 
 RULES = [
     ("scopa", ()),

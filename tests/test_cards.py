@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scopa_sim import CardError, CardSet, Play, ScopaError, card_name, parse_card, parse_cards
-from scopa_sim.cards import FULL_DECK_MASK, value_of
+from scopa_sim.game.cards import FULL_DECK_MASK, value_of
 
 # --------------------------------------------------------------------------- single cards
 

@@ -15,11 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scopa_sim_cli.main import cli
 
-from scopa_sim.advise import PositionError, check_scope, position_from_cards
-from scopa_sim.cards import CardSet
+from scopa_sim.bots.advise import PositionError, check_scope, position_from_cards
+from scopa_sim.bots.registry import PolicyError, PolicySpec
 from scopa_sim.errors import RulesError
-from scopa_sim.policy import PolicyError, PolicySpec
-from scopa_sim.rules import Rules, parse_overrides
+from scopa_sim.game.cards import CardSet
+from scopa_sim.game.rules import Rules, parse_overrides
 
 P = CardSet.parse
 #: A search policy small enough for tests that reach the search.
@@ -328,7 +328,7 @@ def test_replay_show_line_never_crashes(records: Path, line: str) -> None:
 def test_tournament_workers_beyond_the_deals() -> None:
     r = Rules.make()
     specs = [PolicySpec.parse("greedy"), PolicySpec.parse("random")]
-    from scopa_sim.tournament import run_tournament
+    from scopa_sim.sim.tournament import run_tournament
 
     assert run_tournament(r, specs, 3, seed=1, workers=64) == run_tournament(r, specs, 3, seed=1)
 

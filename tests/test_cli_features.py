@@ -11,10 +11,10 @@ import pytest
 from click.testing import CliRunner, Result
 from scopa_sim_cli.main import cli
 
-from scopa_sim.advantage import Estimate
-from scopa_sim.policy import POLICIES, PolicySpec
-from scopa_sim.rules import Rules
-from scopa_sim.tournament import Sprt, run_tournament
+from scopa_sim.bots.registry import POLICIES, PolicySpec
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.tournament import Sprt, run_tournament
+from scopa_sim.stats.inference import Estimate
 
 
 def run(*args: str) -> Result:
@@ -103,7 +103,7 @@ def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
     `a` names the baseline."""
     import polars as pl
 
-    from scopa_sim import dataset as D
+    from scopa_sim.data.run import scan
 
     a, b = tmp_path / "a", tmp_path / "b"
     sim = ["simulate", "--hands", "300", "--quiet", "--workers", "1"]
@@ -114,7 +114,7 @@ def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
     assert res.exit_code == 0, res.output
     (cmp,) = json.loads(res.output)["comparisons"]
     assert cmp["a"] == str(a) and cmp["b"] == str(b) and cmp["estimate"] == "b - a"
-    plays = {d: D.scan(d).select(pl.col("plays").cast(pl.Float64).mean()).collect().item()
+    plays = {d: scan(d).select(pl.col("plays").cast(pl.Float64).mean()).collect().item()
              for d in (a, b)}  # fmt: skip
     got = {r["metric"]: r for r in cmp["results"]}
     r = got["plays"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
-from scopa_sim.state import SCORE_ITEMS, HandState
+from scopa_sim.game.state import SCORE_ITEMS, HandState
 
 RULESETS = [
     ("scopa", ()),

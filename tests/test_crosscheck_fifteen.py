@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Play, Rules
-from scopa_sim.cards import value_of
-from scopa_sim.state import HandState
+from scopa_sim.game.cards import value_of
+from scopa_sim.game.state import HandState
 
 P = CardSet.parse
 

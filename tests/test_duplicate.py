@@ -8,12 +8,14 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
-from scopa_sim import variance as V
-from scopa_sim.duplicate import swap_permutation, swapped_deck, swapped_rows
-from scopa_sim.match import HandPlayer
-from scopa_sim.policy import PolicySpec, seat_policies
-from scopa_sim.rules import PRESETS, Rules
-from scopa_sim.simulate import SimConfig, SimulationError, _bot_rows, compute_rows
+from scopa_sim.analysis import variance as V
+from scopa_sim.bots.registry import PolicySpec, seat_policies
+from scopa_sim.data.run import SimConfig
+from scopa_sim.errors import SimulationError
+from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.sim.duplicate import swap_permutation, swapped_deck, swapped_rows
+from scopa_sim.sim.match import HandPlayer
+from scopa_sim.sim.shards import _bot_rows, compute_rows
 
 
 def _codes(policy: str, players: int) -> np.ndarray:
@@ -86,7 +88,7 @@ def test_simulate_cli_deal_option(tmp_path) -> None:
     res = runner.invoke(cli, ["simulate", "--hands", "50", "--deal", "swapped", "-q", "--out",
                               str(tmp_path / "h")])  # fmt: skip
     assert res.exit_code == 0, res.output
-    from scopa_sim.analysis import open_run
+    from scopa_sim.analysis.analyze import open_run
 
     run = open_run(tmp_path / "h")
     assert run.config.deal == "swapped" and "--deal swapped" in run.command()

@@ -7,10 +7,11 @@ import math
 import numpy as np
 import pytest
 
-from scopa_sim import equity as E
-from scopa_sim.policy import seat_policies
-from scopa_sim.rules import Rules
-from scopa_sim.simulate import SimConfig, compute_rows
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data.run import SimConfig
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.shards import compute_rows
+from scopa_sim.stats import equity as E
 
 
 def _brute(out: E.HandOutcomes, target: int, denari_wins: bool, x: int, y: int, d: int) -> float:

@@ -14,9 +14,9 @@ import pytest
 
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
-from scopa_sim.policy import PolicyError, PolicySpec, make_bot
-from scopa_sim.search import KernelBot
-from scopa_sim.state import HandState
+from scopa_sim.bots.base import KernelBot
+from scopa_sim.bots.registry import PolicyError, PolicySpec, make_bot
+from scopa_sim.game.state import HandState
 
 P = CardSet.parse
 PRESETS = [

@@ -10,8 +10,8 @@ import pytest
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import search as KS
-from scopa_sim.infoset import InfoSet
-from scopa_sim.state import HandState
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.state import HandState
 
 P = CardSet.parse
 

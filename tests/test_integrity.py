@@ -17,10 +17,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scopa_sim_cli.main import cli
 
-from scopa_sim import dataset as D
-from scopa_sim.policy import seat_policies
-from scopa_sim.rules import Rules
-from scopa_sim.simulate import SimConfig, local_executor, read_run, simulate
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data import dataset as D
+from scopa_sim.data.run import SimConfig, read_run, scan
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
 
 HANDS = 600
 
@@ -259,7 +261,7 @@ def test_a_tampered_run_is_a_one_line_error_in_every_reader(made, tmp_path, name
     d = _copy(made, tmp_path)
     tamper(made, d)
     with pytest.raises(D.DatasetError, match=r"^.*$") as e:
-        D.scan(d)
+        scan(d)
     assert message in str(e.value) and "\n" not in str(e.value)
     assert message in one_line_error(run("analyze", d))
     assert message in one_line_error(run("compare", made["good"], d))
@@ -274,8 +276,8 @@ def test_files_the_manifest_does_not_list_are_not_read(made, tmp_path):
     shutil.copy(_shard(made["other_seed"], 0), _shard(d, 9))
     pl.DataFrame({"x": [1, 2]}).write_parquet(d / "shards" / "foreign.parquet")
     (d / "shards" / ".shard-000002.parquet.1.2.tmp").write_bytes(b"half")
-    assert D.scan(d).collect().height == HANDS
-    assert D.scan(d).collect().equals(D.scan(made["good"]).collect())
+    assert scan(d).collect().height == HANDS
+    assert scan(d).collect().equals(scan(made["good"]).collect())
     r = run("analyze", d, "--json")
     assert r.exit_code == 0, r.output
     assert json.loads(r.output)["groups"][0]["margin"]["n"] == HANDS
@@ -300,7 +302,7 @@ def test_resume_uses_the_same_check(made, tmp_path):
         simulate(d, _config(), local_executor(1), resume=True)
     shutil.copy(_shard(made["good"], 2), _shard(d, 2))
     assert simulate(d, _config(), local_executor(1), resume=True).complete
-    assert D.scan(d).collect().equals(D.scan(made["good"]).collect())
+    assert scan(d).collect().equals(scan(made["good"]).collect())
     doc = json.loads((d / D.MANIFEST).read_text())
     assert doc["shards"][2]["bytes"] == _shard(d, 2).stat().st_size  # the adopted shard
     assert doc["shards"][2]["crc32"] == D.file_crc32(_shard(d, 2))
@@ -340,7 +342,7 @@ def test_resume_of_a_tampered_run_errs_in_one_line_or_repairs_it(made, tmp_path,
     r = run("simulate", *args, "--out", d, "--resume")
     if name in REPAIRABLE:
         assert r.exit_code == 0, r.output
-        assert D.scan(d).collect().equals(D.scan(made["good"]).collect())
+        assert scan(d).collect().equals(scan(made["good"]).collect())
     else:
         one_line_error(r)
 
@@ -370,7 +372,7 @@ def test_a_damaged_shard_is_a_one_line_error(made, tmp_path_factory, cut, flip, 
         data[flip] ^= 0xFF
     path.write_bytes(bytes(data))
     try:
-        df = D.scan(d).collect()
+        df = scan(d).collect()
     except D.DatasetError as e:
         assert "shard-000001.parquet" in str(e) and "\n" not in str(e)
     except Exception as e:

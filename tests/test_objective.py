@@ -14,16 +14,16 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim import objective as O
 from scopa_sim._engine import search as KS
-from scopa_sim.cards import CardSet
+from scopa_sim.bots import objective as O
+from scopa_sim.bots.registry import PolicyError, PolicySpec, make_bot
+from scopa_sim.bots.search import move_seed
 from scopa_sim.errors import EquityError
-from scopa_sim.infoset import InfoSet
-from scopa_sim.match import play_match
-from scopa_sim.policy import PolicyError, PolicySpec, make_bot
-from scopa_sim.rules import Rules
-from scopa_sim.search import move_seed
-from scopa_sim.state import HandState
+from scopa_sim.game.cards import CardSet
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.sim.match import play_match
 
 P = CardSet.parse
 SCOPA = Rules.make("scopa")

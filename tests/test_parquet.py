@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scopa_sim import _encoding as E
-from scopa_sim import parquet as P
+from scopa_sim.data import encoding as E
+from scopa_sim.data import parquet as P
 
 pq = pytest.importorskip("pyarrow.parquet")
 

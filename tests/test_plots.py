@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
-from scopa_sim import plots as P
-from scopa_sim.analysis import Convergence, Distribution
-from scopa_sim.stats import MeanCI
+from scopa_sim.analysis import plots as P
+from scopa_sim.analysis.analyze import Convergence, Distribution
+from scopa_sim.stats.inference import MeanCI
 
 
 @pytest.fixture

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
-from scopa_sim.cards import DECK36_MASK, FULL_DECK_MASK, value_of
-from scopa_sim.state import HandState
+from scopa_sim.game.cards import DECK36_MASK, FULL_DECK_MASK, value_of
+from scopa_sim.game.state import HandState
 
 RULESETS = [
     ("scopa", ()),

@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
+from scopa_sim.game.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"

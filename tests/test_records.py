@@ -17,11 +17,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scopa_sim import PRESETS, CardSet, Play, RecordError, Rules, parse_card
-from scopa_sim.cards import value_of
-from scopa_sim.match import HandLog, play_match
-from scopa_sim.policy import seat_policies
-from scopa_sim.record import check_lines, hand_record, iter_lines, show_hand, write_records
-from scopa_sim.state import HandState
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.game.cards import value_of
+from scopa_sim.game.state import HandState
+from scopa_sim.records.record import check_lines, hand_record, iter_lines, show_hand, write_records
+from scopa_sim.sim.match import HandLog, play_match
 
 # RECORD.md: the fields of a record, of a deal, of a play, of a score entry.
 RECORD_FIELDS = {
@@ -1129,7 +1129,7 @@ def test_advise_from_a_record_shows_the_opening(tmp_path: Any) -> None:
 def test_advise_accepts_the_dealers_opening_scope() -> None:
     """At the start of a hand the other side (the dealer's, seat 1) may have two scope
     from the opening with no play made, under opening_fifteen only."""
-    from scopa_sim.advise import PositionError, position_from_cards
+    from scopa_sim.bots.advise import PositionError, position_from_cards
 
     hand, table = CardSet.parse("AS 2S 3S"), CardSet.parse("")
     theirs = CardSet.parse("KD 5C KS 5H")

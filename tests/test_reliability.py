@@ -19,11 +19,15 @@ from click.testing import CliRunner, Result
 from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
-from scopa_sim import dataset as D
-from scopa_sim import simulate as S
-from scopa_sim.match import MatchError, play_match
-from scopa_sim.policy import PolicySpec, seat_policies
-from scopa_sim.rules import MAX_TARGET, Rules
+from scopa_sim.bots.registry import PolicySpec, seat_policies
+from scopa_sim.data import dataset as D
+from scopa_sim.data import run as RUN
+from scopa_sim.data.run import scan
+from scopa_sim.game.rules import MAX_TARGET, Rules
+from scopa_sim.sim import executors as EX
+from scopa_sim.sim import shards as SH
+from scopa_sim.sim import simulate as S
+from scopa_sim.sim.match import MatchError, play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -69,7 +73,7 @@ def _listed_shards(d: Path) -> list:
 
 
 def _read(d: Path):
-    return D.scan(d).collect().sort("match", "hand")
+    return scan(d).collect().sort("match", "hand")
 
 
 # --------------------------------------------------------------------------- long matches
@@ -104,9 +108,9 @@ def test_long_matches_simulate(tmp_path):
 def test_long_matches_equal_the_hand_by_hand_rows():
     """The fused loop's rows for long matches, in blocks, equal the step kernels'."""
     r = Rules.make("scopa", ["target=150"])
-    cfg = S.SimConfig.make("scopa", r, seat_policies(["greedy"], 2), "matches", 4, 5)
-    ref = S._bot_rows(cfg, [PolicySpec.parse("greedy")] * 2, 1, 3)
-    assert (S.compute_rows(cfg, 1, 3) == ref).all()
+    cfg = RUN.SimConfig.make("scopa", r, seat_policies(["greedy"], 2), "matches", 4, 5)
+    ref = SH._bot_rows(cfg, [PolicySpec.parse("greedy")] * 2, 1, 3)
+    assert (SH.compute_rows(cfg, 1, 3) == ref).all()
 
 
 def test_a_match_outgrowing_the_buffer_is_computed_again(monkeypatch):
@@ -114,8 +118,8 @@ def test_a_match_outgrowing_the_buffer_is_computed_again(monkeypatch):
     again with fewer matches, giving the same rows; a match that never ends (past the
     loop's MAX_HANDS_PER_MATCH) is a one-line SimulationError."""
     r = Rules.make("scopa", ["target=60"])
-    cfg = S.SimConfig.make("scopa", r, seat_policies(["random"], 2), "matches", 40, 2)
-    expected = S.compute_rows(cfg, 0, 40)
+    cfg = RUN.SimConfig.make("scopa", r, seat_policies(["random"], 2), "matches", 40, 2)
+    expected = SH.compute_rows(cfg, 0, 40)
     real = K.fused_rows
     calls = []
 
@@ -126,7 +130,7 @@ def test_a_match_outgrowing_the_buffer_is_computed_again(monkeypatch):
         return real(rules, codes, seed, by_match, first, n, out)
 
     monkeypatch.setattr(K, "fused_rows", overflow_once)
-    assert (S.compute_rows(cfg, 0, 40) == expected).all()
+    assert (SH.compute_rows(cfg, 0, 40) == expected).all()
     assert calls[:2] == [40, 20]
 
     def never_ends(*args):
@@ -134,7 +138,7 @@ def test_a_match_outgrowing_the_buffer_is_computed_again(monkeypatch):
 
     monkeypatch.setattr(K, "fused_rows", never_ends)
     with pytest.raises(S.SimulationError, match="match 0 did not end within 10,000 hands"):
-        S.compute_rows(cfg, 0, 40)
+        SH.compute_rows(cfg, 0, 40)
 
 
 def test_long_matches_play():
@@ -149,7 +153,7 @@ def test_long_matches_play():
 
 
 def test_a_match_that_never_ends_is_a_scopa_error(monkeypatch):
-    import scopa_sim.match as M
+    import scopa_sim.sim.match as M
 
     monkeypatch.setattr(M, "MAX_HANDS_PER_MATCH", 3)
     r = Rules.make("scopa", ["target=1000"])
@@ -159,9 +163,9 @@ def test_a_match_that_never_ends_is_a_scopa_error(monkeypatch):
 
 def test_default_shard_size_keeps_shards_small_for_long_matches():
     short, long = Rules.make("scopa-4-solo"), Rules.make("scopa", ["target=1000"])
-    assert S.default_shard_size("matches", short) == S.DEFAULT_SHARD_MATCHES
-    assert S.default_shard_size("matches", long) == S.DEFAULT_SHARD_MATCHES * 44 // 2000
-    assert S.default_shard_size("hands", long) == S.DEFAULT_SHARD_HANDS
+    assert RUN.default_shard_size("matches", short) == RUN.DEFAULT_SHARD_MATCHES
+    assert RUN.default_shard_size("matches", long) == RUN.DEFAULT_SHARD_MATCHES * 44 // 2000
+    assert RUN.default_shard_size("hands", long) == RUN.DEFAULT_SHARD_HANDS
 
 
 # --------------------------------------------------------------------------- huge runs
@@ -187,8 +191,8 @@ def test_huge_hand_counts_start_at_once_and_stop_on_ctrl_c(tmp_path):
 
 
 def test_the_shard_plan_is_lazy():
-    cfg = S.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 10**18, 0, 1)
-    run_ = S.Run(Path("."), cfg, {"shards": [{"index": 0}]})
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 10**18, 0, 1)
+    run_ = SH.Run(Path("."), cfg, {"shards": [{"index": 0}]})
     todo = run_.todo()
     assert next(todo) == 1 and next(todo) == 2  # a list would hold 10**18 entries
 
@@ -277,7 +281,7 @@ def test_resume_of_a_finished_run_says_so(tmp_path):
 def test_resume_takes_the_runs_shard_size(tmp_path):
     """A run made with --shard-size is resumed without repeating it."""
     d = tmp_path / "r"
-    cfg = S.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 500, 0, 100)
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 500, 0, 100)
     with pytest.raises(KeyboardInterrupt):
         S.simulate(d, cfg, _interrupt_after(2))
     r = run("simulate", "--hands", 500, "--out", d, "-q", "--resume", "--workers", 1)
@@ -288,7 +292,7 @@ def test_resume_takes_the_runs_shard_size(tmp_path):
 def _interrupt_after(n: int):
     def execute(run_, todo):
         for i in itertools.islice(todo, n):
-            yield S.run_shard(run_.config.to_json(), i, str(run_.directory))
+            yield SH.run_shard(run_.config.to_json(), i, str(run_.directory))
         raise KeyboardInterrupt
 
     return execute
@@ -355,7 +359,7 @@ def test_a_cluster_whose_workers_all_go_times_out(tmp_path):
     """Workers that all die in the middle of a run: a clear error after the time-out, with
     the finished shards kept for --resume."""
     cluster = _cluster(1)
-    cfg = S.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 1000, 0, 100)
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 1000, 0, 100)
     notes: list[str] = []
 
     def kill_worker(units: int, rows: int) -> None:
@@ -363,7 +367,7 @@ def test_a_cluster_whose_workers_all_go_times_out(tmp_path):
             notes.append("killed")
             cluster.scale(0)
 
-    execute = S.dask_executor(cluster.scheduler_address, 1, 1.0, notify=notes.append)
+    execute = EX.dask_executor(cluster.scheduler_address, 1, 1.0, notify=notes.append)
     try:
         with pytest.raises(S.SimulationError, match=r"every Dask worker .* gone .* within 1 s"):
             S.simulate(tmp_path / "d", cfg, execute, progress=kill_worker)
@@ -380,10 +384,10 @@ def test_a_run_directory_removed_in_the_middle_is_a_one_line_error(tmp_path):
     import shutil
 
     d = tmp_path / "gone"
-    cfg = S.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 600, 0, 200)
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 600, 0, 200)
 
     def remove(units: int, rows: int) -> None:
         shutil.rmtree(d / "shards")
 
     with pytest.raises(S.SimulationError, match=r"the run in .*gone failed: No such file"):
-        S.simulate(d, cfg, S.local_executor(1), progress=remove)
+        S.simulate(d, cfg, EX.local_executor(1), progress=remove)

@@ -15,14 +15,16 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
+from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator
+from scopa_sim.bots.registry import PolicyError, PolicySpec
+from scopa_sim.bots.search import SolverBot
 from scopa_sim.errors import ReviewError
-from scopa_sim.evaluate import DEALT, PUBLIC, Evaluator
-from scopa_sim.infoset import InfoSet
-from scopa_sim.match import play_match
-from scopa_sim.play import Play
-from scopa_sim.policy import PolicyError, PolicySpec
-from scopa_sim.record import write_records
-from scopa_sim.review import (
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.records.record import write_records
+from scopa_sim.records.review import (
     THRESHOLDS,
     Decision,
     Review,
@@ -36,10 +38,8 @@ from scopa_sim.review import (
     to_json,
     to_text,
 )
-from scopa_sim.review_html import to_html
-from scopa_sim.rules import Rules
-from scopa_sim.search import SolverBot
-from scopa_sim.state import HandState
+from scopa_sim.records.review_html import to_html
+from scopa_sim.sim.match import play_match
 
 SMALL = "eval:worlds=16"
 
@@ -348,7 +348,7 @@ def test_review_other_games() -> None:
         rules = Rules.make(preset)
         logs = list(play_match(rules, [PolicySpec.parse("greedy")] * rules.players, 1, 0))
         text = "\n".join(json.dumps(r) for r in _records(rules, logs[:1]))
-        from scopa_sim.review import HandTask, review_hand
+        from scopa_sim.records.review import HandTask, review_hand
 
         h = review_hand(HandTask("x", 1, text), Evaluator(worlds=4), 0)
         assert len(h.decisions) == len(logs[0].plays) and len(h.result) == rules.sides
@@ -363,7 +363,7 @@ def test_review_other_games() -> None:
 
 
 def _records(rules: Rules, logs):
-    from scopa_sim.record import hand_record
+    from scopa_sim.records.record import hand_record
 
     return [hand_record(rules, log) for log in logs]
 

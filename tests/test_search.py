@@ -11,17 +11,11 @@ import pytest
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import search as KS
-from scopa_sim.infoset import InfoSet
-from scopa_sim.policy import PolicyError, make_bot
-from scopa_sim.search import (
-    ISMCTSBot,
-    KernelBot,
-    PIMCBot,
-    SolverBot,
-    move_seed,
-    play_deal,
-)
-from scopa_sim.state import HandState
+from scopa_sim.bots.base import KernelBot
+from scopa_sim.bots.registry import PolicyError, make_bot
+from scopa_sim.bots.search import ISMCTSBot, PIMCBot, SolverBot, move_seed, play_deal
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.state import HandState
 
 P = CardSet.parse
 

@@ -16,18 +16,15 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim import dataset as D
-from scopa_sim.match import play_match
-from scopa_sim.policy import seat_policies
-from scopa_sim.rules import Rules
-from scopa_sim.simulate import (
-    GENERATOR,
-    SimConfig,
-    SimulationError,
-    local_executor,
-    run_shard,
-    simulate,
-)
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data import dataset as D
+from scopa_sim.data.run import GENERATOR, SimConfig, scan
+from scopa_sim.errors import SimulationError
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.match import play_match
+from scopa_sim.sim.shards import run_shard
+from scopa_sim.sim.simulate import simulate
 
 
 def _config(mode="hands", count=600, seed=3, preset="scopa", policies=("random",), shard=200):
@@ -38,7 +35,7 @@ def _config(mode="hands", count=600, seed=3, preset="scopa", policies=("random",
 
 
 def _read(d: Path) -> pl.DataFrame:
-    return D.scan(d).collect().sort("match", "hand")
+    return scan(d).collect().sort("match", "hand")
 
 
 def test_schema_pinned_and_rows(tmp_path):
@@ -172,7 +169,7 @@ def test_foreign_and_corrupt_files(tmp_path):
         simulate(d2, _config(), local_executor(1), resume=True)
     (d2 / "manifest.json").write_text("{oops")
     with pytest.raises(D.DatasetError, match="corrupt manifest"):
-        D.scan(d2)
+        scan(d2)
 
 
 def test_cli_simulate_and_errors(tmp_path):
@@ -183,7 +180,7 @@ def test_cli_simulate_and_errors(tmp_path):
     )
     assert res.exit_code == 0, res.output
     assert "300 hands" in res.output
-    assert D.scan(out).collect().height == 300
+    assert scan(out).collect().height == 300
     for args, msg in [
         (["--hands", "0"], "the number of hands must be 1..9,223,372,036,854,775,807"),
         (["--hands", "-5"], "the number of hands must be 1.."),
@@ -273,7 +270,7 @@ def test_a_failed_run_keeps_its_shards_and_an_interrupted_one_its_manifest(tmp_p
 
 def test_dask_local_cluster_same_data(tmp_path):
     pytest.importorskip("distributed")
-    from scopa_sim.simulate import dask_executor
+    from scopa_sim.sim.executors import dask_executor
 
     simulate(tmp_path / "l", _config(count=400), local_executor(1))
     simulate(tmp_path / "k", _config(count=400), dask_executor(None, 2))
@@ -310,8 +307,8 @@ def test_kill_and_resume_gives_identical_data(tmp_path):
 def test_bot_path_rows_equal_kernel_rows(mode):
     """compute_rows (the fused loop) equals _bot_rows, which plays kernel policies hand by
     hand through the step kernels (HandPlayer) with the match bookkeeping of play_match."""
-    from scopa_sim.policy import PolicySpec
-    from scopa_sim.simulate import _bot_rows, compute_rows
+    from scopa_sim.bots.registry import PolicySpec
+    from scopa_sim.sim.shards import _bot_rows, compute_rows
 
     for preset in ("scopa", "scopa-3", "scopone-scientifico"):
         r = Rules.make(preset)
@@ -334,8 +331,8 @@ def test_search_policy_in_simulate_is_reproducible(tmp_path):
 def _step_rows(preset: str, policy: str, mode: str, first: int, units: int):
     """The reference rows: the step kernels hand by hand (start_hand, play_out,
     score_state through HandPlayer) with the match bookkeeping of play_match."""
-    from scopa_sim.policy import PolicySpec
-    from scopa_sim.simulate import _bot_rows
+    from scopa_sim.bots.registry import PolicySpec
+    from scopa_sim.sim.shards import _bot_rows
 
     r = Rules.make(preset)
     cfg = SimConfig.make(preset, r, seat_policies([policy], r.players), mode, first + units, 7)
@@ -348,7 +345,7 @@ def test_fused_rows_equal_the_step_kernels_rows(by_match):
     import numpy as np
 
     from scopa_sim import _engine as K
-    from scopa_sim.rules import PRESETS
+    from scopa_sim.game.rules import PRESETS
 
     units = 40 if by_match else 400
     for preset in PRESETS:
@@ -381,7 +378,7 @@ def test_fused_matches_stop_before_overflowing():
 
 
 def test_a_locked_run_directory_is_refused(tmp_path):
-    from scopa_sim.simulate import _lock
+    from scopa_sim.sim.simulate import _lock
 
     d = tmp_path / "run"
     simulate(d, _config(), local_executor(1))
@@ -419,7 +416,8 @@ def test_a_run_whose_play_changed_since_is_not_resumed(tmp_path, monkeypatch, mo
     # The run's identity (configuration, seed, generator) does not cover every change of
     # a policy's play: resuming or reusing a run makes its first units again and refuses
     # the run when they come out differently, so two versions' data never mix.
-    import scopa_sim.simulate as SIM
+    import scopa_sim.sim.simulate as SIM
+    from scopa_sim import _engine as K
 
     d = tmp_path / "run"
     cfg = _config(mode=mode, count=60, shard=20, policies=("greedy",))
@@ -429,7 +427,7 @@ def test_a_run_whose_play_changed_since_is_not_resumed(tmp_path, monkeypatch, mo
 
     def changed(config, first, count, out=None):
         cols = real(config, first, count, out).copy()
-        cols[SIM.K.C_PLAYS, -1] += 1  # one hand played differently
+        cols[K.C_PLAYS, -1] += 1  # one hand played differently
         return cols
 
     monkeypatch.setattr(SIM, "compute_rows", changed)

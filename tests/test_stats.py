@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats as st
 
-from scopa_sim import stats as S
+from scopa_sim.stats import inference as S
 
 
 def test_wilson_known_values():

@@ -8,9 +8,10 @@ import json
 import matplotlib.image as mpimg
 import pytest
 
-from scopa_sim import study as S
-from scopa_sim.rules import PRESETS, Rules
-from scopa_sim.study_report import RESULT_KEYS, bootstrap_seed
+from scopa_sim.analysis.study import plan as S
+from scopa_sim.analysis.study import run as RUN
+from scopa_sim.analysis.study.report import RESULT_KEYS, bootstrap_seed
+from scopa_sim.game.rules import PRESETS, Rules
 
 #: Search cost assumed by the full scale's budget: ms per move on each of 2 cores.
 MS_PER_MOVE = 0.7
@@ -162,7 +163,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     monkeypatch.setitem(S.SCALES, "tiny", TINY)
     monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=8")
     out = tmp_path / "rep"
-    files = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
+    files = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
     assert [f.name for f in files] == ["report.md"] * 3 + ["README.md", "results.json"]
     index = (out / "README.md").read_text()
     assert "ismcts:iterations=8" in index and "`expert`" in index
@@ -230,7 +231,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert {r["rules"].get("target", 15) for r in own} == {11, 15, 16, 21}
     # a second call reuses the finished runs (it would print each run it simulates)
     said: list[str] = []
-    again = S.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
+    again = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
     assert again == files and not any(m.startswith("[") for m in said)
 
 
@@ -241,7 +242,7 @@ def test_study_command_interrupted_says_how_to_resume(tmp_path, monkeypatch) -> 
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(S, "run_study", interrupted)
+    monkeypatch.setattr(RUN, "run_study", interrupted)
     res = CliRunner().invoke(cli, ["study", "--runs-dir", str(tmp_path), "--out",
                                    str(tmp_path / "rep")])  # fmt: skip
     assert res.exit_code == 130
@@ -253,9 +254,9 @@ def test_difference_of_nested_paired_effects_and_the_estimator_used() -> None:
 
     import numpy as np
 
-    from scopa_sim import variance as V
-    from scopa_sim.stats import mean_ci_from_stats
-    from scopa_sim.study_report import Margin, _nested_var
+    from scopa_sim.analysis import variance as V
+    from scopa_sim.analysis.study.report import Margin, _nested_var
+    from scopa_sim.stats.inference import mean_ci_from_stats
 
     rng = np.random.default_rng(1)
     common = rng.normal(0, 1, 4000)

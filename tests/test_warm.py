@@ -10,11 +10,11 @@ from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import search as KS
+from scopa_sim.bots.search import ISMCTSBot
 from scopa_sim.errors import WarmError
-from scopa_sim.rules import Rules
-from scopa_sim.search import ISMCTSBot
-from scopa_sim.state import HandState
-from scopa_sim.warm import TASKS, select, warm
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.sim.warm import TASKS, select, warm
 
 #: The loops that take longest to compile: each must be reached by a task, in one
 #: signature only (a second one is a second compile of 30-45 s).

@@ -1,0 +1,413 @@
+"""PNG figures of analysis results (matplotlib, Agg backend, no pyplot global state).
+
+Each function draws one figure from result objects of :mod:`scopa_sim.analysis.analyze`
+and writes it to ``path``; it returns the path.  Figures are built on a bare
+:class:`matplotlib.figure.Figure`, so they work in headless processes and
+threads and never leak open windows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import numpy as np
+from matplotlib import ticker
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from scopa_sim.analysis.analyze import Convergence, Distribution, GroupResult
+from scopa_sim.stats.inference import MeanCI
+
+DPI = 110
+
+#: Ten distinct colours; series past the tenth reuse them with another hatch (bars) or
+#: line style and marker (lines), so no two series of a figure look the same.
+COLORS = (
+    "tab:blue",
+    "tab:orange",
+    "tab:green",
+    "tab:red",
+    "tab:purple",
+    "tab:brown",
+    "tab:pink",
+    "tab:gray",
+    "tab:olive",
+    "tab:cyan",
+)
+HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++++")
+LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)))
+MARKERS = ("o", "s", "^", "D", "v", "P")
+#: Grouped bars are readable up to this many series; past it a figure switches to a
+#: layout with one row or line per series.
+MAX_BAR_SERIES = 6
+
+
+def series_style(k: int) -> dict[str, object]:
+    """Colour, hatch, line style and marker of series ``k`` (distinct for 60 series)."""
+    variant = (k // len(COLORS)) % len(HATCHES)
+    return {
+        "color": COLORS[k % len(COLORS)],
+        "hatch": HATCHES[variant],
+        "linestyle": LINESTYLES[variant],
+        "marker": MARKERS[(k // len(COLORS)) % len(MARKERS)],
+    }
+
+
+def _legend(ax: Axes, count: int) -> None:
+    """The legend beside the axes (never over the data), in columns when it is long."""
+    if count == 0:
+        return
+    ax.legend(
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        fontsize="small",
+        ncols=1 if count <= 20 else 2,
+        frameon=False,
+    )
+
+
+def _plain_log_labels(ax: Axes, largest: int) -> None:
+    """Tick labels 3, 10, 1,000 rather than 3x10^0 on a log axis; the minor ticks are
+    labelled too when the axis spans less than two decades (a small run)."""
+    plain = ticker.FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}")
+    ax.xaxis.set_major_formatter(plain)
+    if largest < 100:
+        ax.xaxis.set_minor_formatter(plain)
+        ax.tick_params(axis="x", which="minor", labelsize="small")
+    else:
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+
+
+def _save(fig: Figure, path: str | Path) -> Path:
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(p, dpi=DPI, format="png")
+    return p
+
+
+def forest_plot(
+    rows: Sequence[tuple[str, MeanCI]],
+    path: str | Path,
+    title: str = "Dealer minus first player, points per hand",
+    xlabel: str = "points per hand (95% CI)",
+) -> Path:
+    """One line per run/variant/policy: the estimate and its CI, with a zero reference."""
+    fig = Figure(figsize=(7.5, 1.2 + 0.45 * len(rows)), layout="constrained")
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))[::-1]
+    est = np.array([e.estimate for _, e in rows])
+    err = np.array([[e.estimate - e.low for _, e in rows], [e.high - e.estimate for _, e in rows]])
+    ax.errorbar(est, y, xerr=err, fmt="s", color="tab:blue", ecolor="black", capsize=4)
+    ax.axvline(0, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, [f"{label} (n={e.n:,})" for label, e in rows])
+    ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    return _save(fig, path)
+
+
+def items_plot(
+    groups: Sequence[GroupResult],
+    path: str | Path,
+    title: str = "Score items: dealer minus first player, per hand",
+) -> Path:
+    """Each score item's margin per group with 95% CIs.
+
+    Up to :data:`MAX_BAR_SERIES` groups: grouped bars with the legend beside them.  More
+    groups would make bars a few pixels wide, so then each item gets its own panel with
+    one row per group (estimate and CI, as in a forest plot), labelled on the left.
+    """
+    items = list(dict.fromkeys(i for g in groups for i, _ in g.items))
+    if len(groups) > MAX_BAR_SERIES:
+        return _items_panels(groups, items, path, title)
+    fig = Figure(figsize=(max(6.0, 1.1 * len(items) + 2) + 3.0, 4.2), layout="constrained")
+    ax = fig.add_subplot()
+    x = np.arange(len(items))
+    width = 0.8 / max(1, len(groups))
+    for k, g in enumerate(groups):
+        got = dict(g.items)
+        est = np.array([got[i].estimate if i in got else np.nan for i in items])
+        low = np.array([got[i].low if i in got else np.nan for i in items])
+        high = np.array([got[i].high if i in got else np.nan for i in items])
+        style = series_style(k)
+        ax.bar(
+            x + (k - (len(groups) - 1) / 2) * width,
+            est,
+            width,
+            yerr=[est - low, high - est],
+            capsize=3,
+            color=style["color"],
+            hatch=style["hatch"],
+            edgecolor="white" if style["hatch"] else None,
+            label=f"{g.label} (n={g.hands:,})",
+        )
+    ax.axhline(0, color="grey", lw=1)
+    ax.set_xticks(x, items)
+    ax.set_ylabel("points per hand (95% CI)")
+    ax.set_title(title)
+    _legend(ax, len(groups))
+    return _save(fig, path)
+
+
+def _items_panels(
+    groups: Sequence[GroupResult], items: list[str], path: str | Path, title: str
+) -> Path:
+    """One panel per score item, one row per group: readable with many groups."""
+    fig = Figure(figsize=(2.2 * len(items) + 2.8, 1.3 + 0.3 * len(groups)), layout="constrained")
+    axes = fig.subplots(1, max(1, len(items)), sharey=True, squeeze=False)[0]
+    y = np.arange(len(groups))[::-1]
+    for ax, item in zip(axes, items, strict=False):
+        for k, g in enumerate(groups):
+            got = dict(g.items)
+            if item not in got:
+                continue
+            e = got[item]
+            ax.errorbar(
+                [e.estimate],
+                [y[k]],
+                xerr=[[e.estimate - e.low], [e.high - e.estimate]],
+                fmt="o",
+                ms=4,
+                color=series_style(k % len(COLORS))["color"],
+                ecolor="black",
+                elinewidth=1,
+                capsize=2,
+            )
+        ax.axvline(0, color="grey", lw=1, ls="--")
+        ax.set_title(item, fontsize="medium")
+        ax.grid(axis="y", color="0.92")
+        ax.tick_params(axis="x", labelsize="small")
+    axes[0].set_yticks(y, [f"{g.label} (n={g.hands:,})" for g in groups], fontsize="small")
+    axes[0].set_ylim(-0.7, len(groups) - 0.3)
+    fig.suptitle(title)
+    fig.supxlabel("points per hand (95% CI)", fontsize="medium")
+    return _save(fig, path)
+
+
+def convergence_plot(
+    curves: Sequence[Convergence],
+    path: str | Path,
+    title: str = "Convergence of the dealer margin",
+    min_hands: int = 100,
+) -> Path:
+    """Running mean of the estimate with its 95% CI band against the number of hands.
+
+    Checkpoints before ``min_hands`` are left out of large runs, whose first intervals
+    are so wide that they would set the scale of the whole figure; a run of fewer than
+    ``4 * min_hands`` units starts at a quarter of its size (at least 2, the first
+    point with an interval), so a small run still draws a curve.
+    """
+    fig = Figure(figsize=(10.0, 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    few = len(curves) <= len(COLORS)
+    for k, c in enumerate(curves):
+        n = np.array(c.hands)
+        style = series_style(k)
+        if not n.size:
+            ax.plot([], [], color=style["color"], label=c.label)
+            continue
+        start = min(min_hands, max(2, int(n[-1]) // 4))
+        keep = n >= min(start, n[-1])
+        mean, low, high = (np.array(v)[keep] for v in (c.mean, c.low, c.high))
+        ax.plot(
+            n[keep],
+            mean,
+            color=style["color"],
+            linestyle=style["linestyle"],
+            marker=None if few and keep.sum() > 1 else style["marker"],
+            markevery=max(1, int(keep.sum()) // 8),
+            ms=4,
+            label=f"{c.label} (n={n[-1]:,})",
+        )
+        ax.fill_between(n[keep], low, high, color=style["color"], alpha=0.2 if few else 0.1, lw=0)
+    ax.axhline(0, color="grey", lw=1, ls="--")
+    ax.set_xscale("log")
+    _plain_log_labels(ax, max((c.hands[-1] for c in curves if c.hands), default=10))
+    ax.set_xlabel("hands")
+    ax.set_ylabel("running mean, points per hand (95% CI)")
+    ax.set_title(title)
+    _legend(ax, len(curves))
+    return _save(fig, path)
+
+
+def distribution_plot(
+    series: Sequence[tuple[str, Distribution]],
+    path: str | Path,
+    xlabel: str,
+    title: str,
+) -> Path:
+    """Relative frequencies of discrete distributions: side-by-side bars for a few
+    series, one line with markers per series past :data:`MAX_BAR_SERIES`."""
+    seen = {v for _, d in series for v in d.values}
+    # Every integer between the extremes, so that a gap in the data shows as a zero.
+    values = list(range(min(seen), max(seen) + 1)) if seen else []
+    fig = Figure(figsize=(10.5, 4.6), layout="constrained")
+    ax = fig.add_subplot()
+    x = np.arange(len(values))
+    width = 0.8 / max(1, len(series))
+    lines = len(series) > MAX_BAR_SERIES
+    for k, (label, d) in enumerate(series):
+        got = dict(zip(d.values, d.counts, strict=True))
+        freq = np.array([got.get(v, 0) for v in values], dtype=float) / max(1, d.n)
+        text = f"{label} (n={d.n:,}, mean {d.mean.estimate:.3f})"
+        style = series_style(k)
+        if lines:
+            ax.plot(
+                x,
+                freq,
+                color=style["color"],
+                linestyle=style["linestyle"],
+                marker=style["marker"],
+                ms=4,
+                lw=1.2,
+                label=text,
+            )
+        else:
+            ax.bar(
+                x + (k - (len(series) - 1) / 2) * width,
+                freq,
+                width,
+                color=style["color"],
+                hatch=style["hatch"],
+                edgecolor="white" if style["hatch"] else None,
+                label=text,
+            )
+    ax.set_xticks(x, [str(v) for v in values])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("relative frequency")
+    ax.set_title(title)
+    _legend(ax, len(series))
+    return _save(fig, path)
+
+
+#: Distinct colours (Okabe-Ito) and markers for the series of the study's figures.
+SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
+SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def _grouped_forest_axes(
+    ax: object,
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
+    reference: float | None,
+) -> None:
+    """Draw the rows of :func:`grouped_forest_plot` on ``ax``."""
+    from matplotlib.axes import Axes
+
+    assert isinstance(ax, Axes)
+    k = max(1, len(series))
+    y = np.arange(len(labels))[::-1].astype(float)
+    step = 0.8 / k
+    for j, (name, values) in enumerate(series):
+        off = (k - 1) / 2 * step - j * step
+        pts = [(yy + off, v) for yy, v in zip(y, values, strict=True) if v is not None]
+        if not pts:
+            continue
+        yy = np.array([p for p, _ in pts])
+        est = np.array([v[0] for _, v in pts])
+        err = np.array([[v[0] - v[1] for _, v in pts], [v[2] - v[0] for _, v in pts]])
+        c = SERIES_COLOURS[j % len(SERIES_COLOURS)]
+        ax.errorbar(est, yy, xerr=np.abs(err), fmt=SERIES_MARKERS[j % len(SERIES_MARKERS)],
+                    color=c, ecolor=c, capsize=3, ms=5, label=name)  # fmt: skip
+    if reference is not None:
+        ax.axvline(reference, color="grey", lw=1, ls="--")
+    ax.set_yticks(y, list(labels))
+    ax.set_ylim(-0.7, len(labels) - 0.3)
+    for yy in y[:-1]:
+        ax.axhline(yy - 0.5, color="#dddddd", lw=0.8)
+
+
+def grouped_forest_plot(
+    labels: Sequence[str],
+    series: Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """One row per label with one point and CI per series (``(estimate, low, high)`` or
+    None when a series has no value there), series offset vertically, legend below."""
+    k = max(1, len(series))
+    fig = Figure(figsize=(8.0, 1.6 + 0.22 * k * len(labels)), layout="constrained")
+    ax = fig.add_subplot()
+    _grouped_forest_axes(ax, labels, series, reference)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
+    fig.legend(loc="outside lower center", ncol=min(k, 4), frameon=False)
+    return _save(fig, path)
+
+
+def grouped_forest_panels(
+    labels: Sequence[str],
+    panels: Sequence[tuple[str, Sequence[tuple[str, Sequence[tuple[float, float, float] | None]]]]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    reference: float | None = 0.0,
+) -> Path:
+    """:func:`grouped_forest_plot` side by side, one panel per ``(panel title, series)``
+    with the same rows and series, sharing the rows' labels and one legend below."""
+    n = max(1, len(panels))
+    k = max(1, max((len(s) for _, s in panels), default=1))
+    fig = Figure(figsize=(3.2 * n + 2.2, 1.6 + 0.2 * k * len(labels)), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False, sharey=True)[0]
+    for i, (ax, (name, series)) in enumerate(zip(axes, panels, strict=True)):
+        _grouped_forest_axes(ax, labels, series, reference)
+        ax.set_title(name, fontsize="medium")
+        ax.set_xlabel(xlabel)
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        if i:
+            ax.tick_params(labelleft=False)
+    handles, names = axes[0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=min(k, 4), frameon=False)
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+def equity_heatmap(
+    tables: Sequence[tuple[str, np.ndarray]],
+    path: str | Path,
+    title: str,
+    xlabel: str,
+    ylabel: str,
+) -> Path:
+    """Heatmaps of probabilities in [0, 1] (one panel per table, rows = y score, columns
+    = x score, the value written in each cell) with one shared colour bar."""
+    n = len(tables)
+    fig = Figure(figsize=(5.6 * n + 1.0, 5.4), layout="constrained")
+    axes = fig.subplots(1, n, squeeze=False)[0]
+    im = None
+    for ax, (name, t) in zip(axes, tables, strict=True):
+        im = ax.imshow(t, origin="lower", cmap="RdBu", vmin=0.0, vmax=1.0, aspect="equal")
+        for (i, j), v in np.ndenumerate(t):
+            txt = f"{v:.2f}"
+            ax.text(j, i, txt[1:] if txt.startswith("0") else txt, ha="center", va="center",
+                    fontsize=7, color="white" if abs(v - 0.5) > 0.3 else "black")  # fmt: skip
+        ax.set_xticks(range(t.shape[1]))
+        ax.set_yticks(range(t.shape[0]))
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel(ylabel)
+        ax.set_title(name, fontsize="medium")
+    if im is not None:
+        fig.colorbar(im, ax=list(axes), shrink=0.8, label="probability of winning the match")
+    fig.suptitle(title)
+    return _save(fig, path)
+
+
+__all__ = [
+    "convergence_plot",
+    "distribution_plot",
+    "equity_heatmap",
+    "forest_plot",
+    "grouped_forest_panels",
+    "grouped_forest_plot",
+    "items_plot",
+    "series_style",
+]

@@ -1,0 +1,461 @@
+"""Text and Markdown renderings of analyses and comparisons, and the ``report`` writer.
+
+:func:`analysis_text` and :func:`comparison_text` are what ``scopa-sim analyze``
+and ``compare`` print; :func:`write_report` writes a self-contained Markdown
+report with its PNG figures next to it (relative links), stating for each run
+the configuration, the seed and the exact command that reproduces it.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from scopa_sim._version import __version__
+from scopa_sim.analysis import plots as P
+from scopa_sim.analysis.analyze import (
+    SECTIONS,
+    Analysis,
+    Comparison,
+    Distribution,
+    GroupResult,
+    Run,
+    analyze,
+    compare,
+    convergence,
+    open_runs,
+)
+from scopa_sim.stats.inference import MeanCI, Proportion, TestResult
+
+METRIC_NAMES = {
+    "margin": "dealer − first player, points",
+    "dealer_wins": "hand won by the dealer side",
+    "draws": "hand drawn (dealer vs first player)",
+    "first_wins": "hand won by the first player's side",
+    "scopa": "hand with at least one scopa",
+    "total_points": "points per hand, all sides",
+    "plays": "plays per hand",
+    "first_mover_wins": "match won by the first mover",
+    "match_length": "hands per match",
+}
+
+
+def metric_name(m: str) -> str:
+    if m.startswith("margin_"):
+        return f"dealer − first player, {m.removeprefix('margin_')}"
+    return METRIC_NAMES.get(m, m)
+
+
+def position_name(p: int, players: int) -> str:
+    if p == players - 1:
+        return "dealer"
+    return "first player" if p == 0 else f"position {p}"
+
+
+def fmt_p(p: float | None) -> str:
+    """A p-value for humans: 2 significant digits, tiny values as an upper bound."""
+    if p is None or math.isnan(p):
+        return "n/a"
+    if p < 1e-300:
+        return "<1e-300"
+    if p < 1e-4:
+        return f"{p:.1e}"
+    return f"{p:.4f}" if p < 0.1 else f"{p:.3f}"
+
+
+def fmt_mean(e: MeanCI, signed: bool = True, digits: int = 4) -> str:
+    s = "+" if signed else ""
+    return f"{e.estimate:{s}.{digits}f} [{e.low:{s}.{digits}f}, {e.high:{s}.{digits}f}]"
+
+
+def fmt_prop(p: Proportion) -> str:
+    return f"{p.estimate:.4f} [{p.low:.4f}, {p.high:.4f}] ({p.successes:,}/{p.n:,})"
+
+
+def fmt_test(r: TestResult) -> str:
+    return f"{r.estimate:+.4f} [{r.low:+.4f}, {r.high:+.4f}]"
+
+
+def _quantiles(d: Distribution) -> str:
+    return ", ".join(f"{int(q * 100)}% {v:g}" for q, v in d.quantiles)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def run_line(r: Run) -> str:
+    c = r.config
+    pols = ",".join(c.policies)
+    over = " " + " ".join(r.rule_overrides()) if r.rule_overrides() else ""
+    return (
+        f"{r.label}: {c.preset}{over}, policies {pols}, {c.count:,} {c.mode} "
+        f"({r.rows:,} hands), seed {c.seed}, run {r.run_id} [{r.directory}]"
+    )
+
+
+def group_text(g: GroupResult, sections: Sequence[str] = SECTIONS) -> list[str]:
+    """The lines of one group's analysis (95% CIs; n with every number)."""
+    out = [f"== {g.label} == ({g.hands:,} hands, {g.players} players)"]
+    if "margin" in sections:
+        out.append(
+            f"dealer minus first player, points per hand: {fmt_mean(g.margin)} "
+            f"(n={g.margin.n:,}; paired per hand, t 95% CI)"
+        )
+    if "outcome" in sections:
+        out.append("hand outcome, dealer side vs first player's side (Wilson 95% CI):")
+        out.append(f"  dealer side scores more  {fmt_prop(g.dealer_wins)}")
+        out.append(f"  draw                     {fmt_prop(g.draws)}")
+        out.append(f"  first side scores more   {fmt_prop(g.first_wins)}")
+    if "items" in sections:
+        out.append("score items, dealer minus first player per hand (t 95% CI):")
+        for item, e in g.items:
+            out.append(f"  {item:<11} {fmt_mean(e)} (n={e.n:,})")
+    if "positions" in sections:
+        out.append("points per hand by position (t 95% CI):")
+        for p, e in enumerate(g.positions):
+            name = f"{p} {position_name(p, g.players)}"
+            out.append(f"  {name:<16} {fmt_mean(e, signed=False)} (n={e.n:,})")
+    if "seats" in sections:
+        out.append("points per hand by seat (t 95% CI):")
+        for s, e in enumerate(g.seats):
+            out.append(f"  seat {s:<11} {fmt_mean(e, signed=False)} (n={e.n:,})")
+    if "points" in sections:
+        out.append("points per hand (mean [95% CI], sd; quantiles):")
+        for name, d in (
+            ("dealer side", g.dealer_points),
+            ("first side", g.first_points),
+            ("all sides", g.total_points),
+        ):
+            out.append(
+                f"  {name:<11} {fmt_mean(d.mean, signed=False)}, sd {d.mean.sd:.3f} "
+                f"(n={d.n:,}); {_quantiles(d)}"
+            )
+        counts = " ".join(f"{v}:{c}" for v, c in zip(d.values, d.counts, strict=True))
+        out.append(f"  counts, all sides: {counts}")
+    if "scopa" in sections:
+        out.append(f"hands with at least one scopa: {fmt_prop(g.scopa)}")
+    if "matches" in sections and g.matches is not None:
+        m = g.matches
+        out.append(f"matches ({m.matches:,}; one observation per match, Wilson 95% CI):")
+        out.append(f"  won by the side that played first in hand 1: {fmt_prop(m.first_mover_wins)}")
+        for p, pr in enumerate(m.by_position):
+            out.append(
+                f"  won by position {p} of hand 1 ({position_name(p, g.players)}): {fmt_prop(pr)}"
+            )
+        d = m.length
+        out.append(
+            f"  hands per match: mean {fmt_mean(d.mean, signed=False, digits=3)}, "
+            f"sd {d.mean.sd:.3f} (n={d.n:,}); {_quantiles(d)}"
+        )
+    return out
+
+
+def analysis_text(a: Analysis, sections: Sequence[str] = SECTIONS) -> str:
+    lines = ["runs:"] + [f"  {run_line(r)}" for r in a.runs]
+    if a.by:
+        lines.append(f"grouped by: {', '.join(a.by)}")
+    for g in a.groups:
+        lines.append("")
+        lines += group_text(g, sections)
+    return "\n".join(lines)
+
+
+def comparison_text(c: Comparison) -> str:
+    lines = ["runs:"] + [
+        f"  {'A' if i == 0 else 'B' + str(i)}  {run_line(r)}" for i, r in enumerate(c.runs)
+    ]
+    n_tests = sum(len(p.results) for p in c.pairs)
+    for i, p in enumerate(c.pairs, start=1):
+        lines.append("")
+        how = f"paired on {p.n_pairs:,} common deals" if p.paired else "unpaired"
+        lines.append(f"== B{i} {p.b.label} minus A {p.a.label}: {how} ({p.why}) ==")
+        if p.note:
+            lines.append(f"  note: {p.note}")
+        lines.append(
+            f"  {'metric':<36} {'test':<17} {'B':>8} {'A':>8} {'B − A [95% CI]':<27} "
+            f"{'effect':<24} {'p':>8} {'p Holm':>8}  n"
+        )
+        for r in p.results:
+            eff = f"{r.effect_name} {r.effect_size:+.4f}"
+            n = f"{r.n_a:,} pairs" if r.paired else f"{r.n_b:,} + {r.n_a:,}"
+            lines.append(
+                f"  {metric_name(r.metric):<36} {r.test:<17} {r.a:8.4f} {r.b:8.4f} "
+                f"{fmt_test(r):<27} {eff:<24} {fmt_p(r.p_value):>8} {fmt_p(r.p_holm):>8}  {n}"
+            )
+    lines.append("")
+    lines.append(
+        f"Holm correction over the {n_tests} tests above; effect sizes: dz = mean difference / "
+        "sd of the paired differences, d = difference / pooled sd, risk difference = B − A."
+    )
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- Markdown report
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """What :func:`write_report` wrote."""
+
+    markdown: Path
+    figures: tuple[Path, ...]
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def write_report(
+    directories: Sequence[str | Path], out: str | Path, command: str | None = None
+) -> ReportFiles:
+    """Write a Markdown report on the runs (and their comparison with the first run).
+
+    ``out`` ending in ``.md`` is the report file, its figures go next to it
+    prefixed with its stem; otherwise ``out`` is a directory that receives
+    ``report.md`` and the figures.
+    """
+    runs = open_runs(directories)
+    out = Path(out)
+    if out.suffix == ".md":
+        md, folder, prefix = out, out.parent, out.stem + "-"
+    else:
+        md, folder, prefix = out / "report.md", out, ""
+    folder.mkdir(parents=True, exist_ok=True)
+    an = analyze(runs, by=("run",))
+    groups = an.groups
+    cmp = compare(runs, strict=False) if len(runs) > 1 else None
+    figs: list[Path] = []
+
+    def fig(name: str) -> Path:
+        p = folder / f"{prefix}{name}.png"
+        figs.append(p)
+        return p
+
+    f_forest = P.forest_plot([(g.label, g.margin) for g in groups], fig("forest"))
+    f_items = P.items_plot(groups, fig("items"))
+    f_conv = P.convergence_plot([convergence(r) for r in runs], fig("convergence"))
+    f_points = P.distribution_plot(
+        [(g.label, g.total_points) for g in groups],
+        fig("points"),
+        "points per hand (all sides)",
+        "Points per hand",
+    )
+    with_matches = [g for g in groups if g.matches is not None]
+    f_len = None
+    if with_matches:
+        f_len = P.distribution_plot(
+            [(g.label, g.matches.length) for g in with_matches if g.matches is not None],
+            fig("match-length"),
+            "hands per match",
+            "Match length",
+        )
+
+    def link(p: Path, alt: str) -> str:
+        return f"![{alt}]({p.name})"
+
+    title = out.stem if out.suffix == ".md" else out.name
+    when = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    cmd = command or "scopa-sim report " + " ".join(
+        [*(shlex.quote(str(r.directory)) for r in runs), "--out", shlex.quote(str(out))]
+    )
+    L: list[str] = [f"# scopa-sim report: {title}", ""]
+    L.append(f"Generated {when} by scopa-sim {__version__} with `{cmd}`.")
+    L.append("")
+    L.append(
+        "All intervals are 95%: t intervals for means, Wilson intervals for proportions; "
+        "n is the number of hands (or matches) behind each number. The *margin* of a hand is "
+        "the dealer's side's points minus the first player's side's points."
+    )
+    L += ["", "## Runs and how to reproduce them", ""]
+    rows = []
+    for r in runs:
+        c = r.config
+        rows.append(
+            [
+                r.label,
+                c.preset,
+                " ".join(r.rule_overrides()) or "none",
+                ", ".join(c.policies),
+                f"{c.count:,} {c.mode}",
+                f"{r.rows:,}",
+                str(c.seed),
+                r.run_id,
+                str(r.manifest.get("versions", {}).get("scopa-sim", "?")),
+            ]
+        )
+    L += _md_table(
+        [
+            "run",
+            "preset",
+            "rule overrides",
+            "policies",
+            "units",
+            "hands",
+            "seed",
+            "run id",
+            "version",
+        ],
+        rows,
+    )
+    L += ["", "Effective rules of each run (from its manifest):", ""]
+    for r in runs:
+        opts = ", ".join(f"{k}={_t(v)}" for k, v in r.config.rules.as_dict().items())
+        L.append(f"* `{r.label}`: {opts}")
+    L += ["", "Commands (the data depend only on the configuration and the seed):", "", "```sh"]
+    L += [r.command() for r in runs]
+    dirs = " ".join(shlex.quote(str(r.directory)) for r in runs)
+    L.append(f"scopa-sim analyze {dirs}")
+    if len(runs) > 1:
+        L.append(f"scopa-sim compare {dirs}")
+    L.append(cmd)
+    L += ["```", ""]
+
+    L += ["## First-player advantage per hand", ""]
+    L += _md_table(
+        ["run", "hands", "dealer − first (points)", "dealer side wins", "draw", "first side wins"],
+        [
+            [
+                g.label,
+                f"{g.hands:,}",
+                fmt_mean(g.margin),
+                fmt_prop(g.dealer_wins),
+                fmt_prop(g.draws),
+                fmt_prop(g.first_wins),
+            ]
+            for g in groups
+        ],
+    )
+    L += ["", link(f_forest, "forest plot of the dealer margin"), ""]
+    L += ["", "Points per hand by playing position (0 = first player, last = dealer):", ""]
+    width = max(g.players for g in groups)
+    L += _md_table(
+        ["run", *(f"position {p}" for p in range(width))],
+        [
+            [g.label, *(fmt_mean(e, signed=False) for e in g.positions)]
+            + ["—"] * (width - g.players)
+            for g in groups
+        ],
+    )
+    L += ["", "Points per hand by seat (policies may differ by seat):", ""]
+    L += _md_table(
+        ["run", *(f"seat {s}" for s in range(width))],
+        [
+            [g.label, *(fmt_mean(e, signed=False) for e in g.seats)] + ["—"] * (width - g.players)
+            for g in groups
+        ],
+    )
+    L += ["", "## Which score items drive it", ""]
+    items = list(dict.fromkeys(i for g in groups for i, _ in g.items))
+    L += _md_table(
+        ["item", *(g.label for g in groups)],
+        [
+            [i, *(fmt_mean(dict(g.items)[i]) if i in dict(g.items) else "—" for g in groups)]
+            for i in items
+        ],
+    )
+    L += ["", link(f_items, "score items"), ""]
+    L += ["## Convergence", "", link(f_conv, "running mean of the dealer margin"), ""]
+    L += ["## Points per hand", ""]
+    L += _md_table(
+        ["run", "side", "mean [95% CI]", "sd", "quantiles", "n"],
+        [
+            [
+                g.label,
+                name,
+                fmt_mean(d.mean, signed=False),
+                f"{d.mean.sd:.3f}",
+                _quantiles(d),
+                f"{d.n:,}",
+            ]
+            for g in groups
+            for name, d in (
+                ("dealer", g.dealer_points),
+                ("first player", g.first_points),
+                ("all sides", g.total_points),
+            )
+        ],
+    )
+    L += ["", link(f_points, "points per hand"), ""]
+    L += [
+        "Hands with at least one scopa: "
+        + "; ".join(f"{g.label} {fmt_prop(g.scopa)}" for g in groups),
+        "",
+    ]
+    if with_matches and f_len is not None:
+        L += ["## Matches", ""]
+        L.append(
+            "The *first mover* is the side that played first in the match's first hand; "
+            "one observation per match."
+        )
+        L.append("")
+        mrows = []
+        for g in with_matches:
+            m = g.matches
+            assert m is not None
+            mrows.append(
+                [
+                    g.label,
+                    f"{m.matches:,}",
+                    fmt_prop(m.first_mover_wins),
+                    fmt_mean(m.length.mean, signed=False, digits=3),
+                    f"{m.length.mean.sd:.3f}",
+                    _quantiles(m.length),
+                ]
+            )
+        L += _md_table(
+            ["run", "matches", "first mover wins", "hands per match", "sd", "quantiles"], mrows
+        )
+        L += ["", link(f_len, "hands per match"), ""]
+    if cmp is not None:
+        L += ["## Comparison with the first run", ""]
+        L.append(
+            f"Each run B against A = `{runs[0].label}`; estimates are B − A. Holm's correction is "
+            f"applied over all {sum(len(p.results) for p in cmp.pairs)} tests."
+        )
+        for p in cmp.pairs:
+            how = f"paired on {p.n_pairs:,} common deals" if p.paired else "unpaired"
+            L += ["", f"### {p.b.label} − {p.a.label}: {how}", "", f"Pairing: {p.why}."]
+            if p.note:
+                L += ["", f"Note: {p.note}."]
+            L.append("")
+            L += _md_table(
+                ["metric", "test", "B", "A", "B − A [95% CI]", "effect size", "p", "p (Holm)", "n"],
+                [
+                    [
+                        metric_name(r.metric),
+                        r.test,
+                        f"{r.a:.4f}",
+                        f"{r.b:.4f}",
+                        fmt_test(r),
+                        f"{r.effect_name} {r.effect_size:+.4f}",
+                        fmt_p(r.p_value),
+                        fmt_p(r.p_holm),
+                        f"{r.n_a:,} pairs" if r.paired else f"{r.n_b:,} + {r.n_a:,}",
+                    ]
+                    for r in p.results
+                ],
+            )
+        L.append("")
+    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    return ReportFiles(md, tuple(figs))
+
+
+def _t(v: object) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+__all__ = [
+    "ReportFiles",
+    "analysis_text",
+    "comparison_text",
+    "fmt_p",
+    "group_text",
+    "metric_name",
+    "write_report",
+]

@@ -1,0 +1,326 @@
+"""The embedded study: first-player advantage and rule effects under weak and strong play.
+
+Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study.report`):
+
+* **A** — the dealer margin (dealer's side minus first player's side, points per hand) in
+  every preset under ``random``, ``greedy``, ``expert`` and the search setting
+  :data:`SEARCH_POLICY`, each from a plain ``--hands`` run and its *duplicate* (the same
+  decks with the seats' cards exchanged, :mod:`scopa_sim.sim.duplicate`), with the variance
+  reduction of duplicates and of control variates measured on the study's own data;
+* **B** — every rule option of :data:`OPTION_EFFECTS`, toggled from ``scopa``, and the
+  options of the sum-to-fifteen family (:data:`FIFTEEN_EFFECTS`: ``capture_mode=fifteen``
+  from ``scopa``, ``capture_compulsory=false`` from ``scopa`` and from ``scopa-15``,
+  ``opening_fifteen=true`` from ``scopa-15``, and ``escoba`` against ``scopa-15``), each
+  paired on the decks with its baseline: per hand under every policy (the key options
+  :data:`KEY_OPTIONS` and :data:`KEY_FIFTEEN_EFFECTS` only under search), per match
+  under ``expert``, and the policy-dependence table;
+* **C** — the match level: the first mover's probability of winning a match to 11, 16
+  and 21 (and to each preset's own target, 15 for ``escoba``) under each policy and the
+  match-equity tables of :data:`EQUITY_TABLES` under ``expert``, by dynamic programming
+  over hand results (:mod:`scopa_sim.stats.equity`), checked against directly simulated
+  matches (``scopa`` to 11, 16 and 21, ``escoba`` to 15).
+
+``full`` is the committed study in ``reports/study``; ``small`` is the same design with
+fewer hands, which ``make study`` runs in a few minutes. Runs already finished with the
+same configuration, seed and data generator are reused, so an interrupted study resumes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data.run import SimConfig
+from scopa_sim.game.rules import PRESETS, Rules
+
+#: The strongest search setting (the strength ladder's choice), played in part A and for
+#: the key options of part B.
+SEARCH_POLICY = "ismcts:iterations=1000,horizon=4,c=1"
+
+#: The kernel policies, weakest first, and the tag of the search policy in run names.
+KERNEL_POLICIES = ("random", "greedy", "expert")
+SEARCH = "search"
+POLICY_TAGS = (*KERNEL_POLICIES, SEARCH)
+
+#: Options toggled one at a time from the `scopa` preset in part B.
+OPTION_EFFECTS: tuple[tuple[str, ...], ...] = (
+    ("kings_redeal=false",),
+    ("capture_rule=hand",),
+    ("sum_capture=fewest",),
+    ("remainder_to=dealer",),
+    ("ace_sweep=true",),
+    ("ace_sweep=true", "ace_sweep_scopa=false"),
+    ("last_play_scopa=true",),
+    ("primiera=sevens",),
+    ("primiera_missing_suit=zero",),
+    ("re_bello=true",),
+    ("napola=true",),
+    ("deck=36",),
+    ("target=21",),
+)
+#: The sum-to-fifteen options (docs/rules.md §9), each as (the preset it is toggled
+#: from, the options): per hand under every kernel policy, per match under ``expert``,
+#: as the options of :data:`OPTION_EFFECTS` are. A variant whose rules are a preset's
+#: (``capture_mode=fifteen`` from ``scopa`` is ``scopa-15``; the last one is ``escoba``)
+#: reuses that preset's part A runs (the same rules and seed give the same hands).
+FIFTEEN_EFFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("scopa", ("capture_mode=fifteen",)),
+    ("scopa", ("capture_compulsory=false",)),
+    ("scopa-15", ("capture_compulsory=false",)),
+    ("scopa-15", ("opening_fifteen=true",)),
+    ("scopa-15", ("capture_compulsory=false", "opening_fifteen=true", "kings_redeal=false",
+                  "target=15")),
+)  # fmt: skip
+#: The sum-to-fifteen effects also measured under search: those whose runs part A has.
+KEY_FIFTEEN_EFFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    FIFTEEN_EFFECTS[0],
+    FIFTEEN_EFFECTS[4],
+)
+#: Options also measured under the search policy.
+KEY_OPTIONS: tuple[tuple[str, ...], ...] = (
+    ("napola=true",),
+    ("ace_sweep=true",),
+    ("remainder_to=dealer",),
+    ("sum_capture=fewest",),
+)
+#: Options that change nothing within a hand (only the match): no per-hand runs.
+MATCH_ONLY_OPTIONS: tuple[tuple[str, ...], ...] = (("target=21",),)
+#: Match targets of part C (and each preset's own target, :func:`targets_of`).
+TARGETS = (11, 16, 21)
+#: Presets whose simulated matches (under each kernel policy) check the dynamic
+#: programme of part C, and at which targets.
+MATCH_CHECKS: dict[str, tuple[int, ...]] = {"scopa": TARGETS, "escoba": (15,)}
+#: The match-equity tables of part C (under ``expert``, each to its preset's target).
+EQUITY_TABLES = ("scopa", "scopa-15", "escoba")
+#: Hands per shard of the search runs: the unit of parallel work and of resuming.
+SEARCH_SHARD = 250
+
+
+@dataclass(frozen=True)
+class Scale:
+    """Sample sizes of the study."""
+
+    fast_hands: int  # per preset and kernel policy, plain and swapped each (part A)
+    option_hands: int  # per option variant under random and greedy (part B, per hand)
+    expert_option_hands: int  # per option variant under expert (part B, per hand)
+    matches: int  # per option variant under expert, and per match cross-check run
+    search_hands_scopa: int  # `scopa` under search, plain and swapped each
+    search_hands_2p: int  # the other 2-player presets under search, plain and swapped
+    search_hands_multi: int  # 3- and 4-player presets under search, plain and swapped
+    search_option_hands: int  # per key option under search
+    bootstrap: int  # bootstrap replicates of the match-level estimates
+
+    def hands(self, preset: str, tag: str) -> int:
+        """Plain hands (and as many swapped ones) of a preset under a policy in part A."""
+        if tag != SEARCH:
+            return self.fast_hands
+        if preset == "scopa":
+            return self.search_hands_scopa
+        if Rules.make(preset).players == 2:
+            return self.search_hands_2p
+        return self.search_hands_multi
+
+
+SCALES = {
+    # Search at about 0.7 ms per move on each of 2 cores (forced plays cost nothing):
+    # 280,000 2-player hands (36 moves; 80,000 of them of scopa-15 and escoba) take
+    # about 59 minutes, 60,000 key-option hands 13, 10,000 3-/4-player hands about 2;
+    # the kernel runs (about 30 million expert hands at 20,000 hands/s per core) about
+    # 13, the rest 4-5: about 90 minutes on an idle machine.
+    "full": Scale(
+        fast_hands=1_000_000,
+        option_hands=1_000_000,
+        expert_option_hands=500_000,
+        matches=50_000,
+        search_hands_scopa=40_000,
+        search_hands_2p=20_000,
+        search_hands_multi=1_000,
+        search_option_hands=20_000,
+        bootstrap=400,
+    ),
+    "small": Scale(
+        fast_hands=40_000,
+        option_hands=40_000,
+        expert_option_hands=40_000,
+        matches=2_000,
+        search_hands_scopa=250,
+        search_hands_2p=150,
+        search_hands_multi=40,
+        search_option_hands=150,
+        bootstrap=200,
+    ),
+}
+
+
+def policy_spec(tag: str) -> str:
+    """The policy text of a tag (the search tag stands for :data:`SEARCH_POLICY`)."""
+    return SEARCH_POLICY if tag == SEARCH else tag
+
+
+def option_name(opts: tuple[str, ...], base: str = "scopa") -> str:
+    """``scopa+napola-true`` style name of an option variant (of ``base``)."""
+    return base + "+" + "+".join(o.replace("=", "-") for o in opts)
+
+
+def targets_of(preset: str) -> tuple[int, ...]:
+    """The match targets of part C for a preset: :data:`TARGETS` and its own."""
+    return tuple(sorted({*TARGETS, Rules.make(preset).target}))
+
+
+def same_preset(base: str, opts: tuple[str, ...]) -> str | None:
+    """The preset other than ``base`` whose rules equal ``base`` with these options."""
+    rules = Rules.make(base, opts)
+    for p in PRESETS:
+        if p != base and Rules.make(p) == rules:
+            return p
+    return None
+
+
+@dataclass(frozen=True)
+class StudyRun:
+    """One simulation of the study (a run directory under the runs folder)."""
+
+    part: str
+    name: str
+    preset: str
+    rules: tuple[str, ...]
+    tag: str  # policy tag: random, greedy, expert or search
+    mode: str  # hands or matches
+    count: int
+    deal: str = "plain"
+
+    @property
+    def policy(self) -> str:
+        return policy_spec(self.tag)
+
+    def config(self, seed: int) -> SimConfig:
+        rules = Rules.make(self.preset, self.rules)
+        shard = SEARCH_SHARD if self.tag == SEARCH else None
+        return SimConfig.make(
+            self.preset,
+            rules,
+            seat_policies([self.policy], rules.players),
+            self.mode,
+            self.count,
+            seed,
+            shard,
+            deal=self.deal,
+        )
+
+
+@dataclass(frozen=True)
+class Effect:
+    """A rule option's effect: run ``variant`` minus run ``baseline``, paired on decks."""
+
+    option: tuple[str, ...]
+    tag: str
+    level: str  # "hand" (dealer margin) or "match" (first mover's wins, match length)
+    variant: str
+    baseline: str
+    base: str = "scopa"  # the preset the option is toggled from
+    hands: str = ""  # match level: the variant's run of hands under expert (the DP check)
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        """What identifies the option variant: (base preset, options)."""
+        return self.base, self.option
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Every run of the study, in order, and the effects computed from them."""
+
+    runs: tuple[StudyRun, ...]
+    effects: tuple[Effect, ...]
+
+    def run(self, name: str) -> StudyRun:
+        for r in self.runs:
+            if r.name == name:
+                return r
+        raise KeyError(name)
+
+
+def _same_as_preset(opts: tuple[str, ...]) -> str | None:
+    """The preset whose rules equal `scopa` with these options, if any."""
+    rules = Rules.make("scopa", opts)
+    for p in PRESETS:
+        if p != "scopa" and Rules.make(p) == rules:
+            return p
+    return None
+
+
+def plan(scale: Scale) -> Plan:
+    """Every run of the study and the effects it estimates. A search variant whose rules
+    are a preset's (``ace_sweep=true`` is ``asso-piglia-tutto``) reuses that preset's
+    part A run: the same rules and seed give the same hands."""
+    runs: dict[str, StudyRun] = {}
+
+    def add(r: StudyRun) -> str:
+        runs.setdefault(r.name, r)
+        return r.name
+
+    for tag in POLICY_TAGS:  # kernel policies first: their results come quickly
+        for preset in PRESETS:
+            n = scale.hands(preset, tag)
+            add(StudyRun("A", f"{preset}-{tag}", preset, (), tag, "hands", n))
+            add(StudyRun("A", f"{preset}-{tag}-swapped", preset, (), tag, "hands", n, "swapped"))
+    effects: list[Effect] = []
+    for tag in KERNEL_POLICIES:
+        for opts in OPTION_EFFECTS:
+            if opts in MATCH_ONLY_OPTIONS:
+                continue
+            n = scale.expert_option_hands if tag == "expert" else scale.option_hands
+            v = add(StudyRun("B", f"{option_name(opts)}-{tag}", "scopa", opts, tag, "hands", n))
+            effects.append(Effect(opts, tag, "hand", v, f"scopa-{tag}"))
+    for opts in KEY_OPTIONS:
+        same = _same_as_preset(opts)
+        if same is not None and scale.hands(same, SEARCH) >= scale.search_option_hands:
+            v = f"{same}-{SEARCH}"
+        else:
+            v = add(StudyRun("B", f"{option_name(opts)}-{SEARCH}", "scopa", opts, SEARCH,
+                             "hands", scale.search_option_hands))  # fmt: skip
+        effects.append(Effect(opts, SEARCH, "hand", v, f"scopa-{SEARCH}"))
+    base = add(StudyRun("B", "scopa-expert-matches", "scopa", (), "expert", "matches",
+                        scale.matches))  # fmt: skip
+    for opts in OPTION_EFFECTS:
+        v = add(StudyRun("B", f"{option_name(opts)}-expert-matches", "scopa", opts, "expert",
+                         "matches", scale.matches))  # fmt: skip
+        effects.append(Effect(opts, "expert", "match", v, base))
+    for base, opts in FIFTEEN_EFFECTS:
+        same = same_preset(base, opts)
+        for tag in KERNEL_POLICIES:
+            n = scale.expert_option_hands if tag == "expert" else scale.option_hands
+            if same is not None and scale.fast_hands >= n:
+                v = f"{same}-{tag}"  # part A's run
+            else:
+                v = add(StudyRun("B", f"{option_name(opts, base)}-{tag}", base, opts, tag,
+                                 "hands", n))  # fmt: skip
+            effects.append(Effect(opts, tag, "hand", v, f"{base}-{tag}", base))
+    for base, opts in KEY_FIFTEEN_EFFECTS:
+        same = same_preset(base, opts)
+        assert same is not None  # part A has these runs
+        effects.append(Effect(opts, SEARCH, "hand", f"{same}-{SEARCH}", f"{base}-{SEARCH}", base))
+    for base, opts in FIFTEEN_EFFECTS:
+        same = same_preset(base, opts)
+        b = add(StudyRun("B", f"{base}-expert-matches", base, (), "expert", "matches",
+                         scale.matches))  # fmt: skip
+        if same is not None:
+            v = add(StudyRun("B", f"{same}-expert-matches", same, (), "expert", "matches",
+                             scale.matches))  # fmt: skip
+            hands = f"{same}-expert"
+        else:
+            name = option_name(opts, base)
+            v = add(StudyRun("B", f"{name}-expert-matches", base, opts, "expert", "matches",
+                             scale.matches))  # fmt: skip
+            hands = f"{name}-expert"
+        effects.append(Effect(opts, "expert", "match", v, b, base, hands))
+    for tag in KERNEL_POLICIES:  # simulated matches to check the dynamic programme
+        for preset, targets in MATCH_CHECKS.items():
+            own = Rules.make(preset).target
+            for target in targets:
+                opts = () if target == own else (f"target={target}",)
+                name = f"{option_name(opts, preset)}-{tag}-matches" if opts else (
+                    f"{preset}-{tag}-matches"
+                )  # fmt: skip
+                add(StudyRun("C", name, preset, opts, tag, "matches", scale.matches))
+    return Plan(tuple(runs.values()), tuple(effects))

@@ -1,0 +1,1181 @@
+"""The study's estimates, ``results.json`` and Markdown reports (the plan is
+:mod:`scopa_sim.analysis.study.plan`).
+
+Every estimate is computed here from the runs' per-hand (or per-match) rows and written
+both to a report table (with its interval, sample size, policy and test) and to
+``results.json``, one object per estimate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from scopa_sim._version import __version__
+from scopa_sim.analysis import analyze as A
+from scopa_sim.analysis import plots as P
+from scopa_sim.analysis import variance as V
+from scopa_sim.bots.registry import POLICIES
+from scopa_sim.data.run import scan
+from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.stats import equity as E
+from scopa_sim.stats import inference as S
+
+if TYPE_CHECKING:
+    from scopa_sim.analysis.study.plan import Effect, Plan, Scale, StudyRun
+
+#: The normal quantile of the 95% intervals computed here.
+Z = 1.959963984540054
+
+
+# --------------------------------------------------------------------------- data
+
+
+def bootstrap_seed(seed: int, *identity: object) -> int:
+    """The seed of one estimate's bootstrap, from the study's seed and what it estimates
+    (not from its place in the study), so that its interval stays put when the study
+    gains other estimates."""
+    digest = hashlib.blake2b(repr((seed, *identity)).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little")
+
+
+def _overrides(opts: Sequence[str]) -> dict[str, Any]:
+    """The rule overrides as an object of typed values (``{"napola": true}``)."""
+    from scopa_sim.game.rules import parse_overrides
+
+    return dict(parse_overrides(tuple(opts)))
+
+
+def hand_frame(directory: Path, positions: int = 0) -> pl.DataFrame:
+    """The hands of a run, sorted by hand: ``match`` (the hand's index in a --hands run),
+    ``margin`` (dealer's side minus first side), ``dp`` and ``fp`` (the dealer's and the
+    first side's points) and ``flag`` (which side took all ten denari, :mod:`equity`);
+    with ``positions`` = the number of players, also ``pos{p}`` (the points of position
+    p's side) and ``den_pos`` (the position whose side took all the denari, or -1)."""
+    hm = A.hand_metrics()
+    extra: list[pl.Expr] = []
+    if positions:
+        extra = [hm[f"position_{p}"].cast(pl.Int32).alias(f"pos{p}") for p in range(positions)]
+        den_pos: Any = pl.lit(-1)
+        for p in reversed(range(positions)):
+            side = A._side_of(A._position_seat(p))
+            den_pos = (
+                pl.when(A._side_value(side, "denari_count") == 10)
+                .then(pl.lit(p))
+                .otherwise(den_pos)
+            )
+        extra.append(den_pos.cast(pl.Int32).alias("den_pos"))
+    den = 10  # all denari: only the 40-card deck has them all
+    flag = (
+        pl.when(A._side_value(A.DEALER_SIDE, "denari_count") == den)
+        .then(pl.lit(E.DEALER))
+        .when(A._side_value(A.FIRST_SIDE, "denari_count") == den)
+        .then(pl.lit(E.FIRST))
+        .otherwise(pl.lit(E.NONE))
+    )
+    return (
+        scan(directory)
+        .select(
+            pl.col("match").cast(pl.Int64),
+            hm["margin"].cast(pl.Int32).alias("margin"),
+            hm["dealer_points"].cast(pl.Int32).alias("dp"),
+            hm["first_points"].cast(pl.Int32).alias("fp"),
+            flag.cast(pl.Int32).alias("flag"),
+            *extra,
+        )
+        .collect()
+        .sort("match")
+    )
+
+
+class Data:
+    """The runs' rows, loaded on demand (per-hand margins by hand index, match rows)."""
+
+    def __init__(self, plan: Plan, dirs: dict[str, Path], seed: int) -> None:
+        self.plan, self.dirs, self.seed = plan, dirs, seed
+        self._hands: dict[str, pl.DataFrame] = {}
+
+    def run(self, name: str) -> StudyRun:
+        return self.plan.run(name)
+
+    def rules(self, name: str) -> Rules:
+        r = self.run(name)
+        return Rules.make(r.preset, r.rules)
+
+    def hands(self, name: str) -> pl.DataFrame:
+        """match (the hand's index in a --hands run), margin, dealer/first points and the
+        all-denari flag, sorted by hand."""
+        if name not in self._hands:
+            self._hands[name] = hand_frame(self.dirs[name])
+        return self._hands[name]
+
+    def margin(self, name: str) -> np.ndarray:
+        return self.hands(name)["margin"].to_numpy()
+
+    def drop(self, name: str) -> None:
+        self._hands.pop(name, None)
+
+    def matches(self, name: str) -> pl.DataFrame:
+        """One row per match: first_mover_wins (0/1) and match_length."""
+        mm = A.match_metrics()
+        return (
+            scan(self.dirs[name])
+            .filter(pl.col("winner").is_not_null())
+            .select(
+                pl.col("match"),
+                mm["first_mover_wins"].alias("fmw"),
+                mm["match_length"].alias("length"),
+            )
+            .collect()
+            .sort("match")
+        )
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class Results:
+    """The estimates, in the order computed."""
+
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(
+        self,
+        part: str,
+        preset: str,
+        rules: dict[str, Any],
+        policy: str,
+        metric: str,
+        estimate: float,
+        low: float,
+        high: float,
+        n: int,
+        method: str,
+        **extra: Any,
+    ) -> dict[str, Any]:
+        row = {
+            "part": part,
+            "preset": preset,
+            "rules": rules,
+            "policy": policy,
+            "metric": metric,
+            "estimate": _num(estimate),
+            "ci_low": _num(low),
+            "ci_high": _num(high),
+            "n": int(n),
+            "method": method,
+            **extra,
+        }
+        self.rows.append(row)
+        return row
+
+
+def _num(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+#: Keys every object of results.json has.
+RESULT_KEYS = ("part", "preset", "rules", "policy", "metric", "estimate", "ci_low", "ci_high",
+               "n", "method")  # fmt: skip
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+def _ci(est: float, low: float, high: float, digits: int = 3, signed: bool = True) -> str:
+    s = "+" if signed else ""
+    if not math.isfinite(low):
+        return f"{est:{s}.{digits}f} [n/a]"
+    return f"{est:{s}.{digits}f} [{low:{s}.{digits}f}, {high:{s}.{digits}f}]"
+
+
+def _m(e: S.MeanCI, digits: int = 3) -> str:
+    return _ci(e.estimate, e.low, e.high, digits)
+
+
+def _verdict(low: float, high: float) -> str:
+    """What the interval lets one conclude about the sign."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return "no interval"
+    if low == high == 0:
+        return "no difference in any hand"
+    if low > 0:
+        return "positive"
+    if high < 0:
+        return "negative"
+    return "**CI includes 0: too wide to conclude**"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def _opt_text(opts: Sequence[str], base: str = "scopa") -> str:
+    """An option variant as the reports name it: its options, the preset it is toggled
+    from when that is not ``scopa``, and the preset its rules equal when they do."""
+    from scopa_sim.analysis.study.plan import same_preset
+
+    text = " ".join(f"`{o}`" for o in opts) or "none (baseline)"
+    same = same_preset(base, tuple(opts)) if opts else None
+    if base != "scopa":
+        text = f"{text} from `{base}`"
+    if same is not None and base != "scopa":
+        text = f"`{same}` = {text}"
+    elif same is not None and same in FIFTEEN_PRESETS:
+        text = f"{text} (= `{same}`)"
+    return text
+
+
+def _opt_label(opts: Sequence[str], base: str = "scopa") -> str:
+    """The same without Markdown, for a figure's axis."""
+    return _opt_text(opts, base).replace("`", "")
+
+
+#: The presets of the sum-to-fifteen family (docs/rules.md §9).
+FIFTEEN_PRESETS = ("scopa-15", "escoba")
+
+
+# --------------------------------------------------------------------------- part A
+
+
+@dataclass(frozen=True)
+class Margin:
+    """The dealer margin of one preset under one policy, by every estimator."""
+
+    preset: str
+    tag: str
+    plain: S.MeanCI
+    swapped: S.MeanCI
+    dup: V.Reduced
+    cv: V.Reduced
+
+    @property
+    def chosen(self) -> tuple[str, S.MeanCI, float]:
+        """The estimator used: the most efficient one at least :data:`V.WORTH` times as
+        efficient as plain hands, else the plain mean."""
+        usable = [r for r in (self.dup, self.cv) if math.isfinite(r.factor)]
+        best = max(usable, key=lambda r: r.factor, default=None)
+        if best is not None and best.factor >= V.WORTH:
+            return best.method, best.estimate, best.factor
+        return "plain hands", self.plain, 1.0
+
+
+def part_a(data: Data, res: Results, say: Callable[[str], None]) -> list[Margin]:
+    from scopa_sim.analysis.study.plan import POLICY_TAGS, policy_spec
+
+    out = []
+    for tag in POLICY_TAGS:
+        for preset in PRESETS:
+            name = f"{preset}-{tag}"
+            rules = data.rules(name)
+            m = data.margin(name)
+            sw = data.margin(f"{name}-swapped")
+            n = min(m.size, sw.size)
+            plain = S.mean_ci(m)
+            swapped = S.mean_ci(sw)
+            dup = V.duplicates(m[:n], sw[:n])
+            cv = V.control_variates(m, V.deal_features(rules, data.seed, 0, m.size))
+            mg = Margin(preset, tag, plain, swapped, dup, cv)
+            out.append(mg)
+            pol = policy_spec(tag)
+            method, est, factor = mg.chosen
+            res.add("A", preset, {}, pol, "dealer_margin", est.estimate, est.low, est.high,
+                    est.n, f"{method}, t interval", factor=factor)  # fmt: skip
+            res.add("A", preset, {}, pol, "dealer_margin:plain", plain.estimate, plain.low,
+                    plain.high, plain.n, "plain hands, t interval")  # fmt: skip
+            res.add("A", preset, {}, pol, "dealer_margin:swapped", swapped.estimate,
+                    swapped.low, swapped.high, swapped.n,
+                    "duplicate deals alone (seats' cards exchanged), t interval")  # fmt: skip
+            for r in (dup, cv):
+                e = r.estimate
+                key = "duplicates" if r.method == "duplicates" else "control_variates"
+                res.add("A", preset, {}, pol, f"dealer_margin:{key}", e.estimate, e.low,
+                        e.high, e.n, f"{r.method}, t interval", factor=r.factor)  # fmt: skip
+            data.drop(f"{name}-swapped")
+            data.drop(name)
+        say(f"part A: {tag} done")
+    return out
+
+
+# --------------------------------------------------------------------------- part B
+
+
+@dataclass(frozen=True)
+class HandEffect:
+    effect: Effect
+    test: S.TestResult
+    paired: bool
+
+
+def _hand_effect(data: Data, e: Effect) -> tuple[S.TestResult, bool, np.ndarray | None]:
+    v, b = data.margin(e.variant), data.margin(e.baseline)
+    paired = data.rules(e.variant).deck == data.rules(e.baseline).deck
+    if paired:
+        n = min(v.size, b.size)
+        d = (v[:n] - b[:n]).astype(np.float64)
+        t = S.paired_t_from_stats(
+            "dealer_margin", float(v[:n].mean()), float(b[:n].mean()), float(d.mean()),
+            float(d.std(ddof=1)), n,
+        )  # fmt: skip
+        return t, True, d
+    t = S.welch_t_from_stats(
+        "dealer_margin", float(v.mean()), float(v.std(ddof=1)), v.size, float(b.mean()),
+        float(b.std(ddof=1)), b.size,
+    )  # fmt: skip
+    return t, False, None
+
+
+def _nested_var(x1: np.ndarray, x2: np.ndarray) -> float:
+    """Var(mean of x1 - mean of x2) for per-hand series over hands 0 .. n1 - 1 and 0 ..
+    n2 - 1 of runs dealt the same decks: the covariance of their common hands counts."""
+    n1, n2 = x1.size, x2.size
+    m = min(n1, n2)
+    c = float(np.cov(x1[:m], x2[:m])[0, 1]) if m > 1 else 0.0
+    return float(x1.var(ddof=1)) / n1 + float(x2.var(ddof=1)) / n2 - 2 * c / max(n1, n2)
+
+
+@dataclass(frozen=True)
+class Dependence:
+    option: tuple[str, ...]
+    a: str
+    b: str
+    diff: float  # effect under a minus effect under b
+    se: float
+    p: float
+    p_holm: float = math.nan
+    base: str = "scopa"  # the preset the option is toggled from
+
+    @property
+    def key(self) -> tuple[str, tuple[str, ...]]:
+        return self.base, self.option
+
+    @property
+    def low(self) -> float:
+        return self.diff - Z * self.se
+
+    @property
+    def high(self) -> float:
+        return self.diff + Z * self.se
+
+
+@dataclass(frozen=True)
+class MatchEffect:
+    """An option's effect on complete matches, and the variant's first mover's wins as
+    simulated and as the dynamic programme predicts them from the variant's hands."""
+
+    effect: Effect
+    results: list[S.TestResult]
+    simulated: S.Proportion
+    dp: E.Equity | None
+
+
+def part_b(
+    data: Data, res: Results, bootstrap: int, say: Callable[[str], None]
+) -> tuple[list[HandEffect], list[Dependence], list[MatchEffect]]:
+    from scopa_sim.analysis.study.plan import option_name, policy_spec
+
+    hand: list[HandEffect] = []
+    deps: list[Dependence] = []
+    by_option: dict[tuple[str, tuple[str, ...]], list[Effect]] = {}
+    for e in data.plan.effects:
+        if e.level == "hand":
+            by_option.setdefault(e.key, []).append(e)
+    for (base, opt), effects in by_option.items():
+        # per-hand series of each policy's effect: the paired differences, or (decks
+        # differ) the variant's and the baseline's margins
+        series: dict[str, tuple[np.ndarray, ...]] = {}
+        est: dict[str, float] = {}
+        for e in effects:
+            t, paired, d = _hand_effect(data, e)
+            hand.append(HandEffect(e, t, paired))
+            est[e.tag] = t.estimate
+            pol = policy_spec(e.tag)
+            test = "paired t on (match, hand)" if paired else "Welch t (decks differ: unpaired)"
+            res.add("B", e.base, _overrides(e.option), pol, "effect:dealer_margin", t.estimate,
+                    t.low, t.high, t.n_a if paired else t.n_a + t.n_b, test,
+                    p_value=t.p_value)  # fmt: skip
+            vm = S.mean_ci(data.margin(e.variant))
+            res.add("B", e.base, _overrides(e.option), pol, "dealer_margin", vm.estimate,
+                    vm.low, vm.high, vm.n, "plain hands, t interval")  # fmt: skip
+            if d is not None:
+                series[e.tag] = (d,)
+            else:
+                series[e.tag] = (
+                    data.margin(e.variant).astype(np.float64),
+                    data.margin(e.baseline).astype(np.float64),
+                )
+            data.drop(e.variant)
+        for a, b in combinations(list(series), 2):
+            var = sum(_nested_var(x, y) for x, y in zip(series[a], series[b], strict=True))
+            diff = est[a] - est[b]
+            se = math.sqrt(max(var, 0.0))
+            p = float(2 * S.st.norm.sf(abs(diff / se))) if se > 0 else math.nan
+            deps.append(Dependence(opt, a, b, diff, se, p, base=base))
+    say("part B: per-hand effects done")
+    adj = S.holm([d.p for d in deps])
+    deps = [
+        Dependence(x.option, x.a, x.b, x.diff, x.se, x.p, q, x.base)
+        for x, q in zip(deps, adj, strict=True)
+    ]
+    for dep in deps:
+        d_ = dep
+        res.add("B", d_.base, _overrides(d_.option),
+                f"{policy_spec(d_.a)} vs {policy_spec(d_.b)}",
+                "effect_difference:dealer_margin", d_.diff, d_.low, d_.high,
+                0, "z test of the difference of two paired effects (common decks' covariance "
+                "included), Holm-adjusted over the table", p_value=d_.p,
+                p_holm=d_.p_holm)  # fmt: skip
+    matches: list[MatchEffect] = []
+    rates: dict[str, S.Proportion] = {}
+    for e in data.plan.effects:
+        if e.level != "match":
+            continue
+        pc = A.compare_pair(
+            A.open_run(data.dirs[e.baseline]),
+            A.open_run(data.dirs[e.variant]),
+            metrics=("first_mover_wins", "match_length"),
+            strict=False,
+        )
+        pol = policy_spec(e.tag)
+        for name, opts in ((e.baseline, ()), (e.variant, e.option)):
+            if name not in rates:
+                rates[name] = _match_rates(data, res, name, opts, pol, e.base)[0]
+        # the variant's hands (the baseline's when the option changes only the match)
+        hands = e.hands or f"{option_name(e.option)}-{e.tag}"
+        if hands not in data.dirs:
+            hands = f"{e.base}-{e.tag}"
+        rules = data.rules(e.variant)
+        dp = None
+        if rules.sides == 2:
+            h = data.hands(hands)
+            out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
+                                    h["flag"].to_numpy())  # fmt: skip
+            denari = rules.napola and rules.napola_all_denari_wins
+            seed = bootstrap_seed(data.seed, "effect", e.variant, e.baseline)
+            dp = E.first_mover_win(out, rules.target, denari, bootstrap, seed)
+            data.drop(hands)
+        matches.append(MatchEffect(e, list(pc.results), rates[e.variant], dp))
+        for r in pc.results:
+            metric = "first_mover_match_win" if r.metric == "first_mover_wins" else "match_length"
+            res.add("B", e.base, _overrides(e.option), pol, f"effect:{metric}", r.estimate,
+                    r.low, r.high, r.n_a if r.paired else r.n_a + r.n_b, r.test,
+                    p_value=r.p_value)  # fmt: skip
+    say("part B: per-match effects done")
+    return hand, deps, matches
+
+
+def _match_rates(
+    data: Data, res: Results, name: str, opts: Sequence[str], pol: str, base: str = "scopa"
+) -> tuple[S.Proportion, S.MeanCI]:
+    df = data.matches(name)
+    fmw = S.wilson(int(df["fmw"].sum()), df.height)
+    length = S.mean_ci(df["length"].to_numpy())
+    part = data.run(name).part
+    res.add(part, base, _overrides(opts), pol, "first_mover_match_win", fmw.estimate,
+            fmw.low, fmw.high, fmw.n, "simulated matches, Wilson interval")  # fmt: skip
+    res.add(part, base, _overrides(opts), pol, "match_length", length.estimate, length.low,
+            length.high, length.n, "simulated matches, t interval")  # fmt: skip
+    return fmw, length
+
+
+# --------------------------------------------------------------------------- part C
+
+
+@dataclass(frozen=True)
+class MatchWin:
+    preset: str
+    tag: str
+    target: int
+    dp: E.Equity
+    simulated: S.Proportion | None
+    sides: int = 2
+
+    @property
+    def fair(self) -> float:
+        """The probability of a match with no first-mover effect."""
+        return 1 / self.sides
+
+
+#: Bootstrap replicates of the three-side programme at most (it costs 27 times the
+#: two-side one per replicate at the target 21).
+BOOTSTRAP_3 = 100
+
+
+@dataclass(frozen=True)
+class EquityTable:
+    """P(win the match) of a preset under ``expert`` to its own target, by score
+    (``est[x, y, d]``: the player at x against y, d = 0 if the player deals next)."""
+
+    preset: str
+    target: int
+    est: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    n: int
+
+
+def part_c(
+    data: Data, res: Results, scale: Scale, say: Callable[[str], None]
+) -> tuple[list[MatchWin], list[EquityTable]]:
+    from scopa_sim.analysis.study.plan import (
+        EQUITY_TABLES,
+        MATCH_CHECKS,
+        POLICY_TAGS,
+        option_name,
+        policy_spec,
+        targets_of,
+    )
+
+    wins = []
+    for tag in POLICY_TAGS:
+        for preset in PRESETS:
+            name = f"{preset}-{tag}"
+            rules = data.rules(name)
+            if rules.sides not in (2, 3):
+                continue
+            denari = rules.napola and rules.napola_all_denari_wins
+            if rules.sides == 2:
+                h = data.hands(name)
+                out2 = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
+                                         h["flag"].to_numpy())  # fmt: skip
+            else:
+                h = hand_frame(data.dirs[name], positions=3)
+                out3 = E.PositionOutcomes.of(h.select(["pos0", "pos1", "pos2"]).to_numpy(),
+                                             h["den_pos"].to_numpy())  # fmt: skip
+            del h
+            for target in targets_of(preset):
+                seed = bootstrap_seed(data.seed, "first mover", preset, tag, target)
+                if rules.sides == 2:
+                    eq = E.first_mover_win(out2, target, denari, scale.bootstrap, seed)
+                else:
+                    eq = E.first_mover_win3(out3, target, denari, min(scale.bootstrap,
+                                            BOOTSTRAP_3), seed)  # fmt: skip
+                sim = None
+                if target in MATCH_CHECKS.get(preset, ()) and tag != "search":
+                    opts = () if target == rules.target else (f"target={target}",)
+                    mname = (f"{option_name(opts, preset)}-{tag}-matches" if opts
+                             else f"{preset}-{tag}-matches")  # fmt: skip
+                    if mname in data.dirs:
+                        df = data.matches(mname)
+                        sim = S.wilson(int(df["fmw"].sum()), df.height)
+                wins.append(MatchWin(preset, tag, target, eq, sim, rules.sides))
+                over = {} if target == rules.target else {"target": target}
+                res.add("C", preset, over, policy_spec(tag), "first_mover_match_win",
+                        eq.estimate, eq.low, eq.high, eq.n,
+                        f"dynamic programme over hand results, percentile bootstrap over "
+                        f"hands ({eq.replicates} replicates)")  # fmt: skip
+            data.drop(name)
+    tables = []
+    for preset in EQUITY_TABLES:
+        rules = data.rules(f"{preset}-expert")
+        h = data.hands(f"{preset}-expert")
+        out = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(), h["flag"].to_numpy())
+        denari = rules.napola and rules.napola_all_denari_wins
+        seed = bootstrap_seed(data.seed, "equity", preset)
+        est, low, high = E.equity_table(out, rules.target, denari, scale.bootstrap, seed)
+        data.drop(f"{preset}-expert")
+        t = rules.target
+        for x in range(t):
+            for y in range(t):
+                for d, who in ((0, "player"), (1, "opponent")):
+                    res.add("C", preset, {}, "expert", "match_equity", est[x, y, d],
+                            low[x, y, d], high[x, y, d], out.n,
+                            f"dynamic programme, percentile bootstrap over hands "
+                            f"({scale.bootstrap} replicates)", score=x, opponent_score=y,
+                            deals_next=who)  # fmt: skip
+        tables.append(EquityTable(preset, t, est, low, high, out.n))
+    say("part C done")
+    return wins, tables
+
+
+# --------------------------------------------------------------------------- reports
+
+
+def _header(title: str, scale_name: str, seed: int, cmd: str) -> list[str]:
+    return [f"# {title}", "", f"_Study scale `{scale_name}`, seed {seed}; scopa-sim "
+            f"{__version__}; reproduce with `{cmd}`._", ""]  # fmt: skip
+
+
+def _legend(tag: str) -> str:
+    """A policy's name in a figure's legend (the search setting spelt out)."""
+    from scopa_sim.analysis.study.plan import SEARCH, policy_spec
+
+    return f"search ({policy_spec(tag)})" if tag == SEARCH else tag
+
+
+def _tag_name(tag: str) -> str:
+    from scopa_sim.analysis.study.plan import policy_spec
+
+    return f"`{policy_spec(tag)}`"
+
+
+def write_a(
+    margins: list[Margin], folder: Path, head: list[str], details: Path | None = None
+) -> Path:
+    from scopa_sim.analysis.study.plan import POLICY_TAGS
+
+    folder.mkdir(parents=True, exist_ok=True)
+    L = list(head)
+    L += [
+        "The dealer margin is the dealer's side's points minus the first player's side's, per "
+        "hand (positive: dealing is an advantage, i.e. the first player is at a disadvantage). "
+        "Each preset and policy was played on plain deals and on their duplicates (the same "
+        "decks with the seats' cards exchanged). Estimators, each with a 95% t interval:",
+        "",
+        "* **plain**: the mean over the plain hands (n hands);",
+        "* **duplicates**: the mean of each hand and its duplicate (n pairs = 2n hands); its "
+        "factor is the efficiency against independent hands of the same cost, "
+        "1 / (1 + correlation of the two margins);",
+        "* **control variates**: the mean less the regression on the deal's features (dealer's "
+        "side minus first side: sevens, denari, settebello, sixes, aces, kings dealt; each of "
+        "mean exactly 0), plain hands only; factor = Var(margin) / Var(residual);",
+        f"* **used**: the most efficient estimator whose factor is at least {V.WORTH}, else "
+        "plain. A factor f means the interval is as narrow as f times as many plain hands "
+        "would give.",
+        "",
+    ]
+    rows = []
+    for m in margins:
+        method, est, factor = m.chosen
+        rows.append([
+            m.preset, _tag_name(m.tag), f"{_m(m.plain)} (n={m.plain.n:,})",
+            f"{_m(m.dup.estimate)} (n={m.dup.estimate.n:,} pairs) ×{m.dup.factor:.2f}",
+            f"{_m(m.cv.estimate)} ×{m.cv.factor:.2f}",
+            f"{_m(est)} ({method}{f', ×{factor:.2f}' if factor != 1 else ''})",
+            _verdict(est.low, est.high),
+        ])  # fmt: skip
+    L += _table(["preset", "policy", "plain", "duplicates", "control variates", "used",
+                 "sign"], rows)  # fmt: skip
+    labels = list(PRESETS)
+    series = []
+    for tag in POLICY_TAGS:
+        vals: list[tuple[float, float, float] | None] = []
+        for p in labels:
+            got = [m for m in margins if m.preset == p and m.tag == tag]
+            e = got[0].chosen[1] if got else None
+            vals.append((e.estimate, e.low, e.high) if e else None)
+        series.append((_legend(tag), vals))
+    f = P.grouped_forest_plot(labels, series, folder / "margins.png",
+                              "Dealer minus first player, points per hand",
+                              "points per hand (95% CI, estimator used)")  # fmt: skip
+    L += ["", f"![dealer margin by preset and policy]({f.name})", ""]
+    L += ["Variance reduction (efficiency factor against plain hands of the same cost):", ""]
+    L += _table(
+        ["preset", "policy", "duplicates", "control variates"],
+        [[m.preset, _tag_name(m.tag), f"×{m.dup.factor:.2f}", f"×{m.cv.factor:.2f}"]
+         for m in margins],
+    )  # fmt: skip
+    if details is not None:
+        L += ["", f"Which score items drive the margin in `scopa` under each policy, with the "
+              f"points by position and more: [{details.name}]({details.name}).", ""]  # fmt: skip
+    md = folder / "report.md"
+    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    return md
+
+
+def write_b(
+    hand: list[HandEffect],
+    deps: list[Dependence],
+    matches: list[MatchEffect],
+    folder: Path,
+    head: list[str],
+) -> Path:
+    from scopa_sim.analysis.study.plan import POLICY_TAGS
+
+    folder.mkdir(parents=True, exist_ok=True)
+    L = list(head)
+    L += [
+        "Each option is toggled from `scopa` and played on the same decks as the baseline "
+        "(same seed): per hand the effect on the dealer margin is the paired mean difference "
+        "variant − baseline over (match, hand) (paired t; `deck=36` deals other decks, so "
+        "Welch t, unpaired). `target=21` changes nothing within a hand (matches only).",
+        "",
+        "The options of the sum-to-fifteen family (Scopa a quindici and Escoba) are measured "
+        "the same way: `capture_mode=fifteen` from `scopa` (that is the `scopa-15` preset), "
+        "`capture_compulsory=false` from `scopa` and from `scopa-15`, `opening_fifteen=true` "
+        "from `scopa-15`, and the `escoba` preset against `scopa-15` (its four options at "
+        "once; `target=15` acts on matches only). The variants that are presets reuse their "
+        "part A runs, so `capture_mode=fifteen` and `escoba` are measured under search too. "
+        "`escoba` has `kings_redeal=false`: the hands that `scopa-15` redeals for three or "
+        "four kings on the table (about 1 in 600) are dealt other cards, which the pairing "
+        "by (match, hand) keeps as pairs.",
+        "",
+        "## Effect on the dealer margin, per hand, by policy (policy dependence)",
+        "",
+        "The last column lists the pairs of policies between which the effect differs: in "
+        "*sign* (both CIs exclude 0, on opposite sides) or in *size* (the difference is "
+        "significant after Holm's correction; test and details in the next section).",
+        "",
+    ]
+    options = list(dict.fromkeys(h.effect.key for h in hand))
+    cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect] = {
+        (h.effect.key, h.effect.tag): h for h in hand
+    }
+    rows = []
+    for opt in options:
+        r = [_opt_text(opt[1], opt[0])]
+        for tag in POLICY_TAGS:
+            h = cell.get((opt, tag))
+            if h is None:
+                r.append("—")
+                continue
+            t = h.test
+            n = t.n_a if h.paired else t.n_a + t.n_b
+            if t.low == t.high == 0:
+                wide = " (no difference in any hand)"
+            else:
+                wide = "" if t.low > 0 or t.high < 0 else " (CI includes 0)"
+            r.append(f"{_ci(t.estimate, t.low, t.high)} n={n:,}{wide}")
+        r.append(_differs(opt, deps, cell))
+        rows.append(r)
+    L += _table(["option", *(_tag_name(t) for t in POLICY_TAGS), "differs between policies"],
+                rows)  # fmt: skip
+    L += ["", "n: paired hands (unpaired: hands of both runs).", ""]
+    series = []
+    for tag in POLICY_TAGS:
+        vals: list[tuple[float, float, float] | None] = []
+        for opt in options:
+            h = cell.get((opt, tag))
+            vals.append((h.test.estimate, h.test.low, h.test.high) if h else None)
+        series.append((_legend(tag), vals))
+    f = P.grouped_forest_plot([_opt_label(o, b) for b, o in options], series,
+                              folder / "effects.png",
+                              "Effect of each option on the dealer margin (variant − scopa)",
+                              "points per hand (95% CI)")  # fmt: skip
+    L += [f"![effects by policy]({f.name})", ""]
+    L += [
+        "## Policy dependence",
+        "",
+        "For each option and each pair of policies, the difference of the two effects with a "
+        "95% normal interval; its variance counts the covariance of the two effect estimates "
+        "over their common decks (the runs share the seed), so this is a z test on the "
+        "difference of two paired estimates. p-values are Holm-adjusted over the "
+        f"{len(deps)} tests of the table. **sign** marks effects whose CIs exclude 0 on "
+        "opposite sides; **size** marks a difference significant after Holm (p < 0.05).",
+        "",
+    ]
+    drows = []
+    for d in deps:
+        mark = ", ".join(f"**{x}**" for x in _marks(d, cell)) or "—"
+        drows.append([_opt_text(d.option, d.base), f"{d.a} − {d.b}", _ci(d.diff, d.low, d.high),
+                      A_fmt_p(d.p), A_fmt_p(d.p_holm), mark])  # fmt: skip
+    L += _table(["option", "policies", "difference of effects [95% CI]", "p", "p (Holm)",
+                 "differs in"], drows)  # fmt: skip
+    L += ["", "## Per match, under `expert`", ""]
+    L += [
+        "Complete matches to the target (11 unless the option says otherwise), paired on the "
+        "match number (same seed: the same decks hand by hand while both matches last). The "
+        "first mover is the side that plays first in the match's first hand. Tests: McNemar "
+        "exact (first mover's wins, paired), paired t (match length); unpaired for `deck=36` "
+        "(two-proportion z, Welch t). The sum-to-fifteen variants are compared with their own "
+        "baseline (`scopa` or `scopa-15`, as named); `escoba` plays to 15.",
+        "",
+    ]
+    mrows = []
+    for me in matches:
+        e, results = me.effect, me.results
+        got = {x.metric: x for x in results}
+        fm, ln = got.get("first_mover_wins"), got.get("match_length")
+        mrows.append([
+            _opt_text(e.option, e.base),
+            f"{fm.a:.4f} vs {fm.b:.4f}: {_ci(fm.estimate, fm.low, fm.high, 4)} ({fm.test}, "
+            f"p {A_fmt_p(fm.p_value)}){_wide(fm)}" if fm else "—",
+            f"{ln.a:.3f} vs {ln.b:.3f}: {_ci(ln.estimate, ln.low, ln.high)} ({ln.test}, "
+            f"p {A_fmt_p(ln.p_value)}){_wide(ln)}" if ln else "—",
+            f"{fm.n_a:,}" if fm else "—",
+            _ci(me.simulated.estimate, me.simulated.low, me.simulated.high, 4, False),
+            _ci(me.dp.estimate, me.dp.low, me.dp.high, 4, False) if me.dp else "—",
+        ])  # fmt: skip
+    L += _table(["option", "first mover wins: variant vs baseline, difference [95% CI]",
+                 "hands per match: variant vs baseline, difference", "matches",
+                 "variant's first mover wins (Wilson)",
+                 "the same by dynamic programme from the variant's hands"],
+                mrows)  # fmt: skip
+    L += ["", "The last two columns check the Markov model of part C on every variant: the "
+          "first mover's match wins predicted from the variant's own hands (under `expert`, "
+          "bootstrap CI) against the simulated matches.", ""]  # fmt: skip
+    md = folder / "report.md"
+    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    return md
+
+
+def _marks(
+    d: Dependence, cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect]
+) -> list[str]:
+    ha, hb = cell[(d.key, d.a)].test, cell[(d.key, d.b)].test
+    sign = (ha.low > 0 and hb.high < 0) or (ha.high < 0 and hb.low > 0)
+    size = d.p_holm < 0.05
+    return [x for x, on in (("sign", sign), ("size", size)) if on]
+
+
+def _differs(
+    opt: tuple[str, tuple[str, ...]],
+    deps: list[Dependence],
+    cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect],
+) -> str:
+    out = []
+    for d in deps:
+        if d.key == opt:
+            m = _marks(d, cell)
+            if m:
+                out.append(f"{' and '.join(m)}: {d.a}/{d.b}")
+    return "; ".join(out) or "—"
+
+
+def _wide(t: S.TestResult) -> str:
+    """A note on an interval that cannot tell the sign of an effect."""
+    if t.low == t.high == 0:
+        return " (no difference)"
+    return "" if t.low > 0 or t.high < 0 else " **CI includes 0**"
+
+
+def A_fmt_p(p: float) -> str:
+    from scopa_sim.analysis.report import fmt_p
+
+    return fmt_p(p)
+
+
+def write_c(
+    wins: list[MatchWin],
+    equity: list[EquityTable],
+    folder: Path,
+    head: list[str],
+) -> Path:
+    from scopa_sim.analysis.study.plan import POLICY_TAGS, TARGETS
+
+    folder.mkdir(parents=True, exist_ok=True)
+    L = list(head)
+    L += [
+        "No policy looks at the match totals and each hand is dealt from its own stream, so a "
+        "match is a Markov chain on (score, score, side dealing next) driven by i.i.d. hand "
+        "results. The probabilities below are solved exactly by dynamic programming from the "
+        "observed distribution of (dealer's side's points, first side's points, which side "
+        "took all the denari) of the preset's plain hands in part A, with the rules of the "
+        "match: a side with all the denari wins at once under `napola_all_denari_wins`, the "
+        "leader wins at or above the target, a tie at the top plays on, a 0-0 hand only passes "
+        "the deal. 95% percentile bootstrap intervals (the hands resampled). With three "
+        "players (`scopa-3`) the chain has three scores and three dealers, and a tie at the "
+        "top above the target is solved by value iteration over the trailing side's deficit "
+        f"({BOOTSTRAP_3} replicates at most; a fair chance is 1/3). `scopa-4-solo` (four "
+        "sides) is left out: its chain is too large to bootstrap. The figure shows the "
+        "2-sided presets at 11, 16 and 21; the table also gives each preset's own target "
+        "when it is another (15 for `escoba`). In `escoba` the opening take of the "
+        "sum-to-fifteen rules is part of each hand's result (it scores for the dealer's "
+        "side at the deal), so the chain is the same.",
+        "",
+        "## The first mover's probability of winning the match",
+        "",
+    ]
+    presets = list(dict.fromkeys(w.preset for w in wins))
+    presets2 = list(dict.fromkeys(w.preset for w in wins if w.sides == 2))
+    columns = sorted({w.target for w in wins})
+    rows = []
+    for p in presets:
+        for tag in POLICY_TAGS:
+            got = {w.target: w for w in wins if w.preset == p and w.tag == tag}
+            if not got:
+                continue
+            n = next(iter(got.values())).dp.n
+            rows.append([p, _tag_name(tag), f"{n:,}"] + [
+                "—" if t not in got else
+                _ci(got[t].dp.estimate, got[t].dp.low, got[t].dp.high, 4, signed=False)
+                + (
+                    ""
+                    if got[t].dp.low > got[t].fair or got[t].dp.high < got[t].fair
+                    else f" (includes {'0.5' if got[t].sides == 2 else '1/3'})"
+                )
+                for t in columns
+            ])  # fmt: skip
+    L += _table(["preset", "policy", "hands", *(f"to {t}" for t in columns)], rows)
+    L += ["", "(includes 0.5), or 1/3 with three players: the interval cannot tell whether "
+          "the first mover is favoured.", ""]  # fmt: skip
+    panels = []
+    for t in TARGETS:
+        series = []
+        for tag in POLICY_TAGS:
+            vals: list[tuple[float, float, float] | None] = []
+            for p in presets2:
+                g = [w for w in wins if w.preset == p and w.tag == tag and w.target == t]
+                vals.append((g[0].dp.estimate, g[0].dp.low, g[0].dp.high) if g else None)
+            series.append((_legend(tag), vals))
+        panels.append((f"to {t}", series))
+    f = P.grouped_forest_panels(presets2, panels, folder / "first-mover.png",
+                                "The first mover's probability of winning the match",
+                                "probability (95% CI)", reference=0.5)  # fmt: skip
+    L += ["", f"![first mover's match wins]({f.name})", ""]
+    L += [
+        "## Check against simulated matches",
+        "",
+        "The same probabilities from complete simulated matches of `scopa` to 11, 16 and 21 "
+        "and of `escoba` to its own 15 (kernel policies; Wilson intervals) and the difference "
+        "DP − simulated with a normal interval (bootstrap sd and binomial sd combined; the two "
+        "share some decks, which the interval ignores).",
+        "",
+    ]
+    crows = []
+    for w in wins:
+        if w.simulated is None:
+            continue
+        s = w.simulated
+        se_dp = (w.dp.high - w.dp.low) / (2 * Z)
+        se_s = math.sqrt(s.estimate * (1 - s.estimate) / s.n)
+        diff = w.dp.estimate - s.estimate
+        h = Z * math.hypot(se_dp, se_s)
+        ok = "within" if abs(diff) <= h else "**outside**"
+        crows.append([w.preset, _tag_name(w.tag), str(w.target),
+                      _ci(w.dp.estimate, w.dp.low, w.dp.high, 4, False),
+                      f"{_ci(s.estimate, s.low, s.high, 4, False)} ({s.n:,} matches)",
+                      _ci(diff, diff - h, diff + h, 4), ok])  # fmt: skip
+    L += _table(["preset", "policy", "target", "DP", "simulated", "DP − simulated",
+                 "0 in the CI"], crows)  # fmt: skip
+    L += ["", f"With {len(crows)} checks at 95%, one outside by chance is not unusual; the "
+          "targets of a preset share their matches' first hands, so their checks are "
+          "correlated.", ""]  # fmt: skip
+    for tab in equity:
+        est, low, high, n = tab.est, tab.low, tab.high, tab.n
+        title = f"`{tab.preset}` to {tab.target} under `expert`"
+        L += [
+            "",
+            f"## Match equity: {title}",
+            "",
+            f"P(win the match) for a player with score x (columns) against y (rows), from "
+            f"{n:,} hands; 95% bootstrap intervals below the figure.",
+            "",
+        ]
+        png = "equity.png" if tab.preset == "scopa" else f"equity-{tab.preset}.png"
+        f2 = P.equity_heatmap(
+            [("player deals next", est[:, :, 0].T), ("opponent deals next", est[:, :, 1].T)],
+            folder / png,
+            f"{tab.preset} to {tab.target} under expert: P(player wins the match)",
+            "player's score",
+            "opponent's score",
+        )
+        L += [f"![match equity of {tab.preset}]({f2.name})", ""]
+        for d, who in ((0, "the player deals next"), (1, "the opponent deals next")):
+            L += [f"### {tab.preset}: {who}", ""]
+            trows = []
+            for y in range(est.shape[1]):
+                trows.append([f"**{y}**"] + [
+                    f"{est[x, y, d]:.3f} [{low[x, y, d]:.3f}, {high[x, y, d]:.3f}]"
+                    for x in range(est.shape[0])
+                ])  # fmt: skip
+            L += _table(["opponent \\ player", *(str(x) for x in range(est.shape[0]))], trows)
+            L.append("")
+    md = folder / "report.md"
+    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    return md
+
+
+def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin]) -> list[str]:
+    """The study's main numbers for `scopa`, one bullet each, with what they allow."""
+    from scopa_sim.analysis.study.plan import KEY_OPTIONS, POLICY_TAGS
+
+    out = []
+    for tag in POLICY_TAGS:
+        got = [m for m in margins if m.preset == "scopa" and m.tag == tag]
+        if not got:
+            continue
+        method, e, factor = got[0].chosen
+        how = f"{method}, ×{factor:.2f}" if factor != 1 else method
+        out.append(f"* dealer margin under {_tag_name(tag)}: {_m(e)} points per hand "
+                   f"(n={e.n:,}, {how}): {_verdict(e.low, e.high)}")  # fmt: skip
+    for opts in KEY_OPTIONS:
+        cells = []
+        for tag in POLICY_TAGS:
+            h = [x for x in hand if x.effect.key == ("scopa", opts) and x.effect.tag == tag]
+            if h:
+                t = h[0].test
+                wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
+                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{wide}")
+        out.append(f"* effect of {_opt_text(opts)} on the dealer margin: " + "; ".join(cells))
+    for tag in POLICY_TAGS:
+        w = [x for x in wins if x.preset == "scopa" and x.tag == tag and x.target == 11]
+        if w:
+            d = w[0].dp
+            wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
+            out.append(f"* the first mover wins a match to 11 under {_tag_name(tag)} with "
+                       f"probability {_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+    return out
+
+
+def fifteen_headlines(
+    margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin]
+) -> list[str]:
+    """The main numbers of the sum-to-fifteen presets: their dealer margins, the effects
+    of the §9 options measured under search, and the first mover's match wins to each
+    preset's own target, under the strong policies."""
+    from scopa_sim.analysis.study.plan import KEY_FIFTEEN_EFFECTS, SEARCH
+
+    strong = ("expert", SEARCH)
+    out = []
+    for preset in FIFTEEN_PRESETS:
+        for tag in strong:
+            got = [m for m in margins if m.preset == preset and m.tag == tag]
+            if got:
+                method, e, _ = got[0].chosen
+                out.append(f"* `{preset}`: dealer margin under {_tag_name(tag)} {_m(e)} "
+                           f"points per hand (n={e.n:,}, {method}): "
+                           f"{_verdict(e.low, e.high)}")  # fmt: skip
+    for key in KEY_FIFTEEN_EFFECTS:
+        cells = []
+        for tag in strong:
+            h = [x for x in hand if x.effect.key == key and x.effect.tag == tag]
+            if h:
+                t = h[0].test
+                wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
+                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{wide}")
+        out.append(f"* effect of {_opt_text(key[1], key[0])} on the dealer margin: "
+                   + "; ".join(cells))  # fmt: skip
+    for preset in FIFTEEN_PRESETS:
+        target = Rules.make(preset).target
+        for tag in strong:
+            w = [x for x in wins if x.preset == preset and x.tag == tag and x.target == target]
+            if w:
+                d = w[0].dp
+                wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
+                out.append(f"* `{preset}`: the first mover wins a match to {target} under "
+                           f"{_tag_name(tag)} with probability "
+                           f"{_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+    return out
+
+
+def write_index(
+    plan: Plan,
+    dirs: dict[str, Path],
+    out: Path,
+    scale_name: str,
+    scale: Scale,
+    seed: int,
+    cmd: str,
+    parts: list[tuple[str, Path]],
+    headlines: list[str] | None = None,
+    fifteen: list[str] | None = None,
+) -> Path:
+    from scopa_sim.analysis.study.plan import SEARCH_POLICY
+
+    L = [f"# scopa-sim study ({scale_name} scale, seed {seed})", ""]
+    L += [
+        f"Reproduce: `{cmd}` (finished runs are reused, so an interrupted study resumes).",
+        "",
+        "**Strong play.** The strong-play parts use two bots: `expert` (jitted: "
+        f"{POLICIES['expert'].summary}) and the search setting `{SEARCH_POLICY}` "
+        "(information-set MCTS, played decision by decision). Weak play: `random`, `greedy`.",
+        "",
+        f"Sample sizes: {scale.fast_hands:,} plain + {scale.fast_hands:,} duplicate hands per "
+        f"preset and kernel policy; under search {scale.search_hands_scopa:,} + "
+        f"{scale.search_hands_scopa:,} hands for `scopa`, {scale.search_hands_2p:,} + "
+        f"{scale.search_hands_2p:,} for the other 2-player presets and "
+        f"{scale.search_hands_multi:,} + {scale.search_hands_multi:,} for the 3- and 4-player "
+        f"presets; {scale.option_hands:,} hands per option under `random` and `greedy`, "
+        f"{scale.expert_option_hands:,} under `expert`, "
+        f"{scale.search_option_hands:,} under search; {scale.matches:,} matches per match "
+        f"run; {scale.bootstrap} bootstrap replicates.",
+        "",
+    ]
+    for title, md in parts:
+        L.append(f"* [{title}]({md.relative_to(out)})")
+    if headlines:
+        L += ["", "## Headlines (`scopa`, 95% CIs)", "", *headlines]
+    if fifteen:
+        L += ["", "## The sum-to-fifteen family (`scopa-15`, `escoba`; 95% CIs)", "", *fifteen]
+    L += [
+        "",
+        "## results.json",
+        "",
+        "A list of objects, one per estimate, with keys `part`, `preset`, `rules` (the rule "
+        "overrides, an object), `policy`, `metric`, `estimate`, `ci_low`, `ci_high` (95%), "
+        "`n` (hands, pairs or matches behind it) and `method` (estimator and interval or "
+        "test); some have `factor` (variance reduction), `p_value`, `p_holm`. Metrics:",
+        "",
+        "* `dealer_margin`: dealer's side minus first player's side, points per hand (part A: "
+        "the estimator used; `dealer_margin:plain`, `:swapped`, `:duplicates`, "
+        "`:control_variates` are all of them);",
+        "* `effect:dealer_margin`: variant minus baseline, paired on (match, hand);",
+        "* `effect_difference:dealer_margin`: the effect under one policy minus under another "
+        "(`policy` is `a vs b`, `n` is 0);",
+        "* `first_mover_match_win`, `match_length` and their `effect:` forms: simulated "
+        "matches (part B), or the dynamic programme (part C, `rules.target` for the targets "
+        "other than the preset's own);",
+        "* `match_equity`: P(win the match) under `expert` in `scopa` and `scopa-15` to 11 "
+        "and in `escoba` to 15 (each preset's own target; `preset` says which) at `score` "
+        "against `opponent_score`, `deals_next` `player` or `opponent`.",
+        "",
+        "Part B's rows have `preset` = the preset an option is toggled from (`scopa`, or "
+        "`scopa-15` for the sum-to-fifteen options) and `rules` = the options toggled.",
+        "",
+        "## Runs",
+        "",
+    ]
+    rows = []
+    for r in plan.runs:
+        c = r.config(seed)
+        rows.append([r.name, r.part, r.preset, " ".join(r.rules) or "—", f"`{r.policy}`",
+                     f"{r.count:,} {r.mode}", r.deal, c.run_id])  # fmt: skip
+    L += _table(["run", "part", "preset", "overrides", "policy", "units", "deal", "run id"], rows)
+    L += ["", "Each run is `scopa-sim simulate --preset P [--rule ...] --policy POLICY --hands N "
+          f"(or --matches N) [--deal swapped] --seed {seed}`.", ""]  # fmt: skip
+    md = out / "README.md"
+    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    return md
+
+
+def write_study(
+    plan: Plan,
+    dirs: dict[str, Path],
+    out: Path,
+    scale_name: str,
+    scale: Scale,
+    seed: int,
+    say: Callable[[str], None] = print,
+) -> list[Path]:
+    """Every estimate, the three part reports, the index and results.json."""
+    out.mkdir(parents=True, exist_ok=True)
+    cmd = f"scopa-sim study --scale {scale_name} --seed {seed} --out {out}"
+    data = Data(plan, dirs, seed)
+    res = Results()
+    margins = part_a(data, res, say)
+    hand, deps, matches = part_b(data, res, scale.bootstrap, say)
+    wins, equity = part_c(data, res, scale, say)
+    titles = {
+        "A": "first-player advantage in every preset, weak and strong play",
+        "B": "effect of each rule option, per hand and per match, and its policy dependence",
+        "C": "match level: the first mover's match wins and the match-equity table",
+    }
+    from scopa_sim.analysis.report import write_report
+    from scopa_sim.analysis.study.plan import POLICY_TAGS
+
+    details = write_report(
+        [dirs[f"scopa-{t}"] for t in POLICY_TAGS], out / "part-a" / "scopa-details.md", cmd
+    ).markdown
+    parts = [
+        (f"Part A: {titles['A']}", write_a(margins, out / "part-a",
+                                            _header(f"Part A: {titles['A']}", scale_name, seed,
+                                                    cmd), details)),
+        (f"Part B: {titles['B']}", write_b(hand, deps, matches, out / "part-b",
+                                            _header(f"Part B: {titles['B']}", scale_name, seed,
+                                                    cmd))),
+        (f"Part C: {titles['C']}", write_c(wins, equity, out / "part-c",
+                                            _header(f"Part C: {titles['C']}", scale_name, seed,
+                                                    cmd))),
+    ]  # fmt: skip
+    index = write_index(plan, dirs, out, scale_name, scale, seed, cmd, parts,
+                        headlines(margins, hand, wins),
+                        fifteen_headlines(margins, hand, wins))  # fmt: skip
+    rj = out / "results.json"
+    rj.write_text(json.dumps(res.rows, indent=1) + "\n", encoding="utf-8")
+    for _, md in parts:
+        say(f"wrote {md}")
+    say(f"wrote {index} and {rj}")
+    return [md for _, md in parts] + [index, rj]

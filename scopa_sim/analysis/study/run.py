@@ -1,0 +1,54 @@
+"""The study's runs: simulate every run of a plan that is not finished yet, then write the
+reports (:mod:`scopa_sim.analysis.study.report`)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from scopa_sim.analysis.study.plan import SCALES, Plan, StudyRun, plan
+from scopa_sim.analysis.study.report import write_study
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
+
+
+def run_dir(runs_dir: Path, run: StudyRun) -> Path:
+    return runs_dir / run.name
+
+
+def ensure_runs(
+    p: Plan, runs_dir: Path, seed: int, workers: int, say: Callable[[str], None] = print
+) -> dict[str, Path]:
+    """Simulate every run of the plan that is not finished yet (resuming a run of the same
+    configuration, seed and generator; starting again a run of another one)."""
+    out = {}
+    for i, run in enumerate(p.runs, start=1):
+        config = run.config(seed)
+        d = run_dir(runs_dir, run)
+        manifest = d / "manifest.json"
+        doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
+        same = doc.get("run_id") == config.run_id  # same configuration, seed and generator
+        if not (same and doc.get("complete")):
+            resume = same
+            deal = "" if run.deal == "plain" else f", {run.deal} deals"
+            say(f"[{i}/{len(p.runs)}] {run.name}: {run.count:,} {run.mode}, {run.policy}{deal}")
+            simulate(d, config, local_executor(workers), resume=resume, overwrite=not resume)
+        out[run.name] = d
+    return out
+
+
+def run_study(
+    out: Path,
+    runs_dir: Path,
+    scale_name: str,
+    seed: int,
+    workers: int,
+    say: Callable[[str], None] = print,
+) -> list[Path]:
+    """Simulate every run (resuming finished ones), then write the reports and
+    ``results.json``; return the files written."""
+    scale = SCALES[scale_name]
+    p = plan(scale)
+    dirs = ensure_runs(p, runs_dir, seed, workers, say)
+    return write_study(p, dirs, out, scale_name, scale, seed, say)

@@ -1,0 +1,255 @@
+"""The position advisor: a player's view of a position, from text or from a game record.
+
+The advisor only needs the deciding seat's information set; to reuse the engine it
+builds one concrete state consistent with it (hidden cards dealt in card order),
+and the search bots then see nothing but the information set of that seat.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from scopa_sim import _engine as K
+from scopa_sim.bots.base import Bot, PlayStats
+from scopa_sim.errors import PositionError, ScopaError
+from scopa_sim.game.cards import CardSet, parse_card, parse_cards
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+
+
+@dataclass(frozen=True)
+class Advice:
+    """Every legal play ranked by the bot, with the position it was asked about."""
+
+    state: HandState
+    seat: int
+    plays: list[PlayStats]
+
+    @property
+    def chosen(self) -> Play:
+        return next(p.play for p in self.plays if p.chosen)
+
+
+def position_from_cards(
+    rules: Rules,
+    hand: CardSet,
+    table: CardSet,
+    *,
+    mine: CardSet | None = None,
+    theirs: CardSet | None = None,
+    seen: CardSet | None = None,
+    scope: tuple[int, int] = (0, 0),
+    opponent_cards: int | None = None,
+    totals: tuple[int, int] = (0, 0),
+) -> HandState:
+    """The position of seat 0 (to play) in a 2-sided game, from the cards it knows.
+
+    ``mine``/``theirs`` are the piles of its side and of the other side, ``seen`` other
+    cards out of play (captured, owner not given: they score for nobody). The other
+    seats' hand sizes follow from the round (``opponent_cards`` picks between a full
+    round and one where the others played first); the rest of the unseen cards are the
+    stock. ``totals`` are the match points of the two sides before this hand.
+    """
+    if rules.sides != 2:
+        raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
+    mine, theirs, seen = mine or CardSet(), theirs or CardSet(), seen or CardSet()
+    named = [("--hand", hand), ("--table", table), ("--mine", mine)]
+    named += [("--theirs", theirs), ("--seen", seen)]
+    for i, (na, a) in enumerate(named):
+        for nb, b in named[i + 1 :]:
+            if a & b:
+                raise PositionError(f"{a & b} given both in {na} and in {nb}")
+    deck_set = CardSet(int(rules.to_array()[K.R_DECK_MASK]))
+    for na, a in named:
+        if a - deck_set:
+            raise PositionError(f"{na}: {a - deck_set} not in a {rules.deck}-card deck")
+    if not hand:
+        raise PositionError("--hand is empty: the seat to play holds at least one card")
+    if len(hand) > rules.hand_size:
+        raise PositionError(f"--hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
+    unseen = deck_set - hand - table - mine - theirs - seen
+    n, k = rules.players, len(hand)
+    options = [opponent_cards] if opponent_cards is not None else [k, k - 1]
+    errors: list[str] = []
+    scope_errors: list[str] = []  # hand sizes that fit, but scope that do not
+    for other in options:
+        if other is None or other < 0 or other > k or other < k - 1:
+            errors.append(f"the other hands hold {k} or {k - 1} cards with {k} in --hand")
+            continue
+        stock_size = len(unseen) - (n - 1) * other
+        if stock_size < 0 or not _stock_ok(rules, stock_size):
+            errors.append(
+                f"{len(unseen)} unseen cards cannot be {n - 1} hands of {other} plus a stock"
+            )
+            continue
+        cards = unseen.cards()
+        hands = [hand]
+        for _ in range(n - 1):
+            hands.append(CardSet(cards[:other]))
+            cards = cards[other:]
+        try:
+            state = HandState.from_position(
+                rules,
+                hands=hands,
+                table=table,
+                piles=[mine, theirs],
+                scope=list(scope),
+                turn=0,
+                stock=cards,
+                match_totals=totals,
+            )
+        except ValueError as e:
+            errors.append(str(e))
+            continue
+        try:
+            check_scope(state)
+        except PositionError as e:
+            scope_errors.append(str(e))
+            continue
+        return state
+    raise PositionError(f"impossible position: {(scope_errors or errors)[-1]}")
+
+
+def check_scope(state: HandState) -> None:
+    """Raise PositionError unless each side's scope count could have been made so far.
+
+    A scopa is a capture, and a capture is one play of the side that moves the played
+    card and at least one table card to its pile; the remainder is only taken when the
+    hand is over. So a side has at most as many scope as it has made plays (the dealer's
+    side two more with ``opening_fifteen``), and at most half as many as the cards in its
+    pile (``--scope 50,0`` on an empty table at the start of a hand is impossible, not a
+    50-point lead).
+    """
+    rules, made = state.rules, state.plays_made
+    # Plays go round in seat order and the seat before the one to play made the last.
+    side_plays = [0] * rules.sides
+    for j in range(made):
+        side_plays[rules.side_of((state.turn - 1 - j) % rules.players)] += 1
+    # With opening_fifteen the dealer's side may also have taken the first table at the
+    # deal: one scopa per fifteen, at most two, each of at least 2 cards (docs/rules.md §9).
+    opening = min(2, rules.table_cards // 2) if rules.opening_fifteen else 0
+    names = ("your side", "the other side") if rules.sides == 2 else ()
+    for s, (count, pile) in enumerate(zip(state.scope, state.piles, strict=True)):
+        extra = opening if s == rules.side_of(state.dealer) else 0
+        most = min(side_plays[s] + extra, len(pile) // 2)
+        if count > most:
+            who = names[s] if names else f"side {s}"
+            also = f" plus {extra} at the opening" if extra else ""
+            raise PositionError(
+                f"{who} cannot have {count} scope: it has made {side_plays[s]} play(s){also} "
+                f"and holds {len(pile)} captured card(s), so at most {most} (a scopa is a "
+                "capture of at least 2 cards)"
+            )
+
+
+def _stock_ok(rules: Rules, stock: int) -> bool:
+    """Whether a stock of this size is left after some deal of a hand."""
+    left = rules.deck - rules.table_cards
+    while left > 0:
+        left -= min(left, rules.players * rules.hand_size)
+        if left == stock:
+            return True
+    return False
+
+
+def position_from_record(spec: str) -> HandState:
+    """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
+    on line LINE (1-based, as ``replay`` numbers them) of a game record file, with the
+    record's match totals before the hand.
+
+    Every way this can fail (no such file, a directory, a binary file, a line or play
+    out of range, a line that is not a valid record) is a :class:`PositionError`.
+    """
+    form = f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
+    parts = spec.rsplit(":", 2)
+    if len(parts) != 3 or not parts[0]:
+        raise PositionError(form)
+    path, line_s, play_s = parts
+    if not (line_s.strip().isdecimal() and play_s.strip().isdecimal()):
+        raise PositionError(form)
+    line_no, play_no = int(line_s), int(play_s)
+    p = Path(path)
+    if p.is_dir():
+        raise PositionError(f"--position: {path} is a directory, not a record file")
+    if not p.exists():
+        raise PositionError(f"--position: no such file {path}")
+    text = None
+    count = 0
+    try:
+        with p.open(encoding="utf-8-sig") as f:
+            for count, line in enumerate(f, start=1):
+                if count == line_no:
+                    text = line.rstrip("\n")
+                    break
+    except UnicodeDecodeError:
+        raise PositionError(f"--position: {path} is not a text (UTF-8) record file") from None
+    except OSError as e:
+        raise PositionError(f"--position: cannot read {path}: {e.strerror or e}") from None
+    if text is None:
+        if count == 0:
+            raise PositionError(f"--position: {path} is empty")
+        raise PositionError(f"--position: {path} has lines 1..{count}, not {line_no}")
+    try:
+        obj = json.loads(text)
+        rules = Rules.from_dict(obj["rules"])
+        deals = obj["deals"]
+        state = HandState.from_deals(
+            rules,
+            obj["dealer"],
+            parse_cards(deals[0]["table"]),
+            [[parse_cards(h) for h in d["hands"]] for d in deals],
+            match_totals=obj["totals_before"],
+        )
+        plays = obj["plays"]
+        if not 0 <= play_no < len(plays):
+            last = f"0..{len(plays) - 1}" if plays else "none"
+            raise PositionError(f"the hand has plays {last}, not {play_no}")
+        for p_ in plays[:play_no]:
+            state.push(Play(parse_card(p_["card"]), CardSet.parse(p_["take"]).mask))
+    except ScopaError as e:
+        raise PositionError(f"--position: line {line_no}: {e}") from None
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ):
+        # json.JSONDecodeError is a ValueError; the rest are fields of the wrong type.
+        raise PositionError(
+            f"--position: line {line_no} of {path} is not a scopa-record/1 game record"
+        ) from None
+    return state
+
+
+def advise(state: HandState, bot: Bot, seed: int) -> Advice:
+    """Rank every legal play of the seat to move with ``bot``."""
+    bot.prepare(state.rules)
+    if state.is_over():
+        raise PositionError("the hand is over: there is no play to advise")
+    return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))
+
+
+def describe(state: HandState, seat: int) -> str:
+    """A one-line summary of a seat's view."""
+    piles = " | ".join(str(p) or "-" for p in state.piles)
+    return (
+        f"seat {seat} to play, hand [{state.hand(seat)}], table [{state.table or ''}], "
+        f"piles [{piles}], scope {state.scope}, {len(state.stock)} cards in the stock, "
+        f"{state.plays_left} plays left"
+    )
+
+
+__all__ = [
+    "Advice",
+    "PositionError",
+    "advise",
+    "check_scope",
+    "describe",
+    "position_from_cards",
+]

@@ -1,0 +1,122 @@
+"""What every bot is: the :class:`Bot` interface, the statistics of a candidate play, and
+the engine's jitted policies as bots.
+
+A bot picks a play for the seat to move in a :class:`~scopa_sim.game.state.HandState`
+(``choose``) and can show every legal play with its statistics (``analyse``). The search
+bots (:mod:`scopa_sim.bots.search`) and the evaluator (:mod:`scopa_sim.bots.evaluate`)
+build on this module; the policy registry (:mod:`scopa_sim.bots.registry`) names them.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim.errors import PolicyError
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+
+#: The policies jitted into the playout loops, by name: their kernel codes.
+KERNEL_CODES: dict[str, int] = {
+    "random": K.POLICY_RANDOM,
+    "greedy": K.POLICY_GREEDY,
+    "expert": K.POLICY_EXPERT,
+}
+
+#: z of a two-sided 95% normal interval.
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class PlayStats:
+    """One candidate play as a bot saw it: mean final margin for the deciding side with a
+    95% interval, ``n`` samples (ISMCTS visits or PIMC worlds), and whether it was
+    chosen."""
+
+    play: Play
+    mean: float
+    ci_low: float
+    ci_high: float
+    n: int
+    chosen: bool
+
+
+def _mask63(x: int) -> int:
+    return int(x) & (2**63 - 1)
+
+
+def _stats(play: Play, n: int, mean: float, var: float) -> PlayStats:
+    half = Z95 * math.sqrt(var / n) if n > 1 else math.inf
+    return PlayStats(play, mean, mean - half, mean + half, n, False)
+
+
+def _rank(stats: list[PlayStats], key: Callable[[PlayStats], tuple[float, ...]]) -> list[PlayStats]:
+    """Sort best first (stable: ties keep legal-play order) and mark the first chosen."""
+    ranked = sorted(stats, key=key)
+    if ranked:
+        first = ranked[0]
+        ranked[0] = PlayStats(first.play, first.mean, first.ci_low, first.ci_high, first.n, True)
+    return ranked
+
+
+class Bot(ABC):
+    """A player: picks a play for the seat to move in a :class:`HandState`."""
+
+    name: str = "bot"
+
+    def prepare(self, rules: Rules) -> None:  # noqa: B027 - a hook, optional by design
+        """Check that this bot can play under ``rules`` and load what it needs for them
+        (the match-equity table of ``objective=match``) before its first decision; a
+        :class:`~scopa_sim.errors.ScopaError` if it cannot. Nothing to do by default."""
+
+    @abstractmethod
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play with its statistics, best first (the chosen one first)."""
+
+    def choose(self, state: HandState, seed: int) -> Play:
+        """The play this bot makes; deterministic for a given state and seed.  A forced
+        play (the only legal one) is made without searching: every bot would make it."""
+        if state.is_over():
+            raise ValueError("the hand is over: nothing to choose")
+        legal = state.legal_plays
+        if len(legal) == 1:
+            return legal[0]
+        return self.analyse(state, seed)[0].play
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class KernelBot(Bot):
+    """The engine's jitted ``random``, ``greedy`` or ``expert`` policy as a bot (the
+    seat's information set only).  ``analyse`` has no values: means are NaN, ``n`` is
+    0."""
+
+    def __init__(self, policy: str) -> None:
+        code = KERNEL_CODES.get(policy)
+        if code is None:
+            allowed = ", ".join(KERNEL_CODES)
+            raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {allowed}")
+        self.name = policy
+        self._code = code
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        info = InfoSet(state)
+        vec, r = info.vector, state._r
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        n = K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64))
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
+        pick = int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
+        nan = math.nan
+        out = [
+            PlayStats(Play(int(bc[i]), int(bt[i])), nan, nan, nan, 0, i == pick) for i in range(n)
+        ]
+        return sorted(out, key=lambda s: not s.chosen)

@@ -1,0 +1,406 @@
+"""Beliefs over the hidden cards: what the other seats hold, given what a seat has seen.
+
+Every search here used to draw the hidden cards uniformly, although the other seats'
+plays say a lot about them: a player who lays a card while holding a capture it would
+have made, or who leaves the settebello on the table, tells you what it lacks.  A
+:class:`Belief` weighs every possible current hand of each other seat by the
+likelihood of that seat's observed plays under a model of its play
+(:class:`BeliefModel`, a mixture of *channels*: random, greedy and the expert policy
+softened to a temperature), with the seat's type (the channel) inferred from its plays
+at the same time.  Earlier deal rounds were played with hands now known, so they are
+evidence about the type alone; the current round's plays are evidence about the cards.
+The kernels are in :mod:`scopa_sim._engine.belief`; the search bots draw their worlds from a
+belief with the policy parameter ``belief=`` (:data:`BELIEFS`).
+
+Models (:data:`MODELS`):
+
+* ``uniform`` -- no model: today's uniform draw;
+* ``expert`` -- the other seats play like the expert policy, softened: softmax of its
+  play values at temperature :data:`EXPERT_TAU` points with a floor of
+  :data:`EXPERT_EPS` uniform; both fitted by maximum likelihood to the plays of the
+  documented best bot, ``ismcts:iterations=1000,horizon=4,c=1``, in self-play
+  (``benchmarks/bench_belief.py --parts fit``);
+* ``fit`` -- a posterior over a family (random; greedy; the expert exactly; the expert
+  at the fitted temperature; the expert at temperature 1), updated from every observed
+  play of the seat: a random player comes out as random, so its plays move the belief
+  little (a wrong model is not exploited against us), and a greedy one is recognised.
+
+Only what the seat has seen is read: the positions before each play of the hand as it
+saw them (:class:`Observations`, canonical worlds of its information sets), the plays,
+and its view now; moving hidden cards between hidden places (sizes kept) leaves a
+belief unchanged.  The history is the :class:`~scopa_sim.game.state.HandState`'s pushed
+plays; a position built without them (``from_position``) has no evidence, and its
+belief is uniform.
+
+    >>> b = belief(state, "fit")
+    >>> b.holdings(1)[:3]        # most likely hands of seat 1, with probabilities
+    >>> b.type_posterior(1)      # how seat 1 seems to play
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim._engine import belief as KB
+from scopa_sim._engine import search as KS
+from scopa_sim.errors import PolicyError
+from scopa_sim.game.cards import CardSet
+from scopa_sim.game.state import HandState
+
+#: The expert channel's temperature (points) and uniform floor of ``belief=expert``:
+#: the maximum-likelihood point of the grid of ``benchmarks/bench_belief.py`` (part
+#: fit) on the 19,321 decisions with a choice of 800 hands of
+#: ``ismcts:iterations=1000,horizon=4,c=1`` self-play in 2-player scopa (seed 2028):
+#: -0.566 nats per decision, against -0.908 for uniform play and -0.623 at tau=0.25.
+EXPERT_TAU = 0.05
+EXPERT_EPS = 0.2
+
+_KINDS = {"random": KB.KIND_RANDOM, "greedy": KB.KIND_GREEDY, "expert": KB.KIND_EXPERT}
+_METHODS = {
+    KB.METHOD_UNIFORM: "uniform",
+    KB.METHOD_EXACT: "exact",
+    KB.METHOD_JOINT: "joint",
+    KB.METHOD_MCMC: "mcmc",
+}
+_NO_PARTS = np.empty((0, 4), dtype=np.int64)
+_NO_CUM = np.empty(0, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class Channel:
+    """One model of a seat's play: ``kind`` (``random``, ``greedy`` or ``expert``), a
+    softmax temperature ``tau`` in points of the kind's play values (0: uniform over
+    the best plays, the bots' own rule) and a uniform floor ``eps`` (the probability of
+    any legal play is at least ``eps / n``).  ``random`` takes neither."""
+
+    kind: str
+    tau: float = 0.0
+    eps: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.kind not in _KINDS:
+            raise PolicyError(f"unknown play model {self.kind!r}; allowed: {', '.join(_KINDS)}")
+        if not (0.0 <= self.tau < math.inf) or not 0.0 <= self.eps <= 1.0:
+            raise PolicyError(f"play model {self.kind}: need tau >= 0 and 0 <= eps <= 1")
+        if self.kind == "random" and (self.tau or self.eps):
+            raise PolicyError("the random play model takes no tau or eps")
+        if self.kind != "random" and self.tau == 0.0 and self.eps == 0.0:
+            # one unexpected play would rule out the true hand
+            raise PolicyError(f"play model {self.kind} with tau=0 needs eps > 0")
+
+    @property
+    def label(self) -> str:
+        if self.kind == "random":
+            return "random"
+        return f"{self.kind}(tau={self.tau:g},eps={self.eps:g})"
+
+
+@dataclass(frozen=True)
+class BeliefModel:
+    """A mixture of channels with prior weights; per seat, the posterior over the
+    channels and the hands is computed jointly.  ``cap``: the largest number of
+    (candidate hand x decision x (hand size + 1)) a seat is enumerated with (2-player
+    hands: at most 1,488, always exact); several
+    enumerated seats give ``particles`` joint particles by rejection; beyond ``cap``
+    a Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives
+    ``chain`` particles (each swap costs two seats' likelihoods: the chain is short,
+    so that a 10-card hand's belief costs a few ms)."""
+
+    name: str
+    channels: tuple[Channel, ...]
+    prior: tuple[float, ...]
+    cap: int = 5_000
+    particles: int = 512
+    chain: int = 64
+    burn: int = 64
+    thin: int = 2
+    _arrays: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not self.channels or len(self.prior) != len(self.channels):
+            raise PolicyError(f"belief model {self.name}: one prior weight per channel")
+        if any(not p > 0 for p in self.prior):
+            raise PolicyError(f"belief model {self.name}: prior weights must be > 0")
+        if min(self.cap, self.particles, self.chain, self.thin) < 1 or self.burn < 0:
+            raise PolicyError(
+                f"belief model {self.name}: cap, particles, chain, thin >= 1, burn >= 0"
+            )
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel's inputs: kinds, taus, eps, log prior (normalised)."""
+        if not self._arrays:
+            total = sum(self.prior)
+            self._arrays["a"] = (
+                np.array([_KINDS[c.kind] for c in self.channels], dtype=np.int64),
+                np.array([c.tau for c in self.channels], dtype=np.float64),
+                np.array([c.eps for c in self.channels], dtype=np.float64),
+                np.log(np.array(self.prior, dtype=np.float64) / total),
+            )
+        return self._arrays["a"]
+
+
+#: The channel of ``belief=expert``, fitted to the documented best bot's own plays: in
+#: ISMCTS's ``reply=tree|model`` a seat that plays like it is searched as the bot searches
+#: itself, by UCB1 (see :class:`scopa_sim.bots.search.ISMCTSBot`).
+SEARCH_CHANNEL = Channel("expert", EXPERT_TAU, EXPERT_EPS)
+
+#: Belief models by the name the ``belief=`` policy parameter takes (None: uniform).
+MODELS: dict[str, BeliefModel | None] = {
+    "uniform": None,
+    "expert": BeliefModel("expert", (SEARCH_CHANNEL,), (1.0,)),
+    "fit": BeliefModel(
+        "fit",
+        (
+            Channel("random"),
+            Channel("greedy", 0.0, 0.02),
+            Channel("expert", 0.0, 0.02),
+            SEARCH_CHANNEL,
+            Channel("expert", 1.0, 0.05),
+        ),
+        (1.0, 1.0, 1.0, 1.0, 1.0),
+    ),
+}
+#: The values of the ``belief=`` policy parameter.
+BELIEFS: tuple[str, ...] = tuple(MODELS)
+
+
+def get_model(name: str | BeliefModel | None) -> BeliefModel | None:
+    """A belief model by name (or as given); raises :class:`PolicyError` naming the
+    allowed names."""
+    if name is None or isinstance(name, BeliefModel):
+        return name
+    if name not in MODELS:
+        raise PolicyError(f"unknown belief {name!r}; allowed: {', '.join(BELIEFS)}")
+    return MODELS[name]
+
+
+class Observations:
+    """What ``seat`` has seen of a hand: its view of the position before each pushed play
+    (``hist[d]``, a canonical world: the unseen cards in card order), the plays
+    (``cards``, ``takes``), and its view now (``root``).  Built from the true state, it
+    holds nothing of the hidden cards."""
+
+    __slots__ = ("cards", "hist", "root", "rules", "seat", "takes")
+
+    def __init__(self, state: HandState, seat: int | None = None) -> None:
+        seat = state.turn if seat is None else seat
+        if not 0 <= seat < state.players:
+            raise ValueError(f"seat must be 0..{state.players - 1}, got {seat}")
+        self.rules = state.rules
+        self.seat = seat
+        r = state._r
+        stack = state._stack
+        d = len(stack)
+        raw = np.empty((d, K.N_STATE), dtype=np.int64)
+        self.cards = np.empty(d, dtype=np.int64)
+        self.takes = np.empty(d, dtype=np.int64)
+        for i, (vec, play) in enumerate(stack):
+            raw[i] = vec
+            self.cards[i] = play.card
+            self.takes[i] = play.take
+        self.hist = np.empty_like(raw)
+        KB.canonical_history(raw, r, seat, self.hist)
+        self.root = np.empty(K.N_STATE, dtype=np.int64)
+        KS.canonical_world(state._vec, r, seat, self.root)
+
+    @property
+    def plays(self) -> int:
+        return int(self.cards.shape[0])
+
+
+@dataclass(frozen=True, eq=False)
+class Belief:
+    """A seat's belief: weighted particles over the other seats' current hands (see
+    :mod:`scopa_sim._engine.belief`), the posterior over each seat's play channels, and the
+    method (``uniform``: no evidence; ``exact``: every candidate weighed; ``joint``,
+    ``mcmc``: sampled particles)."""
+
+    observations: Observations
+    model: BeliefModel | None
+    parts: np.ndarray
+    cum: np.ndarray
+    post: np.ndarray
+    method: str
+
+    @property
+    def seat(self) -> int:
+        return self.observations.seat
+
+    @cached_property
+    def weights(self) -> np.ndarray:
+        """The particles' probabilities."""
+        return np.diff(self.cum, prepend=0.0)
+
+    @property
+    def seats(self) -> list[int]:
+        """The seats whose hands the belief weighs (the others' are uniform)."""
+        if not self.parts.shape[0]:
+            return []
+        return [s for s in range(self.observations.rules.players) if self.parts[0, s] >= 0]
+
+    @property
+    def unseen(self) -> CardSet:
+        """The cards the seat cannot see: the other hands and the stock."""
+        root, seat = self.observations.root, self.seat
+        m = 0
+        for s in range(self.observations.rules.players):
+            if s != seat:
+                m |= int(root[K.S_HANDS + s])
+        for i in range(int(root[K.S_STOCK]), int(root[K.S_DECK_SIZE])):
+            m |= 1 << int(root[K.S_DECK + i])
+        return CardSet(m)
+
+    def hand_size(self, seat: int) -> int:
+        return int(self.observations.root[K.S_HANDS + seat]).bit_count()
+
+    def holdings(self, seat: int, top: int | None = None) -> list[tuple[CardSet, float]]:
+        """The hands ``seat`` may hold with their probabilities, most likely first (ties
+        in card order); ``top`` limits the list.  A seat the belief does not weigh gets
+        every hand of its size at the uniform probability."""
+        if seat == self.seat or not 0 <= seat < self.observations.rules.players:
+            raise ValueError(f"seat {seat} is not one of the other seats")
+        if seat not in self.seats:
+            k = self.hand_size(seat)
+            cards = self.unseen.cards()
+            n = math.comb(len(cards), k)
+            out: list[tuple[CardSet, float]] = []
+            # combinations in card order; only as many as asked for
+            from itertools import combinations, islice
+
+            for combo in islice(combinations(cards, k), top):
+                out.append((CardSet(list(combo)), 1.0 / n))
+            return out
+        masks = self.parts[:, seat]
+        uniq, inv = np.unique(masks, return_inverse=True)
+        probs = np.bincount(inv, weights=self.weights, minlength=uniq.size)
+        order = sorted(range(uniq.size), key=lambda i: (-probs[i], CardSet(int(uniq[i])).cards()))
+        if top is not None:
+            order = order[:top]
+        return [(CardSet(int(uniq[i])), float(probs[i])) for i in order]
+
+    def probability(self, hands: Mapping[int, CardSet]) -> float:
+        """The probability of the weighed seats holding ``hands`` (exact with method
+        ``exact``; the particles' frequency otherwise)."""
+        seats = self.seats
+        if not seats:
+            return self.uniform_probability(hands)
+        ok = np.ones(self.parts.shape[0], dtype=bool)
+        for s in seats:
+            ok &= self.parts[:, s] == hands[s].mask
+        return float(self.weights[ok].sum())
+
+    def uniform_probability(self, hands: Mapping[int, CardSet]) -> float:
+        """The probability of the weighed seats (all other seats when none is weighed)
+        holding ``hands`` under the uniform draw."""
+        seats = self.seats or [s for s in range(self.observations.rules.players) if s != self.seat]
+        left = len(self.unseen)
+        p = 1.0
+        for s in seats:
+            k = self.hand_size(s)
+            p /= math.comb(left, k)
+            left -= k
+        return p
+
+    def log2_gain(self, truth: HandState) -> float:
+        """log2 of the probability of the true hands of the weighed seats under this
+        belief minus under the uniform draw (bits gained; 0 with no evidence, -inf
+        when the belief rules the truth out)."""
+        hands = {s: truth.hand(s) for s in range(truth.players) if s != self.seat}
+        if not self.seats:
+            return 0.0
+        p = self.probability(hands)
+        return math.log2(p) - math.log2(self.uniform_probability(hands)) if p > 0 else -math.inf
+
+    def type_posterior(self, seat: int) -> dict[str, float]:
+        """Posterior probability of each channel for ``seat`` (its prior when no model)."""
+        if self.model is None:
+            return {}
+        return {c.label: float(self.post[seat, i]) for i, c in enumerate(self.model.channels)}
+
+    def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(parts, cum)`` for :func:`scopa_sim._engine.search.draw_world` and the searches."""
+        return self.parts, self.cum
+
+    def sample(self, rng: np.random.Generator | int) -> HandState:
+        """A world drawn from this belief (a full :class:`HandState`)."""
+        seed = int(rng.integers(0, 2**63 - 1)) if isinstance(rng, np.random.Generator) else rng
+        g = K.new_rng(K.derive_seed(int(seed), 9, self.seat, 1))
+        vec = np.empty(K.N_STATE, dtype=np.int64)
+        obs = self.observations
+        KS.draw_world(obs.root, obs.rules.to_array(), self.seat, g, vec, self.parts, self.cum)
+        return HandState(obs.rules, vec)
+
+
+def compute_belief(obs: Observations, model: str | BeliefModel | None, seed: int = 0) -> Belief:
+    """The belief of ``obs.seat`` under ``model`` (a name of :data:`MODELS` or a
+    :class:`BeliefModel`); ``seed`` drives the sampled methods only (``joint``,
+    ``mcmc``): the same observations, model and seed give the same belief."""
+    m = get_model(model)
+    nm = 1 if m is None else len(m.channels)
+    if m is None or obs.root[K.S_DONE]:
+        post = np.full((4, nm), 1.0 / nm)
+        return Belief(obs, m, _NO_PARTS, _NO_CUM, post, "uniform")
+    kinds, taus, eps, logprior = m.arrays()
+    parts, cum, post, method = KB.compute(
+        obs.root, obs.rules.to_array(), obs.seat, obs.hist, obs.cards, obs.takes, kinds, taus,
+        eps, logprior, m.cap, m.particles, m.chain, m.burn, m.thin,
+        np.uint64(K.derive_seed(int(seed) & (2**63 - 1), 16, obs.plays, obs.seat)),
+    )  # fmt: skip
+    return Belief(obs, m, parts, cum, post, _METHODS[int(method)])
+
+
+def belief(
+    state: HandState,
+    model: str | BeliefModel | None = "fit",
+    seat: int | None = None,
+    seed: int = 0,
+) -> Belief:
+    """The belief of ``seat`` (default: the seat to play) about the other hands of
+    ``state`` (its pushed plays are the evidence), under ``model``."""
+    return compute_belief(Observations(state, seat), model, seed)
+
+
+def describe_belief(b: Belief, top: int = 5) -> list[str]:
+    """Text lines: per other seat, its most likely hands with probabilities (against the
+    uniform one) and how it seems to play."""
+    lines = []
+    rules = b.observations.rules
+    for s in range(rules.players):
+        if s == b.seat or not b.hand_size(s):
+            continue
+        k = b.hand_size(s)
+        cards = f"{k} card" + ("s" if k != 1 else "")
+        uni = 1.0 / math.comb(len(b.unseen), k)
+        if s not in b.seats:
+            lines.append(f"seat {s} ({cards}): no evidence this round, every hand {uni:.2%}")
+            continue
+        shown = ", ".join(f"[{h}] {p:.1%}" for h, p in b.holdings(s, top))
+        lines.append(f"seat {s} ({cards}, uniform {uni:.2%} each): {shown}")
+        post = b.type_posterior(s)
+        if len(post) > 1:
+            best = sorted(post.items(), key=lambda kv: -kv[1])[:3]
+            lines.append("  plays like " + ", ".join(f"{name} {p:.0%}" for name, p in best))
+    if not lines:
+        lines.append("no other seat holds cards")
+    return lines
+
+
+__all__ = [
+    "BELIEFS",
+    "MODELS",
+    "SEARCH_CHANNEL",
+    "Belief",
+    "BeliefModel",
+    "Channel",
+    "Observations",
+    "belief",
+    "compute_belief",
+    "describe_belief",
+    "get_model",
+]

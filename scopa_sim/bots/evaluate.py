@@ -1,0 +1,307 @@
+"""The evaluator shared by ``review`` and ``advise``: every legal play of a decision valued
+on common sampled worlds, so that best-minus-chosen is a paired difference.
+
+For a decision of seat ``s`` the evaluator draws ``worlds`` worlds from ``s``'s
+information set (:class:`~scopa_sim.game.infoset.InfoSet`: its hand, the table, the piles,
+scope and the sizes of the other hands and of the stock -- never the true hidden
+cards), makes each legal play in *each* of these worlds and finishes the hand there:
+the ``rollout`` policy (a jitted kernel policy, ``greedy`` by default) plays every
+seat, and once the rest of the hand is an open endgame (two sides, stock empty, at
+most two hands left, so every seat knows every card -- the last round of a 2-player
+hand) the exact solver plays it out perfectly.  A play's value in a world is the
+deciding side's final hand margin (its points minus the other side's, or minus the
+best other side's with three or four sides), scope already made included; its value
+is the mean over the worlds.
+
+All plays of a decision see the same worlds and, in a given world, the same rollout
+random stream, so the loss of a play (best mean minus its mean) is the mean of paired
+per-world differences, and its 95% interval (normal approximation over worlds) is
+much narrower than the two plays' own intervals.  When the information set is a
+single world (the last round of a 2-player hand) one world is used and the values are
+the exact solver's: a loss there is exact (its interval has zero width).
+
+The worlds come from a stream derived from the seed *and* a hash of the information
+set, so the same position (as the deciding seat knows it) and seed always give the
+same numbers -- in ``review``, in ``advise --policy eval`` and here -- and different
+decisions of one review see independent worlds.
+
+The evaluator plays too (:class:`EvalBot`, policy ``eval:worlds=256,rollout=greedy,
+exact=1``): it chooses the play of best mean.
+
+    >>> ev = Evaluator()
+    >>> e = ev.evaluate(state, seed=0)
+    >>> e.plays[e.best], e.loss(e.plays.index(some_play))
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim._engine import search as KS
+from scopa_sim.bots.base import Z95, Bot, PlayStats
+from scopa_sim.errors import PolicyError
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+
+#: Worlds per decision by default (the speed target: a 2-player hand in under 2 s).
+DEFAULT_WORLDS = 256
+#: Rollout policy by default.  ``expert`` (``rollout=expert``) costs about 1.6 times as
+#: much per hand reviewed and, measured so far, gains little as the evaluator's rollout
+#: (README, "Game review"); the labels' thresholds are calibrated for the default and
+#: are to be measured again with ``benchmarks/bench_review.py --rollout`` if it changes.
+DEFAULT_ROLLOUT = "greedy"
+#: Random deals behind the prior (the expected margin before a hand's first deal).
+PRIOR_WORLDS = 4096
+#: Seed of the prior's deals (fixed: the prior belongs to the rules and the evaluator).
+PRIOR_SEED = 20261201
+#: :meth:`Evaluator.position_values` views: no hand known, or every hand known.
+PUBLIC = -1
+DEALT = -2
+#: Transposition-table entries shared by a decision's endgame solves (a power of two).
+TT_SIZE = 1 << 16
+
+
+def rollout_codes() -> dict[str, int]:
+    """Kernel policies a rollout may use, by name."""
+    return {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
+
+
+def _mask63(x: int) -> int:
+    return int(x) & (2**63 - 1)
+
+
+def _stream(seed: int, vec: np.ndarray, seat: int) -> int:
+    """The kernel seed of one evaluation: the run seed mixed with a hash of the
+    information set (its canonical world vector and the observing seat)."""
+    digest = hashlib.blake2b(vec.tobytes() + seat.to_bytes(2, "little", signed=True), digest_size=8)
+    h = int.from_bytes(digest.digest(), "little")
+    return _mask63(K.derive_seed(_mask63(seed), 15, h & 0xFFFFFFFF, h >> 32))
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Points lost by a play against the best one: the mean paired difference over the
+    worlds with its 95% interval (zero width when exact)."""
+
+    mean: float
+    low: float
+    high: float
+
+    @property
+    def distinguishable(self) -> bool:
+        """True when the interval excludes 0 (or the loss is exact and positive)."""
+        return self.low > 0
+
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Every legal play of one decision valued on common worlds.
+
+    ``values[w, i]`` is the deciding side's final hand margin after play ``i`` in world
+    ``w``; ``exact`` says the information set was one world solved exactly.
+    """
+
+    plays: tuple[Play, ...]
+    values: np.ndarray
+    seat: int
+    side: int
+    exact: bool
+    seed: int
+
+    @property
+    def worlds(self) -> int:
+        return int(self.values.shape[0])
+
+    @functools.cached_property
+    def means(self) -> np.ndarray:
+        return self.values.mean(axis=0)
+
+    @property
+    def best(self) -> int:
+        """Index of the play of best mean value (the first such in legal-play order)."""
+        return int(np.argmax(self.means))
+
+    def index(self, play: Play) -> int:
+        """Index of ``play`` among :attr:`plays`; raises ValueError if it is not legal."""
+        return self.plays.index(play)
+
+    def loss(self, i: int) -> Loss:
+        """Points lost by play ``i``: best mean minus its mean, with a 95% interval from
+        the per-world paired differences."""
+        d = self.values[:, self.best] - self.values[:, i]
+        mean = float(d.mean())
+        w = d.shape[0]
+        if w < 2:
+            return Loss(mean, mean, mean)
+        half = Z95 * float(d.std(ddof=1)) / math.sqrt(w)
+        return Loss(mean, mean - half, mean + half)
+
+    @property
+    def random_loss(self) -> float:
+        """Expected points lost by a uniformly random legal play here (the accuracy's
+        reference): best mean minus the mean of all plays' means."""
+        m = self.means
+        return float(m.max() - m.mean())
+
+    def play_stats(self) -> list[PlayStats]:
+        """Each play's mean value with its own 95% interval over worlds, best first (ties
+        keep legal-play order), in the form the other bots give."""
+        w = self.worlds
+        out = []
+        for i, p in enumerate(self.plays):
+            mean = float(self.means[i])
+            half = Z95 * float(self.values[:, i].std(ddof=1)) / math.sqrt(w) if w > 1 else 0.0
+            out.append(PlayStats(p, mean, mean - half, mean + half, w, False))
+        order = sorted(range(len(out)), key=lambda i: (-self.means[i], i))
+        ranked = [out[i] for i in order]
+        first = ranked[0]
+        ranked[0] = PlayStats(first.play, first.mean, first.ci_low, first.ci_high, first.n, True)
+        return ranked
+
+
+@dataclass(frozen=True)
+class Evaluator:
+    """The review evaluator (see the module docstring); frozen configuration.
+
+    ``worlds``: worlds per decision; ``rollout``: the kernel policy that finishes each
+    world; ``exact``: solve open endgames exactly (two-sided games only).
+    """
+
+    worlds: int = DEFAULT_WORLDS
+    rollout: str = DEFAULT_ROLLOUT
+    exact: bool = True
+    _tt: tuple[np.ndarray, np.ndarray, np.ndarray] = field(
+        default=None, init=False, repr=False, compare=False, hash=False
+    )  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if isinstance(self.worlds, bool) or not isinstance(self.worlds, int) or self.worlds < 1:
+            raise PolicyError(f"evaluator worlds must be an integer >= 1, got {self.worlds!r}")
+        codes = rollout_codes()
+        if self.rollout not in codes:
+            raise PolicyError(
+                f"evaluator rollout {self.rollout!r}: expected one of {', '.join(codes)}"
+            )
+        tt = (
+            np.zeros(TT_SIZE, dtype=np.int64),
+            np.zeros(TT_SIZE, dtype=np.float64),
+            np.zeros(TT_SIZE, dtype=np.int64),
+        )
+        object.__setattr__(self, "_tt", tt)
+
+    @property
+    def name(self) -> str:
+        """The policy text of this evaluator (``eval:worlds=256,rollout=greedy,exact=1``)."""
+        return f"eval:worlds={self.worlds},rollout={self.rollout},exact={int(self.exact)}"
+
+    def __str__(self) -> str:
+        return self.name
+
+    # -- kernel calls -------------------------------------------------------------------
+    def _run(
+        self,
+        vec: np.ndarray,
+        r: np.ndarray,
+        seat: int,
+        seed: int,
+        plays: list[Play],
+        worlds: int | None = None,
+    ) -> np.ndarray:
+        """``values[w, i, side]`` of :func:`scopa_sim._engine.search.eval_values`."""
+        tk, tv, tm = self._tt
+        tk.fill(0)  # results never depend on earlier calls
+        n = len(plays)
+        w = self.worlds if worlds is None else worlds
+        cards = np.array([p.card for p in plays] or [0], dtype=np.int64)
+        takes = np.array([p.take for p in plays] or [0], dtype=np.int64)
+        out = np.zeros((w, max(n, 1), 4), dtype=np.float64)
+        code = rollout_codes()[self.rollout]
+        used = int(
+            KS.eval_values(
+                vec, r, seat, w, code, seed, self.exact, tk, tv, tm, cards, takes, n, out
+            )
+        )
+        return out[:used]
+
+    def evaluate(self, state: HandState, seed: int) -> Evaluation:
+        """Value every legal play of the seat to move from its information set only."""
+        if state.is_over():
+            raise ValueError("the hand is over: there is no decision to evaluate")
+        seat = state.turn
+        vec = np.empty(K.N_STATE, dtype=np.int64)
+        KS.canonical_world(state._vec, state._r, seat, vec)
+        plays = HandState(state.rules, vec.copy()).legal_plays
+        played = list(plays)
+        kseed = _stream(seed, vec, seat)
+        side = int(K.side_of(state._r, seat))
+        out = self._run(vec, state._r, seat, kseed, played)
+        exact = bool(self.exact and state.rules.sides == 2 and KS.single_world(vec, state._r, seat))
+        values = out[:, : len(played), side].copy()
+        return Evaluation(tuple(played), values, seat, side, exact, kseed)
+
+    def position_values(
+        self, state: HandState, view: int, seed: int, worlds: int | None = None
+    ) -> np.ndarray:
+        """Each side's final margin per world (``[w, side]``) for the position as it
+        stands, the hand finished as a decision's worlds are.  ``view`` says what is
+        known: a seat (that seat's information set), :data:`PUBLIC` (no hand known, as
+        just before a deal) or :data:`DEALT` (every hand known, only the stock's order
+        unknown: what the deals have decided so far, used for luck).  ``worlds``
+        overrides the evaluator's number of worlds."""
+        if state.is_over():
+            return final_margins(state)[None, :]
+        if view == DEALT:
+            vec = state._vec.copy()
+            lo, hi = K.S_DECK + int(vec[K.S_STOCK]), K.S_DECK + int(vec[K.S_DECK_SIZE])
+            vec[lo:hi] = np.sort(vec[lo:hi])
+        elif view == PUBLIC or 0 <= view < state.players:
+            vec = np.empty(K.N_STATE, dtype=np.int64)
+            KS.canonical_world(state._vec, state._r, view, vec)
+        else:
+            raise ValueError(f"view must be a seat, PUBLIC or DEALT, got {view!r}")
+        out = self._run(vec, state._r, view, _stream(seed, vec, view), [], worlds)
+        return out[:, 0, : state.rules.sides].copy()
+
+    def prior(self, rules: Rules, dealer: int) -> np.ndarray:
+        """Each side's expected final margin before the first deal of a hand dealt by
+        ``dealer``: the evaluator's own play over :data:`PRIOR_WORLDS` random deals."""
+        return _prior(rules, dealer, self.rollout, self.exact).copy()
+
+
+def final_margins(state: HandState) -> np.ndarray:
+    """Each side's margin in a finished hand: its points minus the best other side's."""
+    totals = state.score_array()[:, K.I_TOTAL].astype(np.float64)
+    return np.array([t - max(np.delete(totals, s)) for s, t in enumerate(totals)])
+
+
+@functools.lru_cache(maxsize=64)
+def _prior(rules: Rules, dealer: int, rollout: str, exact: bool) -> np.ndarray:
+    tt = (np.zeros(TT_SIZE, np.int64), np.zeros(TT_SIZE), np.zeros(TT_SIZE, np.int64))
+    out = np.zeros((PRIOR_WORLDS, 4), dtype=np.float64)
+    code = rollout_codes()[rollout]
+    KS.eval_prior(rules.to_array(), dealer, PRIOR_WORLDS, code, PRIOR_SEED, exact, *tt, out)
+    return out[:, : rules.sides].mean(axis=0)
+
+
+class EvalBot(Bot):
+    """The evaluator as a player (policy ``eval``): the play of best mean value."""
+
+    def __init__(self, worlds: int = DEFAULT_WORLDS, rollout: str = DEFAULT_ROLLOUT,
+                 exact: int = 1) -> None:  # fmt: skip
+        if exact not in (0, 1):
+            raise PolicyError(f"policy 'eval' parameter exact={exact!r}: expected 0 or 1")
+        self.evaluator = Evaluator(worlds, rollout, bool(exact))
+        self.name = self.evaluator.name
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        return self.evaluator.evaluate(state, seed).play_stats()
+
+
+__all__ = ["DEFAULT_ROLLOUT", "DEFAULT_WORLDS", "EvalBot", "Evaluation", "Evaluator", "Loss"]

@@ -1,0 +1,543 @@
+"""Search bots: PIMC, ISMCTS and a perfect-information solver, behind one small API.
+
+Every bot has ``choose(state, seed) -> Play`` and ``analyse(state, seed) ->
+list[PlayStats]`` (best first).  ``state`` is the true :class:`HandState`; the fair bots
+build the :class:`InfoSet` of the seat to play and search only from it, so they never
+read the hidden cards.  :class:`SolverBot` is the exception: it sees everything and is
+meant as a reference (an upper bound), not as a player.
+
+Values are the deciding side's final point margin for the hand: its points minus the
+other side's (two sides) or minus the best other side's (three or four sides).  With
+``objective=match`` (two sides) they are its probability of winning the match after the
+hand instead, from the match totals before it (:attr:`HandState.match_totals`), the
+target and the next dealer, expressed in points (:mod:`scopa_sim.bots.objective`).
+
+    >>> bot = scopa_sim.bots.registry.make_bot("ismcts", {"iterations": "1000"})
+    >>> play = bot.choose(state, seed=1)
+
+:func:`play_deal` plays one hand with a bot per seat (for tournaments and benchmarks).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim._engine import search as KS
+from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats
+from scopa_sim.bots.belief import SEARCH_CHANNEL, Belief, Observations, compute_belief, get_model
+from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
+from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+
+#: Transposition-table entries of the solver (a power of two).
+TT_SIZE = 1 << 18
+_NO_LOG = np.empty(0, dtype=np.int64)
+_NO_PARTS = np.empty((0, 4), dtype=np.int64)
+#: No match objective (the margin's): the kernels' ``eq`` when belief arrays follow it.
+_NO_EQ = np.empty(0, dtype=np.float64)
+_NO_CUM = np.empty(0, dtype=np.float64)
+
+
+class _SolverMixin:
+    """A transposition table kept between calls (cleared at each call, so results never
+    depend on earlier calls)."""
+
+    def _tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        tt = getattr(self, "_tt", None)
+        if tt is None:
+            tt = (
+                np.zeros(TT_SIZE, dtype=np.int64),
+                np.zeros(TT_SIZE, dtype=np.float64),
+                np.zeros(TT_SIZE, dtype=np.int64),
+            )
+            self._tt = tt
+        else:
+            tt[0].fill(0)
+        return tt
+
+
+class _BeliefMixin:
+    """Worlds drawn from a belief (:mod:`scopa_sim.bots.belief`) instead of uniformly, computed
+    once per decision from the seat's observations; ``belief=uniform`` draws exactly as
+    before the option existed.  ``last_belief`` is the belief of the last decision
+    searched (None with ``uniform``)."""
+
+    belief: str = "uniform"
+    last_belief: Belief | None = None
+
+    def _set_belief(self, belief: str) -> None:
+        get_model(belief)  # raises PolicyError for an unknown name
+        self.belief = belief
+        self.last_belief = None
+
+    def _worlds_from(self, state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
+        """The particles and cumulative weights the search kernels draw worlds from."""
+        if self.belief == "uniform":
+            return _NO_PARTS, _NO_CUM
+        b = compute_belief(Observations(state), self.belief, seed)
+        self.last_belief = b
+        return b.parts, b.cum
+
+
+class _ObjectiveMixin:
+    """The objective of a search bot: ``margin`` (the hand's point margin, the default)
+    or ``match`` (the probability of winning the match, in points; ``equity`` names the
+    table's model policy or file, see :class:`scopa_sim.bots.objective.MatchObjective`)."""
+
+    _match: MatchObjective | None = None
+    _close: float = 0.0
+
+    def _objective(
+        self,
+        objective: str,
+        equity: str | None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+    ) -> str:
+        """Set the objective up; return its part of the bot's name.  ``match_leaf`` is the
+        match objective's model of an unfinished hand at a depth limit or horizon:
+        ``normal`` (the default) or ``calibrated`` (fitted on self-play, see
+        :func:`scopa_sim.bots.objective.fit_leaf`).  ``match_close`` = ``x`` > 0 plays for the
+        match only in hands whose match equity before the hand lies in [x, 1 - x] (a
+        close match), for the margin in the others (0, the default: in every hand)."""
+        if not 0.0 <= match_close < 0.5:
+            raise ValueError(f"match_close must be in [0, 0.5), got {match_close!r}")
+        self._close = match_close
+        if objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {objective!r}")
+        if match_leaf not in MATCH_LEAVES:
+            raise ValueError(
+                f"match_leaf must be one of {', '.join(MATCH_LEAVES)}, got {match_leaf!r}"
+            )
+        self.objective = objective
+        if objective == "margin":
+            if equity is not None:
+                raise ValueError("equity= is the table of objective=match: give that too")
+            if match_leaf != "normal" or match_close:
+                raise ValueError(
+                    "match_leaf= and match_close= are objective=match's: give that too"
+                )
+            self._match = None
+            return ""
+        self._match = MatchObjective("expert" if equity is None else equity, match_leaf)
+        return (
+            ",objective=match"
+            + ("" if equity is None else f",equity={equity}")
+            + ("" if match_leaf == "normal" else f",match_leaf={match_leaf}")
+            + (f",match_close={match_close:g}" if match_close else "")
+        )
+
+    def prepare(self, rules: Rules) -> None:
+        if self._match is not None:
+            self._match.table(rules)
+
+    def win_probability(self, state: HandState, value: float) -> float | None:
+        """The match-win probability of the side to play that a value of this bot at
+        ``state`` stands for (None under the margin objective)."""
+        hr = self._rewards(state)
+        return None if hr is None else hr.probability(value, state.rules.side_of(state.turn))
+
+    def _rewards(self, state: HandState | InfoSet) -> HandRewards | None:
+        """The match objective's rewards for this hand (None: margins, also in a hand that
+        ``match_close`` leaves to the margin)."""
+        if self._match is None:
+            return None
+        hr = self._match.rewards(state.rules, state.match_totals, state.dealer)
+        if self._close and not self._close <= hr.w0 <= 1.0 - self._close:
+            return None
+        return hr
+
+    def _eq(self, state: HandState | InfoSet) -> np.ndarray | None:
+        """The match objective's table for this hand (None: margins)."""
+        hr = self._rewards(state)
+        return None if hr is None else hr.eq
+
+
+class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
+    """Perfect-information Monte Carlo ("determinized search").
+
+    Draws ``worlds`` worlds from the information set of the seat to play, solves each
+    with the alpha-beta solver -- exactly when at most ``exact_below`` cards are left to
+    play, else ``depth`` plies deep with a heuristic leaf value (``leaf=estimate``:
+    :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation
+    of the piles, :func:`scopa_sim._engine.search.expert_leaf`) -- and picks the play of best
+    mean value over the worlds.  The 95% interval is over worlds (normal approximation).
+    ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
+    (:mod:`scopa_sim.bots.belief`) instead of uniformly (``uniform``, the default).
+    ``objective=match`` values hands by the match they leave (``leaf=estimate`` only).
+    """
+
+    LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
+
+    def __init__(
+        self,
+        worlds: int = 12,
+        depth: int = 5,
+        exact_below: int = 8,
+        leaf: str = "estimate",
+        belief: str = "uniform",
+        objective: str = "margin",
+        equity: str | None = None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+    ) -> None:
+        if worlds < 1 or depth < 1 or exact_below < 0:
+            raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
+        if leaf not in self.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
+        self._set_belief(belief)
+        _match_leaf(objective, leaf)
+        self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
+        self.name = (
+            f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
+            + (f",leaf={leaf}" if leaf != "estimate" else "")
+            + (f",belief={belief}" if belief != "uniform" else "")
+            + self._objective(objective, equity, match_leaf, match_close)
+        )
+
+    def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
+        """The legal plays and their values per world (``[world, play]``)."""
+        info = InfoSet(state)
+        tk, tv, tm = self._tables()
+        vals = np.zeros((self.worlds, K.MAX_PLAYS), dtype=np.float64)
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        parts, cum = self._worlds_from(state, seed)
+        args = (
+            info.vector,
+            state._r,
+            self.worlds,
+            self.depth,
+            self.exact_below,
+            _mask63(seed),
+            tk,
+            tv,
+            tm,
+            bc,
+            bt,
+            vals,
+            self.LEAVES[self.leaf],
+        )
+        eq = self._eq(info)
+        if self.belief != "uniform":
+            n = int(KS.pimc_values(*args, _NO_EQ if eq is None else eq, parts, cum))
+        else:
+            n = int(KS.pimc_values(*args) if eq is None else KS.pimc_values(*args, eq))
+        return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        plays, vals = self.values(state, seed)
+        w = self.worlds
+        stats = [
+            _stats(
+                p,
+                w,
+                float(vals[:, i].mean()),
+                float(vals[:, i].var(ddof=1)) if w > 1 else 0.0,
+            )
+            for i, p in enumerate(plays)
+        ]
+        order = {s.play: i for i, s in enumerate(stats)}
+        return _rank(stats, lambda s: (-s.mean, order[s.play]))
+
+
+class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
+    """Perfect-information solver -- a cheat, for reference only.
+
+    It reads the *true* state, hidden cards and stock order included, and plays the
+    best play for that exact world (alpha-beta, exact to the end of the hand when
+    ``depth`` is None; three or four sides by the paranoid reduction).  Use it to bound
+    what any fair bot could reach, or on open endgames; an exact solve early in a hand
+    can take very long, so give ``depth`` there.  ``objective=match`` values hands by the
+    match they leave.
+    """
+
+    def __init__(
+        self,
+        depth: int | None = None,
+        objective: str = "margin",
+        equity: str | None = None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+    ) -> None:
+        if depth is not None and depth < 1:
+            raise ValueError("depth must be >= 1 or None")
+        self.depth = depth
+        params = ("" if depth is None else f",depth={depth}") + self._objective(
+            objective, equity, match_leaf, match_close
+        )
+        self.name = "solver" + (":" + params[1:] if params else "")
+        self.nodes = 0
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        tk, tv, tm = self._tables()
+        info = np.zeros(KS.N_INFO, dtype=np.int64)
+        info[KS.V_TT_MASK] = TT_SIZE - 1
+        info[KS.V_SALT] = 1
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
+        depth = KS.FULL_DEPTH if self.depth is None else self.depth
+        args = (state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals)
+        eq = self._eq(state)
+        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
+        self.nodes = int(info[KS.V_NODES])
+        stats = [
+            PlayStats(
+                Play(int(bc[i]), int(bt[i])),
+                float(vals[i]),
+                float(vals[i]),
+                float(vals[i]),
+                1,
+                False,
+            )
+            for i in range(n)
+        ]
+        return _rank(stats, lambda s: (-s.mean,))
+
+
+class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
+    """Single-observer information-set MCTS (Cowling, Powley & Whitehouse 2012).
+
+    One tree over the plays seen from the information set of the seat to play; every
+    iteration deals a new world from it, descends by UCB1 with availability counts among
+    the plays legal in that world, expands one untried play, finishes the hand with the
+    engine's ``rollout`` policy (``random``, the default, ``greedy`` or ``expert``) and
+    backs up the
+    final point margins, scaled by :data:`scopa_sim._engine.search.REWARD_SCALE`, each node
+    taking the margin of the side that made its play.  The most visited play is chosen.
+
+    With ``exact=1``, a position whose information set is a single world (the stock is
+    empty and at most one other seat holds cards, e.g. the last round of a 2-player
+    hand) is solved exactly by the alpha-beta solver instead (``n`` = 1 per play).
+
+    With ``horizon=h`` a rollout stops ``h`` plays past the tree and the position it
+    reached is valued by a heuristic (``leaf=estimate``, the default:
+    :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation,
+    :func:`scopa_sim._engine.search.expert_leaf`; piles, scope so far) instead of being played
+    out: cheaper and far less noisy.  ``horizon=4,c=1``
+    beats PIMC (12 worlds, depth 5) at equal time per move in 2-player ``scopa``
+    (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
+    exactly as before the option existed.
+
+    With ``belief=expert`` or ``fit`` every iteration's world is drawn from that belief
+    over the other hands (:mod:`scopa_sim.bots.belief`, computed once per decision) instead
+    of uniformly (``uniform``, the default).  With such a belief, ``reply=model`` also
+    plays the other sides' seats by its play model (an opponent model in the tree): each
+    iteration draws each such seat's channel from its posterior (random, greedy, or the
+    expert at the channel's temperature) and that seat's plays, in the tree and in the
+    rollout, follow it, so a seat recognised as random is played as random, not as a
+    best responder; the root's side still searches by UCB1 (``reply=uct``, the default:
+    every seat by UCB1 and the rollout policy, as before the option existed).
+    With ``objective=match`` the backed-up rewards are the match objective's values of
+    the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
+    horizon the estimated points are valued so, ``leaf=estimate`` only).
+
+    Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
+    machine speed; with ``iterations`` they are deterministic per seed).
+    """
+
+    CHUNK = 128
+    EXACT_TT = 1 << 14
+    #: ``reply=``: how the tree plays the other sides' seats (see the class docstring).
+    REPLIES = ("uct", "tree", "model")
+    ROLLOUTS: ClassVar[dict[str, int]] = {
+        "random": K.POLICY_RANDOM,
+        "greedy": K.POLICY_GREEDY,
+        "expert": K.POLICY_EXPERT,
+    }
+
+    def __init__(
+        self,
+        iterations: int = 1000,
+        c: float = 0.7,
+        rollout: str = "random",
+        ms: float | None = None,
+        exact: int = 0,
+        horizon: int | None = None,
+        leaf: str = "estimate",
+        belief: str = "uniform",
+        objective: str = "margin",
+        equity: str | None = None,
+        match_leaf: str = "normal",
+        match_close: float = 0.0,
+        reply: str = "uct",
+    ) -> None:
+        self._set_belief(belief)
+        if reply not in self.REPLIES:
+            raise ValueError(f"reply must be one of {', '.join(self.REPLIES)}, got {reply!r}")
+        if reply != "uct" and belief == "uniform":
+            raise ValueError(
+                f"reply={reply} plays the other seats by a belief's model: give belief="
+            )
+        self.reply = reply
+        if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
+            raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
+        if exact not in (0, 1):
+            raise ValueError(f"exact must be 0 or 1, got {exact!r}")
+        if rollout not in self.ROLLOUTS:
+            raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
+        if horizon is not None and not 0 <= horizon < KS.FULL_DEPTH:
+            raise ValueError(f"horizon must be in [0, {KS.FULL_DEPTH}), got {horizon!r}")
+        if leaf not in PIMCBot.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
+        if leaf != "estimate" and horizon is None:
+            raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
+        _match_leaf(objective, leaf)
+        self.leaf = leaf
+        self._leaf = PIMCBot.LEAVES[leaf]
+        self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
+        self.exact, self.horizon = exact, horizon
+        self._horizon = KS.FULL_DEPTH if horizon is None else horizon
+        suffix = self._objective(objective, equity, match_leaf, match_close)
+        #: the tree's sums are in units of 1 / _unit points
+        self._unit = 1 if horizon is None and self._match is None else KS.EST_UNIT
+        self._policy = self.ROLLOUTS[rollout]
+        budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
+        self.name = (
+            f"ismcts:{budget},c={c:g},rollout={rollout}"
+            + (f",exact={exact}" if exact else "")
+            + (f",horizon={horizon}" if horizon is not None else "")
+            + (f",leaf={leaf}" if leaf != "estimate" else "")
+            + (f",belief={belief}" if belief != "uniform" else "")
+            + (f",reply={reply}" if reply != "uct" else "")
+            + suffix
+        )
+        self.last_iterations = 0
+
+    def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
+        """Build the search tree: the node pool (``T_*`` columns of
+        :mod:`scopa_sim._engine.search`) and its node count."""
+        info = InfoSet(state)
+        root, r = info.vector, state._r
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
+        cap = (self.iterations if self.ms is None else 4096) + 1
+        tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
+        count = int(KS.ismcts_init(root, tree))
+        eq = self._eq(info)
+        parts, cum = self._worlds_from(state, seed)
+        args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
+        if self.reply != "uct":
+            args = (*args, _NO_EQ if eq is None else eq, parts, cum, self._reply_models())
+        elif self.belief != "uniform":
+            args = (*args, _NO_EQ if eq is None else eq, parts, cum)
+        elif eq is not None:
+            args = (*args, eq)
+        if self.ms is None:
+            count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
+            self.last_iterations = self.iterations
+            return tree, count
+        end = time.perf_counter() + self.ms / 1000.0
+        done = 0
+        while True:
+            if count + self.CHUNK > tree.shape[0]:
+                tree = np.concatenate([tree, np.empty_like(tree)])
+            count = int(KS.ismcts_run(root, r, tree, count, self.CHUNK, *args))
+            done += self.CHUNK
+            if time.perf_counter() >= end:
+                break
+        self.last_iterations = done
+        return tree, count
+
+    def _reply_models(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+        """``reply=tree|model``: the belief's channels, each seat's posterior over them and
+        whether the rollouts follow them too, as
+        :func:`scopa_sim._engine.search.ismcts_run` takes them (the last decision's belief)."""
+        b = self.last_belief
+        assert b is not None and b.model is not None  # reply=model needs a belief model
+        kinds, taus, eps, _ = b.model.arrays()
+        # the channel fitted to this search's own plays stands for a seat that plays
+        # like it: that seat is searched as in reply=uct (UCB1), not replayed as an expert
+        kinds = kinds.copy()
+        for i, ch in enumerate(b.model.channels):
+            if ch == SEARCH_CHANNEL:
+                kinds[i] = KS.KIND_SEARCH
+        post = np.ascontiguousarray(b.post, dtype=np.float64)
+        return kinds, taus, eps, post, self.reply == "model"
+
+    def _solve_known(self, info: InfoSet) -> list[PlayStats]:
+        """Exact values when the information set is one world (see :meth:`analyse`)."""
+        tt = getattr(self, "_tt", None)
+        if tt is None:
+            size = self.EXACT_TT
+            tt = self._tt = (np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64))
+        else:
+            tt[0].fill(0)
+        meta = np.zeros(KS.N_INFO, dtype=np.int64)
+        meta[KS.V_TT_MASK] = tt[0].shape[0] - 1
+        meta[KS.V_SALT] = 1
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
+        tk, tv, tm = tt
+        args = (info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals)
+        eq = self._eq(info)
+        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
+        stats = []
+        for i in range(n):
+            v = float(vals[i])
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, v, v, 1, False))
+        return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take))
+
+    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        if self.exact:
+            info = InfoSet(state)
+            others = [n for s, n in enumerate(info.hand_sizes) if s != info.seat and n]
+            if info.stock_size == 0 and len(others) <= 1:
+                return self._solve_known(info)
+        tree, _ = self.tree(state, seed)
+        out: list[PlayStats] = []
+        ch = int(tree[0, KS.T_CHILD])
+        while ch >= 0:
+            n = int(tree[ch, KS.T_VISITS])
+            play = Play(int(tree[ch, KS.T_CARD]), int(tree[ch, KS.T_TAKE]))
+            if n:
+                total, sq = float(tree[ch, KS.T_SUM]), float(tree[ch, KS.T_SQ])
+                if self._unit != 1:
+                    total, sq = total / self._unit, sq / self._unit**2
+                mean = total / n
+                var = max(0.0, (sq - n * mean * mean) / (n - 1)) if n > 1 else 0.0
+                out.append(_stats(play, n, mean, var))
+            else:
+                out.append(PlayStats(play, math.nan, math.nan, math.nan, 0, False))
+            ch = int(tree[ch, KS.T_NEXT])
+        # children are linked newest first; rank by visits, then mean, then play order
+        return _rank(
+            out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)
+        )
+
+
+def _match_leaf(objective: str, leaf: str) -> None:
+    """The match objective values a depth limit by each side's estimated points, which
+    ``leaf=expert`` (a margin) does not give."""
+    if objective == "match" and leaf != "estimate":
+        raise ValueError("objective=match values leaves by estimated points: use leaf=estimate")
+
+
+# --------------------------------------------------------------------------- playing
+def move_seed(deck_seed: int, plays_made: int, seat: int) -> int:
+    """The seed a bot gets for one move of a deal (independent streams per move)."""
+    return _mask63(K.derive_seed(_mask63(deck_seed), 7, plays_made, seat))
+
+
+def play_deal(
+    rules: Rules, bots_by_seat: Sequence[Bot], deck_seed: int, dealer: int = 0
+) -> list[int]:
+    """Play one hand dealt from ``deck_seed`` (as :meth:`HandState.deal`) with one bot per
+    seat; return the points of each side.  Each move's seed is :func:`move_seed`."""
+    if len(bots_by_seat) != rules.players:
+        raise ValueError(f"need {rules.players} bots, got {len(bots_by_seat)}")
+    state = HandState.deal(rules, dealer=dealer, seed=deck_seed)
+    while not state.is_over():
+        seat = state.turn
+        play = bots_by_seat[seat].choose(state, move_seed(deck_seed, state.plays_made, seat))
+        state.push(play)
+    return [int(x) for x in state.score_array()[:, K.I_TOTAL]]

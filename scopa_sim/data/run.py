@@ -1,0 +1,318 @@
+"""A run's definition and how a finished run is read back.
+
+:class:`SimConfig` is everything that defines a run's data (rules, policies, mode, count,
+seed, shard size, deal, generator), and its run id; :func:`read_run` checks a complete
+run directory (manifest, configuration, shard entries, every shard file) without reading
+its rows, and :func:`scan` reads the rows lazily with the pinned schema.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from scopa_sim.bots.registry import PolicySpec, seat_policies
+from scopa_sim.data import dataset as D
+from scopa_sim.errors import ScopaError, SimulationError
+from scopa_sim.game.rules import Rules
+
+if TYPE_CHECKING:
+    import polars as pl
+
+DEFAULT_SHARD_HANDS = 250_000
+#: Matches a shard by default, fewer for long matches (:func:`default_shard_size`).
+DEFAULT_SHARD_MATCHES = 25_000
+#: The most units a run may have: match numbers fill the Int64 ``match`` column (and the
+#: 64-bit stream derivation, :func:`_engine.streams.derive_seed`).
+MAX_UNITS = 2**63 - 1
+#: The most rows a shard may be planned to hold (a shard is computed in memory: about
+#: 240 bytes a row; and Parquet page headers count values in 32 bits).
+MAX_SHARD_ROWS = 10_000_000
+#: Version of the data generator, part of every run's identity: bumped whenever the same
+#: configuration and seed give different data (deal shuffle, play streams, bots' draws),
+#: so that ``--resume`` and the study never mix the data of two generators. 2: two
+#: shuffle draws per hash, the ISMCTS of the locals loop. 3: two draws per hash in the
+#: play streams of the random and greedy policies and in determinizations (ISMCTS's own
+#: loop still takes one draw per hash).
+GENERATOR = 3
+#: How the hands of a run are dealt (:attr:`SimConfig.deal`).
+DEALS = ("plain", "swapped")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """Everything that defines a run's data (not how it is computed)."""
+
+    preset: str
+    rules: Rules
+    policies: tuple[str, ...]  # one per seat
+    mode: str  # "hands" or "matches"
+    count: int
+    seed: int
+    shard_size: int
+    generator: int = GENERATOR
+    #: "plain", or "swapped": every hand dealt from its deck with the seats' cards exchanged
+    #: (:mod:`scopa_sim.sim.duplicate`; ``--hands`` only), the duplicate of the plain run's hand.
+    deal: str = "plain"
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("hands", "matches"):
+            raise SimulationError(f"mode must be 'hands' or 'matches', got {self.mode!r}")
+        if self.deal not in DEALS:
+            raise SimulationError(f"deal must be one of {', '.join(DEALS)}, got {self.deal!r}")
+        if self.deal != "plain" and self.mode != "hands":
+            raise SimulationError("swapped deals are for --hands runs only")
+        if not 1 <= self.count <= MAX_UNITS:
+            raise SimulationError(
+                f"the number of {self.mode} must be 1..{MAX_UNITS:,} (2**63 - 1, the range "
+                "of the Int64 match column)"
+            )
+        if not 0 <= self.seed <= MAX_UNITS:
+            raise SimulationError(f"the seed must be 0..{MAX_UNITS:,}")
+        most = max_shard_size(self.mode, self.rules)
+        if not 1 <= self.shard_size <= most:
+            raise SimulationError(
+                f"the shard size must be 1..{most:,} {self.mode} with these rules (a shard "
+                f"is planned to hold at most {MAX_SHARD_ROWS:,} rows)"
+            )
+        if len(self.policies) != self.rules.players:
+            raise SimulationError("one policy per seat is needed")
+
+    @classmethod
+    def make(
+        cls,
+        preset: str,
+        rules: Rules,
+        policies: list[PolicySpec] | tuple[str, ...],
+        mode: str,
+        count: int,
+        seed: int,
+        shard_size: int | None = None,
+        deal: str = "plain",
+    ) -> SimConfig:
+        texts = tuple(str(p) for p in policies)
+        specs = seat_policies(texts, rules.players)
+        if shard_size is None:
+            shard_size = default_shard_size(mode, rules)
+        return cls(
+            preset, rules, tuple(str(p) for p in specs), mode, count, seed, shard_size, deal=deal
+        )
+
+    @property
+    def shards(self) -> int:
+        return -(-self.count // self.shard_size)
+
+    def units(self, shard: int) -> tuple[int, int]:
+        """First unit and number of units of a shard."""
+        lo = shard * self.shard_size
+        return lo, min(self.shard_size, self.count - lo)
+
+    def data_key(self) -> dict[str, Any]:
+        """The parts of the configuration that define the data (``deal`` only when it is
+        not plain, so that plain runs keep the identity they had before it existed)."""
+        key: dict[str, Any] = {
+            "preset": self.preset,
+            "rules": self.rules.as_dict(),
+            "policies": list(self.policies),
+            "mode": self.mode,
+            "count": self.count,
+            "seed": self.seed,
+            "generator": self.generator,
+        }
+        if self.deal != "plain":
+            key["deal"] = self.deal
+        return key
+
+    @property
+    def run_id(self) -> str:
+        blob = json.dumps(self.data_key(), sort_keys=True).encode()
+        return hashlib.sha256(blob).hexdigest()[:12]
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.data_key(), "shard_size": self.shard_size, "run_id": self.run_id}
+
+    @classmethod
+    def from_json(cls, doc: Any) -> SimConfig:
+        """The configuration of a manifest's ``config`` object, strictly typed: a field
+        missing or of another type is a DatasetError (the manifest was damaged or edited)."""
+        if not isinstance(doc, dict):
+            raise D.DatasetError("manifest config is malformed (not an object)")
+        types = {"preset": str, "rules": dict, "policies": list, "mode": str, "count": int}
+        types |= {"seed": int, "shard_size": int, "generator": int}
+        for key, kind in types.items():
+            if key == "generator" and key not in doc:
+                continue  # absent before version 2
+            if key not in doc:
+                raise D.DatasetError(f"manifest config is malformed (no {key!r})")
+            value = doc[key]
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise D.DatasetError(
+                    f"manifest config is malformed ({key!r} is not {_TYPE_NAMES[kind]})"
+                )
+        if not all(isinstance(p, str) for p in doc["policies"]):
+            raise D.DatasetError("manifest config is malformed ('policies' are not strings)")
+        try:
+            return cls(
+                preset=doc["preset"],
+                rules=Rules.from_dict(doc["rules"]),
+                policies=tuple(doc["policies"]),
+                mode=doc["mode"],
+                count=doc["count"],
+                seed=doc["seed"],
+                shard_size=doc["shard_size"],
+                generator=doc.get("generator", 1),
+                deal=doc.get("deal", "plain"),
+            )
+        except ScopaError as e:
+            raise D.DatasetError(f"manifest config is malformed ({e})") from None
+
+    def shard_spec(self, directory: Path, index: int, entry: dict[str, Any] | None) -> D.ShardSpec:
+        """What shard ``index`` must be (:func:`dataset.check_shard`), with the rows and
+        size its manifest ``entry`` records (None: a shard not yet in the manifest, whose
+        rows are known only in hands mode)."""
+        first, units = self.units(index)
+        rows = entry["rows"] if entry is not None else (units if self.mode == "hands" else None)
+        return D.ShardSpec(
+            path=D.shard_path(directory, index),
+            run_id=self.run_id,
+            preset=self.preset,
+            rules_hash=self.rules.digest(),
+            seed=self.seed,
+            players=self.rules.players,
+            sides=self.rules.sides,
+            policies=self.policies,
+            first=first,
+            units=units,
+            rows=rows,
+            size=entry.get("bytes") if entry is not None else None,
+            crc32=entry.get("crc32") if entry is not None else None,
+        )
+
+
+def hands_bound(rules: Rules) -> int:
+    """Hands a match takes at most unless the leaders tie: ``sides * target``, since each
+    hand scores at least one point (the settebello)."""
+    return rules.sides * rules.target
+
+
+def max_shard_size(mode: str, rules: Rules) -> int:
+    """The most units a shard may hold: :data:`MAX_SHARD_ROWS` rows at the bound of
+    :func:`hands_bound` hands a match."""
+    return MAX_SHARD_ROWS if mode == "hands" else max(1, MAX_SHARD_ROWS // hands_bound(rules))
+
+
+def default_shard_size(mode: str, rules: Rules) -> int:
+    """Units a shard by default: 250,000 hands, or 25,000 matches when they are short (up
+    to 44 hands' bound: the presets' target of 11) and fewer for longer ones, so that a
+    shard holds about as many rows whatever the target."""
+    if mode == "hands":
+        return DEFAULT_SHARD_HANDS
+    return max(1, min(DEFAULT_SHARD_MATCHES, DEFAULT_SHARD_MATCHES * 44 // hands_bound(rules)))
+
+
+_TYPE_NAMES = {str: "a string", dict: "an object", list: "a list", int: "an integer"}
+
+
+def manifest_config(directory: Path, doc: dict[str, Any]) -> SimConfig:
+    """The configuration of a run's manifest; a DatasetError naming the file if it is
+    malformed."""
+    try:
+        return SimConfig.from_json(doc.get("config"))
+    except D.DatasetError as e:
+        raise D.DatasetError(f"{directory / D.MANIFEST}: {e}") from None
+
+
+def check_manifest(directory: Path, config: SimConfig, doc: dict[str, Any]) -> None:
+    """A DatasetError unless the manifest's run id is its configuration's and its schema
+    is this version's pinned schema (an edited or damaged manifest, or another format)."""
+    if doc.get("run_id") != config.run_id:
+        raise D.DatasetError(
+            f"{directory / D.MANIFEST}: the run id {doc.get('run_id')!r} does not match the "
+            f"configuration ({config.run_id}); the manifest was edited or damaged"
+        )
+    if doc.get("schema") != dict(D.COLUMN_TYPES):
+        raise D.DatasetError(f"{directory}: its schema differs from this version's pinned schema")
+
+
+def manifest_shards(directory: Path, config: SimConfig, doc: dict[str, Any]) -> dict[int, Any]:
+    """The shard entries of a run's manifest by index, each checked to be well-formed and
+    to agree with the configuration (its file name, units and rows); DatasetError if not."""
+    where = directory / D.MANIFEST
+    entries = doc.get("shards")
+    if not isinstance(entries, list):
+        raise D.DatasetError(f"{where}: malformed manifest ('shards' is not a list)")
+    out: dict[int, Any] = {}
+    for k, e in enumerate(entries):
+        bad = f"{where}: malformed manifest (shard entry {k}"
+        if not isinstance(e, dict):
+            raise D.DatasetError(f"{bad} is not an object)")
+        optional = [k for k in ("bytes", "crc32") if k in e]
+        for key in ("index", "units", "rows", *optional):
+            if type(e.get(key)) is not int:
+                raise D.DatasetError(f"{bad}: {key!r} is not an integer)")
+        i = e["index"]
+        if not 0 <= i < config.shards:
+            raise D.DatasetError(f"{bad}: index {i} is not a shard of this run)")
+        if i in out:
+            raise D.DatasetError(f"{bad}: shard {i} is listed twice)")
+        if e.get("file") != f"{D.SHARD_DIR}/{D.shard_path(directory, i).name}":
+            raise D.DatasetError(f"{bad}: file {e.get('file')!r} is not shard {i}'s)")
+        units = config.units(i)[1]
+        if e["units"] != units:
+            raise D.DatasetError(f"{bad}: {e['units']} units, shard {i} has {units})")
+        if e["rows"] < units or (config.mode == "hands" and e["rows"] != units):
+            raise D.DatasetError(f"{bad}: {e['rows']} rows for {units} {config.mode})")
+        out[i] = e
+    return out
+
+
+@dataclass(frozen=True)
+class RunData:
+    """A complete run, checked: its manifest, configuration, and the shard files it lists
+    (each checked to belong to it by :func:`dataset.check_shard`)."""
+
+    directory: Path
+    manifest: dict[str, Any] = field(repr=False, compare=False)
+    config: SimConfig
+    files: tuple[Path, ...]
+    rows: int
+
+    def scan(self) -> pl.LazyFrame:
+        """The run's rows, lazily, with the pinned schema: exactly the listed shards."""
+        import polars as pl
+
+        return pl.scan_parquet(list(self.files), schema=D.schema())
+
+
+def read_run(directory: str | Path) -> RunData:
+    """Check a complete run directory without reading its rows: the manifest (format,
+    configuration, run id, schema, shard entries), completeness, and every listed shard
+    (:func:`dataset.check_shard`). Any mismatch is a one-line DatasetError naming the file;
+    files the manifest does not list are ignored."""
+    d = Path(directory)
+    doc = D.read_manifest(d)
+    where = d / D.MANIFEST
+    config = manifest_config(d, doc)
+    check_manifest(d, config, doc)
+    if not (d / D.SHARD_DIR).is_dir():
+        raise D.DatasetError(f"{d}: no {D.SHARD_DIR} directory")
+    entries = manifest_shards(d, config, doc)
+    if doc.get("complete") is not True or len(entries) != config.shards:
+        raise D.DatasetError(f"{d}: the run is not complete (use simulate --resume to finish it)")
+    rows = 0
+    for i in range(config.shards):
+        rows += D.check_shard(config.shard_spec(d, i, entries[i]))
+    if doc.get("rows") != rows:
+        raise D.DatasetError(f"{where}: records {doc.get('rows')!r} rows, its shards hold {rows}")
+    files = tuple(D.shard_path(d, i) for i in range(config.shards))
+    return RunData(d, doc, config, files, rows)
+
+
+def scan(directory: str | Path) -> pl.LazyFrame:
+    """Lazily read a complete run directory with the pinned schema: exactly the shards its
+    manifest lists, each checked first to belong to the run (:func:`read_run`), so that a
+    stray, foreign or replaced file is an error naming it, never data mixed in."""
+    return read_run(directory).scan()

@@ -1,0 +1,499 @@
+"""The Python API over the engine kernels: a hand in progress, its legal plays, scores.
+
+``HandState`` wraps the kernels' int64 state vector.  It is cheap to clone,
+supports ``push``/``pop`` like python-chess, and exposes legal plays as a lazy
+view, so search code and tests read naturally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim.errors import IllegalPlayError, RecordError
+from scopa_sim.game.cards import Card, CardSet, card_name
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+
+#: Score items in record order (``total`` last).
+SCORE_ITEMS: tuple[str, ...] = (
+    "scope",
+    "cards",
+    "denari",
+    "settebello",
+    "primiera",
+    "re_bello",
+    "napola",
+    "total",
+)
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """What a play did: whether it captured, scored a scopa, was an ace sweep or the last."""
+
+    play: Play
+    seat: int
+    capture: bool
+    scopa: bool
+    ace_sweep: bool
+    last: bool
+
+
+class _Buffers:
+    """Work arrays for legal-play generation, shared by a state and its clones."""
+
+    __slots__ = ("card", "scratch", "take")
+
+    def __init__(self) -> None:
+        self.card = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        self.take = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        self.scratch = np.empty(K.SCRATCH, dtype=np.int64)
+
+
+class LegalPlays:
+    """Lazy view of the legal plays of a state: iterate, ``len``, ``in``, ``bool``."""
+
+    __slots__ = ("_plays", "_state")
+
+    def __init__(self, state: HandState) -> None:
+        self._state = state
+        self._plays: list[Play] | None = None
+
+    def _get(self) -> list[Play]:
+        if self._plays is None:
+            self._plays = self._state._generate()
+        return self._plays
+
+    def __iter__(self) -> Iterator[Play]:
+        return iter(self._get())
+
+    def __len__(self) -> int:
+        return len(self._get())
+
+    def __bool__(self) -> bool:
+        return bool(self._get())
+
+    def __contains__(self, play: object) -> bool:
+        return play in self._get()
+
+    def __getitem__(self, i: int) -> Play:
+        return self._get()[i]
+
+    def __repr__(self) -> str:
+        return f"<LegalPlays ({', '.join(str(p) for p in self._get())})>"
+
+
+def _dealer_of_round(sizes: list[int], turn: int, dealer: int | None, stock: int) -> int:
+    """Check that hand sizes can arise in a round of play and return the round's dealer.
+
+    From the seat to play onwards, seats that have not played yet this round hold
+    ``k`` cards and those that have hold ``k - 1``; the dealer plays last.
+    """
+    n = len(sizes)
+    order = [sizes[(turn + i) % n] for i in range(n)]
+    k = order[0]
+    if not any(sizes):
+        if stock:
+            raise ValueError("every hand is empty but cards are left to deal")
+        return (turn - 1) % n if dealer is None else dealer
+    if k == 0:
+        raise ValueError("the seat to play holds no card")
+    waiting = 1
+    while waiting < n and order[waiting] == k:
+        waiting += 1
+    if any(x != k - 1 for x in order[waiting:]):
+        raise ValueError(
+            f"hand sizes {sizes} cannot occur with seat {turn} to play: seats still to play "
+            "this round hold one card more than those that have played"
+        )
+    if stock % n:
+        raise ValueError(f"a stock of {stock} cards cannot be shared among {n} players")
+    inferred = (turn + waiting - 1) % n
+    if dealer is None:
+        return inferred
+    if stock and dealer != inferred:
+        # The dealer's seat decides who leads the next rounds; in the last round only
+        # remainder_to=dealer reads it, so any seat is accepted there.
+        raise ValueError(
+            f"with these hand sizes and cards left to deal, the dealer (last to play "
+            f"in a round) is seat {inferred}, not {dealer}"
+        )
+    return dealer
+
+
+def _match_totals(rules: Rules, totals: Sequence[int] | None) -> tuple[int, ...]:
+    """Validated match totals before a hand: one count of points >= 0 per side."""
+    if totals is None:
+        return (0,) * rules.sides
+    out = tuple(totals)
+    if len(out) != rules.sides or not all(
+        isinstance(t, (int, np.integer)) and not isinstance(t, bool) and t >= 0 for t in out
+    ):
+        raise ValueError(
+            f"match totals must be {rules.sides} whole numbers >= 0 (one per side), got {totals}"
+        )
+    return tuple(int(t) for t in out)
+
+
+class PublicView:
+    """What every seat sees of a kernel state vector: the table, the piles, the scope,
+    whose turn it is. Shared by :class:`HandState` and
+    :class:`~scopa_sim.game.infoset.InfoSet`, which both keep one (``_vec``)."""
+
+    __slots__ = ()
+    rules: Rules
+    _vec: np.ndarray
+
+    @property
+    def turn(self) -> int:
+        """The seat to play."""
+        return int(self._vec[K.S_TURN])
+
+    @property
+    def dealer(self) -> int:
+        return int(self._vec[K.S_DEALER])
+
+    @property
+    def table(self) -> CardSet:
+        return CardSet(int(self._vec[K.S_TABLE]))
+
+    @property
+    def piles(self) -> list[CardSet]:
+        """Captured cards per side."""
+        return [CardSet(int(self._vec[K.S_PILES + s])) for s in range(self.rules.sides)]
+
+    @property
+    def scope(self) -> list[int]:
+        """Scope per side."""
+        return [int(self._vec[K.S_SCOPE + s]) for s in range(self.rules.sides)]
+
+    @property
+    def plays_made(self) -> int:
+        return int(self._vec[K.S_PLAYS])
+
+    @property
+    def last_capturer(self) -> int | None:
+        """The side that captured last (it takes the remainder), or None."""
+        side = int(self._vec[K.S_LAST_CAPTURER])
+        return None if side < 0 else side
+
+
+class HandState(PublicView):
+    """One hand (a deal of the whole deck) in progress.
+
+    Build with :meth:`deal` (from a seed or a deck order) or :meth:`from_deals`
+    (explicit cards, as in a game record) or :meth:`from_position` (an arbitrary
+    mid-hand position, for analysis).
+
+    ``match_totals`` are each side's match points before this hand (public, like the
+    dealer; default 0 each: the first hand of a match). Nothing in the hand depends on
+    them; a bot playing for the match (``objective=match``) reads them.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        vec: np.ndarray,
+        buffers: _Buffers | None = None,
+        match_totals: Sequence[int] | None = None,
+    ) -> None:
+        self.rules = rules
+        self._r = rules.to_array()
+        self._vec = vec
+        self._buf = buffers or _Buffers()
+        self._stack: list[tuple[np.ndarray, Play]] = []
+        self.match_totals = _match_totals(rules, match_totals)
+
+    # -- construction -------------------------------------------------------------
+    @classmethod
+    def deal(
+        cls,
+        rules: Rules,
+        *,
+        dealer: int = 0,
+        seed: int | None = None,
+        deck: Sequence[Card] | None = None,
+        match_totals: Sequence[int] | None = None,
+    ) -> HandState:
+        """A new hand dealt from ``deck`` (a full deck order) or shuffled from ``seed``
+        (redealing while the kings rule asks for it), with the match's totals before it."""
+        if not 0 <= dealer < rules.players:
+            raise ValueError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer}")
+        r = rules.to_array()
+        if deck is None:
+            order = np.empty(40, dtype=np.int64)
+            rng = K.new_rng(K.derive_seed(0 if seed is None else seed, 0, 0, 0))
+            K.shuffle_deal(r, rng, order)
+        else:
+            order = np.zeros(40, dtype=np.int64)
+            cards = list(deck)
+            expected = CardSet(int(r[K.R_DECK_MASK]))
+            if len(cards) != rules.deck or CardSet(cards) != expected:
+                raise ValueError(f"deck order must hold each of the {rules.deck} cards once")
+            order[: len(cards)] = cards
+        vec = np.zeros(K.N_STATE, dtype=np.int64)
+        K.start_hand(vec, r, order, dealer)
+        return cls(rules, vec, match_totals=match_totals)
+
+    @classmethod
+    def from_deals(
+        cls,
+        rules: Rules,
+        dealer: int,
+        table: Sequence[Card],
+        deals: Sequence[Sequence[Sequence[Card]]],
+        match_totals: Sequence[int] | None = None,
+    ) -> HandState:
+        """A hand from explicit deals (``deals[d][seat]``), in the record format's terms.
+
+        The cards must be a partition of the deck and each deal must give every
+        seat the number of cards the rules say; raises :class:`RecordError`.
+        """
+        n = rules.players
+        if not 0 <= dealer < n:
+            raise RecordError(f"dealer {dealer} is not a seat of a {n}-player game")
+        if len(table) != rules.table_cards:
+            raise RecordError(
+                f"the table holds {len(table)} cards, the rules deal {rules.table_cards}"
+            )
+        order: list[Card] = list(table)
+        left = rules.deck - rules.table_cards
+        for d, deal in enumerate(deals):
+            if left == 0:
+                raise RecordError(f"deal {d} comes after the whole deck was dealt")
+            if len(deal) != n:
+                raise RecordError(f"deal {d} has {len(deal)} hands for {n} players")
+            k = rules.hand_size if left >= n * rules.hand_size else left // n
+            for j in range(n):
+                seat = (dealer + 1 + j) % n
+                if len(deal[seat]) != k:
+                    raise RecordError(
+                        f"deal {d} gives seat {seat} {len(deal[seat])} cards, the rules say {k}"
+                    )
+                order.extend(deal[seat])
+            left -= n * k
+        if left:
+            raise RecordError(f"the deals leave {left} cards of the deck undealt")
+        deck_mask = rules.to_array()[K.R_DECK_MASK]
+        seen = 0
+        for c in order:
+            if not (deck_mask >> c) & 1:
+                raise RecordError(f"card {card_name(c)} is not in a {rules.deck}-card deck")
+            if seen >> c & 1:
+                raise RecordError(f"card {card_name(c)} is dealt twice")
+            seen |= 1 << c
+        if rules.kings_redeal and sum(1 for c in table if c % 10 == 9) >= 3:
+            raise RecordError("the table holds three or more kings: the rules ask for a redeal")
+        return cls.deal(rules, dealer=dealer, deck=order, match_totals=match_totals)
+
+    @classmethod
+    def from_position(
+        cls,
+        rules: Rules,
+        *,
+        hands: Sequence[CardSet],
+        table: CardSet,
+        piles: Sequence[CardSet] | None = None,
+        scope: Sequence[int] | None = None,
+        turn: int = 0,
+        dealer: int | None = None,
+        stock: Sequence[Card] = (),
+        last_capturer: int | None = None,
+        strict: bool = True,
+        match_totals: Sequence[int] | None = None,
+    ) -> HandState:
+        """A position (for analysis): hands per seat, table, piles per side, the stock
+        still to deal in dealing order. Cards must not repeat.
+
+        With ``strict`` (the default) the hand sizes must be ones a round of play
+        produces (seats still to play hold one card more than those that have
+        played); ``strict=False`` accepts any sizes, to probe the legal plays of a
+        hand and table, but such a state may reach a seat with no card to play.
+        All hands empty and no stock is a finished hand (empty table required).
+        """
+        n = rules.players
+        if len(hands) != n:
+            raise ValueError(f"need {n} hands, got {len(hands)}")
+        piles = list(piles) if piles is not None else [CardSet() for _ in range(rules.sides)]
+        scope = list(scope) if scope is not None else [0] * rules.sides
+        if len(piles) != rules.sides or len(scope) != rules.sides:
+            raise ValueError(f"need {rules.sides} piles and scope counts")
+        if not 0 <= turn < n:
+            raise ValueError(f"turn must be a seat 0..{n - 1}, got {turn}")
+        if dealer is not None and not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat 0..{n - 1}, got {dealer}")
+        if last_capturer is not None and not 0 <= last_capturer < rules.sides:
+            raise ValueError(f"last_capturer must be a side 0..{rules.sides - 1} or None")
+        if any(x < 0 for x in scope):
+            raise ValueError(f"scope counts cannot be negative: {scope}")
+        if strict:
+            dealer = _dealer_of_round([len(h) for h in hands], turn, dealer, len(stock))
+        elif dealer is None:
+            dealer = (turn - 1) % n
+        finished = not any(hands) and not stock
+        if finished and table:
+            raise ValueError("a finished hand (no cards left to play) has an empty table")
+        seen = 0
+        for cs in [*hands, table, *piles, CardSet(list(stock))]:
+            if seen & cs.mask:
+                raise ValueError(f"cards given twice: {CardSet(seen & cs.mask)}")
+            seen |= cs.mask
+        r = rules.to_array()
+        foreign = seen & ~int(r[K.R_DECK_MASK])
+        if foreign:
+            raise ValueError(f"cards not in a {rules.deck}-card deck: {CardSet(foreign)}")
+        vec = np.zeros(K.N_STATE, dtype=np.int64)
+        for s, h in enumerate(hands):
+            vec[K.S_HANDS + s] = h.mask
+        vec[K.S_TABLE] = table.mask
+        fifteen = rules.capture_mode == "fifteen"
+        vec[K.S_REACH] = K.table_reach(table.mask, fifteen)
+        for s, p in enumerate(piles):
+            vec[K.S_PILES + s] = p.mask
+            vec[K.S_SCOPE + s] = scope[s]
+        vec[K.S_LAST_CAPTURER] = -1 if last_capturer is None else last_capturer
+        vec[K.S_TURN] = turn
+        vec[K.S_DEALER] = dealer
+        # Known cards first, so the stock sits at the end of the deck order.
+        known = CardSet(seen) - CardSet(list(stock))
+        order = [*known, *stock]
+        vec[K.S_DECK : K.S_DECK + len(order)] = order
+        vec[K.S_DECK_SIZE] = len(order)
+        vec[K.S_STOCK] = len(known)
+        # Only the number of plays left matters to the rules (the last play), so the
+        # count of plays made is set from the cards still to be played.
+        left = sum(len(h) for h in hands) + len(stock)
+        vec[K.S_PLAYS] = int(r[K.R_TOTAL_PLAYS]) - left
+        vec[K.S_DONE] = int(finished)
+        return cls(rules, vec, match_totals=match_totals)
+
+    # -- views ----------------------------------------------------------------------
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    def hand(self, seat: int) -> CardSet:
+        """The cards in a seat's hand."""
+        return CardSet(int(self._vec[K.S_HANDS + seat]))
+
+    @property
+    def hands(self) -> list[CardSet]:
+        return [self.hand(s) for s in range(self.players)]
+
+    @property
+    def opening(self) -> CardSet:
+        """The cards the dealer's side took at the deal by ``opening_fifteen`` (RULES.md
+        §9: a first table adding up to fifteen, or splitting into two fifteens); empty
+        otherwise. Their scope are in the dealer side's :attr:`scope`."""
+        return CardSet(int(self._vec[K.S_OPENING]))
+
+    @property
+    def stock(self) -> list[Card]:
+        """Cards still to be dealt, in dealing order."""
+        lo, hi = int(self._vec[K.S_STOCK]), int(self._vec[K.S_DECK_SIZE])
+        return [int(c) for c in self._vec[K.S_DECK + lo : K.S_DECK + hi]]
+
+    @property
+    def plays_left(self) -> int:
+        return int(self._r[K.R_TOTAL_PLAYS]) - self.plays_made
+
+    def is_over(self) -> bool:
+        """True once the last card is played and the table remainder assigned."""
+        return bool(self._vec[K.S_DONE])
+
+    @property
+    def history(self) -> list[Play]:
+        """Plays pushed on this object, oldest first."""
+        return [p for _, p in self._stack]
+
+    @property
+    def legal_plays(self) -> LegalPlays:
+        """All distinct legal plays of the seat to play (empty when the hand is over)."""
+        return LegalPlays(self)
+
+    def _generate(self) -> list[Play]:
+        if self.is_over():
+            return []
+        b = self._buf
+        n = K.legal_plays(self._vec, self._r, b.card, b.take, b.scratch)
+        return [Play(int(c), int(t)) for c, t in zip(b.card[:n], b.take[:n], strict=True)]
+
+    def is_legal(self, play: Play) -> bool:
+        return not self.is_over() and play in self._generate()
+
+    # -- transitions ----------------------------------------------------------------
+    def push(self, play: Play | str) -> PlayResult:
+        """Make a play (a :class:`Play` or its text); raises :class:`IllegalPlayError`."""
+        p = Play.parse(play) if isinstance(play, str) else play
+        if self.is_over():
+            raise IllegalPlayError(f"play {p}: the hand is over")
+        legal = self._generate()
+        if p not in legal:
+            raise IllegalPlayError(self.explain_illegal(p, legal))
+        return self._push_unchecked(p)
+
+    def _push_unchecked(self, p: Play) -> PlayResult:
+        seat = self.turn
+        self._stack.append((self._vec.copy(), p))
+        flags = int(K.apply_play(self._vec, self._r, p.card, p.take))
+        return PlayResult(
+            play=p,
+            seat=seat,
+            capture=bool(flags & K.F_CAPTURE),
+            scopa=bool(flags & K.F_SCOPA),
+            ace_sweep=bool(flags & K.F_ACE_SWEEP),
+            last=bool(flags & K.F_LAST),
+        )
+
+    def pop(self) -> Play:
+        """Undo the last pushed play and return it."""
+        if not self._stack:
+            raise IndexError("pop from a state with no pushed plays")
+        vec, p = self._stack.pop()
+        self._vec = vec
+        return p
+
+    def clone(self) -> HandState:
+        """An independent copy (history not included)."""
+        return HandState(self.rules, self._vec.copy(), match_totals=self.match_totals)
+
+    def explain_illegal(self, p: Play, legal: list[Play] | None = None) -> str:
+        """A one-line reason why ``p`` is not legal here."""
+        legal = self._generate() if legal is None else legal
+        seat = self.turn
+        if not (self.hand(seat).mask >> p.card & 1):
+            return f"play {p}: {card_name(p.card)} is not in the hand of seat {seat}"
+        if p.take & ~self.table.mask:
+            return f"play {p}: {CardSet(p.take & ~self.table.mask)} not on the table"
+        options = [q for q in legal if q.card == p.card]
+        if options:
+            shown = ", ".join(str(q) for q in options)
+            return f"play {p} is not allowed; with {card_name(p.card)} the rules allow: {shown}"
+        captures = ", ".join(str(q) for q in legal)
+        return f"play {p} is not allowed: a capture is compulsory ({captures})"
+
+    # -- scoring ----------------------------------------------------------------------
+    def score_array(self) -> np.ndarray:
+        """Score items per side as an int array ``[side, item]`` (items: SCORE_ITEMS)."""
+        out = np.zeros((4, K.N_ITEMS), dtype=np.int64)
+        K.score_state(self._vec, self._r, out)
+        return out[: self.rules.sides]
+
+    def score(self) -> list[dict[str, int]]:
+        """Score items per side as dicts, as in a game record."""
+        arr = self.score_array()
+        return [
+            {name: int(arr[s, i]) for i, name in enumerate(SCORE_ITEMS)}
+            for s in range(self.rules.sides)
+        ]
+
+    def __repr__(self) -> str:
+        hands = " | ".join(str(h) or "-" for h in self.hands)
+        return (
+            f"<HandState turn={self.turn} table=[{self.table}] hands=[{hands}] "
+            f"plays={self.plays_made}{' over' if self.is_over() else ''}>"
+        )

@@ -1,0 +1,513 @@
+"""Game records in the ``scopa-record/1`` JSON Lines format (docs/record.md): write them,
+check them and show them to a person."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+from scopa_sim.errors import CardError, IllegalPlayError, RecordError, RulesError
+from scopa_sim.game.cards import Card, CardSet, card_name, parse_card
+from scopa_sim.game.play import Play
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import SCORE_ITEMS, HandState
+from scopa_sim.sim.match import HandLog, match_winner
+
+FORMAT = "scopa-record/1"
+
+
+def deals_from_deck(
+    rules: Rules, deck: Sequence[Card], dealer: int
+) -> tuple[list[Card], list[list[list[Card]]]]:
+    """Split a deck order into the table and the successive deals (``deals[d][seat]``)."""
+    n = rules.players
+    table = list(deck[: rules.table_cards])
+    pos = rules.table_cards
+    deals: list[list[list[Card]]] = []
+    while pos < rules.deck:
+        left = rules.deck - pos
+        k = rules.hand_size if left >= n * rules.hand_size else left // n
+        hands: list[list[Card]] = [[] for _ in range(n)]
+        for j in range(n):
+            hands[(dealer + 1 + j) % n] = list(deck[pos : pos + k])
+            pos += k
+        deals.append(hands)
+    return table, deals
+
+
+def opening_of(rules: Rules, dealer: int, table: Sequence[Card], deals: Sequence[Any]) -> CardSet:
+    """The cards the dealer's side takes at the deal by ``opening_fifteen`` (docs/rules.md
+    §9): the whole first table when it makes fifteen or two fifteens, else none. The
+    engine decides (:attr:`HandState.opening`); without the option nothing is taken."""
+    if not rules.opening_fifteen:
+        return CardSet()
+    return HandState.from_deals(rules, dealer, table, deals).opening
+
+
+def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
+    """The record of one hand as a JSON-ready dict.
+
+    ``opening`` (the table the dealer's side took by ``opening_fifteen``, in the order it
+    was dealt) is written only when that happened, as docs/record.md says; the rules are
+    written complete (every option of docs/rules.md §7).
+    """
+    table, deals = deals_from_deck(rules, log.deck, log.dealer)
+    deal_objs: list[dict[str, Any]] = []
+    for d, hands in enumerate(deals):
+        obj: dict[str, Any] = {}
+        if d == 0:
+            obj["table"] = [card_name(c) for c in table]
+        obj["hands"] = [[card_name(c) for c in h] for h in hands]
+        deal_objs.append(obj)
+    opening = opening_of(rules, log.dealer, table, deals)
+    extra: dict[str, Any] = {}
+    if opening:
+        extra["opening"] = [card_name(c) for c in table if c in opening]
+    return {
+        "format": FORMAT,
+        "rules": rules.complete_dict(),
+        "match": log.match,
+        "hand": log.hand,
+        "dealer": log.dealer,
+        "totals_before": list(log.totals_before),
+        "deals": deal_objs,
+        **extra,
+        "plays": [
+            {"seat": seat, "card": card_name(card), "take": [card_name(c) for c in CardSet(take)]}
+            for seat, card, take in log.plays
+        ],
+        "score": [dict(zip(SCORE_ITEMS, items, strict=True)) for items in log.score],
+        "totals_after": list(log.totals_after),
+        "winner": log.winner,
+    }
+
+
+def write_records(out: TextIO, rules: Rules, logs: Iterable[HandLog]) -> int:
+    """Write hands as JSON lines; return how many."""
+    n = 0
+    for log in logs:
+        out.write(json.dumps(hand_record(rules, log), separators=(",", ":")) + "\n")
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- checking
+@dataclass
+class ReplaySummary:
+    """What a valid (or partly valid) file holds."""
+
+    lines: int = 0
+    hands: int = 0
+    matches: int = 0
+    finished_matches: int = 0
+    wins: dict[int, int] = field(default_factory=dict)
+    scope: int = 0
+    plays: int = 0
+    errors: list[tuple[int, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+@dataclass
+class _MatchCursor:
+    rules: Rules
+    match: int
+    hand: int
+    dealer: int
+    totals: list[int]
+    winner: int | None
+
+
+def _int(obj: dict[str, Any], key: str) -> int:
+    if key not in obj:
+        raise RecordError(f"missing field {key!r}")
+    v = obj[key]
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise RecordError(f"field {key!r} must be an integer, got {v!r}")
+    return v
+
+
+def _list(obj: Any, what: str) -> list[Any]:
+    if not isinstance(obj, list):
+        raise RecordError(f"{what} must be a list, got {obj!r}")
+    return obj
+
+
+def _cards(obj: Any, what: str) -> list[Card]:
+    out = []
+    for c in _list(obj, what):
+        if not isinstance(c, str):
+            raise RecordError(f"{what}: {c!r} is not a card")
+        card = parse_card(c)
+        if card in out:
+            raise RecordError(f"{what}: card {c} is listed twice")
+        out.append(card)
+    return out
+
+
+def _int_list(obj: dict[str, Any], key: str, n: int) -> list[int]:
+    if key not in obj:
+        raise RecordError(f"missing field {key!r}")
+    v = _list(obj[key], key)
+    if len(v) != n or not all(isinstance(x, int) and not isinstance(x, bool) for x in v):
+        raise RecordError(f"field {key!r} must be {n} integers (one per side), got {v!r}")
+    return v
+
+
+def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandState]:
+    """Check one record against its rules and the match so far; raise RecordError."""
+    rules, match, hand, dealer, before = _header(obj)
+    _check_continuity(prev, rules, match, hand, dealer, before)
+    state, after, winner = _check_content(obj, rules, dealer, before)
+    return _MatchCursor(rules, match, hand, dealer, after, winner), state
+
+
+def _header(obj: Any) -> tuple[Rules, int, int, int, list[int]]:
+    """Format, rules, match, hand, dealer and totals_before of a record."""
+    if not isinstance(obj, dict):
+        raise RecordError("a record must be a JSON object")
+    if obj.get("format") != FORMAT:
+        raise RecordError(f"format is {obj.get('format')!r}, expected {FORMAT!r}")
+    if "rules" not in obj:
+        raise RecordError("missing field 'rules'")
+    try:
+        rules = Rules.from_dict(obj["rules"])
+    except RulesError as e:
+        raise RecordError(f"rules: {e}") from None
+    match, hand, dealer = _int(obj, "match"), _int(obj, "hand"), _int(obj, "dealer")
+    before = _int_list(obj, "totals_before", rules.sides)
+    if not 0 <= dealer < rules.players:
+        raise RecordError(f"dealer {dealer} is not a seat 0..{rules.players - 1}")
+    return rules, match, hand, dealer, before
+
+
+def _check_continuity(
+    prev: _MatchCursor | None, rules: Rules, match: int, hand: int, dealer: int, before: list[int]
+) -> None:
+    """The record follows the previous one: next hand of its match, or a new match."""
+    n = rules.players
+    if prev is None or prev.winner is not None:
+        expected_match = 0 if prev is None else prev.match + 1
+        if match != expected_match or hand != 0:
+            raise RecordError(
+                f"expected match {expected_match} hand 0 (a new match), got match {match} "
+                f"hand {hand}"
+            )
+        if any(before):
+            raise RecordError(f"a match starts with totals 0, got totals_before {before}")
+        return
+    if match != prev.match or hand != prev.hand + 1:
+        raise RecordError(
+            f"expected match {prev.match} hand {prev.hand + 1} (the match has no winner "
+            f"yet), got match {match} hand {hand}"
+        )
+    if rules != prev.rules:
+        raise RecordError("rules changed within a match")
+    if dealer != (prev.dealer + 1) % n:
+        raise RecordError(f"dealer should be {(prev.dealer + 1) % n} (the next seat), got {dealer}")
+    if before != prev.totals:
+        raise RecordError(
+            f"totals_before {before} differ from the previous totals_after {prev.totals}"
+        )
+
+
+def _deals(obj: dict[str, Any]) -> tuple[list[Card], list[list[list[Card]]]]:
+    """The table and the deals of a record (their cards checked against the deck later)."""
+    deals_raw = _list(obj.get("deals"), "deals")
+    if not deals_raw:
+        raise RecordError("deals is empty")
+    table: list[Card] = []
+    deals: list[list[list[Card]]] = []
+    for d, deal in enumerate(deals_raw):
+        if not isinstance(deal, dict):
+            raise RecordError(f"deal {d} must be an object")
+        if d == 0:
+            table = _cards(deal.get("table"), "deal 0 table")
+        elif "table" in deal:
+            raise RecordError(f"deal {d} has a table; only the first deal has one")
+        hands = _list(deal.get("hands"), f"deal {d} hands")
+        deals.append([_cards(h, f"deal {d} hand") for h in hands])
+    return table, deals
+
+
+def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, Play]]:
+    """Each play of a record, checked to be the seat's turn, well formed and legal, with
+    the state before it; the play is made once the caller has looked at the state."""
+    plays = _list(obj.get("plays"), "plays")
+    for i, p in enumerate(plays):
+        if state.is_over():
+            raise RecordError(f"play {i}: the hand is already over")
+        if not isinstance(p, dict):
+            raise RecordError(f"play {i} must be an object")
+        seat = _int(p, "seat")
+        if seat != state.turn:
+            raise RecordError(f"play {i}: seat {seat} played but it is seat {state.turn}'s turn")
+        if not isinstance(p.get("card"), str):
+            raise RecordError(f"play {i}: missing or malformed 'card'")
+        card = parse_card(p["card"])
+        take = CardSet(_cards(p.get("take"), f"play {i} take"))
+        play = Play(card, take.mask)
+        yield state, play
+        try:
+            state.push(play)
+        except IllegalPlayError as e:
+            raise RecordError(f"play {i}: {e}") from None
+    if not state.is_over():
+        raise RecordError(f"the hand is unfinished after {len(plays)} plays")
+
+
+def _check_content(
+    obj: dict[str, Any], rules: Rules, dealer: int, before: list[int]
+) -> tuple[HandState, list[int], int | None]:
+    """Deals, plays, score, totals and winner of a record; the final state, the totals
+    after the hand and the winner."""
+    table, deals = _deals(obj)
+    state = HandState.from_deals(rules, dealer, table, deals)
+    _check_opening(obj, rules, state)
+    for _ in _plays(obj, state):
+        pass
+    _check_score(obj, rules, state, before)
+    after = _int_list(obj, "totals_after", rules.sides)
+    piles = [p.mask for p in state.piles]
+    winner = match_winner(rules, after, piles)
+    if "winner" not in obj:
+        raise RecordError("missing field 'winner'")
+    given = obj["winner"]
+    if not (given is None or (isinstance(given, int) and not isinstance(given, bool))):
+        raise RecordError(f"winner must be a side number or null, got {given!r}")
+    if given != winner:
+        raise RecordError(f"winner is {obj['winner']!r}, the totals give {winner!r}")
+    return state, after, winner
+
+
+def _opening(obj: dict[str, Any]) -> CardSet:
+    """The ``opening`` field of a record: a list of cards; absent or ``[]`` is none."""
+    return CardSet(_cards(obj["opening"], "opening")) if "opening" in obj else CardSet()
+
+
+def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
+    """The record's ``opening`` is what the rules take from its first table."""
+    given = _opening(obj)
+    want = state.opening if rules.opening_fifteen else CardSet()
+    if given == want:
+        return
+    if not want and not rules.opening_fifteen:
+        raise RecordError(f"opening is [{given}] but the rules have opening_fifteen=false")
+    if not want:
+        raise RecordError(
+            f"opening is [{given}] but the first table is not taken at the opening (it makes "
+            "neither fifteen nor two fifteens)"
+        )
+    if not given:
+        raise RecordError(
+            f"opening is missing: the dealer's side takes the first table [{want}] at the "
+            f"opening (opening_fifteen=true)"
+        )
+    raise RecordError(f"opening is [{given}], the rules take [{want}] (the whole first table)")
+
+
+def _check_score(obj: dict[str, Any], rules: Rules, state: HandState, before: list[int]) -> None:
+    sides = rules.sides
+    score = _list(obj.get("score"), "score")
+    expected = state.score()
+    if len(score) != sides:
+        raise RecordError(f"score must have one entry per side ({sides}), got {len(score)}")
+    for s, (got, want) in enumerate(zip(score, expected, strict=True)):
+        if not isinstance(got, dict):
+            raise RecordError(f"score of side {s} must be an object")
+        for item in SCORE_ITEMS:
+            if type(got.get(item)) is not int or got[item] != want[item]:
+                raise RecordError(
+                    f"score of side {s}: {item} is {got.get(item)!r}, the plays give {want[item]}"
+                )
+    after = _int_list(obj, "totals_after", sides)
+    want_after = [b + e["total"] for b, e in zip(before, expected, strict=True)]
+    if after != want_after:
+        raise RecordError(f"totals_after is {after}, expected {want_after}")
+
+
+# --------------------------------------------------------------------------- showing
+def show_hand(obj: Any) -> list[str]:
+    """A game record as lines a person can follow: the deals, then each play (seat, its
+    hand before the play, the card, what it takes, a scopa, the table after), the end
+    of the hand, the score and the totals.
+
+    The record is checked on its own first (rules, deals, legal plays, score, totals,
+    winner; not its place in a match), so what is shown is what the rules make of it;
+    a record that fails raises :class:`RecordError`.
+    """
+    rules, match, hand, dealer, before = _header(obj)
+    try:
+        _state, after, winner = _check_content(obj, rules, dealer, before)
+    except OverflowError as e:  # a number beyond what the kernels hold (int64)
+        raise RecordError(f"a number is too large: {e}") from None
+    table, deals = _deals(obj)
+    state = HandState.from_deals(rules, dealer, table, deals)
+    n, name = rules.players, rules.preset_name() or "custom rules"
+    side_word = "team" if rules.teams else "side"
+
+    def seat_label(seat: int) -> str:
+        return f"seat {seat} ({side_word} {rules.side_of(seat)})" if rules.teams else f"seat {seat}"
+
+    def cards(cs: CardSet | Sequence[Card]) -> str:
+        text = str(cs if isinstance(cs, CardSet) else CardSet(list(cs)))
+        return text or "-"
+
+    out = [
+        f"match {match}, hand {hand}: {name} ({rules.digest()}), {n} players, dealer seat "
+        f"{dealer}, totals before {_totals(before)}",
+        f"table: {cards(table)}",
+    ]
+    width = max(len(cards(h)) for d in deals for h in d) + 2
+
+    def deal_line(d: int) -> str:
+        seats = [(dealer + 1 + j) % n for j in range(n)]
+        return f"deal {d + 1}: " + ", ".join(f"seat {s} [{cards(deals[d][s])}]" for s in seats)
+
+    out.append(deal_line(0))
+    if rules.opening_fifteen and state.opening:
+        out.append(opening_line(rules, dealer, state.opening))
+    dealt, held_after = 1, sum(len(h) for h in state.hands)
+    last_pile = [p.mask for p in state.piles]
+    remainder = CardSet()
+    for number, (st, play) in enumerate(_plays(obj, state), start=1):
+        held = sum(len(h) for h in st.hands)
+        if held > held_after and dealt < len(deals):  # the hands were dealt again
+            out.append(deal_line(dealt))
+            dealt += 1
+        held_after = held - 1
+        seat, before_hand, before_table = st.turn, st.hand(st.turn), st.table
+        last_pile = [p.mask for p in st.piles]
+        result = st.push(play)
+        st.pop()
+        take = CardSet(play.take)
+        if take:
+            what = f"{card_name(play.card)} takes {cards(take)}"
+            remainder = before_table - take
+        else:
+            what = f"{card_name(play.card)} is laid"
+            remainder = before_table | CardSet([play.card])
+        marks = " SCOPA" if result.scopa else ""
+        marks += " (ace sweep)" if result.ace_sweep else ""
+        hand_text = f"[{cards(before_hand)}]"
+        out.append(
+            f"  {number:>2}. {seat_label(seat)} {hand_text:<{width}} {what:<24} "
+            f"table [{remainder!s}]{marks}"
+        )
+    end = state
+    gained = [CardSet(p.mask & ~m) for p, m in zip(end.piles, last_pile, strict=True)]
+    if remainder:
+        extra = [s for s, g in enumerate(gained) if (g & remainder)]
+        why = "the last to capture" if rules.remainder_to == "last_capturer" else "the dealer's"
+        who = f"go to {side_word} {extra[0]} ({why})" if extra else "go to nobody (no capture)"
+        out.append(f"end of hand: the cards left on the table, {cards(remainder)}, {who}")
+    score = end.score()
+    out.append("score:")
+    for s, items in enumerate(score):
+        parts = ", ".join(f"{k} {v}" for k, v in items.items() if k != "total" and v)
+        out.append(
+            f"  {side_word} {s}: {items['total']} point(s)"
+            + (f" ({parts})" if parts else "")
+            + f", {len(end.piles[s])} cards captured"
+        )
+    result_text = f"winner: {side_word} {winner}" if winner is not None else "no winner yet"
+    out.append(f"totals after: {_totals(after)}; {result_text}")
+    return out
+
+
+def opening_line(rules: Rules, dealer: int, opening: CardSet) -> str:
+    """``opening: ...``: what the dealer's side took at the deal by ``opening_fifteen``
+    (one scopa for a table of fifteen, two for two fifteens: docs/rules.md §9)."""
+    side_word = "team" if rules.teams else "side"
+    scope = opening.value_sum() // 15
+    what = "fifteen" if scope == 1 else "two fifteens"
+    marks = "SCOPA" if scope == 1 else f"SCOPA x{scope}"
+    return (
+        f"opening: the table makes {what}, {side_word} {rules.side_of(dealer)} (the dealer's) "
+        f"takes {opening} {marks}"
+    )
+
+
+def _totals(values: Sequence[int]) -> str:
+    return "-".join(str(v) for v in values)
+
+
+def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplaySummary:
+    """Check every line of a record file; collect ``(line, reason)`` for each violation."""
+    summary = ReplaySummary()
+    prev: _MatchCursor | None = None
+    last_line = 0
+    for lineno, line in enumerate(lines, start=1):
+        summary.lines = lineno
+        if not line.strip():
+            summary.errors.append((lineno, "empty line"))
+            continue
+        last_line = lineno
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            summary.errors.append((lineno, f"malformed JSON: {e.msg} (column {e.colno})"))
+            prev = None if prev is None else _skip(prev)
+            continue
+        except RecursionError:  # json.loads on very deeply nested arrays or objects
+            summary.errors.append((lineno, "malformed JSON: nested too deeply"))
+            prev = None if prev is None else _skip(prev)
+            continue
+        try:
+            cur, state = check_hand(obj, prev)
+        except (RecordError, CardError, ValueError) as e:
+            summary.errors.append((lineno, str(e)))
+            prev = _resync(obj, prev)
+            continue
+        except OverflowError as e:  # a number beyond what the kernels hold (int64)
+            summary.errors.append((lineno, f"a number is too large: {e}"))
+            prev = _resync(obj, prev)
+            continue
+        summary.hands += 1
+        summary.plays += state.plays_made
+        summary.scope += sum(state.scope)
+        if cur.hand == 0:
+            summary.matches += 1
+        if cur.winner is not None:
+            summary.finished_matches += 1
+            summary.wins[cur.winner] = summary.wins.get(cur.winner, 0) + 1
+        prev = cur
+    if summary.lines == 0:
+        summary.errors.append((0, "the file holds no records"))
+    elif prev is not None and prev.winner is None and not allow_unfinished:
+        summary.errors.append(
+            (last_line, "the file ends inside a match (the last hand has no winner)")
+        )
+    return summary
+
+
+def _skip(prev: _MatchCursor) -> _MatchCursor:
+    """After an unreadable line, assume it was the next hand of the same match."""
+    return _MatchCursor(prev.rules, prev.match, prev.hand + 1, prev.dealer + 1, prev.totals, None)
+
+
+def _resync(obj: Any, prev: _MatchCursor | None) -> _MatchCursor | None:
+    """After an invalid record, continue checking from what the record claims."""
+    try:
+        rules = Rules.from_dict(obj["rules"])
+        sides = rules.sides
+        return _MatchCursor(
+            rules,
+            int(obj["match"]),
+            int(obj["hand"]),
+            int(obj["dealer"]),
+            [int(x) for x in obj["totals_after"]][:sides],
+            obj.get("winner"),
+        )
+    except Exception:
+        return None if prev is None else _skip(prev)
+
+
+def iter_lines(stream: TextIO) -> Iterator[str]:
+    """Lines of a text stream without their newline."""
+    for line in stream:
+        yield line.rstrip("\n")

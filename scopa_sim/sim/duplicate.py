@@ -1,0 +1,65 @@
+"""Duplicate deals: the deck of a hand played again with the seats' cards exchanged.
+
+A *swapped* deal of hand ``u`` of a ``--hands`` run is the same accepted deck (the same
+table, the same stock order) with every block of cards the dealing gives to playing
+position ``p`` handed to position ``p - 1`` instead (modulo the players): in a 2-player
+game the first player and the dealer exchange their hands, with teams each side gets
+the other side's cards. The swapped deal is as random as the original (a fixed
+permutation of a uniform shuffle), so its hands are valid hands of the game on their
+own, and the mean of a hand and its duplicate estimates the same dealer margin with
+less variance whenever the two margins are negatively correlated (the cards' luck
+cancels). :func:`swap_permutation` is that permutation; :func:`swapped_rows` computes
+the rows of swapped hands with kernel policies, in the layout of ``fused_rows``, through
+the step kernels (``shuffle_deal``, ``start_hand``, ``play_out``, ``score_state``), with
+the play stream of the original hand; bots use :func:`swapped_deck` in
+:class:`scopa_sim.sim.match.HandPlayer`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim.game.rules import Rules
+
+
+def swap_permutation(rules: Rules) -> np.ndarray:
+    """``perm`` with ``swapped[i] = deck[perm[i]]``: the table stays, and the block of each
+    dealing round that would go to position ``p`` goes to position ``p - 1``. Follows
+    :func:`scopa_sim._engine.step.deal_round` (a short last round deals ``left // players``
+    cards each)."""
+    n, size, hs = rules.players, rules.deck, rules.hand_size
+    perm = np.arange(size, dtype=np.int64)
+    pos = rules.table_cards
+    while pos < size:
+        left = size - pos
+        k = hs if left >= n * hs else left // n
+        if k == 0:
+            break
+        for p in range(n):
+            src = pos + ((p + 1) % n) * k
+            perm[pos + p * k : pos + (p + 1) * k] = np.arange(src, src + k)
+        pos += n * k
+    return perm
+
+
+def swapped_deck(rules: Rules, deck: tuple[int, ...]) -> tuple[int, ...]:
+    """The deck order of a hand's duplicate (see :func:`swap_permutation`)."""
+    perm = swap_permutation(rules)
+    return tuple(deck[i] for i in perm)
+
+
+def swapped_rows(
+    rules: Rules, codes: np.ndarray, seed: int, first: int, count: int, swap: bool = True
+) -> np.ndarray:
+    """Rows (``fused_rows`` layout, ``C_MATCH`` = offset from ``first``) of hands ``first ..
+    first + count - 1`` of a ``--hands`` run with kernel policy codes ``codes`` (one per
+    seat, padded to 4), dealt swapped (``swap=False``: as dealt, which reproduces
+    ``fused_rows``; the tests check it)."""
+    out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+    r = rules.to_array()
+    K.step_rows(r, codes, np.uint64(seed), first, count, swap_permutation(rules), swap, out)
+    return out
+
+
+__all__ = ["swap_permutation", "swapped_deck", "swapped_rows"]

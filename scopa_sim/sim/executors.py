@@ -1,0 +1,202 @@
+"""Where a run's shards are computed: on this machine (in this process, in threads, or in
+the process pool of :mod:`scopa_sim.sim.pool`) or as tasks on a Dask cluster. An executor
+takes a :class:`~scopa_sim.sim.shards.Run` and the shards to do, and yields each
+:class:`~scopa_sim.sim.shards.ShardResult` as it finishes."""
+
+from __future__ import annotations
+
+import gc
+import itertools
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
+
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.errors import ScopaError, SimulationError
+from scopa_sim.sim import pool as P
+from scopa_sim.sim.shards import Run, ShardResult, run_shard
+
+#: An executor: computes the shards ``todo`` of a run, yielding each as it finishes.
+Executor = Callable[[Run, Iterable[int]], Iterator[ShardResult]]
+
+
+def local_executor(workers: int) -> Executor:
+    """Shards on ``workers`` cores of this machine: in this process when ``workers == 1``;
+    else in threads when every policy is a kernel policy (the jitted loop runs without the
+    GIL and so does the Parquet writer, so threads scale without starting processes that
+    must import and load the kernels), or in processes for search policies (which run
+    Python between kernel calls). At most two shards a worker are queued at a time. On an
+    interrupt, worker processes are stopped at once (threads finish their shard, a
+    fraction of a second)."""
+
+    def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
+        doc, where = run.config.to_json(), str(run.directory)
+        if workers == 1:
+            for i in todo:
+                yield run_shard(doc, i, where)
+            return
+        from concurrent.futures import Executor as Pool
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool: Pool
+        if all(PolicySpec.parse(p).is_kernel for p in run.config.policies):
+            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shard")
+        else:
+            pool = P.process_pool(workers)
+        with pool:
+            yield from P.stream(pool, run_shard, ((doc, i, where) for i in todo), 2 * workers)
+
+    return execute
+
+
+#: Seconds the Dask executor waits for a worker by default (``--worker-timeout``).
+DEFAULT_WORKER_TIMEOUT = 60.0
+#: Seconds between the Dask executor's checks for finished shards and live workers.
+DASK_POLL_SECONDS = 0.5
+
+
+def dask_executor(
+    scheduler: str | None,
+    workers: int,
+    worker_timeout: float = DEFAULT_WORKER_TIMEOUT,
+    notify: Callable[[str], None] | None = None,
+) -> Executor:
+    """Shards as tasks on a Dask distributed cluster (a LocalCluster when no address), at
+    most two a worker thread in flight. With no worker (none has joined, or all have
+    gone) it says that it is waiting (``notify``) and gives up with a SimulationError
+    after ``worker_timeout`` seconds without one."""
+    try:
+        from distributed import Client, LocalCluster
+        from distributed import wait as dask_wait
+    except ImportError:
+        raise SimulationError(
+            "--executor dask needs the dask[distributed] package (pip install 'dask[distributed]')"
+        ) from None
+    if scheduler is not None:
+        check_scheduler_address(scheduler)
+    say = notify or (lambda message: None)
+
+    def connect() -> tuple[Any, Any]:
+        if not scheduler:
+            cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=None,
+            )
+            return Client(cluster), cluster
+        try:
+            return Client(scheduler, timeout="3s"), None
+        except (OSError, TimeoutError, ValueError, TypeError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            del e
+            gc.collect()  # the half-made client's clean-up, now rather than at a random point
+            raise SimulationError(
+                f"cannot reach the Dask scheduler at {scheduler}: {first}"
+            ) from None
+
+    def wait_for_workers(client: Any, where: str) -> None:
+        if client.nthreads():
+            return
+        say(f"waiting for Dask workers at {where} (giving up after {worker_timeout:g} s)")
+        try:
+            client.wait_for_workers(1, timeout=worker_timeout)
+        except (TimeoutError, OSError):
+            raise SimulationError(
+                f"no Dask worker at {where} within {worker_timeout:g} s (--worker-timeout)"
+            ) from None
+
+    def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
+        client, cluster = connect()
+        try:
+            with client:
+                where = scheduler or "the local cluster"
+                wait_for_workers(client, where)
+                doc, directory = run.config.to_json(), str(run.directory.resolve())
+                queue = iter(todo)
+                pending: set[Any] = set()
+                alone_since: float | None = None  # when the cluster was last seen workerless
+                try:
+                    while True:
+                        room = 2 * max(1, sum(client.nthreads().values())) - len(pending)
+                        for i in itertools.islice(queue, max(0, room)):
+                            key = f"shard-{run.config.run_id}-{i}"
+                            pending.add(client.submit(run_shard, doc, i, directory, key=key))
+                        if not pending:
+                            break
+                        try:
+                            done, left = dask_wait(
+                                pending, timeout=DASK_POLL_SECONDS, return_when="FIRST_COMPLETED"
+                            )
+                        except TimeoutError:
+                            done, left = set(), pending
+                        pending = set(left)
+                        for fut in done:
+                            res = _dask_result(fut)
+                            if res is None:  # lost with its worker: computed again
+                                pending.add(fut)
+                            else:
+                                yield res
+                        if done or client.nthreads():
+                            alone_since = None
+                        elif alone_since is None:
+                            alone_since = time.monotonic()
+                            say(
+                                f"no Dask worker left at {where}: waiting for one (giving "
+                                f"up after {worker_timeout:g} s)"
+                            )
+                        elif time.monotonic() - alone_since > worker_timeout:
+                            raise SimulationError(
+                                f"every Dask worker at {where} has gone and none joined "
+                                f"within {worker_timeout:g} s (--worker-timeout)"
+                            )
+                finally:
+                    for fut in pending:
+                        fut.cancel()
+        finally:
+            if cluster is not None:
+                cluster.close()
+
+    return execute
+
+
+def check_scheduler_address(address: str) -> None:
+    """A SimulationError unless ``address`` is a Dask scheduler address that could be
+    reached (a known scheme, and a host and port for network schemes); checked before a
+    client is made, since a client that fails to start can deadlock when collected."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    hint = "expected e.g. tcp://host:8786"
+    try:
+        scheme, where = parse_address(address)
+        get_backend(scheme)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            host, port = parse_host_port(where)
+            if not host:
+                raise ValueError("no host")
+            if not 0 < int(port) < 65536:
+                raise ValueError(f"port {port} is not 1..65535")
+    except (ValueError, TypeError) as e:
+        first = str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise SimulationError(f"bad Dask scheduler address {address!r}: {first}; {hint}") from None
+
+
+def _dask_result(fut: Any) -> ShardResult | None:
+    """A finished Dask task's shard, or None when its result cannot be fetched at once (the
+    worker holding it is gone, and the scheduler computes it again); a task that failed on
+    the cluster (its workers killed, say) is a one-line SimulationError, and the library's
+    own errors pass as they are."""
+    try:
+        res: ShardResult = fut.result(timeout=DASK_POLL_SECONDS)
+    except TimeoutError:
+        return None
+    except ScopaError:
+        raise
+    except Exception as e:
+        first = str(e).splitlines()[0] if str(e) else ""
+        raise SimulationError(
+            f"a shard failed on the Dask cluster ({type(e).__name__}: {first})"
+        ) from None
+    return res

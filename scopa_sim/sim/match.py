@@ -1,0 +1,223 @@
+"""Matches: hands dealt in turn until a side reaches the target (RULES.md §6).
+
+Randomness is derived from (run seed, match, hand): the deck of hand ``h`` of
+match ``m`` is shuffled from its own stream (so variants and policies sharing a
+seed see the same decks), and the plays draw from a second stream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.errors import MatchError
+from scopa_sim.game.cards import Card
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState, _match_totals
+
+#: Stream numbers of :func:`_engine.streams.derive_seed` (those of the jitted loops).
+STREAM_DEAL = K.STREAM_DEAL
+STREAM_PLAY = K.STREAM_PLAY
+STREAM_DEALER = K.STREAM_DEALER
+STREAM_BOT = 1000  # + plays made: the seed a search bot gets for each decision
+MAX_HANDS_PER_MATCH = K.MAX_HANDS_PER_MATCH
+
+
+@dataclass(frozen=True)
+class HandLog:
+    """Everything that happened in one hand, enough to write its game record."""
+
+    match: int
+    hand: int
+    dealer: int
+    deck: tuple[Card, ...]  # accepted deck order, in the canonical dealing layout
+    plays: tuple[tuple[int, Card, int], ...]  # (seat, card, take mask)
+    score: tuple[tuple[int, ...], ...]  # [side][item] in SCORE_ITEMS order
+    piles: tuple[int, ...]  # captured masks per side, remainder included
+    totals_before: tuple[int, ...]
+    totals_after: tuple[int, ...]
+    winner: int | None
+    redeals: int = 0
+
+
+def first_dealer(seed: int, match: int, players: int) -> int:
+    """The first dealer of a match, drawn from the match's own stream."""
+    rng = K.new_rng(K.derive_seed(seed, match, 0, STREAM_DEALER))
+    return int(K.rand_below(rng, players))
+
+
+def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> int | None:
+    """The side that wins after a hand with these totals and final piles, or None (the
+    jitted loops' rule, :func:`scopa_sim._engine.scoring.match_winner`)."""
+    n = len(totals)
+    winner = K.match_winner(
+        tuple(int(totals[s]) if s < n else 0 for s in range(4)),
+        tuple(int(piles[s]) if s < n else 0 for s in range(4)),
+        n,
+        rules.target,
+        rules.napola and rules.napola_all_denari_wins,
+    )
+    return None if winner < 0 else int(winner)
+
+
+@dataclass(frozen=True)
+class HandPlay:
+    """One hand as played: deck order, plays and final state (before match bookkeeping)."""
+
+    deck: tuple[Card, ...]
+    redeals: int
+    plays: tuple[tuple[int, Card, int], ...]
+    score: tuple[tuple[int, ...], ...]
+    piles: tuple[int, ...]
+
+
+class HandPlayer:
+    """Plays hands of a run with one policy per seat.
+
+    Kernel policies only: the whole hand runs in the jitted playout loop. With a
+    search policy at any seat, the hand is played decision by decision with bots
+    (kernel policies then play through their bot form). Either way the deck of
+    hand ``h`` of match ``m`` comes from the stream ``(seed, m, h, STREAM_DEAL)``; with
+    ``swapped`` it is then dealt with the seats' cards exchanged (its duplicate deal).
+    Bots see the match totals before the hand (``play``'s ``totals``), as players do.
+    """
+
+    def __init__(
+        self, rules: Rules, policies: Sequence[PolicySpec], seed: int, swapped: bool = False
+    ) -> None:
+        self.rules, self.seed = rules, seed
+        #: deal each hand's deck with the seats' cards exchanged (:mod:`scopa_sim.sim.duplicate`)
+        self._perm = None
+        if swapped:
+            from scopa_sim.sim.duplicate import swap_permutation
+
+            self._perm = swap_permutation(rules)
+        self._r = rules.to_array()
+        self.kernel = all(p.is_kernel for p in policies)
+        self._codes = np.zeros(4, dtype=np.int64)
+        self._bots = [] if self.kernel else [p.bot() for p in policies]
+        for bot in self._bots:
+            bot.prepare(rules)  # e.g. a match-equity table that does not fit these rules
+        if self.kernel:
+            self._codes[: len(policies)] = [p.code for p in policies]
+        self._state = np.zeros(K.N_STATE, dtype=np.int64)
+        self._deck = np.empty(40, dtype=np.int64)
+        self._buf_card = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        self._buf_take = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        self._scratch = np.empty(K.SCRATCH, dtype=np.int64)
+        self._log_card = np.empty(40, dtype=np.int64)
+        self._log_take = np.empty(40, dtype=np.int64)
+        self._score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
+
+    def play(
+        self, match: int, hand: int, dealer: int, totals: Sequence[int] | None = None
+    ) -> HandPlay:
+        """Hand ``hand`` of match ``match`` dealt by seat ``dealer``, the sides' match points
+        being ``totals`` before it (default 0 each)."""
+        rules, r = self.rules, self._r
+        rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
+        redeals = int(K.shuffle_deal(r, rng, self._deck))
+        if self._perm is not None:
+            self._deck[: rules.deck] = self._deck[self._perm]
+        deck = tuple(int(c) for c in self._deck[: rules.deck])
+        if self.kernel:
+            state = self._state
+            K.start_hand(state, r, self._deck, dealer)
+            rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
+            made = K.play_out(
+                state,
+                r,
+                self._codes,
+                rng,
+                self._buf_card,
+                self._buf_take,
+                self._scratch,
+                self._log_card,
+                self._log_take,
+            )
+            K.score_state(state, r, self._score)
+            n = rules.players
+            plays = tuple(
+                ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))
+                for i in range(int(made))
+            )
+            piles = tuple(int(state[K.S_PILES + s]) for s in range(rules.sides))
+            score = self._score
+        else:
+            hs = HandState.deal(rules, dealer=dealer, deck=deck, match_totals=totals)
+            logged = []
+            while not hs.is_over():
+                seat = hs.turn
+                move = K.derive_seed(self.seed, match, hand, STREAM_BOT + hs.plays_made)
+                play = self._bots[seat].choose(hs, int(move) & (2**63 - 1))
+                hs.push(play)
+                logged.append((seat, play.card, play.take))
+            plays = tuple(logged)
+            piles = tuple(p.mask for p in hs.piles)
+            score = hs.score_array()
+        return HandPlay(
+            deck=deck,
+            redeals=redeals,
+            plays=plays,
+            score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
+            piles=piles,
+        )
+
+
+def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
+    """The totals a match starts from: 0 for each side, or ``start``, checked (one total a
+    side, each below the target); :class:`MatchError` otherwise."""
+    try:  # one count of points >= 0 a side, as for any hand's match totals
+        totals = _match_totals(rules, start)
+    except ValueError:
+        totals = None
+    if totals is None or max(totals) >= rules.target:
+        raise MatchError(
+            f"starting totals {list(start or ())}: give {rules.sides} totals, each from 0 to "
+            f"{rules.target - 1} (a side at {rules.target} or more has reached the target)"
+        )
+    return list(totals)
+
+
+def play_match(
+    rules: Rules,
+    policies: Sequence[PolicySpec],
+    seed: int,
+    match: int,
+    dealer: int | None = None,
+    player: HandPlayer | None = None,
+    start: Sequence[int] | None = None,
+) -> Iterator[HandLog]:
+    """Play match ``match`` of a run to its end, yielding each hand as it is scored;
+    ``start`` gives the sides' totals it starts from (default 0 each: a match from a
+    given score, e.g. to study play near the target)."""
+    n = rules.players
+    totals = start_totals(rules, start)
+    player = player or HandPlayer(rules, policies, seed)
+    dealer = first_dealer(seed, match, n) if dealer is None else dealer
+    for hand in range(MAX_HANDS_PER_MATCH):
+        hp = player.play(match, hand, dealer, totals)
+        before = tuple(totals)
+        totals = [t + hp.score[s][K.I_TOTAL] for s, t in enumerate(totals)]
+        winner = match_winner(rules, totals, hp.piles)
+        yield HandLog(
+            match=match,
+            hand=hand,
+            dealer=dealer,
+            deck=hp.deck,
+            plays=hp.plays,
+            score=hp.score,
+            piles=hp.piles,
+            totals_before=before,
+            totals_after=tuple(totals),
+            winner=winner,
+            redeals=hp.redeals,
+        )
+        if winner is not None:
+            return
+        dealer = (dealer + 1) % n
+    raise MatchError(f"match {match} did not end within {MAX_HANDS_PER_MATCH:,} hands")

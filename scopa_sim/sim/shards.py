@@ -1,0 +1,243 @@
+"""A run's shards: computing one shard's rows (the jitted loop for kernel policies, bots
+decision by decision otherwise), writing its Parquet file, and the run directory being
+filled (:class:`Run`), which records each finished shard in the manifest."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.data import dataset as D
+from scopa_sim.data.run import SimConfig
+from scopa_sim.errors import SimulationError
+from scopa_sim.sim.match import HandLog, HandPlayer, play_match
+from scopa_sim.sim.pool import parent_gone
+
+
+@dataclass(frozen=True)
+class ShardResult:
+    index: int
+    rows: int
+    units: int
+    seconds: float  # the whole shard
+    file: str
+    compute_seconds: float  # computing its rows (the jitted loop, or the bots)
+    write_seconds: float  # encoding and writing its Parquet file
+    size: int  # bytes of the file, recorded in the manifest and checked by readers
+    crc32: int  # of the file's bytes, likewise
+
+
+def compute_rows(
+    config: SimConfig, first: int, count: int, out: np.ndarray | None = None
+) -> np.ndarray:
+    """The rows (one per hand) of ``count`` units from ``first``, column-major: ``cols[C_*,
+    row]`` in the order of ``dataset.kernel_columns()``, with ``cols[C_MATCH]`` the unit's
+    offset from ``first``. Computed in the jitted loop for kernel policies, else hand by
+    hand with bots. ``out`` (int32, ``N_ROW_COLS`` rows, zeroed once) is a buffer to reuse
+    for ``--hands`` runs; the result is then that buffer. One of another width than
+    ``count`` is not used (a slice of it would not be C-contiguous, and the jitted loop
+    would compile a second time for that layout).
+    """
+    specs = [PolicySpec.parse(p) for p in config.policies]
+    if not all(p.is_kernel for p in specs):
+        return _bot_rows(config, specs, first, count)
+    r = config.rules.to_array()
+    codes = np.array(
+        [p.code for p in specs] + [0] * (4 - config.rules.players),
+        dtype=np.int64,
+    )
+    if config.deal == "swapped":
+        from scopa_sim.sim.duplicate import swapped_rows
+
+        return swapped_rows(config.rules, codes, config.seed, first, count)
+    if config.mode == "hands":  # one row per unit: fill the caller's buffer
+        if out is None or out.shape[1] != count:
+            out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+        K.fused_rows(r, codes, config.seed, False, first, count, out)
+        return out
+    return _match_rows(config, r, codes, first, count)
+
+
+#: Rows the jitted loop writes per call in matches mode (a buffer of about 60 MB): a
+#: default shard of 25,000 short matches takes one call.
+MATCH_BLOCK_ROWS = 1 << 18
+
+
+def _match_rows(
+    config: SimConfig, r: np.ndarray, codes: np.ndarray, first: int, count: int
+) -> np.ndarray:
+    """The rows of ``count`` whole matches from ``first`` through the jitted loop, in calls
+    of about :data:`MATCH_BLOCK_ROWS` rows, however long the matches (the target may be
+    1,000). Each call gets as many matches as should fill its buffer with room to spare:
+    at first by a third of the bound of ``sides * target`` hands a match (each hand scores
+    at least one point; a side scores about one point in three of the hand's), then by
+    the hands a match has taken so far. The loop stops before a match
+    that could not fit in the last 64 rows of room, but a longer match than the room left
+    raises; that call is then made again with fewer matches (or, for one match, more
+    room), which gives the same rows since a match's data depend only on its number."""
+    bound = config.rules.sides * config.rules.target + 1
+    per = bound / 3  # rows a match, until matches have been seen
+    parts = []
+    done = rows_done = 0
+    while done < count:
+        n = max(1, min(count - done, int(MATCH_BLOCK_ROWS / per)))
+        cap = int(n * per * 1.25) + bound + 64
+        while True:
+            buf = np.zeros((K.N_ROW_COLS, cap), dtype=np.int32)
+            try:
+                units, rows = K.fused_rows(r, codes, config.seed, True, first + done, n, buf)
+                break
+            except ValueError:  # a match outgrew the buffer, or MAX_HANDS_PER_MATCH
+                if n > 1:
+                    n //= 2
+                elif cap < K.MAX_HANDS_PER_MATCH + 64:
+                    cap = min(4 * cap, K.MAX_HANDS_PER_MATCH + 64)
+                else:
+                    raise SimulationError(
+                        f"match {first + done} did not end within {K.MAX_HANDS_PER_MATCH:,} hands"
+                    ) from None
+        part = buf[:, :rows] if 2 * rows > cap else buf[:, :rows].copy()  # free the rest
+        part[K.C_MATCH] += done
+        parts.append(part)
+        done += int(units)
+        rows_done += int(rows)
+        per = rows_done / done
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
+
+
+def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int) -> np.ndarray:
+    """Rows of units played decision by decision (search policies), same layout."""
+    rules = config.rules
+    player = HandPlayer(rules, specs, config.seed, swapped=config.deal == "swapped")
+    rows: list[np.ndarray] = []
+    for unit in range(first, first + count):
+        if config.mode == "matches":
+            logs = list(play_match(rules, specs, config.seed, unit, player=player))
+        else:
+            hp = player.play(unit, 0, unit % rules.players)
+            logs = [
+                HandLog(unit, 0, unit % rules.players, hp.deck, hp.plays, hp.score, hp.piles,
+                        (0,) * rules.sides, tuple(s[K.I_TOTAL] for s in hp.score), None,
+                        hp.redeals)
+            ]  # fmt: skip
+        for log in logs:
+            row = np.zeros(K.N_ROW_COLS, dtype=np.int32)
+            row[[K.C_MATCH, K.C_HAND, K.C_DEALER, K.C_FIRST, K.C_REDEALS, K.C_PLAYS]] = (
+                log.match - first,
+                log.hand,
+                log.dealer,
+                (log.dealer + 1) % rules.players,
+                log.redeals,
+                len(log.plays),
+            )
+            for s in range(rules.sides):
+                pile = log.piles[s]
+                row[K.C_ITEMS + s * K.N_ITEMS : K.C_ITEMS + (s + 1) * K.N_ITEMS] = log.score[s]
+                row[K.C_STATS + 4 * s : K.C_STATS + 4 * s + 4] = K.side_stats(pile)
+                row[K.C_TOTALS + s] = log.totals_after[s]
+            row[K.C_WINNER] = -1 if log.winner is None else log.winner
+            rows.append(row)
+    return np.stack(rows, axis=1)
+
+
+#: Each thread's reusable row buffer (it computes one shard at a time), so that shards do
+#: not pay for fresh pages.
+_BUFFERS = threading.local()
+
+
+def _row_buffer(count: int) -> np.ndarray:
+    buf = getattr(_BUFFERS, "rows", None)
+    if buf is None or buf.shape[1] != count:
+        buf = _BUFFERS.rows = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+    return buf
+
+
+def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
+    """Compute and write one shard (runs in a worker process or a Dask task)."""
+    config = SimConfig.from_json(config_doc)
+    t0 = time.perf_counter()
+    first, count = config.units(index)
+    cols = compute_rows(
+        config, first, count, _row_buffer(count) if config.mode == "hands" else None
+    )
+    t1 = time.perf_counter()
+    columns = D.shard_columns(
+        cols,
+        first=first,
+        run_id=config.run_id,
+        preset=config.preset,
+        rules_hash=config.rules.digest(),
+        players=config.rules.players,
+        sides=config.rules.sides,
+        seed=config.seed,
+        policies=config.policies,
+    )
+    if parent_gone():  # an orphaned worker process writes nothing
+        os._exit(1)
+    path, crc = D.write_shard(Path(directory), index, cols.shape[1], columns)
+    t2 = time.perf_counter()
+    size = path.stat().st_size
+    rows = cols.shape[1]
+    return ShardResult(index, rows, count, t2 - t0, path.name, t1 - t0, t2 - t1, size, crc)
+
+
+def _shard_entry(
+    index: int,
+    name: str,
+    units: int,
+    rows: int,
+    size: int,
+    crc32: int,
+    seconds: tuple[float, float, float] | None,
+) -> dict[str, Any]:
+    """A shard's manifest entry; ``seconds`` (whole, computing rows, writing the file) is
+    None for a shard adopted on resume, whose timing was lost with the manifest update."""
+    whole, compute, write = (round(t, 4) for t in seconds) if seconds else (None, None, None)
+    return {
+        "index": index,
+        "file": f"{D.SHARD_DIR}/{name}",
+        "units": units,
+        "rows": rows,
+        "bytes": size,
+        "crc32": crc32,
+        "seconds": whole,
+        "compute_seconds": compute,
+        "write_seconds": write,
+    }
+
+
+@dataclass
+class Run:
+    """A run directory being filled: its manifest and the shards still to do."""
+
+    directory: Path
+    config: SimConfig
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+    def todo(self) -> Iterator[int]:
+        """The shards still to compute, in order, generated as they are taken: a run of
+        10**15 hands plans 4 billion shards, which must not be listed up front."""
+        done = {s["index"] for s in self.manifest["shards"]}
+        return (i for i in range(self.config.shards) if i not in done)
+
+    def record(self, res: ShardResult) -> None:
+        seconds = (res.seconds, res.compute_seconds, res.write_seconds)
+        self.manifest["shards"].append(
+            _shard_entry(res.index, res.file, res.units, res.rows, res.size, res.crc32, seconds)
+        )
+        self.manifest["shards"].sort(key=lambda s: s["index"])
+        self.save()
+
+    def save(self) -> None:
+        self.manifest["rows"] = sum(s["rows"] for s in self.manifest["shards"])
+        self.manifest["complete"] = len(self.manifest["shards"]) == self.config.shards
+        D.write_manifest(self.directory, self.manifest)

@@ -1,0 +1,307 @@
+"""Tournaments: paired, seat-swapped deals between policies, an Elo ladder and an SPRT.
+
+Every pairing plays the same deals (deal ``d`` is hand 0 of match ``d`` of the run
+seed), each deal twice with the sides exchanged, so the luck of the cards cancels
+within a pair. The unit of the statistics is the deal pair.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing as mp
+import os
+from collections import deque
+from collections.abc import Callable, Generator, Sequence
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.errors import TournamentError
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.match import HandPlayer
+from scopa_sim.stats.inference import Estimate
+
+
+@dataclass(frozen=True)
+class Sprt:
+    """Sequential probability ratio test on Elo (H0: elo0, H1: elo1)."""
+
+    elo0: float
+    elo1: float
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        """(lower, upper) log-likelihood-ratio bounds."""
+        return math.log(self.beta / (1 - self.alpha)), math.log((1 - self.beta) / self.alpha)
+
+    def llr(self, pair_scores: np.ndarray) -> float:
+        """Generalised SPRT log-likelihood ratio on deal-pair scores (normal approximation
+        of the pentanomial model, as chess engine testers use it)."""
+        n = pair_scores.size
+        if n < 2:
+            return 0.0
+        var = float(pair_scores.var())
+        if var <= 0:
+            return 0.0
+        s0, s1 = (1 / (1 + 10 ** (-e / 400)) for e in (self.elo0, self.elo1))
+        mean = float(pair_scores.mean())
+        return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
+
+    def verdict(self, llr: float) -> str | None:
+        lo, hi = self.bounds
+        if llr >= hi:
+            return "H1"
+        if llr <= lo:
+            return "H0"
+        return None
+
+
+@dataclass(frozen=True)
+class PairingResult:
+    """Policy ``a`` against policy ``b`` over paired, seat-swapped deals."""
+
+    a: str
+    b: str
+    deal_pairs: int
+    margin: Estimate  # a's points minus b's, per hand, averaged over each deal pair
+    wins: int
+    draws: int
+    losses: int
+    score: float  # (wins + draws / 2) / hands, from a's side
+    elo: float
+    elo_low: float
+    elo_high: float
+    sprt_llr: float | None = None
+    sprt_verdict: str | None = None
+
+
+def elo_of_score(score: float) -> float:
+    """Elo difference giving an expected score (clamped away from 0 and 1)."""
+    s = min(max(score, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / s - 1)
+
+
+def _players(rules: Rules, a: PolicySpec, b: PolicySpec, seed: int) -> tuple[HandPlayer, ...]:
+    """The two seatings of a pairing: ``a`` on side 0, then ``a`` on side 1."""
+    n = rules.players
+    seats_ab = [a if rules.side_of(s) == 0 else b for s in range(n)]
+    seats_ba = [b if rules.side_of(s) == 0 else a for s in range(n)]
+    return HandPlayer(rules, seats_ab, seed), HandPlayer(rules, seats_ba, seed)
+
+
+def _play_deals(
+    players: tuple[HandPlayer, ...], rules: Rules, lo: int, hi: int
+) -> list[tuple[int, int]]:
+    """``a``'s margin in each seating of deals ``lo..hi-1``: they depend on the deal alone
+    (its deck and each decision's seed come from ``(seed, deal, hand 0)``)."""
+    out = []
+    for d in range(lo, hi):
+        dealer = d % rules.players
+        h1 = players[0].play(d, 0, dealer)
+        h2 = players[1].play(d, 0, dealer)
+        out.append((h1.score[0][-1] - h1.score[1][-1], h2.score[1][-1] - h2.score[0][-1]))
+    return out
+
+
+#: The seatings a worker process built last (rules, policies, seed) -> players.
+_WORKER_PLAYERS: dict[tuple[Rules, str, str, int], tuple[HandPlayer, ...]] = {}
+
+
+def _play_block(
+    rules: Rules, a: PolicySpec, b: PolicySpec, seed: int, lo: int, hi: int
+) -> list[tuple[int, int]]:
+    """A worker process's task: a block of deals, with the pairing's players kept."""
+    key = (rules, str(a), str(b), seed)
+    players = _WORKER_PLAYERS.get(key)
+    if players is None:
+        _WORKER_PLAYERS.clear()
+        players = _WORKER_PLAYERS[key] = _players(rules, a, b, seed)
+    return _play_deals(players, rules, lo, hi)
+
+
+def _margins(
+    rules: Rules,
+    a: PolicySpec,
+    b: PolicySpec,
+    deals: int,
+    seed: int,
+    pool: Executor | None,
+    workers: int,
+) -> Generator[tuple[int, int], None, None]:
+    """Each deal's pair of margins, in deal order, computed here or by ``pool``'s processes
+    (a few blocks ahead; closing the iterator cancels the rest)."""
+    if pool is None:
+        players = _players(rules, a, b, seed)
+        for d in range(deals):
+            yield from _play_deals(players, rules, d, d + 1)
+        return
+    block = max(1, min(BLOCK_DEALS, deals // (4 * workers)))
+    starts = iter(range(0, deals, block))
+    ahead: deque[Future[list[tuple[int, int]]]] = deque()
+    try:
+        for lo in itertools.islice(starts, 2 * workers):
+            ahead.append(pool.submit(_play_block, rules, a, b, seed, lo, min(lo + block, deals)))
+        while ahead:
+            done = ahead.popleft().result()
+            nxt = next(starts, None)
+            if nxt is not None:
+                hi = min(nxt + block, deals)
+                ahead.append(pool.submit(_play_block, rules, a, b, seed, nxt, hi))
+            yield from done
+    except BrokenProcessPool as e:
+        raise TournamentError(f"a worker process of the tournament died: {e}") from None
+    finally:
+        for f in ahead:
+            f.cancel()
+
+
+#: Deals per task of a worker process (fewer when there are few deals per worker).
+BLOCK_DEALS = 25
+
+
+def play_pairing(
+    rules: Rules,
+    a: PolicySpec,
+    b: PolicySpec,
+    deals: int,
+    seed: int,
+    sprt: Sprt | None = None,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+) -> PairingResult:
+    """Play ``deals`` deal pairs of ``a`` against ``b`` (stopping early if the SPRT ends).
+
+    With ``workers > 1`` the deals are played in that many processes; the result is the
+    same, since every deal depends on the seed and its number only and the statistics
+    (and the SPRT) take the deals in order.
+    """
+    workers = min(workers, deals)  # no process without a deal to play
+    if workers <= 1:
+        return _pairing(rules, a, b, deals, seed, sprt, progress, None, 1)
+    with _process_pool(workers) as pool:
+        return _pairing(rules, a, b, deals, seed, sprt, progress, pool, workers)
+
+
+def _process_pool(workers: int) -> ProcessPoolExecutor:
+    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+
+
+def _pairing(
+    rules: Rules,
+    a: PolicySpec,
+    b: PolicySpec,
+    deals: int,
+    seed: int,
+    sprt: Sprt | None,
+    progress: Callable[[int], None] | None,
+    pool: Executor | None,
+    workers: int,
+) -> PairingResult:
+    if rules.sides != 2:
+        raise TournamentError(
+            f"a tournament needs two sides (2 players, or 4 in teams); these rules have "
+            f"{rules.sides}"
+        )
+    margins: list[float] = []
+    pair_scores: list[float] = []
+    wins = draws = losses = 0
+    llr, verdict = None, None
+    stream = _margins(rules, a, b, deals, seed, pool, workers)
+    try:
+        for m1, m2 in stream:
+            margins.append((m1 + m2) / 2)
+            pair = 0.0
+            for m in (m1, m2):
+                if m > 0:
+                    wins += 1
+                    pair += 0.5
+                elif m == 0:
+                    draws += 1
+                    pair += 0.25
+                else:
+                    losses += 1
+            pair_scores.append(pair)
+            if progress is not None:
+                progress(1)
+            if sprt is not None:
+                llr = sprt.llr(np.asarray(pair_scores))
+                verdict = sprt.verdict(llr)
+                if verdict is not None:
+                    break
+    finally:
+        stream.close()
+    ps = np.asarray(pair_scores)
+    score = float(ps.mean())
+    z = NormalDist().inv_cdf(0.975)
+    se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size > 1 else math.nan
+    return PairingResult(
+        a=str(a),
+        b=str(b),
+        deal_pairs=len(margins),
+        margin=Estimate.of(np.asarray(margins)) if len(margins) > 1 else Estimate(0, math.nan, 1),
+        wins=wins,
+        draws=draws,
+        losses=losses,
+        score=score,
+        elo=elo_of_score(score),
+        elo_low=elo_of_score(score - z * se) if se == se else math.nan,
+        elo_high=elo_of_score(score + z * se) if se == se else math.nan,
+        sprt_llr=llr,
+        sprt_verdict=verdict,
+    )
+
+
+def ladder(policies: Sequence[str], results: Sequence[PairingResult]) -> list[tuple[str, float]]:
+    """Elo ratings fitted by least squares to the pairwise Elo differences (mean 0)."""
+    idx = {p: i for i, p in enumerate(policies)}
+    k = len(policies)
+    rows, rhs = [], []
+    for r in results:
+        row = np.zeros(k)
+        row[idx[r.a]], row[idx[r.b]] = 1.0, -1.0
+        rows.append(row)
+        rhs.append(r.elo)
+    rows.append(np.ones(k))  # anchor: ratings average to zero
+    rhs.append(0.0)
+    sol, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
+    return sorted(zip(policies, (float(x) for x in sol), strict=True), key=lambda t: -t[1])
+
+
+def run_tournament(
+    rules: Rules,
+    policies: Sequence[PolicySpec],
+    deals: int,
+    seed: int,
+    sprt: Sprt | None = None,
+    progress: Callable[[int], None] | None = None,
+    workers: int = 1,
+) -> list[PairingResult]:
+    """Every pairing of distinct policies, on the same deals; ``progress(1)`` after each
+    deal pair. ``workers > 1`` plays the deals in that many processes, with the same
+    results."""
+    if len(policies) < 2:
+        raise TournamentError("a tournament needs at least two --policy")
+    if sprt is not None and len(policies) != 2:
+        raise TournamentError("--sprt compares exactly two policies")
+    names = [str(p) for p in policies]
+    if len(set(names)) != len(names):
+        raise TournamentError("each --policy must be different")
+    if rules.sides != 2:
+        raise TournamentError(
+            f"a tournament needs two sides (2 players, or 4 in teams); these rules have "
+            f"{rules.sides}"
+        )
+    pairs = list(itertools.combinations(policies, 2))
+    workers = min(workers, deals)  # no process without a deal to play
+    if workers <= 1:
+        return [_pairing(rules, a, b, deals, seed, sprt, progress, None, 1) for a, b in pairs]
+    with _process_pool(workers) as pool:
+        return [_pairing(rules, a, b, deals, seed, sprt, progress, pool, workers) for a, b in pairs]

@@ -1,0 +1,189 @@
+"""Compile the kernels ahead of use (``scopa-sim warm``).
+
+numba compiles a kernel the first time it runs and keeps it in its on-disk cache; after
+that every process loads it in a fraction of a second. The big loops take long to
+compile (on a 2-core machine the fused playout loop about 25 s per variant, ISMCTS
+about 60 s per capture rule), so the first ``simulate``, ``advise`` or ``tournament``
+on a fresh machine waits minutes, and processes that start together (the workers of a
+run, of a cluster, of the test suite) each compile the same kernel at once. :func:`warm`
+compiles them all once, in parallel processes, each task a different kernel: run it when
+setting up a machine or an image, or before starting many processes.
+
+Each task (:data:`TASKS`) runs its kernels on a tiny real input through the same
+wrappers the library uses, so the signatures it compiles are the ones later calls load.
+A task whose kernels are cached takes about a second. Tasks are independent: which ones
+run, and in how many processes, changes only the time taken.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from dataclasses import dataclass
+
+import numpy as np
+
+from scopa_sim import _engine as K
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.errors import WarmError
+from scopa_sim.game.rules import Rules
+
+
+@dataclass(frozen=True)
+class WarmTask:
+    """One warm-up task: ``name``, what it compiles, and its compile time in seconds
+    as measured on a 2-core machine (``cost``: the larger tasks are started first)."""
+
+    name: str
+    summary: str
+    cost: float
+    run: Callable[[], None]
+
+
+def _fused(preset: str, *overrides: str) -> Callable[[], None]:
+    def run() -> None:
+        rules = Rules.make(preset, overrides=list(overrides))
+        codes = np.array([K.POLICY_GREEDY] * rules.players + [0] * (4 - rules.players))
+        out = np.zeros((K.N_ROW_COLS, 2), dtype=np.int32)
+        K.fused_rows(rules.to_array(), codes.astype(np.int64), 0, False, 0, 2, out)
+
+    return run
+
+
+def _decide(preset: str, *policies: str) -> Callable[[], None]:
+    """One decision of each policy after three greedy plays (so that a belief has
+    plays to read)."""
+
+    def run() -> None:
+        from scopa_sim.bots.search import move_seed
+        from scopa_sim.game.state import HandState
+
+        rules = Rules.make(preset)
+        state = HandState.deal(rules, dealer=0, seed=1)
+        greedy = PolicySpec.parse("greedy").bot()
+        while state.plays_made < 3:
+            state.push(greedy.choose(state, move_seed(1, state.plays_made, state.turn)))
+        for text in policies:
+            PolicySpec.parse(text).bot().choose(state, 2)
+
+    return run
+
+
+def _steps() -> None:
+    """The step kernels (records, ``play``, matches, duplicate deals) and the equity
+    tables' dynamic programmes (two and three sides)."""
+    from scopa_sim.sim.duplicate import swapped_rows
+    from scopa_sim.sim.match import play_match
+    from scopa_sim.stats import equity as E
+
+    rules = Rules.make("scopa")
+    for _ in play_match(rules, [PolicySpec.parse("expert")] * 2, 0, 0):
+        pass
+    codes = np.array([K.POLICY_GREEDY] * 2 + [0] * 2, dtype=np.int64)
+    swapped_rows(rules, codes, 0, 0, 2)
+    outcomes = E.HandOutcomes(
+        np.array([3, 1]), np.array([1, 3]), np.array([0, 0]), np.array([1, 1])
+    )
+    E.solve(outcomes, 5, False)
+    three = E.PositionOutcomes.of(np.array([[2, 1, 0], [0, 1, 3]]), np.array([-1, -1]))
+    E.solve3(three, 3, False)
+
+
+_SEARCH = "ismcts:iterations=8,horizon=4,c=1,belief=fit,reply=tree"
+
+#: The warm-up tasks, by name.
+TASKS: dict[str, WarmTask] = {
+    t.name: t
+    for t in (
+        WarmTask("ismcts", "ISMCTS under Scopa's capture rule", 60, _decide("scopa", _SEARCH)),
+        WarmTask("ismcts15", "ISMCTS under the fifteen rule", 60, _decide("scopa-15", _SEARCH)),
+        WarmTask("fused-2p", "the fused playout loop, two players", 24, _fused("scopa")),
+        WarmTask("fused", "the fused playout loop, any table", 23, _fused("scopa-3")),
+        WarmTask(
+            "fused15-2p",
+            "the fused loop under the fifteen rule, two players",
+            26,
+            _fused("scopa-15"),
+        ),
+        WarmTask(
+            "fused15",
+            "the fused loop under the fifteen rule, any table",
+            28,
+            _fused("escoba", "players=4"),
+        ),
+        WarmTask(
+            "pimc",
+            "PIMC (uniform, with a belief, for the match), the solver, the review evaluator",
+            56,
+            _decide(
+                "scopa",
+                "pimc:worlds=2,depth=2",
+                "pimc:worlds=2,depth=2,belief=expert",
+                "pimc:worlds=2,depth=2,objective=match",
+                "solver",
+                "solver:objective=match",
+                "eval:worlds=4",
+            ),
+        ),
+        WarmTask("steps", "the step kernels, matches, duplicate deals, equity", 7, _steps),
+    )
+}
+
+
+def select(names: Sequence[str] = ()) -> list[WarmTask]:
+    """The tasks named (all when none), largest first; an unknown name is a
+    :class:`WarmError` that lists the known ones."""
+    for name in names:
+        if name not in TASKS:
+            raise WarmError(f"unknown warm-up task {name!r}: one of {', '.join(TASKS)}")
+    chosen = [TASKS[n] for n in dict.fromkeys(names)] if names else list(TASKS.values())
+    return sorted(chosen, key=lambda t: -t.cost)
+
+
+def _run(name: str) -> float:
+    t0 = time.perf_counter()
+    TASKS[name].run()
+    return time.perf_counter() - t0
+
+
+def _start_worker(parent: int) -> None:
+    from scopa_sim.sim.pool import _worker_start
+
+    _worker_start(parent)
+
+
+def warm(names: Sequence[str] = (), jobs: int = 1) -> Iterator[tuple[WarmTask, float]]:
+    """Run the tasks ``names`` (all by default) in ``jobs`` processes (1: in this one);
+    yield each task with its seconds as it finishes. Stopping the iteration (Ctrl-C
+    included) stops the worker processes."""
+    if jobs < 1:
+        raise WarmError(f"--jobs must be at least 1, got {jobs}")
+    tasks = select(names)
+    if jobs == 1:
+        for t in tasks:
+            yield t, _run(t.name)
+        return
+    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(tasks)),
+        mp_context=ctx,
+        initializer=_start_worker,
+        initargs=(os.getpid(),),
+    )
+    with pool:
+        pending: dict[Future[float], WarmTask] = {pool.submit(_run, t.name): t for t in tasks}
+        try:
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for f in done:
+                    yield pending.pop(f), f.result()
+        except BaseException:
+            for f in pending:
+                f.cancel()
+            for proc in list((getattr(pool, "_processes", None) or {}).values()):
+                proc.terminate()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise

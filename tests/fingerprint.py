@@ -1,0 +1,228 @@
+"""Fingerprints of the project's outputs, to show that a refactor changes none of them.
+
+Runs a fixed list of ``scopa-sim`` commands through the installed command line (so the
+script reads the same before and after a move of the package's modules) and reduces each
+output to a SHA-256 digest:
+
+* ``play --record``: the record file's bytes;
+* ``simulate``: the run id, the manifest's configuration and every shard's rows (read
+  with polars and written as CSV, so that Parquet's writer metadata does not count);
+* ``tournament --json``: the figures, without the timing fields;
+* ``study --scale small`` (``--study``, about 4 minutes): the ``results.json``, without
+  the fields that name versions, times or paths.
+
+Usage::
+
+    python tests/fingerprint.py --out fingerprints.json          # write
+    python tests/fingerprint.py --check tests/fingerprints.json  # compare, exit 1 on change
+    python tests/fingerprint.py --check tests/fingerprints.json --only play-scopa
+
+``tests/fingerprints.json`` holds the values taken at the commit before the re-layout
+(0.3.0, 5ca6bf3); ``tests/test_fingerprint.py`` checks a quick subset of them on every
+test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+PRESETS = [
+    "scopa",
+    "scopa-3",
+    "scopa-4",
+    "scopa-4-solo",
+    "asso-piglia-tutto",
+    "scopa-36",
+    "scopa-corsa",
+    "scopone",
+    "scopone-scientifico",
+    "scopa-15",
+    "escoba",
+]
+#: Keys dropped (at any depth) before hashing JSON: versions, clocks, paths and speeds.
+VOLATILE = {
+    "versions",
+    "version",
+    "scopa-sim",
+    "created",
+    "finished",
+    "started",
+    "elapsed",
+    "elapsed_s",
+    "seconds",
+    "wall_s",
+    "cpu_s",
+    "time_s",
+    "ms_per_move",
+    "hands_per_s",
+    "rate",
+    "out",
+    "path",
+    "paths",
+    "command",
+    "commands",
+    "reproduce",
+}
+
+
+def _cli() -> list[str]:
+    exe = Path(sys.executable).with_name("scopa-sim")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "scopa_sim_cli.main"]
+
+
+def _run(args: list[str], cwd: Path) -> str:
+    done = subprocess.run(
+        [*_cli(), *args], cwd=cwd, capture_output=True, text=True, env=os.environ.copy()
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"scopa-sim {' '.join(args)} failed: {done.stderr.strip()[-400:]}")
+    return done.stdout
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _strip(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [_strip(v) for v in value]
+    return value
+
+
+def _json_digest(value: Any) -> str:
+    return _sha(json.dumps(_strip(value), sort_keys=True).encode())
+
+
+def play(preset: str, policies: list[str], matches: int = 2, seed: int = 7) -> Callable:
+    def run(tmp: Path) -> dict[str, Any]:
+        args = ["play", "--preset", preset, "--matches", str(matches), "--seed", str(seed)]
+        for p in policies:
+            args += ["--policy", p]
+        _run([*args, "--record", "games.jsonl"], tmp)
+        return {"record": _sha((tmp / "games.jsonl").read_bytes())}
+
+    return run
+
+
+def simulate(preset: str, policy: str, extra: list[str]) -> Callable:
+    def run(tmp: Path) -> dict[str, Any]:
+        import polars as pl
+
+        out = tmp / "run"
+        _run(
+            ["simulate", "--preset", preset, "--policy", policy, *extra, "-q", "--out", str(out)],
+            tmp,
+        )
+        manifest = json.loads((out / "manifest.json").read_text())
+        shards = {
+            f.name: _sha(pl.read_parquet(f).write_csv().encode())
+            for f in sorted((out / "shards").glob("*.parquet"))
+        }
+        return {
+            "run_id": manifest["run_id"],
+            "config": _json_digest(manifest["config"]),
+            "shards": shards,
+        }
+
+    return run
+
+
+def tournament(preset: str, policies: list[str], deals: int, seed: int) -> Callable:
+    def run(tmp: Path) -> dict[str, Any]:
+        args = ["tournament", "--preset", preset, "--deals", str(deals), "--seed", str(seed)]
+        for p in policies:
+            args += ["--policy", p]
+        text = _run([*args, "--json", "-q"], tmp)
+        return {"figures": _json_digest(json.loads(text))}
+
+    return run
+
+
+def study(tmp: Path) -> dict[str, Any]:
+    out = tmp / "study-small"
+    _run(["study", "--scale", "small", "--seed", "0", "--out", str(out)], tmp)
+    return {"results": _json_digest(json.loads((out / "results.json").read_text()))}
+
+
+def cases(with_study: bool) -> dict[str, Callable]:
+    table: dict[str, Callable] = {}
+    for p in PRESETS:
+        two = p in {"scopa", "asso-piglia-tutto", "scopa-36", "scopa-corsa", "scopa-15", "escoba"}
+        pol = ["greedy", "random"] if two else ["expert"]
+        table[f"play-{p}"] = play(p, pol)
+        table[f"simulate-hands-{p}"] = simulate(
+            p, "expert", ["--hands", "1500", "--shard-size", "600", "--seed", "11"]
+        )
+    table["play-scopa-search"] = play("scopa", ["ismcts:iterations=40", "pimc:worlds=4"], 1, 3)
+    table["play-scopa-eval"] = play("scopa", ["eval:worlds=4", "expert"], 1, 5)
+    for p in ["scopa", "scopa-4", "escoba", "scopone-scientifico"]:
+        table[f"simulate-matches-{p}"] = simulate(
+            p, "expert", ["--matches", "8", "--shard-size", "3", "--seed", "12"]
+        )
+    for p in ["scopa", "escoba", "scopa-3"]:
+        table[f"simulate-swapped-{p}"] = simulate(
+            p, "expert", ["--hands", "1200", "--deal", "swapped", "--seed", "11"]
+        )
+    for pol in ["random", "greedy"]:
+        table[f"simulate-{pol}-scopa"] = simulate(
+            "scopa", pol, ["--hands", "5000", "--shard-size", "2000", "--seed", "13"]
+        )
+    table["simulate-ismcts-scopa"] = simulate(
+        "scopa", "ismcts:iterations=30,horizon=4", ["--hands", "24", "--shard-size", "10"]
+    )
+    table["simulate-pimc-scopa-4"] = simulate(
+        "scopa-4", "pimc:worlds=4", ["--hands", "12", "--shard-size", "5"]
+    )
+    table["tournament-scopa"] = tournament("scopa", ["greedy", "random", "expert"], 120, 3)
+    table["tournament-scopa-search"] = tournament(
+        "scopa", ["ismcts:iterations=30", "expert"], 12, 4
+    )
+    table["tournament-scopone"] = tournament("scopone", ["greedy", "expert"], 60, 5)
+    if with_study:
+        table["study-small"] = study
+    return table
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", type=Path, help="write the fingerprints here")
+    ap.add_argument("--check", type=Path, help="compare with the fingerprints in this file")
+    ap.add_argument("--only", action="append", default=[], help="a case's name (repeatable)")
+    ap.add_argument("--study", action="store_true", help="also run the small study (~4 min)")
+    ns = ap.parse_args()
+    table = cases(ns.study or "study-small" in ns.only)
+    names = ns.only or list(table)
+    unknown = [n for n in names if n not in table]
+    if unknown:
+        ap.error(f"unknown case(s): {', '.join(unknown)}; known: {', '.join(table)}")
+    got: dict[str, Any] = {}
+    for name in names:
+        with tempfile.TemporaryDirectory() as tmp:
+            got[name] = table[name](Path(tmp))
+        print(f"{name}: {_sha(json.dumps(got[name], sort_keys=True).encode())[:16]}", flush=True)
+        if ns.out:  # after each case, so that an interrupted run keeps what it made
+            old = json.loads(ns.out.read_text()) if ns.out.exists() else {}
+            ns.out.write_text(json.dumps({**old, name: got[name]}, indent=1, sort_keys=True) + "\n")
+    if ns.check:
+        want = json.loads(ns.check.read_text())
+        bad = [n for n in names if want.get(n) != got[n]]
+        for n in bad:
+            print(f"CHANGED {n}: {want.get(n)} -> {got[n]}")
+        print(f"{len(names) - len(bad)} of {len(names)} fingerprints unchanged")
+        return 1 if bad else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
