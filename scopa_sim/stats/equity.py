@@ -1,20 +1,24 @@
 """Match equity by dynamic programming over independent hand results.
 
 No policy looks at the match totals and every hand is dealt from its own stream, so the
-hands of a match are i.i.d. given who deals, and a match between two sides is a Markov
-chain on (score of one side, score of the other, which side deals next). Its winning
-probabilities follow exactly from the distribution of one hand's result: the points of
-the dealer's side and of the first player's side, and which side (if any) captured all
-the denari (it wins the match outright under ``napola_all_denari_wins``).
+hands of a match are i.i.d. given who deals, and a match between ``S`` sides is a Markov
+chain on (the sides' scores, which side deals next). Its winning probabilities follow
+exactly from the distribution of one hand's result: the points of each playing position
+(first player .. dealer) and which position (if any) captured all the denari (its side
+wins the match outright under ``napola_all_denari_wins``).
 
 The rules of RULES.md §6: after a hand, a side with all the denari wins (with that
 option); else the side with the most points wins once it has at least the target; a tie
-at the top plays on. The dealer rotates, so with two sides the dealing side alternates
-(also with four players in two teams). States are the scores below the target (both
-sides) and the tie at or above the target (one state per dealing side, whatever the
-score, since from there the next leader wins); hands scoring 0-0 leave the scores
-unchanged and only pass the deal, which the 2x2 solve of each score pair handles
-exactly (no iteration needed).
+at the top plays on. The dealer rotates, so the dealing side goes round the sides (with
+four players in two teams it alternates). One programme (:func:`solve_sides`) serves any
+number of sides. Its states are the scores below the target, solved from the highest
+scores down (a hand takes no points away, so a state depends only on higher ones and on
+itself); hands that score nothing leave the scores unchanged and only pass the deal
+round the sides, a cycle solved exactly (no iteration needed). A tie at or above the
+target is a state of the deficits behind the leaders: with two sides there is one, both
+level, which a hand ends or leaves for the next dealer (the same cycle, solved exactly);
+with more, the sides behind may catch up, and the deficits are solved by value
+iteration (:data:`MAX_DEFICIT`).
 
 Estimates come with percentile bootstrap intervals: the hand-result distribution is
 resampled as a multinomial over the observed hands (the bootstrap over hands) and the
@@ -32,10 +36,44 @@ from numba import njit
 #: first player's side did.
 NONE, DEALER, FIRST = 0, 1, 2
 
+#: Deficits (points behind the leaders) beyond this, in a tie at the top above the target,
+#: count as out of the match: catching up from there has a probability below any printed
+#: digit (each tied hand is one in several, and a hand gives a few points).
+MAX_DEFICIT = 40
+
+#: The value iteration of the ties at the top (three sides or more) stops when no value
+#: moved by more than this in a sweep, or after :data:`MAX_SWEEPS` sweeps.
+TOLERANCE = 1e-14
+MAX_SWEEPS = 10_000
+
+
+@dataclass(frozen=True)
+class PositionOutcomes:
+    """Distinct hand results by playing position (0 = first player .. last = dealer, one
+    side each) and the position that took all the denari (-1: none), with their counts."""
+
+    points: np.ndarray  # int64 [K, S]
+    all_denari: np.ndarray  # int64 [K], a position or -1
+    counts: np.ndarray  # int64 [K]
+
+    @property
+    def n(self) -> int:
+        return int(self.counts.sum())
+
+    @property
+    def sides(self) -> int:
+        return int(self.points.shape[1])
+
+    @classmethod
+    def of(cls, points: np.ndarray, all_denari: np.ndarray) -> PositionOutcomes:
+        keys = np.column_stack([np.asarray(points), np.asarray(all_denari)]).astype(np.int64)
+        uniq, counts = np.unique(keys, axis=0, return_counts=True)
+        return cls(uniq[:, :-1].copy(), uniq[:, -1].copy(), counts)
+
 
 @dataclass(frozen=True)
 class HandOutcomes:
-    """The distinct results of a hand and how often each was observed."""
+    """The distinct results of a hand between two sides and how often each was observed."""
 
     dealer_points: np.ndarray  # int64 [K]
     first_points: np.ndarray  # int64 [K]
@@ -58,94 +96,298 @@ class HandOutcomes:
         uniq, counts = np.unique(keys, axis=0, return_counts=True)
         return cls(uniq[:, 0].copy(), uniq[:, 1].copy(), uniq[:, 2].copy(), counts)
 
+    def positions(self) -> PositionOutcomes:
+        """The same results by playing position (first player, dealer), in the same order
+        (the programme adds them up in this order, so its sums stay the same bits)."""
+        points = np.column_stack([self.first_points, self.dealer_points]).astype(np.int64)
+        flags = np.asarray(self.all_denari)
+        den = np.where(flags == FIRST, 0, np.where(flags == DEALER, 1, -1)).astype(np.int64)
+        return PositionOutcomes(points, den, np.asarray(self.counts))
+
+
+# --------------------------------------------------------------------------- the programme
+@njit(inline="always")
+def _round_the_deal(r, q, d):  # pragma: no cover - jitted
+    """The value of a state with side ``d`` dealing when a hand either leaves it, worth
+    ``r[e]`` with side ``e`` dealing, or stays in it with chance ``q[e]`` and passes the
+    deal on: the geometric sum round the sides, exact (written so that two and three
+    sides give the bits of their former closed forms)."""
+    sides = r.shape[0]
+    v = r[d]
+    stay = 1.0
+    for i in range(1, sides):
+        stay = stay * q[(d + i - 1) % sides]
+        v += stay * r[(d + i) % sides]
+    cycle = 1.0
+    for i in range(sides):
+        cycle = cycle * q[i]
+    return v / (1.0 - cycle)
+
 
 @njit(cache=True)
-def _solve(dp, fp, fl, probs, target, denari_wins, out, tie):  # pragma: no cover - jitted
-    """``out[b, x, y, d]``: P(side X wins) from scores (x, y) < target with the dealer's
-    side d (0: X deals, 1: Y deals), for each row b of ``probs``; ``tie[b, d]`` the same
-    from a tie at or above the target."""
-    nb, k = probs.shape
-    for b in range(nb):
-        # the tie at the top: the next hand's leader wins (or all denari), a tie plays on
-        w = np.zeros(2)
-        q = np.zeros(2)
-        for d in range(2):
+def _hand_gains(pts, den):  # pragma: no cover - jitted
+    """``gains[d, j, s]``: the points side ``s`` scores in result ``j`` when side ``d``
+    deals (position ``p`` is side ``(d + 1 + p) % S``); ``wins0[d, j]``: side 0 took all
+    the denari; ``blank[j]``: nobody scored."""
+    k, sides = pts.shape
+    gains = np.zeros((sides, k, sides), dtype=np.int64)
+    wins0 = np.zeros((sides, k), dtype=np.bool_)
+    blank = np.ones(k, dtype=np.bool_)
+    for d in range(sides):
+        for j in range(k):
+            for q in range(sides):
+                gains[d, j, (d + 1 + q) % sides] = pts[j, q]
+                if pts[j, q] != 0:
+                    blank[j] = False
+            wins0[d, j] = den[j] >= 0 and (d + 1 + den[j]) % sides == 0
+    return gains, wins0, blank
+
+
+@njit(cache=True)
+def _tie_states(sides, cap):  # pragma: no cover - jitted
+    """The ties at the top: deficits behind the leaders (0 .. ``cap``, and ``cap + 1`` for
+    out of the match) with at least two sides level at the top, in lexicographic order
+    (the first is everyone level); ``lookup`` maps a deficit vector's mixed-radix index
+    to its state (-1: not a tie)."""
+    m = cap + 2
+    cells = m**sides
+    lookup = np.full(cells, -1, dtype=np.int32)
+    defs = np.zeros(sides, dtype=np.int64)
+    count = 0
+    for cell in range(cells):
+        rest = cell
+        zeros = 0
+        for s in range(sides - 1, -1, -1):
+            defs[s] = rest % m
+            rest //= m
+            if defs[s] == 0:
+                zeros += 1
+        if zeros >= 2:
+            lookup[cell] = count
+            count += 1
+    ties = np.zeros((count, sides), dtype=np.int64)
+    for cell in range(cells):
+        t = lookup[cell]
+        if t >= 0:
+            rest = cell
+            for s in range(sides - 1, -1, -1):
+                ties[t, s] = rest % m
+                rest //= m
+    return ties, lookup
+
+
+@njit(inline="always")
+def _tie_index(sc, top, cap, lookup):  # pragma: no cover - jitted
+    """The tie state of scores ``sc`` whose top ``top`` is shared: the deficits behind it."""
+    m = cap + 2
+    cell = 0
+    for s in range(sc.shape[0]):
+        cell = cell * m + min(top - sc[s], cap + 1)
+    return lookup[cell]
+
+
+@njit(inline="always")
+def _after(before, gains, d, j, sc):  # pragma: no cover - jitted
+    """``sc``: the scores ``before`` a hand plus its points (``gains[d, j]``: result
+    ``j``, side ``d`` dealing), side by side; returns the top score and how many sides
+    share it."""
+    top = before[0] + gains[d, j, 0]
+    sc[0] = top
+    lead = 1
+    for s in range(1, sc.shape[0]):
+        v = before[s] + gains[d, j, s]
+        sc[s] = v
+        if v > top:
+            top = v
+            lead = 1
+        elif v == top:
+            lead += 1
+    return top, lead
+
+
+@njit(cache=True)
+def _solve_ties(
+    b, probs, gains, wins0, den, denari_wins, cap, ties, lookup, ot, new
+):  # pragma: no cover - jitted
+    """``ot[t, d]``: P(side 0 wins) from tie state ``t`` with side ``d`` dealing, for row
+    ``b`` of ``probs``. Two sides: the one state (level), solved round the deal. More:
+    value iteration over the deficits (``new`` is the sweep buffer, kept across rows)."""
+    k = probs.shape[1]
+    n, sides = ties.shape
+    sc = np.zeros(sides, dtype=np.int64)
+    ot[:] = 0.0
+    if n == 1:  # two sides: a hand ends the tie, or leaves it level for the next dealer
+        level = np.zeros(sides, dtype=np.int64)
+        w = np.zeros(sides)
+        q = np.zeros(sides)
+        for d in range(sides):
             for j in range(k):
                 p = probs[b, j]
                 if p == 0.0:
                     continue
-                gx = dp[j] if d == 0 else fp[j]
-                gy = fp[j] if d == 0 else dp[j]
-                if denari_wins and fl[j] != 0:
-                    x_has = (fl[j] == 1) == (d == 0)
-                    if x_has:
+                if denari_wins and den[j] >= 0:
+                    if wins0[d, j]:
                         w[d] += p
-                elif gx > gy:
-                    w[d] += p
-                elif gx == gy:
-                    q[d] += p
-        tie[b, 0] = (w[0] + q[0] * w[1]) / (1.0 - q[0] * q[1])
-        tie[b, 1] = (w[1] + q[1] * w[0]) / (1.0 - q[0] * q[1])
-        for s in range(2 * target - 2, -1, -1):  # score sums, highest first
-            for x in range(min(s, target - 1), -1, -1):
-                y = s - x
-                if y >= target or y < 0:
                     continue
-                r = np.zeros(2)
-                loop = np.zeros(2)
-                for d in range(2):
-                    for j in range(k):
-                        p = probs[b, j]
-                        if p == 0.0:
-                            continue
-                        gx = dp[j] if d == 0 else fp[j]
-                        gy = fp[j] if d == 0 else dp[j]
-                        if denari_wins and fl[j] != 0:
-                            if (fl[j] == 1) == (d == 0):
-                                r[d] += p
-                            continue
-                        nx, ny = x + gx, y + gy
-                        if nx >= target or ny >= target:
-                            if nx > ny:
-                                r[d] += p
-                            elif nx == ny:
-                                r[d] += p * tie[b, 1 - d]
-                        elif gx == 0 and gy == 0:
-                            loop[d] += p
-                        else:
-                            r[d] += p * out[b, nx, ny, 1 - d]
-                den = 1.0 - loop[0] * loop[1]
-                out[b, x, y, 0] = (r[0] + loop[0] * r[1]) / den
-                out[b, x, y, 1] = (r[1] + loop[1] * r[0]) / den
+                top, lead = _after(level, gains, d, j, sc)
+                if lead == 1:
+                    if sc[0] == top:
+                        w[d] += p
+                else:
+                    q[d] += p
+        for d in range(sides):
+            ot[0, d] = _round_the_deal(w, q, d)
+        return
+    # each side's score relative to the leaders before the hand; a side out of the match
+    # (deficit beyond the cap) far below, where no hand's points bring it to the top
+    base = np.where(ties > cap, -(10**6), -ties)
+    for _sweep in range(MAX_SWEEPS):
+        delta = 0.0
+        for t in range(n):
+            bt = base[t]
+            for d in range(sides):
+                nd = (d + 1) % sides
+                v = 0.0
+                for j in range(k):
+                    p = probs[b, j]
+                    if p == 0.0:
+                        continue
+                    if denari_wins and den[j] >= 0:
+                        if wins0[d, j]:
+                            v += p
+                        continue
+                    top, lead = _after(bt, gains, d, j, sc)
+                    if lead == 1:
+                        if sc[0] == top:
+                            v += p
+                        continue
+                    v += p * ot[_tie_index(sc, top, cap, lookup), nd]
+                delta = max(delta, abs(v - new[t, d]))
+                new[t, d] = v
+        ot[:] = new
+        if delta < TOLERANCE:
+            break
 
 
-def solve(
-    outcomes: HandOutcomes, target: int, denari_wins: bool, probs: np.ndarray | None = None
+@njit(cache=True)
+def _solve_sides(pts, den, probs, target, denari_wins, cap, out, tie):  # pragma: no cover - jitted
+    """``out[b, i, d]``: P(side 0 wins) from the scores of mixed-radix index ``i`` (side 0
+    the most significant digit, each below the target), side ``d`` dealing the next hand,
+    for each row ``b`` of ``probs``; ``tie[b, d]`` the same from everyone level at or
+    above the target."""
+    nb, k = probs.shape
+    sides = pts.shape[1]
+    gains, wins0, blank = _hand_gains(pts, den)
+    ties, lookup = _tie_states(sides, cap)
+    ot = np.zeros((ties.shape[0], sides))
+    new = np.zeros((ties.shape[0], sides))
+    x = np.zeros(sides, dtype=np.int64)
+    sc = np.zeros(sides, dtype=np.int64)
+    r = np.zeros(sides)
+    q = np.zeros(sides)
+    # the index a hand's points move a state by, while every side stays below the target
+    step = np.zeros((sides, k), dtype=np.int64)
+    for d in range(sides):
+        for j in range(k):
+            for s in range(sides):
+                step[d, j] = step[d, j] * target + gains[d, j, s]
+    for b in range(nb):
+        _solve_ties(b, probs, gains, wins0, den, denari_wins, cap, ties, lookup, ot, new)
+        for d in range(sides):
+            tie[b, d] = ot[0, d]
+        # a hand adds points, so every next state has a higher index: highest first
+        for i in range(out.shape[1] - 1, -1, -1):
+            rest = i
+            for s in range(sides - 1, -1, -1):
+                x[s] = rest % target
+                rest //= target
+            p0 = 0.0
+            for d in range(sides):
+                nd = (d + 1) % sides
+                acc = 0.0
+                for j in range(k):
+                    p = probs[b, j]
+                    if p == 0.0:
+                        continue
+                    if denari_wins and den[j] >= 0:
+                        if wins0[d, j]:
+                            acc += p
+                        continue
+                    if blank[j]:  # nobody scores: only the deal passes
+                        if d == 0:
+                            p0 += p
+                        continue
+                    top, lead = _after(x, gains, d, j, sc)
+                    if top < target:
+                        acc += p * out[b, i + step[d, j], nd]
+                    elif lead == 1:
+                        if sc[0] == top:
+                            acc += p
+                    else:
+                        acc += p * ot[_tie_index(sc, top, cap, lookup), nd]
+                r[d] = acc
+            q[:] = p0
+            for d in range(sides):
+                out[b, i, d] = _round_the_deal(r, q, d)
+
+
+def solve_sides(
+    outcomes: PositionOutcomes,
+    target: int,
+    denari_wins: bool,
+    probs: np.ndarray | None = None,
+    cap: int = MAX_DEFICIT,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Win probabilities of side X: ``V[b, x, y, d]`` from scores ``(x, y)`` below the
-    target with ``d`` = 0 when X deals next, 1 when Y does, and ``T[b, d]`` from a tie at
-    or above it; one row ``b`` per row of ``probs`` (default: the observed frequencies)."""
+    """Win probabilities of side 0 with ``S`` sides (``outcomes.sides``): ``V[b, x_0, ...,
+    x_{S-1}, d]`` from scores ``x_s`` of side ``s`` below the target with side ``d``
+    dealing next (position ``p`` of a hand is side ``(d + 1 + p) % S``), and ``T[b, d]``
+    from everyone level at or above it; one row ``b`` per row of ``probs`` (default: the
+    observed frequencies). With three sides or more, deficits behind the leaders above
+    ``cap`` count as out of the match (:data:`MAX_DEFICIT`)."""
+    sides = outcomes.sides
+    if sides < 2:
+        raise ValueError("a match has at least two sides")
     if target < 1:
         raise ValueError("the target must be at least 1")
     if probs is None:
         probs = (outcomes.counts / outcomes.counts.sum())[None, :]
     probs = np.ascontiguousarray(probs, dtype=np.float64)
-    out = np.zeros((probs.shape[0], target, target, 2))
-    tie = np.zeros((probs.shape[0], 2))
-    _solve(
-        outcomes.dealer_points,
-        outcomes.first_points,
-        outcomes.all_denari,
-        probs,
-        target,
-        denari_wins,
-        out,
-        tie,
-    )
-    return out, tie
+    pts = np.ascontiguousarray(outcomes.points, dtype=np.int64)
+    den = np.ascontiguousarray(outcomes.all_denari, dtype=np.int64)
+    out = np.zeros((probs.shape[0], target**sides, sides))
+    tie = np.zeros((probs.shape[0], sides))
+    _solve_sides(pts, den, probs, target, denari_wins, cap, out, tie)
+    return out.reshape((probs.shape[0], *(target,) * sides, sides)), tie
 
 
-def bootstrap_probs(outcomes: HandOutcomes, replicates: int, seed: int) -> np.ndarray:
+def solve(
+    outcomes: HandOutcomes, target: int, denari_wins: bool, probs: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Two sides: win probabilities of side X: ``V[b, x, y, d]`` from scores ``(x, y)``
+    below the target with ``d`` = 0 when X deals next, 1 when Y does, and ``T[b, d]`` from
+    a tie at or above it; one row ``b`` per row of ``probs`` (default: the observed
+    frequencies). :func:`solve_sides` of the results by position."""
+    return solve_sides(outcomes.positions(), target, denari_wins, probs)
+
+
+def solve3(
+    outcomes: PositionOutcomes,
+    target: int,
+    denari_wins: bool,
+    probs: np.ndarray | None = None,
+    cap: int = MAX_DEFICIT,
+) -> np.ndarray:
+    """Three sides (3 players): ``V[b, x, y, z, d]`` = P(side 0 wins) from scores (x, y, z)
+    of sides 0, 1, 2 below the target, side ``d`` dealing next; one row ``b`` per row of
+    ``probs`` (default: the observed frequencies). :func:`solve_sides` for three sides."""
+    if outcomes.sides != 3:
+        raise ValueError("solve3 is for three sides")
+    return solve_sides(outcomes, target, denari_wins, probs, cap)[0]
+
+
+def bootstrap_probs(
+    outcomes: HandOutcomes | PositionOutcomes, replicates: int, seed: int
+) -> np.ndarray:
     """Multinomial resamples of the observed hands, as frequencies (``replicates`` rows)."""
     rng = np.random.default_rng(seed)
     n = outcomes.n
@@ -186,181 +428,30 @@ def first_mover_win(
     )
 
 
-__all__ = [
-    "DEALER",
-    "FIRST",
-    "NONE",
-    "Equity",
-    "HandOutcomes",
-    "bootstrap_probs",
-    "equity_table",
-    "first_mover_win",
-    "solve",
-]
-
-
-# --------------------------------------------------------------------------- three sides
-#: Deficits (points behind the leaders) beyond this, in a tie at the top above the target,
-#: count as out of the match: catching up from there has a probability below any printed
-#: digit (each tied hand is one in several, and a hand gives a few points).
-MAX_DEFICIT = 40
-
-
-@dataclass(frozen=True)
-class PositionOutcomes:
-    """Distinct hand results by playing position (0 = first player .. last = dealer, one
-    side each) and the position that took all the denari (-1: none), with their counts."""
-
-    points: np.ndarray  # int64 [K, S]
-    all_denari: np.ndarray  # int64 [K], a position or -1
-    counts: np.ndarray  # int64 [K]
-
-    @property
-    def n(self) -> int:
-        return int(self.counts.sum())
-
-    @property
-    def sides(self) -> int:
-        return int(self.points.shape[1])
-
-    @classmethod
-    def of(cls, points: np.ndarray, all_denari: np.ndarray) -> PositionOutcomes:
-        keys = np.column_stack([np.asarray(points), np.asarray(all_denari)]).astype(np.int64)
-        uniq, counts = np.unique(keys, axis=0, return_counts=True)
-        return cls(uniq[:, :-1].copy(), uniq[:, -1].copy(), counts)
-
-
-@njit(cache=True)
-def _solve3(pts, den, probs, target, denari_wins, cap, out):  # pragma: no cover - jitted
-    """``out[b, x, y, z, d]``: P(side 0 wins) from scores (x, y, z) below the target, side
-    d dealing the next hand (position p of a hand is side (d + 1 + p) % 3)."""
-    nb, k = probs.shape
-    # ties at the top above the target: deficits (a, b, c) from the leaders' score, min 0
-    # with two zeros at least; a deficit of cap + 1 is out of the match
-    m = cap + 2
-    ot = np.zeros((m, m, m, 3))
-    new = np.zeros((m, m, m, 3))
-    gains = np.zeros((3, k, 3), dtype=np.int64)  # [dealer, outcome, side]
-    wins0 = np.zeros((3, k), dtype=np.bool_)  # side 0 took all the denari
-    for d in range(3):
-        for j in range(k):
-            for q in range(3):
-                gains[d, j, (d + 1 + q) % 3] = pts[j, q]
-            wins0[d, j] = den[j] >= 0 and (d + 1 + den[j]) % 3 == 0
-    sc = np.zeros(3, dtype=np.int64)
-    for b in range(nb):
-        ot[:] = 0.0
-        for _it in range(10_000):
-            delta = 0.0
-            for a0 in range(m):
-                for a1 in range(m):
-                    for a2 in range(m):
-                        zeros = (a0 == 0) + (a1 == 0) + (a2 == 0)
-                        if zeros < 2:
-                            continue
-                        for d in range(3):
-                            v = 0.0
-                            for j in range(k):
-                                p = probs[b, j]
-                                if p == 0.0:
-                                    continue
-                                gain = gains[d, j]
-                                if denari_wins and den[j] >= 0:
-                                    if wins0[d, j]:
-                                        v += p
-                                    continue
-                                sc[0] = -a0 + gain[0] if a0 <= cap else -(10**6)
-                                sc[1] = -a1 + gain[1] if a1 <= cap else -(10**6)
-                                sc[2] = -a2 + gain[2] if a2 <= cap else -(10**6)
-                                top = max(sc[0], max(sc[1], sc[2]))
-                                lead = (sc[0] == top) + (sc[1] == top) + (sc[2] == top)
-                                if lead == 1:
-                                    if sc[0] == top:
-                                        v += p
-                                    continue
-                                n0 = min(top - sc[0], cap + 1)
-                                n1 = min(top - sc[1], cap + 1)
-                                n2 = min(top - sc[2], cap + 1)
-                                v += p * ot[n0, n1, n2, (d + 1) % 3]
-                            delta = max(delta, abs(v - new[a0, a1, a2, d]))
-                            new[a0, a1, a2, d] = v
-            ot[:] = new
-            if delta < 1e-14:
-                break
-        for s in range(3 * target - 3, -1, -1):  # score sums, highest first
-            for x in range(min(s, target - 1), -1, -1):
-                for y in range(min(s - x, target - 1), -1, -1):
-                    z = s - x - y
-                    if z >= target:
-                        continue
-                    r = np.zeros(3)
-                    p0 = 0.0
-                    for d in range(3):
-                        for j in range(k):
-                            p = probs[b, j]
-                            if p == 0.0:
-                                continue
-                            gain = gains[d, j]
-                            if denari_wins and den[j] >= 0:
-                                if wins0[d, j]:
-                                    r[d] += p
-                                continue
-                            if gain[0] == 0 and gain[1] == 0 and gain[2] == 0:
-                                if d == 0:
-                                    p0 += p
-                                continue
-                            nx, ny, nz = x + gain[0], y + gain[1], z + gain[2]
-                            top = max(nx, max(ny, nz))
-                            if top < target:
-                                r[d] += p * out[b, nx, ny, nz, (d + 1) % 3]
-                                continue
-                            lead = (nx == top) + (ny == top) + (nz == top)
-                            if lead == 1:
-                                if nx == top:
-                                    r[d] += p
-                                continue
-                            n0 = min(top - nx, cap + 1)
-                            n1 = min(top - ny, cap + 1)
-                            n2 = min(top - nz, cap + 1)
-                            r[d] += p * ot[n0, n1, n2, (d + 1) % 3]
-                    # 0-0-0 hands only pass the deal, around the three dealers
-                    den3 = 1.0 - p0**3
-                    for d in range(3):
-                        v = r[d] + p0 * r[(d + 1) % 3] + p0 * p0 * r[(d + 2) % 3]
-                        out[b, x, y, z, d] = v / den3
-
-
-def solve3(
-    outcomes: PositionOutcomes,
-    target: int,
-    denari_wins: bool,
-    probs: np.ndarray | None = None,
-    cap: int = MAX_DEFICIT,
-) -> np.ndarray:
-    """Three sides (3 players): ``V[b, x, y, z, d]`` = P(side 0 wins) from scores (x, y, z)
-    of sides 0, 1, 2 below the target, side ``d`` dealing next; one row ``b`` per row of
-    ``probs`` (default: the observed frequencies). Ties at the top above the target are
-    solved by value iteration over the deficits (see :data:`MAX_DEFICIT`)."""
-    if outcomes.sides != 3:
-        raise ValueError("solve3 is for three sides")
-    if target < 1:
-        raise ValueError("the target must be at least 1")
-    if probs is None:
-        probs = (outcomes.counts / outcomes.counts.sum())[None, :]
-    probs = np.ascontiguousarray(probs, dtype=np.float64)
-    out = np.zeros((probs.shape[0], target, target, target, 3))
-    _solve3(outcomes.points, outcomes.all_denari, probs, target, denari_wins, cap, out)
-    return out
-
-
 def first_mover_win3(
     outcomes: PositionOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
 ) -> Equity:
     """:func:`first_mover_win` for three sides: side 0 plays first, side 2 deals."""
     est = solve3(outcomes, target, denari_wins)[0, 0, 0, 0, 2]
-    rng = np.random.default_rng(seed)
-    p = outcomes.counts / outcomes.n
-    boot = rng.multinomial(outcomes.n, p, size=replicates) / outcomes.n
+    boot = bootstrap_probs(outcomes, replicates, seed)
     vals = solve3(outcomes, target, denari_wins, boot)[:, 0, 0, 0, 2]
     low, high = np.quantile(vals, [0.025, 0.975])
     return Equity(float(est), float(low), float(high), outcomes.n, replicates)
+
+
+__all__ = [
+    "DEALER",
+    "FIRST",
+    "MAX_DEFICIT",
+    "NONE",
+    "Equity",
+    "HandOutcomes",
+    "PositionOutcomes",
+    "bootstrap_probs",
+    "equity_table",
+    "first_mover_win",
+    "first_mover_win3",
+    "solve",
+    "solve3",
+    "solve_sides",
+]
