@@ -292,7 +292,7 @@ def test_resume_takes_the_runs_shard_size(tmp_path):
 def _interrupt_after(n: int):
     def execute(run_, todo):
         for i in itertools.islice(todo, n):
-            yield SH.run_shard(run_.config.to_json(), i, str(run_.directory))
+            yield SH.run_shard(run_.config, i, str(run_.directory))
         raise KeyboardInterrupt
 
     return execute

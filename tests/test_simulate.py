@@ -237,7 +237,7 @@ def _failing(exc: BaseException, after: int = 0):
 
     def execute(run, todo):
         for i in itertools.islice(todo, after):
-            yield run_shard(run.config.to_json(), i, str(run.directory))
+            yield run_shard(run.config, i, str(run.directory))
         raise exc
 
     return execute
@@ -439,3 +439,63 @@ def test_a_run_whose_play_changed_since_is_not_resumed(tmp_path, monkeypatch, mo
     res = runner.invoke(cli, args)
     assert res.exit_code != 0 and "come out differently" in res.output
     assert len(res.output.strip().splitlines()) == 1 and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("policy", "workers", "bots"),
+    [("expert", 1, 0), ("greedy", 2, 0), ("pimc:worlds=2,depth=1", 1, 1 + 2 * 2)],
+)
+def test_a_run_parses_its_policies_once_and_packs_its_rules_once(
+    tmp_path, monkeypatch, policy, workers, bots
+):
+    """Parse once (issue 24): the policy text is parsed when the configuration is made
+    (parsing a search policy builds its bot once, to check it); the shards computed in
+    this process (in line, or in threads) parse nothing again, pack the rules vector once
+    for the whole run, and take the configuration as it is, not through JSON. Bots are
+    built once per seat and shard to play (a fresh bot for each shard) besides."""
+    from scopa_sim import _engine as K
+    from scopa_sim.bots import registry as REG
+    from scopa_sim.bots.registry import PolicySpec
+
+    calls = {"parse": 0, "pack": 0, "from_json": 0, "bots": 0}
+
+    def counted(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    parse = PolicySpec.parse.__func__
+    monkeypatch.setattr(PolicySpec, "parse", classmethod(counted("parse", parse)))
+    monkeypatch.setattr(K, "pack_rules", counted("pack", K.pack_rules))
+    monkeypatch.setattr(REG, "make_bot", counted("bots", REG.make_bot))
+    from_json = SimConfig.from_json.__func__
+    monkeypatch.setattr(SimConfig, "from_json", classmethod(counted("from_json", from_json)))
+    rules = Rules.make("scopa")  # a fresh rule set: its vector not packed yet
+    count, shard = (800, 200) if bots == 0 else (4, 2)
+    cfg = SimConfig.make("scopa", rules, [policy], "hands", count, 5, shard)
+    assert calls == {"parse": 1, "pack": 0, "from_json": 0, "bots": min(bots, 1)}
+    summary = simulate(tmp_path / "run", cfg, local_executor(workers))
+    assert summary.complete and cfg.shards >= 2
+    assert calls == {"parse": 1, "pack": 1, "from_json": 0, "bots": bots}
+    assert rules.to_array() is rules.to_array()  # cached, the same array for every caller
+
+
+def test_the_rules_vector_is_cached_outside_the_rules_identity():
+    """The packed vector lives beside the fields: equality, hash, digest and a copy with
+    other options do not see it, and it is what packing the options gives."""
+    import dataclasses
+    import pickle
+
+    from scopa_sim import _engine as K
+
+    a, b = Rules.make("scopa-3"), Rules.make("scopa-3")
+    va = a.to_array()
+    assert a == b and hash(a) == hash(b) and a.digest() == b.digest()
+    assert (va == b.to_array()).all() and va.dtype == K.pack_rules(*[0] * 19).dtype
+    other = a.replace(target=21)
+    assert other.to_array()[K.R_TARGET] == 21 and va[K.R_TARGET] == 11
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    again = pickle.loads(pickle.dumps(a))
+    assert again == a and (again.to_array() == va).all()

@@ -290,9 +290,22 @@ class PolicySpec:
         return self.name + ":" + ",".join(f"{k}={v}" for k, v in self.params)
 
 
-def seat_policies(texts: Sequence[str], players: int) -> list[PolicySpec]:
-    """One policy per seat: none given = random everywhere, one = all seats, else one each."""
-    specs = [PolicySpec.parse(t) for t in texts] or [PolicySpec("random")]
+def seat_policies(policies: Sequence[str | PolicySpec], players: int) -> list[PolicySpec]:
+    """One policy per seat: none given = random everywhere, one = all seats, else one each.
+
+    Texts are parsed (each distinct text once: parsing a search policy builds its bot to
+    check the parameters); a :class:`PolicySpec` is already parsed and is kept as it is.
+    """
+    parsed: dict[str, PolicySpec] = {}
+
+    def spec(p: str | PolicySpec) -> PolicySpec:
+        if isinstance(p, PolicySpec):
+            return p
+        if p not in parsed:
+            parsed[p] = PolicySpec.parse(p)
+        return parsed[p]
+
+    specs = [spec(p) for p in policies] or [PolicySpec("random")]
     if len(specs) == 1:
         return specs * players
     if len(specs) != players:

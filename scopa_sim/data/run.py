@@ -8,11 +8,15 @@ its rows, and :func:`scan` reads the rows lazily with the pinned schema.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from scopa_sim.bots.registry import PolicySpec, seat_policies
 from scopa_sim.data import dataset as D
@@ -44,7 +48,16 @@ DEALS = ("plain", "swapped")
 
 @dataclass(frozen=True)
 class SimConfig:
-    """Everything that defines a run's data (not how it is computed)."""
+    """Everything that defines a run's data (not how it is computed).
+
+    Its fields are its identity (the manifest's ``config``, the run id): the policies as
+    their canonical texts. What computing its shards needs is derived once and kept with
+    it: the parsed policies (:attr:`specs`, parsed on first use, or handed over by
+    :meth:`make`, which parsed them) and the rules vector of the kernels
+    (:meth:`Rules.to_array`, packed once per rule set). Within a process a configuration
+    is passed as it is; only across process and Dask boundaries does it travel as its
+    JSON form (:meth:`to_json`, :meth:`from_json`).
+    """
 
     preset: str
     rules: Rules
@@ -86,20 +99,43 @@ class SimConfig:
         cls,
         preset: str,
         rules: Rules,
-        policies: list[PolicySpec] | tuple[str, ...],
+        policies: Sequence[PolicySpec | str],
         mode: str,
         count: int,
         seed: int,
         shard_size: int | None = None,
         deal: str = "plain",
     ) -> SimConfig:
-        texts = tuple(str(p) for p in policies)
-        specs = seat_policies(texts, rules.players)
+        """A configuration from policies as given on the command line (one for every seat,
+        or one each: :func:`seat_policies`); parsed policies are kept, not parsed again."""
+        specs = tuple(seat_policies(policies, rules.players))
         if shard_size is None:
             shard_size = default_shard_size(mode, rules)
-        return cls(
+        config = cls(
             preset, rules, tuple(str(p) for p in specs), mode, count, seed, shard_size, deal=deal
         )
+        config.__dict__["specs"] = specs  # the cache of the property below: parsed already
+        return config
+
+    @functools.cached_property
+    def specs(self) -> tuple[PolicySpec, ...]:
+        """The seats' policies, parsed once (each distinct text once), on first use: a run
+        read back only to be analysed is never parsed."""
+        return tuple(seat_policies(self.policies, self.rules.players))
+
+    @property
+    def is_kernel(self) -> bool:
+        """Whether every seat plays a policy of the jitted loops (else bots play the run)."""
+        return all(p.is_kernel for p in self.specs)
+
+    @functools.cached_property
+    def kernel_codes(self) -> np.ndarray:
+        """The seats' kernel policy codes as the jitted loops take them (four slots);
+        a SimulationError for a run of search policies, which those loops cannot play."""
+        if not self.is_kernel:
+            raise SimulationError("a run of search policies has no kernel codes")
+        codes = [p.code for p in self.specs] + [0] * (4 - self.rules.players)
+        return np.array(codes, dtype=np.int64)
 
     @property
     def shards(self) -> int:

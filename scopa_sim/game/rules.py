@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
@@ -178,7 +179,17 @@ class Rules:
         return None
 
     def to_array(self) -> np.ndarray:
-        """The options packed as the int64 vector the kernels read."""
+        """The options packed as the int64 vector the kernels read: packed once per rule
+        set and the same array for every caller (a run's shards, each hand's state, each
+        bot), so it must only be read. It is not flagged read-only: the kernels would
+        compile again for a read-only array type."""
+        return self._packed
+
+    @functools.cached_property
+    def _packed(self) -> np.ndarray:
+        """The vector of :meth:`to_array`, packed on first use (the dataclass is frozen but
+        not slotted: the cache lives in the instance's ``__dict__``, outside the fields
+        that make its equality, hash and identity)."""
         return K.pack_rules(
             self.players,
             int(self.teams),

@@ -11,10 +11,9 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError, SimulationError
 from scopa_sim.sim import pool as P
-from scopa_sim.sim.shards import Run, ShardResult, run_shard
+from scopa_sim.sim.shards import Run, ShardResult, run_shard, run_shard_json
 
 #: An executor: computes the shards ``todo`` of a run, yielding each as it finishes.
 Executor = Callable[[Run, Iterable[int]], Iterator[ShardResult]]
@@ -30,21 +29,25 @@ def local_executor(workers: int) -> Executor:
     fraction of a second)."""
 
     def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
-        doc, where = run.config.to_json(), str(run.directory)
+        config, where = run.config, str(run.directory)
         if workers == 1:
             for i in todo:
-                yield run_shard(doc, i, where)
+                yield run_shard(config, i, where)
             return
         from concurrent.futures import Executor as Pool
         from concurrent.futures import ThreadPoolExecutor
 
         pool: Pool
-        if all(PolicySpec.parse(p).is_kernel for p in run.config.policies):
+        task: Callable[..., ShardResult]
+        arg: object
+        if config.is_kernel:  # threads share the configuration as it is
             pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shard")
-        else:
+            task, arg = run_shard, config
+        else:  # worker processes get its JSON form
             pool = P.process_pool(workers)
+            task, arg = run_shard_json, config.to_json()
         with pool:
-            yield from P.stream(pool, run_shard, ((doc, i, where) for i in todo), 2 * workers)
+            yield from P.stream(pool, task, ((arg, i, where) for i in todo), 2 * workers)
 
     return execute
 
@@ -122,7 +125,7 @@ def dask_executor(
                         room = 2 * max(1, sum(client.nthreads().values())) - len(pending)
                         for i in itertools.islice(queue, max(0, room)):
                             key = f"shard-{run.config.run_id}-{i}"
-                            pending.add(client.submit(run_shard, doc, i, directory, key=key))
+                            pending.add(client.submit(run_shard_json, doc, i, directory, key=key))
                         if not pending:
                             break
                         try:

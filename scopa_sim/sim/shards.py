@@ -47,14 +47,10 @@ def compute_rows(
     ``count`` is not used (a slice of it would not be C-contiguous, and the jitted loop
     would compile a second time for that layout).
     """
-    specs = [PolicySpec.parse(p) for p in config.policies]
-    if not all(p.is_kernel for p in specs):
-        return _bot_rows(config, specs, first, count)
+    if not config.is_kernel:
+        return _bot_rows(config, list(config.specs), first, count)
     r = config.rules.to_array()
-    codes = np.array(
-        [p.code for p in specs] + [0] * (4 - config.rules.players),
-        dtype=np.int64,
-    )
+    codes = config.kernel_codes
     if config.deal == "swapped":
         from scopa_sim.sim.duplicate import swapped_rows
 
@@ -161,9 +157,9 @@ def _row_buffer(count: int) -> np.ndarray:
     return buf
 
 
-def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
-    """Compute and write one shard (runs in a worker process or a Dask task)."""
-    config = SimConfig.from_json(config_doc)
+def run_shard(config: SimConfig, index: int, directory: str) -> ShardResult:
+    """Compute and write one shard (in this process, in a thread, or in a worker process
+    or Dask task through :func:`run_shard_json`)."""
     t0 = time.perf_counter()
     first, count = config.units(index)
     cols = compute_rows(
@@ -188,6 +184,12 @@ def run_shard(config_doc: dict[str, Any], index: int, directory: str) -> ShardRe
     size = path.stat().st_size
     rows = cols.shape[1]
     return ShardResult(index, rows, count, t2 - t0, path.name, t1 - t0, t2 - t1, size, crc)
+
+
+def run_shard_json(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
+    """:func:`run_shard` of a configuration in its JSON form (:meth:`SimConfig.to_json`):
+    the task of a worker process or a Dask worker, which receive the run that way."""
+    return run_shard(SimConfig.from_json(config_doc), index, directory)
 
 
 def _shard_entry(

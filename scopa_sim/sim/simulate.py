@@ -24,7 +24,6 @@ from typing import IO, Any
 
 import numpy as np
 
-from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.data import dataset as D
 from scopa_sim.data.run import SimConfig, check_manifest, manifest_config, manifest_shards
 from scopa_sim.errors import SimulationError
@@ -103,8 +102,7 @@ def spot_check(directory: Path, config: SimConfig) -> None:
     whose play had since changed in 1 hand of 3,000."""
     path = D.shard_path(directory, 0)
     first, count = config.units(0)
-    kernel = all(PolicySpec.parse(p).is_kernel for p in config.policies)
-    cols = compute_rows(config, first, min(count, SPOT_UNITS if kernel else 1))
+    cols = compute_rows(config, first, min(count, SPOT_UNITS if config.is_kernel else 1))
     n = cols.shape[1]
     columns = D.shard_columns(
         cols, first=first, run_id=config.run_id, preset=config.preset,
