@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterator
 
 import click
 
-from scopa_sim.bots.advise import advise, describe, position_from_cards, position_from_record
+from scopa_sim.bots.advise import advise, describe, position_from_cards
 from scopa_sim.bots.belief import Belief, belief, describe_belief
 from scopa_sim.bots.registry import PolicySpec, search_policies
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.cards import CardSet
-from scopa_sim.records.record import opening_line
+from scopa_sim.records.record import opening_line, position_from_record
 from scopa_sim.sim.tournament import Sprt, ladder, run_tournament
 
 from .options import (

@@ -371,7 +371,7 @@ def test_advise_shows_the_belief(record: str) -> None:
                                    "--belief", "fit", "--json"])  # fmt: skip
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)["belief"]
-    from scopa_sim.bots.advise import position_from_record
+    from scopa_sim.records.record import position_from_record
 
     b = belief(position_from_record(pos), "fit")
     seat = str(1 - b.seat)

@@ -1145,3 +1145,52 @@ def test_advise_accepts_the_dealers_opening_scope() -> None:
         position_from_cards(
             Rules.make("escoba"), hand, table, theirs=theirs, scope=(0, 3), opponent_cards=3
         )
+
+
+# --------------------------------------------------------------------------- decoding
+@pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopone", "escoba"])
+def test_decode_hand_is_the_position_of_every_play(preset: str, tmp_path) -> None:
+    """The one decoder (``advise --position``, ``review``): the state at the deal, with the
+    match totals before the hand, and the plays that the checker makes, in order; every
+    prefix of them is the position ``position_from_record`` gives."""
+    from scopa_sim.records.record import decode_hand, position_from_record
+
+    rules = Rules.make(preset)
+    text = write(rules, 11, matches=1, policies=["greedy"])
+    path = tmp_path / "r.jsonl"
+    path.write_text(text)
+    for line, record in enumerate(text.splitlines(), start=1):
+        obj = json.loads(record)
+        state, plays = decode_hand(obj)
+        assert state.rules == rules and state.dealer == obj["dealer"]
+        assert list(state.match_totals) == obj["totals_before"] and state.plays_made == 0
+        assert plays == [
+            Play(parse_card(p["card"]), CardSet([parse_card(c) for c in p["take"]]).mask)
+            for p in obj["plays"]
+        ]
+        for k, play in enumerate(plays):
+            if k in (0, len(plays) // 2, len(plays) - 1):
+                here = position_from_record(f"{path}:{line}:{k}")
+                assert here.plays_made == k and here.match_totals == state.match_totals
+                assert (here.turn, here.hands, here.table, here.piles, here.scope) == (
+                    state.turn, state.hands, state.table, state.piles, state.scope
+                )  # fmt: skip
+            state.push(play)  # legal: the checker made the same plays
+        assert state.is_over()
+        assert [s["total"] for s in state.score()] == [s["total"] for s in obj["score"]]
+
+
+def test_decode_hand_names_the_bad_field() -> None:
+    """A malformed record is a RecordError naming what is wrong, as the checker says it."""
+    from scopa_sim.records.record import decode_hand
+
+    obj = json.loads(write(Rules.make("scopa"), 3, matches=1, policies=["random"]).splitlines()[0])
+    for broken, message in [
+        ({**obj, "plays": [{"card": 7, "take": []}]}, "play 0: missing or malformed 'card'"),
+        ({**obj, "plays": [{"card": "7D", "take": ["7D", "7D"]}]}, "listed twice"),
+        ({**obj, "deals": []}, "deals is empty"),
+        ({k: v for k, v in obj.items() if k != "rules"}, "missing field 'rules'"),
+        ({**obj, "totals_before": [0]}, "one per side"),
+    ]:
+        with pytest.raises(RecordError, match=re.escape(message)):
+            decode_hand(broken)

@@ -1,4 +1,5 @@
-"""The position advisor: a player's view of a position, from text or from a game record.
+"""The position advisor: a player's view of a position, from the cards it knows (a
+position in a game record is decoded by :func:`scopa_sim.records.record.position_from_record`).
 
 The advisor only needs the deciding seat's information set; to reuse the engine it
 builds one concrete state consistent with it (hidden cards dealt in card order),
@@ -7,14 +8,12 @@ and the search bots then see nothing but the information set of that seat.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from scopa_sim import _engine as K
 from scopa_sim.bots.base import Bot, PlayStats
-from scopa_sim.errors import PositionError, ScopaError
-from scopa_sim.game.cards import CardSet, parse_card, parse_cards
+from scopa_sim.errors import PositionError
+from scopa_sim.game.cards import CardSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
@@ -153,78 +152,6 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
         if left == stock:
             return True
     return False
-
-
-def position_from_record(spec: str) -> HandState:
-    """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
-    on line LINE (1-based, as ``replay`` numbers them) of a game record file, with the
-    record's match totals before the hand.
-
-    Every way this can fail (no such file, a directory, a binary file, a line or play
-    out of range, a line that is not a valid record) is a :class:`PositionError`.
-    """
-    form = f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
-    parts = spec.rsplit(":", 2)
-    if len(parts) != 3 or not parts[0]:
-        raise PositionError(form)
-    path, line_s, play_s = parts
-    if not (line_s.strip().isdecimal() and play_s.strip().isdecimal()):
-        raise PositionError(form)
-    line_no, play_no = int(line_s), int(play_s)
-    p = Path(path)
-    if p.is_dir():
-        raise PositionError(f"--position: {path} is a directory, not a record file")
-    if not p.exists():
-        raise PositionError(f"--position: no such file {path}")
-    text = None
-    count = 0
-    try:
-        with p.open(encoding="utf-8-sig") as f:
-            for count, line in enumerate(f, start=1):
-                if count == line_no:
-                    text = line.rstrip("\n")
-                    break
-    except UnicodeDecodeError:
-        raise PositionError(f"--position: {path} is not a text (UTF-8) record file") from None
-    except OSError as e:
-        raise PositionError(f"--position: cannot read {path}: {e.strerror or e}") from None
-    if text is None:
-        if count == 0:
-            raise PositionError(f"--position: {path} is empty")
-        raise PositionError(f"--position: {path} has lines 1..{count}, not {line_no}")
-    try:
-        obj = json.loads(text)
-        rules = Rules.from_dict(obj["rules"])
-        deals = obj["deals"]
-        state = HandState.from_deals(
-            rules,
-            obj["dealer"],
-            parse_cards(deals[0]["table"]),
-            [[parse_cards(h) for h in d["hands"]] for d in deals],
-            match_totals=obj["totals_before"],
-        )
-        plays = obj["plays"]
-        if not 0 <= play_no < len(plays):
-            last = f"0..{len(plays) - 1}" if plays else "none"
-            raise PositionError(f"the hand has plays {last}, not {play_no}")
-        for p_ in plays[:play_no]:
-            state.push(Play(parse_card(p_["card"]), CardSet.parse(p_["take"]).mask))
-    except ScopaError as e:
-        raise PositionError(f"--position: line {line_no}: {e}") from None
-    except (
-        ValueError,
-        KeyError,
-        TypeError,
-        IndexError,
-        AttributeError,
-        RecursionError,
-        OverflowError,
-    ):
-        # json.JSONDecodeError is a ValueError; the rest are fields of the wrong type.
-        raise PositionError(
-            f"--position: line {line_no} of {path} is not a scopa-record/1 game record"
-        ) from None
-    return state
 
 
 def advise(state: HandState, bot: Bot, seed: int) -> Advice:

@@ -6,9 +6,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
-from scopa_sim.errors import CardError, IllegalPlayError, RecordError, RulesError
+from scopa_sim.errors import (
+    CardError,
+    IllegalPlayError,
+    PositionError,
+    RecordError,
+    RulesError,
+    ScopaError,
+)
 from scopa_sim.game.cards import Card, CardSet, card_name, parse_card
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -234,6 +242,17 @@ def _deals(obj: dict[str, Any]) -> tuple[list[Card], list[list[list[Card]]]]:
     return table, deals
 
 
+def _play(i: int, p: Any) -> Play:
+    """Play ``i`` of a record's ``plays``: its card and what it takes, strictly read."""
+    if not isinstance(p, dict):
+        raise RecordError(f"play {i} must be an object")
+    if not isinstance(p.get("card"), str):
+        raise RecordError(f"play {i}: missing or malformed 'card'")
+    card = parse_card(p["card"])
+    take = CardSet(_cards(p.get("take"), f"play {i} take"))
+    return Play(card, take.mask)
+
+
 def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, Play]]:
     """Each play of a record, checked to be the seat's turn, well formed and legal, with
     the state before it; the play is made once the caller has looked at the state."""
@@ -246,11 +265,7 @@ def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, P
         seat = _int(p, "seat")
         if seat != state.turn:
             raise RecordError(f"play {i}: seat {seat} played but it is seat {state.turn}'s turn")
-        if not isinstance(p.get("card"), str):
-            raise RecordError(f"play {i}: missing or malformed 'card'")
-        card = parse_card(p["card"])
-        take = CardSet(_cards(p.get("take"), f"play {i} take"))
-        play = Play(card, take.mask)
+        play = _play(i, p)
         yield state, play
         try:
             state.push(play)
@@ -328,6 +343,89 @@ def _check_score(obj: dict[str, Any], rules: Rules, state: HandState, before: li
     want_after = [b + e["total"] for b, e in zip(before, expected, strict=True)]
     if after != want_after:
         raise RecordError(f"totals_after is {after}, expected {want_after}")
+
+
+# --------------------------------------------------------------------------- decoding
+def decode_hand(obj: Any) -> tuple[HandState, list[Play]]:
+    """A hand record as the position at its deal and its plays in order: the one way a
+    record becomes positions (``advise --position``, ``review``).
+
+    The header, the deals and the plays are read strictly, as :func:`check_lines` reads
+    them (a :class:`RecordError` naming the field), and the deals are checked against the
+    rules (:meth:`HandState.from_deals`). Whether each play is legal shows when the
+    caller makes it (:meth:`HandState.push` raises IllegalPlayError). The state carries
+    the match totals before the hand (a bot playing for the match reads them).
+    """
+    rules, _match, _hand, dealer, before = _header(obj)
+    table, deals = _deals(obj)
+    state = HandState.from_deals(rules, dealer, table, deals, match_totals=before)
+    plays = [_play(i, p) for i, p in enumerate(_list(obj.get("plays"), "plays"))]
+    return state, plays
+
+
+def position_from_record(spec: str) -> HandState:
+    """``FILE.jsonl:LINE:PLAY``: the state before play number PLAY (0-based) of the hand
+    on line LINE (1-based, as ``replay`` numbers them) of a game record file, with the
+    record's match totals before the hand (:func:`decode_hand`).
+
+    Every way this can fail (no such file, a directory, a binary file, a line or play
+    out of range, a line that is not a valid record) is a :class:`PositionError`.
+    """
+    form = f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
+    parts = spec.rsplit(":", 2)
+    if len(parts) != 3 or not parts[0]:
+        raise PositionError(form)
+    path, line_s, play_s = parts
+    if not (line_s.strip().isdecimal() and play_s.strip().isdecimal()):
+        raise PositionError(form)
+    line_no, play_no = int(line_s), int(play_s)
+    text = _record_line(path, line_no)
+    try:
+        state, plays = decode_hand(json.loads(text))
+        if not 0 <= play_no < len(plays):
+            last = f"0..{len(plays) - 1}" if plays else "none"
+            raise PositionError(f"the hand has plays {last}, not {play_no}")
+        for play in plays[:play_no]:
+            state.push(play)
+    except ScopaError as e:
+        raise PositionError(f"--position: line {line_no}: {e}") from None
+    except (
+        ValueError,
+        KeyError,
+        TypeError,
+        IndexError,
+        AttributeError,
+        RecursionError,
+        OverflowError,
+    ):
+        # json.JSONDecodeError is a ValueError; the rest are fields of the wrong type
+        raise PositionError(
+            f"--position: line {line_no} of {path} is not a scopa-record/1 game record"
+        ) from None
+    return state
+
+
+def _record_line(path: str, line_no: int) -> str:
+    """Line ``line_no`` (1-based) of a record file, for ``--position``; a PositionError
+    for a file that is missing, a directory, not text, or too short."""
+    p = Path(path)
+    if p.is_dir():
+        raise PositionError(f"--position: {path} is a directory, not a record file")
+    if not p.exists():
+        raise PositionError(f"--position: no such file {path}")
+    count = 0
+    try:
+        with p.open(encoding="utf-8-sig") as f:
+            for count, line in enumerate(f, start=1):
+                if count == line_no:
+                    return line.rstrip("\n")
+    except UnicodeDecodeError:
+        raise PositionError(f"--position: {path} is not a text (UTF-8) record file") from None
+    except OSError as e:
+        raise PositionError(f"--position: cannot read {path}: {e.strerror or e}") from None
+    if count == 0:
+        raise PositionError(f"--position: {path} is empty")
+    raise PositionError(f"--position: {path} has lines 1..{count}, not {line_no}")
 
 
 # --------------------------------------------------------------------------- showing

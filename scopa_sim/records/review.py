@@ -50,11 +50,8 @@ from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator, final_margins
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ReviewError
-from scopa_sim.game.cards import CardSet, parse_card, parse_cards
-from scopa_sim.game.play import Play
-from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
-from scopa_sim.records.record import check_lines, iter_lines
+from scopa_sim.records.record import check_lines, decode_hand, iter_lines
 
 #: Labels from the mildest, with the smallest loss (points) that earns each, derived from
 #: the losses measured by ``benchmarks/bench_review.py`` (``benchmarks/results/review.json``,
@@ -434,23 +431,15 @@ def review_hand(
     decision also gets the deciding seat's belief about the other hands)."""
     ev = Evaluator(evaluator.worlds, evaluator.rollout, evaluator.exact)  # own tables
     obj = json.loads(task.text)
-    rules = Rules.from_dict(obj["rules"])
-    deals = obj["deals"]
-    dealer = int(obj["dealer"])
-    state = HandState.from_deals(
-        rules,
-        dealer,
-        parse_cards(deals[0]["table"]),
-        [[parse_cards(h) for h in d["hands"]] for d in deals],
-    )
+    state, plays = decode_hand(obj)
+    rules, dealer = state.rules, state.dealer
     sides = rules.sides
     prior = tuple(float(x) for x in ev.prior(rules, dealer))
     after0 = _means(ev.position_values(state, DEALT, seed))
     deal_list = [Deal(0, 0, prior, after0)]
     curve: list[tuple[int, tuple[float, ...]]] = [(0, prior), (0, after0)]
     decisions = []
-    for k, p in enumerate(obj["plays"]):
-        play = Play(parse_card(p["card"]), CardSet.parse(p["take"]).mask)
+    for k, play in enumerate(plays):
         seat = state.turn
         e = ev.evaluate(state, seed)
         i = e.index(play)
