@@ -218,61 +218,96 @@ def write_report(
 
     ``out`` ending in ``.md`` is the report file, its figures go next to it
     prefixed with its stem; otherwise ``out`` is a directory that receives
-    ``report.md`` and the figures.
+    ``report.md`` and the figures. ``command`` is the command line to state (default:
+    the ``scopa-sim report`` command that writes this report).
     """
     runs = open_runs(directories)
     out = Path(out)
     if out.suffix == ".md":
-        md, folder, prefix = out, out.parent, out.stem + "-"
+        md, folder, prefix, title = out, out.parent, out.stem + "-", out.stem
     else:
-        md, folder, prefix = out / "report.md", out, ""
+        md, folder, prefix, title = out / "report.md", out, "", out.name
     folder.mkdir(parents=True, exist_ok=True)
     an = analyze(runs, by=("run",))
     groups = an.groups
     cmp = compare(runs, strict=False) if len(runs) > 1 else None
-    figs: list[Path] = []
-
-    def fig(name: str) -> Path:
-        p = folder / f"{prefix}{name}.png"
-        figs.append(p)
-        return p
-
-    f_forest = P.forest_plot([(g.label, g.margin) for g in groups], fig("forest"))
-    f_items = P.items_plot(groups, fig("items"))
-    f_conv = P.convergence_plot([convergence(r) for r in runs], fig("convergence"))
-    f_points = P.distribution_plot(
-        [(g.label, g.total_points) for g in groups],
-        fig("points"),
-        "points per hand (all sides)",
-        "Points per hand",
-    )
-    with_matches = [g for g in groups if g.matches is not None]
-    f_len = None
-    if with_matches:
-        f_len = P.distribution_plot(
-            [(g.label, g.matches.length) for g in with_matches if g.matches is not None],
-            fig("match-length"),
-            "hands per match",
-            "Match length",
-        )
-
-    def link(p: Path, alt: str) -> str:
-        return f"![{alt}]({p.name})"
-
-    title = out.stem if out.suffix == ".md" else out.name
-    when = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    figs = _Figures.draw(runs, groups, folder, prefix)
     cmd = command or "scopa-sim report " + " ".join(
         [*(shlex.quote(str(r.directory)) for r in runs), "--out", shlex.quote(str(out))]
     )
-    L: list[str] = [f"# scopa-sim report: {title}", ""]
-    L.append(f"Generated {when} by scopa-sim {__version__} with `{cmd}`.")
-    L.append("")
-    L.append(
+    lines = _preamble(title, cmd)
+    lines += _runs_section(runs, cmd)
+    lines += _advantage_section(groups, figs)
+    lines += _items_section(groups, figs)
+    lines += _points_section(groups, figs)
+    lines += _matches_section(groups, figs)
+    if cmp is not None:
+        lines += _comparison_section(runs, cmp)
+    md.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return ReportFiles(md, figs.files)
+
+
+@dataclass(frozen=True)
+class _Figures:
+    """The report's figures, drawn into its folder (names prefixed with ``prefix``)."""
+
+    forest: Path
+    items: Path
+    convergence: Path
+    points: Path
+    match_length: Path | None  # only when some run has matches
+    files: tuple[Path, ...]  # every figure, in the order drawn
+
+    @classmethod
+    def draw(
+        cls, runs: Sequence[Run], groups: Sequence[GroupResult], folder: Path, prefix: str
+    ) -> _Figures:
+        def path(name: str) -> Path:
+            return folder / f"{prefix}{name}.png"
+
+        forest = P.forest_plot([(g.label, g.margin) for g in groups], path("forest"))
+        items = P.items_plot(groups, path("items"))
+        conv = P.convergence_plot([convergence(r) for r in runs], path("convergence"))
+        points = P.distribution_plot(
+            [(g.label, g.total_points) for g in groups],
+            path("points"),
+            "points per hand (all sides)",
+            "Points per hand",
+        )
+        length = None
+        if any(g.matches is not None for g in groups):
+            length = P.distribution_plot(
+                [(g.label, g.matches.length) for g in groups if g.matches is not None],
+                path("match-length"),
+                "hands per match",
+                "Match length",
+            )
+        drawn = (forest, items, conv, points) + ((length,) if length is not None else ())
+        return cls(forest, items, conv, points, length, drawn)
+
+
+def _link(p: Path, alt: str) -> str:
+    """A figure of the report, linked relative to it (the figures sit beside it)."""
+    return f"![{alt}]({p.name})"
+
+
+def _preamble(title: str, cmd: str) -> list[str]:
+    """The title, when and how the report was made, and what its intervals are."""
+    when = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    lines = [f"# scopa-sim report: {title}", ""]
+    lines.append(f"Generated {when} by scopa-sim {__version__} with `{cmd}`.")
+    lines.append("")
+    lines.append(
         "All intervals are 95%: t intervals for means, Wilson intervals for proportions; "
         "n is the number of hands (or matches) behind each number. The *margin* of a hand is "
         "the dealer's side's points minus the first player's side's points."
     )
-    L += ["", "## Runs and how to reproduce them", ""]
+    return lines
+
+
+def _runs_section(runs: Sequence[Run], cmd: str) -> list[str]:
+    """Each run's configuration, effective rules and the commands that reproduce it."""
+    lines = ["", "## Runs and how to reproduce them", ""]
     rows = []
     for r in runs:
         c = r.config
@@ -289,35 +324,32 @@ def write_report(
                 str(r.manifest.get("versions", {}).get("scopa-sim", "?")),
             ]
         )
-    L += _md_table(
-        [
-            "run",
-            "preset",
-            "rule overrides",
-            "policies",
-            "units",
-            "hands",
-            "seed",
-            "run id",
-            "version",
-        ],
-        rows,
-    )
-    L += ["", "Effective rules of each run (from its manifest):", ""]
+    header = ["run", "preset", "rule overrides", "policies", "units", "hands", "seed"]
+    lines += _md_table([*header, "run id", "version"], rows)
+    lines += ["", "Effective rules of each run (from its manifest):", ""]
     for r in runs:
         opts = ", ".join(f"{k}={_t(v)}" for k, v in r.config.rules.as_dict().items())
-        L.append(f"* `{r.label}`: {opts}")
-    L += ["", "Commands (the data depend only on the configuration and the seed):", "", "```sh"]
-    L += [r.command() for r in runs]
+        lines.append(f"* `{r.label}`: {opts}")
+    lines += [
+        "",
+        "Commands (the data depend only on the configuration and the seed):",
+        "",
+        "```sh",
+    ]
+    lines += [r.command() for r in runs]
     dirs = " ".join(shlex.quote(str(r.directory)) for r in runs)
-    L.append(f"scopa-sim analyze {dirs}")
+    lines.append(f"scopa-sim analyze {dirs}")
     if len(runs) > 1:
-        L.append(f"scopa-sim compare {dirs}")
-    L.append(cmd)
-    L += ["```", ""]
+        lines.append(f"scopa-sim compare {dirs}")
+    lines.append(cmd)
+    lines += ["```", ""]
+    return lines
 
-    L += ["## First-player advantage per hand", ""]
-    L += _md_table(
+
+def _advantage_section(groups: Sequence[GroupResult], figs: _Figures) -> list[str]:
+    """The dealer's margin and who wins the hand, then the points by position and seat."""
+    lines = ["## First-player advantage per hand", ""]
+    lines += _md_table(
         ["run", "hands", "dealer − first (points)", "dealer side wins", "draw", "first side wins"],
         [
             [
@@ -331,10 +363,10 @@ def write_report(
             for g in groups
         ],
     )
-    L += ["", link(f_forest, "forest plot of the dealer margin"), ""]
-    L += ["", "Points per hand by playing position (0 = first player, last = dealer):", ""]
+    lines += ["", _link(figs.forest, "forest plot of the dealer margin"), ""]
+    lines += ["", "Points per hand by playing position (0 = first player, last = dealer):", ""]
     width = max(g.players for g in groups)
-    L += _md_table(
+    lines += _md_table(
         ["run", *(f"position {p}" for p in range(width))],
         [
             [g.label, *(fmt_mean(e, signed=False) for e in g.positions)]
@@ -342,27 +374,42 @@ def write_report(
             for g in groups
         ],
     )
-    L += ["", "Points per hand by seat (policies may differ by seat):", ""]
-    L += _md_table(
+    lines += ["", "Points per hand by seat (policies may differ by seat):", ""]
+    lines += _md_table(
         ["run", *(f"seat {s}" for s in range(width))],
         [
             [g.label, *(fmt_mean(e, signed=False) for e in g.seats)] + ["—"] * (width - g.players)
             for g in groups
         ],
     )
-    L += ["", "## Which score items drive it", ""]
+    return lines
+
+
+def _items_section(groups: Sequence[GroupResult], figs: _Figures) -> list[str]:
+    """The score items behind the margin, and the convergence of the margin."""
+    lines = ["", "## Which score items drive it", ""]
     items = list(dict.fromkeys(i for g in groups for i, _ in g.items))
-    L += _md_table(
+    lines += _md_table(
         ["item", *(g.label for g in groups)],
         [
             [i, *(fmt_mean(dict(g.items)[i]) if i in dict(g.items) else "—" for g in groups)]
             for i in items
         ],
     )
-    L += ["", link(f_items, "score items"), ""]
-    L += ["## Convergence", "", link(f_conv, "running mean of the dealer margin"), ""]
-    L += ["## Points per hand", ""]
-    L += _md_table(
+    lines += ["", _link(figs.items, "score items"), ""]
+    lines += [
+        "## Convergence",
+        "",
+        _link(figs.convergence, "running mean of the dealer margin"),
+        "",
+    ]
+    return lines
+
+
+def _points_section(groups: Sequence[GroupResult], figs: _Figures) -> list[str]:
+    """The distribution of the points per hand, and how often a hand has a scopa."""
+    lines = ["## Points per hand", ""]
+    lines += _md_table(
         ["run", "side", "mean [95% CI]", "sd", "quantiles", "n"],
         [
             [
@@ -381,69 +428,80 @@ def write_report(
             )
         ],
     )
-    L += ["", link(f_points, "points per hand"), ""]
-    L += [
+    lines += ["", _link(figs.points, "points per hand"), ""]
+    lines += [
         "Hands with at least one scopa: "
         + "; ".join(f"{g.label} {fmt_prop(g.scopa)}" for g in groups),
         "",
     ]
-    if with_matches and f_len is not None:
-        L += ["## Matches", ""]
-        L.append(
-            "The *first mover* is the side that played first in the match's first hand; "
-            "one observation per match."
+    return lines
+
+
+def _matches_section(groups: Sequence[GroupResult], figs: _Figures) -> list[str]:
+    """The runs of whole matches: the first mover's wins and the length of a match (no
+    section when no run has matches)."""
+    with_matches = [g for g in groups if g.matches is not None]
+    if not with_matches or figs.match_length is None:
+        return []
+    lines = ["## Matches", ""]
+    lines.append(
+        "The *first mover* is the side that played first in the match's first hand; "
+        "one observation per match."
+    )
+    lines.append("")
+    mrows = []
+    for g in with_matches:
+        m = g.matches
+        assert m is not None
+        mrows.append(
+            [
+                g.label,
+                f"{m.matches:,}",
+                fmt_prop(m.first_mover_wins),
+                fmt_mean(m.length.mean, signed=False, digits=3),
+                f"{m.length.mean.sd:.3f}",
+                _quantiles(m.length),
+            ]
         )
-        L.append("")
-        mrows = []
-        for g in with_matches:
-            m = g.matches
-            assert m is not None
-            mrows.append(
+    lines += _md_table(
+        ["run", "matches", "first mover wins", "hands per match", "sd", "quantiles"], mrows
+    )
+    lines += ["", _link(figs.match_length, "hands per match"), ""]
+    return lines
+
+
+def _comparison_section(runs: Sequence[Run], cmp: Comparison) -> list[str]:
+    """Each run against the first: the tests of every metric, Holm-corrected."""
+    lines = ["## Comparison with the first run", ""]
+    lines.append(
+        f"Each run B against A = `{runs[0].label}`; estimates are B − A. Holm's correction is "
+        f"applied over all {sum(len(p.results) for p in cmp.pairs)} tests."
+    )
+    for p in cmp.pairs:
+        how = f"paired on {p.n_pairs:,} common deals" if p.paired else "unpaired"
+        lines += ["", f"### {p.b.label} − {p.a.label}: {how}", "", f"Pairing: {p.why}."]
+        if p.note:
+            lines += ["", f"Note: {p.note}."]
+        lines.append("")
+        lines += _md_table(
+            ["metric", "test", "B", "A", "B − A [95% CI]", "effect size", "p", "p (Holm)", "n"],
+            [
                 [
-                    g.label,
-                    f"{m.matches:,}",
-                    fmt_prop(m.first_mover_wins),
-                    fmt_mean(m.length.mean, signed=False, digits=3),
-                    f"{m.length.mean.sd:.3f}",
-                    _quantiles(m.length),
+                    metric_name(r.metric),
+                    r.test,
+                    f"{r.a:.4f}",
+                    f"{r.b:.4f}",
+                    fmt_test(r),
+                    f"{r.effect_name} {r.effect_size:+.4f}",
+                    fmt_p(r.p_value),
+                    fmt_p(r.p_holm),
+                    f"{r.n_a:,} pairs" if r.paired else f"{r.n_b:,} + {r.n_a:,}",
                 ]
-            )
-        L += _md_table(
-            ["run", "matches", "first mover wins", "hands per match", "sd", "quantiles"], mrows
+                for r in p.results
+            ],
         )
-        L += ["", link(f_len, "hands per match"), ""]
-    if cmp is not None:
-        L += ["## Comparison with the first run", ""]
-        L.append(
-            f"Each run B against A = `{runs[0].label}`; estimates are B − A. Holm's correction is "
-            f"applied over all {sum(len(p.results) for p in cmp.pairs)} tests."
-        )
-        for p in cmp.pairs:
-            how = f"paired on {p.n_pairs:,} common deals" if p.paired else "unpaired"
-            L += ["", f"### {p.b.label} − {p.a.label}: {how}", "", f"Pairing: {p.why}."]
-            if p.note:
-                L += ["", f"Note: {p.note}."]
-            L.append("")
-            L += _md_table(
-                ["metric", "test", "B", "A", "B − A [95% CI]", "effect size", "p", "p (Holm)", "n"],
-                [
-                    [
-                        metric_name(r.metric),
-                        r.test,
-                        f"{r.a:.4f}",
-                        f"{r.b:.4f}",
-                        fmt_test(r),
-                        f"{r.effect_name} {r.effect_size:+.4f}",
-                        fmt_p(r.p_value),
-                        fmt_p(r.p_holm),
-                        f"{r.n_a:,} pairs" if r.paired else f"{r.n_b:,} + {r.n_a:,}",
-                    ]
-                    for r in p.results
-                ],
-            )
-        L.append("")
-    md.write_text("\n".join(L) + "\n", encoding="utf-8")
-    return ReportFiles(md, tuple(figs))
+    lines.append("")
+    return lines
 
 
 def _t(v: object) -> str:
