@@ -90,7 +90,11 @@ class HandOutcomes:
     ) -> HandOutcomes:
         """Tally per-hand arrays (one entry per hand)."""
         keys = np.stack(
-            [np.asarray(dealer_points), np.asarray(first_points), np.asarray(all_denari)],
+            [
+                np.asarray(dealer_points),
+                np.asarray(first_points),
+                np.asarray(all_denari),
+            ],
             axis=1,
         ).astype(np.int64)
         uniq, counts = np.unique(keys, axis=0, return_counts=True)
@@ -206,18 +210,43 @@ def _after(before, gains, d, j, sc):  # pragma: no cover - jitted
 
 
 @njit(cache=True)
-def _solve_ties(
-    b, probs, gains, wins0, den, denari_wins, cap, ties, lookup, ot, new
-):  # pragma: no cover - jitted
-    """``ot[t, d]``: P(side 0 wins) from tie state ``t`` with side ``d`` dealing, for row
-    ``b`` of ``probs``. Two sides: the one state (level), solved round the deal. More:
-    value iteration over the deficits (``new`` is the sweep buffer, kept across rows)."""
-    k = probs.shape[1]
+def _tie_moves(gains, wins0, den, denari_wins, cap, ties, lookup):  # pragma: no cover - jitted
+    """``moves[t, d, j]``: where result ``j`` takes tie state ``t`` with side ``d``
+    dealing: to a tie state (>= 0), side 0 wins (-1), or another side does (-2). The
+    same for every row of probabilities and every sweep, so worked out once (4 bytes a
+    state, dealer and result: three sides 124 states, four sides 10,251)."""
     n, sides = ties.shape
+    k = gains.shape[1]
+    moves = np.full((n, sides, k), -2, dtype=np.int32)
+    # each side's score relative to the leaders before the hand; a side out of the match
+    # (deficit beyond the cap) far below, where no hand's points bring it to the top
+    base = np.where(ties > cap, -(10**6), -ties)
     sc = np.zeros(sides, dtype=np.int64)
+    for t in range(n):
+        for d in range(sides):
+            for j in range(k):
+                if denari_wins and den[j] >= 0:
+                    if wins0[d, j]:
+                        moves[t, d, j] = -1
+                    continue
+                top, lead = _after(base[t], gains, d, j, sc)
+                if lead == 1:
+                    if sc[0] == top:
+                        moves[t, d, j] = -1
+                    continue
+                moves[t, d, j] = _tie_index(sc, top, cap, lookup)
+    return moves
+
+
+@njit(cache=True)
+def _solve_ties(b, probs, moves, ot, new):  # pragma: no cover - jitted
+    """``ot[t, d]``: P(side 0 wins) from tie state ``t`` with side ``d`` dealing, for row
+    ``b`` of ``probs``. Two sides: the one state (level), which a hand ends or leaves
+    level for the next dealer, solved round the deal. More: value iteration over the
+    deficits (``new`` is the sweep buffer, kept across rows)."""
+    n, sides, k = moves.shape
     ot[:] = 0.0
-    if n == 1:  # two sides: a hand ends the tie, or leaves it level for the next dealer
-        level = np.zeros(sides, dtype=np.int64)
+    if n == 1:
         w = np.zeros(sides)
         q = np.zeros(sides)
         for d in range(sides):
@@ -225,26 +254,16 @@ def _solve_ties(
                 p = probs[b, j]
                 if p == 0.0:
                     continue
-                if denari_wins and den[j] >= 0:
-                    if wins0[d, j]:
-                        w[d] += p
-                    continue
-                top, lead = _after(level, gains, d, j, sc)
-                if lead == 1:
-                    if sc[0] == top:
-                        w[d] += p
-                else:
+                if moves[0, d, j] == -1:
+                    w[d] += p
+                elif moves[0, d, j] == 0:
                     q[d] += p
         for d in range(sides):
             ot[0, d] = _round_the_deal(w, q, d)
         return
-    # each side's score relative to the leaders before the hand; a side out of the match
-    # (deficit beyond the cap) far below, where no hand's points bring it to the top
-    base = np.where(ties > cap, -(10**6), -ties)
     for _sweep in range(MAX_SWEEPS):
         delta = 0.0
         for t in range(n):
-            bt = base[t]
             for d in range(sides):
                 nd = (d + 1) % sides
                 v = 0.0
@@ -252,16 +271,11 @@ def _solve_ties(
                     p = probs[b, j]
                     if p == 0.0:
                         continue
-                    if denari_wins and den[j] >= 0:
-                        if wins0[d, j]:
-                            v += p
-                        continue
-                    top, lead = _after(bt, gains, d, j, sc)
-                    if lead == 1:
-                        if sc[0] == top:
-                            v += p
-                        continue
-                    v += p * ot[_tie_index(sc, top, cap, lookup), nd]
+                    m = moves[t, d, j]
+                    if m >= 0:
+                        v += p * ot[m, nd]
+                    elif m == -1:
+                        v += p
                 delta = max(delta, abs(v - new[t, d]))
                 new[t, d] = v
         ot[:] = new
@@ -279,6 +293,7 @@ def _solve_sides(pts, den, probs, target, denari_wins, cap, out, tie):  # pragma
     sides = pts.shape[1]
     gains, wins0, blank = _hand_gains(pts, den)
     ties, lookup = _tie_states(sides, cap)
+    moves = _tie_moves(gains, wins0, den, denari_wins, cap, ties, lookup)
     ot = np.zeros((ties.shape[0], sides))
     new = np.zeros((ties.shape[0], sides))
     x = np.zeros(sides, dtype=np.int64)
@@ -292,7 +307,7 @@ def _solve_sides(pts, den, probs, target, denari_wins, cap, out, tie):  # pragma
             for s in range(sides):
                 step[d, j] = step[d, j] * target + gains[d, j, s]
     for b in range(nb):
-        _solve_ties(b, probs, gains, wins0, den, denari_wins, cap, ties, lookup, ot, new)
+        _solve_ties(b, probs, moves, ot, new)
         for d in range(sides):
             tie[b, d] = ot[0, d]
         # a hand adds points, so every next state has a higher index: highest first
@@ -317,10 +332,16 @@ def _solve_sides(pts, den, probs, target, denari_wins, cap, out, tie):  # pragma
                         if d == 0:
                             p0 += p
                         continue
-                    top, lead = _after(x, gains, d, j, sc)
-                    if top < target:
+                    inside = True
+                    for s in range(sides):
+                        if x[s] + gains[d, j, s] >= target:
+                            inside = False
+                            break
+                    if inside:
                         acc += p * out[b, i + step[d, j], nd]
-                    elif lead == 1:
+                        continue
+                    top, lead = _after(x, gains, d, j, sc)
+                    if lead == 1:
                         if sc[0] == top:
                             acc += p
                     else:
@@ -343,7 +364,9 @@ def solve_sides(
     dealing next (position ``p`` of a hand is side ``(d + 1 + p) % S``), and ``T[b, d]``
     from everyone level at or above it; one row ``b`` per row of ``probs`` (default: the
     observed frequencies). With three sides or more, deficits behind the leaders above
-    ``cap`` count as out of the match (:data:`MAX_DEFICIT`)."""
+    ``cap`` count as out of the match (:data:`MAX_DEFICIT`), and the moves between the
+    ties at the top take 4 bytes per tie state, dealer and distinct result (124 states for
+    three sides; 10,251 for four, about 160 KB a result)."""
     sides = outcomes.sides
     if sides < 2:
         raise ValueError("a match has at least two sides")
@@ -361,7 +384,10 @@ def solve_sides(
 
 
 def solve(
-    outcomes: HandOutcomes, target: int, denari_wins: bool, probs: np.ndarray | None = None
+    outcomes: HandOutcomes,
+    target: int,
+    denari_wins: bool,
+    probs: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Two sides: win probabilities of side X: ``V[b, x, y, d]`` from scores ``(x, y)``
     below the target with ``d`` = 0 when X deals next, 1 when Y does, and ``T[b, d]`` from
@@ -424,12 +450,20 @@ def first_mover_win(
     other side dealing."""
     est, low, high = equity_table(outcomes, target, denari_wins, replicates, seed)
     return Equity(
-        float(est[0, 0, 1]), float(low[0, 0, 1]), float(high[0, 0, 1]), outcomes.n, replicates
+        float(est[0, 0, 1]),
+        float(low[0, 0, 1]),
+        float(high[0, 0, 1]),
+        outcomes.n,
+        replicates,
     )
 
 
 def first_mover_win3(
-    outcomes: PositionOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
+    outcomes: PositionOutcomes,
+    target: int,
+    denari_wins: bool,
+    replicates: int,
+    seed: int,
 ) -> Equity:
     """:func:`first_mover_win` for three sides: side 0 plays first, side 2 deals."""
     est = solve3(outcomes, target, denari_wins)[0, 0, 0, 0, 2]
