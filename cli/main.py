@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -62,6 +63,24 @@ class ScopaGroup(click.Group):
         except MemoryError as e:  # e.g. a search policy asked for a tree of 10^9 nodes
             detail = f" ({e})" if str(e) else ""
             raise click.ClickException(f"not enough memory{detail}") from None
+        except OSError as e:  # a full disk, an unwritable or unreadable file, ...
+            if e.errno == errno.EPIPE:  # the reader of our output went away: click's case
+                raise
+            raise click.ClickException(os_error_text(e)) from None
+
+
+def os_error_text(e: OSError) -> str:
+    """One line for an operating-system error: what failed and on which file (a write to
+    a full device reports no file name: the message says so without one)."""
+    what = e.strerror or str(e) or type(e).__name__
+    if e.filename is not None:
+        return f"{what}: {e.filename}"
+    tb = e.__traceback__  # no file named: standard output, if click's echo raised it
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "echo" and "click" in tb.tb_frame.f_code.co_filename:
+            return f"cannot write standard output: {what}"
+        tb = tb.tb_next
+    return f"cannot complete the command: {what}"
 
 
 @click.group(cls=ScopaGroup, context_settings=CONTEXT)
@@ -104,6 +123,11 @@ def main() -> None:
     except SystemExit as e:
         if e.code in (0, None) and "distributed" not in sys.modules:
             _exit_now()
+        try:
+            sys.stdout.flush()
+        except OSError as err:
+            if err.errno != errno.EPIPE:
+                _fail_output(err)
         raise
 
 
@@ -113,9 +137,23 @@ def _exit_now() -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except OSError as e:  # standard output is a full device, say: one line, status 1
+        if e.errno == errno.EPIPE:
+            return  # the reader went away: the normal exit handles it
+        _fail_output(e)
     except Exception:  # the normal exit reports it
         return
     os._exit(0)
+
+
+def _fail_output(e: OSError) -> None:
+    """Standard output could not be written: say so on standard error in one line and end
+    with status 1 (Python's own exit would print a traceback-like 'Exception ignored')."""
+    try:
+        sys.stderr.write(f"Error: cannot write standard output: {e.strerror or e}\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(1)
 
 
 if __name__ == "__main__":
