@@ -14,10 +14,16 @@ that they all behave alike:
   current task;
 * processes start from a ``forkserver`` (``spawn`` where there is none), never by a fork
   of a parent that holds threads.
+
+A command or benchmark that starts processes runs inside :func:`interrupt_on_sigterm`,
+so that ``kill PID`` stops it as Ctrl-C does (its pool stopped, a one-line message);
+one that starts a program with :mod:`subprocess` passes :func:`dies_with_parent` as
+``preexec_fn``, so that the program is sent SIGTERM when its parent is killed.
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import multiprocessing as mp
 import os
@@ -28,7 +34,9 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, TypeVar
 
 from scopa_sim.errors import WorkerError
@@ -92,23 +100,50 @@ def process_pool(
     ``initializer(*initargs)`` runs in each worker after its watchdog starts. Use it as a
     context manager, and pass work through :func:`stream` or :func:`ordered` (or call
     :func:`stop` on an error) so that the workers stop at once on an error or interrupt."""
-    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+    method = "forkserver" if os.name == "posix" else "spawn"
+    if method == "forkserver":
+        _start_forkserver()
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=ctx,
+        mp_context=mp.get_context(method),
         initializer=_worker_start,
         initargs=(os.getpid(), initializer, initargs),
     )
 
 
-def stop(pool: Any, pending: Iterable[Future[Any]] = ()) -> None:
-    """Cancel ``pending`` and stop ``pool`` now: a process pool's workers are terminated
-    (not left to finish their task); a thread pool's threads finish their current task."""
-    for f in pending:
-        f.cancel()
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.terminate()
+def _start_forkserver() -> None:
+    """Start the forkserver (if it is not running) with Ctrl-C ignored, a disposition
+    that it and every worker it forks inherit from their first instruction: a worker
+    still importing when a terminal's Ctrl-C reaches the whole process group would
+    otherwise die of it with a traceback before :func:`_worker_start` can ignore it
+    (and the forkserver too, while it imports a script's ``__main__``)."""
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # no handler can be set here
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def stop(pool: Any) -> None:
+    """Stop ``pool`` now, its queued work cancelled: a process pool's workers are
+    terminated (not left to finish their task); a thread pool's threads finish their
+    current task.
+
+    The shutdown comes first and does the cancelling: a process pool's manager thread
+    then drops the queued work before it sees the workers end. A future cancelled here,
+    before it, could still be queued when the manager marks the pool broken, and
+    CPython 3.11 then sets an exception on the cancelled future, which raises
+    ``InvalidStateError`` in that thread: a traceback on standard error after the
+    one-line message of an interrupted command."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # None once shut
     pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
 
 
 def _result(f: Future[T]) -> T:
@@ -136,7 +171,7 @@ def stream(
             for f in finished:
                 yield _result(f)
     except BaseException:
-        stop(pool, pending)
+        stop(pool)
         raise
 
 
@@ -155,8 +190,72 @@ def ordered(
                 pending.append(pool.submit(fn, *a))
             yield done
     except BaseException:
-        stop(pool, pending)
+        stop(pool)
         raise
 
 
-__all__ = ["WATCH_SECONDS", "ordered", "parent_gone", "process_pool", "stop", "stream"]
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by :func:`interrupt_on_sigterm`, so that a
+    command stops as on Ctrl-C (what is finished kept, workers stopped, temporary files
+    removed); a ``KeyboardInterrupt``, so that every clean-up for Ctrl-C runs for it too."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
+    raise Terminated()
+
+
+@contextmanager
+def interrupt_on_sigterm() -> Iterator[None]:
+    """Inside: SIGTERM raises :class:`Terminated` in the main thread (the first one; later
+    ones are ignored while the clean-up runs). Without it, SIGTERM ends Python at once:
+    no ``finally`` runs, so a pool's workers are left to notice on their own and
+    temporary files stay. Outside the main thread (where no handler can be set) it does
+    nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+#: ``prctl`` option: the signal a process gets when the thread that started it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def dies_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` for :class:`subprocess.Popen` (``subprocess.run``): on Linux the
+    program started is sent SIGTERM when the thread that started it ends, ``kill -9`` of
+    its parent included, so that a benchmark killed mid-run leaves no ``scopa-sim`` it
+    started running (that one then stops its own workers). Elsewhere it does nothing.
+    Start the program from the main thread: the signal follows the starting thread."""
+    parent = os.getpid()
+    try:  # looked up here: no dlopen in the child, forked from a process with threads
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        prctl = None
+
+    def preexec() -> None:
+        if prctl is None:
+            return
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request was made
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
+__all__ = [
+    "WATCH_SECONDS",
+    "Terminated",
+    "dies_with_parent",
+    "interrupt_on_sigterm",
+    "ordered",
+    "parent_gone",
+    "process_pool",
+    "stop",
+    "stream",
+]
