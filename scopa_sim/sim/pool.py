@@ -48,14 +48,24 @@ WATCH_SECONDS = 0.2
 _WATCHED: dict[str, int] = {}  # in a worker process: the pids it watches
 
 
+def watch(parent: int) -> None:
+    """In a worker process: exit as soon as ``parent`` is gone (or this process is
+    re-parented), checked by a watchdog thread every :data:`WATCH_SECONDS`. Called at
+    the fork (:mod:`scopa_sim.sim._forkserver`) and again by the pool's initializer,
+    which names the pool's owner; the watchdog starts once."""
+    first = not _WATCHED
+    _WATCHED.update(parent=parent, ppid=os.getppid())
+    if first:
+        threading.Thread(target=_watch_parent, name="parent-watchdog", daemon=True).start()
+
+
 def _worker_start(
     parent: int, init: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
 ) -> None:
     """Set up a worker process: it ignores Ctrl-C and exits as soon as the process that
-    started it is gone, checked by a watchdog thread; then ``init(*initargs)``."""
+    started it is gone (:func:`watch`); then ``init(*initargs)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WATCHED.update(parent=parent, ppid=os.getppid())
-    threading.Thread(target=_watch_parent, name="parent-watchdog", daemon=True).start()
+    watch(parent)
     if init is not None:
         init(*initargs)
 
@@ -111,17 +121,27 @@ def process_pool(
     )
 
 
+#: What the forkserver imports before it forks: the at-fork watchdog, and with it the
+#: library (numba, the kernels' modules), which every worker then has from the fork.
+FORKSERVER_PRELOAD = ["scopa_sim.sim._forkserver"]
+
+
 def _start_forkserver() -> None:
-    """Start the forkserver (if it is not running) with Ctrl-C ignored, a disposition
-    that it and every worker it forks inherit from their first instruction: a worker
-    still importing when a terminal's Ctrl-C reaches the whole process group would
-    otherwise die of it with a traceback before :func:`_worker_start` can ignore it
-    (and the forkserver too, while it imports a script's ``__main__``)."""
+    """Start the forkserver (if it is not running), preloading
+    :data:`FORKSERVER_PRELOAD`, with Ctrl-C ignored.
+
+    A worker is set up by the pool's initializer only after it has imported what its
+    tasks need (a benchmark script's worker runs the whole script's imports first, since
+    CPython 3.11's forkserver does not preload ``__main__``): seconds in which it
+    would neither ignore Ctrl-C nor watch its parent. So the forkserver and its workers
+    inherit SIGINT ignored (a terminal's Ctrl-C reaches the whole process group), and
+    each worker starts its watchdog at the fork (:mod:`scopa_sim.sim._forkserver`)."""
     from multiprocessing import forkserver
 
     if threading.current_thread() is not threading.main_thread():
-        forkserver.ensure_running()  # no handler can be set here
+        forkserver.ensure_running()  # no handler can be set here: as it comes
         return
+    mp.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         forkserver.ensure_running()
@@ -249,6 +269,7 @@ def dies_with_parent() -> Callable[[], None]:
 
 
 __all__ = [
+    "FORKSERVER_PRELOAD",
     "WATCH_SECONDS",
     "Terminated",
     "dies_with_parent",
@@ -258,4 +279,5 @@ __all__ = [
     "process_pool",
     "stop",
     "stream",
+    "watch",
 ]
