@@ -31,7 +31,7 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -175,7 +175,7 @@ def _result(f: Future[T]) -> T:
 
 def stream(
     pool: Any, fn: Callable[..., T], args: Iterable[tuple[Any, ...]], ahead: int
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     """``fn(*a)`` for each ``a`` of ``args`` on ``pool``, yielded as they finish, with at
     most ``ahead`` tasks submitted and not yet yielded (``args`` is read lazily, so it may
     be endless). Closing the iterator, an error or an interrupt stops the pool."""
@@ -197,7 +197,7 @@ def stream(
 
 def ordered(
     pool: Any, fn: Callable[..., T], args: Iterable[tuple[Any, ...]], ahead: int
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     """Like :func:`stream`, but the results come in the order of ``args``."""
     pending: deque[Future[T]] = deque()
     queue = iter(args)
