@@ -12,6 +12,7 @@ import click
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
+from scopa_sim.sim.pool import Terminated, interrupt_on_sigterm
 
 from .options import BadInput, make_rules
 
@@ -39,7 +40,11 @@ LAZY_COMMANDS = {
 
 class ScopaGroup(click.Group):
     """A group whose library errors (bad cards, records, ...) become one-line messages,
-    and whose commands are imported when used."""
+    and whose commands are imported when used. A command runs with SIGTERM turned into
+    ``KeyboardInterrupt`` (:func:`scopa_sim.sim.pool.interrupt_on_sigterm`), so that
+    ``kill PID`` stops it as Ctrl-C does, its worker processes with it; either ends it
+    with one line on standard error and status 130 (Ctrl-C) or 143 (SIGTERM), unless
+    the command says more itself (``simulate`` and ``study`` say how to resume)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
@@ -53,7 +58,13 @@ class ScopaGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            with interrupt_on_sigterm():
+                return super().invoke(ctx)
+        except KeyboardInterrupt as e:
+            what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+            command = ctx.invoked_subcommand or "the command"
+            click.echo(f"{what}: {command} stopped before it finished", err=True)
+            sys.exit(143 if isinstance(e, Terminated) else 130)
         except ScopaError as e:
             raise click.ClickException(str(e)) from None
         except ValueError as e:  # a NUL in a path given inside another value (equity=...)
