@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: study test lint bench clean
+.PHONY: study test docs lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,7 +21,7 @@ study: $(STAMP)
 ## The test suite, then lint and type checks. On a fresh machine most of its time is numba
 ## compiling the kernels (25-60 s per big loop), so it runs on every core (pytest-xdist,
 ## at most 4 workers), and tests/conftest.py first compiles each kernel once, spread over
-## the workers' number of processes (scopa_sim.warm); the workers then load them all from
+## the workers' number of processes (scopa_sim.sim.warm); the workers then load them all from
 ## numba's cache instead of compiling the same ones at once.
 test: $(STAMP)
 	$(BIN)/pytest -n auto --maxprocesses 4
@@ -29,9 +29,15 @@ test: $(STAMP)
 	$(BIN)/ruff format --check scopa_sim cli tests benchmarks
 	$(BIN)/mypy scopa_sim
 	$(BIN)/lint-imports
+	$(MAKE) docs
+
+## The documentation site (Sphinx, MyST Markdown; warnings are errors) into docs/_build/html.
+docs: $(STAMP)
+	rm -rf docs/_build docs/reference/generated
+	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache docs/_build docs/reference/generated

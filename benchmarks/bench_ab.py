@@ -58,6 +58,7 @@ sys.path.insert(0, str(ROOT))
 from scopa_sim import _engine as NEW  # noqa: E402
 from scopa_sim._engine import search as NEW_S  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 
 
 def _git(*args: str) -> str:
@@ -233,6 +234,7 @@ def simulate_ab(rev: str, hands: int, pairs: int) -> dict:
     work = Path(tempfile.mkdtemp(prefix="scopa-sim-ab-runs-"))
 
     exe = shutil.which("scopa-sim") or str(Path(sys.executable).parent / "scopa-sim")
+    tied = P.dies_with_parent()  # a kill -9 of this one stops the runs it started
 
     def run(src: Path, label: str, seed: int) -> tuple[float, float, Path]:
         out = work / f"{label}-{seed}"
@@ -251,7 +253,7 @@ def simulate_ab(rev: str, hands: int, pairs: int) -> dict:
             cmd = [sys.executable, "-c", launch, *args]
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        subprocess.run(cmd, env=env, check=True, capture_output=True)
+        subprocess.run(cmd, env=env, check=True, capture_output=True, preexec_fn=tied)
         wall = time.perf_counter() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -434,4 +436,5 @@ def main(
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops it as Ctrl-C does
+        main()

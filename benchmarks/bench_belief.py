@@ -59,10 +59,8 @@ any worker count.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import math
-import multiprocessing as mp
 import os
 import platform
 import random
@@ -91,6 +89,7 @@ from scopa_sim.bots.search import move_seed, play_deal  # noqa: E402
 from scopa_sim.game.play import Play  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
 from scopa_sim.game.state import HandState  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.stats.inference import Estimate  # noqa: E402
 
 #: Deal pairs per work unit.
@@ -365,9 +364,9 @@ def run_tasks(tasks: Sequence[Task], seed: int, workers: int) -> list[dict]:
     if workers <= 1:
         _init_worker()
         return [run_task(t, seed) for t in tasks]
-    ctx = mp.get_context("spawn")
-    with cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as ex:
-        return list(ex.map(run_task, tasks, [seed] * len(tasks)))
+    # every task queued at once, results in the order given (as Executor.map does)
+    with P.process_pool(workers, _init_worker) as pool:
+        return list(P.ordered(pool, run_task, ((t, seed) for t in tasks), len(tasks)))
 
 
 def chunks(kind: str, a: str, b: str, deals: int) -> list[Task]:
@@ -651,4 +650,5 @@ def main(
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops the pool as Ctrl-C does
+        main()

@@ -38,6 +38,7 @@ import reference as ref  # noqa: E402
 
 from scopa_sim import _engine as K  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 
 
 @njit
@@ -141,11 +142,10 @@ def startup_times() -> tuple[float, float]:
     cmd = [exe, "play", "--matches", "1", "--seed", "1"]
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-        cold, _ = _time(subprocess.run, cmd, capture_output=True, check=True, env=env)
-        warm = min(
-            _time(subprocess.run, cmd, capture_output=True, check=True, env=env)[0]
-            for _ in range(3)
-        )
+        kw = {"capture_output": True, "check": True, "env": env}
+        kw["preexec_fn"] = P.dies_with_parent()  # a kill -9 of this one stops it too
+        cold, _ = _time(subprocess.run, cmd, **kw)
+        warm = min(_time(subprocess.run, cmd, **kw)[0] for _ in range(3))
     return cold, warm
 
 
@@ -217,4 +217,5 @@ def main(hands: int, json_path: str | None, skip_startup: bool) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops it as Ctrl-C does
+        main()

@@ -57,10 +57,8 @@ after the committed run), on the same deals for the same seed.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import json
 import math
-import multiprocessing as mp
 import os
 import platform
 import statistics
@@ -89,6 +87,7 @@ from scopa_sim.bots.search import play_deal  # noqa: E402
 from scopa_sim.game.play import Play  # noqa: E402
 from scopa_sim.game.rules import PRESETS, Rules  # noqa: E402
 from scopa_sim.game.state import HandState  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
 from scopa_sim.stats.inference import Estimate  # noqa: E402
 
@@ -319,10 +318,9 @@ def run_tasks(tasks: Sequence[Task], seed: int, workers: int) -> dict[str, list[
     if workers <= 1:
         _init_worker()
         results = [play_task(t, seed) for t in tasks]
-    else:
-        ctx = mp.get_context("spawn")
-        with cf.ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as ex:
-            results = list(ex.map(play_task, tasks, [seed] * len(tasks)))
+    else:  # every task queued at once, in the order given (as Executor.map does)
+        with P.process_pool(workers, _init_worker) as pool:
+            results = list(P.ordered(pool, play_task, ((t, seed) for t in tasks), len(tasks)))
     for res in results:
         out.setdefault(res["key"], []).append(res)
     for v in out.values():
@@ -569,34 +567,16 @@ def main(
             except OSError as e:
                 raise click.ClickException(f"cannot write {out}: {e.strerror}") from None
     if replot:
-        if not png_path:
-            raise click.UsageError("--replot needs --png")
-        try:
-            old = json.loads(Path(replot).read_text())
-            plot(old["ladder"], png_path, plot_title(old["deals"], old["seed"]))
-        except (ValueError, KeyError, TypeError) as e:
-            raise click.ClickException(
-                f"{replot}: not a bench_ladder.py --json output ({e})"
-            ) from None
+        replot_png(replot, png_path)
         return
-    if quick:
-        deals, rr_deals, equal_deals = min(deals, 3), min(rr_deals, 2), min(equal_deals, 3)
-        fused_deals, preset_deals = min(fused_deals, 2000), min(preset_deals, 500)
-        speed_hands, repeats = min(speed_hands, 2000), min(repeats, 1)
-    for name, v in (("--deals", deals), ("--rr-deals", rr_deals), ("--equal-deals", equal_deals),
-                    ("--fused-deals", fused_deals), ("--preset-deals", preset_deals)):  # fmt: skip
-        if v < 2:
-            raise click.UsageError(f"{name} must be at least 2 (a CI needs two deal pairs)")
-    if speed_hands < 1 or repeats < 1 or workers < 1:
-        raise click.UsageError("--speed-hands, --repeats and --workers must be at least 1")
-    if rr_deals > deals and not only:
-        raise click.UsageError("--rr-deals must not exceed --deals (the round robin reuses them)")
+    size = Sizes.of(deals, rr_deals, equal_deals, fused_deals, preset_deals, speed_hands,
+                    repeats, workers, seed, quick, bool(only))  # fmt: skip
     rules = Rules.make("scopa")
     plays_per_hand = HandState.deal(rules, seed=1).plays_left
     if only:
         if png_path:
             raise click.UsageError("--only writes no plot: drop --png")
-        run_only(only, deals, seed, workers, quick, json_path, plays_per_hand)
+        run_only(only, size.deals, seed, workers, quick, json_path, plays_per_hand)
         return
     doc: dict = {
         "command": " ".join(["python", "benchmarks/bench_ladder.py", *sys.argv[1:]]),
@@ -606,15 +586,105 @@ def main(
                     "cores": os.cpu_count()},
         "seed": seed, "workers": workers, "load": {"start": load()},
     }  # fmt: skip
+    med = part_speed(rules, size, doc)
+    part_presets(size, doc)
+    states, calib = part_calibration(rules, size, doc)
+    settings, rr = ladder_settings(quick), round_robin_settings(quick)
+    done = part_pool(settings, rr, calib, size, doc)
+    rows = ladder_rows(settings, done, med, plays_per_hand)
+    rr_rows, ratings = round_robin(rr, done, size.rr_deals, rows)
+    equal = equal_time(calib, done)
+    print_ladder(rows, size)
+    print_round_robin(ratings, rr_rows, size.rr_deals)
+    print_equal_time(equal, size.equal_deals, len(states))
+    doc.update({"plays_per_hand": plays_per_hand, "deals": size.deals,
+                "rr_deals": size.rr_deals, "equal_deals": size.equal_deals, "chunk": CHUNK,
+                "ladder": rows,
+                "round_robin": {"policies": rr, "ratings": ratings, "pairings": rr_rows},
+                "equal_time": equal})  # fmt: skip
+    doc["load"]["end"] = load()
+    try:
+        if json_path:
+            Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
+        if png_path:
+            plot(rows, png_path, plot_title(size.deals, seed))
+    except OSError as e:
+        raise click.ClickException(f"cannot write the output: {e}") from None
 
-    # 1. fused-loop speed
+
+def replot_png(replot: str, png_path: str | None) -> None:
+    """``--replot``: the PNG drawn again from an earlier ``--json`` output."""
+    if not png_path:
+        raise click.UsageError("--replot needs --png")
+    try:
+        old = json.loads(Path(replot).read_text())
+        plot(old["ladder"], png_path, plot_title(old["deals"], old["seed"]))
+    except (ValueError, KeyError, TypeError) as e:
+        raise click.ClickException(f"{replot}: not a bench_ladder.py --json output ({e})") from None
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How much each part plays (the options, cut down by ``--quick``), checked."""
+
+    deals: int
+    rr_deals: int
+    equal_deals: int
+    fused_deals: int
+    preset_deals: int
+    speed_hands: int
+    repeats: int
+    workers: int
+    seed: int
+    quick: bool
+
+    @classmethod
+    def of(
+        cls,
+        deals: int,
+        rr_deals: int,
+        equal_deals: int,
+        fused_deals: int,
+        preset_deals: int,
+        speed_hands: int,
+        repeats: int,
+        workers: int,
+        seed: int,
+        quick: bool,
+        only: bool,
+    ) -> Sizes:
+        """The sizes given, ``--quick``'s tiny ones where it is set; a usage error for
+        sizes that cannot give an interval (``only``: part 3 alone, no round robin)."""
+        if quick:
+            deals, rr_deals, equal_deals = min(deals, 3), min(rr_deals, 2), min(equal_deals, 3)
+            fused_deals, preset_deals = min(fused_deals, 2000), min(preset_deals, 500)
+            speed_hands, repeats = min(speed_hands, 2000), min(repeats, 1)
+        for name, v in (("--deals", deals), ("--rr-deals", rr_deals),
+                        ("--equal-deals", equal_deals), ("--fused-deals", fused_deals),
+                        ("--preset-deals", preset_deals)):  # fmt: skip
+            if v < 2:
+                raise click.UsageError(f"{name} must be at least 2 (a CI needs two deal pairs)")
+        if speed_hands < 1 or repeats < 1 or workers < 1:
+            raise click.UsageError("--speed-hands, --repeats and --workers must be at least 1")
+        if rr_deals > deals and not only:
+            raise click.UsageError(
+                "--rr-deals must not exceed --deals (the round robin reuses them)"
+            )
+        return cls(deals, rr_deals, equal_deals, fused_deals, preset_deals, speed_hands,
+                   repeats, workers, seed, quick)  # fmt: skip
+
+
+def part_speed(rules: Rules, size: Sizes, doc: dict) -> dict[str, float]:
+    """Part 1: the fused loop's self-play speed, printed and put in ``doc``; returns the
+    median hands/s of each policy."""
+    speed_hands, repeats = size.speed_hands, size.repeats
     speed = selfplay_speed(
         rules, {"random": 5 * speed_hands, "greedy": 5 * speed_hands, "expert": speed_hands},
-        repeats, seed,
+        repeats, size.seed,
     )  # fmt: skip
     doc["selfplay_speed"] = speed
     doc["load"]["after_speed"] = load()
-    med = speed["median_hands_per_s"]
+    med: dict[str, float] = speed["median_hands_per_s"]
     print(f"self-play on one core, 2-player scopa, fused loop (medians of {repeats} alternating "
           f"runs; expert {speed_hands:,} hands a run, the others {5 * speed_hands:,})")  # fmt: skip
     for name in ("random", "greedy", "expert"):
@@ -624,14 +694,18 @@ def main(
         f"  expert / greedy {speed['expert_over_greedy']:.3f}, expert / random "
         f"{speed['expert_over_random']:.3f}, greedy / random {speed['greedy_over_random']:.3f}"
     )
+    return med
 
-    # 2. expert vs greedy, every preset, fused loop
+
+def part_presets(size: Sizes, doc: dict) -> None:
+    """Part 2: expert against greedy in the fused loop, every preset; printed and put in
+    ``doc``."""
     presets = []
-    print(f"\nexpert against greedy, fused loop ({fused_deals:,} deals for scopa, "
-          f"{preset_deals:,} for the other presets), points per hand, 95% CI")  # fmt: skip
+    print(f"\nexpert against greedy, fused loop ({size.fused_deals:,} deals for scopa, "
+          f"{size.preset_deals:,} for the other presets), points per hand, 95% CI")  # fmt: skip
     for preset in PRESETS:
-        res = fused_vs_greedy(Rules.make(preset), fused_deals if preset == "scopa" else
-                              preset_deals, seed)  # fmt: skip
+        res = fused_vs_greedy(Rules.make(preset), size.fused_deals if preset == "scopa" else
+                              size.preset_deals, size.seed)  # fmt: skip
         res["preset"] = preset
         presets.append(res)
         print(f"  {preset:<20} {fmt_ci(res):>28}  {res['deals']:>8,} deals "
@@ -639,8 +713,12 @@ def main(
     doc["expert_vs_greedy_fused"] = presets
     doc["load"]["after_presets"] = load()
 
-    # 5a. calibrations for equal time (serial, before the pool starts)
-    states = decision_states(rules, 10 if quick else 100, seed)
+
+def part_calibration(rules: Rules, size: Sizes, doc: dict) -> tuple[list[HandState], dict]:
+    """Part 5a, serial, before the pool starts: the expert budgets at equal time per move
+    (put in ``doc``); returns the positions timed and the calibrations by key."""
+    quick = size.quick
+    states = decision_states(rules, 10 if quick else 100, size.seed)
     n_ref = EQUAL_ITERATIONS // (10 if quick else 1)
     calib = {}
     calib_repeats = 1 if quick else 3
@@ -666,26 +744,40 @@ def main(
                       "positions": len(states), "steps": steps}  # fmt: skip
     doc["equal_time_calibration"] = calib
     doc["load"]["after_calibration"] = load()
+    return states, calib
 
-    # 3-5. every match, on the pool
-    settings = ladder_settings(quick)
-    rr = round_robin_settings(quick)
+
+def part_pool(
+    settings: list[tuple[str, str]], rr: list[str], calib: dict, size: Sizes, doc: dict
+) -> dict[str, list[dict]]:
+    """Parts 3-5: every match, on the pool, largest tasks first; each task's result by
+    key (the pool's time and the load put in ``doc``)."""
     tasks: list[Task] = []
     for _, text in settings:
         if text != "greedy":
-            tasks += chunks(f"ladder|{text}", text, "greedy", deals)
+            tasks += chunks(f"ladder|{text}", text, "greedy", size.deals)
     for i, a in enumerate(rr):
         for b in rr[i + 1 :]:
             if "greedy" not in (a, b):
-                tasks += chunks(f"rr|{a}|{b}", a, b, rr_deals)
+                tasks += chunks(f"rr|{a}|{b}", a, b, size.rr_deals)
     for key, c in calib.items():
-        tasks += chunks(f"equal|{key}", c["expert"], c["reference"], equal_deals)
+        tasks += chunks(f"equal|{key}", c["expert"], c["reference"], size.equal_deals)
     # largest first (estimated cost: the search bots' iteration / world counts)
     t0 = time.perf_counter()
-    done = run_tasks(sorted(tasks, key=lambda t: -_cost_guess(t)), seed, workers)
+    done = run_tasks(sorted(tasks, key=lambda t: -_cost_guess(t)), size.seed, size.workers)
     doc["pool_seconds"] = time.perf_counter() - t0
     doc["load"]["after_pool"] = load()
+    return done
 
+
+def ladder_rows(
+    settings: list[tuple[str, str]],
+    done: dict[str, list[dict]],
+    med: dict[str, float],
+    plays_per_hand: int,
+) -> list[dict]:
+    """Part 3's rows: each setting against greedy, its cost (the fused loop's for the
+    jitted policies) and one-core hands/s, and whether it is on the frontier."""
     fused_ms = {name: 1000 / (med[name] * plays_per_hand) for name in med}
     rows = []
     for fam, text in settings:
@@ -713,7 +805,14 @@ def main(
     on = set(frontier([(r["policy"], r["cost_ms_per_move"], r["mean_margin"]) for r in rows]))
     for r in rows:
         r["on_frontier"] = r["policy"] in on
+    return rows
 
+
+def round_robin(
+    rr: list[str], done: dict[str, list[dict]], rr_deals: int, rows: list[dict]
+) -> tuple[list[dict], list[tuple[str, float]]]:
+    """Part 4: every pairing of the round robin (those with greedy from part 3's deals)
+    and the fitted ratings, each also put in its ``rows`` entry."""
     results: list[PairingResult] = []
     rr_rows = []
     for i, a in enumerate(rr):
@@ -730,17 +829,24 @@ def main(
     elo = dict(ratings)
     for r in rows:
         r["elo_round_robin"] = elo.get(r["policy"])
+    return rr_rows, ratings
 
+
+def equal_time(calib: dict, done: dict[str, list[dict]]) -> dict[str, dict]:
+    """Part 5: each calibrated expert setting against its reference."""
     equal = {}
     for key, c in calib.items():
         s = summary(c["expert"], c["reference"], done[f"equal|{key}"])
         s.pop("_pairing")
         equal[key] = {**s, "calibration": c}
+    return equal
 
-    # printing
-    print(f"\nthe ladder: {deals} paired deals ({2 * deals} hands) against greedy each, seed "
-          f"{seed}; ms/move measured in the games ({workers} worker processes); jitted "
-          f"policies' cost from the fused loop")  # fmt: skip
+
+def print_ladder(rows: list[dict], size: Sizes) -> None:
+    """Part 3's table, cheapest first, ``*`` on the frontier."""
+    print(f"\nthe ladder: {size.deals} paired deals ({2 * size.deals} hands) against greedy "
+          f"each, seed {size.seed}; ms/move measured in the games ({size.workers} worker "
+          f"processes); jitted policies' cost from the fused loop")  # fmt: skip
     print(
         f"{'setting':<50} {'margin vs greedy [95% CI]':>28} {'Elo vs greedy':>14} "
         f"{'RR Elo':>7} {'ms/move (games)':>15} {'cost ms/move':>12} {'hands/s':>10}  front"
@@ -751,6 +857,10 @@ def main(
         print(f"{r['policy']:<50} {fmt_ci(r):>28} {r['elo_vs_greedy']:>+14.0f} {rre:>7} "
               f"{game:>15} {r['cost_ms_per_move']:>12.5f} {r['hands_per_s_one_core']:>10,.0f}"
               f"  {'*' if r['on_frontier'] else ''}")  # fmt: skip
+
+
+def print_round_robin(ratings: list[tuple[str, float]], rr_rows: list[dict], rr_deals: int) -> None:
+    """Part 4's ratings and pairings."""
     print(f"\nElo ladder (round robin, {rr_deals} paired deals per pairing, least squares, "
           "mean 0)")  # fmt: skip
     for name, rating in ratings:
@@ -759,26 +869,17 @@ def main(
     for m in rr_rows:
         print(f"{m['a'] + ' vs ' + m['b']:<88} {fmt_ci(m):>28} "
               f"{m['elo']:+6.0f} [{m['elo_low']:+.0f}, {m['elo_high']:+.0f}]")  # fmt: skip
+
+
+def print_equal_time(equal: dict[str, dict], equal_deals: int, positions: int) -> None:
+    """Part 5's matches with their calibrations."""
     print(f"\nequal time per move ({equal_deals} paired deals each; calibrated on "
-          f"{len(states)} positions timed back to back)")  # fmt: skip
+          f"{positions} positions timed back to back)")  # fmt: skip
     for m in equal.values():
         c = m["calibration"]
         print(f"  {m['a']} vs {m['b']}: {fmt_ci(m)}; calibration {c['expert_ms_per_move']:.3f} vs "
               f"{c['reference_ms_per_move']:.3f} ms/move, in the games "
               f"{m['a_ms_per_move']:.3f} vs {m['b_ms_per_move']:.3f}")  # fmt: skip
-
-    doc.update({"plays_per_hand": plays_per_hand, "deals": deals, "rr_deals": rr_deals,
-                "equal_deals": equal_deals, "chunk": CHUNK, "ladder": rows,
-                "round_robin": {"policies": rr, "ratings": ratings, "pairings": rr_rows},
-                "equal_time": equal})  # fmt: skip
-    doc["load"]["end"] = load()
-    try:
-        if json_path:
-            Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
-        if png_path:
-            plot(rows, png_path, plot_title(deals, seed))
-    except OSError as e:
-        raise click.ClickException(f"cannot write the output: {e}") from None
 
 
 def run_only(
@@ -858,4 +959,5 @@ def _cost_guess(t: Task) -> float:
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops the pool as Ctrl-C does
+        main()

@@ -63,10 +63,8 @@ Matches depend on the seed and pair number only, so results are the same for any
 from __future__ import annotations
 
 import argparse
-import concurrent.futures as cf
 import json
 import math
-import multiprocessing as mp
 import os
 import sys
 import tempfile
@@ -84,6 +82,7 @@ from scopa_sim.errors import MatchError
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import HandPlayer, play_match, start_totals
 from scopa_sim.stats import inference as S
 
@@ -357,12 +356,11 @@ def run(
             for got in results:
                 _record(got, done, sink)
                 say(f"  {len(done)}/{pairs} pairs, {time.time() - start:.0f} s")
-        else:
-            ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
-            with cf.ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-                futs = [pool.submit(_play_pairs, rules, a, b, seed, c, totals) for c in chunks]
-                for f in cf.as_completed(futs):
-                    _record(f.result(), done, sink)
+        else:  # every chunk queued at once, recorded as it finishes
+            with P.process_pool(workers) as pool:
+                args = ((rules, a, b, seed, c, totals) for c in chunks)
+                for got in P.stream(pool, _play_pairs, args, len(chunks)):
+                    _record(got, done, sink)
                     say(f"  {len(done)}/{pairs} pairs, {time.time() - start:.0f} s")
     finally:
         if sink is not None:
@@ -515,4 +513,8 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        with P.interrupt_on_sigterm():  # kill PID stops the pool as Ctrl-C does
+            sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit("interrupted: the pairs finished are in --log, when one was given")

@@ -66,6 +66,7 @@ from scopa_sim.records.review import (  # noqa: E402
     review_tasks,
     summarize,
 )
+from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.sim.match import play_match  # noqa: E402
 
 STRONG = "ismcts:horizon=4,c=1"
@@ -187,10 +188,11 @@ def cli_time(path: Path, policy: str) -> tuple[float, float]:
     """Wall and CPU time (user + system) of ``scopa-sim review FILE 1`` in a new process."""
     exe = Path(sys.executable).with_name("scopa-sim")
     cmd = [str(exe), "review", str(path), "1", "-q", "--policy", policy]
-    subprocess.run(cmd, check=True, capture_output=True)  # warm the caches
+    tied = P.dies_with_parent()  # a kill -9 of this one stops it too
+    subprocess.run(cmd, check=True, capture_output=True, preexec_fn=tied)  # warm the caches
     before = os.times()
     t = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
+    subprocess.run(cmd, check=True, capture_output=True, preexec_fn=tied)
     wall = time.perf_counter() - t
     after = os.times()
     cpu = (after.children_user - before.children_user) + (
@@ -381,4 +383,5 @@ def main(
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops it as Ctrl-C does
+        main()

@@ -38,6 +38,8 @@ from statistics import median
 
 import click
 
+from scopa_sim.sim import pool as P
+
 PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
@@ -84,7 +86,9 @@ def run(hands: int, workers: int, out: Path, mode: str = "hands") -> dict[str, f
     cmd += ["--workers", str(workers), "--quiet", "--overwrite"]
     peak = 0
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=P.dies_with_parent()
+    )
     stop = threading.Event()
 
     def sample() -> None:
@@ -277,4 +281,5 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops it as Ctrl-C does
+        main()

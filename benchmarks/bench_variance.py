@@ -34,6 +34,7 @@ from scopa_sim.analysis.study.report import hand_frame  # noqa: E402
 from scopa_sim.bots.registry import seat_policies  # noqa: E402
 from scopa_sim.data.run import SimConfig  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.sim.executors import local_executor  # noqa: E402
 from scopa_sim.sim.simulate import simulate  # noqa: E402
 
@@ -116,4 +117,5 @@ def main(hands: int, search_hands: int, seed: int, workers: int, json_path: Path
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops it as Ctrl-C does
+        main()

@@ -45,4 +45,16 @@ def _load_numba_without_blas_probe() -> None:
         sys.meta_path.remove(finder)
 
 
-_load_numba_without_blas_probe()
+def _numba_or_exit() -> None:
+    """Load numba, or end at once with one line when its settings in the environment are
+    invalid (``NUMBA_NUM_THREADS=0``, say): numba raises at import, before any command
+    could turn the error into a message."""
+    try:
+        _load_numba_without_blas_probe()
+    except (ValueError, TypeError, RuntimeError) as e:
+        names = ", ".join(sorted(k for k in os.environ if k.startswith("NUMBA_"))) or "none"
+        sys.stderr.write(f"Error: invalid numba setting in the environment ({names}): {e}\n")
+        sys.exit(2)
+
+
+_numba_or_exit()

@@ -73,6 +73,11 @@ def analyze_cmd(
         check_by(by)
         sections = check_sections(metrics)
         result = analyze(dirs, by)
+    if "matches" in metrics and all(g.matches is None for g in result.groups):
+        raise BadInput(
+            "--metric matches: these runs hold no finished match (runs of independent "
+            "hands); simulate with --matches N for match statistics"
+        )
     if as_json:
         json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import os
 import sys
@@ -11,6 +12,7 @@ import click
 from scopa_sim import __version__
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
+from scopa_sim.sim.pool import Terminated, interrupt_on_sigterm
 
 from .options import BadInput, make_rules
 
@@ -38,7 +40,11 @@ LAZY_COMMANDS = {
 
 class ScopaGroup(click.Group):
     """A group whose library errors (bad cards, records, ...) become one-line messages,
-    and whose commands are imported when used."""
+    and whose commands are imported when used. A command runs with SIGTERM turned into
+    ``KeyboardInterrupt`` (:func:`scopa_sim.sim.pool.interrupt_on_sigterm`), so that
+    ``kill PID`` stops it as Ctrl-C does, its worker processes with it; either ends it
+    with one line on standard error and status 130 (Ctrl-C) or 143 (SIGTERM), unless
+    the command says more itself (``simulate`` and ``study`` say how to resume)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
@@ -52,7 +58,13 @@ class ScopaGroup(click.Group):
 
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            with interrupt_on_sigterm():
+                return super().invoke(ctx)
+        except KeyboardInterrupt as e:
+            what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
+            command = ctx.invoked_subcommand or "the command"
+            click.echo(f"{what}: {command} stopped before it finished", err=True)
+            sys.exit(143 if isinstance(e, Terminated) else 130)
         except ScopaError as e:
             raise click.ClickException(str(e)) from None
         except ValueError as e:  # a NUL in a path given inside another value (equity=...)
@@ -62,6 +74,24 @@ class ScopaGroup(click.Group):
         except MemoryError as e:  # e.g. a search policy asked for a tree of 10^9 nodes
             detail = f" ({e})" if str(e) else ""
             raise click.ClickException(f"not enough memory{detail}") from None
+        except OSError as e:  # a full disk, an unwritable or unreadable file, ...
+            if e.errno == errno.EPIPE:  # the reader of our output went away: click's case
+                raise
+            raise click.ClickException(os_error_text(e)) from None
+
+
+def os_error_text(e: OSError) -> str:
+    """One line for an operating-system error: what failed and on which file (a write to
+    a full device reports no file name: the message says so without one)."""
+    what = e.strerror or str(e) or type(e).__name__
+    if e.filename is not None:
+        return f"{what}: {e.filename}"
+    tb = e.__traceback__  # no file named: standard output, if click's echo raised it
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "echo" and "click" in tb.tb_frame.f_code.co_filename:
+            return f"cannot write standard output: {what}"
+        tb = tb.tb_next
+    return f"cannot complete the command: {what}"
 
 
 @click.group(cls=ScopaGroup, context_settings=CONTEXT)
@@ -104,6 +134,11 @@ def main() -> None:
     except SystemExit as e:
         if e.code in (0, None) and "distributed" not in sys.modules:
             _exit_now()
+        try:
+            sys.stdout.flush()
+        except OSError as err:
+            if err.errno != errno.EPIPE:
+                _fail_output(err)
         raise
 
 
@@ -113,9 +148,23 @@ def _exit_now() -> None:
     try:
         sys.stdout.flush()
         sys.stderr.flush()
+    except OSError as e:  # standard output is a full device, say: one line, status 1
+        if e.errno == errno.EPIPE:
+            return  # the reader went away: the normal exit handles it
+        _fail_output(e)
     except Exception:  # the normal exit reports it
         return
     os._exit(0)
+
+
+def _fail_output(e: OSError) -> None:
+    """Standard output could not be written: say so on standard error in one line and end
+    with status 1 (Python's own exit would print a traceback-like 'Exception ignored')."""
+    try:
+        sys.stderr.write(f"Error: cannot write standard output: {e.strerror or e}\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(1)
 
 
 if __name__ == "__main__":

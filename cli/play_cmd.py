@@ -11,6 +11,8 @@ from typing import TextIO
 
 import click
 
+from scopa_sim.errors import FileError
+from scopa_sim.files import output
 from scopa_sim.records.record import (
     check_lines,
     deals_from_deck,
@@ -66,13 +68,11 @@ def play(
     openings = 0  # hands whose first table the dealer's side took (opening_fifteen)
     with contextlib.ExitStack() as stack:
         out: TextIO | None = None
-        if record_path == "-":
-            out = sys.stdout
-        elif record_path:
-            try:
-                out = stack.enter_context(open(record_path, "w", encoding="utf-8"))
-            except OSError as e:
-                raise BadInput(f"cannot write {record_path}: {e.strerror}") from None
+        if record_path:
+            try:  # a path that cannot be opened is a usage error; a full disk later is not
+                out = stack.enter_context(output(record_path))
+            except FileError as e:
+                raise BadInput(str(e)) from None
         for m in range(matches):
             logs = list(play_match(r, specs, seed, m))
             if out is not None:
@@ -131,6 +131,8 @@ def replay(path: str, allow_unfinished: bool, quiet: bool, show: str | None) -> 
     With --show, prints hands for a person to follow instead (each shown hand is
     checked on its own: its rules, deals, plays, score and totals).
     """
+    if path == "-" and sys.stdin is None:
+        raise BadInput("standard input is closed: no records to read from '-'")
     if show is not None:
         _show(path, show)
         return

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import math
 import os
-import signal
 import sys
 from pathlib import Path
-from types import FrameType
 
 import click
 
@@ -15,6 +13,7 @@ from scopa_sim.data import dataset as D
 from scopa_sim.data.run import MAX_UNITS, SimConfig
 from scopa_sim.errors import ScopaError
 from scopa_sim.sim.executors import DEFAULT_WORKER_TIMEOUT, dask_executor, local_executor
+from scopa_sim.sim.pool import Terminated
 from scopa_sim.sim.simulate import simulate
 
 from .options import (
@@ -30,11 +29,6 @@ from .options import (
 )
 
 
-class Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so that the run stops as on Ctrl-C: finished
-    shards kept, temporary files removed, the run resumable."""
-
-
 def _run_shard_size(directory: Path) -> int | None:
     """The shard size of the run to resume in ``directory`` (None if there is no readable
     one; resuming then says what is wrong), so that ``--resume`` needs no --shard-size."""
@@ -43,11 +37,6 @@ def _run_shard_size(directory: Path) -> int | None:
     except (ScopaError, AttributeError):
         return None
     return size if type(size) is int and size >= 1 else None
-
-
-def _on_sigterm(signum: int, frame: FrameType | None) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
-    raise Terminated()
 
 
 @click.command()
@@ -160,8 +149,7 @@ def simulate_cmd(
             elapsed = bar.tasks[task].elapsed or 1e-9
             bar.update(task, advance=units, rate=f"{rows_seen[0] / elapsed:,.0f} hands/s")
 
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
-    try:
+    try:  # SIGTERM arrives as Terminated (see ScopaGroup): the run stops as on Ctrl-C
         if show:
             with bar:
                 summary = simulate(
@@ -177,8 +165,6 @@ def simulate_cmd(
             err=True,
         )
         sys.exit(143 if isinstance(e, Terminated) else 130)
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     if summary.already_complete:
         click.echo(
             f"the run in {out_dir} is already complete ({config.count:,} {mode}"

@@ -10,6 +10,7 @@ from pathlib import Path
 import click
 
 from scopa_sim.analysis.advantage import first_player_advantage
+from scopa_sim.sim.pool import Terminated
 
 from .options import (
     PathArg,
@@ -120,10 +121,11 @@ def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None)
 
     try:
         run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (see ScopaGroup)
+        what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         click.echo(
-            f"interrupted: finished runs and shards are kept in {runs_dir / scale}; "
+            f"{what}: finished runs and shards are kept in {runs_dir / scale}; "
             "run the same command again to resume",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(143 if isinstance(e, Terminated) else 130)

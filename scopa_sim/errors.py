@@ -68,3 +68,8 @@ class WarmError(ScopaError):
 
 class WorkerError(ScopaError):
     """A worker process of the process pool died (killed, or out of memory)."""
+
+
+class FileError(ScopaError):
+    """A file that cannot be read or written (a full disk, a missing directory, a device
+    where a file was expected, a file too large to be what it claims)."""

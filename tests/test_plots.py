@@ -3,6 +3,7 @@ drawn alike, a panel layout for many groups (issue 14)."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -107,3 +108,116 @@ def test_figures_are_written(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     out = P.convergence_plot([curve("a", 12, rng)], tmp_path / "sub" / "c.png")
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --------------------------------------------------------------------------- readable layout
+def _drawn_tick_labels(axis: Any) -> list[Any]:
+    """The tick labels an axis draws: visible, non-empty, at a tick inside its view."""
+    lo, hi = sorted(axis.get_view_interval())
+    out = []
+    for tick in axis.get_major_ticks():
+        if lo - 1e-9 <= tick.get_loc() <= hi + 1e-9:
+            out += [t for t in (tick.label1, tick.label2) if t.get_visible() and t.get_text()]
+    return out
+
+
+def _texts(fig: Figure) -> list[Any]:
+    """Every visible, non-empty text of a figure: titles, axis and tick labels, legends."""
+    out: list[Any] = [t for t in fig.texts]
+    for sup in (fig._suptitle, fig._supxlabel, fig._supylabel):
+        if sup is not None:
+            out.append(sup)
+    for legend in [*fig.legends, *(a.get_legend() for a in fig.axes)]:
+        if legend is not None:
+            out += legend.get_texts()
+    for ax in fig.axes:
+        out += [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label]
+        out += _drawn_tick_labels(ax.xaxis) + _drawn_tick_labels(ax.yaxis)
+    return [t for t in out if t.get_visible() and t.get_text().strip()]
+
+
+def check_readable(fig: Figure) -> None:
+    """The plot area takes at least half the figure's width and height; every text lies
+    inside the canvas; no two tick labels of an axis touch (issue 26)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.transforms import Bbox
+
+    canvas = FigureCanvasAgg(fig)  # as savefig draws it
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    box = fig.bbox
+    plots = [a for a in fig.axes if a.get_label() != "<colorbar>"]
+    area = Bbox.union([a.get_window_extent(renderer) for a in plots])
+    assert area.width >= 0.5 * box.width, (area.width, box.width)
+    assert area.height >= 0.5 * box.height, (area.height, box.height)
+    for t in _texts(fig):
+        b = t.get_window_extent(renderer)
+        inside = b.x0 >= box.x0 - 1 and b.x1 <= box.x1 + 1 and b.y0 >= box.y0 - 1
+        assert inside and b.y1 <= box.y1 + 1, f"{t.get_text()!r} leaves the canvas: {b}"
+    for ax in plots:
+        for ticks, lo, hi in (
+            (ax.get_xticklabels(), "x0", "x1"),
+            (ax.get_yticklabels(), "y0", "y1"),
+        ):
+            spans = sorted(
+                (getattr(b, lo), getattr(b, hi))
+                for b in (t.get_window_extent(renderer) for t in ticks)
+            )  # fmt: skip
+            for (_, end), (start, _) in itertools.pairwise(spans):
+                assert end <= start + 0.5, f"tick labels overlap on {ax.get_title()!r}"
+
+
+def study_option_labels() -> list[str]:
+    """The row labels of the study's effects figure: every option and sum-to-fifteen
+    effect it measures, as the study writes them (the longest is 90 characters)."""
+    from scopa_sim.analysis.study import plan as SP
+    from scopa_sim.analysis.study.report import _opt_label
+
+    labels = [_opt_label(o) for o in SP.OPTION_EFFECTS]
+    labels += [_opt_label(o, b) for b, o in SP.FIFTEEN_EFFECTS]
+    assert max(map(len, labels)) >= 80
+    return labels
+
+
+SEARCH_LEGEND = "search (ismcts:iterations=1000,horizon=4,c=1)"
+
+
+def test_the_effects_figure_with_the_study_s_longest_labels_is_readable(
+    figures: list[Figure],
+) -> None:
+    # reports/study/part-b/effects.png drew its plot in a strip a tenth of the figure wide
+    labels = study_option_labels()
+    names = ["random", "greedy", "expert", SEARCH_LEGEND]
+    series = [(n, [(0.1 * j, 0.05 * j, 0.15 * j) for j in range(len(labels))]) for n in names]
+    P.grouped_forest_plot(labels, series, "x.png", "Effect of each option on the dealer "
+                          "margin, points per hand, paired on the same deals, by policy",
+                          "points per hand (95% CI)")  # fmt: skip
+    P.grouped_forest_panels(labels, [(f"{n} policy", series) for n in ("hands", "matches")],
+                            "y.png", "Effects by policy, per hand and per match, of every "
+                            "option the study measures", "points (95% CI)")  # fmt: skip
+    P.forest_plot([(lab, ci(0.1)) for lab in labels], "z.png")
+    for fig in figures:
+        check_readable(fig)
+
+
+def test_every_other_kind_of_figure_is_readable(figures: list[Figure]) -> None:
+    rng = np.random.default_rng(3)
+    long = study_option_labels()[-1]
+    P.convergence_plot([curve(f"{long} {k}", 10**5, rng) for k in range(3)], "c.png",
+                       title="Convergence of the dealer margin of " + long)  # fmt: skip
+    dist = Distribution(tuple(range(1, 120)), tuple(int(x) for x in rng.integers(1, 50, 119)),
+                        ci(3.0), 3000)  # fmt: skip
+    P.distribution_plot([(long, dist), ("scopa-expert", dist)], "d.png", "match length "
+                        "(hands)", "Match length of every run of the study, " + long)  # fmt: skip
+    P.items_plot([SimpleNamespace(label=f"{long}-{k}", hands=10**6, items=group(k).items)
+                  for k in range(3)], "i.png", title="Score items of " + long)  # fmt: skip
+    P.items_plot([SimpleNamespace(label=f"{long}-{k}", hands=10**6, items=group(k).items)
+                  for k in range(9)], "j.png", title="Score items of " + long)  # fmt: skip
+    t = rng.random((21, 21))
+    P.equity_heatmap([("scopa to 21 under expert, player to deal", t),
+                      ("escoba to 21 under expert, opponent to deal", t)], "e.png",
+                     "Match equity: P(win the match) from each score, " + long,
+                     "your score", "their score")  # fmt: skip
+    assert len(figures) == 5
+    for fig in figures:
+        check_readable(fig)

@@ -30,6 +30,22 @@ from scopa_sim.game.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 RULES_DOC = ROOT / "docs" / "rules.md"
+DOCS = ROOT / "docs"
+
+
+def doc_pages() -> list[Path]:
+    """README.md, then every page of the documentation site in its table of contents'
+    order (``docs/index.md``'s toctrees), then any page the toctrees leave out."""
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    order = [DOCS / "index.md"]
+    for block in re.findall(r"^```\{toctree\}\n(.*?)^```", index, re.M | re.S):
+        for line in block.splitlines():
+            if line.strip() and not line.startswith(":"):
+                order.append(DOCS / f"{line.strip()}.md")
+    rest = sorted(p for p in DOCS.rglob("*.md") if p not in order and "_build" not in p.parts)
+    return [README, *order, *rest]
+
+
 #: The largest count an example is run with, by option.
 LIMITS = {"--hands": 2000, "--matches": 20, "--deals": 10}
 SCHEDULER = "tcp://host:8786"
@@ -74,7 +90,7 @@ def test_readme_starts_with_the_two_setup_commands() -> None:
 
 
 def test_the_extraction_finds_every_example() -> None:
-    found = commands(README.read_text(encoding="utf-8"))
+    found = [c for p in doc_pages() for c in commands(p.read_text(encoding="utf-8"))]
     names = {c.split("scopa-sim ")[1].split()[0] for c in found}
     assert names >= {"variants", "play", "replay", "advantage", "advise", "tournament"}
     assert names >= {"simulate", "analyze", "compare", "report"}
@@ -101,8 +117,22 @@ def scheduler() -> Iterator[str]:
         yield cluster.scheduler_address
 
 
+def test_the_readme_is_short_and_every_page_is_in_the_site() -> None:
+    assert len(README.read_bytes()) <= 10_000
+    pages = doc_pages()
+    assert all(p.exists() for p in pages), [p for p in pages if not p.exists()]
+    index = (DOCS / "index.md").read_text(encoding="utf-8")
+    listed = {line.strip() for line in index.splitlines()}
+    for page in DOCS.rglob("*.md"):
+        rel = page.relative_to(DOCS).with_suffix("").as_posix()
+        if "_build" not in page.parts and rel != "index":
+            assert rel in listed, f"{rel} is not in a toctree of docs/index.md"
+
+
 def test_every_readme_example_runs(tmp_path: Path, scheduler: str) -> None:
-    text = README.read_text(encoding="utf-8")
+    """The README's and then every documentation page's examples, in that order, in one
+    directory (a page's commands may read what an earlier page's made)."""
+    text = "\n".join(p.read_text(encoding="utf-8") for p in doc_pages())
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     for command in commands(text):
         run = shrink(command, scheduler)
@@ -161,12 +191,13 @@ def test_rules_doc_lists_every_preset_as_implemented() -> None:
 
 def test_user_facing_text_needs_nothing_outside_the_repository() -> None:
     """The README pointed at ../shared/spec/RULES.md, which a clone does not have."""
-    for doc in [README, *sorted((ROOT / "docs").glob("*.md"))]:
+    for doc in doc_pages():
         text = doc.read_text(encoding="utf-8")
         assert "../shared" not in text and "RULES.md" not in text, doc
         assert "RECORD.md" not in text, doc
         for target in re.findall(r"\]\(([^)#]+)", text):
             if not target.startswith("http"):
+                target = target.removeprefix("path:")
                 assert (doc.parent / target).exists(), (doc, target)
     assert "docs/rules.md" in README.read_text(encoding="utf-8")
     for name in [None, *cli.list_commands(click.Context(cli))]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import matplotlib.image as mpimg
+import numpy as np
 import pytest
 
 from scopa_sim.analysis.study import plan as S
@@ -229,6 +230,28 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
         if r["part"] == "C" and r["preset"] == "escoba" and r["metric"] == "first_mover_match_win"
     ]
     assert {r["rules"].get("target", 15) for r in own} == {11, 15, 16, 21}
+    # every seat's points per hand and match wins (issue 25)
+    from scopa_sim.game.rules import PRESETS, Rules
+
+    seat = [r for r in rows if r["metric"] == "seat_points"]
+    assert len(seat) == 4 * sum(Rules.make(p).players for p in PRESETS)
+    s4 = {r["seat"]: r for r in seat if r["preset"] == "scopa-4" and r["policy"] == "expert"}
+    assert sorted(s4) == [0, 1, 2, 3] and s4[0]["estimate"] == s4[2]["estimate"]  # partners
+    won = [r for r in rows if r["metric"] == "seat_match_win" and r["preset"] == "scopa-3"
+           and r["policy"] == "expert" and not r["rules"]]  # fmt: skip
+    assert sorted(r["seat"] for r in won) == [0, 1, 2]
+    assert abs(sum(r["estimate"] for r in won) - 1) < 1e-9
+    first = [r for r in rows if r["metric"] == "first_mover_match_win" and r["part"] == "C"
+             and r["preset"] == "scopa-3" and r["policy"] == "expert"
+             and not r["rules"]]  # fmt: skip
+    assert first[0]["estimate"] == next(r["estimate"] for r in won if r["seat"] == 0)
+    a = (out / "part-a" / "report.md").read_text()
+    assert "## Every seat" in a and "seats-expert.png" in a
+    assert "* best seat at 3 players (`scopa-3`):" in index
+    assert "* best seat at 4 players in teams (`scopa-4`):" in index
+    assert "'s side (seats " in index  # partners share a side: the side is named
+    used = [r for r in rows if r["metric"] == "dealer_margin" and r["part"] == "A"]
+    assert all(r["pilot_pairs"] == 0 and r["method"].startswith("plain hands") for r in used)
     # a second call reuses the finished runs (it would print each run it simulates)
     said: list[str] = []
     again = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
@@ -249,14 +272,11 @@ def test_study_command_interrupted_says_how_to_resume(tmp_path, monkeypatch) -> 
     assert "run the same command again to resume" in res.output
 
 
-def test_difference_of_nested_paired_effects_and_the_estimator_used() -> None:
-    import math
+def test_difference_of_nested_paired_effects() -> None:
 
     import numpy as np
 
-    from scopa_sim.analysis import variance as V
-    from scopa_sim.analysis.study.report import Margin, _nested_var
-    from scopa_sim.stats.inference import mean_ci_from_stats
+    from scopa_sim.analysis.study.report import _nested_var
 
     rng = np.random.default_rng(1)
     common = rng.normal(0, 1, 4000)
@@ -274,23 +294,6 @@ def test_difference_of_nested_paired_effects_and_the_estimator_used() -> None:
     a, b = c + rng.normal(0, 1, 2000), c[:500] + rng.normal(0, 1, 500)
     assert _nested_var(a, b) == pytest.approx(float(np.var(reps)), rel=0.25)
 
-    def red(method: str, factor: float) -> V.Reduced:
-        return V.Reduced(method, mean_ci_from_stats(0.1, 1.0, 100), factor)
-
-    plain = mean_ci_from_stats(0.2, 2.0, 100)
-    m = Margin(
-        "scopa", "expert", plain, plain, red("duplicates", 1.3), red("control variates", 1.25)
-    )
-    assert m.chosen[0] == "duplicates" and m.chosen[2] == 1.3
-    m = Margin(
-        "scopa", "expert", plain, plain, red("duplicates", 1.1), red("control variates", 1.19)
-    )
-    assert m.chosen == ("plain hands", plain, 1.0)
-    m = Margin(
-        "scopa", "expert", plain, plain, red("duplicates", math.nan), red("control variates", 1.4)
-    )
-    assert m.chosen[0] == "control variates"
-
 
 def test_a_bootstrap_seed_depends_on_what_is_estimated_only() -> None:
     """Each bootstrap of the report is seeded from the study's seed and the estimate's
@@ -302,3 +305,41 @@ def test_a_bootstrap_seed_depends_on_what_is_estimated_only() -> None:
     assert seed != bootstrap_seed(1, "first mover", "scopa", "random", 11)
     assert seed != bootstrap_seed(0, "first mover", "scopa", "random", 16)
     assert seed != bootstrap_seed(0, "first mover", "scopa", "greedy", 11)
+
+
+def test_a_cell_s_estimator_is_chosen_on_its_pilot_and_computed_on_the_rest() -> None:
+    # Issue 25: the estimator of a part A cell is chosen on the first PILOT_SHARE of its
+    # pairs and the estimate comes from the other hands, so that a CI never comes from the
+    # estimator that looked best on the same data.
+    from scopa_sim.analysis import variance as V
+    from scopa_sim.analysis.study import report as SR
+    from scopa_sim.game.rules import Rules
+
+    rules, rng = Rules.make("scopa"), np.random.default_rng(5)
+    n = 20_000
+    k = SR.pilot_pairs(n)
+    assert k == int(n * SR.PILOT_SHARE) and SR.pilot_pairs(k) == 0  # small cells: no pilot
+    m = rng.normal(0.3, 2.0, n)
+    sw = rng.normal(0.3, 2.0, n)
+    sw[:k] = -m[:k] + rng.normal(0.6, 0.3, k)  # the pilot says: duplicates, by far
+    cell = SR.choose_margin("scopa", "expert", rules, 0, m, sw)
+    assert cell.method == "duplicates" and cell.pilot == k and cell.factor > 5
+    rest = V.duplicates(m[k:], sw[k:]).estimate  # no gain on these hands: still chosen
+    assert cell.used == rest and cell.used.n == n - k
+    assert cell.dup.estimate.n == n  # the descriptive column uses every pair
+    plain = SR.choose_margin("scopa", "expert", rules, 0, m[:5000], sw[:5000])
+    assert plain.method == "plain hands" and plain.pilot == 0 and plain.used.n == 5000
+
+
+def test_each_side_s_match_wins_of_three_sides_sum_to_one() -> None:
+    # seat_match_win of scopa-3: each side's win probability by its seat in the first
+    # hand, from one programme; the first mover's is first_mover_win3's, draw for draw.
+    from scopa_sim.analysis.study.report import side_wins3
+    from scopa_sim.stats import equity as E
+
+    rng = np.random.default_rng(1)
+    outcomes = E.PositionOutcomes.of(rng.integers(0, 4, (3000, 3)), rng.integers(-1, 3, 3000))
+    sides = side_wins3(outcomes, 11, False, 20, 7)
+    assert sides[0] == E.first_mover_win3(outcomes, 11, False, 20, 7)
+    assert sum(s.estimate for s in sides) == pytest.approx(1, abs=1e-12)
+    assert all(s.low <= s.estimate <= s.high for s in sides)

@@ -22,6 +22,7 @@ Two runs made with the same seed, deck and mode were dealt the same decks
 from __future__ import annotations
 
 import math
+import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -102,12 +103,12 @@ class Run:
 
     def command(self) -> str:
         """The ``scopa-sim simulate`` command that reproduces this run's data."""
-        c = self.config
-        parts = ["scopa-sim simulate", f"--preset {c.preset}"]
-        parts += [f"--rule {o}" for o in self.rule_overrides()]
+        c, q = self.config, shlex.quote  # a path with spaces stays one argument
+        parts = ["scopa-sim simulate", f"--preset {q(c.preset)}"]
+        parts += [f"--rule {q(o)}" for o in self.rule_overrides()]
         pols = c.policies if len(set(c.policies)) > 1 else c.policies[:1]
-        parts += [f"--policy {p}" for p in pols]
-        parts += [f"--{c.mode} {c.count}", f"--seed {c.seed}", f"--out {self.directory}"]
+        parts += [f"--policy {q(p)}" for p in pols]
+        parts += [f"--{c.mode} {c.count}", f"--seed {c.seed}", f"--out {q(str(self.directory))}"]
         if c.deal != "plain":
             parts.insert(-1, f"--deal {c.deal}")
         return " ".join(parts)
@@ -390,11 +391,26 @@ def _key_of(row: dict[str, Any], by: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(row[b] for b in by)
 
 
+def check_distinct(runs: Sequence[Run]) -> None:
+    """An AnalysisError when two of ``runs`` are the same run (the same directory, or two
+    copies of one run: the same run id): its hands would be counted twice."""
+    seen: dict[str, Run] = {}
+    for r in runs:
+        if r.run_id in seen:
+            first = seen[r.run_id]
+            same = first.directory.resolve() == r.directory.resolve()
+            what = f"{r.directory} is given twice" if same else (
+                f"{first.directory} and {r.directory} are the same run")  # fmt: skip
+            raise AnalysisError(f"{what} (run id {r.run_id}): its hands would count twice")
+        seen[r.run_id] = r
+
+
 def analyze(directories: Sequence[str | Path] | Sequence[Run], by: Sequence[str] = ()) -> Analysis:
     """Analyse runs, grouped by ``by`` (default: one group per run directory)."""
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if not runs:
         raise AnalysisError("no run directory given")
+    check_distinct(runs)
     keys = check_by(by) or (("run",) if len(runs) > 1 else ())
     lf = scan_runs(runs)
     hm, mm = hand_metrics(), match_metrics()

@@ -8,6 +8,7 @@ threads and never leak open windows.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,6 +26,44 @@ from scopa_sim.analysis.analyze import Convergence, Distribution, GroupResult
 from scopa_sim.stats.inference import MeanCI
 
 DPI = 110
+#: Row, tick and legend labels are wrapped at spaces past this many characters: a rule
+#: variant's description can be 90 characters long, and unwrapped it squeezed the plot
+#: into a strip a tenth of the figure wide.
+LABEL_CHARS = 30
+LEGEND_CHARS = 44
+#: Characters of a title per inch of figure width before it wraps (12 pt text).
+TITLE_CHARS_PER_INCH = 11
+#: Characters of category tick labels (and one space after each) that fit along an x
+#: axis: past it only every k-th category is labelled, k a round step, so they never touch.
+CATEGORY_CHARS = 64
+
+
+def wrap(text: str, width: int = LABEL_CHARS) -> str:
+    """``text`` on lines of at most ``width`` characters, broken at spaces (a word
+    longer than the width is split only where it has no space at all)."""
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
+def _lines(labels: Sequence[str]) -> int:
+    """The most lines any of ``labels`` takes."""
+    return max((label.count("\n") + 1 for label in labels), default=1)
+
+
+def _title(fig: Figure, text: str) -> None:
+    """The figure's title, centred on the whole figure and wrapped to its width, so that
+    it stays inside the canvas however narrow the axes below it."""
+    fig.suptitle(wrap(text, max(30, int(fig.get_figwidth() * TITLE_CHARS_PER_INCH))))
+
+
+def _category_ticks(ax: Axes, labels: Sequence[str]) -> None:
+    """Category labels on the x axis, every k-th (k = 1, 2, 5, 10, 20, 50, ...) when there
+    are too many to keep apart."""
+    width = max((len(label) for label in labels), default=1) + 1
+    fit = max(2, CATEGORY_CHARS // width)
+    step = next(k * 10**e for e in range(12) for k in (1, 2, 5) if len(labels) <= fit * k * 10**e)
+    x = np.arange(len(labels))
+    ax.set_xticks(x[::step], [labels[i] for i in range(0, len(labels), step)])
+
 
 #: Ten distinct colours; series past the tenth reuse them with another hatch (bars) or
 #: line style and marker (lines), so no two series of a figure look the same.
@@ -63,7 +102,10 @@ def _legend(ax: Axes, count: int) -> None:
     """The legend beside the axes (never over the data), in columns when it is long."""
     if count == 0:
         return
+    handles, labels = ax.get_legend_handles_labels()
     ax.legend(
+        handles,
+        [wrap(label, LEGEND_CHARS) for label in labels],
         loc="upper left",
         bbox_to_anchor=(1.02, 1.0),
         borderaxespad=0.0,
@@ -99,17 +141,20 @@ def forest_plot(
     xlabel: str = "points per hand (95% CI)",
 ) -> Path:
     """One line per run/variant/policy: the estimate and its CI, with a zero reference."""
-    fig = Figure(figsize=(7.5, 1.2 + 0.45 * len(rows)), layout="constrained")
+    labels = [wrap(f"{label} (n={e.n:,})") for label, e in rows]
+    per_row = max(0.45, 0.2 * _lines(labels))
+    fig = Figure(figsize=(7.5, 1.4 + per_row * len(rows)), layout="constrained")
     ax = fig.add_subplot()
     y = np.arange(len(rows))[::-1]
     est = np.array([e.estimate for _, e in rows])
     err = np.array([[e.estimate - e.low for _, e in rows], [e.high - e.estimate for _, e in rows]])
     ax.errorbar(est, y, xerr=err, fmt="s", color="tab:blue", ecolor="black", capsize=4)
     ax.axvline(0, color="grey", lw=1, ls="--")
-    ax.set_yticks(y, [f"{label} (n={e.n:,})" for label, e in rows])
+    ax.set_yticks(y, labels)
     ax.set_ylim(-0.7, len(rows) - 0.3)
+    ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.set_xlabel(xlabel)
-    ax.set_title(title)
+    _title(fig, title)
     return _save(fig, path)
 
 
@@ -149,9 +194,9 @@ def items_plot(
             label=f"{g.label} (n={g.hands:,})",
         )
     ax.axhline(0, color="grey", lw=1)
-    ax.set_xticks(x, items)
+    ax.set_xticks(x, [wrap(i, 12) for i in items])
     ax.set_ylabel("points per hand (95% CI)")
-    ax.set_title(title)
+    _title(fig, title)
     _legend(ax, len(groups))
     return _save(fig, path)
 
@@ -160,7 +205,10 @@ def _items_panels(
     groups: Sequence[GroupResult], items: list[str], path: str | Path, title: str
 ) -> Path:
     """One panel per score item, one row per group: readable with many groups."""
-    fig = Figure(figsize=(2.2 * len(items) + 2.8, 1.3 + 0.3 * len(groups)), layout="constrained")
+    labels = [wrap(f"{g.label} (n={g.hands:,})") for g in groups]
+    per_row = max(0.3, 0.18 * _lines(labels))
+    fig = Figure(figsize=(2.2 * len(items) + 2.8, 1.5 + per_row * len(groups)),
+                 layout="constrained")  # fmt: skip
     axes = fig.subplots(1, max(1, len(items)), sharey=True, squeeze=False)[0]
     y = np.arange(len(groups))[::-1]
     for ax, item in zip(axes, items, strict=False):
@@ -184,9 +232,10 @@ def _items_panels(
         ax.set_title(item, fontsize="medium")
         ax.grid(axis="y", color="0.92")
         ax.tick_params(axis="x", labelsize="small")
-    axes[0].set_yticks(y, [f"{g.label} (n={g.hands:,})" for g in groups], fontsize="small")
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+    axes[0].set_yticks(y, labels, fontsize="small")
     axes[0].set_ylim(-0.7, len(groups) - 0.3)
-    fig.suptitle(title)
+    _title(fig, title)
     fig.supxlabel("points per hand (95% CI)", fontsize="medium")
     return _save(fig, path)
 
@@ -232,7 +281,7 @@ def convergence_plot(
     _plain_log_labels(ax, max((c.hands[-1] for c in curves if c.hands), default=10))
     ax.set_xlabel("hands")
     ax.set_ylabel("running mean, points per hand (95% CI)")
-    ax.set_title(title)
+    _title(fig, title)
     _legend(ax, len(curves))
     return _save(fig, path)
 
@@ -279,10 +328,10 @@ def distribution_plot(
                 edgecolor="white" if style["hatch"] else None,
                 label=text,
             )
-    ax.set_xticks(x, [str(v) for v in values])
+    _category_ticks(ax, [str(v) for v in values])
     ax.set_xlabel(xlabel)
     ax.set_ylabel("relative frequency")
-    ax.set_title(title)
+    _title(fig, title)
     _legend(ax, len(series))
     return _save(fig, path)
 
@@ -335,13 +384,24 @@ def grouped_forest_plot(
     """One row per label with one point and CI per series (``(estimate, low, high)`` or
     None when a series has no value there), series offset vertically, legend below."""
     k = max(1, len(series))
-    fig = Figure(figsize=(8.0, 1.6 + 0.22 * k * len(labels)), layout="constrained")
+    labels = [wrap(label) for label in labels]
+    per_row = max(0.22 * k, 0.2 * _lines(labels))
+    fig = Figure(figsize=(8.0, 1.9 + per_row * len(labels)), layout="constrained")
     ax = fig.add_subplot()
     _grouped_forest_axes(ax, labels, series, reference)
+    ax.xaxis.set_major_locator(MaxNLocator(6))
     ax.set_xlabel(xlabel)
-    ax.set_title(title)
-    fig.legend(loc="outside lower center", ncol=min(k, 4), frameon=False)
+    _title(fig, title)
+    _figure_legend(fig, ax, k)
     return _save(fig, path)
+
+
+def _figure_legend(fig: Figure, ax: Axes, k: int) -> None:
+    """The series' legend below the plot, its labels wrapped, at most 4 a row."""
+    handles, names = ax.get_legend_handles_labels()
+    fig.legend(handles, [wrap(n, LEGEND_CHARS) for n in names], loc="outside lower center",
+               ncol=min(k, 4 if max(map(len, names), default=0) < 30 else 2),
+               frameon=False)  # fmt: skip
 
 
 def grouped_forest_panels(
@@ -356,18 +416,19 @@ def grouped_forest_panels(
     with the same rows and series, sharing the rows' labels and one legend below."""
     n = max(1, len(panels))
     k = max(1, max((len(s) for _, s in panels), default=1))
-    fig = Figure(figsize=(3.2 * n + 2.2, 1.6 + 0.2 * k * len(labels)), layout="constrained")
+    labels = [wrap(label) for label in labels]
+    per_row = max(0.2 * k, 0.2 * _lines(labels))
+    fig = Figure(figsize=(3.2 * n + 3.2, 1.9 + per_row * len(labels)), layout="constrained")
     axes = fig.subplots(1, n, squeeze=False, sharey=True)[0]
     for i, (ax, (name, series)) in enumerate(zip(axes, panels, strict=True)):
         _grouped_forest_axes(ax, labels, series, reference)
-        ax.set_title(name, fontsize="medium")
+        ax.set_title(wrap(name, 24), fontsize="medium")
         ax.set_xlabel(xlabel)
         ax.xaxis.set_major_locator(MaxNLocator(5))
         if i:
             ax.tick_params(labelleft=False)
-    handles, names = axes[0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncol=min(k, 4), frameon=False)
-    fig.suptitle(title)
+    _figure_legend(fig, axes[0], k)
+    _title(fig, title)
     return _save(fig, path)
 
 
@@ -394,10 +455,10 @@ def equity_heatmap(
         ax.set_yticks(range(t.shape[0]))
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
-        ax.set_title(name, fontsize="medium")
+        ax.set_title(wrap(name, 40), fontsize="medium")
     if im is not None:
         fig.colorbar(im, ax=list(axes), shrink=0.8, label="probability of winning the match")
-    fig.suptitle(title)
+    _title(fig, title)
     return _save(fig, path)
 
 
@@ -410,4 +471,5 @@ __all__ = [
     "grouped_forest_plot",
     "items_plot",
     "series_style",
+    "wrap",
 ]

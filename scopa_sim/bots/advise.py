@@ -16,7 +16,7 @@ from scopa_sim.errors import PositionError
 from scopa_sim.game.cards import CardSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import HandState
+from scopa_sim.game.state import HandState, check_match_totals
 
 
 @dataclass(frozen=True)
@@ -69,6 +69,10 @@ def position_from_cards(
         raise PositionError("--hand is empty: the seat to play holds at least one card")
     if len(hand) > rules.hand_size:
         raise PositionError(f"--hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
+    try:  # a match already won has no next hand: say so, before any hand size is tried
+        check_match_totals(rules, totals)
+    except ValueError as e:
+        raise PositionError(str(e)) from None
     unseen = deck_set - hand - table - mine - theirs - seen
     n, k = rules.players, len(hand)
     options = [opponent_cards] if opponent_cards is not None else [k, k - 1]

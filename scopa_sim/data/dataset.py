@@ -267,8 +267,8 @@ def check_shard(spec: ShardSpec) -> int:
     """Raise a one-line DatasetError naming the file unless it is the shard ``spec``
     describes: present, of the recorded size, readable Parquet with the pinned schema,
     the expected number of rows, the run's constants (run id, preset, rules, seed,
-    players, sides, policies: on its first and last rows) and the units ``first .. first +
-    units - 1`` (the least and greatest match numbers). Reads the footer and a few cheap
+    players, sides, policies: on its first and last rows) and the units ``first`` to
+    ``first + units - 1`` (the least and greatest match numbers). Reads the footer and a few cheap
     aggregates, and its CRC-32 if recorded (about 6 ms for 250,000 rows; without one, every
     page is decoded instead); returns the shard's rows."""
     import polars as pl

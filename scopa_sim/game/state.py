@@ -125,8 +125,9 @@ def _dealer_of_round(sizes: list[int], turn: int, dealer: int | None, stock: int
     return dealer
 
 
-def _match_totals(rules: Rules, totals: Sequence[int] | None) -> tuple[int, ...]:
-    """Validated match totals before a hand: one count of points >= 0 per side."""
+def check_match_totals(rules: Rules, totals: Sequence[int] | None) -> tuple[int, ...]:
+    """Validated match totals before a hand: one count of points >= 0 per side, of a match
+    still on (no side alone at or past the target)."""
     if totals is None:
         return (0,) * rules.sides
     out = tuple(totals)
@@ -135,6 +136,12 @@ def _match_totals(rules: Rules, totals: Sequence[int] | None) -> tuple[int, ...]
     ):
         raise ValueError(
             f"match totals must be {rules.sides} whole numbers >= 0 (one per side), got {totals}"
+        )
+    top = max(out)
+    if top >= rules.target and out.count(top) == 1:
+        raise ValueError(
+            f"match totals {list(out)}: side {out.index(top)} has already won the match to "
+            f"{rules.target}, so no hand is played from them (a tie at the top plays on)"
         )
     return tuple(int(t) for t in out)
 
@@ -206,7 +213,7 @@ class HandState(PublicView):
         self._vec = vec
         self._buf = buffers or _Buffers()
         self._stack: list[tuple[np.ndarray, Play]] = []
-        self.match_totals = _match_totals(rules, match_totals)
+        self.match_totals = check_match_totals(rules, match_totals)
 
     # -- construction -------------------------------------------------------------
     @classmethod

@@ -539,11 +539,14 @@ def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplayS
     summary = ReplaySummary()
     prev: _MatchCursor | None = None
     last_line = 0
+    blank: list[int] = []  # blank lines not yet followed by a record: fine at the end
     for lineno, line in enumerate(lines, start=1):
-        summary.lines = lineno
         if not line.strip():
-            summary.errors.append((lineno, "empty line"))
+            blank.append(lineno)
             continue
+        summary.errors.extend((b, "empty line") for b in blank)
+        blank.clear()
+        summary.lines = lineno
         last_line = lineno
         try:
             obj = json.loads(line)
@@ -605,7 +608,23 @@ def _resync(obj: Any, prev: _MatchCursor | None) -> _MatchCursor | None:
         return None if prev is None else _skip(prev)
 
 
-def iter_lines(stream: TextIO) -> Iterator[str]:
-    """Lines of a text stream without their newline."""
-    for line in stream:
+#: The longest line a record file may have, in characters: a hand's record is a few
+#: kilobytes; a longer line (a device such as ``/dev/zero``, a binary file) is refused
+#: instead of being read without end.
+MAX_LINE = 1 << 20
+
+
+def iter_lines(stream: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
+    """Lines of a text stream without their newline, each read with a bound: a line
+    longer than ``limit`` characters is a :class:`RecordError`."""
+    lineno = 0
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        lineno += 1
+        if len(line) > limit and not line.endswith("\n"):
+            raise RecordError(
+                f"line {lineno} is longer than {limit:,} characters: not a scopa-record/1 line"
+            )
         yield line.rstrip("\n")

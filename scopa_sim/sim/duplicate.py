@@ -52,8 +52,8 @@ def swapped_deck(rules: Rules, deck: tuple[int, ...]) -> tuple[int, ...]:
 def swapped_rows(
     rules: Rules, codes: np.ndarray, seed: int, first: int, count: int, swap: bool = True
 ) -> np.ndarray:
-    """Rows (``fused_rows`` layout, ``C_MATCH`` = offset from ``first``) of hands ``first ..
-    first + count - 1`` of a ``--hands`` run with kernel policy codes ``codes`` (one per
+    """Rows (``fused_rows`` layout, ``C_MATCH`` = offset from ``first``) of hands ``first`` to
+    ``first + count - 1`` of a ``--hands`` run with kernel policy codes ``codes`` (one per
     seat, padded to 4), dealt swapped (``swap=False``: as dealt, which reproduces
     ``fused_rows``; the tests check it)."""
     out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)

@@ -17,7 +17,7 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import MatchError
 from scopa_sim.game.cards import Card
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import HandState, _match_totals
+from scopa_sim.game.state import HandState, check_match_totals
 
 #: Stream numbers of :func:`_engine.streams.derive_seed` (those of the jitted loops).
 STREAM_DEAL = K.STREAM_DEAL
@@ -172,7 +172,7 @@ def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
     """The totals a match starts from: 0 for each side, or ``start``, checked (one total a
     side, each below the target); :class:`MatchError` otherwise."""
     try:  # one count of points >= 0 a side, as for any hand's match totals
-        totals = _match_totals(rules, start)
+        totals = check_match_totals(rules, start)
     except ValueError:
         totals = None
     if totals is None or max(totals) >= rules.target:

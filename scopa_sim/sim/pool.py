@@ -14,10 +14,16 @@ that they all behave alike:
   current task;
 * processes start from a ``forkserver`` (``spawn`` where there is none), never by a fork
   of a parent that holds threads.
+
+A command or benchmark that starts processes runs inside :func:`interrupt_on_sigterm`,
+so that ``kill PID`` stops it as Ctrl-C does (its pool stopped, a one-line message);
+one that starts a program with :mod:`subprocess` passes :func:`dies_with_parent` as
+``preexec_fn``, so that the program is sent SIGTERM when its parent is killed.
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import multiprocessing as mp
 import os
@@ -25,10 +31,12 @@ import signal
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 from typing import Any, TypeVar
 
 from scopa_sim.errors import WorkerError
@@ -40,14 +48,24 @@ WATCH_SECONDS = 0.2
 _WATCHED: dict[str, int] = {}  # in a worker process: the pids it watches
 
 
+def watch(parent: int) -> None:
+    """In a worker process: exit as soon as ``parent`` is gone (or this process is
+    re-parented), checked by a watchdog thread every :data:`WATCH_SECONDS`. Called at
+    the fork (:mod:`scopa_sim.sim._forkserver`) and again by the pool's initializer,
+    which names the pool's owner; the watchdog starts once."""
+    first = not _WATCHED
+    _WATCHED.update(parent=parent, ppid=os.getppid())
+    if first:
+        threading.Thread(target=_watch_parent, name="parent-watchdog", daemon=True).start()
+
+
 def _worker_start(
     parent: int, init: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
 ) -> None:
     """Set up a worker process: it ignores Ctrl-C and exits as soon as the process that
-    started it is gone, checked by a watchdog thread; then ``init(*initargs)``."""
+    started it is gone (:func:`watch`); then ``init(*initargs)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WATCHED.update(parent=parent, ppid=os.getppid())
-    threading.Thread(target=_watch_parent, name="parent-watchdog", daemon=True).start()
+    watch(parent)
     if init is not None:
         init(*initargs)
 
@@ -92,23 +110,60 @@ def process_pool(
     ``initializer(*initargs)`` runs in each worker after its watchdog starts. Use it as a
     context manager, and pass work through :func:`stream` or :func:`ordered` (or call
     :func:`stop` on an error) so that the workers stop at once on an error or interrupt."""
-    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
+    method = "forkserver" if os.name == "posix" else "spawn"
+    if method == "forkserver":
+        _start_forkserver()
     return ProcessPoolExecutor(
         max_workers=workers,
-        mp_context=ctx,
+        mp_context=mp.get_context(method),
         initializer=_worker_start,
         initargs=(os.getpid(), initializer, initargs),
     )
 
 
-def stop(pool: Any, pending: Iterable[Future[Any]] = ()) -> None:
-    """Cancel ``pending`` and stop ``pool`` now: a process pool's workers are terminated
-    (not left to finish their task); a thread pool's threads finish their current task."""
-    for f in pending:
-        f.cancel()
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        proc.terminate()
+#: What the forkserver imports before it forks: the at-fork watchdog, and with it the
+#: library (numba, the kernels' modules), which every worker then has from the fork.
+FORKSERVER_PRELOAD = ["scopa_sim.sim._forkserver"]
+
+
+def _start_forkserver() -> None:
+    """Start the forkserver (if it is not running), preloading
+    :data:`FORKSERVER_PRELOAD`, with Ctrl-C ignored.
+
+    A worker is set up by the pool's initializer only after it has imported what its
+    tasks need (a benchmark script's worker runs the whole script's imports first, since
+    CPython 3.11's forkserver does not preload ``__main__``): seconds in which it
+    would neither ignore Ctrl-C nor watch its parent. So the forkserver and its workers
+    inherit SIGINT ignored (a terminal's Ctrl-C reaches the whole process group), and
+    each worker starts its watchdog at the fork (:mod:`scopa_sim.sim._forkserver`)."""
+    from multiprocessing import forkserver
+
+    if threading.current_thread() is not threading.main_thread():
+        forkserver.ensure_running()  # no handler can be set here: as it comes
+        return
+    mp.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        forkserver.ensure_running()
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def stop(pool: Any) -> None:
+    """Stop ``pool`` now, its queued work cancelled: a process pool's workers are
+    terminated (not left to finish their task); a thread pool's threads finish their
+    current task.
+
+    The shutdown comes first and does the cancelling: a process pool's manager thread
+    then drops the queued work before it sees the workers end. A future cancelled here,
+    before it, could still be queued when the manager marks the pool broken, and
+    CPython 3.11 then sets an exception on the cancelled future, which raises
+    ``InvalidStateError`` in that thread: a traceback on standard error after the
+    one-line message of an interrupted command."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # None once shut
     pool.shutdown(wait=False, cancel_futures=True)
+    for proc in processes:
+        proc.terminate()
 
 
 def _result(f: Future[T]) -> T:
@@ -120,7 +175,7 @@ def _result(f: Future[T]) -> T:
 
 def stream(
     pool: Any, fn: Callable[..., T], args: Iterable[tuple[Any, ...]], ahead: int
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     """``fn(*a)`` for each ``a`` of ``args`` on ``pool``, yielded as they finish, with at
     most ``ahead`` tasks submitted and not yet yielded (``args`` is read lazily, so it may
     be endless). Closing the iterator, an error or an interrupt stops the pool."""
@@ -136,13 +191,13 @@ def stream(
             for f in finished:
                 yield _result(f)
     except BaseException:
-        stop(pool, pending)
+        stop(pool)
         raise
 
 
 def ordered(
     pool: Any, fn: Callable[..., T], args: Iterable[tuple[Any, ...]], ahead: int
-) -> Iterator[T]:
+) -> Generator[T, None, None]:
     """Like :func:`stream`, but the results come in the order of ``args``."""
     pending: deque[Future[T]] = deque()
     queue = iter(args)
@@ -155,8 +210,74 @@ def ordered(
                 pending.append(pool.submit(fn, *a))
             yield done
     except BaseException:
-        stop(pool, pending)
+        stop(pool)
         raise
 
 
-__all__ = ["WATCH_SECONDS", "ordered", "parent_gone", "process_pool", "stop", "stream"]
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread by :func:`interrupt_on_sigterm`, so that a
+    command stops as on Ctrl-C (what is finished kept, workers stopped, temporary files
+    removed); a ``KeyboardInterrupt``, so that every clean-up for Ctrl-C runs for it too."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: let the clean-up finish
+    raise Terminated()
+
+
+@contextmanager
+def interrupt_on_sigterm() -> Iterator[None]:
+    """Inside: SIGTERM raises :class:`Terminated` in the main thread (the first one; later
+    ones are ignored while the clean-up runs). Without it, SIGTERM ends Python at once:
+    no ``finally`` runs, so a pool's workers are left to notice on their own and
+    temporary files stay. Outside the main thread (where no handler can be set) it does
+    nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+#: ``prctl`` option: the signal a process gets when the thread that started it ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def dies_with_parent() -> Callable[[], None]:
+    """A ``preexec_fn`` for :class:`subprocess.Popen` (``subprocess.run``): on Linux the
+    program started is sent SIGTERM when the thread that started it ends, ``kill -9`` of
+    its parent included, so that a benchmark killed mid-run leaves no ``scopa-sim`` it
+    started running (that one then stops its own workers). Elsewhere it does nothing.
+    Start the program from the main thread: the signal follows the starting thread."""
+    parent = os.getpid()
+    try:  # looked up here: no dlopen in the child, forked from a process with threads
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):  # not Linux
+        prctl = None
+
+    def preexec() -> None:
+        if prctl is None:
+            return
+        prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
+        if os.getppid() != parent:  # the parent died before the request was made
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    return preexec
+
+
+__all__ = [
+    "FORKSERVER_PRELOAD",
+    "WATCH_SECONDS",
+    "Terminated",
+    "dies_with_parent",
+    "interrupt_on_sigterm",
+    "ordered",
+    "parent_gone",
+    "process_pool",
+    "stop",
+    "stream",
+    "watch",
+]

@@ -9,12 +9,8 @@ from __future__ import annotations
 
 import itertools
 import math
-import multiprocessing as mp
-import os
-from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Executor
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -23,6 +19,7 @@ import numpy as np
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import TournamentError
 from scopa_sim.game.rules import Rules
+from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import HandPlayer
 from scopa_sim.stats.inference import Estimate
 
@@ -136,30 +133,22 @@ def _margins(
     workers: int,
 ) -> Generator[tuple[int, int], None, None]:
     """Each deal's pair of margins, in deal order, computed here or by ``pool``'s processes
-    (a few blocks ahead; closing the iterator cancels the rest)."""
+    (blocks of deals, ``2 * workers`` of them queued ahead); closing the iterator, an
+    error or an interrupt stops the pool's workers at once, and a worker that died is a
+    :class:`~scopa_sim.errors.WorkerError`."""
     if pool is None:
         players = _players(rules, a, b, seed)
         for d in range(deals):
             yield from _play_deals(players, rules, d, d + 1)
         return
     block = max(1, min(BLOCK_DEALS, deals // (4 * workers)))
-    starts = iter(range(0, deals, block))
-    ahead: deque[Future[list[tuple[int, int]]]] = deque()
+    blocks = ((rules, a, b, seed, lo, min(lo + block, deals)) for lo in range(0, deals, block))
+    done = P.ordered(pool, _play_block, blocks, 2 * workers)
     try:
-        for lo in itertools.islice(starts, 2 * workers):
-            ahead.append(pool.submit(_play_block, rules, a, b, seed, lo, min(lo + block, deals)))
-        while ahead:
-            done = ahead.popleft().result()
-            nxt = next(starts, None)
-            if nxt is not None:
-                hi = min(nxt + block, deals)
-                ahead.append(pool.submit(_play_block, rules, a, b, seed, nxt, hi))
-            yield from done
-    except BrokenProcessPool as e:
-        raise TournamentError(f"a worker process of the tournament died: {e}") from None
+        for margins in done:
+            yield from margins
     finally:
-        for f in ahead:
-            f.cancel()
+        done.close()
 
 
 #: Deals per task of a worker process (fewer when there are few deals per worker).
@@ -185,13 +174,8 @@ def play_pairing(
     workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:
         return _pairing(rules, a, b, deals, seed, sprt, progress, None, 1)
-    with _process_pool(workers) as pool:
+    with P.process_pool(workers) as pool:
         return _pairing(rules, a, b, deals, seed, sprt, progress, pool, workers)
-
-
-def _process_pool(workers: int) -> ProcessPoolExecutor:
-    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
-    return ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
 
 
 def _pairing(
@@ -303,5 +287,5 @@ def run_tournament(
     workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:
         return [_pairing(rules, a, b, deals, seed, sprt, progress, None, 1) for a, b in pairs]
-    with _process_pool(workers) as pool:
+    with P.process_pool(workers) as pool:
         return [_pairing(rules, a, b, deals, seed, sprt, progress, pool, workers) for a, b in pairs]

@@ -17,11 +17,8 @@ run, and in how many processes, changes only the time taken.
 
 from __future__ import annotations
 
-import multiprocessing as mp
-import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,6 +27,7 @@ from scopa_sim import _engine as K
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import WarmError
 from scopa_sim.game.rules import Rules
+from scopa_sim.sim import pool as P
 
 
 @dataclass(frozen=True)
@@ -149,16 +147,17 @@ def _run(name: str) -> float:
     return time.perf_counter() - t0
 
 
-def _start_worker(parent: int) -> None:
-    from scopa_sim.sim.pool import _worker_start
-
-    _worker_start(parent)
+def _named_run(name: str) -> tuple[str, float]:
+    """A worker process's task: the task ``name`` run, with its name (results come back
+    as they finish, not in the order given)."""
+    return name, _run(name)
 
 
 def warm(names: Sequence[str] = (), jobs: int = 1) -> Iterator[tuple[WarmTask, float]]:
-    """Run the tasks ``names`` (all by default) in ``jobs`` processes (1: in this one);
-    yield each task with its seconds as it finishes. Stopping the iteration (Ctrl-C
-    included) stops the worker processes."""
+    """Run the tasks ``names`` (all by default) in ``jobs`` processes (1: in this one) of
+    :func:`scopa_sim.sim.pool.process_pool`, every task queued at once, largest first;
+    yield each task with its seconds as it finishes. An error, an interrupt or stopping
+    the iteration stops the worker processes at once."""
     if jobs < 1:
         raise WarmError(f"--jobs must be at least 1, got {jobs}")
     tasks = select(names)
@@ -166,24 +165,6 @@ def warm(names: Sequence[str] = (), jobs: int = 1) -> Iterator[tuple[WarmTask, f
         for t in tasks:
             yield t, _run(t.name)
         return
-    ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
-    pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(tasks)),
-        mp_context=ctx,
-        initializer=_start_worker,
-        initargs=(os.getpid(),),
-    )
-    with pool:
-        pending: dict[Future[float], WarmTask] = {pool.submit(_run, t.name): t for t in tasks}
-        try:
-            while pending:
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for f in done:
-                    yield pending.pop(f), f.result()
-        except BaseException:
-            for f in pending:
-                f.cancel()
-            for proc in list((getattr(pool, "_processes", None) or {}).values()):
-                proc.terminate()
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    with P.process_pool(min(jobs, len(tasks))) as pool:
+        for name, seconds in P.stream(pool, _named_run, ((t.name,) for t in tasks), len(tasks)):
+            yield TASKS[name], seconds

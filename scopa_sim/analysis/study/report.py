@@ -26,6 +26,7 @@ from scopa_sim.analysis import plots as P
 from scopa_sim.analysis import variance as V
 from scopa_sim.bots.registry import POLICIES
 from scopa_sim.data.run import scan
+from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import equity as E
 from scopa_sim.stats import inference as S
@@ -250,63 +251,158 @@ FIFTEEN_PRESETS = ("scopa-15", "escoba")
 # --------------------------------------------------------------------------- part A
 
 
+#: The share of a part A cell's hand pairs kept aside as its pilot, which chooses the
+#: estimator, and the fewest pairs a pilot may have: a cell with fewer than
+#: ``MIN_PILOT / PILOT_SHARE`` pairs uses plain hands. The reported estimate never comes from
+#: the hands that chose it (an estimator picked for looking best on the data it reports
+#: would make its interval too narrow).
+PILOT_SHARE = 0.1
+MIN_PILOT = 1_000
+
+
 @dataclass(frozen=True)
 class Margin:
-    """The dealer margin of one preset under one policy, by every estimator."""
+    """The dealer margin of one preset under one policy, by every estimator, and the one
+    used: chosen on the pilot (the first :data:`PILOT_SHARE` of the pairs) and computed on
+    the other hands."""
 
     preset: str
     tag: str
-    plain: S.MeanCI
+    plain: S.MeanCI  # every plain hand
     swapped: S.MeanCI
-    dup: V.Reduced
+    dup: V.Reduced  # every pair: descriptive only (its factor was measured on these hands)
     cv: V.Reduced
+    method: str  # "duplicates", "control variates" or "plain hands"
+    used: S.MeanCI  # the estimate reported, from the hands after the pilot
+    factor: float  # the used estimator's efficiency, as measured on the pilot (1 if plain)
+    pilot: int  # pairs in the pilot (0: too few hands for one, plain hands used)
 
     @property
     def chosen(self) -> tuple[str, S.MeanCI, float]:
-        """The estimator used: the most efficient one at least :data:`V.WORTH` times as
-        efficient as plain hands, else the plain mean."""
-        usable = [r for r in (self.dup, self.cv) if math.isfinite(r.factor)]
+        return self.method, self.used, self.factor
+
+
+def pilot_pairs(n: int) -> int:
+    """The pairs of a cell's pilot: :data:`PILOT_SHARE` of ``n``, or 0 when that is fewer
+    than :data:`MIN_PILOT` (the cell then uses plain hands, fixed by its size)."""
+    k = int(n * PILOT_SHARE)
+    return k if k >= MIN_PILOT else 0
+
+
+def choose_margin(
+    preset: str, tag: str, rules: Rules, seed: int, m: np.ndarray, sw: np.ndarray
+) -> Margin:
+    """Every estimator of a cell's dealer margin, and the one chosen on its pilot: the
+    most efficient of duplicates and control variates whose pilot factor is at least
+    :data:`V.WORTH`, else plain hands; the estimate is computed on the hands after it."""
+    n = min(m.size, sw.size)
+    feats = V.deal_features(rules, seed, 0, m.size)
+    dup, cv = V.duplicates(m[:n], sw[:n]), V.control_variates(m, feats)
+    k = pilot_pairs(n)
+    method, factor, used = "plain hands", 1.0, S.mean_ci(m)
+    if k:
+        trial = [V.duplicates(m[:k], sw[:k]), V.control_variates(m[:k], feats[:k])]
+        usable = [r for r in trial if math.isfinite(r.factor) and r.factor >= V.WORTH]
         best = max(usable, key=lambda r: r.factor, default=None)
-        if best is not None and best.factor >= V.WORTH:
-            return best.method, best.estimate, best.factor
-        return "plain hands", self.plain, 1.0
+        if best is None:
+            used = S.mean_ci(m[k:])
+        else:
+            method, factor = best.method, best.factor
+            rest = (V.duplicates(m[k:n], sw[k:n]) if method == "duplicates"
+                    else V.control_variates(m[k:], feats[k:]))  # fmt: skip
+            used = rest.estimate
+    return Margin(preset, tag, S.mean_ci(m), S.mean_ci(sw), dup, cv, method, used, factor, k)
 
 
-def part_a(data: Data, res: Results, say: Callable[[str], None]) -> list[Margin]:
+@dataclass(frozen=True)
+class Seats:
+    """Each seat's points per hand (its side's points) in one preset under one policy,
+    seat 0 = the first player .. the last = the dealer, from the plain hands; ``best`` is
+    the seat with the most and ``lead`` its paired margin over the next best seat (per
+    hand, the same hands)."""
+
+    preset: str
+    tag: str
+    players: int
+    teams: bool
+    points: tuple[S.MeanCI, ...]
+    best: int
+    lead: S.MeanCI | None  # None when the best and the next are the same side (teams)
+
+
+def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
+    """The :class:`Seats` of a part A run, from its plain hands."""
+    rules = data.rules(name)
+    pos = hand_frame(data.dirs[name], positions=rules.players)
+    cols = [pos[f"pos{p}"].to_numpy().astype(np.float64) for p in range(rules.players)]
+    points = tuple(S.mean_ci(c) for c in cols)
+    order = sorted(range(rules.players), key=lambda p: -points[p].estimate)
+    best = order[0]
+    nxt = next((p for p in order[1:] if not np.array_equal(cols[p], cols[best])), None)
+    lead = S.mean_ci(cols[best] - cols[nxt]) if nxt is not None else None
+    return Seats(preset, tag, rules.players, rules.teams, points, best, lead)
+
+
+def seat_name(seat: int, players: int) -> str:
+    """A seat counted from the first player: "first player", "seat 2", ..., "dealer"."""
+    if seat == 0:
+        return "first player"
+    if seat == players - 1:
+        return "dealer"
+    return f"seat {seat + 1}"
+
+
+def best_name(st: Seats) -> str:
+    """The best seat of a :class:`Seats`, or its side in team games (partners share it)."""
+    if not st.teams:
+        return seat_name(st.best, st.players)
+    dealer = st.best % 2 == (st.players - 1) % 2
+    seats = ", ".join(str(p + 1) for p in range(st.players) if p % 2 == st.best % 2)
+    return f"{'the dealer' if dealer else 'the first player'}'s side (seats {seats})"
+
+
+def part_a(
+    data: Data, res: Results, say: Callable[[str], None]
+) -> tuple[list[Margin], list[Seats]]:
     from scopa_sim.analysis.study.plan import POLICY_TAGS, policy_spec
 
-    out = []
+    out, seats = [], []
     for tag in POLICY_TAGS:
         for preset in PRESETS:
             name = f"{preset}-{tag}"
             rules = data.rules(name)
-            m = data.margin(name)
-            sw = data.margin(f"{name}-swapped")
-            n = min(m.size, sw.size)
-            plain = S.mean_ci(m)
-            swapped = S.mean_ci(sw)
-            dup = V.duplicates(m[:n], sw[:n])
-            cv = V.control_variates(m, V.deal_features(rules, data.seed, 0, m.size))
-            mg = Margin(preset, tag, plain, swapped, dup, cv)
+            mg = choose_margin(preset, tag, rules, data.seed, data.margin(name),
+                               data.margin(f"{name}-swapped"))  # fmt: skip
             out.append(mg)
             pol = policy_spec(tag)
-            method, est, factor = mg.chosen
+            plain, swapped, est = mg.plain, mg.swapped, mg.used
+            how = (f"{mg.method}, t interval, on the hands after a pilot of {mg.pilot:,} "
+                   f"pairs that chose it" if mg.pilot else
+                   f"plain hands (fewer than {int(MIN_PILOT / PILOT_SHARE):,} pairs: no "
+                   "pilot), t interval")  # fmt: skip
             res.add("A", preset, {}, pol, "dealer_margin", est.estimate, est.low, est.high,
-                    est.n, f"{method}, t interval", factor=factor)  # fmt: skip
+                    est.n, how, factor=mg.factor, pilot_pairs=mg.pilot)  # fmt: skip
             res.add("A", preset, {}, pol, "dealer_margin:plain", plain.estimate, plain.low,
                     plain.high, plain.n, "plain hands, t interval")  # fmt: skip
             res.add("A", preset, {}, pol, "dealer_margin:swapped", swapped.estimate,
                     swapped.low, swapped.high, swapped.n,
                     "duplicate deals alone (seats' cards exchanged), t interval")  # fmt: skip
-            for r in (dup, cv):
+            for r in (mg.dup, mg.cv):
                 e = r.estimate
                 key = "duplicates" if r.method == "duplicates" else "control_variates"
                 res.add("A", preset, {}, pol, f"dealer_margin:{key}", e.estimate, e.low,
-                        e.high, e.n, f"{r.method}, t interval", factor=r.factor)  # fmt: skip
+                        e.high, e.n, f"{r.method}, t interval (every hand; descriptive)",
+                        factor=r.factor)  # fmt: skip
+            st = seat_points(name, preset, tag, data)
+            seats.append(st)
+            for p, e in enumerate(st.points):
+                res.add("A", preset, {}, pol, "seat_points", e.estimate, e.low, e.high, e.n,
+                        "plain hands, the seat's side's points per hand, t interval",
+                        seat=p)  # fmt: skip
             data.drop(f"{name}-swapped")
             data.drop(name)
         say(f"part A: {tag} done")
-    return out
+    return out, seats
 
 
 # --------------------------------------------------------------------------- part B
@@ -526,6 +622,25 @@ class EquityTable:
     n: int
 
 
+def side_wins3(
+    outcomes: E.PositionOutcomes, target: int, denari: bool, replicates: int, seed: int
+) -> list[E.Equity]:
+    """Each side's probability of winning a three-side match, by its seat in the first hand
+    (0 plays first, 2 deals), with percentile bootstrap intervals: side ``s`` is side 0 of
+    the programme with the deal rotated, ``V[0, 0, 0, 2 - s]``. The three sum to 1, and the
+    first equals :func:`~scopa_sim.stats.equity.first_mover_win3` (the same draws)."""
+    est = E.solve3(outcomes, target, denari)[0, 0, 0, 0]
+    rng = np.random.default_rng(seed)
+    p = outcomes.counts / outcomes.n
+    boot = rng.multinomial(outcomes.n, p, size=replicates) / outcomes.n
+    vals = E.solve3(outcomes, target, denari, boot)[:, 0, 0, 0]
+    out = []
+    for s in range(3):
+        low, high = np.quantile(vals[:, 2 - s], [0.025, 0.975])
+        out.append(E.Equity(float(est[2 - s]), float(low), float(high), outcomes.n, replicates))
+    return out
+
+
 def part_c(
     data: Data, res: Results, scale: Scale, say: Callable[[str], None]
 ) -> tuple[list[MatchWin], list[EquityTable]]:
@@ -559,9 +674,20 @@ def part_c(
                 seed = bootstrap_seed(data.seed, "first mover", preset, tag, target)
                 if rules.sides == 2:
                     eq = E.first_mover_win(out2, target, denari, scale.bootstrap, seed)
+                    by_side = [eq, E.Equity(1 - eq.estimate, 1 - eq.high, 1 - eq.low, eq.n,
+                                            eq.replicates)]  # fmt: skip
                 else:
-                    eq = E.first_mover_win3(out3, target, denari, min(scale.bootstrap,
-                                            BOOTSTRAP_3), seed)  # fmt: skip
+                    by_side = side_wins3(out3, target, denari, min(scale.bootstrap,
+                                         BOOTSTRAP_3), seed)  # fmt: skip
+                    eq = by_side[0]
+                over = {} if target == rules.target else {"target": target}
+                for seat in range(rules.players):
+                    w = by_side[seat % rules.sides]
+                    res.add("C", preset, over, policy_spec(tag), "seat_match_win", w.estimate,
+                            w.low, w.high, w.n, "the seat's side's match wins, dynamic "
+                            f"programme over hand results, percentile bootstrap over hands "
+                            f"({w.replicates} replicates); seat 0 plays first in the first "
+                            "hand", seat=seat)  # fmt: skip
                 sim = None
                 if target in MATCH_CHECKS.get(preset, ()) and tag != "search":
                     opts = () if target == rules.target else (f"target={target}",)
@@ -571,7 +697,6 @@ def part_c(
                         df = data.matches(mname)
                         sim = S.wilson(int(df["fmw"].sum()), df.height)
                 wins.append(MatchWin(preset, tag, target, eq, sim, rules.sides))
-                over = {} if target == rules.target else {"target": target}
                 res.add("C", preset, over, policy_spec(tag), "first_mover_match_win",
                         eq.estimate, eq.low, eq.high, eq.n,
                         f"dynamic programme over hand results, percentile bootstrap over "
@@ -622,7 +747,11 @@ def _tag_name(tag: str) -> str:
 
 
 def write_a(
-    margins: list[Margin], folder: Path, head: list[str], details: Path | None = None
+    margins: list[Margin],
+    seats: list[Seats],
+    folder: Path,
+    head: list[str],
+    details: Path | None = None,
 ) -> Path:
     from scopa_sim.analysis.study.plan import POLICY_TAGS
 
@@ -641,20 +770,26 @@ def write_a(
         "* **control variates**: the mean less the regression on the deal's features (dealer's "
         "side minus first side: sevens, denari, settebello, sixes, aces, kings dealt; each of "
         "mean exactly 0), plain hands only; factor = Var(margin) / Var(residual);",
-        f"* **used**: the most efficient estimator whose factor is at least {V.WORTH}, else "
-        "plain. A factor f means the interval is as narrow as f times as many plain hands "
-        "would give.",
+        f"* **used**: chosen before it is computed. The first {PILOT_SHARE:.0%} of a cell's "
+        f"pairs are its pilot: the most efficient of duplicates and control variates whose "
+        f"factor on the pilot is at least {V.WORTH} is used, else plain hands, and the "
+        f"estimate is computed on the other hands only, so that its interval does not come "
+        f"from the estimator that looked best on the same data. A cell with fewer than "
+        f"{int(MIN_PILOT / PILOT_SHARE):,} pairs has no pilot and uses plain hands (all of "
+        "them). The plain, duplicates and control-variates columns use every hand: they "
+        "describe the data, they do not choose. A factor f means the interval is as narrow "
+        "as f times as many plain hands would give.",
         "",
     ]
     rows = []
     for m in margins:
-        method, est, factor = m.chosen
+        pilot = f"pilot {m.pilot:,}, ×{m.factor:.2f}" if m.pilot else "no pilot"
         rows.append([
             m.preset, _tag_name(m.tag), f"{_m(m.plain)} (n={m.plain.n:,})",
             f"{_m(m.dup.estimate)} (n={m.dup.estimate.n:,} pairs) ×{m.dup.factor:.2f}",
             f"{_m(m.cv.estimate)} ×{m.cv.factor:.2f}",
-            f"{_m(est)} ({method}{f', ×{factor:.2f}' if factor != 1 else ''})",
-            _verdict(est.low, est.high),
+            f"{_m(m.used)} ({m.method}, n={m.used.n:,}; {pilot})",
+            _verdict(m.used.low, m.used.high),
         ])  # fmt: skip
     L += _table(["preset", "policy", "plain", "duplicates", "control variates", "used",
                  "sign"], rows)  # fmt: skip
@@ -664,25 +799,65 @@ def write_a(
         vals: list[tuple[float, float, float] | None] = []
         for p in labels:
             got = [m for m in margins if m.preset == p and m.tag == tag]
-            e = got[0].chosen[1] if got else None
+            e = got[0].used if got else None
             vals.append((e.estimate, e.low, e.high) if e else None)
         series.append((_legend(tag), vals))
     f = P.grouped_forest_plot(labels, series, folder / "margins.png",
                               "Dealer minus first player, points per hand",
                               "points per hand (95% CI, estimator used)")  # fmt: skip
     L += ["", f"![dealer margin by preset and policy]({f.name})", ""]
-    L += ["Variance reduction (efficiency factor against plain hands of the same cost):", ""]
+    L += ["Variance reduction (efficiency factor against plain hands of the same cost, "
+          "measured on every hand):", ""]  # fmt: skip
     L += _table(
         ["preset", "policy", "duplicates", "control variates"],
         [[m.preset, _tag_name(m.tag), f"×{m.dup.factor:.2f}", f"×{m.cv.factor:.2f}"]
          for m in margins],
     )  # fmt: skip
+    L += _write_seats(seats, folder)
     if details is not None:
         L += ["", f"Which score items drive the margin in `scopa` under each policy, with the "
               f"points by position and more: [{details.name}]({details.name}).", ""]  # fmt: skip
     md = folder / "report.md"
-    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    write_text(md, "\n".join(L) + "\n")
     return md
+
+
+def _write_seats(seats: list[Seats], folder: Path) -> list[str]:
+    """Part A's section on every seat: a table of each seat's points per hand, the best
+    seat with its paired lead over the next, and one figure per policy."""
+    from scopa_sim.analysis.study.plan import POLICY_TAGS
+
+    width = max((s.players for s in seats), default=2)
+    L = ["", "## Every seat", "",
+         "Each seat's points per hand (its side's points; in team games partners share them), "
+         "from the first player to the dealer, from the plain hands, with 95% t intervals; "
+         "**best** is the seat with the most, and **lead** its margin over the next best "
+         "seat of another side, per hand on the same hands (paired t interval).", ""]  # fmt: skip
+    rows = []
+    for st in seats:
+        cells = [f"{_m(e)}" for e in st.points] + [""] * (width - st.players)
+        lead = (f"{_m(st.lead)} ({_verdict(st.lead.low, st.lead.high)})" if st.lead
+                else "partners only")  # fmt: skip
+        rows.append([st.preset, _tag_name(st.tag), *cells, best_name(st), lead])
+    head = ["preset", "policy", *[f"seat {i + 1}" for i in range(width)], "best", "lead"]
+    head[2], head[1 + width] = "seat 1 (first)", f"seat {width} (dealer if {width} players)"
+    L += _table(head, rows)
+    for tag in POLICY_TAGS:
+        got = [s for s in seats if s.tag == tag]
+        if not got:
+            continue
+        labels = [s.preset for s in got]
+        series = []
+        for i in range(width):
+            vals = [(s.points[i].estimate, s.points[i].low, s.points[i].high)
+                    if i < s.players else None for s in got]  # fmt: skip
+            series.append(("first player" if i == 0 else f"seat {i + 1}", vals))
+        f = P.grouped_forest_plot(labels, series, folder / f"seats-{tag}.png",
+                                  f"Points per hand by seat, {_legend(tag)}",
+                                  "points per hand (95% CI); the last seat deals",
+                                  reference=None)  # fmt: skip
+        L += ["", f"![points per hand by seat, {tag}]({f.name})"]
+    return [*L, ""]
 
 
 def write_b(
@@ -807,7 +982,7 @@ def write_b(
           "first mover's match wins predicted from the variant's own hands (under `expert`, "
           "bootstrap CI) against the simulated matches.", ""]  # fmt: skip
     md = folder / "report.md"
-    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    write_text(md, "\n".join(L) + "\n")
     return md
 
 
@@ -974,7 +1149,7 @@ def write_c(
             L += _table(["opponent \\ player", *(str(x) for x in range(est.shape[0]))], trows)
             L.append("")
     md = folder / "report.md"
-    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    write_text(md, "\n".join(L) + "\n")
     return md
 
 
@@ -1007,6 +1182,31 @@ def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin
             wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
             out.append(f"* the first mover wins a match to 11 under {_tag_name(tag)} with "
                        f"probability {_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+    return out
+
+
+#: The table sizes of the "best seat" headline, each by the preset that stands for it.
+TABLE_SIZES = (
+    ("2 players", "scopa"),
+    ("3 players", "scopa-3"),
+    ("4 players, no teams", "scopa-4-solo"),
+    ("4 players in teams", "scopa-4"),
+)
+
+
+def seat_headlines(seats: list[Seats]) -> list[str]:
+    """For each table size, the best seat under each policy, with its paired lead over the
+    next best seat and whether that lead is clear of 0."""
+    out = []
+    for size, preset in TABLE_SIZES:
+        cells = []
+        for st in (s for s in seats if s.preset == preset):
+            best = best_name(st)
+            lead = (f"by {_m(st.lead)} ({_verdict(st.lead.low, st.lead.high)})"
+                    if st.lead else "")  # fmt: skip
+            cells.append(f"{_tag_name(st.tag)} {best} {lead}".rstrip())
+        if cells:
+            out.append(f"* best seat at {size} (`{preset}`): " + "; ".join(cells))
     return out
 
 
@@ -1100,8 +1300,13 @@ def write_index(
         "test); some have `factor` (variance reduction), `p_value`, `p_holm`. Metrics:",
         "",
         "* `dealer_margin`: dealer's side minus first player's side, points per hand (part A: "
-        "the estimator used; `dealer_margin:plain`, `:swapped`, `:duplicates`, "
-        "`:control_variates` are all of them);",
+        "the estimator used, chosen on a pilot of `pilot_pairs` pairs and computed on the "
+        "other hands, or plain hands when `pilot_pairs` is 0; `dealer_margin:plain`, "
+        "`:swapped`, `:duplicates`, `:control_variates` are all of them, on every hand);",
+        "* `seat_points`: each seat's points per hand (its side's), `seat` counted from the "
+        "first player (0) to the dealer, plain hands (part A);",
+        "* `seat_match_win`: each seat's side's probability of winning the match, `seat` "
+        "counted from the first player of the first hand (part C, 2 and 3 sides);",
         "* `effect:dealer_margin`: variant minus baseline, paired on (match, hand);",
         "* `effect_difference:dealer_margin`: the effect under one policy minus under another "
         "(`policy` is `a vs b`, `n` is 0);",
@@ -1127,7 +1332,7 @@ def write_index(
     L += ["", "Each run is `scopa-sim simulate --preset P [--rule ...] --policy POLICY --hands N "
           f"(or --matches N) [--deal swapped] --seed {seed}`.", ""]  # fmt: skip
     md = out / "README.md"
-    md.write_text("\n".join(L) + "\n", encoding="utf-8")
+    write_text(md, "\n".join(L) + "\n")
     return md
 
 
@@ -1145,7 +1350,7 @@ def write_study(
     cmd = f"scopa-sim study --scale {scale_name} --seed {seed} --out {out}"
     data = Data(plan, dirs, seed)
     res = Results()
-    margins = part_a(data, res, say)
+    margins, seats = part_a(data, res, say)
     hand, deps, matches = part_b(data, res, scale.bootstrap, say)
     wins, equity = part_c(data, res, scale, say)
     titles = {
@@ -1160,7 +1365,7 @@ def write_study(
         [dirs[f"scopa-{t}"] for t in POLICY_TAGS], out / "part-a" / "scopa-details.md", cmd
     ).markdown
     parts = [
-        (f"Part A: {titles['A']}", write_a(margins, out / "part-a",
+        (f"Part A: {titles['A']}", write_a(margins, seats, out / "part-a",
                                             _header(f"Part A: {titles['A']}", scale_name, seed,
                                                     cmd), details)),
         (f"Part B: {titles['B']}", write_b(hand, deps, matches, out / "part-b",
@@ -1171,10 +1376,10 @@ def write_study(
                                                     cmd))),
     ]  # fmt: skip
     index = write_index(plan, dirs, out, scale_name, scale, seed, cmd, parts,
-                        headlines(margins, hand, wins),
+                        headlines(margins, hand, wins) + seat_headlines(seats),
                         fifteen_headlines(margins, hand, wins))  # fmt: skip
     rj = out / "results.json"
-    rj.write_text(json.dumps(res.rows, indent=1) + "\n", encoding="utf-8")
+    write_text(rj, json.dumps(res.rows, indent=1) + "\n")
     for _, md in parts:
         say(f"wrote {md}")
     say(f"wrote {index} and {rj}")

@@ -1,0 +1,41 @@
+"""Sphinx configuration of the scopa-sim documentation (``make docs``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from scopa_sim import __version__  # noqa: E402
+
+project = "scopa-sim"
+author = "the scopa-sim developers"
+copyright = "2026, the scopa-sim developers"
+version = release = __version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.viewcode",
+    "sphinx_click",
+]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+root_doc = "index"
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+myst_enable_extensions = ["colon_fence", "deflist"]
+myst_heading_anchors = 3
+
+autosummary_generate = True
+autodoc_default_options = {"members": True, "show-inheritance": True}
+autodoc_member_order = "bysource"
+autodoc_typehints = "description"
+# The kernels are numba dispatchers: documented through the Python API that wraps them.
+autodoc_mock_imports: list[str] = []
+
+html_theme = "furo"
+html_title = f"scopa-sim {release}"
+html_static_path: list[str] = []

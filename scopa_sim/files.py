@@ -1,0 +1,82 @@
+"""Reading and writing files with one-line errors: the one path every output takes.
+
+A full disk, a read-only directory or a device where a file was expected must end a
+command with one line naming the file, never a traceback, and must never leave half a
+file where a whole one was: :func:`write_text` writes atomically (a temporary file in the
+same directory, then a rename) and :func:`output` opens a stream for writing whose every
+operating-system error, at open, write or close, becomes a :class:`~scopa_sim.errors.FileError`
+naming the path. :func:`read_text` reads a text file with a bound on its size, so that a
+device such as ``/dev/zero`` is refused instead of read without end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TextIO
+
+from scopa_sim.errors import FileError
+
+#: The largest text file :func:`read_text` reads by default (a position, a table file).
+MAX_TEXT = 64 << 20
+
+
+def _reason(e: OSError) -> str:
+    return e.strerror or str(e) or type(e).__name__
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically (UTF-8); a FileError naming the path if the
+    directory cannot be written or the disk is full, with no partial file left."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise FileError(f"cannot write {p}: {_reason(e)}") from None
+    return p
+
+
+@contextlib.contextmanager
+def output(path: str | Path) -> Iterator[TextIO]:
+    """A text stream to write to ``path`` (``-``: standard output); every OSError while
+    opening, writing or closing it is a FileError naming the path (a broken pipe on
+    standard output is left to the caller, which ends quietly)."""
+    name = "standard output" if str(path) == "-" else str(path)
+    try:
+        if str(path) == "-":
+            yield sys.stdout
+            sys.stdout.flush()
+            return
+        with open(path, "w", encoding="utf-8") as f:
+            yield f
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise FileError(f"cannot write {name}: {_reason(e)}") from None
+
+
+def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
+    """The text of ``path`` (UTF-8, a BOM dropped), refused past ``limit`` characters and
+    as a FileError naming the path when it cannot be read."""
+    try:
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read(limit + 1)
+    except FileNotFoundError:
+        raise FileError(f"no such file: {path}") from None
+    except UnicodeDecodeError:
+        raise FileError(f"{path} is not a text (UTF-8) file") from None
+    except OSError as e:
+        raise FileError(f"cannot read {path}: {_reason(e)}") from None
+    if len(text) > limit:
+        raise FileError(f"{path} is longer than {limit:,} characters: refused")
+    return text
+
+
+__all__ = ["MAX_TEXT", "output", "read_text", "write_text"]
