@@ -23,7 +23,7 @@ worlds, see :func:`canonical_history`), so nothing can depend on the true hidden
 Output: weighted *particles*, ``parts[p, seat]`` = that seat's hand, or -1 where the
 seat's hand is not part of the belief (no evidence about it: drawn uniformly from the
 cards left, as the stock is), and cumulative weights ``cum`` ending at 1.0.  The search
-kernels draw worlds from them (:func:`.search.draw_world`).
+kernels draw worlds from them (:func:`.determinize.draw_world`).
 
 Methods: ``METHOD_EXACT`` -- one seat with evidence, every candidate weighed (2-player
 games: always); ``METHOD_JOINT`` -- several seats enumerated, joint particles drawn by
@@ -42,6 +42,8 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
+from .determinize import canonical_world, pick_weighted, unit_draw
+from .ismcts import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM
 from .layout import (
     DENARI,
     MAX_PLAYS,
@@ -56,7 +58,6 @@ from .layout import (
     VALUE_MASK,
 )
 from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH, to_fixed
-from .search import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM, canonical_world, pick_weighted, unit_draw
 from .step import expert_value, greedy_value, legal_plays
 from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
 
@@ -78,7 +79,7 @@ NEG_INF = -np.inf
 # --------------------------------------------------------------------------- views
 @njit(cache=True)
 def canonical_history(raw, rules, seat, out):
-    """``out[d]``: the canonical world of ``seat`` (:func:`.search.canonical_world`) of
+    """``out[d]``: the canonical world of ``seat`` (:func:`.determinize.canonical_world`) of
     the position ``raw[d]``: what the seat knew before play ``d``."""
     for d in range(raw.shape[0]):
         canonical_world(raw[d], rules, seat, out[d])
