@@ -222,7 +222,7 @@ def _belief() -> Callable[[Any, Any, int], Any]:
         state = HandState.deal(rules, dealer=h % 2, seed=100 + h)
         rng = np.random.default_rng(h)
         while state.plays_made < stop:
-            plays = list(state.legal_plays())
+            plays = list(state.legal_plays)
             state.push(plays[int(rng.integers(len(plays)))])
         obs.append(Observations(state))
     tree = np.zeros((20_000, NEW_S.T_COLS), np.int64)

@@ -438,7 +438,14 @@ def _best_play(hand, table, packed, packed_hi, sweep_aces, fewest, optional, fif
                total, last_capturer, dealer, lps, xflags, xs, z, spare):  # fmt: skip
     """Greedy's or (``expert``) the expert's play in the fused loop: every play of
     ``hand`` scored, the best kept, ties broken uniformly by reservoir draws from the
-    play stream ``(z, spare)``; return ``(card, take, z, spare)``."""
+    play stream ``(z, spare)``; return ``(card, take, z, spare)``.
+
+    The twin of the section of :func:`_fused_hands` that scores every play, which stays
+    written out there: called (inlined) from the loop it measured 7% slower for greedy
+    self-play (``benchmarks/bench_ab.py``, cases ``greedy`` and ``greedy-scopone``, 40
+    pairs: base/new 0.928 and 0.937).  ``tests/test_engine.py`` holds it equal to the
+    step kernels' choice (:func:`.step.choose_play`), which the fused loop's cross-checks
+    hold equal to the section."""
     card = 0
     take = np.int64(0)
     not_last = plays + 1 < total
@@ -755,12 +762,71 @@ def _fused_hands(
                     last_capturer, z, spare,
                 )  # fmt: skip
             elif pol != POLICY_RANDOM and n > 1:  # greedy or expert: score every play
-                card, take, z, spare = _best_play(
-                    hand, table, packed, packed_hi, sweep_aces, fewest, optional, fifteen,
-                    lay_ok, pol == POLICY_EXPERT, w, turn, players, teams, ns, deck_mask, size,
-                    pos, hand_size, plays, total, last_capturer, dealer, lps, xflags, xs, z,
-                    spare,
-                )  # fmt: skip
+                expert = pol == POLICY_EXPERT
+                not_last = plays + 1 < total
+                table_sum = value_sum(table)
+                # the expert's view: piles, unseen cards, the next seat's hand size
+                pm = np.int64(0)
+                po = np.int64(0)
+                others = np.int64(0)
+                unseen = np.int64(0)
+                kn = 0
+                lc_rel = 0
+                d_rel = 0
+                if expert:
+                    pm, po, others, unseen, kn, lc_rel, d_rel = expert_view(
+                        w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck_mask,
+                        size - pos, hand_size, last_capturer, dealer,
+                    )  # fmt: skip
+                seen_not = np.int64(0)  # greedy's unseen cards (the fifteen rule's risk)
+                if fifteen and not expert:
+                    seen = hand | table
+                    for s in range(ns):
+                        seen |= w[np.uint64(W_PILES + s)]
+                    seen_not = deck_mask & ~seen
+                best = -(1 << 62)
+                ties = 0
+                m = hand
+                while m:
+                    c = ctz(m)
+                    m &= m - 1
+                    k, fsize, _ = capture_count(
+                        c, table, packed, packed_hi, sweep_aces, fewest, fifteen
+                    )
+                    lays = 1 if optional or (k == 0 and lay_ok) else 0
+                    for j in range(k + lays):
+                        t = (
+                            nth_capture(c, j, table, packed, packed_hi, sweep_aces, fsize, fifteen)
+                            if j < k
+                            else np.int64(0)
+                        )
+                        if t < 0:
+                            continue
+                        if expert and fifteen:
+                            val = to_fixed(expert_play_value15(
+                                c, t, hand, table, pm, po, others, unseen, kn, plays, total,
+                                lc_rel, d_rel, size, xflags, players == 2, xs,
+                            ))  # fmt: skip
+                        elif expert:
+                            val = to_fixed(expert_play_value(
+                                c, t, hand, table, pm, po, others, unseen, kn, plays, total,
+                                lc_rel, d_rel, size, xflags, players == 2, xs,
+                            ))  # fmt: skip
+                        else:
+                            val = greedy_score(
+                                table, table_sum, not_last, lps, c, t, fifteen, seen_not
+                            )
+                        if val > best:
+                            best = val
+                            ties = 1
+                            card = c
+                            take = t
+                        elif val == best:
+                            ties += 1
+                            z, spare, d = draw(z, spare, ties)
+                            if d == 0:  # reservoir: uniform among the ties
+                                card = c
+                                take = t
             elif fifteen:
                 card, take, z, spare = _random_play15(
                     hand, table, packed, packed_hi, fewest, optional, lay_ok, n, counts, rare,
