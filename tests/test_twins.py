@@ -4,10 +4,14 @@ steps measured slower, each held equal here to the carved version beside it.
 * :func:`scopa_sim._engine.ismcts._ismcts` (the ISMCTS kernels' body) and
   :func:`~scopa_sim._engine.ismcts._ismcts_steps` (the same loop in named steps): the
   same trees, counters and logs from the same roots;
-* the fused loop's "score every play, keep the best" section and
-  :func:`scopa_sim._engine.fused._best_play`: the latter against the step kernels'
-  :func:`~scopa_sim._engine.step.choose_play`, which the fused loop's cross-checks hold
-  equal to the section (same plays, same draws from the play stream).
+* :func:`scopa_sim._engine.fused._fused_hands` (the fused loop's body) and
+  :func:`~scopa_sim._engine.fused._fused_hands_steps` (the same loop in named steps,
+  :func:`~scopa_sim._engine.fused.fused_hands_steps`): the same points and rows for
+  every preset, policy and mode;
+* its "score every play, keep the best" step,
+  :func:`scopa_sim._engine.fused._best_play`, against the step kernels'
+  :func:`~scopa_sim._engine.step.choose_play` (same plays, same draws from the play
+  stream), as the fused loop's cross-checks hold the loop to them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from scopa_sim import _engine as K
 from scopa_sim._engine import fused as KF
 from scopa_sim._engine import ismcts as KI
 from scopa_sim._engine import values as KV
-from scopa_sim.game.rules import Rules
+from scopa_sim.game.rules import PRESETS, Rules
 
 
 def _positions(preset: str, count: int, seed: int) -> list[np.ndarray]:
@@ -170,3 +174,31 @@ def test_best_play_chooses_as_the_step_kernels(preset: str, policy: int) -> None
         assert (z1, spare1) == (rng[0], rng[1])
         checked += 1
     assert checked >= 10
+
+
+_RULES = [(p, ()) for p in PRESETS] + [("scopa", ("capture_compulsory=false",))]
+
+
+@pytest.mark.parametrize(("preset", "overrides"), _RULES)
+def test_fused_loop_written_out_and_in_steps_give_the_same_hands(
+    preset: str, overrides: tuple[str, ...]
+) -> None:
+    rules = Rules.make(preset, overrides=list(overrides))
+    r = rules.to_array()
+    kernel = K.fused_kernel(r)
+    for pol in (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT):
+        pols = np.array([pol, K.POLICY_RANDOM, pol, K.POLICY_GREEDY], np.int64)
+        hands = 30 if pol == K.POLICY_EXPERT else 200
+        for mode in (K.MODE_SELFPLAY, K.MODE_HANDS, K.MODE_MATCHES):
+            got = []
+            for run in (kernel, KF.fused_hands_steps):
+                points = np.zeros((0, 4) if mode == K.MODE_MATCHES else (hands, 4), np.int64)
+                cols = np.zeros((K.N_ROW_COLS, 64 * 4 if mode == K.MODE_MATCHES else hands),
+                                np.int32)  # fmt: skip
+                units = 3 if mode == K.MODE_MATCHES else hands
+                done = run(r, pols, 11 + pol, 5, units, mode, points, cols)
+                got.append((tuple(done), points, cols))
+            (d0, p0, c0), (d1, p1, c1) = got
+            assert d0 == d1 and d0[1] > 0
+            assert np.array_equal(p0, p1)
+            assert np.array_equal(c0, c1)

@@ -1348,7 +1348,7 @@ def _ismcts_steps(root, rules, tree, count, iterations, c, policy, horizon, rng,
 
     Inlined into the kernels, these steps measured 43% slower than the body written out
     (``benchmarks/bench_ab.py``, cases ``ismcts`` and ``ismcts-h4``, 40 pairs: base/new
-    0.574 and 0.634), so the kernels run :func:`_ismcts`; ``tests/test_search.py`` holds
+    0.574 and 0.634), so the kernels run :func:`_ismcts`; ``tests/test_twins.py`` holds
     the two equal (:func:`_ismcts_steps_scopa`) on the same roots, with and without
     belief particles, play models, a horizon and the match objective."""
     nrc = rkinds.shape[0]
