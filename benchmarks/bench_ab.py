@@ -20,7 +20,8 @@ kernels' ``play_out``), ``random-scopa-3``, ``greedy-scopone`` (the general
 kernel), ``ismcts`` (4,000 iterations from each of 8 roots, greedy rollouts to the end)
 and ``ismcts-h4`` (horizon 4, estimate leaf), ``solver`` (exact values of every play in
 200 endgames after 18 plays: about 0.1 s a call, long enough that one pair's ratio is
-not mostly timer and cache noise, as it was with 12).
+not mostly timer and cache noise, as it was with 12), ``belief`` (``ismcts ...
+belief=fit``: the belief's kernel, then ISMCTS on its particles, at 8 positions).
 
 ``--simulate HANDS`` times the whole command instead: ``scopa-sim simulate --hands HANDS``
 (2-player ``scopa``, random play, one worker) of the base revision's source tree (from
@@ -33,6 +34,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.util
 import json
 import os
 import platform
@@ -45,7 +47,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import click
@@ -56,9 +58,28 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scopa_sim import _engine as NEW  # noqa: E402
-from scopa_sim._engine import search as NEW_S  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
 from scopa_sim.sim import pool as P  # noqa: E402
+
+#: The modules of the search kernels since ``search.py`` was split (before: ``search``).
+SEARCH_MODULES = ("determinize", "values", "solver", "pimc", "ismcts", "evaluator")
+
+
+def search_kernels(package: str) -> SimpleNamespace:
+    """The search kernels of the engine package ``package`` as one namespace (the cases
+    call them as ``ks.NAME``): its ``search`` module, or the modules it was split into,
+    and the belief's kernels (``belief``)."""
+    if importlib.util.find_spec(f"{package}.search"):
+        names: tuple[str, ...] = ("search", "belief")
+    else:
+        names = (*SEARCH_MODULES, "belief")
+    merged: dict[str, Any] = {}
+    for name in names:
+        merged.update(vars(importlib.import_module(f"{package}.{name}")))
+    return SimpleNamespace(**merged)
+
+
+NEW_S = search_kernels("scopa_sim._engine")
 
 
 def _git(*args: str) -> str:
@@ -67,7 +88,7 @@ def _git(*args: str) -> str:
     ).stdout
 
 
-def load_base(rev: str, path: str | None = None) -> tuple[ModuleType, ModuleType, str]:
+def load_base(rev: str, path: str | None = None) -> tuple[ModuleType, Any, str]:
     """The kernels (K) and search kernels (KS) of git revision ``rev`` (or of the copy
     of ``scopa_sim/_engine/`` in the directory ``path``) as a package of their own, and
     the revision's commit id (or the path)."""
@@ -95,7 +116,7 @@ def load_base(rev: str, path: str | None = None) -> tuple[ModuleType, ModuleType
     sys.path.insert(0, str(home))
     if engine:
         k = importlib.import_module(name)
-        ks = importlib.import_module(f"{name}.search")
+        ks: Any = search_kernels(name)
     else:
         k = importlib.import_module(f"{name}._kernels")
         ks = importlib.import_module(f"{name}._search")
@@ -180,6 +201,49 @@ def _ismcts(horizon: int, leaf: int) -> Callable[[Any, Any, int], Any]:
             count = ks.ismcts_run(root, r, tree, count, 4000, 0.7, 1, horizon, rng, log, leaf)
             trees.append(tree[:count].copy())
         return trees
+
+    return run
+
+
+def _belief() -> Callable[[Any, Any, int], Any]:
+    """``ismcts ... belief=fit``: at each of 8 positions of greedy self-play (the seat to
+    play having seen plays of this round), the ``fit`` belief computed from the history
+    (``belief.compute``), then 2,000 ISMCTS iterations to horizon 4 (the documented best
+    bot's search) drawing their worlds from its particles."""
+    from scopa_sim.bots.belief import MODELS, Observations
+    from scopa_sim.game.state import HandState
+
+    rules = Rules.make("scopa")
+    r = rules.to_array()
+    model = MODELS["fit"]
+    assert model is not None
+    kinds, taus, eps, logprior = model.arrays()
+    obs = []
+    for h, stop in enumerate((3, 4, 9, 10, 15, 16, 21, 22)):
+        state = HandState.deal(rules, dealer=h % 2, seed=100 + h)
+        rng = np.random.default_rng(h)
+        while state.plays_made < stop:
+            plays = list(state.legal_plays)
+            state.push(plays[int(rng.integers(len(plays)))])
+        obs.append(Observations(state))
+    tree = np.zeros((20_000, NEW_S.T_COLS), np.int64)
+    log = np.zeros(0, np.int64)
+    eq = np.empty(0)
+
+    def run(k: Any, ks: Any, seed: int) -> Any:
+        out = []
+        for o in obs:
+            parts, cum, post, method = ks.compute(
+                o.root, r, o.seat, o.hist, o.cards, o.takes, kinds, taus, eps, logprior,
+                model.cap, model.particles, model.chain, model.burn, model.thin,
+                np.uint64(seed + 1),
+            )  # fmt: skip
+            count = ks.ismcts_init(o.root, tree)
+            g = np.array([seed, 0], dtype=np.uint64)
+            count = ks.ismcts_run(o.root, r, tree, count, 2000, 1.0, 1, 4, g, log, 0, eq, parts,
+                                  cum)  # fmt: skip
+            out.append((parts, cum, post, np.array([method]), tree[:count].copy()))
+        return out
 
     return run
 
@@ -298,6 +362,7 @@ CASES: dict[str, Callable[[], Callable[[Any, Any, int], Any]]] = {
     "ismcts": lambda: _ismcts(1000, 0),
     "ismcts-h4": lambda: _ismcts(4, 0),
     "solver": _solver,
+    "belief": _belief,
 }
 
 

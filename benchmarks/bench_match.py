@@ -46,7 +46,7 @@ same design.
 
 ``--leaf-matches N`` checks the match objective's leaf model instead (no bot plays):
 in ``N`` matches of ``expert`` self-play, at plays 4, 12, 20 and 28 of every hand, the
-equity after the hand that :func:`scopa_sim._engine.search.leaf_value` predicts from the
+equity after the hand that :func:`scopa_sim._engine.values.leaf_value` predicts from the
 position's estimate against the one the hand reached (:func:`end_value` of its final
 score): the mean error (bias), the Brier score and the slope of the reached equity
 regressed on the predicted one (1: calibrated; below 1: overconfident), next to the
@@ -269,7 +269,8 @@ def leaf_calibration(
     """The leaf model's calibration (see the module docstring), by play of the hand; with
     ``fit`` (a :class:`scopa_sim.bots.objective.LeafFit`) the calibrated leaf's next to the
     normal model's."""
-    from scopa_sim._engine import search as KS
+    from scopa_sim import _engine as K
+    from scopa_sim._engine import values as KV
     from scopa_sim.bots.objective import hand_rewards
 
     ra = rules.to_array()
@@ -277,7 +278,7 @@ def leaf_calibration(
     stages = (4, 12, 20, 28)
     rows: dict[int, list[tuple[float, ...]]] = {i: [] for i in stages}
     spec = [PolicySpec.parse("expert")] * rules.players
-    total = int(ra[KS.R_TOTAL_PLAYS])
+    total = int(ra[K.R_TOTAL_PLAYS])
     for m in range(matches):
         for log in play_match(rules, spec, seed, m):
             hr = hand_rewards(table, log.totals_before, rules.side_of(log.dealer))
@@ -294,12 +295,12 @@ def leaf_calibration(
                 st.push(Play(card, take))
             g = st.score_array()[:, -1]
             piles = [p.mask for p in st.piles]
-            reached = KS.end_value(hr.eq, int(g[0]), int(g[1]), piles[0], piles[1]) / hr.k
+            reached = KV.end_value(hr.eq, int(g[0]), int(g[1]), piles[0], piles[1]) / hr.k
             for i, s in seen.items():
-                KS.estimate(s._vec, ra, 0, True, work)
+                KV.estimate(s._vec, ra, 0, True, work)
                 sc = s.scope
-                v = KS.leaf_value(hr.eq, work[12], work[13], sc[0], sc[1], total - i, total)
-                vc = KS.leaf_value(hc.eq, work[12], work[13], sc[0], sc[1], total - i, total)
+                v = KV.leaf_value(hr.eq, work[12], work[13], sc[0], sc[1], total - i, total)
+                vc = KV.leaf_value(hc.eq, work[12], work[13], sc[0], sc[1], total - i, total)
                 rows[i].append((hr.w0 + v / hr.k, hr.w0 + reached, hr.w0, hr.w0 + vc / hr.k))
     out = []
     for i in stages:

@@ -35,7 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim._engine import search as KS  # noqa: E402
+from scopa_sim._engine import ismcts as KI  # noqa: E402
+from scopa_sim._engine import solver as KSO  # noqa: E402
 from scopa_sim.bots.base import Bot, PlayStats  # noqa: E402
 from scopa_sim.bots.registry import make_bot  # noqa: E402
 from scopa_sim.bots.search import ISMCTSBot, PIMCBot, play_deal  # noqa: E402
@@ -61,27 +62,27 @@ def bench_solver(rules: Rules, lefts: list[int], budget_s: float, seed: int) -> 
     """Exact solves (every root play valued) per second by cards left."""
     size = 1 << 20
     tk, tv, tm = (np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64))
-    info = np.zeros(KS.N_INFO, dtype=np.int64)
-    info[KS.V_TT_MASK] = size - 1
+    info = np.zeros(KSO.N_INFO, dtype=np.int64)
+    info[KSO.V_TT_MASK] = size - 1
     bc = np.empty(K.MAX_PLAYS, np.int64)
     bt = np.empty(K.MAX_PLAYS, np.int64)
     bv = np.empty(K.MAX_PLAYS)
     r = rules.to_array()
     rows = []
-    KS.solve_root(
-        positions(rules, 2, 1, seed)[0]._vec, r, KS.FULL_DEPTH, tk, tv, tm, info, bc, bt, bv
+    KSO.solve_root(
+        positions(rules, 2, 1, seed)[0]._vec, r, KSO.FULL_DEPTH, tk, tv, tm, info, bc, bt, bv
     )
     for left in lefts:
         done = nodes = 0
         elapsed = 0.0
         for p in positions(rules, left, 200, seed):
-            info[KS.V_SALT] = done + 1
-            info[KS.V_NODES] = 0
+            info[KSO.V_SALT] = done + 1
+            info[KSO.V_NODES] = 0
             t = time.perf_counter()
-            KS.solve_root(p._vec, r, KS.FULL_DEPTH, tk, tv, tm, info, bc, bt, bv)
+            KSO.solve_root(p._vec, r, KSO.FULL_DEPTH, tk, tv, tm, info, bc, bt, bv)
             elapsed += time.perf_counter() - t
             done += 1
-            nodes += int(info[KS.V_NODES])
+            nodes += int(info[KSO.V_NODES])
             if elapsed > budget_s:
                 break
         rows.append(
@@ -97,15 +98,15 @@ def bench_ismcts(rules: Rules, seed: int) -> dict:
     root = InfoSet(state).vector
     r = rules.to_array()
     n = 200_000
-    tree = np.empty((n + 1, KS.T_COLS), np.int64)
+    tree = np.empty((n + 1, KI.T_COLS), np.int64)
     rng = K.new_rng(1)
     log = np.empty(0, np.int64)
-    KS.ismcts_run(root, r, tree, KS.ismcts_init(root, tree), 100, 0.7, 0, KS.FULL_DEPTH, rng, log)
+    KI.ismcts_run(root, r, tree, KI.ismcts_init(root, tree), 100, 0.7, 0, KSO.FULL_DEPTH, rng, log)
     out = {}
     for policy, name in ((K.POLICY_RANDOM, "random"), (K.POLICY_GREEDY, "greedy")):
-        count = KS.ismcts_init(root, tree)
+        count = KI.ismcts_init(root, tree)
         t = time.perf_counter()
-        KS.ismcts_run(root, r, tree, count, n, 0.7, policy, KS.FULL_DEPTH, rng, log)
+        KI.ismcts_run(root, r, tree, count, n, 0.7, policy, KSO.FULL_DEPTH, rng, log)
         out[f"iterations_per_s_{name}_rollout"] = n / (time.perf_counter() - t)
     bot = ISMCTSBot(iterations=1000)
     states = [HandState.deal(rules, seed=seed + i) for i in range(50)]

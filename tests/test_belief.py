@@ -14,7 +14,8 @@ from scopa_sim_cli.main import cli
 
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import determinize as KD
+from scopa_sim._engine import ismcts as KI
 from scopa_sim.bots.belief import MODELS, BeliefModel, Channel, belief, describe_belief, get_model
 from scopa_sim.bots.registry import PolicySpec, make_bot
 from scopa_sim.bots.search import ISMCTSBot, PIMCBot, move_seed
@@ -270,28 +271,28 @@ def test_search_draws_worlds_by_the_belief() -> None:
     counts: dict[int, int] = {}
     out = np.empty(K.N_STATE, dtype=np.int64)
     for i in range(n):
-        KS.draw_world(root, r, 0, K.new_rng(i), out, b.parts, b.cum)
+        KD.draw_world(root, r, 0, K.new_rng(i), out, b.parts, b.cum)
         counts[int(out[K.S_HANDS + 1])] = counts.get(int(out[K.S_HANDS + 1]), 0) + 1
     assert max(abs(counts.get(m, 0) / n - p) for m, p in probs.items()) < 0.03
-    log = np.zeros(KS.L_SIZE, dtype=np.int64)
-    tree = np.empty((n + 1, KS.T_COLS), dtype=np.int64)
-    count = KS.ismcts_init(root, tree)
+    log = np.zeros(KI.L_SIZE, dtype=np.int64)
+    tree = np.empty((n + 1, KI.T_COLS), dtype=np.int64)
+    count = KI.ismcts_init(root, tree)
     rng = K.new_rng(3)
     no_eq = np.empty(0)  # the margin objective
     counts = {}
     for _ in range(n):
-        count = KS.ismcts_run(
+        count = KI.ismcts_run(
             root, r, tree, count, 1, 1.0, 0, 4, rng, log, 0, no_eq, b.parts, b.cum
         )
-        h = int(log[KS.L_HANDS + 1])
+        h = int(log[KI.L_HANDS + 1])
         counts[h] = counts.get(h, 0) + 1
-        stock = {int(c) for c in log[KS.L_STOCK : KS.L_STOCK + log[KS.L_STOCK_LEN]]}
+        stock = {int(c) for c in log[KI.L_STOCK : KI.L_STOCK + log[KI.L_STOCK_LEN]]}
         assert stock | set(CardSet(h)) == set(b.unseen) and not stock & set(CardSet(h))
     assert max(abs(counts.get(m, 0) / n - p) for m, p in probs.items()) < 0.03
     for i in range(20):  # no particles: exactly determinize
         a, c = np.empty_like(out), np.empty_like(out)
-        KS.determinize(root, r, 0, K.new_rng(i), a)
-        KS.draw_world(root, r, 0, K.new_rng(i), c, np.empty((0, 4), np.int64), np.empty(0))
+        KD.determinize(root, r, 0, K.new_rng(i), a)
+        KD.draw_world(root, r, 0, K.new_rng(i), c, np.empty((0, 4), np.int64), np.empty(0))
         assert np.array_equal(a, c)
 
 
@@ -453,25 +454,25 @@ def test_model_reply_plays_the_other_seat_by_its_channel() -> None:
     root = InfoSet(state).vector
     r = rules.to_array()
     reply = (
-        np.array([KS.KIND_GREEDY]), np.zeros(1), np.zeros(1), np.ones((4, 1)), True
+        np.array([KI.KIND_GREEDY]), np.zeros(1), np.zeros(1), np.ones((4, 1)), True
     )  # fmt: skip
-    log = np.zeros(KS.L_SIZE, dtype=np.int64)
-    tree = np.empty((400, KS.T_COLS), dtype=np.int64)
-    count = KS.ismcts_init(root, tree)
+    log = np.zeros(KI.L_SIZE, dtype=np.int64)
+    tree = np.empty((400, KI.T_COLS), dtype=np.int64)
+    count = KI.ismcts_init(root, tree)
     rng = K.new_rng(11)
     checked = 0
     ours = set()
     for _ in range(60):
-        count = KS.ismcts_run(root, r, tree, count, 1, 1.0, K.POLICY_RANDOM, 4, rng, log, 0,
+        count = KI.ismcts_run(root, r, tree, count, 1, 1.0, K.POLICY_RANDOM, 4, rng, log, 0,
                               None, None, None, reply)  # fmt: skip
         vec = root.copy()
         for s in range(rules.players):
-            vec[K.S_HANDS + s] = log[KS.L_HANDS + s]
+            vec[K.S_HANDS + s] = log[KI.L_HANDS + s]
         world = HandState(rules, vec)
-        for k in range(int(log[KS.L_MADE])):
+        for k in range(int(log[KI.L_MADE])):
             if world.is_over() or len(world.stock) != len(state.stock):
                 break  # a new deal: the logged stock order is not rebuilt here
-            play = Play(int(log[KS.L_PLAYS + 3 * k]), int(log[KS.L_PLAYS + 3 * k + 1]))
+            play = Play(int(log[KI.L_PLAYS + 3 * k]), int(log[KI.L_PLAYS + 3 * k + 1]))
             if world.turn != seat:
                 vals = {p: K.greedy_value(world._vec, world._r, p.card, p.take)
                         for p in world.legal_plays}  # fmt: skip

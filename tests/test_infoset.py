@@ -9,7 +9,7 @@ import pytest
 
 from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import determinize as KD
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.state import HandState
 
@@ -97,7 +97,7 @@ def test_determinize_kernel_and_seeds() -> None:
     r = rules.to_array()
     out = [np.empty(K.N_STATE, dtype=np.int64) for _ in range(3)]
     for o, s in zip(out, (1, 1, 2), strict=True):
-        KS.determinize(state._vec, r, 2, K.new_rng(s), o)
+        KD.determinize(state._vec, r, 2, K.new_rng(s), o)
     assert np.array_equal(out[0], out[1])
     assert not np.array_equal(out[0], out[2])
     assert out[0][K.S_HANDS + 2] == state._vec[K.S_HANDS + 2]

@@ -14,7 +14,9 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
-from scopa_sim._engine import search as KS
+from scopa_sim import _engine as K
+from scopa_sim._engine import ismcts as KI
+from scopa_sim._engine import values as KV
 from scopa_sim.bots import objective as O
 from scopa_sim.bots.registry import PolicyError, PolicySpec, make_bot
 from scopa_sim.bots.search import move_seed
@@ -75,7 +77,7 @@ def test_rewards_scale_and_centre(table: O.EquityTable) -> None:
         assert hr.w0 == pytest.approx(table.before(totals, dealer_side), abs=1e-12)
         g0 = o.dealer_points if dealer_side == 0 else o.first_points
         g1 = o.first_points if dealer_side == 0 else o.dealer_points
-        r = np.array([KS.end_value(hr.eq, a, b, 0, 0) for a, b in zip(g0, g1, strict=True)])
+        r = np.array([KV.end_value(hr.eq, a, b, 0, 0) for a, b in zip(g0, g1, strict=True)])
         m = (g0 - g1).astype(float)
         sd_m = math.sqrt(p @ (m - p @ m) ** 2)
         assert p @ r == pytest.approx(0.0, abs=1e-9)
@@ -92,23 +94,23 @@ def test_rewards_scale_and_centre(table: O.EquityTable) -> None:
 def test_end_value_is_the_table_after_the_hand(table: O.EquityTable) -> None:
     hr = O.hand_rewards(table, (9, 8), 0)  # side 0 deals: side 1 deals next
     k, w0 = hr.k, hr.w0
-    assert KS.end_value(hr.eq, 2, 0, 0, 0) == pytest.approx(k * (1.0 - w0))  # 11-8: won
-    assert KS.end_value(hr.eq, 0, 3, 0, 0) == pytest.approx(-k * w0)  # 9-11: lost
-    assert KS.end_value(hr.eq, 1, 1, 0, 0) == pytest.approx(k * (table.win[10, 9, 1] - w0))
-    assert KS.end_value(hr.eq, 3, 4, 0, 0) == pytest.approx(k * (table.tie[1] - w0))  # 12-12
+    assert KV.end_value(hr.eq, 2, 0, 0, 0) == pytest.approx(k * (1.0 - w0))  # 11-8: won
+    assert KV.end_value(hr.eq, 0, 3, 0, 0) == pytest.approx(-k * w0)  # 9-11: lost
+    assert KV.end_value(hr.eq, 1, 1, 0, 0) == pytest.approx(k * (table.win[10, 9, 1] - w0))
+    assert KV.end_value(hr.eq, 3, 4, 0, 0) == pytest.approx(k * (table.tie[1] - w0))  # 12-12
     # between whole points the table is interpolated, exact at them
-    assert KS.match_value(hr.eq, 1.0, 1.0) == pytest.approx(KS.end_value(hr.eq, 1, 1, 0, 0))
-    mid = KS.match_value(hr.eq, 1.5, 1.0)
-    lo, hi = sorted([KS.end_value(hr.eq, 1, 1, 0, 0), KS.end_value(hr.eq, 2, 1, 0, 0)])
+    assert KV.match_value(hr.eq, 1.0, 1.0) == pytest.approx(KV.end_value(hr.eq, 1, 1, 0, 0))
+    mid = KV.match_value(hr.eq, 1.5, 1.0)
+    lo, hi = sorted([KV.end_value(hr.eq, 1, 1, 0, 0), KV.end_value(hr.eq, 2, 1, 0, 0)])
     assert lo < mid < hi
     # all denari count only under napola_all_denari_wins
-    den = int(np.int64(KS.DENARI))
-    assert KS.end_value(hr.eq, 0, 3, den, 0) == KS.end_value(hr.eq, 0, 3, 0, 0)
+    den = int(np.int64(K.DENARI))
+    assert KV.end_value(hr.eq, 0, 3, den, 0) == KV.end_value(hr.eq, 0, 3, 0, 0)
     napola = Rules.make("scopa", ["napola=true", "napola_all_denari_wins=true"])
     t2 = O.build_table(napola, "expert", hands=500, seed=1)
     h2 = O.hand_rewards(t2, (9, 8), 0)
-    assert KS.end_value(h2.eq, 0, 3, den, 0) == pytest.approx(h2.k * (1.0 - h2.w0))
-    assert KS.end_value(h2.eq, 5, 0, 0, den) == pytest.approx(-h2.k * h2.w0)
+    assert KV.end_value(h2.eq, 0, 3, den, 0) == pytest.approx(h2.k * (1.0 - h2.w0))
+    assert KV.end_value(h2.eq, 5, 0, 0, den) == pytest.approx(-h2.k * h2.w0)
 
 
 def test_leaf_value_shares_the_open_points_and_spreads_by_plays_left(
@@ -117,12 +119,12 @@ def test_leaf_value_shares_the_open_points_and_spreads_by_plays_left(
     hr = O.hand_rewards(table, (9, 9), 0)
     eq = hr.eq
     # no play left: the estimate's points with the open item points shared equally
-    assert KS.leaf_value(eq, 2.0, 1.0, 0.0, 0.0, 0, 36) == pytest.approx(
-        KS.match_value(eq, 2.5, 1.5)
+    assert KV.leaf_value(eq, 2.0, 1.0, 0.0, 0.0, 0, 36) == pytest.approx(
+        KV.match_value(eq, 2.5, 1.5)
     )
     # the whole hand left: an average over the margin's spread, so less extreme
-    ahead = KS.leaf_value(eq, 3.0, 0.0, 0.0, 0.0, 30, 36)
-    assert KS.leaf_value(eq, 3.0, 0.0, 0.0, 0.0, 0, 36) > ahead > 0
+    ahead = KV.leaf_value(eq, 3.0, 0.0, 0.0, 0.0, 30, 36)
+    assert KV.leaf_value(eq, 3.0, 0.0, 0.0, 0.0, 0, 36) > ahead > 0
 
 
 def test_calibration_of_fits_the_slope_and_the_residual_spread() -> None:
@@ -161,22 +163,22 @@ def test_calibrated_leaf_value(table: O.EquityTable) -> None:
     sum kept) and spreads by the play's residual: slope 1 with the normal model's
     spread is the normal model; slope 0 values a lead like the opposite lead."""
     hr = O.hand_rewards(table, (9, 8), 0)
-    assert hr.eq[KS.EQ_CAL] == 0.0  # no calibration: the normal model, as before
-    sd = hr.eq[KS.EQ_SPREAD]
+    assert hr.eq[KV.EQ_CAL] == 0.0  # no calibration: the normal model, as before
+    sd = hr.eq[KV.EQ_SPREAD]
     left = np.arange(36, 0, -1)
     same = O.LeafFit(SCOPA, "expert", 0, 0, np.ones(36), sd * np.sqrt(left / 36))
     hs = O.hand_rewards(table, (9, 8), 0, same)
-    assert np.array_equal(hs.eq[: KS.EQ_CAL], hr.eq[: KS.EQ_CAL])
+    assert np.array_equal(hs.eq[: KV.EQ_CAL], hr.eq[: KV.EQ_CAL])
     for e0, e1, lft in ((3.0, 0.5, 30), (1.0, 2.0, 10), (2.0, 1.0, 0)):
-        assert KS.leaf_value(hs.eq, e0, e1, 0.0, 0.0, lft, 36) == pytest.approx(
-            KS.leaf_value(hr.eq, e0, e1, 0.0, 0.0, lft, 36)
+        assert KV.leaf_value(hs.eq, e0, e1, 0.0, 0.0, lft, 36) == pytest.approx(
+            KV.leaf_value(hr.eq, e0, e1, 0.0, 0.0, lft, 36)
         )
     flat = O.LeafFit(SCOPA, "expert", 0, 0, np.zeros(36), np.full(36, 2.0))
     hf = O.hand_rewards(table, (9, 8), 0, flat)
-    assert KS.leaf_value(hf.eq, 3.0, 0.0, 0.0, 0.0, 20, 36) == pytest.approx(
-        KS.leaf_value(hf.eq, 0.0, 3.0, 0.0, 0.0, 20, 36)
+    assert KV.leaf_value(hf.eq, 3.0, 0.0, 0.0, 0.0, 20, 36) == pytest.approx(
+        KV.leaf_value(hf.eq, 0.0, 3.0, 0.0, 0.0, 20, 36)
     )
-    assert KS.leaf_value(hr.eq, 3.0, 0.0, 0.0, 0.0, 20, 36) > KS.leaf_value(
+    assert KV.leaf_value(hr.eq, 3.0, 0.0, 0.0, 0.0, 20, 36) > KV.leaf_value(
         hr.eq, 0.0, 3.0, 0.0, 0.0, 20, 36
     )
 
@@ -243,11 +245,11 @@ def test_solver_values_finished_hands_by_the_table(table_file: Path) -> None:
     after = state.clone()
     after.push(st.play)
     g = after.score_array()[:, -1]
-    assert st.mean == pytest.approx(KS.end_value(hr.eq, int(g[0]), int(g[1]), 0, 0))
+    assert st.mean == pytest.approx(KV.end_value(hr.eq, int(g[0]), int(g[1]), 0, 0))
     # ISMCTS at the last play sees one world: its mean is the same value (fixed point)
     ism = make_bot("ismcts", {"iterations": "20", "objective": "match", "equity": str(table_file)})
     (s2,) = ism.analyse(state, 1)
-    assert s2.mean == pytest.approx(st.mean, abs=1 / KS.EST_UNIT)
+    assert s2.mean == pytest.approx(st.mean, abs=1 / KI.EST_UNIT)
 
 
 # --------------------------------------------------------------------------- totals

@@ -10,7 +10,9 @@ import pytest
 
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import ismcts as KI
+from scopa_sim._engine import solver as KSO
+from scopa_sim._engine import values as KV
 from scopa_sim.bots.base import KernelBot
 from scopa_sim.bots.registry import PolicyError, make_bot
 from scopa_sim.bots.search import ISMCTSBot, PIMCBot, SolverBot, move_seed, play_deal
@@ -102,8 +104,8 @@ def test_estimate_counts_what_is_decided() -> None:
     )
     work = np.zeros(16)
     # side 0 holds > half the cards, > half the denari, the settebello and the primiera
-    assert KS.estimate(state._vec, r, 0, False, work) == pytest.approx(4.0)
-    assert KS.estimate(state._vec, r, 1, False, work) == pytest.approx(-4.0)
+    assert KV.estimate(state._vec, r, 0, False, work) == pytest.approx(4.0)
+    assert KV.estimate(state._vec, r, 1, False, work) == pytest.approx(-4.0)
 
 
 def replay_world(state: HandState, log: np.ndarray) -> HandState:
@@ -113,20 +115,20 @@ def replay_world(state: HandState, log: np.ndarray) -> HandState:
     rules = state.rules
     vec = InfoSet(state).vector.copy()
     for s in range(rules.players):
-        vec[K.S_HANDS + s] = log[KS.L_HANDS + s]
+        vec[K.S_HANDS + s] = log[KI.L_HANDS + s]
     stock = int(vec[K.S_STOCK])
-    assert log[KS.L_STOCK_LEN] == vec[K.S_DECK_SIZE] - stock
-    for i in range(int(log[KS.L_STOCK_LEN])):
-        vec[K.S_DECK + stock + i] = log[KS.L_STOCK + i]
+    assert log[KI.L_STOCK_LEN] == vec[K.S_DECK_SIZE] - stock
+    for i in range(int(log[KI.L_STOCK_LEN])):
+        vec[K.S_DECK + stock + i] = log[KI.L_STOCK + i]
     world = HandState(rules, vec)
     assert world.hand(state.turn) == state.hand(state.turn)
     assert sorted(len(world.hand(s)) for s in range(rules.players)) == sorted(
         len(state.hand(s)) for s in range(rules.players)
     )
-    for k in range(int(log[KS.L_MADE])):
+    for k in range(int(log[KI.L_MADE])):
         legal = list(world.legal_plays)
-        assert len(legal) == log[KS.L_PLAYS + 3 * k + 2]
-        world.push(Play(int(log[KS.L_PLAYS + 3 * k]), int(log[KS.L_PLAYS + 3 * k + 1])))
+        assert len(legal) == log[KI.L_PLAYS + 3 * k + 2]
+        world.push(Play(int(log[KI.L_PLAYS + 3 * k]), int(log[KI.L_PLAYS + 3 * k + 1])))
     return world
 
 
@@ -137,14 +139,14 @@ def fresh_search(
     tree, node count, random stream)."""
     state = endgame(rules, rnd, rnd.randrange(1, rules.deck - rules.table_cards + 1))
     root = InfoSet(state).vector
-    tree = np.empty((200, KS.T_COLS), dtype=np.int64)
-    count = KS.ismcts_init(root, tree)
+    tree = np.empty((200, KI.T_COLS), dtype=np.int64)
+    count = KI.ismcts_init(root, tree)
     rng = K.new_rng(rnd.randrange(2**32))
     return state, root, tree, count, rng
 
 
 def replay_logged_iteration(
-    state: HandState, log: np.ndarray, cut: bool = False, leaf: int = KS.LEAF_ESTIMATE
+    state: HandState, log: np.ndarray, cut: bool = False, leaf: int = KV.LEAF_ESTIMATE
 ) -> None:
     """Rebuild the world of an ISMCTS iteration from its log and replay its plays through
     HandState.push (which checks legality): same legal play counts, same margins.  With
@@ -152,19 +154,19 @@ def replay_logged_iteration(
     are then the heuristic estimate of the position reached, in units of 1 / EST_UNIT."""
     rules = state.rules
     world = replay_world(state, log)
-    unit = KS.EST_UNIT if cut else 1
+    unit = KI.EST_UNIT if cut else 1
     if not world.is_over():
         assert cut
         work = np.zeros(16)
         for side in range(rules.sides):
-            if leaf == KS.LEAF_EXPERT:
-                e = KS.expert_leaf(world._vec, world._r, side, True)
+            if leaf == KV.LEAF_EXPERT:
+                e = KV.expert_leaf(world._vec, world._r, side, True)
             else:
-                e = KS.estimate(world._vec, world._r, side, True, work)
-            assert log[KS.L_MARGINS + side] == round(e * unit)
+                e = KV.estimate(world._vec, world._r, side, True, work)
+            assert log[KI.L_MARGINS + side] == round(e * unit)
         return
     for side in range(rules.sides):
-        assert log[KS.L_MARGINS + side] == margin(world, side) * unit
+        assert log[KI.L_MARGINS + side] == margin(world, side) * unit
 
 
 @pytest.mark.parametrize(
@@ -182,14 +184,14 @@ def test_ismcts_iterations_play_legal_hands_and_score_right(preset: str) -> None
     rules = Rules.make(preset)
     r = rules.to_array()
     rnd = random.Random(preset)
-    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    log = np.zeros(KI.L_SIZE, dtype=np.int64)
     for trial in range(12):
         state, root, tree, count, rng = fresh_search(rules, rnd)
         policy = (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT)[trial % 3]
         for _ in range(8):
-            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, policy, KS.FULL_DEPTH, rng, log)
+            count = KI.ismcts_run(root, r, tree, count, 1, 0.7, policy, KSO.FULL_DEPTH, rng, log)
             replay_logged_iteration(state, log)
-        assert tree[0, KS.T_VISITS] == 8
+        assert tree[0, KI.T_VISITS] == 8
 
 
 @pytest.mark.parametrize("preset", ["scopa", "scopa-3", "scopone", "asso-piglia-tutto", "escoba"])
@@ -201,16 +203,16 @@ def test_ismcts_horizon_cuts_rollouts_and_values_them_by_the_estimate(preset: st
     rules = Rules.make(preset)
     r = rules.to_array()
     rnd = random.Random(preset + "h")
-    log = np.zeros(KS.L_SIZE, dtype=np.int64)
+    log = np.zeros(KI.L_SIZE, dtype=np.int64)
     cut = 0
     for trial in range(12):
         state, root, tree, count, rng = fresh_search(rules, rnd)
         horizon = trial % 4
         leaf = (trial // 2) % 2  # LEAF_ESTIMATE or LEAF_EXPERT
         for it in range(8):
-            count = KS.ismcts_run(root, r, tree, count, 1, 0.7, trial % 3, horizon, rng, log, leaf)
+            count = KI.ismcts_run(root, r, tree, count, 1, 0.7, trial % 3, horizon, rng, log, leaf)
             replay_logged_iteration(state, log, cut=True, leaf=leaf)
-            made = int(log[KS.L_MADE])
+            made = int(log[KI.L_MADE])
             assert made <= it + 1 + horizon
             if it == 0:
                 assert made == min(1 + horizon, state.plays_left)
@@ -250,13 +252,13 @@ def test_ismcts_on_a_big_table() -> None:
         strict=False,
     )
     root = InfoSet(state).vector
-    log = np.zeros(KS.L_SIZE, dtype=np.int64)
-    tree = np.empty((100, KS.T_COLS), dtype=np.int64)
-    count = KS.ismcts_init(root, tree)
+    log = np.zeros(KI.L_SIZE, dtype=np.int64)
+    tree = np.empty((100, KI.T_COLS), dtype=np.int64)
+    count = KI.ismcts_init(root, tree)
     rng = K.new_rng(3)
     for i in range(20):
-        count = KS.ismcts_run(
-            root, rules.to_array(), tree, count, 1, 0.7, i % 2, KS.FULL_DEPTH, rng, log
+        count = KI.ismcts_run(
+            root, rules.to_array(), tree, count, 1, 0.7, i % 2, KSO.FULL_DEPTH, rng, log
         )
         replay_logged_iteration(state, log)
 
@@ -340,14 +342,14 @@ def test_ismcts_horizon_reports_points() -> None:
     bot = ISMCTSBot(iterations=300, horizon=2)
     tree, _ = bot.tree(state, 3)
     stats = {s.play: s for s in bot.analyse(state, 3)}
-    ch = int(tree[0, KS.T_CHILD])
+    ch = int(tree[0, KI.T_CHILD])
     while ch >= 0:
-        n = int(tree[ch, KS.T_VISITS])
-        s = stats[Play(int(tree[ch, KS.T_CARD]), int(tree[ch, KS.T_TAKE]))]
+        n = int(tree[ch, KI.T_VISITS])
+        s = stats[Play(int(tree[ch, KI.T_CARD]), int(tree[ch, KI.T_TAKE]))]
         assert s.n == n
-        assert s.mean == pytest.approx(tree[ch, KS.T_SUM] / n / KS.EST_UNIT)
+        assert s.mean == pytest.approx(tree[ch, KI.T_SUM] / n / KI.EST_UNIT)
         assert -12 < s.ci_low <= s.mean <= s.ci_high < 12
-        ch = int(tree[ch, KS.T_NEXT])
+        ch = int(tree[ch, KI.T_NEXT])
     assert sum(s.n for s in stats.values()) == 300
 
 
@@ -378,7 +380,7 @@ def test_make_bot_validates_parameters() -> None:
     assert bot.name == "ismcts:iterations=1000,c=1,rollout=random,horizon=4"
     assert make_bot("ismcts", {}).name == "ismcts:iterations=1000,c=0.7,rollout=random"
     with pytest.raises(ValueError, match="horizon must be in"):
-        ISMCTSBot(horizon=KS.FULL_DEPTH)
+        ISMCTSBot(horizon=KSO.FULL_DEPTH)
     assert make_bot("greedy").name == "greedy"
     bad = [
         ("ismcts", {"iteration": "5"}, "unknown parameter 'iteration'.*allowed: iterations, c"),

@@ -9,7 +9,9 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import ismcts as KI
+from scopa_sim._engine import pimc as KP
+from scopa_sim._engine import solver as KSO
 from scopa_sim.bots.search import ISMCTSBot
 from scopa_sim.errors import WarmError
 from scopa_sim.game.rules import Rules
@@ -23,8 +25,8 @@ BIG = {
     "fused_hands_2p": K.fused_hands_2p,
     "fused_hands15": K.fused_hands15,
     "fused_hands15_2p": K.fused_hands15_2p,
-    "ismcts_run_scopa": KS._ismcts_run_scopa,
-    "ismcts_run15": KS._ismcts_run15,
+    "ismcts_run_scopa": KI._ismcts_run_scopa,
+    "ismcts_run15": KI._ismcts_run15,
 }
 
 
@@ -33,7 +35,7 @@ def test_the_tasks_compile_every_big_loop_in_one_signature() -> None:
     assert sorted(names) == sorted(TASKS)
     for name, kernel in BIG.items():
         assert len(kernel.signatures) == 1, (name, kernel.signatures)
-    for kernel in (KS.pimc_values, KS.solve_root, K.play_out):
+    for kernel in (KP.pimc_values, KSO.solve_root, K.play_out):
         assert kernel.signatures
 
 
@@ -43,7 +45,7 @@ def test_ismcts_compiles_once_whatever_the_type_of_c() -> None:
     state = HandState.deal(Rules.make("scopa"), dealer=0, seed=3)
     for c in (1, 0.7, 2):
         ISMCTSBot(iterations=4, c=c).choose(state, 1)
-    assert len(KS._ismcts_run_scopa.signatures) == 1
+    assert len(KI._ismcts_run_scopa.signatures) == 1
 
 
 def test_fused_rows_refuses_a_strided_buffer() -> None:

@@ -16,9 +16,18 @@ re-exports the public names of its modules:
 * :mod:`.step`: the step kernels (deal, legal plays, apply, score, play out);
 * :mod:`.fused`: the fused self-play loop behind ``simulate``;
 * :mod:`.rows`: a run's rows through the step kernels (duplicate deals) and the deal
-  features of the control variates;
-* :mod:`.search` (imported on its own, ``from ._engine import search as KS``): the
-  search kernels (determinization, solver, PIMC, ISMCTS, the review's evaluator).
+  features of the control variates.
+
+The search kernels are imported on their own (``from ._engine import ismcts as KI``):
+
+* :mod:`.determinize`: worlds consistent with what a seat knows;
+* :mod:`.values`: hand margins, the match objective's table and the heuristic values of
+  depth-limited positions;
+* :mod:`.solver`: the exact (or depth-limited) alpha-beta solver of one world;
+* :mod:`.pimc`: perfect-information Monte Carlo over sampled worlds;
+* :mod:`.ismcts`: single-observer ISMCTS;
+* :mod:`.evaluator`: the review's evaluator (rollouts, then the solver in open endgames);
+* :mod:`.belief`: beliefs over the hidden cards (particles, the play model's likelihood).
 
 Caching: numba's on-disk cache of a function is keyed on its own file only, so a
 change to a kernel in one module would leave stale machine code in the cache of any

@@ -23,7 +23,7 @@ worlds, see :func:`canonical_history`), so nothing can depend on the true hidden
 Output: weighted *particles*, ``parts[p, seat]`` = that seat's hand, or -1 where the
 seat's hand is not part of the belief (no evidence about it: drawn uniformly from the
 cards left, as the stock is), and cumulative weights ``cum`` ending at 1.0.  The search
-kernels draw worlds from them (:func:`.search.draw_world`).
+kernels draw worlds from them (:func:`.determinize.draw_world`).
 
 Methods: ``METHOD_EXACT`` -- one seat with evidence, every candidate weighed (2-player
 games: always); ``METHOD_JOINT`` -- several seats enumerated, joint particles drawn by
@@ -42,6 +42,8 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
+from .determinize import canonical_world, pick_weighted, unit_draw
+from .ismcts import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM
 from .layout import (
     DENARI,
     MAX_PLAYS,
@@ -56,7 +58,6 @@ from .layout import (
     VALUE_MASK,
 )
 from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH, to_fixed
-from .search import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM, canonical_world, pick_weighted, unit_draw
 from .step import expert_value, greedy_value, legal_plays
 from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
 
@@ -78,7 +79,7 @@ NEG_INF = -np.inf
 # --------------------------------------------------------------------------- views
 @njit(cache=True)
 def canonical_history(raw, rules, seat, out):
-    """``out[d]``: the canonical world of ``seat`` (:func:`.search.canonical_world`) of
+    """``out[d]``: the canonical world of ``seat`` (:func:`.determinize.canonical_world`) of
     the position ``raw[d]``: what the seat knew before play ``d``."""
     for d in range(raw.shape[0]):
         canonical_world(raw[d], rules, seat, out[d])
@@ -373,50 +374,16 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
 
 # --------------------------------------------------------------------------- the belief
 @njit(cache=True)
-def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, cap, particles,
-            chain, burn, thin, seed):  # fmt: skip
-    """The belief of ``seat`` at ``root`` (its canonical world now) from the plays
-    ``(hcard[d], htake[d])`` made in the positions ``hist[d]`` (its canonical views),
-    under the channels (``kinds``, ``taus``, ``eps``) with log prior ``logprior``.
-
-    Seats with evidence about their current hand are enumerated exactly when their
-    candidates times their decisions of the round times their hand size plus one (a
-    decision's cost grows with the hand it was made with) are at most ``cap`` each, and
-    several such seats give ``particles`` joint particles by rejection; otherwise a
-    Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives ``chain``
-    particles.
-    ``seed`` drives the random methods only.
-
-    Returns ``(parts, cum, post, method)``: the particles (module docstring), their
-    cumulative weights, ``post[s, m]`` the posterior probability that seat ``s`` plays
-    like channel ``m`` (the prior for seats with no evidence), and the ``METHOD_*``.
-    """
-    players = rules[R_PLAYERS]
+def _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, later, now, size,
+              work, tmp, bc, bt, sc, xs, vx, vg):  # fmt: skip
+    """What the history says about each other seat, for :func:`compute`: ``(base, dec,
+    ndec)``.  ``base[s, m]`` is the log prior of channel ``m`` plus the log likelihood
+    of the plays ``s`` made from a hand now known (rounds before the current one,
+    ``now`` being the root's stock position); the current round's decisions of a seat
+    still holding cards (``size[s]``), whose hand is hidden, are listed in
+    ``dec[s, :ndec[s]]`` instead, to weigh its candidate hands."""
     nm = kinds.shape[0]
     nd = hist.shape[0]
-    bc, bt, sc, xs, vx, vg = _workspace()
-    work = np.empty(N_STATE, dtype=np.int64)
-    tmp = np.empty(nm)
-    ll = np.empty(nm)
-    buf = np.empty(nm)
-    later = _later(hist, hcard)
-    now = root[S_STOCK]
-    unseen = np.int64(0)
-    for s in range(players):
-        if s != seat:
-            unseen |= root[S_HANDS + s]
-    for i in range(root[S_STOCK], root[S_DECK_SIZE]):
-        unseen |= np.int64(1) << root[S_DECK + i]
-    nu = popcount(unseen)
-    ucards = np.empty(max(nu, 1), dtype=np.int64)
-    m_ = unseen
-    for i in range(nu):
-        ucards[i] = ctz(m_)
-        m_ &= m_ - 1
-    size = np.zeros(4, dtype=np.int64)
-    for s in range(players):
-        size[s] = popcount(root[S_HANDS + s])
-    # past evidence (hands known) and the current round's decisions of each seat
     base = np.zeros((4, nm))
     for s in range(4):
         for m in range(nm):
@@ -445,90 +412,96 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
                 base[s, m] = NEG_INF
             else:
                 base[s, m] += tmp[m]
-    post = np.zeros((4, nm))
-    ev = np.zeros(4, dtype=np.int64)  # seats with evidence about their current hand
-    nev = 0
-    enumerable = True
-    ncand = np.zeros(4, dtype=np.int64)
-    for s in range(players):
-        if ndec[s] > 0:
-            ev[nev] = s
-            nev += 1
-            c = BINOM[nu, size[s]]
-            ncand[s] = np.int64(c)
-            if c * ndec[s] * (size[s] + 1) > cap:  # likelihoods x cards in hand then
-                enumerable = False
-    # type posterior of seats without current evidence: from the past alone
-    for s in range(players):
-        if ndec[s] == 0:
-            z = _logsumexp(base[s], nm)
+    return base, dec, ndec
+
+
+@njit(cache=True)
+def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, later, rules, kinds,
+                taus, eps, base, post, particles, rng, bufs):  # fmt: skip
+    """:func:`compute`'s exact methods, the seats with evidence (``ev[:nev]``) having few
+    enough candidate hands (``ncand``) to enumerate: ``(parts, cum, method)``.
+
+    Each seat's candidates are weighed exactly (and ``post`` gets their type posterior);
+    one seat gives its candidates as the particles (``METHOD_EXACT``), several give
+    ``particles`` joint particles by rejection of clashing draws (``METHOD_JOINT``).
+    No candidate fitting the plays gives ``METHOD_UNIFORM``; rejection failing too often
+    gives ``METHOD_MCMC`` with empty arrays (``post`` of those seats reset): the caller
+    then runs the chain.  ``bufs``: :func:`compute`'s work arrays."""
+    ll, work, tmp, buf, bc, bt, sc, xs, vx, vg = bufs
+    nm = kinds.shape[0]
+    total = 0
+    for j in range(nev):
+        total += ncand[ev[j]]
+    cand = np.empty(total, dtype=np.int64)
+    logw = np.empty(total)
+    cumw = np.empty(total)
+    start = np.zeros(5, dtype=np.int64)
+    mpost = np.empty((total, nm))  # P(m | H, seen) per candidate
+    pos = 0
+    ok = True
+    for j in range(nev):
+        s = ev[j]
+        start[j] = pos
+        pos = _seat_table(s, size[s], unseen, dec[s], ndec[s], hist, hcard, htake, later,
+                          rules, kinds, taus, eps, base[s], cand, logw, mpost, pos, ll, work,
+                          tmp, buf, bc, bt, sc, xs, vx, vg)  # fmt: skip
+        start[j + 1] = pos
+        if _normalise_cum(logw, start[j], pos, cumw) == NEG_INF:
+            ok = False  # no candidate fits the plays (not a history the rules allow)
+        # the type posterior: sum over H of P(H | seen) P(m | H, seen)
+        prev = 0.0
+        for i in range(start[j], pos):
+            p = cumw[i] - prev
+            prev = cumw[i]
             for m in range(nm):
-                post[s, m] = math.exp(base[s, m] - z) if z != NEG_INF else 1.0 / nm
-    if nev == 0:
-        return np.empty((0, 4), dtype=np.int64), np.empty(0), post, METHOD_UNIFORM
-    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
-    reseed(rng, seed)
-    if enumerable:
-        total = 0
+                post[s, m] += p * mpost[i, m]
+    if not ok:
+        return np.empty((0, 4), dtype=np.int64), np.empty(0), METHOD_UNIFORM
+    if nev == 1:
+        s = ev[0]
+        parts = np.full((total, 4), -1, dtype=np.int64)
+        for i in range(total):
+            parts[i, s] = cand[i]
+        return parts, cumw, METHOD_EXACT
+    parts = np.full((particles, 4), -1, dtype=np.int64)
+    got = 0
+    tries = 0
+    while got < particles and tries < REJECT_TRIES * particles:
+        tries += 1
+        used = np.int64(0)
+        clash = False
         for j in range(nev):
-            total += ncand[ev[j]]
-        cand = np.empty(total, dtype=np.int64)
-        logw = np.empty(total)
-        cumw = np.empty(total)
-        start = np.zeros(5, dtype=np.int64)
-        mpost = np.empty((total, nm))  # P(m | H, seen) per candidate
-        pos = 0
-        ok = True
-        for j in range(nev):
-            s = ev[j]
-            start[j] = pos
-            pos = _seat_table(s, size[s], unseen, dec[s], ndec[s], hist, hcard, htake, later,
-                              rules, kinds, taus, eps, base[s], cand, logw, mpost, pos, ll, work,
-                              tmp, buf, bc, bt, sc, xs, vx, vg)  # fmt: skip
-            start[j + 1] = pos
-            if _normalise_cum(logw, start[j], pos, cumw) == NEG_INF:
-                ok = False  # no candidate fits the plays (not a history the rules allow)
-            # the type posterior: sum over H of P(H | seen) P(m | H, seen)
-            prev = 0.0
-            for i in range(start[j], pos):
-                p = cumw[i] - prev
-                prev = cumw[i]
-                for m in range(nm):
-                    post[s, m] += p * mpost[i, m]
-        if not ok:
-            return np.empty((0, 4), dtype=np.int64), np.empty(0), post, METHOD_UNIFORM
-        if nev == 1:
-            s = ev[0]
-            parts = np.full((total, 4), -1, dtype=np.int64)
-            for i in range(total):
-                parts[i, s] = cand[i]
-            return parts, cumw, post, METHOD_EXACT
-        parts = np.full((particles, 4), -1, dtype=np.int64)
-        got = 0
-        tries = 0
-        while got < particles and tries < REJECT_TRIES * particles:
-            tries += 1
-            used = np.int64(0)
-            clash = False
-            for j in range(nev):
-                i = pick_weighted(cumw, start[j], start[j + 1], _uniform(rng))
-                if cand[i] & used:
-                    clash = True
-                    break
-                used |= cand[i]
-                parts[got, ev[j]] = cand[i]
-            if not clash:
-                got += 1
-        if got == particles:
-            cum = np.empty(particles)
-            for i in range(particles):
-                cum[i] = (i + 1) / particles
-            cum[particles - 1] = 1.0
-            return parts, cum, post, METHOD_JOINT
-        for s in range(4):
-            for m in range(nm):
-                post[s, m] = 0.0 if ndec[s] > 0 else post[s, m]
-    # --------------------------------------------------------------- Metropolis chain
+            i = pick_weighted(cumw, start[j], start[j + 1], _uniform(rng))
+            if cand[i] & used:
+                clash = True
+                break
+            used |= cand[i]
+            parts[got, ev[j]] = cand[i]
+        if not clash:
+            got += 1
+    if got == particles:
+        cum = np.empty(particles)
+        for i in range(particles):
+            cum[i] = (i + 1) / particles
+        cum[particles - 1] = 1.0
+        return parts, cum, METHOD_JOINT
+    for s in range(4):
+        for m in range(nm):
+            post[s, m] = 0.0 if ndec[s] > 0 else post[s, m]
+    return np.empty((0, 4), dtype=np.int64), np.empty(0), METHOD_MCMC
+
+
+@njit(cache=True)
+def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake, later, rules,
+                kinds, taus, eps, base, post, chain, burn, thin, rng, bufs):  # fmt: skip
+    """:func:`compute`'s Metropolis chain over the hands of the seats with evidence
+    (``ev[:nev]``): from a random deal of the unseen cards, swaps of a card between a
+    seat's hand and the other unseen cards, accepted by the change of the hands' log
+    weights; after ``burn`` swaps a particle every ``thin``, ``chain`` of them, equally
+    weighted: ``(parts, cum)``, and ``post`` gets the seats' type posteriors averaged
+    over them.  ``bufs``: :func:`compute`'s work arrays."""
+    ll, work, tmp, buf, bc, bt, sc, xs, vx, vg = bufs
+    nm = kinds.shape[0]
     hands = np.zeros(4, dtype=np.int64)
     perm = ucards[:nu].copy()
     for i in range(nu - 1, 0, -1):
@@ -608,4 +581,86 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
     for i in range(chain):
         cum[i] = (i + 1) / chain
     cum[chain - 1] = 1.0
+    return parts, cum
+
+
+@njit(cache=True)
+def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, cap, particles,
+            chain, burn, thin, seed):  # fmt: skip
+    """The belief of ``seat`` at ``root`` (its canonical world now) from the plays
+    ``(hcard[d], htake[d])`` made in the positions ``hist[d]`` (its canonical views),
+    under the channels (``kinds``, ``taus``, ``eps``) with log prior ``logprior``.
+
+    Seats with evidence about their current hand are enumerated exactly when their
+    candidates times their decisions of the round times their hand size plus one (a
+    decision's cost grows with the hand it was made with) are at most ``cap`` each, and
+    several such seats give ``particles`` joint particles by rejection; otherwise a
+    Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives ``chain``
+    particles.
+    ``seed`` drives the random methods only.
+
+    Returns ``(parts, cum, post, method)``: the particles (module docstring), their
+    cumulative weights, ``post[s, m]`` the posterior probability that seat ``s`` plays
+    like channel ``m`` (the prior for seats with no evidence), and the ``METHOD_*``.
+    """
+    players = rules[R_PLAYERS]
+    nm = kinds.shape[0]
+    bc, bt, sc, xs, vx, vg = _workspace()
+    work = np.empty(N_STATE, dtype=np.int64)
+    tmp = np.empty(nm)
+    ll = np.empty(nm)
+    buf = np.empty(nm)
+    later = _later(hist, hcard)
+    now = root[S_STOCK]
+    unseen = np.int64(0)
+    for s in range(players):
+        if s != seat:
+            unseen |= root[S_HANDS + s]
+    for i in range(root[S_STOCK], root[S_DECK_SIZE]):
+        unseen |= np.int64(1) << root[S_DECK + i]
+    nu = popcount(unseen)
+    ucards = np.empty(max(nu, 1), dtype=np.int64)
+    m_ = unseen
+    for i in range(nu):
+        ucards[i] = ctz(m_)
+        m_ &= m_ - 1
+    size = np.zeros(4, dtype=np.int64)
+    for s in range(players):
+        size[s] = popcount(root[S_HANDS + s])
+    # past evidence (hands known) and the current round's decisions of each seat
+    base, dec, ndec = _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior,
+                                later, now, size, work, tmp, bc, bt, sc, xs, vx, vg)  # fmt: skip
+    post = np.zeros((4, nm))
+    ev = np.zeros(4, dtype=np.int64)  # seats with evidence about their current hand
+    nev = 0
+    enumerable = True
+    ncand = np.zeros(4, dtype=np.int64)
+    for s in range(players):
+        if ndec[s] > 0:
+            ev[nev] = s
+            nev += 1
+            c = BINOM[nu, size[s]]
+            ncand[s] = np.int64(c)
+            if c * ndec[s] * (size[s] + 1) > cap:  # likelihoods x cards in hand then
+                enumerable = False
+    # type posterior of seats without current evidence: from the past alone
+    for s in range(players):
+        if ndec[s] == 0:
+            z = _logsumexp(base[s], nm)
+            for m in range(nm):
+                post[s, m] = math.exp(base[s, m] - z) if z != NEG_INF else 1.0 / nm
+    if nev == 0:
+        return np.empty((0, 4), dtype=np.int64), np.empty(0), post, METHOD_UNIFORM
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    reseed(rng, seed)
+    bufs = (ll, work, tmp, buf, bc, bt, sc, xs, vx, vg)
+    if enumerable:
+        parts, cum, method = _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard,
+                                         htake, later, rules, kinds, taus, eps, base, post,
+                                         particles, rng, bufs)  # fmt: skip
+        if method != METHOD_MCMC:
+            return parts, cum, post, method
+    parts, cum = _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake,
+                             later, rules, kinds, taus, eps, base, post, chain, burn, thin,
+                             rng, bufs)  # fmt: skip
     return parts, cum, post, METHOD_MCMC

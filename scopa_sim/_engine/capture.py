@@ -5,7 +5,7 @@ else a match, else sums of two or more cards) and the sum-to-fifteen family's
 (``capture_mode=fifteen``, §9: any set of one or more table cards adding up to fifteen
 with the card played).  The step kernels (:mod:`.step`) list captures with
 :func:`sum_captures` (guarded by the table's subset-sum bitset, :func:`table_reach`);
-the jitted loops (:mod:`.fused`, :mod:`.search`) and the expert (:mod:`.policy`) count
+the jitted loops (:mod:`.fused`, :mod:`.ismcts`) and the expert (:mod:`.policy`) count
 and pick them from the table's *packed subset counts* (see ``GROW`` and ``GROW15``), so
 only the chosen play is ever built.  Functions that serve both rules take ``fifteen``,
 a compile-time constant in the loops, so that each rule compiles to its own code.

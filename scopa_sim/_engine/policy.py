@@ -2,7 +2,7 @@
 
 Both work on plain numbers (masks, counts, option bits), so the step kernels
 (:mod:`.step`), the fused loop (:mod:`.fused`) and the ISMCTS rollouts
-(:mod:`.search`) share them.
+(:mod:`.ismcts`) share them.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Deal, legal plays, apply a play, score, choose a play by a kernel policy and play a
 hand out.  The Python API in :mod:`scopa_sim.state` validates input and wraps these;
-the searches (:mod:`.search`) call them directly.
+the searches (:mod:`.solver`, :mod:`.ismcts`, ...) call them directly.
 """
 
 from __future__ import annotations

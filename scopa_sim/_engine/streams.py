@@ -2,7 +2,7 @@
 
 Every stream is a SplitMix64 counter: :func:`derive_seed` gives independent streams
 from (run seed, a, b, c), so results never depend on how work is split.  The jitted
-loops (:mod:`.fused`, :mod:`.search`) keep a stream's counter in a local and draw with
+loops (:mod:`.fused`, :mod:`.ismcts`) keep a stream's counter in a local and draw with
 :func:`draw` / :func:`below`; Python and the step kernels use a generator state array
 (:func:`new_rng`, :func:`rand_below`).
 """

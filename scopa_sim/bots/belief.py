@@ -48,7 +48,7 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import belief as KB
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import determinize as KD
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.cards import CardSet
 from scopa_sim.game.state import HandState
@@ -207,7 +207,7 @@ class Observations:
         self.hist = np.empty_like(raw)
         KB.canonical_history(raw, r, seat, self.hist)
         self.root = np.empty(K.N_STATE, dtype=np.int64)
-        KS.canonical_world(state._vec, r, seat, self.root)
+        KD.canonical_world(state._vec, r, seat, self.root)
 
     @property
     def plays(self) -> int:
@@ -324,7 +324,8 @@ class Belief:
         return {c.label: float(self.post[seat, i]) for i, c in enumerate(self.model.channels)}
 
     def kernel_arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(parts, cum)`` for :func:`scopa_sim._engine.search.draw_world` and the searches."""
+        """``(parts, cum)`` for :func:`scopa_sim._engine.determinize.draw_world` and the
+        searches."""
         return self.parts, self.cum
 
     def sample(self, rng: np.random.Generator | int) -> HandState:
@@ -333,7 +334,7 @@ class Belief:
         g = K.new_rng(K.derive_seed(int(seed), 9, self.seat, 1))
         vec = np.empty(K.N_STATE, dtype=np.int64)
         obs = self.observations
-        KS.draw_world(obs.root, obs.rules.to_array(), self.seat, g, vec, self.parts, self.cum)
+        KD.draw_world(obs.root, obs.rules.to_array(), self.seat, g, vec, self.parts, self.cum)
         return HandState(obs.rules, vec)
 
 

@@ -43,7 +43,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import determinize as KD
+from scopa_sim._engine import evaluator as KE
 from scopa_sim.bots.base import Z95, Bot, PlayStats
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.play import Play
@@ -214,7 +215,7 @@ class Evaluator:
         plays: list[Play],
         worlds: int | None = None,
     ) -> np.ndarray:
-        """``values[w, i, side]`` of :func:`scopa_sim._engine.search.eval_values`."""
+        """``values[w, i, side]`` of :func:`scopa_sim._engine.evaluator.eval_values`."""
         tk, tv, tm = self._tt
         tk.fill(0)  # results never depend on earlier calls
         n = len(plays)
@@ -224,7 +225,7 @@ class Evaluator:
         out = np.zeros((w, max(n, 1), 4), dtype=np.float64)
         code = rollout_codes()[self.rollout]
         used = int(
-            KS.eval_values(
+            KE.eval_values(
                 vec, r, seat, w, code, seed, self.exact, tk, tv, tm, cards, takes, n, out
             )
         )
@@ -236,13 +237,13 @@ class Evaluator:
             raise ValueError("the hand is over: there is no decision to evaluate")
         seat = state.turn
         vec = np.empty(K.N_STATE, dtype=np.int64)
-        KS.canonical_world(state._vec, state._r, seat, vec)
+        KD.canonical_world(state._vec, state._r, seat, vec)
         plays = HandState(state.rules, vec.copy()).legal_plays
         played = list(plays)
         kseed = _stream(seed, vec, seat)
         side = int(K.side_of(state._r, seat))
         out = self._run(vec, state._r, seat, kseed, played)
-        exact = bool(self.exact and state.rules.sides == 2 and KS.single_world(vec, state._r, seat))
+        exact = bool(self.exact and state.rules.sides == 2 and KD.single_world(vec, state._r, seat))
         values = out[:, : len(played), side].copy()
         return Evaluation(tuple(played), values, seat, side, exact, kseed)
 
@@ -263,7 +264,7 @@ class Evaluator:
             vec[lo:hi] = np.sort(vec[lo:hi])
         elif view == PUBLIC or 0 <= view < state.players:
             vec = np.empty(K.N_STATE, dtype=np.int64)
-            KS.canonical_world(state._vec, state._r, view, vec)
+            KD.canonical_world(state._vec, state._r, view, vec)
         else:
             raise ValueError(f"view must be a seat, PUBLIC or DEALT, got {view!r}")
         out = self._run(vec, state._r, view, _stream(seed, vec, view), [], worlds)
@@ -286,7 +287,7 @@ def _prior(rules: Rules, dealer: int, rollout: str, exact: bool) -> np.ndarray:
     tt = (np.zeros(TT_SIZE, np.int64), np.zeros(TT_SIZE), np.zeros(TT_SIZE, np.int64))
     out = np.zeros((PRIOR_WORLDS, 4), dtype=np.float64)
     code = rollout_codes()[rollout]
-    KS.eval_prior(rules.to_array(), dealer, PRIOR_WORLDS, code, PRIOR_SEED, exact, *tt, out)
+    KE.eval_prior(rules.to_array(), dealer, PRIOR_WORLDS, code, PRIOR_SEED, exact, *tt, out)
     return out[:, : rules.sides].mean(axis=0)
 
 

@@ -24,12 +24,12 @@ only ISMCTS's exploration sees the scale. Side 1's reward is the negation of sid
 (one side wins the match), so the searches stay zero-sum.
 
 At a depth limit (PIMC, the solver with ``depth=``) or an ISMCTS horizon the hand is not
-over. Its final points are estimated from :func:`scopa_sim._engine.search.estimate` (each side's
+over. Its final points are estimated from :func:`scopa_sim._engine.values.estimate` (each side's
 scope so far plus the items it leads, credited by its lead) with the item points credited
 to neither side shared equally, and the rest of the hand is taken as a normal error on
 the margin whose variance is the whole hand's times the share of plays still to make;
 the table (interpolated bilinearly between whole points) is averaged over that error by
-a 5-point Gauss-Hermite rule (:func:`scopa_sim._engine.search.leaf_value`). Scope still to come
+a 5-point Gauss-Hermite rule (:func:`scopa_sim._engine.values.leaf_value`). Scope still to come
 (beyond its share of the error) and an all-denari win are not estimated.
 
 That normal model is overconfident early in a hand: the estimate's margin is a noisy
@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import values as KV
 from scopa_sim.errors import EquityError
 from scopa_sim.game.rules import Rules
 from scopa_sim.stats import equity as E
@@ -278,7 +278,7 @@ def _cached_table(rules: Rules, policy: str, hands: int, seed: int) -> EquityTab
 @dataclass(frozen=True, eq=False)
 class HandRewards:
     """The match objective's values for one hand (totals and dealer fixed): ``eq`` for
-    the kernels (layout ``scopa_sim._engine.search.EQ_*``), in points; ``w0`` is side 0's equity
+    the kernels (layout ``scopa_sim._engine.values.EQ_*``), in points; ``w0`` is side 0's equity
     before the hand and ``k`` the points per unit of win probability, so a value ``v``
     of side 0 means P(win) = ``w0 + v / k``."""
 
@@ -314,15 +314,15 @@ def leaf_data(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(d, m)``: the margin the leaf estimates before each play (``d[h, p]``) and the
     final margin (``m[h]``) of ``hands`` hands of ``policy`` self-play
-    (:func:`scopa_sim._engine.search.leaf_samples`)."""
+    (:func:`scopa_sim._engine.values.leaf_samples`)."""
     _two_sides(rules)
     code = _model_code(policy)
     if hands < 2:
         raise EquityError(f"a leaf calibration needs at least 2 hands, got {hands}")
     r = rules.to_array()
-    d = np.zeros((hands, int(r[KS.R_TOTAL_PLAYS])))
+    d = np.zeros((hands, int(r[K.R_TOTAL_PLAYS])))
     m = np.zeros(hands)
-    KS.leaf_samples(r, code, hands, seed, d, m)
+    KV.leaf_samples(r, code, hands, seed, d, m)
     return d, m
 
 
@@ -383,17 +383,17 @@ def hand_rewards(
     sd_m = math.sqrt(max(0.0, float(p @ (m - p @ m) ** 2)))
     k = max(sd_m, 1.0) / max(sd_w, MIN_SPREAD)  # sd_m is a few points; 1 if degenerate
     plays = 0 if leaf is None else int(leaf.slope.shape[0])
-    eq = np.empty(KS.EQ_GAINS + GAINS * GAINS + 2 * plays)
-    eq[KS.EQ_SIZE] = GAINS
-    eq[KS.EQ_DENARI] = 1.0 if denari else 0.0
-    eq[KS.EQ_DENARI0] = k * (1.0 - w0)
-    eq[KS.EQ_DENARI1] = k * (0.0 - w0)
-    eq[KS.EQ_ITEMS] = 4.0 + rules.re_bello
-    eq[KS.EQ_SPREAD] = sd_m
-    end = KS.EQ_GAINS + GAINS * GAINS
-    eq[KS.EQ_GAINS : end] = (k * (w - w0)).ravel()
-    eq[KS.EQ_CAL] = 0.0 if leaf is None else float(end)
-    eq[KS.EQ_CAL_N] = plays
+    eq = np.empty(KV.EQ_GAINS + GAINS * GAINS + 2 * plays)
+    eq[KV.EQ_SIZE] = GAINS
+    eq[KV.EQ_DENARI] = 1.0 if denari else 0.0
+    eq[KV.EQ_DENARI0] = k * (1.0 - w0)
+    eq[KV.EQ_DENARI1] = k * (0.0 - w0)
+    eq[KV.EQ_ITEMS] = 4.0 + rules.re_bello
+    eq[KV.EQ_SPREAD] = sd_m
+    end = KV.EQ_GAINS + GAINS * GAINS
+    eq[KV.EQ_GAINS : end] = (k * (w - w0)).ravel()
+    eq[KV.EQ_CAL] = 0.0 if leaf is None else float(end)
+    eq[KV.EQ_CAL_N] = plays
     if leaf is not None:
         eq[end : end + plays] = leaf.slope
         eq[end + plays :] = leaf.spread

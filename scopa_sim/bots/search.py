@@ -28,7 +28,10 @@ from typing import ClassVar
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import ismcts as KI
+from scopa_sim._engine import pimc as KP
+from scopa_sim._engine import solver as KSO
+from scopa_sim._engine import values as KV
 from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats
 from scopa_sim.bots.belief import SEARCH_CHANNEL, Belief, Observations, compute_belief, get_model
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
@@ -167,15 +170,15 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     Draws ``worlds`` worlds from the information set of the seat to play, solves each
     with the alpha-beta solver -- exactly when at most ``exact_below`` cards are left to
     play, else ``depth`` plies deep with a heuristic leaf value (``leaf=estimate``:
-    :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation
-    of the piles, :func:`scopa_sim._engine.search.expert_leaf`) -- and picks the play of best
+    :func:`scopa_sim._engine.values.estimate`; ``leaf=expert``: the expert policy's evaluation
+    of the piles, :func:`scopa_sim._engine.values.expert_leaf`) -- and picks the play of best
     mean value over the worlds.  The 95% interval is over worlds (normal approximation).
     ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
     (:mod:`scopa_sim.bots.belief`) instead of uniformly (``uniform``, the default).
     ``objective=match`` values hands by the match they leave (``leaf=estimate`` only).
     """
 
-    LEAVES: ClassVar[dict[str, int]] = {"estimate": KS.LEAF_ESTIMATE, "expert": KS.LEAF_EXPERT}
+    LEAVES: ClassVar[dict[str, int]] = {"estimate": KV.LEAF_ESTIMATE, "expert": KV.LEAF_EXPERT}
 
     def __init__(
         self,
@@ -228,9 +231,9 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         )
         eq = self._eq(info)
         if self.belief != "uniform":
-            n = int(KS.pimc_values(*args, _NO_EQ if eq is None else eq, parts, cum))
+            n = int(KP.pimc_values(*args, _NO_EQ if eq is None else eq, parts, cum))
         else:
-            n = int(KS.pimc_values(*args) if eq is None else KS.pimc_values(*args, eq))
+            n = int(KP.pimc_values(*args) if eq is None else KP.pimc_values(*args, eq))
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -279,17 +282,17 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         tk, tv, tm = self._tables()
-        info = np.zeros(KS.N_INFO, dtype=np.int64)
-        info[KS.V_TT_MASK] = TT_SIZE - 1
-        info[KS.V_SALT] = 1
+        info = np.zeros(KSO.N_INFO, dtype=np.int64)
+        info[KSO.V_TT_MASK] = TT_SIZE - 1
+        info[KSO.V_SALT] = 1
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
-        depth = KS.FULL_DEPTH if self.depth is None else self.depth
+        depth = KSO.FULL_DEPTH if self.depth is None else self.depth
         args = (state._vec, state._r, depth, tk, tv, tm, info, bc, bt, vals)
         eq = self._eq(state)
-        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
-        self.nodes = int(info[KS.V_NODES])
+        n = int(KSO.solve_root(*args) if eq is None else KSO.solve_root(*args, eq))
+        self.nodes = int(info[KSO.V_NODES])
         stats = [
             PlayStats(
                 Play(int(bc[i]), int(bt[i])),
@@ -312,7 +315,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     the plays legal in that world, expands one untried play, finishes the hand with the
     engine's ``rollout`` policy (``random``, the default, ``greedy`` or ``expert``) and
     backs up the
-    final point margins, scaled by :data:`scopa_sim._engine.search.REWARD_SCALE`, each node
+    final point margins, scaled by :data:`scopa_sim._engine.ismcts.REWARD_SCALE`, each node
     taking the margin of the side that made its play.  The most visited play is chosen.
 
     With ``exact=1``, a position whose information set is a single world (the stock is
@@ -321,8 +324,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     With ``horizon=h`` a rollout stops ``h`` plays past the tree and the position it
     reached is valued by a heuristic (``leaf=estimate``, the default:
-    :func:`scopa_sim._engine.search.estimate`; ``leaf=expert``: the expert policy's evaluation,
-    :func:`scopa_sim._engine.search.expert_leaf`; piles, scope so far) instead of being played
+    :func:`scopa_sim._engine.values.estimate`; ``leaf=expert``: the expert policy's evaluation,
+    :func:`scopa_sim._engine.values.expert_leaf`; piles, scope so far) instead of being played
     out: cheaper and far less noisy.  ``horizon=4,c=1``
     beats PIMC (12 worlds, depth 5) at equal time per move in 2-player ``scopa``
     (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
@@ -385,8 +388,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             raise ValueError(f"exact must be 0 or 1, got {exact!r}")
         if rollout not in self.ROLLOUTS:
             raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
-        if horizon is not None and not 0 <= horizon < KS.FULL_DEPTH:
-            raise ValueError(f"horizon must be in [0, {KS.FULL_DEPTH}), got {horizon!r}")
+        if horizon is not None and not 0 <= horizon < KSO.FULL_DEPTH:
+            raise ValueError(f"horizon must be in [0, {KSO.FULL_DEPTH}), got {horizon!r}")
         if leaf not in PIMCBot.LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
         if leaf != "estimate" and horizon is None:
@@ -396,10 +399,10 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         self._leaf = PIMCBot.LEAVES[leaf]
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
-        self._horizon = KS.FULL_DEPTH if horizon is None else horizon
+        self._horizon = KSO.FULL_DEPTH if horizon is None else horizon
         suffix = self._objective(objective, equity, match_leaf, match_close)
         #: the tree's sums are in units of 1 / _unit points
-        self._unit = 1 if horizon is None and self._match is None else KS.EST_UNIT
+        self._unit = 1 if horizon is None and self._match is None else KI.EST_UNIT
         self._policy = self.ROLLOUTS[rollout]
         budget = f"ms={ms:g}" if ms is not None else f"iterations={iterations}"
         self.name = (
@@ -415,13 +418,13 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """Build the search tree: the node pool (``T_*`` columns of
-        :mod:`scopa_sim._engine.search`) and its node count."""
+        :mod:`scopa_sim._engine.ismcts`) and its node count."""
         info = InfoSet(state)
         root, r = info.vector, state._r
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
         cap = (self.iterations if self.ms is None else 4096) + 1
-        tree = np.empty((cap, KS.T_COLS), dtype=np.int64)
-        count = int(KS.ismcts_init(root, tree))
+        tree = np.empty((cap, KI.T_COLS), dtype=np.int64)
+        count = int(KI.ismcts_init(root, tree))
         eq = self._eq(info)
         parts, cum = self._worlds_from(state, seed)
         args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
@@ -432,7 +435,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         elif eq is not None:
             args = (*args, eq)
         if self.ms is None:
-            count = int(KS.ismcts_run(root, r, tree, count, self.iterations, *args))
+            count = int(KI.ismcts_run(root, r, tree, count, self.iterations, *args))
             self.last_iterations = self.iterations
             return tree, count
         end = time.perf_counter() + self.ms / 1000.0
@@ -440,7 +443,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         while True:
             if count + self.CHUNK > tree.shape[0]:
                 tree = np.concatenate([tree, np.empty_like(tree)])
-            count = int(KS.ismcts_run(root, r, tree, count, self.CHUNK, *args))
+            count = int(KI.ismcts_run(root, r, tree, count, self.CHUNK, *args))
             done += self.CHUNK
             if time.perf_counter() >= end:
                 break
@@ -450,7 +453,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     def _reply_models(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
         """``reply=tree|model``: the belief's channels, each seat's posterior over them and
         whether the rollouts follow them too, as
-        :func:`scopa_sim._engine.search.ismcts_run` takes them (the last decision's belief)."""
+        :func:`scopa_sim._engine.ismcts.ismcts_run` takes them (the last decision's belief)."""
         b = self.last_belief
         assert b is not None and b.model is not None  # reply=model needs a belief model
         kinds, taus, eps, _ = b.model.arrays()
@@ -459,7 +462,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         kinds = kinds.copy()
         for i, ch in enumerate(b.model.channels):
             if ch == SEARCH_CHANNEL:
-                kinds[i] = KS.KIND_SEARCH
+                kinds[i] = KI.KIND_SEARCH
         post = np.ascontiguousarray(b.post, dtype=np.float64)
         return kinds, taus, eps, post, self.reply == "model"
 
@@ -471,16 +474,16 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             tt = self._tt = (np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64))
         else:
             tt[0].fill(0)
-        meta = np.zeros(KS.N_INFO, dtype=np.int64)
-        meta[KS.V_TT_MASK] = tt[0].shape[0] - 1
-        meta[KS.V_SALT] = 1
+        meta = np.zeros(KSO.N_INFO, dtype=np.int64)
+        meta[KSO.V_TT_MASK] = tt[0].shape[0] - 1
+        meta[KSO.V_SALT] = 1
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
         tk, tv, tm = tt
-        args = (info.vector, info._r, KS.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals)
+        args = (info.vector, info._r, KSO.FULL_DEPTH, tk, tv, tm, meta, bc, bt, vals)
         eq = self._eq(info)
-        n = int(KS.solve_root(*args) if eq is None else KS.solve_root(*args, eq))
+        n = int(KSO.solve_root(*args) if eq is None else KSO.solve_root(*args, eq))
         stats = []
         for i in range(n):
             v = float(vals[i])
@@ -495,12 +498,12 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 return self._solve_known(info)
         tree, _ = self.tree(state, seed)
         out: list[PlayStats] = []
-        ch = int(tree[0, KS.T_CHILD])
+        ch = int(tree[0, KI.T_CHILD])
         while ch >= 0:
-            n = int(tree[ch, KS.T_VISITS])
-            play = Play(int(tree[ch, KS.T_CARD]), int(tree[ch, KS.T_TAKE]))
+            n = int(tree[ch, KI.T_VISITS])
+            play = Play(int(tree[ch, KI.T_CARD]), int(tree[ch, KI.T_TAKE]))
             if n:
-                total, sq = float(tree[ch, KS.T_SUM]), float(tree[ch, KS.T_SQ])
+                total, sq = float(tree[ch, KI.T_SUM]), float(tree[ch, KI.T_SQ])
                 if self._unit != 1:
                     total, sq = total / self._unit, sq / self._unit**2
                 mean = total / n
@@ -508,7 +511,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 out.append(_stats(play, n, mean, var))
             else:
                 out.append(PlayStats(play, math.nan, math.nan, math.nan, 0, False))
-            ch = int(tree[ch, KS.T_NEXT])
+            ch = int(tree[ch, KI.T_NEXT])
         # children are linked newest first; rank by visits, then mean, then play order
         return _rank(
             out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)

@@ -11,7 +11,7 @@ a stock is possible.
 :class:`InfoSet` keeps only that knowledge: it is built from the true state but stores
 the *canonical world* of the information set (unseen cards dealt in card order), so
 nothing downstream can read the true hidden cards.  :meth:`InfoSet.sample` deals the
-unseen cards uniformly at random (the jitted :func:`scopa_sim._engine.search.determinize`).
+unseen cards uniformly at random (the jitted :func:`scopa_sim._engine.determinize.determinize`).
 
 The information state is a summary, not the full history of plays: who laid a card
 that was captured later is not in it.  Under uniform sampling the summary decides the
@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim._engine import search as KS
+from scopa_sim._engine import determinize as KD
 from scopa_sim.game.cards import CardSet
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, PublicView
@@ -50,7 +50,7 @@ class InfoSet(PublicView):
         self.match_totals: tuple[int, ...] = state.match_totals
         self._r = state._r
         self._vec = np.empty(K.N_STATE, dtype=np.int64)
-        KS.canonical_world(state._vec, self._r, seat, self._vec)
+        KD.canonical_world(state._vec, self._r, seat, self._vec)
 
     # -- knowledge --------------------------------------------------------------------
     @property
@@ -112,7 +112,7 @@ class InfoSet(PublicView):
         stock.  ``rng`` is a numpy Generator or an integer seed."""
         g = K.new_rng(K.derive_seed(_seed_of(rng), 9, self.seat, 0))
         vec = np.empty(K.N_STATE, dtype=np.int64)
-        KS.determinize(self._vec, self._r, self.seat, g, vec)
+        KD.determinize(self._vec, self._r, self.seat, g, vec)
         return HandState(self.rules, vec, match_totals=self.match_totals)
 
     def __repr__(self) -> str:
