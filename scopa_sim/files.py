@@ -1,4 +1,4 @@
-"""Reading and writing files with one-line errors: the one path every output takes.
+"""Reading and writing files with one-line errors: the path outputs take.
 
 A full disk, a read-only directory or a device where a file was expected must end a
 command with one line naming the file, never a traceback, and must never leave half a
@@ -6,7 +6,9 @@ file where a whole one was: :func:`write_text` writes atomically (a temporary fi
 same directory, then a rename) and :func:`output` opens a stream for writing whose every
 operating-system error, at open, write or close, becomes a :class:`~scopa_sim.errors.FileError`
 naming the path. :func:`read_text` reads a text file with a bound on its size, so that a
-device such as ``/dev/zero`` is refused instead of read without end.
+device such as ``/dev/zero`` is refused instead of read without end. ``play --record`` and
+the study's reports write through it; the command line turns any other operating-system
+error into one line as well (``scopa_sim_cli.main``).
 """
 
 from __future__ import annotations
