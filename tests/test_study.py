@@ -334,12 +334,11 @@ def test_a_cell_s_estimator_is_chosen_on_its_pilot_and_computed_on_the_rest() ->
 def test_each_side_s_match_wins_of_three_sides_sum_to_one() -> None:
     # seat_match_win of scopa-3: each side's win probability by its seat in the first
     # hand, from one programme; the first mover's is first_mover_win3's, draw for draw.
-    from scopa_sim.analysis.study.report import side_wins3
     from scopa_sim.stats import equity as E
 
     rng = np.random.default_rng(1)
     outcomes = E.PositionOutcomes.of(rng.integers(0, 4, (3000, 3)), rng.integers(-1, 3, 3000))
-    sides = side_wins3(outcomes, 11, False, 20, 7)
+    sides = E.side_wins3(outcomes, 11, False, 20, 7)
     assert sides[0] == E.first_mover_win3(outcomes, 11, False, 20, 7)
     assert sum(s.estimate for s in sides) == pytest.approx(1, abs=1e-12)
     assert all(s.low <= s.estimate <= s.high for s in sides)

@@ -458,6 +458,23 @@ def first_mover_win(
     )
 
 
+def side_wins3(
+    outcomes: PositionOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
+) -> list[Equity]:
+    """Each side's probability of winning a three-side match, by its seat in the first
+    hand (0 plays first, 2 deals), with percentile bootstrap intervals: side ``s`` is side
+    0 of the programme with the deal rotated, ``V[0, 0, 0, 2 - s]``. One programme and one
+    set of bootstrap draws serve the three, which sum to 1."""
+    est = solve3(outcomes, target, denari_wins)[0, 0, 0, 0]
+    boot = bootstrap_probs(outcomes, replicates, seed)
+    vals = solve3(outcomes, target, denari_wins, boot)[:, 0, 0, 0]
+    out = []
+    for s in range(3):
+        low, high = np.quantile(vals[:, 2 - s], [0.025, 0.975])
+        out.append(Equity(float(est[2 - s]), float(low), float(high), outcomes.n, replicates))
+    return out
+
+
 def first_mover_win3(
     outcomes: PositionOutcomes,
     target: int,
@@ -466,11 +483,7 @@ def first_mover_win3(
     seed: int,
 ) -> Equity:
     """:func:`first_mover_win` for three sides: side 0 plays first, side 2 deals."""
-    est = solve3(outcomes, target, denari_wins)[0, 0, 0, 0, 2]
-    boot = bootstrap_probs(outcomes, replicates, seed)
-    vals = solve3(outcomes, target, denari_wins, boot)[:, 0, 0, 0, 2]
-    low, high = np.quantile(vals, [0.025, 0.975])
-    return Equity(float(est), float(low), float(high), outcomes.n, replicates)
+    return side_wins3(outcomes, target, denari_wins, replicates, seed)[0]
 
 
 __all__ = [
@@ -485,6 +498,7 @@ __all__ = [
     "equity_table",
     "first_mover_win",
     "first_mover_win3",
+    "side_wins3",
     "solve",
     "solve3",
     "solve_sides",

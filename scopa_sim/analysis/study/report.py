@@ -113,10 +113,11 @@ class Data:
         return Rules.make(r.preset, r.rules)
 
     def hands(self, name: str) -> pl.DataFrame:
-        """match (the hand's index in a --hands run), margin, dealer/first points and the
-        all-denari flag, sorted by hand."""
+        """match (the hand's index in a --hands run), margin, dealer/first points, the
+        all-denari flag and each position's points (:func:`hand_frame`), sorted by hand;
+        read once per run and kept until :meth:`drop`."""
         if name not in self._hands:
-            self._hands[name] = hand_frame(self.dirs[name])
+            self._hands[name] = hand_frame(self.dirs[name], self.rules(name).players)
         return self._hands[name]
 
     def margin(self, name: str) -> np.ndarray:
@@ -333,7 +334,7 @@ class Seats:
 def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
     """The :class:`Seats` of a part A run, from its plain hands."""
     rules = data.rules(name)
-    pos = hand_frame(data.dirs[name], positions=rules.players)
+    pos = data.hands(name)
     cols = [pos[f"pos{p}"].to_numpy().astype(np.float64) for p in range(rules.players)]
     points = tuple(S.mean_ci(c) for c in cols)
     order = sorted(range(rules.players), key=lambda p: -points[p].estimate)
@@ -622,25 +623,6 @@ class EquityTable:
     n: int
 
 
-def side_wins3(
-    outcomes: E.PositionOutcomes, target: int, denari: bool, replicates: int, seed: int
-) -> list[E.Equity]:
-    """Each side's probability of winning a three-side match, by its seat in the first hand
-    (0 plays first, 2 deals), with percentile bootstrap intervals: side ``s`` is side 0 of
-    the programme with the deal rotated, ``V[0, 0, 0, 2 - s]``. The three sum to 1, and the
-    first equals :func:`~scopa_sim.stats.equity.first_mover_win3` (the same draws)."""
-    est = E.solve3(outcomes, target, denari)[0, 0, 0, 0]
-    rng = np.random.default_rng(seed)
-    p = outcomes.counts / outcomes.n
-    boot = rng.multinomial(outcomes.n, p, size=replicates) / outcomes.n
-    vals = E.solve3(outcomes, target, denari, boot)[:, 0, 0, 0]
-    out = []
-    for s in range(3):
-        low, high = np.quantile(vals[:, 2 - s], [0.025, 0.975])
-        out.append(E.Equity(float(est[2 - s]), float(low), float(high), outcomes.n, replicates))
-    return out
-
-
 def part_c(
     data: Data, res: Results, scale: Scale, say: Callable[[str], None]
 ) -> tuple[list[MatchWin], list[EquityTable]]:
@@ -666,7 +648,7 @@ def part_c(
                 out2 = E.HandOutcomes.of(h["dp"].to_numpy(), h["fp"].to_numpy(),
                                          h["flag"].to_numpy())  # fmt: skip
             else:
-                h = hand_frame(data.dirs[name], positions=3)
+                h = data.hands(name)
                 out3 = E.PositionOutcomes.of(h.select(["pos0", "pos1", "pos2"]).to_numpy(),
                                              h["den_pos"].to_numpy())  # fmt: skip
             del h
@@ -677,7 +659,7 @@ def part_c(
                     by_side = [eq, E.Equity(1 - eq.estimate, 1 - eq.high, 1 - eq.low, eq.n,
                                             eq.replicates)]  # fmt: skip
                 else:
-                    by_side = side_wins3(out3, target, denari, min(scale.bootstrap,
+                    by_side = E.side_wins3(out3, target, denari, min(scale.bootstrap,
                                          BOOTSTRAP_3), seed)  # fmt: skip
                     eq = by_side[0]
                 over = {} if target == rules.target else {"target": target}
