@@ -339,7 +339,8 @@ def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
     points = tuple(S.mean_ci(c) for c in cols)
     order = sorted(range(rules.players), key=lambda p: -points[p].estimate)
     best = order[0]
-    nxt = next((p for p in order[1:] if not np.array_equal(cols[p], cols[best])), None)
+    # positions alternate between the sides (partners are 2 apart in team games)
+    nxt = next((p for p in order[1:] if p % rules.sides != best % rules.sides), None)
     lead = S.mean_ci(cols[best] - cols[nxt]) if nxt is not None else None
     return Seats(preset, tag, rules.players, rules.teams, points, best, lead)
 
