@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import sys
 
 import click
 
 from scopa_sim import __version__
-from scopa_sim.errors import ScopaError
+from scopa_sim.errors import FileError, ScopaError
 from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
 from scopa_sim.sim.pool import Terminated, abandoned, interrupt_on_sigterm
 
@@ -130,6 +131,7 @@ def main() -> None:
     clusters clean up at exit; but always after an interrupt that left a search running
     in a thread (:func:`scopa_sim.sim.pool.interruptible`), which nothing can stop.
     """
+    _closed_streams()
     try:
         cli.main(prog_name="scopa-sim")  # standalone mode: always ends in SystemExit
     except SystemExit as e:
@@ -143,6 +145,30 @@ def main() -> None:
             if err.errno != errno.EPIPE:
                 _fail_output(err)
         raise
+
+
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started with it closed (``>&-``; Python then has
+    ``sys.stdout = None``, and click's ``echo`` drops every line silently, the command
+    ending with status 0 as if it had shown its results): writing to it is a
+    :class:`~scopa_sim.errors.FileError`, which the command line reports in one line."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise FileError("cannot write standard output: it is closed")
+
+
+def _closed_streams() -> None:
+    """Stand-ins for standard streams the process started without: standard output
+    fails on the first write (:class:`_ClosedOutput`); standard error, where nothing
+    can be reported, discards what is written (the exit status still tells), so that
+    code asking it ``isatty()`` runs."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process
 
 
 def _exit_now(code: int = 0) -> None:

@@ -24,6 +24,7 @@ from scopa_sim.records.record import (
 from scopa_sim.sim.match import play_match
 
 from .options import (
+    COUNT_MAX,
     BadInput,
     PathArg,
     make_policies,
@@ -37,7 +38,11 @@ from .options import (
 @click.command()
 @rules_options
 @click.option(
-    "--matches", type=click.IntRange(min=1), default=1, show_default=True, help="Matches to play."
+    "--matches",
+    type=click.IntRange(min=1, max=COUNT_MAX),
+    default=1,
+    show_default=True,
+    help="Matches to play.",
 )
 @seed_option
 @policy_option

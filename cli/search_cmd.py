@@ -21,6 +21,8 @@ from scopa_sim.sim.pool import interruptible
 from scopa_sim.sim.tournament import Sprt, ladder, run_tournament
 
 from .options import (
+    COUNT_MAX,
+    WORKERS,
     BadInput,
     make_rules,
     policy_names,
@@ -296,7 +298,11 @@ def _belief_json(b: Belief) -> dict:
     help=f"A contestant (at least two): {policy_names()}, with parameters, e.g. pimc:worlds=8.",
 )
 @click.option(
-    "--deals", type=click.IntRange(min=2), default=200, show_default=True, help="Deal pairs."
+    "--deals",
+    type=click.IntRange(min=2, max=COUNT_MAX),
+    default=200,
+    show_default=True,
+    help="Deal pairs.",
 )
 @seed_option
 @click.option(
@@ -320,7 +326,7 @@ def _belief_json(b: Belief) -> dict:
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=WORKERS,
     default=1,
     show_default=True,
     help="Processes playing the deals; the results are the same for any number.",

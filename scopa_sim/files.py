@@ -32,8 +32,17 @@ def _reason(e: OSError) -> str:
 
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8); a FileError naming the path if the
-    directory cannot be written or the disk is full, with no partial file left."""
+    directory cannot be written or the disk is full, with no partial file left.
+
+    A path that exists and is not a regular file -- a device such as ``/dev/null`` or
+    ``/dev/full``, a pipe, a directory -- is written in place (:func:`output`): the
+    rename of an atomic write would *replace* it with a regular file (run as root,
+    ``equity --out /dev/full`` replaced the device and reported success)."""
     p = Path(path)
+    if p.exists() and not p.is_file():
+        with output(p) as f:
+            f.write(text)
+        return p
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")

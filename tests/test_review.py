@@ -227,7 +227,7 @@ def test_summary_formulas() -> None:
 
 def test_line_arguments() -> None:
     assert parse_targets(["a.jsonl", "2", "4-5", "b.jsonl"]) == [
-        ("a.jsonl", [2, 4, 5]),
+        ("a.jsonl", [range(2, 3), range(4, 6)]),
         ("b.jsonl", None),
     ]
     with pytest.raises(ReviewError, match="line range"):

@@ -303,3 +303,92 @@ def test_ctrl_c_and_sigterm_stop_a_long_advise_search(sig: int) -> None:
     assert proc.returncode == status, err
     assert err.strip() == f"{what}: advise stopped before it finished", err
     assert seconds < 3, f"took {seconds:.1f} s to stop"
+
+
+# --------------------------------------------------------------------------- our own sweep
+def test_an_equity_table_device_or_edited_table_is_one_line(tmp_path: Path) -> None:
+    ask = ["play", "--policy", "ismcts:iterations=10,objective=match,equity="]
+    res = CliRunner().invoke(cli, [*ask[:-1], ask[-1] + "/dev/zero"])  # read without end
+    assert res.exit_code == 2 and "/dev/zero is longer than" in res.output, res.output
+    table = tmp_path / "t.json"
+    assert CliRunner().invoke(cli, ["equity", "--hands", "300", "--out", str(table)]).exit_code == 0
+    doc = json.loads(table.read_text())
+    doc["hands"] = 7  # the outcome counts say 300
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(doc))
+    res = CliRunner().invoke(cli, [*ask[:-1], ask[-1] + str(edited)])
+    assert res.exit_code == 2 and "add up to 300 hands, not the 7" in res.output, res.output
+
+
+def test_writing_to_a_device_writes_it_and_never_replaces_it(tmp_path: Path) -> None:
+    """An atomic write renames a temporary file onto the path: onto a device that
+    replaced the device with a regular file (as root: `equity --out /dev/full` said
+    'wrote /dev/full'). Through symbolic links here, so that a regression replaces the
+    links, not the devices."""
+    full, null = tmp_path / "full", tmp_path / "null"
+    full.symlink_to("/dev/full")
+    null.symlink_to("/dev/null")
+    res = CliRunner().invoke(cli, ["equity", "--hands", "300", "--out", str(full)])
+    assert res.exit_code == 1 and "No space left on device" in res.output, res.output
+    res = CliRunner().invoke(cli, ["equity", "--hands", "300", "--out", str(null)])
+    assert res.exit_code == 0, res.output
+    assert full.is_symlink() and null.is_symlink()
+    assert write_text(null, "x") == null and null.is_symlink()
+    with pytest.raises(FileError, match="Is a directory"):
+        write_text(tmp_path, "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "null"]  # no temporary
+
+
+def test_a_closed_standard_output_is_one_line_not_silence() -> None:
+    for args in ("variants", "advise --hand '7D 3S KH' --table '7C 5H 2S AD' --json "
+                 "--policy ismcts:iterations=20"):  # fmt: skip
+        done = subprocess.run(f"exec 1>&-; {EXE} {args}", shell=True, capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 1, done
+        assert done.stderr.strip() == "Error: cannot write standard output: it is closed", done
+
+
+def test_positions_and_line_ranges_without_end_are_one_line(record: Path) -> None:
+    done = command("advise", "--position", "/dev/zero:1:0", timeout=60)
+    one_line(done, "--position: /dev/zero: line 1 is longer than")
+    for args, says in [
+        ([str(record), f"1-{10**30}"], f"{record} has lines 1..6, not 7"),
+        (["/dev/null"], "/dev/null is not a record file (a directory or a device)"),
+        ([str(record.parent)], "is not a record file"),
+    ]:
+        res = CliRunner().invoke(cli, ["review", *args, "-q"])
+        assert res.exit_code == 2 and says in res.output, res.output
+        assert len(res.output.strip().splitlines()) == 1, res.output
+    res = CliRunner().invoke(cli, ["advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD",
+                                   "--scope", f"{10**30},0"])  # fmt: skip
+    assert res.exit_code == 2 and "a side has 0 to 20 scope" in res.output, res.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--hands", "10", "--workers", "1000", "--out", "x"],
+        ["study", "--workers", "1000"],
+        ["tournament", "--policy", "random", "--policy", "greedy", "--workers", "1000"],
+        ["review", "x.jsonl", "--workers", "1000"],
+        ["warm", "--jobs", "65"],
+        ["play", "--matches", str(10**30)],
+        ["tournament", "--policy", "random", "--policy", "greedy", "--deals", str(10**30)],
+        ["play", "--policy", "ismcts:ms=1e308"],
+    ],
+    ids=lambda a: " ".join(a[:1] + a[-2:])[:40],
+)
+def test_huge_counts_workers_and_budgets_are_refused(args: list[str]) -> None:
+    """`--workers 1000` started a thousand processes (or a traceback, for `simulate`
+    and `study`); counts beyond the seed streams and a budget of 1e308 ms ran without end."""
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 2, res.output
+    assert "Traceback" not in res.output and "Error: " in res.output, res.output
+
+
+def test_compare_refuses_a_run_compared_with_itself(run_dir: Path) -> None:
+    res = CliRunner().invoke(cli, ["compare", str(run_dir), str(run_dir)])
+    assert res.exit_code == 2 and "a run compared with itself differs in nothing" in res.output
+    res = CliRunner().invoke(cli, ["compare", "--preset", "scopa", "--preset", "scopa-3",
+                                   "--preset", "scopa", "--hands", "10"])  # fmt: skip
+    assert res.exit_code == 2 and "--preset scopa is given twice" in res.output, res.output

@@ -340,10 +340,12 @@ class HandTask:
 _LINE_SPEC = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
-def parse_targets(args: Sequence[str]) -> list[tuple[str, list[int] | None]]:
-    """``FILE [LINE|A-B ...] [FILE ...]`` into (file, lines or None for all).  An
-    argument that looks like a line number or range belongs to the file before it."""
-    out: list[tuple[str, list[int] | None]] = []
+def parse_targets(args: Sequence[str]) -> list[tuple[str, list[range] | None]]:
+    """``FILE [LINE|A-B ...] [FILE ...]`` into (file, its line ranges or None for all).
+    An argument that looks like a line number or range belongs to the file before it.
+    Ranges stay ranges until the file's length is known (:func:`load_tasks`): ``1-10**30``
+    is a line that does not exist, not a list too long to build."""
+    out: list[tuple[str, list[range] | None]] = []
     for a in args:
         m = _LINE_SPEC.match(a)
         if m and out:
@@ -352,7 +354,7 @@ def parse_targets(args: Sequence[str]) -> list[tuple[str, list[int] | None]]:
             if lo < 1 or hi < lo:
                 raise ReviewError(f"line range {a!r}: expected N or A-B with 1 <= A <= B")
             path, lines = out[-1]
-            out[-1] = (path, [*(lines or []), *range(lo, hi + 1)])
+            out[-1] = (path, [*(lines or []), range(lo, hi + 1)])
         else:
             out.append((a, None))
     if not out:
@@ -361,7 +363,7 @@ def parse_targets(args: Sequence[str]) -> list[tuple[str, list[int] | None]]:
 
 
 def load_tasks(
-    targets: Sequence[tuple[str, list[int] | None]], allow_unfinished: bool = False
+    targets: Sequence[tuple[str, Sequence[range] | None]], allow_unfinished: bool = False
 ) -> list[HandTask]:
     """Check each file as ``replay`` does and return the hands asked for, in order;
     an invalid file or a line it does not have is a :class:`ReviewError`.
@@ -374,8 +376,10 @@ def load_tasks(
     seen: dict[str, HandTask] = {}  # the record, canonical, -> where it was first asked for
     for path, lines in targets:
         p = Path(path)
-        if not p.is_file():
+        if not p.exists():
             raise ReviewError(f"no such file: {path}")
+        if not p.is_file():
+            raise ReviewError(f"{path} is not a record file (a directory or a device)")
         try:
             with p.open(encoding="utf-8") as f:
                 texts = list(iter_lines(f))  # as replay reads it
@@ -392,10 +396,12 @@ def load_tasks(
             more = len(summary.errors) - 1
             extra = f" (and {more} more violation(s); see scopa-sim replay)" if more else ""
             raise ReviewError(f"{path}: not a valid scopa-record/1 file: {where}{reason}{extra}")
-        wanted = lines if lines is not None else list(range(1, len(texts) + 1))
-        for n in wanted:
-            if not 1 <= n <= len(texts):
-                raise ReviewError(f"{path} has lines 1..{len(texts)}, not {n}")
+        wanted = lines if lines is not None else [range(1, len(texts) + 1)]
+        for span in wanted:
+            if span[-1] > len(texts):
+                missing = max(span[0], len(texts) + 1)
+                raise ReviewError(f"{path} has lines 1..{len(texts)}, not {missing}")
+        for n in (n for span in wanted for n in span):
             task = HandTask(path, n, texts[n - 1])
             key = _canonical(task.text)
             first = seen.setdefault(key, task)
