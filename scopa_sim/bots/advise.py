@@ -157,8 +157,8 @@ def position_from_cards(
         raise PositionError("--hand is empty: the seat to play holds at least one card")
     if len(hand) > rules.hand_size:
         raise PositionError(f"--hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
-    most = rules.deck // 2  # a scopa takes at least 2 cards
-    if any(not 0 <= s <= most for s in scope):
+    if any(not 0 <= s < 2**31 for s in scope):  # beyond the engine's integers: no position
+        most = rules.deck // 2  # (check_scope explains smaller counts, by the position)
         raise PositionError(f"--scope {scope[0]},{scope[1]}: a side has 0 to {most} scope")
     try:  # a match already won has no next hand: say so, before any hand size is tried
         check_match_totals(rules, totals)
