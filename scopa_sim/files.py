@@ -73,6 +73,20 @@ def output(path: str | Path) -> Iterator[TextIO]:
         raise FileError(f"cannot write {name}: {_reason(e)}") from None
 
 
+def check_utf8_path(path: str | Path) -> None:
+    """A FileError unless ``path`` is valid UTF-8 text.  A name in another encoding (a
+    Latin-1 ``r\xff``) reaches Python as surrogates, which the Parquet reader (polars)
+    cannot take: ``simulate --out`` wrote such a run and ``analyze`` could not read it."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+        raise FileError(
+            f"{shown}: the path is not valid UTF-8, and run data (Parquet) is read by UTF-8 "
+            "path only: rename it"
+        ) from None
+
+
 def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     """The text of ``path`` (UTF-8, a BOM dropped), refused past ``limit`` characters and
     as a FileError naming the path when it cannot be read."""
@@ -90,4 +104,4 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     return text
 
 
-__all__ = ["MAX_TEXT", "output", "read_text", "write_text"]
+__all__ = ["MAX_TEXT", "check_utf8_path", "output", "read_text", "write_text"]

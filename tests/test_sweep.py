@@ -392,3 +392,16 @@ def test_compare_refuses_a_run_compared_with_itself(run_dir: Path) -> None:
     res = CliRunner().invoke(cli, ["compare", "--preset", "scopa", "--preset", "scopa-3",
                                    "--preset", "scopa", "--hands", "10"])  # fmt: skip
     assert res.exit_code == 2 and "--preset scopa is given twice" in res.output, res.output
+
+
+def test_a_run_path_that_is_not_utf8_is_refused_before_it_is_written(tmp_path: Path) -> None:
+    """`simulate --out $'r\\xff'` wrote a run that `analyze` could not read (polars takes
+    UTF-8 paths only): both say so in one line now, and nothing is written."""
+    name = os.fsdecode(b"r\xff")  # as Python gets a Latin-1 name: a surrogate
+    res = CliRunner().invoke(cli, ["simulate", "--hands", "10", "-q", "--workers", "1",
+                                   "--out", str(tmp_path / name)])  # fmt: skip
+    assert res.exit_code != 0 and "r\\xff: the path is not valid UTF-8" in res.output, res.output
+    assert not list(tmp_path.iterdir())
+    (tmp_path / name).mkdir()
+    res = CliRunner().invoke(cli, ["analyze", str(tmp_path / name)])
+    assert res.exit_code == 2 and "is not valid UTF-8" in res.output, res.output
