@@ -22,6 +22,7 @@ from scopa_sim.records.record import (
     write_records,
 )
 from scopa_sim.sim.match import play_match
+from scopa_sim.sim.pool import interruptible
 
 from .options import (
     COUNT_MAX,
@@ -79,7 +80,8 @@ def play(
             except FileError as e:
                 raise BadInput(str(e)) from None
         for m in range(matches):
-            logs = list(play_match(r, specs, seed, m))
+            # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
+            logs = interruptible(lambda m=m: list(play_match(r, specs, seed, m)))
             if out is not None:
                 write_records(out, r, logs)
             hands += len(logs)

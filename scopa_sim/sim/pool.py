@@ -244,7 +244,7 @@ def interrupt_on_sigterm() -> Iterator[None]:
 
 #: Seconds between the waiting thread's checks in :func:`interruptible`.
 SLICE_SECONDS = 0.1
-_ABANDONED: list[threading.Thread] = []
+_ABANDONED: list[threading.Event] = []  # the "finished" flags of interrupted calls
 
 
 def interruptible(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -258,22 +258,28 @@ def interruptible(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     long).  The search kernels release the GIL (``nogil=True``), so the worker thread
     runs them while this one keeps waking up.  An error in ``fn`` is raised here; on an
     interrupt the worker, which cannot be stopped inside a kernel, is left running, and
-    :func:`abandoned` tells the process to end without waiting for it."""
+    :func:`abandoned` tells the process to end without waiting for it.
+
+    The wait is on an event the worker sets, not ``Thread.join``: CPython 3.11's join,
+    interrupted by a signal, can mark a thread that still runs as stopped (its
+    bpo-45274 clean-up), and ``is_alive`` then says False."""
     box: dict[str, Any] = {}
+    finished = threading.Event()
 
     def run() -> None:
         try:
             box["value"] = fn(*args, **kwargs)
         except BaseException as e:  # raised again in the waiting thread
             box["error"] = e
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=run, name="interruptible", daemon=True)
-    worker.start()
+    threading.Thread(target=run, name="interruptible", daemon=True).start()
     try:
-        while worker.is_alive():
-            worker.join(SLICE_SECONDS)
+        while not finished.wait(SLICE_SECONDS):
+            pass
     except BaseException:
-        _ABANDONED.append(worker)
+        _ABANDONED.append(finished)
         raise
     if "error" in box:
         raise box["error"]
@@ -282,10 +288,10 @@ def interruptible(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 
 def abandoned() -> bool:
-    """Whether a worker thread of :func:`interruptible` was left running by an interrupt:
-    the process must then end at once (``os._exit``), not wait for it, nor tear numba
-    down under it."""
-    return any(t.is_alive() for t in _ABANDONED)
+    """Whether a call of :func:`interruptible` was left running by an interrupt: the
+    process must then end at once (``os._exit``), not wait for it, nor tear numba down
+    under it."""
+    return any(not finished.is_set() for finished in _ABANDONED)
 
 
 #: ``prctl`` option: the signal a process gets when the thread that started it ends.
