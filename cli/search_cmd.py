@@ -213,7 +213,7 @@ def advise_cmd(
                     "interval": _interval(p),
                     "n": p.n,
                     "chosen": p.chosen,
-                    **({"p_win": p_win[p.play]} if match else {}),
+                    **({"p_win": _num(p_win[p.play])} if match else {}),
                 }
                 for p in result.plays
             ],

@@ -211,8 +211,12 @@ def test_intervals_from_one_world_are_not_estimated_and_label_nothing(
 
 def test_advise_reports_intervals_from_too_few_samples_as_not_estimated() -> None:
     pos = ["advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD"]
-    for policy, n in [("eval:worlds=1", 1), ("pimc:worlds=3,depth=1", 3),
-                      ("ismcts:iterations=4", None)]:  # fmt: skip
+    for policy, n in [
+        ("eval:worlds=1", 1),
+        ("pimc:worlds=3,depth=1", 3),
+        ("ismcts:iterations=4", None),  # unvisited plays: mean NaN
+        ("ismcts:iterations=4,objective=match", None),  # and P(win) NaN
+    ]:
         res = CliRunner().invoke(cli, [*pos, "--policy", policy, "--json"])
         assert res.exit_code == 0, res.output
         plays = _strict_json(res.stdout)["plays"]
