@@ -209,13 +209,15 @@ def test_intervals_from_one_world_are_not_estimated_and_label_nothing(
     assert {d["interval"] for d in _strict_json(res.stdout)["decisions"]} >= {"95%"}
 
 
-def test_advise_reports_intervals_from_too_few_samples_as_not_estimated() -> None:
+def test_advise_reports_intervals_from_too_few_samples_as_not_estimated(tmp_path: Path) -> None:
     pos = ["advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD"]
+    table = tmp_path / "t.json"  # a small match-equity table (the default takes 3 s)
+    assert CliRunner().invoke(cli, ["equity", "--hands", "300", "--out", str(table)]).exit_code == 0
     for policy, n in [
         ("eval:worlds=1", 1),
         ("pimc:worlds=3,depth=1", 3),
         ("ismcts:iterations=4", None),  # unvisited plays: mean NaN
-        ("ismcts:iterations=4,objective=match", None),  # and P(win) NaN
+        (f"ismcts:iterations=4,objective=match,equity={table}", None),  # and P(win) NaN
     ]:
         res = CliRunner().invoke(cli, [*pos, "--policy", policy, "--json"])
         assert res.exit_code == 0, res.output
