@@ -232,7 +232,7 @@ _NO_CUM = np.empty(0)
 _NO_REPLY = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty((4, 0)), False)
 
 
-@njit(cache=True, pipeline_class=STEPS)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
                       eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
     """:func:`ismcts_run` under Scopa's capture rule."""
@@ -240,7 +240,7 @@ def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, 
                    eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, False)  # fmt: skip
 
 
-@njit(cache=True, pipeline_class=STEPS)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def _ismcts_run15(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
     """:func:`ismcts_run` under the fifteen rule (capture_mode=fifteen)."""
