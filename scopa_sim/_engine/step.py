@@ -65,7 +65,8 @@ from .layout import (
     VALUE_MASK,
     side_of,
 )
-from .plays import state_values
+from .pipeline import STEPS
+from .plays import context_value, state_context
 from .policy import (
     EXPERT_SCRATCH,
     expert_flags,
@@ -372,20 +373,20 @@ def greedy_value(state, rules, card, take):
     return greedy_score(table, value_sum(table), not_last, lps, card, take, True, unseen)
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=STEPS)
 def choose_play(state, rules, policy, rng, buf_card, buf_take, n):
     """Index of the play chosen by ``policy`` among the ``n`` legal plays in the buffers:
-    greedy's or the expert's best (:func:`.plays.state_values`, the seat's view read
+    greedy's or the expert's best (:func:`.plays.context_value`, the seat's view read
     once), ties broken uniformly by reservoir draws; else a uniform draw."""
     if n > 1 and policy in (POLICY_GREEDY, POLICY_EXPERT):
-        values = np.empty(n, dtype=np.int64)
+        expert = policy == POLICY_EXPERT
         xs = np.empty(EXPERT_SCRATCH)
-        state_values(state, rules, policy == POLICY_EXPERT, buf_card, buf_take, n, xs, values)
-        best = values[0]
+        ctx = state_context(state, rules, expert)
+        best = context_value(ctx, expert, buf_card[0], buf_take[0], xs)
         count = 1
         pick = 0
         for i in range(1, n):
-            x = values[i]
+            x = context_value(ctx, expert, buf_card[i], buf_take[i], xs)
             if x > best:
                 best = x
                 count = 1
