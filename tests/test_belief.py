@@ -161,7 +161,7 @@ def test_weights_are_normalised_and_worlds_keep_the_information_set(preset: str)
     bot = make_bot("greedy")
     for game in range(2 if rules.hand_size <= 3 else 1):
         s = HandState.deal(rules, dealer=game % rules.players, seed=rnd.randrange(2**32))
-        while not s.is_over():
+        while not s.is_over:
             if rules.hand_size <= 3 or s.plays_made % 9 == 5:
                 b = belief(s, "fit", seed=game)
                 methods.add(b.method)
@@ -470,7 +470,7 @@ def test_model_reply_plays_the_other_seat_by_its_channel() -> None:
             vec[K.S_HANDS + s] = log[KI.L_HANDS + s]
         world = HandState(rules, vec)
         for k in range(int(log[KI.L_MADE])):
-            if world.is_over() or len(world.stock) != len(state.stock):
+            if world.is_over or len(world.stock) != len(state.stock):
                 break  # a new deal: the logged stock order is not rebuilt here
             play = Play(int(log[KI.L_PLAYS + 3 * k]), int(log[KI.L_PLAYS + 3 * k + 1]))
             if world.turn != seat:

@@ -295,7 +295,7 @@ def test_margin_objective_plays_as_before(key, objective, totals) -> None:
     bots = [make_bot(name, kw) for _ in range(2)]
     state = HandState.deal(SCOPA, dealer=1, seed=11, match_totals=totals)
     plays = []
-    while not state.is_over():
+    while not state.is_over:
         seat = state.turn
         st = bots[seat].analyse(state, move_seed(11, state.plays_made, seat))
         plays.append(f"{st[0].play}:{st[0].mean:.6f}")

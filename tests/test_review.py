@@ -151,7 +151,7 @@ def test_position_values_views() -> None:
     assert np.array_equal(ev.position_values(s, PUBLIC, 0), ev.position_values(other, PUBLIC, 0))
     assert np.array_equal(ev.position_values(s, 0, 0), ev.position_values(other, 0, 0))
     done = HandState.deal(rules, seed=2)
-    while not done.is_over():
+    while not done.is_over:
         done.push(done.legal_plays[0])
     totals = done.score_array()[:, 7]
     assert list(ev.position_values(done, DEALT, 0)[0]) == [

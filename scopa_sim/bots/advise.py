@@ -161,7 +161,7 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
 def advise(state: HandState, bot: Bot, seed: int) -> Advice:
     """Rank every legal play of the seat to move with ``bot``."""
     bot.prepare(state.rules)
-    if state.is_over():
+    if state.is_over:
         raise PositionError("the hand is over: there is no play to advise")
     return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))
 
