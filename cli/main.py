@@ -38,6 +38,11 @@ LAZY_COMMANDS = {
 }
 
 
+#: Commands that run no kernel (``warm`` says what it compiles itself): no compile notices,
+#: and no numba to import for them.
+NO_KERNELS = frozenset({"variants", "rules", "warm"})
+
+
 class ScopaGroup(click.Group):
     """A group whose library errors (bad cards, records, ...) become one-line messages,
     and whose commands are imported when used. A command runs with SIGTERM turned into
@@ -48,6 +53,19 @@ class ScopaGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command to run; a command that may compile kernels runs with the compile
+        notices on (:mod:`scopa_sim.sim.compiling`: one line on standard error when a
+        kernel compiles for the first time), until the group's context closes."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if name not in NO_KERNELS:
+            from scopa_sim.sim.compiling import notices
+
+            ctx.with_resource(notices())
+        return name, command, rest
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in LAZY_COMMANDS:
