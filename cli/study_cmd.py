@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -21,6 +22,7 @@ from .options import (
     seed_option,
     workers_option,
 )
+from .progress import Progress, progress_option, wanted
 
 #: The most hands ``advantage`` takes: hand numbers stay far inside the kernels' int64
 #: (and 10^15 hands would take decades at a million hands per second).
@@ -45,6 +47,7 @@ def _position_name(p: int, players: int) -> str:
 @seed_option
 @policy_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@progress_option
 def advantage(
     preset: str,
     rules: tuple[str, ...],
@@ -52,11 +55,13 @@ def advantage(
     seed: int,
     policies: tuple[str, ...],
     as_json: bool,
+    progress: bool | None,
 ) -> None:
     """Points per hand by playing position and the dealer's margin, with 95% CIs."""
     r = make_rules(preset, rules)
     specs = make_policies(policies, r.players)
-    res = first_player_advantage(r, specs, hands, seed)
+    with Progress(wanted(progress), "advantage", hands, "hands", rate="hands") as bar:
+        res = first_player_advantage(r, specs, hands, seed, bar.advance if bar.show else None)
     if as_json:
         out = {
             "preset": preset,
@@ -115,12 +120,34 @@ def _est(e: object) -> dict[str, float]:
     help="Where the simulated datasets go (finished runs are reused).",
 )
 @workers_option
-def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None) -> None:
+@progress_option
+def study(
+    scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None, progress: bool | None
+) -> None:
     """Run the embedded study (every preset, policies, rule options) and write reports."""
     from scopa_sim.analysis.study.run import run_study
 
+    bar = Progress(wanted(progress), "study")
+
+    def on_run(text: str, count: int, unit: str) -> Callable[[int, int], None] | None:
+        bar.restart(count, unit, text)
+        return (lambda units, rows: bar.advance(units, rows)) if bar.show else None
+
+    def say(line: str) -> None:
+        click.echo(line)
+        bar.status(line if len(line) <= 60 else line[:57] + "...")
+
     try:
-        run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)
+        with bar:
+            run_study(
+                out,
+                runs_dir / scale,
+                scale,
+                seed,
+                workers or os.cpu_count() or 1,
+                say,
+                on_run if bar.show else None,
+            )
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (see ScopaGroup)
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         click.echo(
