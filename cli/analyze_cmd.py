@@ -93,7 +93,10 @@ def analyze_cmd(
             "hands); simulate with --matches N for match statistics"
         )
     if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
+        from scopa_sim.analysis.conclusions import analysis_conclusion
+
+        doc = {"conclusion": analysis_conclusion(result), **result.to_dict()}
+        json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
     from scopa_sim.analysis.report import analysis_text  # matplotlib: imported only when needed
@@ -235,7 +238,10 @@ def _comparison(dirs: tuple[Path, ...], metrics: tuple[str, ...], unpaired: bool
 
 def _print_comparison(result: Comparison, as_json: bool) -> None:
     if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
+        from scopa_sim.analysis.conclusions import comparison_conclusion
+
+        doc = {"conclusion": comparison_conclusion(result), **result.to_dict()}
+        json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
     from scopa_sim.analysis.report import comparison_text

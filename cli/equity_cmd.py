@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from scopa_sim.analysis.conclusions import equity_conclusion
 from scopa_sim.bots.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
 
 from .options import BadInput, PathArg, make_rules, rules_options, seed_option
@@ -59,6 +60,7 @@ def equity_cmd(
         table = build_table(r, policy, hands, seed, bar.advance if bar.show else None)
     table.save(out)
     first = 1.0 - table.before((0, 0), 0)  # side 1 plays first when side 0 deals
+    click.echo(equity_conclusion(first, r.target, policy, hands))
     click.echo(
         f"wrote {out}: {r.target}-point match equity of {hands:,} {policy} hands "
         f"(rules {r.digest()}); the first mover wins {first:.4f} of matches from 0-0"

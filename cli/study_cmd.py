@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from scopa_sim.analysis.advantage import first_player_advantage
+from scopa_sim.analysis.conclusions import advantage_conclusion
 from scopa_sim.sim.pool import Terminated
 
 from .options import (
@@ -62,8 +63,10 @@ def advantage(
     specs = make_policies(policies, r.players)
     with Progress(wanted(progress), "advantage", hands, "hands", rate="hands") as bar:
         res = first_player_advantage(r, specs, hands, seed, bar.advance if bar.show else None)
+    conclusion = advantage_conclusion(res)
     if as_json:
         out = {
+            "conclusion": conclusion,
             "preset": preset,
             "rules": r.as_dict(),
             "policies": [str(p) for p in specs],
@@ -77,6 +80,7 @@ def advantage(
         click.echo()
         return
     pol = ", ".join(str(p) for p in specs) if len(set(specs)) > 1 else str(specs[0])
+    click.echo(conclusion)
     click.echo(f"rules {preset} ({r.digest()}), policy {pol}, {hands:,} hands, seed {seed}")
     click.echo("points per hand by position (mean ± 95% CI half-width, normal approximation):")
     for p, e in enumerate(res.by_position):
