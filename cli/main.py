@@ -138,6 +138,23 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
         click.echo(f"{key} = {text}")
 
 
+@cli.command()
+@click.option("--record", is_flag=True, help="The game-record format instead of the rules.")
+@click.option("--path", "show_path", is_flag=True, help="Print where the document is installed.")
+def rules(record: bool, show_path: bool) -> None:
+    """Print the rules the engine implements (Markdown), or with --record the format of
+    the game records that play --record writes: the documents shipped in the package."""
+    from scopa_sim.files import DOCUMENTS, document
+
+    name = "record" if record else "rules"
+    if show_path:
+        from importlib.resources import files
+
+        click.echo(str(files("scopa_sim") / "documents" / DOCUMENTS[name]))
+        return
+    click.echo(document(name), nl=False)
+
+
 def main() -> None:
     """Entry point of the ``scopa-sim`` command.
 
