@@ -50,7 +50,7 @@ def _run_shard_size(directory: Path) -> int | None:
     "out_dir",
     required=True,
     type=PathArg(file_okay=False, path_type=Path),
-    help="Run directory (manifest.json + shards/*.parquet).",
+    help="Run directory (manifest.json, and the Parquet shards in shards/).",
 )
 @workers_option
 @click.option(
