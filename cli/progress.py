@@ -186,8 +186,3 @@ def _rich_bar(rate: bool) -> Any:
         columns.append(TextColumn("{task.fields[rate]}"))
     columns += [TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
     return Progress(*columns, transient=True, console=Console(stderr=True))
-
-
-def callback(p: Progress) -> Callable[[int], None] | None:
-    """``p.advance`` when ``p`` is shown, else None (library loops skip the calls)."""
-    return p.advance if p.show else None

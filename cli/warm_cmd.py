@@ -43,8 +43,7 @@ def warm_cmd(
         return
     tasks = select(names)  # an unknown name: a one-line error before anything starts
     n = jobs if jobs is not None else max(1, min(os.cpu_count() or 1, len(tasks)))
-    n = min(n, len(tasks))
-    seconds = max(sum(t.cost for t in tasks) / n, max(t.cost for t in tasks))
+    seconds = max(sum(t.cost for t in tasks) / min(n, len(tasks)), max(t.cost for t in tasks))
     about = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
     click.echo(
         f"compiling {len(tasks)} task(s) of kernels in {n} process(es), largest first: "

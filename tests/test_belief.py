@@ -371,7 +371,7 @@ def test_advise_shows_the_belief(record: str) -> None:
     res = CliRunner().invoke(cli, ["advise", "--position", pos, "--policy", "pimc:worlds=4",
                                    "--belief", "fit", "--json"])  # fmt: skip
     assert res.exit_code == 0, res.output
-    doc = json.loads(res.output)["belief"]
+    doc = json.loads(res.stdout)["belief"]
     from scopa_sim.records.record import position_from_record
 
     b = belief(position_from_record(pos), "fit")
@@ -397,7 +397,7 @@ def test_review_shows_the_belief(record: str) -> None:
     base = ["review", record, "1", "--policy", "eval:worlds=4", "--seat", "1", "-q"]
     res = CliRunner().invoke(cli, [*base, "--json", "--belief", "fit"])
     assert res.exit_code == 0, res.output
-    decisions = json.loads(res.output)["decisions"]
+    decisions = json.loads(res.stdout)["decisions"]
     with_belief = [d for d in decisions if "belief" in d]
     assert with_belief and all(list(d["belief"]) == ["0"] for d in with_belief)
     assert all(0 < h["p"] <= 1 for d in with_belief for h in d["belief"]["0"])

@@ -75,7 +75,7 @@ def test_tournament_cli_workers_and_progress() -> None:
     base = ["tournament", "--policy", "greedy", "--policy", "random", "--deals", "60", "--json"]
     a, b = run(*base), run(*base, "--workers", "2", "--quiet")
     assert a.exit_code == b.exit_code == 0, a.output + b.output
-    assert json.loads(a.output) == json.loads(b.output)
+    assert json.loads(a.stdout) == json.loads(b.stdout)
     bad = run(*base, "--workers", "0")
     assert bad.exit_code == 2 and "--workers" in bad.output
     bad = run(*base, "--alpha", "0.1")
@@ -112,7 +112,7 @@ def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
     assert res.exit_code == 0, res.output
     res = run("compare", str(a), str(b), "--metric", "plays", "--metric", "scopa", "--json")
     assert res.exit_code == 0, res.output
-    (cmp,) = json.loads(res.output)["comparisons"]
+    (cmp,) = json.loads(res.stdout)["comparisons"]
     assert cmp["a"] == str(a) and cmp["b"] == str(b) and cmp["estimate"] == "b - a"
     plays = {d: scan(d).select(pl.col("plays").cast(pl.Float64).mean()).collect().item()
              for d in (a, b)}  # fmt: skip

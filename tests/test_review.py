@@ -296,7 +296,7 @@ def test_advise_shares_the_evaluator(games: Path, reviewed) -> None:
         "advise", "--position", f"{games}:1:{d.play}", "--policy", SMALL, "--seed", "0", "--json"
     )
     assert res.exit_code == 0, res.output
-    plays = {p["play"]: p["mean_margin"] for p in json.loads(res.output)["plays"]}
+    plays = {p["play"]: p["mean_margin"] for p in json.loads(res.stdout)["plays"]}
     assert plays[d.chosen] == d.chosen_value and plays[d.best] == d.best_value
 
 

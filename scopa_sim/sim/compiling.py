@@ -107,12 +107,11 @@ class _Listener:
         self.write = write
         self.depth = threading.local()
         self.said: set[str] = set()
-        self.suppressed = 0
 
     def start(self, data: dict[str, Any]) -> None:
         depth = getattr(self.depth, "n", 0)
         self.depth.n = depth + 1
-        if depth or self.suppressed:
+        if depth:
             return
         func = getattr(data.get("dispatcher"), "py_func", None)
         if func is None:
@@ -200,16 +199,3 @@ def notices(write: Callable[[str], None] | None = None) -> Iterator[None]:
     finally:
         uninstall()
         shutil.rmtree(marks, ignore_errors=True)
-
-
-@contextmanager
-def suppressed() -> Iterator[None]:
-    """No notice for the block (``scopa-sim warm``, which says what it compiles itself)."""
-    listener = _STATE.get("listener")
-    if listener is not None:
-        listener.suppressed += 1
-    try:
-        yield
-    finally:
-        if listener is not None:
-            listener.suppressed -= 1
