@@ -150,7 +150,7 @@ def fit_records(rules: Rules, player: str, hands: int, seed: int) -> list[tuple]
     for h in range(hands):
         ds = deck_seed(seed, h)
         s = HandState.deal(rules, dealer=h % 2, seed=ds)
-        while not s.is_over():
+        while not s.is_over:
             play = bot.choose(s, move_seed(ds, s.plays_made, s.turn))
             if len(s.legal_plays) > 1:
                 out.append((s._vec.copy(), play.card, play.take))
@@ -240,7 +240,7 @@ def quality_task(task: Task, seed: int) -> dict:
         for seat in (0, 1):
             s = HandState.deal(rules, dealer=d % 2, seed=ds)
             last_post = None
-            while not s.is_over():
+            while not s.is_over:
                 if s.turn == seat:
                     for name in BELIEF_MODELS:
                         b = belief(s, name, seed=ds)
@@ -387,7 +387,7 @@ def history_states(
         ds = rnd.randrange(2**62)
         s = HandState.deal(rules, dealer=g % 2, seed=ds)
         plays: list[Play] = []
-        while not s.is_over():
+        while not s.is_over:
             mine = s.turn == 0
             if mine and rnd.random() < 0.3:
                 c = HandState.deal(rules, dealer=g % 2, seed=ds)

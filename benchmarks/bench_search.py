@@ -127,7 +127,7 @@ def decision_states(rules: Rules, count: int, seed: int) -> list[HandState]:
     out: list[HandState] = []
     while len(out) < count:
         s = HandState.deal(rules, seed=rnd.randrange(2**32))
-        while not s.is_over():
+        while not s.is_over:
             if rnd.random() < 0.3:
                 out.append(s.clone())
             s.push(greedy.choose(s, rnd.randrange(2**32)))

@@ -7,13 +7,20 @@ import os
 import shlex
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import click
 
-from scopa_sim.analysis.analyze import COMPARE_METRICS, GROUP_KEYS, SECTIONS, analyze, compare
+from scopa_sim.analysis.analyze import (
+    COMPARE_METRICS,
+    GROUP_KEYS,
+    SECTIONS,
+    Comparison,
+    analyze,
+    compare,
+)
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.rules import PRESETS
@@ -29,6 +36,7 @@ from .options import (
     seed_option,
     workers_option,
 )
+from .progress import Progress, progress_option, wanted
 
 DIRS = PathArg(file_okay=True, path_type=Path)
 
@@ -59,8 +67,13 @@ def _bad_input() -> Iterator[None]:
     help=f"Show only these sections (repeatable): {', '.join(SECTIONS)}.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@progress_option
 def analyze_cmd(
-    dirs: tuple[Path, ...], by: tuple[str, ...], metrics: tuple[str, ...], as_json: bool
+    dirs: tuple[Path, ...],
+    by: tuple[str, ...],
+    metrics: tuple[str, ...],
+    as_json: bool,
+    progress: bool | None,
 ) -> None:
     """First-player advantage, score items, points and match statistics of simulated runs.
 
@@ -72,6 +85,7 @@ def analyze_cmd(
     with _bad_input():
         check_by(by)
         sections = check_sections(metrics)
+    with _bad_input(), Progress(wanted(progress), "analyze", text=f"reading {len(dirs)} run(s)"):
         result = analyze(dirs, by)
     if "matches" in metrics and all(g.matches is None for g in result.groups):
         raise BadInput(
@@ -79,7 +93,10 @@ def analyze_cmd(
             "hands); simulate with --matches N for match statistics"
         )
     if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
+        from scopa_sim.analysis.conclusions import analysis_conclusion
+
+        doc = {"conclusion": analysis_conclusion(result), **result.to_dict()}
+        json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
     from scopa_sim.analysis.report import analysis_text  # matplotlib: imported only when needed
@@ -97,8 +114,10 @@ def _runs_for_presets(
     seed: int,
     out_dir: Path | None,
     workers: int | None,
+    bar: Progress,
 ) -> Iterator[list[Path]]:
-    """Simulate each preset with the same seed into ``out_dir`` (or a temporary directory)."""
+    """Simulate each preset with the same seed into ``out_dir`` (or a temporary directory),
+    its progress on ``bar``."""
     if (hands is None) == (matches is None):
         raise BadInput("with --preset, give exactly one of --hands N or --matches N")
     count = hands if hands is not None else matches
@@ -119,8 +138,9 @@ def _runs_for_presets(
         for i, cfg in enumerate(configs):
             name = cfg.preset if presets.count(cfg.preset) == 1 else f"{cfg.preset}-{i}"
             d = base / name
+            bar.restart(count, mode, f"simulating {cfg.preset} ({i + 1}/{len(configs)})")
             with _bad_input():
-                simulate(d, cfg, local_executor(n_workers))
+                simulate(d, cfg, local_executor(n_workers), progress=_units(bar))
             click.echo(f"simulated {count:,} {mode} of {cfg.preset}, seed {seed}: {d}", err=True)
             dirs.append(d)
         yield dirs
@@ -155,6 +175,7 @@ def _runs_for_presets(
 )
 @workers_option
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
+@progress_option
 def compare_cmd(
     dirs: tuple[Path, ...],
     metrics: tuple[str, ...],
@@ -168,6 +189,7 @@ def compare_cmd(
     out_dir: Path | None,
     workers: int | None,
     as_json: bool,
+    progress: bool | None,
 ) -> None:
     """Compare runs on every metric: DIR_B (and more) against the baseline DIR_A.
 
@@ -188,25 +210,41 @@ def compare_cmd(
         twice = next((p for i, p in enumerate(presets) if p in presets[:i]), None)
         if twice is not None:  # the same rules, policies and seed: the same run twice
             raise BadInput(f"--preset {twice} is given twice: its two runs would be the same")
-        with _runs_for_presets(
-            presets, rules, policies, hands, matches, seed, out_dir, workers
-        ) as made:
-            _compare(tuple(made), metrics, unpaired, as_json)
+        with (
+            Progress(wanted(progress), "compare") as bar,
+            _runs_for_presets(
+                presets, rules, policies, hands, matches, seed, out_dir, workers, bar
+            ) as made,
+        ):
+            bar.restart(None, "", f"comparing {len(made)} runs")
+            result = _comparison(tuple(made), metrics, unpaired)
+        _print_comparison(result, as_json)
         return
     if rules or policies or hands or matches or out_dir:
         raise BadInput("--rule, --policy, --hands, --matches and --out-dir need --preset")
     if len(dirs) < 2:
         raise BadInput("compare needs two or more run directories (or --preset twice)")
-    _compare(dirs, metrics, unpaired, as_json)
+    with Progress(wanted(progress), "compare", text=f"comparing {len(dirs)} runs"):
+        result = _comparison(dirs, metrics, unpaired)
+    _print_comparison(result, as_json)
 
 
-def _compare(
-    dirs: tuple[Path, ...], metrics: tuple[str, ...], unpaired: bool, as_json: bool
-) -> None:
+def _units(bar: Progress) -> Callable[[int, int], None] | None:
+    """A simulation's ``progress(units, rows)`` on ``bar`` (None when it is not shown)."""
+    return (lambda units, rows: bar.advance(units, rows)) if bar.show else None
+
+
+def _comparison(dirs: tuple[Path, ...], metrics: tuple[str, ...], unpaired: bool) -> Comparison:
     with _bad_input():
-        result = compare(dirs, metrics, paired=False if unpaired else None)
+        return compare(dirs, metrics, paired=False if unpaired else None)
+
+
+def _print_comparison(result: Comparison, as_json: bool) -> None:
     if as_json:
-        json.dump(result.to_dict(), sys.stdout, indent=2)
+        from scopa_sim.analysis.conclusions import comparison_conclusion
+
+        doc = {"conclusion": comparison_conclusion(result), **result.to_dict()}
+        json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
     from scopa_sim.analysis.report import comparison_text
@@ -222,7 +260,8 @@ def _compare(
     type=PathArg(path_type=Path),
     help="Report directory (report.md + PNG figures), or a .md file (figures next to it).",
 )
-def report_cmd(dirs: tuple[Path, ...], out: Path) -> None:
+@progress_option
+def report_cmd(dirs: tuple[Path, ...], out: Path, progress: bool | None) -> None:
     """Write a Markdown report with PNG figures on one or more runs.
 
     The report states the configuration and seed of each run and the exact commands
@@ -231,7 +270,8 @@ def report_cmd(dirs: tuple[Path, ...], out: Path) -> None:
     cmd = "scopa-sim report " + " ".join(
         [*(shlex.quote(str(d)) for d in dirs), "--out", shlex.quote(str(out))]
     )
-    with _bad_input():
+    drawing = f"reading {len(dirs)} run(s), drawing the figures"
+    with _bad_input(), Progress(wanted(progress), "report", text=drawing):
         try:
             from scopa_sim.analysis.report import write_report
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from scopa_sim.analysis.conclusions import equity_conclusion
 from scopa_sim.bots.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
 
 from .options import BadInput, PathArg, make_rules, rules_options, seed_option
+from .progress import Progress, progress_option, wanted
 
 #: The most self-play hands of a table (about an hour at 30,000 hands a second).
 MAX_HANDS = 10**8
@@ -35,8 +37,15 @@ MAX_HANDS = 10**8
     type=PathArg(dir_okay=False, writable=True),
     help="The table file to write (JSON), for equity=PATH of a search policy.",
 )
+@progress_option
 def equity_cmd(
-    preset: str, rules: tuple[str, ...], policy: str, hands: int, seed: int, out: str
+    preset: str,
+    rules: tuple[str, ...],
+    policy: str,
+    hands: int,
+    seed: int,
+    out: str,
+    progress: bool | None,
 ) -> None:
     """Solve the match-equity table of the rules from self-play hands and write it.
 
@@ -47,9 +56,11 @@ def equity_cmd(
     r = make_rules(preset, rules)
     if r.sides != 2:
         raise BadInput(f"an equity table needs two sides (2 players, or 4 in teams), not {r.sides}")
-    table = build_table(r, policy, hands, seed)
+    with Progress(wanted(progress), "equity", hands, "hands", rate="hands") as bar:
+        table = build_table(r, policy, hands, seed, bar.advance if bar.show else None)
     table.save(out)
     first = 1.0 - table.before((0, 0), 0)  # side 1 plays first when side 0 deals
+    click.echo(equity_conclusion(first, r.target, policy, hands))
     click.echo(
         f"wrote {out}: {r.target}-point match equity of {hands:,} {policy} hands "
         f"(rules {r.digest()}); the first mover wins {first:.4f} of matches from 0-0"

@@ -39,6 +39,11 @@ LAZY_COMMANDS = {
 }
 
 
+#: Commands that run no kernel (``warm`` says what it compiles itself): no compile notices,
+#: and no numba to import for them.
+NO_KERNELS = frozenset({"variants", "rules", "warm"})
+
+
 class ScopaGroup(click.Group):
     """A group whose library errors (bad cards, records, ...) become one-line messages,
     and whose commands are imported when used. A command runs with SIGTERM turned into
@@ -49,6 +54,19 @@ class ScopaGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted([*super().list_commands(ctx), *LAZY_COMMANDS])
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        """The command to run; a command that may compile kernels runs with the compile
+        notices on (:mod:`scopa_sim.sim.compiling`: one line on standard error when a
+        kernel compiles for the first time), until the group's context closes."""
+        name, command, rest = super().resolve_command(ctx, args)
+        if name not in NO_KERNELS:
+            from scopa_sim.sim.compiling import notices
+
+            ctx.with_resource(notices())
+        return name, command, rest
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in LAZY_COMMANDS:
@@ -119,6 +137,23 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
         value = getattr(r, key)
         text = str(value).lower() if isinstance(value, bool) else str(value)
         click.echo(f"{key} = {text}")
+
+
+@cli.command()
+@click.option("--record", is_flag=True, help="The game-record format instead of the rules.")
+@click.option("--path", "show_path", is_flag=True, help="Print where the document is installed.")
+def rules(record: bool, show_path: bool) -> None:
+    """Print the rules the engine implements (Markdown), or with --record the format of
+    the game records that play --record writes: the documents shipped in the package."""
+    from scopa_sim.files import DOCUMENTS, document
+
+    name = "record" if record else "rules"
+    if show_path:
+        from importlib.resources import files
+
+        click.echo(str(files("scopa_sim") / "documents" / DOCUMENTS[name]))
+        return
+    click.echo(document(name), nl=False)
 
 
 def main() -> None:

@@ -113,24 +113,3 @@ def make_policies(texts: tuple[str, ...], players: int) -> list[PolicySpec]:
         return seat_policies(texts, players)
     except ScopaError as e:
         raise BadInput(str(e)) from None
-
-
-def progress_bar(label: str, *, rate: bool = False, stderr: bool = False) -> Any:
-    """The commands' rich progress bar: ``label``, the bar, done/total, a ``rate`` field
-    column when asked for, elapsed time and ETA; cleared when it stops.  Built on first use
-    (rich is imported only when a bar is drawn)."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    columns: list[Any] = [TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn()]
-    if rate:
-        columns.append(TextColumn("{task.fields[rate]}"))
-    columns += [TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn()]
-    return Progress(*columns, transient=True, console=Console(stderr=True) if stderr else None)

@@ -10,7 +10,8 @@ import click
 
 from scopa_sim.errors import ScopaError
 
-from .options import WORKERS, BadInput, PathArg, progress_bar, seed_option
+from .options import WORKERS, BadInput, PathArg, seed_option
+from .progress import Progress, progress_option, wanted
 
 
 @click.command()
@@ -56,7 +57,8 @@ from .options import WORKERS, BadInput, PathArg, progress_bar, seed_option
     help="Also show, at each decision, the deciding seat's belief about the other hands "
     "(most likely holdings) under this play model.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@progress_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress (as --no-progress).")
 def review_cmd(
     targets: tuple[str, ...],
     seats: tuple[int, ...],
@@ -67,6 +69,7 @@ def review_cmd(
     workers: int | None,
     allow_unfinished: bool,
     belief_model: str | None,
+    progress: bool | None,
     quiet: bool,
 ) -> None:
     """Grade every decision of recorded hands: points lost against the evaluator's best
@@ -78,39 +81,26 @@ def review_cmd(
     """
     from scopa_sim.records.review import run_review, to_json, to_text
 
-    show = not quiet and sys.stderr.isatty()
-    bar = None
-    task = None
+    bar = Progress(wanted(progress, quiet), "review", None, "hands")
 
     def on_tasks(n: int) -> None:
-        nonlocal bar, task
-        if not show:
-            return
-        bar = progress_bar("hands")
-        task = bar.add_task("hands", total=n)
-        bar.start()
-
-    def progress(k: int) -> None:
-        if bar is not None and task is not None:
-            bar.update(task, advance=k)
+        bar.restart(n, "hands", "grading")
 
     try:
-        result = run_review(
-            targets,
-            evaluator,
-            seed,
-            seats=list(seats) or None,
-            workers=workers or os.cpu_count() or 1,
-            allow_unfinished=allow_unfinished,
-            progress=progress,
-            on_tasks=on_tasks,
-            belief_model=belief_model,
-        )
+        with bar:
+            result = run_review(
+                targets,
+                evaluator,
+                seed,
+                seats=list(seats) or None,
+                workers=workers or os.cpu_count() or 1,
+                allow_unfinished=allow_unfinished,
+                progress=bar.advance if bar.show else None,
+                on_tasks=on_tasks if bar.show else None,
+                belief_model=belief_model,
+            )
     except ScopaError as e:
         raise BadInput(str(e)) from None
-    finally:
-        if bar is not None:
-            bar.stop()
     if html_path:
         from scopa_sim.records.review_html import to_html
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator
 
 import click
 
@@ -26,10 +24,10 @@ from .options import (
     BadInput,
     make_rules,
     policy_names,
-    progress_bar,
     rules_options,
     seed_option,
 )
+from .progress import Progress, progress_option, wanted
 
 _DEFAULT = click.core.ParameterSource.DEFAULT
 
@@ -37,23 +35,6 @@ _DEFAULT = click.core.ParameterSource.DEFAULT
 def _given(name: str) -> bool:
     """Whether the option ``name`` was given on the command line (not its default)."""
     return click.get_current_context().get_parameter_source(name) is not _DEFAULT
-
-
-def _on_terminal() -> bool:
-    """Whether standard error is a terminal (where a progress bar is drawn)."""
-    return sys.stderr.isatty()
-
-
-@contextlib.contextmanager
-def _progress_bar(show: bool, total: int) -> Iterator[Callable[[int], None] | None]:
-    """A rich progress bar of deal pairs on standard error, or no callback at all."""
-    if not show:
-        yield None
-        return
-    bar = progress_bar("deal pairs", stderr=True)
-    task = bar.add_task("deals", total=total)
-    with bar:
-        yield lambda n: bar.update(task, advance=n)
 
 
 def _cards(text: str | None, option: str) -> CardSet:
@@ -110,6 +91,7 @@ def _policy(text: str) -> PolicySpec:
 )
 @seed_option
 @click.option("--json", "as_json", is_flag=True, help="Print the analysis as JSON.")
+@progress_option
 def advise_cmd(
     preset: str,
     rules: tuple[str, ...],
@@ -126,6 +108,7 @@ def advise_cmd(
     belief_model: str | None,
     seed: int,
     as_json: bool,
+    progress: bool | None,
 ) -> None:
     """Rank every legal play of a position by expected point margin, with 95% CIs."""
     spec = _policy(policy)
@@ -185,9 +168,13 @@ def advise_cmd(
         except ScopaError as e:
             raise BadInput(str(e)) from None
     bot = spec.bot()
-    # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
-    result = interruptible(advise, state, bot, seed, recorded=bool(position))
-    shown = belief(state, belief_model, seed=seed) if belief_model else None
+    ranking = f"ranking {len(state.legal_plays)} plays with {spec}"
+    with Progress(wanted(progress), "advise", text=ranking) as bar:
+        # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
+        result = interruptible(advise, state, bot, seed, recorded=bool(position))
+        if belief_model:
+            bar.status(f"the belief about the other hands ({belief_model})")
+        shown = belief(state, belief_model, seed=seed) if belief_model else None
     horizon = dict(spec.params).get("horizon") is not None  # values are heuristic estimates
     match = dict(spec.params).get("objective") == "match"
     win = getattr(bot, "win_probability", None)
@@ -331,7 +318,8 @@ def _belief_json(b: Belief) -> dict:
     show_default=True,
     help="Processes playing the deals; the results are the same for any number.",
 )
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@progress_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress (as --no-progress).")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
 def tournament_cmd(
     preset: str,
@@ -343,13 +331,14 @@ def tournament_cmd(
     alpha: float,
     beta: float,
     workers: int,
+    progress: bool | None,
     quiet: bool,
     as_json: bool,
 ) -> None:
     """Policies head to head on paired, seat-swapped deals, with CIs and an Elo ladder.
 
-    Every pairing plays the same deals, each twice with the sides swapped. A progress
-    bar is drawn on a terminal (--quiet or a pipe silences it).
+    Every pairing plays the same deals, each twice with the sides swapped. Progress is
+    shown on standard error when it is a terminal (see --progress).
     """
     r = make_rules(preset, rules)
     specs = [_policy(p) for p in policies]
@@ -368,8 +357,10 @@ def tournament_cmd(
         raise BadInput("--alpha and --beta are the error rates of --sprt: give --sprt too")
     pairings = len(specs) * (len(specs) - 1) // 2
     try:
-        with _progress_bar(not quiet and _on_terminal(), deals * pairings) as progress:
-            results = run_tournament(r, specs, deals, seed, test, progress, workers)
+        bar = Progress(wanted(progress, quiet), "tournament", deals * pairings, "deal pairs")
+        with bar:
+            callback = bar.advance if bar.show else None
+            results = run_tournament(r, specs, deals, seed, test, callback, workers)
     except ScopaError as e:
         raise BadInput(str(e)) from None
     names = [str(p) for p in specs]

@@ -22,11 +22,11 @@ from .options import (
     make_policies,
     make_rules,
     policy_option,
-    progress_bar,
     rules_options,
     seed_option,
     workers_option,
 )
+from .progress import Progress, progress_option, wanted
 
 
 def _run_shard_size(directory: Path) -> int | None:
@@ -50,7 +50,7 @@ def _run_shard_size(directory: Path) -> int | None:
     "out_dir",
     required=True,
     type=PathArg(file_okay=False, path_type=Path),
-    help="Run directory (manifest.json + shards/*.parquet).",
+    help="Run directory (manifest.json, and the Parquet shards in shards/).",
 )
 @workers_option
 @click.option(
@@ -89,7 +89,8 @@ def _run_shard_size(directory: Path) -> int | None:
 )
 @click.option("--resume", is_flag=True, help="Finish an interrupted run in --out.")
 @click.option("--overwrite", is_flag=True, help="Replace the run already in --out.")
-@click.option("-q", "--quiet", is_flag=True, help="No progress bar.")
+@progress_option
+@click.option("-q", "--quiet", is_flag=True, help="No progress (as --no-progress).")
 def simulate_cmd(
     preset: str,
     rules: tuple[str, ...],
@@ -106,6 +107,7 @@ def simulate_cmd(
     deal: str,
     resume: bool,
     overwrite: bool,
+    progress: bool | None,
     quiet: bool,
 ) -> None:
     """Simulate hands or matches and write one row per hand to a Parquet dataset."""
@@ -138,25 +140,21 @@ def simulate_cmd(
         run_exec = dask_executor(scheduler, n_workers, worker_timeout, notify=say)
     else:
         run_exec = local_executor(n_workers)
-    show = not quiet and sys.stderr.isatty()
-    if show:
-        bar = progress_bar(mode, rate=True)
-        task = bar.add_task(mode, total=count, rate="")
-        rows_seen = [0]
+    bar = Progress(wanted(progress, quiet), "simulate", count, mode, rate="hands")
 
-        def progress(units: int, rows: int) -> None:
-            rows_seen[0] += rows
-            elapsed = bar.tasks[task].elapsed or 1e-9
-            bar.update(task, advance=units, rate=f"{rows_seen[0] / elapsed:,.0f} hands/s")
+    def advance(units: int, rows: int) -> None:
+        bar.advance(units, rows)
 
     try:  # SIGTERM arrives as Terminated (see ScopaGroup): the run stops as on Ctrl-C
-        if show:
-            with bar:
-                summary = simulate(
-                    out_dir, config, run_exec, resume=resume, overwrite=overwrite, progress=progress
-                )
-        else:
-            summary = simulate(out_dir, config, run_exec, resume=resume, overwrite=overwrite)
+        with bar:
+            summary = simulate(
+                out_dir,
+                config,
+                run_exec,
+                resume=resume,
+                overwrite=overwrite,
+                progress=advance if bar.show else None,
+            )
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         click.echo(

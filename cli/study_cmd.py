@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from scopa_sim.analysis.advantage import first_player_advantage
+from scopa_sim.analysis.conclusions import advantage_conclusion
 from scopa_sim.sim.pool import Terminated
 
 from .options import (
@@ -21,6 +23,7 @@ from .options import (
     seed_option,
     workers_option,
 )
+from .progress import Progress, progress_option, wanted
 
 #: The most hands ``advantage`` takes: hand numbers stay far inside the kernels' int64
 #: (and 10^15 hands would take decades at a million hands per second).
@@ -45,6 +48,7 @@ def _position_name(p: int, players: int) -> str:
 @seed_option
 @policy_option
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@progress_option
 def advantage(
     preset: str,
     rules: tuple[str, ...],
@@ -52,13 +56,17 @@ def advantage(
     seed: int,
     policies: tuple[str, ...],
     as_json: bool,
+    progress: bool | None,
 ) -> None:
     """Points per hand by playing position and the dealer's margin, with 95% CIs."""
     r = make_rules(preset, rules)
     specs = make_policies(policies, r.players)
-    res = first_player_advantage(r, specs, hands, seed)
+    with Progress(wanted(progress), "advantage", hands, "hands", rate="hands") as bar:
+        res = first_player_advantage(r, specs, hands, seed, bar.advance if bar.show else None)
+    conclusion = advantage_conclusion(res)
     if as_json:
         out = {
+            "conclusion": conclusion,
             "preset": preset,
             "rules": r.as_dict(),
             "policies": [str(p) for p in specs],
@@ -72,6 +80,7 @@ def advantage(
         click.echo()
         return
     pol = ", ".join(str(p) for p in specs) if len(set(specs)) > 1 else str(specs[0])
+    click.echo(conclusion)
     click.echo(f"rules {preset} ({r.digest()}), policy {pol}, {hands:,} hands, seed {seed}")
     click.echo("points per hand by position (mean ± 95% CI half-width, normal approximation):")
     for p, e in enumerate(res.by_position):
@@ -115,12 +124,34 @@ def _est(e: object) -> dict[str, float]:
     help="Where the simulated datasets go (finished runs are reused).",
 )
 @workers_option
-def study(scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None) -> None:
+@progress_option
+def study(
+    scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None, progress: bool | None
+) -> None:
     """Run the embedded study (every preset, policies, rule options) and write reports."""
     from scopa_sim.analysis.study.run import run_study
 
+    bar = Progress(wanted(progress), "study")
+
+    def on_run(text: str, count: int, unit: str) -> Callable[[int, int], None] | None:
+        bar.restart(count, unit, text)
+        return (lambda units, rows: bar.advance(units, rows)) if bar.show else None
+
+    def say(line: str) -> None:
+        click.echo(line)
+        bar.status(line if len(line) <= 60 else line[:57] + "...")
+
     try:
-        run_study(out, runs_dir / scale, scale, seed, workers or os.cpu_count() or 1, click.echo)
+        with bar:
+            run_study(
+                out,
+                runs_dir / scale,
+                scale,
+                seed,
+                workers or os.cpu_count() or 1,
+                say,
+                on_run if bar.show else None,
+            )
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (see ScopaGroup)
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
         click.echo(

@@ -7,9 +7,10 @@ import time
 
 import click
 
-from scopa_sim.sim.warm import TASKS, warm
+from scopa_sim.sim.warm import TASKS, select, warm
 
 from .options import WORKERS
+from .progress import Progress, progress_option, wanted
 
 
 @click.command()
@@ -27,16 +28,37 @@ from .options import WORKERS
     help="Processes to compile in  [default: the number of cores, at most the tasks].",
 )
 @click.option("--list", "list_only", is_flag=True, help="List the tasks and exit.")
-def warm_cmd(names: tuple[str, ...], jobs: int | None, list_only: bool) -> None:
+@progress_option
+def warm_cmd(
+    names: tuple[str, ...], jobs: int | None, list_only: bool, progress: bool | None
+) -> None:
     """Compile every kernel into numba's on-disk cache, so that later commands, and the
     processes of a run or cluster started together, load them at once instead of each
-    compiling them (minutes on a fresh machine). A cached task takes about a second."""
+    compiling them (minutes on a fresh machine). A cached task takes about a second.
+
+    It says first what it compiles and about how long that takes, then one line per task
+    as each finishes; the progress (tasks done, time) is on standard error."""
     if list_only:
         for t in TASKS.values():
             click.echo(f"{t.name:<11} {t.summary}")
         return
-    n = jobs if jobs is not None else max(1, min(os.cpu_count() or 1, len(names or TASKS)))
+    tasks = select(names)  # an unknown name: a one-line error before anything starts
+    n = jobs if jobs is not None else max(1, min(os.cpu_count() or 1, len(tasks)))
+    seconds = max(sum(t.cost for t in tasks) / min(n, len(tasks)), max(t.cost for t in tasks))
+    about = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
+    click.echo(
+        f"compiling {len(tasks)} task(s) of kernels in {n} process(es), largest first: "
+        f"about {about} on 2 free cores, several times that on a busy machine; "
+        "a task whose kernels are cached takes about a second"
+    )
     t0 = time.perf_counter()
-    for task, seconds in warm(names, n):
-        click.echo(f"{task.name:<11} {seconds:6.1f} s  {task.summary}")
+    left = [t.name for t in tasks]
+    running = "compiling " + ", ".join(left[:n])
+    with Progress(wanted(progress), "warm", len(tasks), "tasks", text=running) as bar:
+        for task, seconds in warm(names, n):
+            click.echo(f"{task.name:<11} {seconds:6.1f} s  {task.summary}")
+            left.remove(task.name)
+            bar.advance()
+            if left:
+                bar.status("compiling " + ", ".join(left[:n]))
     click.echo(f"warm in {time.perf_counter() - t0:.1f} s with {n} process(es)")

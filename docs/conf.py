@@ -10,6 +10,23 @@ sys.path.insert(0, str(ROOT))
 
 from scopa_sim import __version__  # noqa: E402
 
+
+def _load_every_command() -> None:
+    """Register the commands the CLI imports only when used (``LAZY_COMMANDS``) on the group:
+    sphinx-click documents a group's registered commands only, once it has any (``variants``
+    and ``rules`` are registered eagerly), so without this the reference lists two commands."""
+    import click
+    from scopa_sim_cli.main import LAZY_COMMANDS, cli
+
+    ctx = click.Context(cli)
+    for name in LAZY_COMMANDS:
+        command = cli.get_command(ctx, name)
+        if command is not None:
+            cli.add_command(command, name)
+
+
+_load_every_command()
+
 project = "scopa-sim"
 author = "the scopa-sim developers"
 copyright = "2026, the scopa-sim developers"

@@ -104,4 +104,33 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     return text
 
 
-__all__ = ["MAX_TEXT", "check_utf8_path", "output", "read_text", "write_text"]
+__all__ = [
+    "DOCUMENTS",
+    "MAX_TEXT",
+    "check_utf8_path",
+    "document",
+    "output",
+    "read_text",
+    "write_text",
+]
+
+
+#: The documents shipped inside the package (``scopa_sim/documents/``, package data): the
+#: rules the engine implements and the game-record format. They are the one copy: the
+#: documentation site's ``docs/rules.md`` and ``docs/record.md`` include them.
+DOCUMENTS = {"rules": "rules.md", "record": "record.md"}
+
+
+def document(name: str) -> str:
+    """The text of the shipped document ``name`` (``rules`` or ``record``), read from the
+    installed package, so that ``pip install`` users have them (``scopa-sim rules``)."""
+    from importlib.resources import files
+
+    if name not in DOCUMENTS:
+        raise FileError(f"unknown document {name!r}: one of {', '.join(DOCUMENTS)}")
+    try:
+        return (files("scopa_sim") / "documents" / DOCUMENTS[name]).read_text(encoding="utf-8")
+    except OSError as e:
+        raise FileError(
+            f"the {name} document is missing from the installed package: {_reason(e)}"
+        ) from None

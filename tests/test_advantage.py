@@ -55,7 +55,7 @@ def test_cli_advantage_json_is_reproducible() -> None:
     a = CliRunner().invoke(cli, args)
     b = CliRunner().invoke(cli, args)
     assert a.exit_code == 0, a.output
-    da, db = json.loads(a.output), json.loads(b.output)
+    da, db = json.loads(a.stdout), json.loads(b.stdout)
     assert da["dealer_margin"] == db["dealer_margin"]
     m = da["dealer_margin"]
     assert m["low"] < m["mean"] < m["high"] and m["n"] == 2000

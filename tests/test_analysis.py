@@ -251,7 +251,7 @@ def test_cli_analyze(runs):
     assert "won by the side that played first in hand 1" in r.output
     assert "hands per match" in r.output and "settebello" not in r.output
     r = run("analyze", runs["random"], runs["greedy"], "--by", "policy", "--json")
-    doc = json.loads(r.output)
+    doc = json.loads(r.stdout)
     assert doc["by"] == ["policy"] and len(doc["groups"]) == 2
     assert doc["groups"][0]["margin"]["n"] == HANDS
     assert doc["runs"][0]["command"].startswith("scopa-sim simulate --preset scopa")

@@ -161,7 +161,7 @@ def test_weights_are_normalised_and_worlds_keep_the_information_set(preset: str)
     bot = make_bot("greedy")
     for game in range(2 if rules.hand_size <= 3 else 1):
         s = HandState.deal(rules, dealer=game % rules.players, seed=rnd.randrange(2**32))
-        while not s.is_over():
+        while not s.is_over:
             if rules.hand_size <= 3 or s.plays_made % 9 == 5:
                 b = belief(s, "fit", seed=game)
                 methods.add(b.method)
@@ -371,7 +371,7 @@ def test_advise_shows_the_belief(record: str) -> None:
     res = CliRunner().invoke(cli, ["advise", "--position", pos, "--policy", "pimc:worlds=4",
                                    "--belief", "fit", "--json"])  # fmt: skip
     assert res.exit_code == 0, res.output
-    doc = json.loads(res.output)["belief"]
+    doc = json.loads(res.stdout)["belief"]
     from scopa_sim.records.record import position_from_record
 
     b = belief(position_from_record(pos), "fit")
@@ -397,7 +397,7 @@ def test_review_shows_the_belief(record: str) -> None:
     base = ["review", record, "1", "--policy", "eval:worlds=4", "--seat", "1", "-q"]
     res = CliRunner().invoke(cli, [*base, "--json", "--belief", "fit"])
     assert res.exit_code == 0, res.output
-    decisions = json.loads(res.output)["decisions"]
+    decisions = json.loads(res.stdout)["decisions"]
     with_belief = [d for d in decisions if "belief" in d]
     assert with_belief and all(list(d["belief"]) == ["0"] for d in with_belief)
     assert all(0 < h["p"] <= 1 for d in with_belief for h in d["belief"]["0"])
@@ -470,7 +470,7 @@ def test_model_reply_plays_the_other_seat_by_its_channel() -> None:
             vec[K.S_HANDS + s] = log[KI.L_HANDS + s]
         world = HandState(rules, vec)
         for k in range(int(log[KI.L_MADE])):
-            if world.is_over() or len(world.stock) != len(state.stock):
+            if world.is_over or len(world.stock) != len(state.stock):
                 break  # a new deal: the logged stock order is not rebuilt here
             play = Play(int(log[KI.L_PLAYS + 3 * k]), int(log[KI.L_PLAYS + 3 * k + 1]))
             if world.turn != seat:

@@ -81,7 +81,7 @@ def test_advise_accepts_possible_scope() -> None:
     args = ["--hand", "7D 3S", "--table", "5H", "--mine", "AD 2D 3D 4D", "--theirs", "KC QC"]
     res = run("advise", *args, "--scope", "1,1", "--json", *FAST)
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["plays"]
+    assert json.loads(res.stdout)["plays"]
 
 
 @pytest.mark.parametrize("scope", ["1", "1,2,3", "a,b", "-1,0", "1.5,0", ",", "", "1,²"])
@@ -170,7 +170,7 @@ def test_advise_position_excludes_the_card_options(records: Path) -> None:
 def test_advise_position_from_the_record(records: Path) -> None:
     res = run("advise", "--position", f"{records}:2:4", "--json", *FAST)
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["plays"]
+    assert json.loads(res.stdout)["plays"]
 
 
 # --------------------------------------------------------------------------- fuzzing

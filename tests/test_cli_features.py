@@ -75,7 +75,7 @@ def test_tournament_cli_workers_and_progress() -> None:
     base = ["tournament", "--policy", "greedy", "--policy", "random", "--deals", "60", "--json"]
     a, b = run(*base), run(*base, "--workers", "2", "--quiet")
     assert a.exit_code == b.exit_code == 0, a.output + b.output
-    assert json.loads(a.output) == json.loads(b.output)
+    assert json.loads(a.stdout) == json.loads(b.stdout)
     bad = run(*base, "--workers", "0")
     assert bad.exit_code == 2 and "--workers" in bad.output
     bad = run(*base, "--alpha", "0.1")
@@ -112,7 +112,7 @@ def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
     assert res.exit_code == 0, res.output
     res = run("compare", str(a), str(b), "--metric", "plays", "--metric", "scopa", "--json")
     assert res.exit_code == 0, res.output
-    (cmp,) = json.loads(res.output)["comparisons"]
+    (cmp,) = json.loads(res.stdout)["comparisons"]
     assert cmp["a"] == str(a) and cmp["b"] == str(b) and cmp["estimate"] == "b - a"
     plays = {d: scan(d).select(pl.col("plays").cast(pl.Float64).mean()).collect().item()
              for d in (a, b)}  # fmt: skip
@@ -129,23 +129,15 @@ def test_compare_json_labels_a_as_the_baseline(tmp_path, seed_b: str) -> None:
     assert abs(s["estimate"] - (s["b"] - s["a"])) < 1e-9
 
 
-def test_tournament_progress_bar_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The bar goes to standard error and counts every deal pair; --quiet turns it off."""
-    import scopa_sim_cli.search_cmd as S
-
-    calls: list[tuple[bool, int]] = []
-    real = S._progress_bar
-
-    def spy(show: bool, total: int):  # type: ignore[no-untyped-def]
-        calls.append((show, total))
-        return real(show, total)
-
-    monkeypatch.setattr(S, "_on_terminal", lambda: True)
-    monkeypatch.setattr(S, "_progress_bar", spy)
+def test_tournament_progress_on_standard_error() -> None:
+    """Forced progress goes to standard error and counts every deal pair; --quiet and a
+    pipe (the default) show none; standard output stays the JSON alone."""
     args = ["tournament", "--policy", "greedy", "--policy", "random", "--policy", "pimc:worlds=1"]
-    res = CliRunner().invoke(cli, [*args, "--deals", "3", "--json"])
+    res = CliRunner().invoke(cli, [*args, "--deals", "3", "--json", "--progress"])
     assert res.exit_code == 0, res.output
     json.loads(res.stdout)  # nothing but the JSON on standard output
-    assert calls == [(True, 3 * 3)]  # three pairings of 3 deal pairs
-    assert CliRunner().invoke(cli, [*args, "--deals", "3", "--quiet"]).exit_code == 0
-    assert calls[-1] == (False, 9)
+    last = res.stderr.strip().splitlines()[-1]
+    assert last.startswith("tournament: 9/9 deal pairs (100%), done in"), res.stderr
+    for quiet in (["--quiet"], ["--progress", "--quiet"], []):
+        res = CliRunner().invoke(cli, [*args, "--deals", "3", *quiet])
+        assert res.exit_code == 0 and "deal pairs (" not in res.stderr

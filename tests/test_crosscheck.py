@@ -74,7 +74,7 @@ def test_every_decision_matches_the_reference(
     scopa_count = list(state.scope)  # the opening take's (RULES.md §9), else none
     taken, opening_scope = ref.opening_take(state.table | state.opening, rd)
     assert (CardSet(taken), sum(scopa_count)) == (state.opening, opening_scope)
-    while not state.is_over():
+    while not state.is_over:
         seat = state.turn
         table = frozenset(state.table)
         expected = ref.legal_plays(state.hand(seat), table, rd)
@@ -117,7 +117,7 @@ def test_whole_hands_match_the_reference(
         return i
 
     result = ref.play_hand(rd, deck, dealer, choose)
-    assert state.is_over()
+    assert state.is_over
     assert [set(p) for p in state.piles] == result["piles"]
     assert state.scope == result["scope"]
     assert state.last_capturer == result["last_capturer"]
@@ -224,7 +224,7 @@ def test_selfplay_kernel_matches_the_python_api(preset: str, seed: int) -> None:
             fresh = HandState.deal(rules, dealer=0, seed=seed)
             assert fresh.table == state.table and fresh.hands == state.hands
         rng = K.new_rng(K.derive_seed(seed, 0, h, 1))
-        while not state.is_over():
+        while not state.is_over:
             plays = list(state.legal_plays)
             state.push(plays[K.rand_below(rng, len(plays))])
         totals = [s["total"] for s in state.score()]

@@ -158,7 +158,7 @@ def test_whole_hands_with_an_opening_take(
 
         result = ref.play_hand(rd, deck, dealer, choose)
         assert result["opening"] == frozenset(state.opening)
-        assert state.is_over()
+        assert state.is_over
         assert [set(p) for p in state.piles] == result["piles"]
         assert state.scope == result["scope"]
         assert state.last_capturer == result["last_capturer"]

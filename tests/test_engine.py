@@ -89,7 +89,7 @@ def test_example1_ace_sweep_on_the_last_play_is_no_scopa() -> None:
     assert st.plays_left == 1
     res = st.push("AS x 2C 3D 6H")
     assert (res.capture, res.scopa, res.ace_sweep, res.last) == (True, False, True, True)
-    assert st.is_over() and st.scope == [0, 0]
+    assert st.is_over and st.scope == [0, 0]
     assert st.piles[1] == P("2C 3D 6H AS")
 
 
@@ -148,7 +148,7 @@ def test_example3_sum_sweep_scores_a_scopa_except_on_the_last_play() -> None:
     st = position(rules(), ["7D", ""], "5H 2S", dealer=1)
     res = st.push("7D x 5H 2S")
     assert res.last and res.capture and not res.scopa
-    assert st.is_over() and st.scope == [0, 0] and st.piles[0] == P("7D 5H 2S")
+    assert st.is_over and st.scope == [0, 0] and st.piles[0] == P("7D 5H 2S")
 
 
 def test_example4_king_match_then_sum_choices() -> None:
@@ -234,7 +234,7 @@ def remainder_case(r: Rules, last_capturer: int | None, dealer: int) -> HandStat
     st = position(r, hands, "5H", turn=seat, dealer=dealer, last_capturer=last_capturer)
     res = st.push("QS")
     assert res.last and not res.capture and not res.scopa
-    assert st.is_over() and st.table == P("")
+    assert st.is_over and st.table == P("")
     assert st.scope == [0] * r.sides  # the remainder is never a scopa
     return st
 
@@ -602,7 +602,7 @@ def test_opening_scope_count_in_the_score() -> None:
     first = P("KD 5C KS 5H").cards()
     deck = [*first, *(c for c in range(40) if c not in first)]
     st = HandState.deal(rules("escoba"), dealer=0, deck=deck)
-    while not st.is_over():
+    while not st.is_over:
         st.push(st.legal_plays[0])
     assert st.score()[0]["scope"] >= 2
     assert st.score()[0]["scope"] == st.scope[0]
@@ -618,7 +618,7 @@ def test_deal_from_a_deck_order() -> None:
     assert st.turn == 0 and st.dealer == 1
     assert st.hand(0) == CardSet(deck[4:7]) and st.hand(1) == CardSet(deck[7:10])
     assert st.stock == deck[10:]
-    assert st.plays_made == 0 and st.plays_left == 36 and not st.is_over()
+    assert st.plays_made == 0 and st.plays_left == 36 and not st.is_over
     assert st.piles == [P(""), P("")] and st.scope == [0, 0] and st.last_capturer is None
 
 
@@ -639,7 +639,7 @@ def test_last_deal_shares_what_is_left() -> None:
     deck = list(range(40))
     st = HandState.deal(r, dealer=1, deck=deck)
     sizes = [len(st.hand(0))]
-    while not st.is_over():
+    while not st.is_over:
         held = sum(len(h) for h in st.hands)
         st.push(st.legal_plays[-1])
         if sum(len(h) for h in st.hands) > held:  # a new deal
@@ -705,7 +705,7 @@ def snapshot(st: HandState) -> tuple[object, ...]:
         tuple(st.stock),
         st.plays_made,
         st.plays_left,
-        st.is_over(),
+        st.is_over,
         tuple(st.legal_plays),
         repr(st),
         tuple(tuple(s.items()) for s in st.score()),
@@ -717,7 +717,7 @@ def test_push_pop_restores_the_exact_state(preset: str) -> None:
     st = HandState.deal(rules(preset), dealer=1, seed=11)
     rng = random.Random(5)
     snaps = []
-    while not st.is_over():
+    while not st.is_over:
         snaps.append(snapshot(st))
         st.push(rng.choice(list(st.legal_plays)))
     final = snapshot(st)
@@ -771,7 +771,7 @@ def test_illegal_plays_are_rejected_and_change_nothing() -> None:
 def test_no_play_after_the_end() -> None:
     st = position(rules(), ["7D", ""], "5H", dealer=1)
     st.push("7D")
-    assert st.is_over()
+    assert st.is_over
     assert len(st.legal_plays) == 0 and not st.legal_plays
     with pytest.raises(IllegalPlayError, match="over"):
         st.push("7D")

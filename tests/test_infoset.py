@@ -40,7 +40,7 @@ def test_resampled_worlds_keep_the_information_state(preset: str) -> None:
     rnd = random.Random(preset)
     for game in range(2):
         state = HandState.deal(rules, dealer=game % rules.players, seed=rnd.randrange(2**32))
-        while not state.is_over():
+        while not state.is_over:
             seat = state.turn
             info = InfoSet(state)
             text = info.information_state_string()

@@ -280,7 +280,7 @@ def test_files_the_manifest_does_not_list_are_not_read(made, tmp_path):
     assert scan(d).collect().equals(scan(made["good"]).collect())
     r = run("analyze", d, "--json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["groups"][0]["margin"]["n"] == HANDS
+    assert json.loads(r.stdout)["groups"][0]["margin"]["n"] == HANDS
 
 
 def test_read_run_lists_exactly_the_manifest_shards(made):

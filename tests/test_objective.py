@@ -295,7 +295,7 @@ def test_margin_objective_plays_as_before(key, objective, totals) -> None:
     bots = [make_bot(name, kw) for _ in range(2)]
     state = HandState.deal(SCOPA, dealer=1, seed=11, match_totals=totals)
     plays = []
-    while not state.is_over():
+    while not state.is_over:
         seat = state.turn
         st = bots[seat].analyse(state, move_seed(11, state.plays_made, seat))
         plays.append(f"{st[0].play}:{st[0].mean:.6f}")
@@ -394,7 +394,7 @@ def test_equity_command_writes_a_table_the_bots_take(tmp_path: Path) -> None:
     args = ["advise", "--hand", "7D 3S KH", "--table", "7C 5H 2S AD", "--totals", "9,10"]
     res = run(*args, "--policy", spec, "--json")
     assert res.exit_code == 0, res.output
-    doc = json.loads(res.output)
+    doc = json.loads(res.stdout)
     assert doc["values"] == "match_win_points" and doc["match_totals"] == [9, 10]
     assert all(0 <= p["p_win"] <= 1 for p in doc["plays"] if p["n"])
     res = run("equity", "--preset", "scopa-3", "--out", str(out))
@@ -411,7 +411,7 @@ def test_advise_takes_the_totals_from_a_record(tmp_path: Path, table_file: Path)
     spec = f"ismcts:iterations=30,objective=match,equity={table_file}"
     res = run("advise", "--position", f"{rec}:{len(lines)}:0", "--policy", spec, "--json")
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["match_totals"] == before
+    assert json.loads(res.stdout)["match_totals"] == before
     res = run("advise", "--position", f"{rec}:1:0", "--totals", "3,4", "--policy", spec)
     assert res.exit_code == 2 and "drop --totals" in res.output
 

@@ -34,7 +34,9 @@ def test_every_package_folder_is_installed() -> None:
         if "__pycache__" not in p.parts
     }
     on_disk.add("scopa_sim_cli")
-    assert set(tool["packages"]) == on_disk
+    data = set(tool.get("package-data", {}))  # folders of data only (scopa_sim.documents)
+    assert all((ROOT / d.replace(".", "/")).is_dir() for d in data)
+    assert set(tool["packages"]) == on_disk | data
     assert dirs["scopa_sim_cli"] == "cli" and (ROOT / "cli" / "__init__.py").exists()
 
 

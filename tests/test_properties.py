@@ -78,7 +78,7 @@ def partition_ok(state: HandState, full: int) -> None:
         assert seen & part.mask == 0, f"{CardSet(seen & part.mask)} in two places"
         seen |= part.mask
     assert len(state.stock) == len(set(state.stock))
-    if state.is_over() and state.last_capturer is None and state.rules.remainder_to != "dealer":
+    if state.is_over and state.last_capturer is None and state.rules.remainder_to != "dealer":
         assert seen & ~full == 0  # the table went to nobody
     else:
         assert seen == full
@@ -96,7 +96,7 @@ def test_invariants_along_a_hand(preset: str, overrides: tuple[str, ...], seed: 
     plays_by = [0] * rules.sides
     partition_ok(state, full)
     assert len(state.table) == rules.table_cards
-    while not state.is_over():
+    while not state.is_over:
         seat = state.turn
         assert state.plays_made + state.plays_left == total
         legal = list(state.legal_plays)
@@ -114,7 +114,7 @@ def test_invariants_along_a_hand(preset: str, overrides: tuple[str, ...], seed: 
             assert state.last_capturer == rules.side_of(seat)
             assert play.card in state.piles[rules.side_of(seat)]
         else:
-            assert state.is_over() or play.card in state.table
+            assert state.is_over or play.card in state.table
         partition_ok(state, full)
         for s in range(rules.sides):
             assert 0 <= state.scope[s] <= plays_by[s]
@@ -175,7 +175,7 @@ def test_fifteen_and_free_lays_along_a_hand(
         assert len(state.table) == rules.table_cards and sum(state.scope) == 0
     plays_by = [0] * rules.sides
     partition_ok(state, full)
-    while not state.is_over():
+    while not state.is_over:
         seat = state.turn
         legal = list(state.legal_plays)
         if not rules.capture_compulsory:
@@ -271,7 +271,7 @@ def test_pop_undoes_push_at_every_step(preset: str, overrides: tuple[str, ...], 
     rules = make(preset, overrides)
     rng = random.Random(seed)
     state = HandState.deal(rules, dealer=seed % rules.players, seed=seed)
-    while not state.is_over():
+    while not state.is_over:
         before = repr(state), state.piles, state.scope, state.stock, state.last_capturer
         legal = list(state.legal_plays)
         for p in rng.sample(legal, min(3, len(legal))):

@@ -29,7 +29,7 @@ from scopa_sim.game.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
-RULES_DOC = ROOT / "docs" / "rules.md"
+RULES_DOC = ROOT / "scopa_sim" / "documents" / "rules.md"  # docs/rules.md includes it
 DOCS = ROOT / "docs"
 
 

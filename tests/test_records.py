@@ -818,7 +818,7 @@ def kings_table_record(rules: Rules) -> dict[str, Any]:
     state = HandState.deal(rules, dealer=0, deck=order)
     assert {*kings} <= set(state.table)
     plays = []
-    while not state.is_over():
+    while not state.is_over:
         seat, p = state.turn, state.legal_plays[0]
         state.push(p)
         plays.append((seat, p.card, p.take))
@@ -921,7 +921,7 @@ def crafted_record(
     order = [*first, *(c for c in range(40) if c not in first)]
     state = HandState.deal(rules, dealer=dealer, deck=order)
     plays = []
-    while not state.is_over():
+    while not state.is_over:
         seat, p = state.turn, state.legal_plays[0]
         state.push(p)
         plays.append((seat, p.card, p.take))
@@ -1177,7 +1177,7 @@ def test_decode_hand_is_the_position_of_every_play(preset: str, tmp_path) -> Non
                     state.turn, state.hands, state.table, state.piles, state.scope
                 )  # fmt: skip
             state.push(play)  # legal: the checker made the same plays
-        assert state.is_over()
+        assert state.is_over
         assert [s["total"] for s in state.score()] == [s["total"] for s in obj["score"]]
 
 

@@ -152,7 +152,7 @@ def test_position_values_views() -> None:
     assert np.array_equal(ev.position_values(s, PUBLIC, 0), ev.position_values(other, PUBLIC, 0))
     assert np.array_equal(ev.position_values(s, 0, 0), ev.position_values(other, 0, 0))
     done = HandState.deal(rules, seed=2)
-    while not done.is_over():
+    while not done.is_over:
         done.push(done.legal_plays[0])
     totals = done.score_array()[:, 7]
     assert list(ev.position_values(done, DEALT, 0)[0]) == [
@@ -299,7 +299,7 @@ def test_advise_shares_the_evaluator(games: Path, reviewed) -> None:
         "advise", "--position", f"{games}:1:{d.play}", "--policy", SMALL, "--seed", "0", "--json"
     )
     assert res.exit_code == 0, res.output
-    plays = {p["play"]: p["mean_margin"] for p in json.loads(res.output)["plays"]}
+    plays = {p["play"]: p["mean_margin"] for p in json.loads(res.stdout)["plays"]}
     assert plays[d.chosen] == d.chosen_value and plays[d.best] == d.best_value
 
 

@@ -31,7 +31,7 @@ def margin(state: HandState, side: int) -> int:
 def brute(state: HandState, root_side: int) -> int:
     """Plain minimax over HandState: the root side maximises its margin, every other side
     minimises it (exact for two sides, the paranoid value for more)."""
-    if state.is_over():
+    if state.is_over:
         return margin(state, root_side)
     mine = state.rules.side_of(state.turn) == root_side
     best = -math.inf if mine else math.inf
@@ -155,7 +155,7 @@ def replay_logged_iteration(
     rules = state.rules
     world = replay_world(state, log)
     unit = KI.EST_UNIT if cut else 1
-    if not world.is_over():
+    if not world.is_over:
         assert cut
         work = np.zeros(16)
         for side in range(rules.sides):

@@ -30,8 +30,8 @@ def test_advise_ranks_every_legal_play_and_is_reproducible() -> None:
     args += ["--policy", "ismcts:iterations=400"]
     a, b = run(*args), run(*args)
     assert a.exit_code == 0, a.output
-    da = json.loads(a.output)
-    assert da == json.loads(b.output)
+    da = json.loads(a.stdout)
+    assert da == json.loads(b.stdout)
     plays = {p["play"] for p in da["plays"]}
     assert plays == {"7D x 7C", "3S x AD 2S", "KH x AD 7C 2S"}
     assert sum(p["chosen"] for p in da["plays"]) == 1
@@ -51,7 +51,7 @@ def test_advise_says_when_values_are_horizon_estimates() -> None:
     assert "expected point margin of the hand" in plain.output
     assert "heuristic value at the rollout horizon" in cut.output
     js = run(*base, "--policy", "ismcts:iterations=200,horizon=4", "--json")
-    assert json.loads(js.output)["values"] == "horizon_estimate"
+    assert json.loads(js.stdout)["values"] == "horizon_estimate"
     assert json.loads(run(*base, "--json").output)["values"] == "hand_margin"
 
 
@@ -60,7 +60,7 @@ def test_advise_takes_the_scopa() -> None:
     args = ["--hand", "7D 3S", "--table", "5H 2S", "--opponent-cards", "2", "--json"]
     res = run("advise", *args, "--mine", mine, "--theirs", theirs, "--policy", "pimc:worlds=8")
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["chosen"] == "7D x 5H 2S"
+    assert json.loads(res.stdout)["chosen"] == "7D x 5H 2S"
 
 
 def test_advise_from_a_record(tmp_path) -> None:
@@ -68,7 +68,7 @@ def test_advise_from_a_record(tmp_path) -> None:
     assert run("play", "--seed", "1", "--record", str(rec)).exit_code == 0
     res = run("advise", "--position", f"{rec}:1:5", "--policy", "pimc:worlds=4", "--json")
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["plays"]
+    assert json.loads(res.stdout)["plays"]
 
 
 @pytest.mark.parametrize(
@@ -108,7 +108,7 @@ def test_tournament_pairs_and_ladder() -> None:
     res = run("tournament", "--policy", "greedy", "--policy", "random", "--deals", "150",
               "--seed", "2", "--json")  # fmt: skip
     assert res.exit_code == 0, res.output
-    doc = json.loads(res.output)
+    doc = json.loads(res.stdout)
     (pair,) = doc["pairings"]
     assert pair["wins"] + pair["draws"] + pair["losses"] == 300
     lo, hi = pair["margin_ci"]

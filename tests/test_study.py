@@ -252,6 +252,17 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert "'s side (seats " in index  # partners share a side: the side is named
     used = [r for r in rows if r["metric"] == "dealer_margin" and r["part"] == "A"]
     assert all(r["pilot_pairs"] == 0 and r["method"].startswith("plain hands") for r in used)
+    # each part opens with its conclusion in a sentence (issue 26), true to its intervals
+    opening = {part: (out / f"part-{part}" / "report.md").read_text().splitlines()[4]
+               for part in "abc"}  # fmt: skip
+    assert all(line.startswith("**") and line.endswith(".**") for line in opening.values())
+    m = next(r for r in used if r["preset"] == "scopa" and r["policy"] == "expert")
+    assert "in `scopa` under `expert`" in opening["a"]
+    assert ("not resolved" in opening["a"]) == (m["ci_low"] <= 0 <= m["ci_high"])
+    effects = [r for r in rows if r["metric"] == "effect:dealer_margin" and r["policy"] == "expert"]
+    sure = [r for r in effects if r["ci_low"] > 0 or r["ci_high"] < 0]
+    assert opening["b"].startswith(f"**{len(sure)} of " if sure else "**No rule variant")
+    assert "a match to 11" in opening["c"] and "bootstrap" in opening["c"]
     # a second call reuses the finished runs (it would print each run it simulates)
     said: list[str] = []
     again = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)

@@ -131,7 +131,7 @@ def test_match_statistics_of_a_run_of_hands_are_refused(run_dir: Path) -> None:
 def test_the_command_to_reproduce_keeps_a_path_with_spaces_whole(run_dir: Path) -> None:
     res = CliRunner().invoke(cli, ["analyze", str(run_dir), "--json"])
     assert res.exit_code == 0, res.output
-    text = json.dumps(json.loads(res.output))
+    text = json.dumps(json.loads(res.stdout))
     assert "--out '" in text and "a run with spaces'" in text
 
 

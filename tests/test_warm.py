@@ -72,7 +72,9 @@ def test_warm_command() -> None:
     assert res.exit_code == 0 and [ln.split()[0] for ln in res.output.splitlines()] == list(TASKS)
     res = run(cli, ["warm", "--only", "steps", "--jobs", "2"])
     assert res.exit_code == 0, res.output
-    assert res.output.splitlines()[0].startswith("steps ")
+    first, task = res.stdout.splitlines()[:2]  # what it compiles, then each task as it ends
+    assert first.startswith("compiling 1 task(s) of kernels in 2 process(es), largest first")
+    assert task.startswith("steps ")
     assert "with 1 process(es)" not in res.output  # --jobs as given
     for args, named in (
         (["--only", "bogus"], "unknown warm-up task 'bogus'"),

@@ -29,6 +29,7 @@ from scopa_sim.analysis.analyze import (
     convergence,
     open_runs,
 )
+from scopa_sim.analysis.conclusions import analysis_conclusion, comparison_conclusion
 from scopa_sim.stats.inference import MeanCI, Proportion, TestResult
 
 METRIC_NAMES = {
@@ -155,7 +156,9 @@ def group_text(g: GroupResult, sections: Sequence[str] = SECTIONS) -> list[str]:
 
 
 def analysis_text(a: Analysis, sections: Sequence[str] = SECTIONS) -> str:
-    lines = ["runs:"] + [f"  {run_line(r)}" for r in a.runs]
+    """``analyze``'s text: its conclusion in a sentence, the runs, then each group."""
+    lines = [analysis_conclusion(a), ""]
+    lines += ["runs:"] + [f"  {run_line(r)}" for r in a.runs]
     if a.by:
         lines.append(f"grouped by: {', '.join(a.by)}")
     for g in a.groups:
@@ -165,7 +168,9 @@ def analysis_text(a: Analysis, sections: Sequence[str] = SECTIONS) -> str:
 
 
 def comparison_text(c: Comparison) -> str:
-    lines = ["runs:"] + [
+    """``compare``'s text: its conclusion in a sentence, the runs, then each comparison."""
+    lines = [comparison_conclusion(c), ""]
+    lines += ["runs:"] + [
         f"  {'A' if i == 0 else 'B' + str(i)}  {run_line(r)}" for i, r in enumerate(c.runs)
     ]
     n_tests = sum(len(p.results) for p in c.pairs)
@@ -235,7 +240,7 @@ def write_report(
     cmd = command or "scopa-sim report " + " ".join(
         [*(shlex.quote(str(r.directory)) for r in runs), "--out", shlex.quote(str(out))]
     )
-    lines = _preamble(title, cmd)
+    lines = _preamble(title, cmd, report_conclusion(an, cmp))
     lines += _runs_section(runs, cmd)
     lines += _advantage_section(groups, figs)
     lines += _items_section(groups, figs)
@@ -291,10 +296,20 @@ def _link(p: Path, alt: str) -> str:
     return f"![{alt}]({p.name})"
 
 
-def _preamble(title: str, cmd: str) -> list[str]:
-    """The title, when and how the report was made, and what its intervals are."""
+def report_conclusion(an: Analysis, cmp: Comparison | None) -> str:
+    """A report's opening sentence: the runs' dealer margin, then (with several runs) each
+    run against the first."""
+    text = analysis_conclusion(an)
+    if cmp is not None and cmp.pairs:
+        text += "; against the first run: " + comparison_conclusion(cmp)
+    return text[0].upper() + text[1:] + "."
+
+
+def _preamble(title: str, cmd: str, conclusion: str) -> list[str]:
+    """The title, the conclusion in a sentence, when and how the report was made, and what
+    its intervals are."""
     when = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    lines = [f"# scopa-sim report: {title}", ""]
+    lines = [f"# scopa-sim report: {title}", "", f"**{conclusion}**", ""]
     lines.append(f"Generated {when} by scopa-sim {__version__} with `{cmd}`.")
     lines.append("")
     lines.append(

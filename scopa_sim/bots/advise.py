@@ -255,7 +255,7 @@ def advise(state: HandState, bot: Bot, seed: int, *, recorded: bool = False) -> 
     (:func:`perfect_information_world`; ``recorded``: ``state`` is a game record's, whose
     true layout it then sees), named in :attr:`Advice.layout`."""
     bot.prepare(state.rules)
-    if state.is_over():
+    if state.is_over:
         raise PositionError("the hand is over: there is no play to advise")
     if not bot.perfect_information:
         return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))

@@ -114,7 +114,7 @@ class Bot(ABC):
     def choose(self, state: HandState, seed: int) -> Play:
         """The play this bot makes; deterministic for a given state and seed.  A forced
         play (the only legal one) is made without searching: every bot would make it."""
-        if state.is_over():
+        if state.is_over:
             raise ValueError("the hand is over: nothing to choose")
         legal = state.legal_plays
         if len(legal) == 1:

@@ -243,7 +243,7 @@ class Evaluator:
 
     def evaluate(self, state: HandState, seed: int) -> Evaluation:
         """Value every legal play of the seat to move from its information set only."""
-        if state.is_over():
+        if state.is_over:
             raise ValueError("the hand is over: there is no decision to evaluate")
         seat = state.turn
         vec = np.empty(K.N_STATE, dtype=np.int64)
@@ -266,7 +266,7 @@ class Evaluator:
         just before a deal) or :data:`DEALT` (every hand known, only the stock's order
         unknown: what the deals have decided so far, used for luck).  ``worlds``
         overrides the evaluator's number of worlds."""
-        if state.is_over():
+        if state.is_over:
             return final_margins(state)[None, :]
         if view == DEALT:
             vec = state._vec.copy()

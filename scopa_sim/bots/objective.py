@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -241,10 +242,17 @@ def _two_sides(rules: Rules) -> None:
         )
 
 
-def hand_outcomes(rules: Rules, policy: str, hands: int, seed: int) -> E.HandOutcomes:
+def hand_outcomes(
+    rules: Rules,
+    policy: str,
+    hands: int,
+    seed: int,
+    progress: Callable[[int], None] | None = None,
+) -> E.HandOutcomes:
     """The results of ``hands`` independent hands of ``policy`` self-play (hand ``h`` is
     hand 0 of match ``h`` of ``seed``, as ``simulate --hands`` numbers them), as the
-    dealer's side's points, the first player's side's and which took all the denari."""
+    dealer's side's points, the first player's side's and which took all the denari;
+    ``progress(n)`` after each block of ``n`` hands."""
     _two_sides(rules)
     code = _model_code(policy)
     if hands < 1:
@@ -266,14 +274,22 @@ def hand_outcomes(rules: Rules, policy: str, hands: int, seed: int) -> E.HandOut
         flag[den[1 - dealer_side, idx] == 10] = E.FIRST
         flag[den[dealer_side, idx] == 10] = E.DEALER
         fl.append(flag)
+        if progress is not None:
+            progress(n)
     return E.HandOutcomes.of(np.concatenate(dp), np.concatenate(fp), np.concatenate(fl))
 
 
 def build_table(
-    rules: Rules, policy: str = "expert", hands: int = DEFAULT_HANDS, seed: int = DEFAULT_SEED
+    rules: Rules,
+    policy: str = "expert",
+    hands: int = DEFAULT_HANDS,
+    seed: int = DEFAULT_SEED,
+    progress: Callable[[int], None] | None = None,
 ) -> EquityTable:
-    """The match-equity table of ``rules`` from ``hands`` hands of ``policy`` self-play."""
-    return EquityTable.solve(rules, hand_outcomes(rules, policy, hands, seed), policy, hands, seed)
+    """The match-equity table of ``rules`` from ``hands`` hands of ``policy`` self-play
+    (``progress(n)`` after each block of ``n`` hands played)."""
+    outcomes = hand_outcomes(rules, policy, hands, seed, progress)
+    return EquityTable.solve(rules, outcomes, policy, hands, seed)
 
 
 @lru_cache(maxsize=8)

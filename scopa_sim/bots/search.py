@@ -540,7 +540,7 @@ def play_deal(
     if len(bots_by_seat) != rules.players:
         raise ValueError(f"need {rules.players} bots, got {len(bots_by_seat)}")
     state = HandState.deal(rules, dealer=dealer, seed=deck_seed)
-    while not state.is_over():
+    while not state.is_over:
         seat = state.turn
         play = bots_by_seat[seat].choose(state, move_seed(deck_seed, state.plays_made, seat))
         state.push(play)

@@ -199,6 +199,13 @@ class HandState(PublicView):
     ``match_totals`` are each side's match points before this hand (public, like the
     dealer; default 0 each: the first hand of a match). Nothing in the hand depends on
     them; a bot playing for the match (``objective=match``) reads them.
+
+    What the state holds is read through properties (:attr:`turn`, :attr:`table`,
+    :attr:`legal_plays`, :attr:`is_over`, :attr:`plays_left`, ...): ``while not
+    s.is_over:`` plays a hand out. Methods take an argument (:meth:`hand`,
+    :meth:`is_legal`), change the state (:meth:`push`, :meth:`pop`) or make something new
+    from it (:meth:`clone`, :meth:`score`, :meth:`score_array`). A property called by
+    mistake (``s.is_over()``) raises ``TypeError`` rather than being always true.
     """
 
     def __init__(
@@ -408,8 +415,10 @@ class HandState(PublicView):
     def plays_left(self) -> int:
         return int(self._r[K.R_TOTAL_PLAYS]) - self.plays_made
 
+    @property
     def is_over(self) -> bool:
-        """True once the last card is played and the table remainder assigned."""
+        """True once the last card is played and the table remainder assigned (a
+        property, as :attr:`turn` and :attr:`legal_plays` are: ``while not s.is_over:``)."""
         return bool(self._vec[K.S_DONE])
 
     @property
@@ -423,20 +432,20 @@ class HandState(PublicView):
         return LegalPlays(self)
 
     def _generate(self) -> list[Play]:
-        if self.is_over():
+        if self.is_over:
             return []
         b = self._buf
         n = K.legal_plays(self._vec, self._r, b.card, b.take, b.scratch)
         return [Play(int(c), int(t)) for c, t in zip(b.card[:n], b.take[:n], strict=True)]
 
     def is_legal(self, play: Play) -> bool:
-        return not self.is_over() and play in self._generate()
+        return not self.is_over and play in self._generate()
 
     # -- transitions ----------------------------------------------------------------
     def push(self, play: Play | str) -> PlayResult:
         """Make a play (a :class:`Play` or its text); raises :class:`IllegalPlayError`."""
         p = Play.parse(play) if isinstance(play, str) else play
-        if self.is_over():
+        if self.is_over:
             raise IllegalPlayError(f"play {p}: the hand is over")
         legal = self._generate()
         if p not in legal:
@@ -502,5 +511,5 @@ class HandState(PublicView):
         hands = " | ".join(str(h) or "-" for h in self.hands)
         return (
             f"<HandState turn={self.turn} table=[{self.table}] hands=[{hands}] "
-            f"plays={self.plays_made}{' over' if self.is_over() else ''}>"
+            f"plays={self.plays_made}{' over' if self.is_over else ''}>"
         )

@@ -258,7 +258,7 @@ def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, P
     the state before it; the play is made once the caller has looked at the state."""
     plays = _list(obj.get("plays"), "plays")
     for i, p in enumerate(plays):
-        if state.is_over():
+        if state.is_over:
             raise RecordError(f"play {i}: the hand is already over")
         if not isinstance(p, dict):
             raise RecordError(f"play {i} must be an object")
@@ -271,7 +271,7 @@ def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, P
             state.push(play)
         except IllegalPlayError as e:
             raise RecordError(f"play {i}: {e}") from None
-    if not state.is_over():
+    if not state.is_over:
         raise RecordError(f"the hand is unfinished after {len(plays)} plays")
 
 

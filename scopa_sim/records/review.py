@@ -525,7 +525,7 @@ def review_hand(
         )
         stock = len(state.stock)
         state.push(play)
-        if not state.is_over() and len(state.stock) < stock:  # the next round was dealt
+        if not state.is_over and len(state.stock) < stock:  # the next round was dealt
             before = _means(ev.position_values(state, PUBLIC, seed))
             after = _means(ev.position_values(state, DEALT, seed))
             deal_list.append(Deal(len(deal_list), k + 1, before, after))

@@ -150,7 +150,7 @@ class HandPlayer:
         else:
             hs = HandState.deal(rules, dealer=dealer, deck=deck, match_totals=totals)
             logged = []
-            while not hs.is_over():
+            while not hs.is_over:
                 seat = hs.turn
                 move = K.derive_seed(self.seed, match, hand, STREAM_BOT + hs.plays_made)
                 play = self._bots[seat].choose(hs, int(move) & (2**63 - 1))

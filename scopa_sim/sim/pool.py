@@ -40,6 +40,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 from scopa_sim.errors import WorkerError
+from scopa_sim.sim import compiling
 
 T = TypeVar("T")
 
@@ -60,12 +61,18 @@ def watch(parent: int) -> None:
 
 
 def _worker_start(
-    parent: int, init: Callable[..., None] | None = None, initargs: tuple[Any, ...] = ()
+    parent: int,
+    init: Callable[..., None] | None = None,
+    initargs: tuple[Any, ...] = (),
+    notices: compiling.Settings | None = None,
 ) -> None:
     """Set up a worker process: it ignores Ctrl-C and exits as soon as the process that
-    started it is gone (:func:`watch`); then ``init(*initargs)``."""
+    started it is gone (:func:`watch`); it gives the compile notices its parent gives
+    (:mod:`scopa_sim.sim.compiling`); then ``init(*initargs)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     watch(parent)
+    if notices is not None:
+        compiling.install(notices)
     if init is not None:
         init(*initargs)
 
@@ -117,7 +124,7 @@ def process_pool(
         max_workers=workers,
         mp_context=mp.get_context(method),
         initializer=_worker_start,
-        initargs=(os.getpid(), initializer, initargs),
+        initargs=(os.getpid(), initializer, initargs, compiling.settings()),
     )
 
 

@@ -22,6 +22,7 @@ import polars as pl
 
 from scopa_sim._version import __version__
 from scopa_sim.analysis import analyze as A
+from scopa_sim.analysis import conclusions as C
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis import variance as V
 from scopa_sim.bots.registry import POLICIES
@@ -729,6 +730,67 @@ def _tag_name(tag: str) -> str:
     return f"`{policy_spec(tag)}`"
 
 
+def _sentence(text: str) -> list[str]:
+    """A section's opening conclusion, as a bold sentence and a blank line."""
+    return [f"**{text[0].upper()}{text[1:]}.**", ""]
+
+
+def _pick(items: Sequence[Any], preset: str = "scopa", tag: str = "expert") -> Any:
+    """The headline item (a :class:`Margin` or :class:`MatchWin`): ``preset`` under ``tag``
+    if there is one, else the first."""
+    return next((x for x in items if x.preset == preset and x.tag == tag), items[0])
+
+
+def conclusion_a(margins: Sequence[Margin]) -> str:
+    """Part A's conclusion: the dealer margin of `scopa` under `expert` (the estimator used)."""
+    m = _pick(margins)
+    e = m.used
+    return C.margin_sentence(
+        e.estimate, e.low, e.high, e.n,
+        interval=f"95% t interval, {m.method}",
+        policy=f"in `{m.preset}` under {_tag_name(m.tag)}",
+        unit="pairs of hands" if m.method == "duplicates" else "hands",
+    )  # fmt: skip
+
+
+def conclusion_b(hand: Sequence[HandEffect], tag: str = "expert") -> str:
+    """Part B's conclusion: how many rule variants resolve an effect on the dealer margin
+    per hand under ``tag``, and the largest."""
+    tag = tag if any(h.effect.tag == tag for h in hand) else hand[0].effect.tag
+    mine = [h for h in hand if h.effect.tag == tag]
+    sure = [h for h in mine if C.resolved(h.test.low, h.test.high)]
+    n = min(h.test.n_a for h in mine)
+    size = f"at least {n:,} hands per variant"
+    if not sure:
+        return (
+            f"no rule variant's effect on the dealer margin per hand is resolved at this "
+            f"sample size under {_tag_name(tag)}: every 95% interval of the {len(mine)} "
+            f"tested (paired t, or Welch t for `deck=36`) includes 0; {size}"
+        )
+    top = max(sure, key=lambda h: abs(h.test.estimate))
+    t = top.test
+    return (
+        f"{len(sure)} of {len(mine)} rule variants change the dealer margin per hand under "
+        f"{_tag_name(tag)} (95% intervals of paired t, or Welch t for `deck=36`, excluding 0), "
+        f"the most {_opt_text(top.effect.option, top.effect.base)}: "
+        f"{_ci(t.estimate, t.low, t.high)} points per hand; the other "
+        f"{len(mine) - len(sure)} are not resolved at this sample size; {size}"
+    )
+
+
+def conclusion_c(wins: Sequence[MatchWin]) -> str:
+    """Part C's conclusion: the first mover's chance of winning a match to 11 of `scopa`
+    under `expert`, against the fair chance."""
+    w = _pick([x for x in wins if x.target == 11] or list(wins))
+    d = w.dp
+    return C.win_sentence(
+        d.estimate, d.low, d.high,
+        who="the first mover", target=w.target, fair=w.fair,
+        interval=f"95% percentile bootstrap, {d.replicates:,} replicates",
+        policy=f"in `{w.preset}` under {_tag_name(w.tag)}", n=d.n,
+    )  # fmt: skip
+
+
 def write_a(
     margins: list[Margin],
     seats: list[Seats],
@@ -739,7 +801,7 @@ def write_a(
     from scopa_sim.analysis.study.plan import POLICY_TAGS
 
     folder.mkdir(parents=True, exist_ok=True)
-    L = list(head)
+    L = list(head) + (_sentence(conclusion_a(margins)) if margins else [])
     L += [
         "The dealer margin is the dealer's side's points minus the first player's side's, per "
         "hand (positive: dealing is an advantage, i.e. the first player is at a disadvantage). "
@@ -853,7 +915,7 @@ def write_b(
     from scopa_sim.analysis.study.plan import POLICY_TAGS
 
     folder.mkdir(parents=True, exist_ok=True)
-    L = list(head)
+    L = list(head) + (_sentence(conclusion_b(hand)) if hand else [])
     L += [
         "Each option is toggled from `scopa` and played on the same decks as the baseline "
         "(same seed): per hand the effect on the dealer margin is the paired mean difference "
@@ -1014,7 +1076,7 @@ def write_c(
     from scopa_sim.analysis.study.plan import POLICY_TAGS, TARGETS
 
     folder.mkdir(parents=True, exist_ok=True)
-    L = list(head)
+    L = list(head) + (_sentence(conclusion_c(wins)) if wins else [])
     L += [
         "No policy looks at the match totals and each hand is dealt from its own stream, so a "
         "match is a Markov chain on (score, score, side dealing next) driven by i.i.d. hand "

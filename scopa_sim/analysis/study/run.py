@@ -17,11 +17,23 @@ def run_dir(runs_dir: Path, run: StudyRun) -> Path:
     return runs_dir / run.name
 
 
+#: A study's progress: called at each run it simulates with what it is, how many units
+#: and which (hands or matches); returns the run's ``progress(units, rows)`` callback of
+#: :func:`scopa_sim.sim.simulate.simulate`, or None.
+OnRun = Callable[[str, int, str], Callable[[int, int], None] | None]
+
+
 def ensure_runs(
-    p: Plan, runs_dir: Path, seed: int, workers: int, say: Callable[[str], None] = print
+    p: Plan,
+    runs_dir: Path,
+    seed: int,
+    workers: int,
+    say: Callable[[str], None] = print,
+    on_run: OnRun | None = None,
 ) -> dict[str, Path]:
     """Simulate every run of the plan that is not finished yet (resuming a run of the same
-    configuration, seed and generator; starting again a run of another one)."""
+    configuration, seed and generator; starting again a run of another one); ``on_run``
+    follows the progress of each."""
     out = {}
     for i, run in enumerate(p.runs, start=1):
         config = run.config(seed)
@@ -33,7 +45,17 @@ def ensure_runs(
             resume = same
             deal = "" if run.deal == "plain" else f", {run.deal} deals"
             say(f"[{i}/{len(p.runs)}] {run.name}: {run.count:,} {run.mode}, {run.policy}{deal}")
-            simulate(d, config, local_executor(workers), resume=resume, overwrite=not resume)
+            progress = (
+                on_run(f"[{i}/{len(p.runs)}] {run.name}", run.count, run.mode) if on_run else None
+            )
+            simulate(
+                d,
+                config,
+                local_executor(workers),
+                resume=resume,
+                overwrite=not resume,
+                progress=progress,
+            )
         out[run.name] = d
     return out
 
@@ -45,10 +67,11 @@ def run_study(
     seed: int,
     workers: int,
     say: Callable[[str], None] = print,
+    on_run: OnRun | None = None,
 ) -> list[Path]:
-    """Simulate every run (resuming finished ones), then write the reports and
-    ``results.json``; return the files written."""
+    """Simulate every run (resuming finished ones; ``on_run`` follows the progress of
+    each), then write the reports and ``results.json``; return the files written."""
     scale = SCALES[scale_name]
     p = plan(scale)
-    dirs = ensure_runs(p, runs_dir, seed, workers, say)
+    dirs = ensure_runs(p, runs_dir, seed, workers, say, on_run)
     return write_study(p, dirs, out, scale_name, scale, seed, say)
