@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 from scopa_sim import _engine as K
 from scopa_sim.bots.base import Bot, PlayStats
-from scopa_sim.errors import PositionError
+from scopa_sim.bots.registry import PolicySpec, search_policies
+from scopa_sim.errors import PolicyError, PositionError
 from scopa_sim.game.cards import CardSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -158,6 +159,16 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
     return False
 
 
+def check_advisor(spec: PolicySpec) -> None:
+    """A PolicyError unless ``spec`` can rank plays: a search policy (a jitted policy
+    picks a play but gives no values to rank by)."""
+    if spec.is_kernel:
+        raise PolicyError(
+            f"--policy {spec}: advise ranks plays with a search policy "
+            f"({', '.join(search_policies())}); {spec} gives no values to rank by"
+        )
+
+
 def advise(state: HandState, bot: Bot, seed: int) -> Advice:
     """Rank every legal play of the seat to move with ``bot``."""
     bot.prepare(state.rules)
@@ -180,6 +191,7 @@ __all__ = [
     "Advice",
     "PositionError",
     "advise",
+    "check_advisor",
     "check_scope",
     "describe",
     "position_from_cards",
