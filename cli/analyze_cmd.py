@@ -68,12 +68,21 @@ def _bad_input() -> Iterator[None]:
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the full result as JSON.")
 @progress_option
+@click.option(
+    "--by-role",
+    "by_role_file",
+    type=PathArg(dir_okay=False, path_type=Path),
+    help="Also write the runs' hands to this .parquet or .csv file as a tidy table by "
+    "role: the dealer's side, the first player's side and each seat, one row per hand, "
+    "without the always-null columns.",
+)
 def analyze_cmd(
     dirs: tuple[Path, ...],
     by: tuple[str, ...],
     metrics: tuple[str, ...],
     as_json: bool,
     progress: bool | None,
+    by_role_file: Path | None,
 ) -> None:
     """First-player advantage, score items, points and match statistics of simulated runs.
 
@@ -92,6 +101,13 @@ def analyze_cmd(
             "--metric matches: these runs hold no finished match (runs of independent "
             "hands); simulate with --matches N for match statistics"
         )
+    if by_role_file is not None:
+        from scopa_sim.data.roles import by_role, write_by_role
+
+        with _bad_input():
+            write_by_role([by_role(r.scan(), r.config) for r in result.runs], by_role_file)
+        hands = sum(r.rows for r in result.runs)
+        click.echo(f"wrote {hands:,} hands by role to {by_role_file}", err=True)
     if as_json:
         from scopa_sim.analysis.conclusions import analysis_conclusion
 

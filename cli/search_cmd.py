@@ -8,10 +8,10 @@ import sys
 
 import click
 
-from scopa_sim.bots.advise import advise, describe, position_from_cards
+from scopa_sim.bots.advise import advise, check_advisor, describe, position_from_cards
 from scopa_sim.bots.base import MIN_SAMPLES, PlayStats
 from scopa_sim.bots.belief import Belief, belief, describe_belief
-from scopa_sim.bots.registry import PolicySpec, search_policies
+from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.cards import CardSet
 from scopa_sim.records.record import opening_line, position_from_record
@@ -112,11 +112,10 @@ def advise_cmd(
 ) -> None:
     """Rank every legal play of a position by expected point margin, with 95% CIs."""
     spec = _policy(policy)
-    if spec.is_kernel:
-        raise BadInput(
-            f"--policy {spec}: advise ranks plays with a search policy "
-            f"({', '.join(search_policies())}); {spec} gives no values to rank by"
-        )
+    try:
+        check_advisor(spec)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
     if position:
         given = [
             f"--{name.replace('_', '-')}"

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from scopa_sim.data import dataset as D
-from scopa_sim.data.run import MAX_UNITS, SimConfig
+from scopa_sim.data.run import SimConfig, mode_and_count
 from scopa_sim.errors import ScopaError
 from scopa_sim.sim.executors import DEFAULT_WORKER_TIMEOUT, dask_executor, local_executor
 from scopa_sim.sim.pool import Terminated
@@ -111,13 +111,10 @@ def simulate_cmd(
     quiet: bool,
 ) -> None:
     """Simulate hands or matches and write one row per hand to a Parquet dataset."""
-    if (hands is None) == (matches is None):
-        raise BadInput("give exactly one of --hands N or --matches N")
-    count = hands if hands is not None else matches
-    assert count is not None
-    mode = "hands" if hands is not None else "matches"
-    if not 1 <= count <= MAX_UNITS:
-        raise BadInput(f"the number of {mode} must be 1..{MAX_UNITS:,} (2**63 - 1)")
+    try:
+        mode, count = mode_and_count(hands, matches)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
     if scheduler and executor != "dask":
         raise BadInput("--scheduler needs --executor dask")
     if math.isnan(worker_timeout):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from scopa_sim.analysis.advantage import first_player_advantage
+from scopa_sim.analysis.advantage import MAX_HANDS, first_player_advantage
 from scopa_sim.analysis.conclusions import advantage_conclusion
 from scopa_sim.sim.pool import Terminated
 
@@ -24,10 +24,6 @@ from .options import (
     workers_option,
 )
 from .progress import Progress, progress_option, wanted
-
-#: The most hands ``advantage`` takes: hand numbers stay far inside the kernels' int64
-#: (and 10^15 hands would take decades at a million hands per second).
-MAX_HANDS = 10**15
 
 
 def _position_name(p: int, players: int) -> str:

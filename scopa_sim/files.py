@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
@@ -51,6 +51,27 @@ def write_text(path: str | Path, text: str) -> Path:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise FileError(f"cannot write {p}: {_reason(e)}") from None
+    return p
+
+
+def write_with(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Write ``path`` atomically with ``write``, a function that writes a whole file to the
+    path it is given (a temporary file in the same directory, renamed over ``path`` once
+    complete): for the writers of other libraries, such as polars' ``write_parquet``. A
+    FileError naming ``path`` if it cannot be written, with no partial file left."""
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        write(tmp)
+        os.replace(tmp, p)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise FileError(f"cannot write {p}: {_reason(e)}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
     return p
 
 
@@ -112,6 +133,7 @@ __all__ = [
     "output",
     "read_text",
     "write_text",
+    "write_with",
 ]
 
 

@@ -40,8 +40,9 @@ def doc_pages() -> list[Path]:
     order = [DOCS / "index.md"]
     for block in re.findall(r"^```\{toctree\}\n(.*?)^```", index, re.M | re.S):
         for line in block.splitlines():
-            if line.strip() and not line.startswith(":"):
-                order.append(DOCS / f"{line.strip()}.md")
+            name = line.strip()
+            if name and not line.startswith(":") and not (DOCS / f"{name}.ipynb").exists():
+                order.append(DOCS / f"{name}.md")  # a notebook runs in tests/test_tutorial.py
     rest = sorted(p for p in DOCS.rglob("*.md") if p not in order and "_build" not in p.parts)
     return [README, *order, *rest]
 

@@ -510,3 +510,13 @@ def test_section_9_options_in_the_kernel_vector() -> None:
     assert list(Rules.make("escoba").to_array()[: K.R_CAPTURE_FIFTEEN]) == list(
         Rules.make("scopa", ["kings_redeal=false", "target=15"]).to_array()[: K.R_CAPTURE_FIFTEEN]
     )
+
+
+def test_the_target_range_keeps_matches_inside_the_kernels_limit() -> None:
+    """Every hand scores a point, so a match of at most 4 sides ends within
+    ``4 * MAX_TARGET`` hands: inside the jitted loop's limit (rules.py leaves the engine
+    unimported, so the check lives here)."""
+    from scopa_sim import _engine as K
+    from scopa_sim.game.rules import MAX_TARGET
+
+    assert 4 * MAX_TARGET < K.MAX_HANDS_PER_MATCH

@@ -16,11 +16,15 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.data.run import SimConfig
+from scopa_sim.errors import AnalysisError
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.shards import compute_rows
 from scopa_sim.stats.inference import Estimate
 
 CHUNK = 200_000
+#: The most hands :func:`first_player_advantage` takes: hand numbers stay far inside the
+#: kernels' int64 (and 10^15 hands would take decades at a million hands per second).
+MAX_HANDS = 10**15
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,11 @@ def first_player_advantage(
     progress: Callable[[int], None] | None = None,
 ) -> AdvantageResult:
     """Play ``hands`` independent hands and estimate the points per position."""
-    if hands < 2:
-        raise ValueError("need at least 2 hands for a confidence interval")
+    if type(hands) is not int or not 2 <= hands <= MAX_HANDS:
+        raise AnalysisError(
+            f"the number of hands must be a whole number 2..10^15 (two at least for a "
+            f"confidence interval), not {hands!r}"
+        )
     config = SimConfig(
         preset=rules.preset_name() or "custom",
         rules=rules,

@@ -31,6 +31,7 @@ from typing import Any
 import polars as pl
 
 from scopa_sim.data import dataset as D
+from scopa_sim.data.roles import OPTIONAL_ITEMS, int_col, side_of, side_value
 from scopa_sim.data.run import SimConfig, read_run
 from scopa_sim.errors import AnalysisError
 from scopa_sim.game.rules import PRESETS, Rules
@@ -38,8 +39,6 @@ from scopa_sim.stats import inference as S
 
 #: The score items of a hand (dataset columns ``s{k}_{item}``), points excluded.
 ITEMS = tuple(i for i in D.ITEMS if i != "points")
-#: Items that exist only under a rule option.
-OPTIONAL_ITEMS = {"re_bello": "re_bello", "napola": "napola"}
 #: Columns (and derived keys) that ``--by`` accepts.
 GROUP_KEYS = (
     "run",
@@ -145,22 +144,11 @@ def scan_runs(runs: Sequence[Run]) -> pl.LazyFrame:
 # --------------------------------------------------------------------------- per-hand expressions
 
 
-def _i(name: str) -> pl.Expr:
-    return pl.col(name).cast(pl.Int32)
-
-
-def _side_of(seat: pl.Expr) -> pl.Expr:
-    """The side of a seat: seat mod 2 with teams (fewer sides than players), else the seat."""
-    return pl.when(_i("sides") < _i("players")).then(seat % _i("sides")).otherwise(seat)
-
-
-def _side_value(side: pl.Expr, column: str) -> pl.Expr:
-    """Column ``s{side}_{column}`` of each row (the side varies by row)."""
-    e: Any = pl.when(side == 0).then(_i(f"s0_{column}"))
-    for k in range(1, D.MAX_SIDES):
-        e = e.when(side == k).then(_i(f"s{k}_{column}"))
-    out: pl.Expr = e.otherwise(None)
-    return out
+# The side of a seat and a side's column, read per row: one place for the view by role
+# and the analyses (:mod:`scopa_sim.data.roles`).
+_i = int_col
+_side_of = side_of
+_side_value = side_value
 
 
 def _position_seat(p: int) -> pl.Expr:

@@ -21,7 +21,8 @@ from typing import Any
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim.bots.base import Bot, PlayStats
-from scopa_sim.errors import PositionError
+from scopa_sim.bots.registry import PolicySpec, search_policies
+from scopa_sim.errors import PolicyError, PositionError
 from scopa_sim.game.cards import CardSet, card_name
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
@@ -249,6 +250,16 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
     return False
 
 
+def check_advisor(spec: PolicySpec) -> None:
+    """A PolicyError unless ``spec`` can rank plays: a search policy (a jitted policy
+    picks a play but gives no values to rank by)."""
+    if spec.is_kernel:
+        raise PolicyError(
+            f"--policy {spec}: advise ranks plays with a search policy "
+            f"({', '.join(search_policies())}); {spec} gives no values to rank by"
+        )
+
+
 def advise(state: HandState, bot: Bot, seed: int, *, recorded: bool = False) -> Advice:
     """Rank every legal play of the seat to move with ``bot``.  A perfect-information bot
     (:attr:`Bot.perfect_information`) searches one layout of the hidden cards
@@ -279,6 +290,7 @@ __all__ = [
     "Layout",
     "PositionError",
     "advise",
+    "check_advisor",
     "check_scope",
     "describe",
     "perfect_information_world",

@@ -228,6 +228,21 @@ class SimConfig:
         )
 
 
+def mode_and_count(hands: int | None, matches: int | None) -> tuple[str, int]:
+    """What a run counts and how many, from ``--hands N`` or ``--matches N``: exactly one
+    of them, a whole number 1..:data:`MAX_UNITS`; a one-line SimulationError otherwise (the
+    command line's and the Python API's message alike)."""
+    if (hands is None) == (matches is None):
+        raise SimulationError("give exactly one of --hands N or --matches N")
+    mode = "hands" if hands is not None else "matches"
+    count = hands if hands is not None else matches
+    if type(count) is not int:
+        raise SimulationError(f"the number of {mode} must be a whole number, not {count!r}")
+    if not 1 <= count <= MAX_UNITS:
+        raise SimulationError(f"the number of {mode} must be 1..{MAX_UNITS:,} (2**63 - 1)")
+    return mode, count
+
+
 def hands_bound(rules: Rules) -> int:
     """Hands a match takes at most unless the leaders tie: ``sides * target``, since each
     hand scores at least one point (the settebello)."""

@@ -1,4 +1,9 @@
-"""Rule options and presets (docs/rules.md §7) as a validated, frozen dataclass."""
+"""Rule options and presets (docs/rules.md §7) as a validated, frozen dataclass.
+
+Making, checking and naming rules needs neither numba nor the kernels: only
+:meth:`Rules.to_array` (the kernels' vector) imports :mod:`scopa_sim._engine`, on first
+use, so that ``import scopa_sim`` and ``Rules.make`` stay cheap.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,12 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from scopa_sim import _engine as K
 from scopa_sim.errors import RulesError
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "players": (2, 3, 4),
@@ -28,10 +33,10 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
 }
 #: The highest match target. Every hand scores at least one point (the settebello), so
 #: with at most 4 sides a match reaches the target within ``4 * MAX_TARGET`` hands, well
-#: inside the jitted loop's limit of ``MAX_HANDS_PER_MATCH`` (10,000) hands; the running
-#: totals (the Int32 ``s{k}_total`` columns) stay far inside their range.
+#: inside the jitted loop's limit of ``MAX_HANDS_PER_MATCH`` (10,000) hands (checked by
+#: ``tests/test_rules.py``: the engine is not imported here); the running totals (the
+#: Int32 ``s{k}_total`` columns) stay far inside their range.
 MAX_TARGET = 1000
-assert 4 * MAX_TARGET < K.MAX_HANDS_PER_MATCH
 _RANGES = {"hand_size": (1, 10), "table_cards": (0, 4), "target": (1, MAX_TARGET)}
 _BOOLS = (
     "teams",
@@ -189,7 +194,10 @@ class Rules:
     def _packed(self) -> np.ndarray:
         """The vector of :meth:`to_array`, packed on first use (the dataclass is frozen but
         not slotted: the cache lives in the instance's ``__dict__``, outside the fields
-        that make its equality, hash and identity)."""
+        that make its equality, hash and identity). The engine, and numba with it, is
+        imported here, on the first use of the kernels' vector."""
+        from scopa_sim import _engine as K
+
         return K.pack_rules(
             self.players,
             int(self.teams),

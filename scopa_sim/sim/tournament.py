@@ -33,6 +33,15 @@ class Sprt:
     alpha: float = 0.05
     beta: float = 0.05
 
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
+            raise TournamentError("--sprt: ELO0 and ELO1 must be finite numbers")
+        if self.elo0 >= self.elo1:
+            raise TournamentError("--sprt: ELO0 must be below ELO1")
+        for name, p in (("alpha", self.alpha), ("beta", self.beta)):
+            if not 0 < p <= 0.5:
+                raise TournamentError(f"--{name} must be in (0, 0.5], not {p!r}")
+
     @property
     def bounds(self) -> tuple[float, float]:
         """(lower, upper) log-likelihood-ratio bounds."""
@@ -271,6 +280,8 @@ def run_tournament(
     """Every pairing of distinct policies, on the same deals; ``progress(1)`` after each
     deal pair. ``workers > 1`` plays the deals in that many processes, with the same
     results."""
+    if type(deals) is not int or deals < 2:
+        raise TournamentError(f"--deals must be a whole number of at least 2, not {deals!r}")
     if len(policies) < 2:
         raise TournamentError("a tournament needs at least two --policy")
     if sprt is not None and len(policies) != 2:

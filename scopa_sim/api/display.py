@@ -1,0 +1,197 @@
+"""What the notebook API's results share: :class:`Estimate`, input checks that raise the
+project's one-line errors, and the HTML of their ``_repr_html_`` (the cards drawn as on
+the review page, :mod:`scopa_sim.records.review_html`, with its style scoped to the
+result so that a notebook's own look is left alone).
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import math
+import os
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+
+from scopa_sim.errors import FileError, RulesError, ScopaError, SimulationError
+
+if TYPE_CHECKING:
+    from scopa_sim.game.rules import Rules
+    from scopa_sim.stats.inference import Estimate as StatsEstimate
+    from scopa_sim.stats.inference import MeanCI, Proportion
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A figure with its 95% confidence interval and the sample it is estimated from.
+
+    ``estimate`` is the point estimate (a mean, a proportion, a difference), ``ci_low`` and
+    ``ci_high`` the bounds of its 95% interval, ``n`` the number of observations (hands,
+    matches or deal pairs)."""
+
+    estimate: float
+    ci_low: float
+    ci_high: float
+    n: int
+
+    @classmethod
+    def of(cls, x: MeanCI | Proportion | StatsEstimate) -> Estimate:
+        """The estimate of a statistic of :mod:`scopa_sim.stats.inference`."""
+        value = x.mean if hasattr(x, "mean") else x.estimate
+        return cls(float(value), float(x.low), float(x.high), int(x.n))
+
+    def __str__(self) -> str:
+        return f"{self.estimate:+.4f} [{self.ci_low:+.4f}, {self.ci_high:+.4f}] (n={self.n:,})"
+
+    def __repr__(self) -> str:
+        """The fields to four decimals (the estimates of a few thousand hands hold no more)."""
+        return (
+            f"Estimate(estimate={self.estimate:+.4f}, ci_low={self.ci_low:+.4f}, "
+            f"ci_high={self.ci_high:+.4f}, n={self.n})"
+        )
+
+    def to_dict(self) -> dict[str, float | int | None]:
+        """JSON-ready (an undefined bound, as with one observation, is None)."""
+        return {k: _finite(v) for k, v in vars(self).items()}
+
+
+def _finite(x: float | int) -> float | int | None:
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
+# --------------------------------------------------------------------------- input checks
+def one_line_errors(f: Callable[P, T]) -> Callable[P, T]:
+    """Raise the project's one-line errors only: an operating-system error (a full disk,
+    an unreadable file) becomes a FileError naming the file, and a NUL character in a
+    path a ScopaError, as on the command line; a ScopaError raised inside a library
+    (polars, numba) call loses its chained traceback."""
+
+    @functools.wraps(f)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return f(*args, **kwargs)
+        except ScopaError as e:
+            raise e.with_traceback(None) from None
+        except OSError as e:
+            what = e.strerror or str(e) or type(e).__name__
+            where = f": {e.filename}" if e.filename is not None else ""
+            raise FileError(f"{what}{where}") from None
+        except ValueError as e:
+            if "null byte" not in str(e) and "null character" not in str(e):
+                raise
+            raise FileError("a path cannot contain a NUL character") from None
+
+    return wrapper
+
+
+def whole(name: str, value: object, lo: int | None = None) -> int:
+    """``value`` as a whole number of at least ``lo``; a SimulationError naming the option
+    (``name``, as on the command line) if it is not."""
+    if type(value) is not int:
+        raise SimulationError(f"{name} must be a whole number, not {value!r}")
+    if lo is not None and value < lo:
+        raise SimulationError(f"{name} must be at least {lo}, not {value}")
+    return value
+
+
+def make_rules(preset: object, rules: Mapping[str, Any] | None) -> Rules:
+    """The rules of ``preset`` with the overrides ``rules`` (option name -> value)."""
+    from scopa_sim.game.rules import PRESETS, Rules
+
+    if not isinstance(preset, str):
+        raise RulesError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+    if rules is not None and not isinstance(rules, Mapping):
+        raise RulesError(f"rules must be a dict of option names to values, not {rules!r}")
+    return Rules.make(preset, rules)
+
+
+def policy_texts(policy: str | Iterable[str]) -> tuple[str, ...]:
+    """``policy`` (one text for every seat, or one per seat) as the command line's
+    repeated ``--policy``."""
+    from scopa_sim.errors import PolicyError
+
+    texts = (policy,) if isinstance(policy, str) else tuple(policy)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise PolicyError(f"a policy is a name such as 'expert' (or one per seat), not {policy!r}")
+    return texts
+
+
+def run_path(path: object) -> Path:
+    """``path`` as a directory path; a FileError for anything that cannot name one."""
+    if not isinstance(path, str | os.PathLike):
+        raise FileError(f"a run directory is a path, not {path!r}")
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\x00" in text:
+        raise FileError("a path cannot contain a NUL character")
+    return Path(text)
+
+
+# --------------------------------------------------------------------------- HTML
+_BOX = "scopa-sim"
+_EXTRA_CSS = """
+.scopa-sim { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif;
+  color: #1d2329; }
+.scopa-sim caption { text-align: left; font-weight: 600; padding: 4px 0; }
+"""
+
+
+@functools.cache
+def scoped_css() -> str:
+    """The review page's style with every rule confined to ``.scopa-sim`` boxes (its
+    ``body`` rule left out: a notebook keeps its own page style)."""
+    from scopa_sim.records.review_html import CSS
+
+    out = []
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", CSS):
+        names = [s.strip() for s in selectors.split(",") if s.strip()]
+        if names == ["body"]:
+            continue
+        out.append(", ".join(f".{_BOX} {s}" for s in names) + " {" + body.strip() + "}")
+    return "\n".join(out) + _EXTRA_CSS
+
+
+def esc(x: object) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def box(title: str, *parts: str) -> str:
+    """A result's HTML: a titled box with the scoped style."""
+    return (
+        f"<div class='{_BOX}'><style>{scoped_css()}</style>"
+        f"<div class='meta'><b>{esc(title)}</b></div>{''.join(parts)}</div>"
+    )
+
+
+def table(head: Sequence[str], rows: Iterable[Sequence[str]], caption: str = "") -> str:
+    """An HTML table: ``head`` escaped, ``rows`` of cells already in HTML (numbers right)."""
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td class='{_cell_class(c)}'>{c}</td>" for c in row) + "</tr>"
+        for row in rows
+    )
+    return f"<table>{cap}<tr>{th}</tr>{body}</table>"
+
+
+def _cell_class(cell: str) -> str:
+    return "num" if re.fullmatch(r"[-+\[\d][-+\d,. \[\]e]*%?", cell) else "nw"
+
+
+def fmt(x: float, spec: str = "+.4f") -> str:
+    return "-" if not math.isfinite(x) else format(x, spec)
+
+
+def est_cells(e: Estimate, spec: str = "+.4f") -> list[str]:
+    """An estimate as three cells: the estimate, its interval, its sample size."""
+    return [fmt(e.estimate, spec), f"[{fmt(e.ci_low, spec)}, {fmt(e.ci_high, spec)}]", f"{e.n:,}"]
+
+
+__all__ = ["Estimate", "box", "est_cells", "one_line_errors", "scoped_css", "table"]
