@@ -8,8 +8,15 @@ import sys
 
 import click
 
-from scopa_sim.bots.advise import advise, check_advisor, describe, position_from_cards
-from scopa_sim.bots.base import MIN_SAMPLES, PlayStats
+from scopa_sim.bots.advise import (
+    advice_json,
+    advise,
+    check_advisor,
+    describe,
+    interval_kind,
+    position_from_cards,
+)
+from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.bots.belief import Belief, belief, describe_belief
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
@@ -179,33 +186,7 @@ def advise_cmd(
     win = getattr(bot, "win_probability", None)
     p_win = {p.play: win(state, p.mean) for p in result.plays} if match and win else {}
     if as_json:
-        doc = {
-            "policy": str(spec),
-            "seed": seed,
-            "rules": state.rules.as_dict(),
-            "seat": result.seat,
-            "hand": str(state.hand(result.seat)),
-            "table": str(state.table),
-            "chosen": str(result.chosen),
-            "values": ("match_win_points" if match else "")
-            or ("horizon_estimate" if horizon else "hand_margin"),
-            "match_totals": list(state.match_totals),
-            "plays": [
-                {
-                    "play": str(p.play),
-                    "mean_margin": _num(p.mean),
-                    "ci_low": _num(p.ci_low),
-                    "ci_high": _num(p.ci_high),
-                    "interval": _interval(p),
-                    "n": p.n,
-                    "chosen": p.chosen,
-                    **({"p_win": _num(p_win[p.play])} if match else {}),
-                }
-                for p in result.plays
-            ],
-        }
-        if result.layout is not None:
-            doc["perfect_information"] = result.layout.as_dict()
+        doc = advice_json(result, spec, bot, seed)
         if shown is not None:
             doc["belief"] = _belief_json(shown)
         json.dump(doc, sys.stdout, indent=2)
@@ -229,9 +210,8 @@ def advise_cmd(
         mark = "  <- best" if p.chosen else ""
         ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]" if p.estimated and not p.exact else ""
         pw = f"  {p_win[p.play]:7.3f}" if match else ""
-        click.echo(
-            f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci or _interval(p):>17}  {p.n:>7}{pw}{mark}"
-        )
+        ci = ci or interval_kind(p)
+        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{pw}{mark}")
     if result.layout is not None:
         click.echo(result.layout.sentence(spec.name, cut=not all(p.exact for p in result.plays)))
     elif any(not p.estimated for p in result.plays):
@@ -244,16 +224,6 @@ def advise_cmd(
                    "plays seen):")  # fmt: skip
         for line in describe_belief(shown):
             click.echo(f"  {line}")
-
-
-def _num(x: float) -> float | None:
-    """A number for JSON: None for NaN or an infinity (not valid JSON)."""
-    return x if math.isfinite(x) else None
-
-
-def _interval(p: PlayStats) -> str:
-    """What a play's interval is: ``exact``, ``95%`` or ``not estimated``."""
-    return "exact" if p.exact else "95%" if p.estimated else "not estimated"
 
 
 def _belief_json(b: Belief) -> dict:

@@ -74,6 +74,7 @@ class Advice:
     values: str
     plays: tuple[PlayValue, ...]
     state: HandState = field(compare=False)
+    doc: dict[str, Any] = field(compare=False, default_factory=dict)
 
     @property
     def chosen(self) -> str:
@@ -81,31 +82,11 @@ class Advice:
         return next(p.play for p in self.plays if p.chosen)
 
     def to_dict(self) -> dict[str, Any]:
-        """What ``scopa-sim advise --json`` prints."""
-        match = self.values == "match_win_points"
-        return {
-            "policy": self.policy,
-            "seed": self.seed,
-            "rules": self.state.rules.as_dict(),
-            "seat": self.seat,
-            "hand": self.hand,
-            "table": self.table,
-            "chosen": self.chosen,
-            "values": self.values,
-            "match_totals": list(self.state.match_totals),
-            "plays": [
-                {
-                    "play": p.play,
-                    "mean_margin": p.mean,
-                    "ci_low": p.ci_low,
-                    "ci_high": p.ci_high,
-                    "n": p.n,
-                    "chosen": p.chosen,
-                    **({"p_win": p.p_win} if match else {}),
-                }
-                for p in self.plays
-            ],
-        }
+        """What ``scopa-sim advise --json`` prints
+        (:func:`scopa_sim.bots.advise.advice_json`)."""
+        import copy
+
+        return copy.deepcopy(self.doc)
 
     def to_polars(self) -> pl.DataFrame:
         return _frame([vars(p) for p in self.plays], list(PlayValue.__dataclass_fields__))
@@ -185,8 +166,8 @@ def advise(
     ``advise`` command): the position from the cards seat 0 knows (``hand``, ``table``,
     the piles ``mine`` and ``theirs``, other cards ``seen``, ``scope`` so far, match
     ``totals``), or ``position="FILE.jsonl:LINE:PLAY"`` of a game record."""
+    from scopa_sim.bots.advise import advice_json, check_advisor, position_from_cards
     from scopa_sim.bots.advise import advise as library_advise
-    from scopa_sim.bots.advise import check_advisor, position_from_cards
     from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.records.record import position_from_record
 
@@ -218,7 +199,7 @@ def advise(
             totals=_pair(totals, "--totals", "7,9"),
         )
     bot = spec.bot()
-    result = library_advise(state, bot, seed)
+    result = library_advise(state, bot, seed, recorded=position is not None)
     params = dict(spec.params)
     match = params.get("objective") == "match"
     values = "match_win_points" if match else "hand_margin"
@@ -238,7 +219,8 @@ def advise(
         for p in result.plays
     )
     hand_text, table_text = str(state.hand(result.seat)), str(state.table)
-    return Advice(str(spec), seed, result.seat, hand_text, table_text, values, plays, state)
+    doc = advice_json(result, spec, bot, seed)
+    return Advice(str(spec), seed, result.seat, hand_text, table_text, values, plays, state, doc)
 
 
 # --------------------------------------------------------------------------- tournament

@@ -15,6 +15,7 @@ its answer exact.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -284,15 +285,68 @@ def describe(state: HandState, seat: int) -> str:
     )
 
 
+def json_number(x: float) -> float | None:
+    """A number for JSON: None for NaN or an infinity (not valid JSON)."""
+    return x if math.isfinite(x) else None
+
+
+def interval_kind(p: PlayStats) -> str:
+    """What a play's interval is: ``exact``, ``95%`` or ``not estimated``."""
+    return "exact" if p.exact else "95%" if p.estimated else "not estimated"
+
+
+def advice_json(result: Advice, spec: PolicySpec, bot: Bot, seed: int) -> dict[str, Any]:
+    """What ``scopa-sim advise --json`` prints for ``result`` (without ``--belief``): the
+    position, what the values are, and each play's mean, interval and its kind, ``n``,
+    whether it was chosen (and with ``objective=match`` its chance to win the match); the
+    one form the command and the notebook API (:func:`scopa_sim.advise`) give."""
+    state = result.state
+    params = dict(spec.params)
+    match = params.get("objective") == "match"
+    horizon = params.get("horizon") is not None  # values are heuristic estimates
+    win = getattr(bot, "win_probability", None)
+    doc: dict[str, Any] = {
+        "policy": str(spec),
+        "seed": seed,
+        "rules": state.rules.as_dict(),
+        "seat": result.seat,
+        "hand": str(state.hand(result.seat)),
+        "table": str(state.table),
+        "chosen": str(result.chosen),
+        "values": ("match_win_points" if match else "")
+        or ("horizon_estimate" if horizon else "hand_margin"),
+        "match_totals": list(state.match_totals),
+        "plays": [
+            {
+                "play": str(p.play),
+                "mean_margin": json_number(p.mean),
+                "ci_low": json_number(p.ci_low),
+                "ci_high": json_number(p.ci_high),
+                "interval": interval_kind(p),
+                "n": p.n,
+                "chosen": p.chosen,
+                **({"p_win": json_number(win(state, p.mean))} if match and win else {}),
+            }
+            for p in result.plays
+        ],
+    }
+    if result.layout is not None:
+        doc["perfect_information"] = result.layout.as_dict()
+    return doc
+
+
 __all__ = [
     "LAYOUT_KINDS",
     "Advice",
     "Layout",
     "PositionError",
+    "advice_json",
     "advise",
     "check_advisor",
     "check_scope",
     "describe",
+    "interval_kind",
+    "json_number",
     "perfect_information_world",
     "position_from_cards",
 ]
