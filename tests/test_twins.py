@@ -176,7 +176,12 @@ def test_best_play_chooses_as_the_step_kernels(preset: str, policy: int) -> None
     assert checked >= 10
 
 
-_RULES = [(p, ()) for p in PRESETS] + [("scopa", ("capture_compulsory=false",))]
+_RULES = [(p, ()) for p in PRESETS] + [
+    ("scopa", ("capture_compulsory=false",)),
+    ("escoba", ("opening_fifteen_to=first_player", "primiera=escoba_sevens",
+                "four_sevens_point=true")),
+    ("escoba", ("opening_fifteen_to=first_player", "players=4")),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("preset", "overrides"), _RULES)
