@@ -135,7 +135,7 @@ def side_items(side, pile, scope, winners, re_bello, napola, napola_fixed3, four
     nap = 0
     if napola and (pile & 7) == 7:
         nap = 3 if napola_fixed3 else ctz(~(pile & DENARI))
-    fs = 1 if four_sevens and (pile & SEVENS) == SEVENS else 0
+    fs = np.int64(four_sevens and (pile & SEVENS) == SEVENS)  # no branch: a select
     total = scope + it_cards + it_denari + settebello + it_primiera + rb + nap + fs
     return scope, it_cards, it_denari, settebello, it_primiera, rb, nap, fs, total
 
