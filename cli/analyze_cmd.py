@@ -185,6 +185,9 @@ def compare_cmd(
             raise BadInput("give run directories or --preset, not both")
         if len(presets) < 2:
             raise BadInput("give --preset at least twice to compare presets")
+        twice = next((p for i, p in enumerate(presets) if p in presets[:i]), None)
+        if twice is not None:  # the same rules, policies and seed: the same run twice
+            raise BadInput(f"--preset {twice} is given twice: its two runs would be the same")
         with _runs_for_presets(
             presets, rules, policies, hands, matches, seed, out_dir, workers
         ) as made:

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import errno
 import importlib
+import io
 import os
 import sys
 
 import click
 
 from scopa_sim import __version__
-from scopa_sim.errors import ScopaError
+from scopa_sim.errors import FileError, ScopaError
 from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
-from scopa_sim.sim.pool import Terminated, interrupt_on_sigterm
+from scopa_sim.sim.pool import Terminated, abandoned, interrupt_on_sigterm
 
 from .options import BadInput, make_rules
 
@@ -127,13 +128,17 @@ def main() -> None:
     process then ends at once (``os._exit``) instead of tearing the interpreter down:
     unloading numba and the compiled kernels took 0.2 to 0.3 s at every exit.  Not
     after an error, nor when Dask's distributed module was used, whose clients and
-    clusters clean up at exit.
+    clusters clean up at exit; but always after an interrupt that left a search running
+    in a thread (:func:`scopa_sim.sim.pool.interruptible`), which nothing can stop.
     """
+    _closed_streams()
     try:
         cli.main(prog_name="scopa-sim")  # standalone mode: always ends in SystemExit
     except SystemExit as e:
         if e.code in (0, None) and "distributed" not in sys.modules:
             _exit_now()
+        if abandoned():  # an interrupted search still runs in a thread: do not wait for it
+            _exit_now(e.code if isinstance(e.code, int) else 1)
         try:
             sys.stdout.flush()
         except OSError as err:
@@ -142,9 +147,34 @@ def main() -> None:
         raise
 
 
-def _exit_now() -> None:
-    """End the process with status 0 once standard output and error are flushed (if
-    flushing fails, e.g. on a closed pipe, return so that the normal exit reports it)."""
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started with it closed (``>&-``; Python then has
+    ``sys.stdout = None``, and click's ``echo`` drops every line silently, the command
+    ending with status 0 as if it had shown its results): writing to it is a
+    :class:`~scopa_sim.errors.FileError`, which the command line reports in one line."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise FileError("cannot write standard output: it is closed")
+
+
+def _closed_streams() -> None:
+    """Stand-ins for standard streams the process started without: standard output
+    fails on the first write (:class:`_ClosedOutput`); standard error, where nothing
+    can be reported, discards what is written (the exit status still tells), so that
+    code asking it ``isatty()`` runs."""
+    if sys.stdout is None:
+        sys.stdout = _ClosedOutput()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the process
+
+
+def _exit_now(code: int = 0) -> None:
+    """End the process with status ``code`` once standard output and error are flushed
+    (if flushing fails, e.g. on a closed pipe, return so that the normal exit reports
+    it)."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -154,7 +184,7 @@ def _exit_now() -> None:
         _fail_output(e)
     except Exception:  # the normal exit reports it
         return
-    os._exit(0)
+    os._exit(code)
 
 
 def _fail_output(e: OSError) -> None:

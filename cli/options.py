@@ -13,6 +13,15 @@ from scopa_sim.game.rules import PRESETS, Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The most processes or threads a command starts (``--workers``, ``warm --jobs``): more
+#: than the cores only share them (no result depends on the number), and ``--workers
+#: 1000`` started a thousand processes of a few hundred MB each, or failed in a traceback.
+MAX_WORKERS = 64
+WORKERS = click.IntRange(min=1, max=MAX_WORKERS)
+#: The largest count of hands, matches or deals: an index that fits the int64 seed streams
+#: (``play --matches 10**30`` ran without end, as no count of that size can finish).
+COUNT_MAX = 2**63 - 1
+
 
 class BadInput(click.ClickException):
     """Bad command-line input (unknown preset, bad option, ...): one line, exit status 2."""
@@ -65,7 +74,7 @@ def workers_option(f: F) -> F:
     """``--workers K``: how many cores simulations use."""
     return click.option(
         "--workers",
-        type=click.IntRange(min=1),
+        type=WORKERS,
         default=None,
         help="Cores to use: threads for random/greedy seats, processes for search "
         "policies (default: all cores).",

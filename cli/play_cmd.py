@@ -22,8 +22,10 @@ from scopa_sim.records.record import (
     write_records,
 )
 from scopa_sim.sim.match import play_match
+from scopa_sim.sim.pool import interruptible
 
 from .options import (
+    COUNT_MAX,
     BadInput,
     PathArg,
     make_policies,
@@ -37,7 +39,11 @@ from .options import (
 @click.command()
 @rules_options
 @click.option(
-    "--matches", type=click.IntRange(min=1), default=1, show_default=True, help="Matches to play."
+    "--matches",
+    type=click.IntRange(min=1, max=COUNT_MAX),
+    default=1,
+    show_default=True,
+    help="Matches to play.",
 )
 @seed_option
 @policy_option
@@ -74,7 +80,8 @@ def play(
             except FileError as e:
                 raise BadInput(str(e)) from None
         for m in range(matches):
-            logs = list(play_match(r, specs, seed, m))
+            # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
+            logs = interruptible(lambda m=m: list(play_match(r, specs, seed, m)))
             if out is not None:
                 write_records(out, r, logs)
             hands += len(logs)

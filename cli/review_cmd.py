@@ -10,7 +10,7 @@ import click
 
 from scopa_sim.errors import ScopaError
 
-from .options import BadInput, PathArg, progress_bar, seed_option
+from .options import WORKERS, BadInput, PathArg, progress_bar, seed_option
 
 
 @click.command()
@@ -40,7 +40,7 @@ from .options import BadInput, PathArg, progress_bar, seed_option
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=WORKERS,
     default=None,
     help="Hands reviewed at once, in threads (default: all cores; the results do not "
     "depend on it).",

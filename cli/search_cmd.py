@@ -11,14 +11,18 @@ from collections.abc import Callable, Iterator
 import click
 
 from scopa_sim.bots.advise import advise, describe, position_from_cards
+from scopa_sim.bots.base import MIN_SAMPLES, PlayStats
 from scopa_sim.bots.belief import Belief, belief, describe_belief
 from scopa_sim.bots.registry import PolicySpec, search_policies
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.cards import CardSet
 from scopa_sim.records.record import opening_line, position_from_record
+from scopa_sim.sim.pool import interruptible
 from scopa_sim.sim.tournament import Sprt, ladder, run_tournament
 
 from .options import (
+    COUNT_MAX,
+    WORKERS,
     BadInput,
     make_rules,
     policy_names,
@@ -181,7 +185,8 @@ def advise_cmd(
         except ScopaError as e:
             raise BadInput(str(e)) from None
     bot = spec.bot()
-    result = advise(state, bot, seed)
+    # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
+    result = interruptible(advise, state, bot, seed, recorded=bool(position))
     shown = belief(state, belief_model, seed=seed) if belief_model else None
     horizon = dict(spec.params).get("horizon") is not None  # values are heuristic estimates
     match = dict(spec.params).get("objective") == "match"
@@ -202,16 +207,19 @@ def advise_cmd(
             "plays": [
                 {
                     "play": str(p.play),
-                    "mean_margin": p.mean,
-                    "ci_low": p.ci_low,
-                    "ci_high": p.ci_high,
+                    "mean_margin": _num(p.mean),
+                    "ci_low": _num(p.ci_low),
+                    "ci_high": _num(p.ci_high),
+                    "interval": _interval(p),
                     "n": p.n,
                     "chosen": p.chosen,
-                    **({"p_win": p_win[p.play]} if match else {}),
+                    **({"p_win": _num(p_win[p.play])} if match else {}),
                 }
                 for p in result.plays
             ],
         }
+        if result.layout is not None:
+            doc["perfect_information"] = result.layout.as_dict()
         if shown is not None:
             doc["belief"] = _belief_json(shown)
         json.dump(doc, sys.stdout, indent=2)
@@ -233,14 +241,33 @@ def advise_cmd(
     click.echo(f"  {'play':<{width}}  {'margin':>7}  {'95% CI':>17}  {'n':>7}{extra}")
     for p in result.plays:
         mark = "  <- best" if p.chosen else ""
-        ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]"
+        ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]" if p.estimated and not p.exact else ""
         pw = f"  {p_win[p.play]:7.3f}" if match else ""
-        click.echo(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{pw}{mark}")
+        click.echo(
+            f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci or _interval(p):>17}  {p.n:>7}{pw}{mark}"
+        )
+    if result.layout is not None:
+        click.echo(result.layout.sentence(spec.name, cut=not all(p.exact for p in result.plays)))
+    elif any(not p.estimated for p in result.plays):
+        click.echo(
+            f"intervals not estimated: from fewer than {MIN_SAMPLES} samples (worlds or "
+            "visits) no interval is given"
+        )
     if shown is not None:
         click.echo(f"belief ({belief_model}, {shown.method}, from {shown.observations.plays} "
                    "plays seen):")  # fmt: skip
         for line in describe_belief(shown):
             click.echo(f"  {line}")
+
+
+def _num(x: float) -> float | None:
+    """A number for JSON: None for NaN or an infinity (not valid JSON)."""
+    return x if math.isfinite(x) else None
+
+
+def _interval(p: PlayStats) -> str:
+    """What a play's interval is: ``exact``, ``95%`` or ``not estimated``."""
+    return "exact" if p.exact else "95%" if p.estimated else "not estimated"
 
 
 def _belief_json(b: Belief) -> dict:
@@ -271,7 +298,11 @@ def _belief_json(b: Belief) -> dict:
     help=f"A contestant (at least two): {policy_names()}, with parameters, e.g. pimc:worlds=8.",
 )
 @click.option(
-    "--deals", type=click.IntRange(min=2), default=200, show_default=True, help="Deal pairs."
+    "--deals",
+    type=click.IntRange(min=2, max=COUNT_MAX),
+    default=200,
+    show_default=True,
+    help="Deal pairs.",
 )
 @seed_option
 @click.option(
@@ -295,7 +326,7 @@ def _belief_json(b: Belief) -> dict:
 )
 @click.option(
     "--workers",
-    type=click.IntRange(min=1),
+    type=WORKERS,
     default=1,
     show_default=True,
     help="Processes playing the deals; the results are the same for any number.",

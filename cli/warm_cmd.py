@@ -9,6 +9,8 @@ import click
 
 from scopa_sim.sim.warm import TASKS, warm
 
+from .options import WORKERS
+
 
 @click.command()
 @click.option(
@@ -20,7 +22,7 @@ from scopa_sim.sim.warm import TASKS, warm
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(min=1, max=64),
+    type=WORKERS,
     default=None,
     help="Processes to compile in  [default: the number of cores, at most the tasks].",
 )

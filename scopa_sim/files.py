@@ -32,8 +32,17 @@ def _reason(e: OSError) -> str:
 
 def write_text(path: str | Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (UTF-8); a FileError naming the path if the
-    directory cannot be written or the disk is full, with no partial file left."""
+    directory cannot be written or the disk is full, with no partial file left.
+
+    A path that exists and is not a regular file -- a device such as ``/dev/null`` or
+    ``/dev/full``, a pipe, a directory -- is written in place (:func:`output`): the
+    rename of an atomic write would *replace* it with a regular file (run as root,
+    ``equity --out /dev/full`` replaced the device and reported success)."""
     p = Path(path)
+    if p.exists() and not p.is_file():
+        with output(p) as f:
+            f.write(text)
+        return p
     tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
     try:
         tmp.write_text(text, encoding="utf-8")
@@ -64,6 +73,20 @@ def output(path: str | Path) -> Iterator[TextIO]:
         raise FileError(f"cannot write {name}: {_reason(e)}") from None
 
 
+def check_utf8_path(path: str | Path) -> None:
+    """A FileError unless ``path`` is valid UTF-8 text.  A name in another encoding (a
+    Latin-1 ``r\xff``) reaches Python as surrogates, which the Parquet reader (polars)
+    cannot take: ``simulate --out`` wrote such a run and ``analyze`` could not read it."""
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(str(path)).decode("utf-8", "backslashreplace")
+        raise FileError(
+            f"{shown}: the path is not valid UTF-8, and run data (Parquet) is read by UTF-8 "
+            "path only: rename it"
+        ) from None
+
+
 def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     """The text of ``path`` (UTF-8, a BOM dropped), refused past ``limit`` characters and
     as a FileError naming the path when it cannot be read."""
@@ -81,4 +104,4 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     return text
 
 
-__all__ = ["MAX_TEXT", "output", "read_text", "write_text"]
+__all__ = ["MAX_TEXT", "check_utf8_path", "output", "read_text", "write_text"]

@@ -15,6 +15,7 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
+from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator
 from scopa_sim.bots.registry import PolicyError, PolicySpec
 from scopa_sim.bots.search import SolverBot
@@ -217,14 +218,16 @@ def test_summary_formulas() -> None:
     s = summarize("seat 0", ds)
     assert (s.decisions, s.forced) == (2, 1)
     assert s.mean_loss == pytest.approx(0.25)
-    assert s.mean_loss_ci[0] < 0.25 < s.mean_loss_ci[1]
+    assert not s.ci_estimated  # two decisions: no interval (MIN_SAMPLES)
     assert s.accuracy == pytest.approx(100 * (1 - 0.5 / 1.0))
     assert sum(s.counts.values()) == 1
+    many = summarize("seat 0", ds[:2] * (MIN_SAMPLES // 2))
+    assert many.ci_estimated and many.mean_loss_ci[0] < 0.25 < many.mean_loss_ci[1]
 
 
 def test_line_arguments() -> None:
     assert parse_targets(["a.jsonl", "2", "4-5", "b.jsonl"]) == [
-        ("a.jsonl", [2, 4, 5]),
+        ("a.jsonl", [range(2, 3), range(4, 6)]),
         ("b.jsonl", None),
     ]
     with pytest.raises(ReviewError, match="line range"):

@@ -1,17 +1,13 @@
-"""Twins: hot sections of the kernels that stay written out because their carve into named
-steps measured slower, each held equal here to the carved version beside it.
+"""Twins: hot sections of the kernels held equal to the slower, plainer code beside them.
 
-* :func:`scopa_sim._engine.ismcts._ismcts` (the ISMCTS kernels' body) and
-  :func:`~scopa_sim._engine.ismcts._ismcts_steps` (the same loop in named steps): the
-  same trees, counters and logs from the same roots;
-* :func:`scopa_sim._engine.fused._fused_hands` (the fused loop's body) and
-  :func:`~scopa_sim._engine.fused._fused_hands_steps` (the same loop in named steps,
-  :func:`~scopa_sim._engine.fused.fused_hands_steps`): the same points and rows for
-  every preset, policy and mode;
-* its "score every play, keep the best" step,
-  :func:`scopa_sim._engine.fused._best_play`, against the step kernels'
-  :func:`~scopa_sim._engine.step.choose_play` (same plays, same draws from the play
-  stream), as the fused loop's cross-checks hold the loop to them.
+* :func:`scopa_sim._engine.fused._best_play` (the fused loop's "score every play, keep
+  the best", walking the plays through the capture module's fast accessors) against
+  the step kernels' :func:`~scopa_sim._engine.step.choose_play` (the plays listed by
+  :func:`~scopa_sim._engine.step.legal_plays`): same plays, same draws from the play
+  stream, as the fused loop's cross-checks hold the loop to them.
+* :func:`scopa_sim._engine.plays.list_plays` and :func:`~scopa_sim._engine.plays.nth_play`
+  (the search loops' enumeration) against :func:`~scopa_sim._engine.step.legal_plays`:
+  the same plays in the same order.
 """
 
 from __future__ import annotations
@@ -22,8 +18,7 @@ from numba import njit
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import fused as KF
-from scopa_sim._engine import ismcts as KI
-from scopa_sim._engine import values as KV
+from scopa_sim._engine import plays as KP
 from scopa_sim.game.rules import PRESETS, Rules
 
 
@@ -48,72 +43,6 @@ def _positions(preset: str, count: int, seed: int) -> list[np.ndarray]:
             K.apply_play(state, r, bc[i], bt[i])
         out.append(state)
     return out
-
-
-def _match_table(size: int = 12) -> np.ndarray:
-    """A match objective's table (``EQ_*`` layout) with arbitrary values."""
-    eq = np.zeros(KV.EQ_GAINS + size * size)
-    eq[KV.EQ_SIZE] = size
-    eq[KV.EQ_ITEMS] = 4.0
-    eq[KV.EQ_SPREAD] = 2.5
-    g = np.random.default_rng(5).normal(size=(size, size))
-    eq[KV.EQ_GAINS :] = g.ravel()
-    return eq
-
-
-_NONE = (np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty((4, 0)), False)
-
-# (preset, rollout policy, horizon, leaf, match objective, belief particles, play models)
-_ISMCTS_CASES = [
-    ("scopa", K.POLICY_GREEDY, KI.FULL_DEPTH, KV.LEAF_ESTIMATE, False, False, None),
-    ("scopa", K.POLICY_RANDOM, 4, KV.LEAF_ESTIMATE, False, True, None),
-    ("scopa", K.POLICY_EXPERT, 2, KV.LEAF_EXPERT, False, False, "tree"),
-    ("scopa", K.POLICY_GREEDY, 3, KV.LEAF_ESTIMATE, True, True, "model"),
-    ("scopa", K.POLICY_GREEDY, KI.FULL_DEPTH, KV.LEAF_ESTIMATE, True, False, None),
-    ("scopone", K.POLICY_GREEDY, KI.FULL_DEPTH, KV.LEAF_ESTIMATE, False, False, "model"),
-    ("scopa-3", K.POLICY_EXPERT, 4, KV.LEAF_EXPERT, False, True, None),
-]
-
-
-@pytest.mark.parametrize(
-    ("preset", "policy", "horizon", "leaf", "match", "belief", "reply"), _ISMCTS_CASES
-)
-def test_ismcts_written_out_and_in_steps_build_the_same_trees(
-    preset: str, policy: int, horizon: int, leaf: int, match: bool, belief: bool, reply: str | None
-) -> None:
-    r = Rules.make(preset).to_array()
-    players = int(r[K.R_PLAYERS])
-    eq = _match_table() if match else np.empty(0)
-    for i, root in enumerate(_positions(preset, 6, 40)):
-        seat = int(root[K.S_TURN])
-        parts = np.empty((0, 4), np.int64)
-        cum = np.empty(0)
-        if belief:  # a particle holding the true hands, and one holding none
-            parts = np.full((2, 4), -1, np.int64)
-            for s in range(players):
-                if s != seat:
-                    parts[0, s] = root[K.S_HANDS + s]
-            cum = np.array([0.5, 1.0])
-        models = _NONE
-        if reply is not None:
-            kinds = np.array([KI.KIND_RANDOM, KI.KIND_GREEDY, KI.KIND_EXPERT, KI.KIND_SEARCH])
-            post = np.full((4, 4), 0.25)
-            models = (kinds, np.array([0.0, 0.0, 0.5, 0.0]), np.array([0.0, 0.02, 0.05, 0.0]),
-                      post, reply == "model")  # fmt: skip
-        got = []
-        for kernel in (KI._ismcts_run_scopa, KI._ismcts_steps_scopa):
-            tree = np.zeros((3000, KI.T_COLS), np.int64)
-            log = np.zeros(KI.L_SIZE, np.int64)
-            rng = np.array([1000 + i, 0], dtype=np.uint64)
-            count = KI.ismcts_init(root, tree)
-            count = kernel(root, r, tree, count, 300, 0.7, policy, horizon, rng, log, leaf, eq,
-                           parts, cum, *models)  # fmt: skip
-            got.append((count, tree[:count].copy(), rng.copy(), log.copy()))
-        (c0, t0, g0, l0), (c1, t1, g1, l1) = got
-        assert c0 == c1 > 1
-        assert np.array_equal(t0, t1)
-        assert np.array_equal(g0, g1)
-        assert np.array_equal(l0, l1)
 
 
 @njit
@@ -176,34 +105,65 @@ def test_best_play_chooses_as_the_step_kernels(preset: str, policy: int) -> None
     assert checked >= 10
 
 
-_RULES = [(p, ()) for p in PRESETS] + [
+@njit
+def _plays_of(st, rules, out_card, out_take, nth_card, nth_take):
+    """The plays at ``st`` through :mod:`scopa_sim._engine.plays`: listed to ``out_*`` and
+    taken one by one by :func:`~scopa_sim._engine.plays.nth_play` to ``nth_*``;
+    ``(n, big)``."""
+    fifteen = rules[K.R_CAPTURE_FIFTEEN] != 0
+    turn = st[K.S_TURN]
+    hand = st[K.S_HANDS + turn]
+    table = st[K.S_TABLE]
+    packed, packed_hi = K.packed_of(table, fifteen)
+    hc = np.empty(16, np.int64)
+    kk = np.empty(16, np.int64)
+    bt = np.empty(K.MAX_PLAYS, np.int64)
+    sc = np.empty(K.SCRATCH, np.int64)
+    optional = rules[K.R_CAPTURE_OPTIONAL] != 0
+    fewest = rules[K.R_SUM_FEWEST] != 0
+    big_table = K.BIG_TABLE15 if fifteen else K.BIG_TABLE
+    sweep_aces, big, nh, n, lay_ok = KP.count_hand(
+        hand, table, packed, packed_hi, rules[K.R_ACE_SWEEP] != 0, fewest,
+        rules[K.R_CAPTURE_HAND] != 0, optional, fifteen, big_table, hc, kk, bt, sc,
+    )  # fmt: skip
+    listed = KP.list_plays(hc, kk, nh, lay_ok, optional, big, table, packed, packed_hi,
+                           sweep_aces, fewest, fifteen, bt, sc, out_card, out_take)  # fmt: skip
+    if listed != n:
+        return -1, big
+    for r in range(n + 1):  # one past the end: (-1, 0)
+        nth_card[r], nth_take[r] = KP.nth_play(r, hc, kk, nh, lay_ok, optional, big, table,
+                                               packed, packed_hi, sweep_aces, fewest, fifteen,
+                                               bt, sc)  # fmt: skip
+    return n, big
+
+
+_ORDER_RULES = [(p, ()) for p in PRESETS] + [
     ("scopa", ("capture_compulsory=false",)),
-    ("escoba", ("opening_fifteen_to=first_player", "primiera=escoba_sevens",
-                "four_sevens_point=true")),
-    ("escoba", ("opening_fifteen_to=first_player", "players=4")),
-]  # fmt: skip
+    ("scopa", ("sum_capture=fewest",)),
+    ("scopa-15", ("sum_capture=fewest", "capture_compulsory=false")),
+]
 
 
-@pytest.mark.parametrize(("preset", "overrides"), _RULES)
-def test_fused_loop_written_out_and_in_steps_give_the_same_hands(
+@pytest.mark.parametrize(("preset", "overrides"), _ORDER_RULES)
+def test_search_enumeration_lists_the_plays_in_the_step_kernels_order(
     preset: str, overrides: tuple[str, ...]
 ) -> None:
-    rules = Rules.make(preset, overrides=list(overrides))
-    r = rules.to_array()
-    kernel = K.fused_kernel(r)
-    for pol in (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT):
-        pols = np.array([pol, K.POLICY_RANDOM, pol, K.POLICY_GREEDY], np.int64)
-        hands = 30 if pol == K.POLICY_EXPERT else 200
-        for mode in (K.MODE_SELFPLAY, K.MODE_HANDS, K.MODE_MATCHES):
-            got = []
-            for run in (kernel, KF.fused_hands_steps):
-                points = np.zeros((0, 4) if mode == K.MODE_MATCHES else (hands, 4), np.int64)
-                cols = np.zeros((K.N_ROW_COLS, 64 * 4 if mode == K.MODE_MATCHES else hands),
-                                np.int32)  # fmt: skip
-                units = 3 if mode == K.MODE_MATCHES else hands
-                done = run(r, pols, 11 + pol, 5, units, mode, points, cols)
-                got.append((tuple(done), points, cols))
-            (d0, p0, c0), (d1, p1, c1) = got
-            assert d0 == d1 and d0[1] > 0
-            assert np.array_equal(p0, p1)
-            assert np.array_equal(c0, c1)
+    r = Rules.make(preset, overrides=list(overrides)).to_array()
+    bc = np.empty(K.MAX_PLAYS, np.int64)
+    bt = np.empty(K.MAX_PLAYS, np.int64)
+    sc = np.empty(K.SCRATCH, np.int64)
+    lc = np.empty(K.MAX_PLAYS, np.int64)
+    lt = np.empty(K.MAX_PLAYS, np.int64)
+    nc = np.empty(K.MAX_PLAYS + 1, np.int64)
+    nt = np.empty(K.MAX_PLAYS + 1, np.int64)
+    seen_big = False
+    for st in _positions(preset, 60, 3):
+        m = K.legal_plays(st, r, bc, bt, sc)
+        n, big = _plays_of(st, r, lc, lt, nc, nt)
+        seen_big |= bool(big)
+        assert n == m
+        assert np.array_equal(lc[:n], bc[:m]) and np.array_equal(lt[:n], bt[:m])
+        assert np.array_equal(nc[:n], bc[:m]) and np.array_equal(nt[:n], bt[:m])
+        assert (nc[n], nt[n]) == (-1, 0)
+    if overrides == ("capture_compulsory=false",):
+        assert seen_big  # free lays grow the table past the packed counts

@@ -57,8 +57,9 @@ from .layout import (
     SCRATCH,
     VALUE_MASK,
 )
-from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH, to_fixed
-from .step import expert_value, greedy_value, legal_plays
+from .plays import state_values
+from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH
+from .step import legal_plays
 from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
 
 METHOD_UNIFORM = 0
@@ -124,12 +125,12 @@ def decision_loglik(state, rules, card, take, kinds, taus, eps, out, bc, bt, sc,
             need_x = True
         elif kinds[m] == KIND_GREEDY:
             need_g = True
-    if need_x:
+    if need_x:  # the expert's values in points (fixed point, then scaled)
+        state_values(state, rules, True, bc, bt, n, xs, vx)
         for i in range(n):
-            vx[i] = to_fixed(expert_value(state, rules, bc[i], bt[i], xs)) / EXPERT_FIX
+            vx[i] /= EXPERT_FIX
     if need_g:
-        for i in range(n):
-            vg[i] = float(greedy_value(state, rules, bc[i], bt[i]))
+        state_values(state, rules, False, bc, bt, n, xs, vg)
     for m in range(nm):
         if kinds[m] == KIND_RANDOM:
             out[m] = -math.log(n)

@@ -25,6 +25,26 @@ from .layout import (
 from .streams import GOLDEN, RNG_WORDS, mix64, rand_below
 
 
+@njit(cache=True, inline="always")
+def _seen_first(state, size, hidden, out):
+    """The cards a seat cannot see, ``hidden`` (the other hands) and the stock of
+    ``state``, and where they start in ``out``'s deck order: ``(unseen, pos)``, once the
+    cards the seat has seen are written before them (from ``S_DECK``), in card order."""
+    unseen = hidden
+    for i in range(state[S_STOCK], size):
+        unseen |= np.int64(1) << state[S_DECK + i]
+    everything = np.int64(0)
+    for i in range(size):
+        everything |= np.int64(1) << state[S_DECK + i]
+    pos = S_DECK
+    m = everything & ~unseen
+    while m:
+        out[pos] = ctz(m)
+        m &= m - 1
+        pos += 1
+    return unseen, pos
+
+
 @njit(cache=True)
 def _redeal(state, rules, seat, rng, out, shuffle):
     """Copy ``state`` to ``out`` with the cards ``seat`` cannot see dealt anew.
@@ -43,17 +63,7 @@ def _redeal(state, rules, seat, rng, out, shuffle):
     for s in range(n):
         if s != seat:
             unseen |= state[S_HANDS + s]
-    for i in range(state[S_STOCK], size):
-        unseen |= np.int64(1) << state[S_DECK + i]
-    everything = np.int64(0)
-    for i in range(size):
-        everything |= np.int64(1) << state[S_DECK + i]
-    pos = S_DECK
-    m = everything & ~unseen
-    while m:
-        out[pos] = ctz(m)
-        m &= m - 1
-        pos += 1
+    unseen, pos = _seen_first(state, size, unseen, out)
     start = pos
     m = unseen
     while m:
@@ -127,17 +137,7 @@ def draw_world(state, rules, seat, rng, out_state, parts, cum):
             unseen |= state[S_HANDS + s]
             if parts[p, s] >= 0:
                 taken |= parts[p, s]
-    for i in range(state[S_STOCK], size):
-        unseen |= np.int64(1) << state[S_DECK + i]
-    everything = np.int64(0)
-    for i in range(size):
-        everything |= np.int64(1) << state[S_DECK + i]
-    pos = S_DECK
-    m = everything & ~unseen
-    while m:
-        out_state[pos] = ctz(m)
-        m &= m - 1
-        pos += 1
+    unseen, pos = _seen_first(state, size, unseen, out_state)
     pool = np.empty(40, dtype=np.int64)
     npool = 0
     m = unseen & ~taken

@@ -31,6 +31,22 @@ from .values import INF, hand_margins
 
 
 @njit(cache=True)
+def _buffers(tt_key):
+    """The evaluator's buffers: plays, captures' scratch, play values, scores, margins
+    and the solver's search info (its transposition table's mask set, salt 1)."""
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    vals = np.empty(MAX_PLAYS, dtype=np.float64)
+    score = np.zeros((4, N_ITEMS), dtype=np.int64)
+    margins = np.zeros(4, dtype=np.int64)
+    info = np.zeros(N_INFO, dtype=np.int64)
+    info[V_TT_MASK] = tt_key.shape[0] - 1
+    info[V_SALT] = 1
+    return bc, bt, sc, vals, score, margins, info
+
+
+@njit(cache=True)
 def open_endgame(state, rules):
     """True when the rest of the hand is a perfect-information game: two sides, the
     stock empty and at most two seats holding cards (each then sees the other's hand)."""
@@ -89,15 +105,7 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
     worlds used.
     """
     ws = workspace(state, rules)
-    bc = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS, dtype=np.int64)
-    sc = np.empty(SCRATCH, dtype=np.int64)
-    vals = np.empty(MAX_PLAYS, dtype=np.float64)
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
-    margins = np.zeros(4, dtype=np.int64)
-    info = np.zeros(N_INFO, dtype=np.int64)
-    info[V_TT_MASK] = tt_key.shape[0] - 1
-    info[V_SALT] = 1
+    bc, bt, sc, vals, score, margins, info = _buffers(tt_key)
     world = np.empty(N_STATE, dtype=np.int64)
     cur = np.empty(N_STATE, dtype=np.int64)
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
@@ -142,15 +150,7 @@ def eval_prior(rules, dealer, worlds, policy, seed, exact, tt_key, tt_val, tt_me
     shuffle_deal(rules, rng, deck)
     start_hand(cur, rules, deck, dealer)
     ws = workspace(cur, rules)
-    bc = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS, dtype=np.int64)
-    sc = np.empty(SCRATCH, dtype=np.int64)
-    vals = np.empty(MAX_PLAYS, dtype=np.float64)
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
-    margins = np.zeros(4, dtype=np.int64)
-    info = np.zeros(N_INFO, dtype=np.int64)
-    info[V_TT_MASK] = tt_key.shape[0] - 1
-    info[V_SALT] = 1
+    bc, bt, sc, vals, score, margins, info = _buffers(tt_key)
     for w in range(worlds):
         reseed(rng, derive_seed(seed, 14, w, 0))
         shuffle_deal(rules, rng, deck)

@@ -18,17 +18,13 @@ from .bits import ctz, popcount
 from .capture import (
     BIG_TABLE,
     BIG_TABLE15,
-    count_captures,
-    list_captures,
     packed_of,
-    pick_capture,
     play_on_table,
     remainder_side,
     value_sum,
 )
 from .determinize import pick_weighted, unit_draw
 from .layout import (
-    ACES,
     DENARI,
     I_TOTAL,
     MAX_PLAYS,
@@ -66,15 +62,12 @@ from .layout import (
     W_PILES,
     W_SCOPE,
 )
+from .pipeline import STEPS
+from .plays import count_hand, list_plays, nth_play, play_value, seat_view
 from .policy import (
     EXPERT_FIX,
     EXPERT_SCRATCH,
     expert_flags,
-    expert_play_value,
-    expert_play_value15,
-    expert_view,
-    greedy_score,
-    to_fixed,
 )
 from .scoring import score_into
 from .solver import FULL_DEPTH, MAX_PLY
@@ -239,7 +232,7 @@ _NO_CUM = np.empty(0)
 _NO_REPLY = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty((4, 0)), False)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
                       eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
     """:func:`ismcts_run` under Scopa's capture rule."""
@@ -247,7 +240,7 @@ def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, 
                    eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, False)  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def _ismcts_run15(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
     """:func:`ismcts_run` under the fifteen rule (capture_mode=fifteen)."""
@@ -386,37 +379,6 @@ def _deal_next(w, u, pos, nu, hand_size, players, dealer):
 
 
 @njit(cache=True, inline="always")
-def _count_tree_plays(hand, table, packed, packed_hi, hc, kk, bt, sc, ace_rule, fewest,
-                      capture_hand, optional, fifteen, big_table):  # fmt: skip
-    """The plays of ``hand`` at ``table``: each card in ``hc[:nh]`` with its number of
-    captures in ``kk`` (counted from the packed subset counts, or listed for a table
-    too big for them); return ``(sweep_aces, big, nh, n, lay_ok)``."""
-    sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
-    big = popcount(table) > big_table
-    nh = 0
-    caps = 0
-    lays = 0
-    m = hand
-    while m:
-        card = ctz(m)
-        m &= m - 1
-        if big:
-            k = list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc)
-        else:
-            k = count_captures(card, table, packed, packed_hi, sweep_aces, fewest, fifteen)
-        hc[nh] = card
-        kk[nh] = k
-        nh += 1
-        caps += k
-        lays += k == 0
-    lay_ok = optional or not (capture_hand and caps > 0)
-    # a card's plays: its captures, then its lay (when it has no capture, or
-    # laying is free)
-    n = caps + (nh if optional else (lays if lay_ok else 0))
-    return sweep_aces, big, nh, n, lay_ok
-
-
-@njit(cache=True, inline="always")
 def _play_model(rkinds, rtaus, reps, chans, nrc, turn, side, root_side, in_tree, rroll,
                 greedy, expert, z):  # fmt: skip
     """How the seat to play chooses: a modelled seat (another side's, in the tree or with
@@ -445,13 +407,13 @@ def _play_model(rkinds, rtaus, reps, chans, nrc, turn, side, root_side, in_tree,
 
 @njit(cache=True, inline="always")
 def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
-               packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path, plen,
-               c, scale, z):  # fmt: skip
+               packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, lc, lt, cc, ct, cn,
+               path, plen, c, scale, z):  # fmt: skip
     """A step down the tree for a seat choosing by UCB1: the availability of each child
     legal in this world counted; then one untried legal play expanded, chosen at random
     (unless the pool is full), which leaves the tree, or with every legal play tried the
     child of best UCB1 value followed; return ``(card, take, node, count, plen,
-    in_tree, z)``."""
+    in_tree, z)``.  ``lc``/``lt``: room to list the plays."""
     card = -1
     take = np.int64(0)
     in_tree = True
@@ -471,37 +433,20 @@ def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
     if compat < n:  # expand one untried play, chosen at random
         z += GOLDEN
         r = below(z, n - compat)
-        for i in range(nh):
-            x = hc[i]
-            k = kk[i]
-            if k == 0 and not lay_ok:
-                continue
-            if big and k:
-                list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
-            for j in range(k + 1 if optional else max(k, 1)):
-                t = np.int64(0)
-                if j < k:
-                    t = (
-                        bt[j]
-                        if big
-                        else pick_capture(
-                            x, j, table, packed, packed_hi, sweep_aces, fewest,
-                            fifteen,
-                        )
-                    )  # fmt: skip
-                tried = False
-                for q in range(compat):
-                    if cc[q] == x and ct[q] == t:
-                        tried = True
-                        break
-                if not tried:
-                    if r == 0:
-                        card = x
-                        take = t
-                        break
-                    r -= 1
-            if card >= 0:
-                break
+        listed = list_plays(hc, kk, nh, lay_ok, optional, big, table, packed, packed_hi,
+                            sweep_aces, fewest, fifteen, bt, sc, lc, lt)  # fmt: skip
+        for i in range(listed):
+            tried = False
+            for q in range(compat):
+                if cc[q] == lc[i] and ct[q] == lt[i]:
+                    tried = True
+                    break
+            if not tried:
+                if r == 0:
+                    card = lc[i]
+                    take = lt[i]
+                    break
+                r -= 1
         in_tree = False
         if count < cap:
             node = _add_child(tree, node, count, card, take)
@@ -532,82 +477,41 @@ def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
 def _score_plays(hand, table, packed, packed_hi, sweep_aces, fewest, fifteen, optional, lay_ok,
                  big, hc, kk, nh, bt, sc, w, where, plays, total, lps, size, xflags, xs,
                  p_expert, modelled, pv, pc, pt, z):  # fmt: skip
-    """Every legal play scored by greedy's or (``p_expert``) the expert's values: for a
-    ``modelled`` seat kept in ``pv``/``pc``/``pt`` (values in points) for its channel's
-    choice, else the best kept, ties broken uniformly; return ``(card, take, npv, z)``.
-    ``where`` is the seat's place for the expert's view (with the work array ``w``):
-    ``(turn, players, teams, ns, deck, stock, hand_size, last_capturer, dealer)``,
-    ``stock`` the cards left to deal (numbers only, and one argument: a call of more
-    than 30 arguments compiles to a star-args call, which numba does not inline)."""
+    """Every legal play listed to ``pc``/``pt`` and scored by greedy's or (``p_expert``)
+    the expert's values, the seat's view read once: for a ``modelled`` seat the values
+    kept in ``pv`` (in points) for its channel's choice, else the best play kept, ties
+    broken uniformly; return ``(card, take, npv, z)``.  ``where`` is the seat's place
+    for the view (with the work array ``w``): ``(turn, players, teams, ns, deck, stock,
+    hand_size, last_capturer, dealer)``, ``stock`` the cards left to deal (numbers
+    only, and one argument: a call of more than 30 arguments compiles to a star-args
+    call, which numba does not inline)."""
     turn, players, teams, ns, deck, stock, hand_size, last_capturer, dealer = where
     card = -1
     take = np.int64(0)
+    view = seat_view(w, W_HANDS, W_PILES, turn, hand, table, players, teams, ns, deck, stock,
+                     hand_size, last_capturer, dealer, p_expert, fifteen)  # fmt: skip
     table_sum = value_sum(table)
     not_last = plays + 1 < total
-    # the expert's view of the seat to play (as in the fused loop)
-    pm = np.int64(0)
-    po = np.int64(0)
-    others = np.int64(0)
-    seen_not = np.int64(0)
-    kn = 0
-    lc_rel = 0
-    d_rel = 0
-    if p_expert:
-        pm, po, others, seen_not, kn, lc_rel, d_rel = expert_view(
-            w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck, stock,
-            hand_size, last_capturer, dealer,
-        )  # fmt: skip
-    elif fifteen:  # greedy's unseen cards (the fifteen rule's sweep risk)
-        seen = hand | table
-        for s in range(ns):
-            seen |= w[W_PILES + s]
-        seen_not = deck & ~seen
+    npv = list_plays(hc, kk, nh, lay_ok, optional, big, table, packed, packed_hi, sweep_aces,
+                     fewest, fifteen, bt, sc, pc, pt)  # fmt: skip
     best_v = -(1 << 62)
     ties = 0
-    npv = 0
-    for i in range(nh):
-        x = hc[i]
-        k = kk[i]
-        if k == 0 and not lay_ok:
-            continue
-        if big and k:
-            list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
-        for j in range(k + 1 if optional else max(k, 1)):
-            t = np.int64(0)
-            if j < k:
-                t = (
-                    bt[j]
-                    if big
-                    else pick_capture(x, j, table, packed, packed_hi, sweep_aces, fewest, fifteen)
-                )
-            if p_expert and fifteen:
-                val = to_fixed(expert_play_value15(
-                    x, t, hand, table, pm, po, others, seen_not, kn, plays,
-                    total, lc_rel, d_rel, size, xflags, players == 2, xs,
-                ))  # fmt: skip
-            elif p_expert:
-                val = to_fixed(expert_play_value(
-                    x, t, hand, table, pm, po, others, seen_not, kn, plays,
-                    total, lc_rel, d_rel, size, xflags, players == 2, xs,
-                ))  # fmt: skip
-            else:
-                val = greedy_score(table, table_sum, not_last, lps, x, t, fifteen, seen_not)
-            if modelled:  # kept for the choice below
-                pv[npv] = val / EXPERT_FIX if p_expert else float(val)
-                pc[npv] = x
-                pt[npv] = t
-                npv += 1
-            elif val > best_v:
-                best_v = val
-                ties = 1
-                card = x
-                take = t
-            elif val == best_v:
-                ties += 1
-                z += GOLDEN
-                if below(z, ties) == 0:  # uniform among the ties
-                    card = x
-                    take = t
+    for i in range(npv):
+        val = play_value(pc[i], pt[i], hand, table, table_sum, not_last, lps, p_expert, fifteen,
+                         view, plays, total, size, xflags, players == 2, xs)  # fmt: skip
+        if modelled:  # kept for the choice below
+            pv[i] = val / EXPERT_FIX if p_expert else float(val)
+        elif val > best_v:
+            best_v = val
+            ties = 1
+            card = pc[i]
+            take = pt[i]
+        elif val == best_v:
+            ties += 1
+            z += GOLDEN
+            if below(z, ties) == 0:  # uniform among the ties
+                card = pc[i]
+                take = pt[i]
     return card, take, npv, z
 
 
@@ -652,30 +556,11 @@ def _model_choice(pv, pc, pt, npv, tau, z):
 @njit(cache=True, inline="always")
 def _random_tree_play(hc, kk, nh, n, lay_ok, optional, big, table, packed, packed_hi,
                       sweep_aces, fewest, fifteen, bt, sc, z):  # fmt: skip
-    """A uniform play among the ``n`` legal plays (each card's captures, then its lay),
-    only the chosen one built; return ``(card, take, z)``."""
-    card = -1
-    take = np.int64(0)
+    """A uniform play among the ``n`` legal plays, only the chosen one built
+    (:func:`.plays.nth_play`); return ``(card, take, z)``."""
     z += GOLDEN
-    r = below(z, n)
-    for i in range(nh):
-        k = kk[i]
-        if k == 0 and not lay_ok:
-            continue
-        plays_of = k + 1 if optional else max(k, 1)
-        if r < plays_of:
-            card = hc[i]
-            if r < k:
-                if big:
-                    list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc)
-                    take = bt[r]
-                else:
-                    take = pick_capture(
-                        card, r, table, packed, packed_hi, sweep_aces, fewest,
-                        fifteen,
-                    )  # fmt: skip
-            break
-        r -= plays_of
+    card, take = nth_play(below(z, n), hc, kk, nh, lay_ok, optional, big, table, packed,
+                          packed_hi, sweep_aces, fewest, fifteen, bt, sc)  # fmt: skip
     return card, take, z
 
 
@@ -790,567 +675,13 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     play models (no channels: UCB1 and the rollout policy for every seat), followed in
     the rollouts too when ``rroll``.
 
-    Written out in one body (554 lines): the same loop in named steps,
-    :func:`_ismcts_steps`, measured 43% slower (see there); a test holds the two equal."""
-    nparts = bparts.shape[0]
-    nrc = rkinds.shape[0]
-    chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
-    pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes
-    pc = np.empty(MAX_PLAYS, dtype=np.int64)
-    pt = np.empty(MAX_PLAYS, dtype=np.int64)
-    # the expert values of a modelled seat's plays at a tree node, by (node, hand)
-    c_node = np.full(CACHE if nrc else 1, -1, dtype=np.int64)
-    c_hand = np.zeros(CACHE if nrc else 1, dtype=np.int64)
-    c_n = np.zeros(CACHE if nrc else 1, dtype=np.int64)
-    c_val = np.empty((CACHE if nrc else 1, CACHE_W))
-    c_card = np.empty((CACHE if nrc else 1, CACHE_W), dtype=np.int64)
-    c_take = np.empty((CACHE if nrc else 1, CACHE_W), dtype=np.int64)
-    g = GOLDEN
-    z = rng[0]
-    cap = tree.shape[0]
-    logging = log.shape[0] >= L_SIZE
-    players = rules[R_PLAYERS]
-    teams = rules[R_TEAMS] != 0
-    ns = rules[R_SIDES]
-    hand_size = rules[R_HAND_SIZE]
-    total = rules[R_TOTAL_PLAYS]
-    fewest = rules[R_SUM_FEWEST] != 0
-    capture_hand = rules[R_CAPTURE_HAND] != 0
-    optional = rules[R_CAPTURE_OPTIONAL] != 0
-    ace_rule = rules[R_ACE_SWEEP] != 0
-    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
-    lps = rules[R_LAST_PLAY_SCOPA] != 0
-    remainder_dealer = rules[R_REMAINDER_DEALER] != 0
-    greedy = policy == POLICY_GREEDY
-    expert = policy == POLICY_EXPERT
-    xflags = expert_flags(rules)
-    xs = np.empty(EXPERT_SCRATCH)
-    size = rules[R_DECK]
-    seat = root[S_TURN]
-    root_side = (seat & 1) if teams else seat
-    dealer = root[S_DEALER]
-    # the cards the root seat cannot see, and the other hands' sizes
-    unseen = np.int64(0)
-    for s in range(players):
-        if s != seat:
-            unseen |= root[S_HANDS + s]
-    for i in range(root[S_STOCK], root[S_DECK_SIZE]):
-        unseen |= np.int64(1) << root[S_DECK + i]
-    u = np.empty(40, dtype=np.int64)
-    pool = np.empty(40, dtype=np.int64)
-    nu = 0
-    m = unseen
-    while m:
-        u[nu] = ctz(m)
-        m &= m - 1
-        nu += 1
-    root_table = root[S_TABLE]
-    root_packed, root_hi = packed_of(root_table, fifteen)
-    big_table = BIG_TABLE15 if fifteen else BIG_TABLE
-    w = np.zeros(N_WORK, dtype=np.int64)  # hands, piles, scope (W_* layout)
-    sizes = np.zeros(4, dtype=np.int64)
-    for s in range(players):
-        sizes[s] = popcount(root[S_HANDS + s])
-    hc = np.empty(16, dtype=np.int64)  # cards of the hand to play
-    kk = np.empty(16, dtype=np.int64)  # their numbers of captures
-    cc = np.empty(MAX_PLAYS, dtype=np.int64)  # legal children's plays
-    ct = np.empty(MAX_PLAYS, dtype=np.int64)
-    cn = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS, dtype=np.int64)
-    sc = np.empty(SCRATCH, dtype=np.int64)
-    path = np.empty(2 * MAX_PLY, dtype=np.int64)  # node, side that made its play
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
-    margins = np.zeros(4, dtype=np.int64)
-    match = eqt.shape[0] > 0
-    unit = 1 if horizon >= FULL_DEPTH and not match else EST_UNIT
-    scale = REWARD_SCALE / unit
-    deck = np.int64(0)
-    for i in range(root[S_DECK_SIZE]):
-        deck |= np.int64(1) << root[S_DECK + i]
-    n_cards = popcount(deck)
-    n_den = popcount(deck & DENARI)
-    work = np.zeros(16, dtype=np.float64)
-    for _ in range(iterations):
-        # ---------------------------------------------------------------- determinize
-        if nparts:  # from the belief: u laid out as the hands in seat order, then stock
-            z += g
-            pi = pick_weighted(bcum, 0, nparts, unit_draw(z))
-            taken = np.int64(0)
-            for s in range(players):
-                if s != seat and bparts[pi, s] >= 0:
-                    taken |= bparts[pi, s]
-            npool = 0
-            m = unseen & ~taken
-            while m:
-                pool[npool] = ctz(m)
-                m &= m - 1
-                npool += 1
-            for i in range(npool - 1, 0, -1):
-                z += g
-                j = below(z, i + 1)
-                t = pool[i]
-                pool[i] = pool[j]
-                pool[j] = t
-            q = 0
-            pos = 0
-            for s in range(players):
-                if s == seat:
-                    continue
-                if bparts[pi, s] >= 0:
-                    m = bparts[pi, s]
-                    while m:
-                        u[pos] = ctz(m)
-                        m &= m - 1
-                        pos += 1
-                else:
-                    for _i in range(sizes[s]):
-                        u[pos] = pool[q]
-                        q += 1
-                        pos += 1
-            while q < npool:
-                u[pos] = pool[q]
-                q += 1
-                pos += 1
-        else:
-            for i in range(nu - 1, 0, -1):
-                z += g
-                j = below(z, i + 1)
-                t = u[i]
-                u[i] = u[j]
-                u[j] = t
-        if nrc:  # each modelled seat's channel for this iteration, by its posterior
-            for s in range(players):
-                if ((s & 1) if teams else s) != root_side:
-                    z += g
-                    x = unit_draw(z)
-                    acc = 0.0
-                    chans[s] = nrc - 1
-                    for k in range(nrc):
-                        acc += rpost[s, k]
-                        if x < acc:
-                            chans[s] = k
-                            break
-        pos = 0
-        inhand = 0
-        for s in range(players):
-            if s == seat:
-                h = root[S_HANDS + s]
-            else:
-                h = np.int64(0)
-                for _i in range(sizes[s]):
-                    h |= np.int64(1) << u[pos]
-                    pos += 1
-            w[W_HANDS + s] = h
-            inhand += sizes[s]
-        for s in range(ns):
-            w[W_PILES + s] = root[S_PILES + s]
-            w[W_SCOPE + s] = root[S_SCOPE + s]
-        if logging:
-            for s in range(4):
-                log[L_HANDS + s] = w[W_HANDS + s]
-            log[L_STOCK_LEN] = nu - pos
-            for i in range(pos, nu):
-                log[L_STOCK + i - pos] = u[i]
-        table = root_table
-        packed = root_packed
-        packed_hi = root_hi
-        last_capturer = root[S_LAST_CAPTURER]
-        turn = seat
-        plays = root[S_PLAYS]
-        node = 0
-        plen = 0
-        in_tree = True
-        made = 0
-        rolled = 0  # rollout plays made
-        cut = False  # the rollout stopped at the horizon
-        while True:
-            if inhand == 0:  # deal the next round, or end the hand
-                if pos >= nu:
-                    break
-                k = hand_size
-                if nu - pos < players * k:
-                    k = (nu - pos) // players
-                if k == 0:
-                    break
-                s = dealer + 1
-                for _i in range(players):
-                    if s >= players:
-                        s -= players
-                    h = np.int64(0)
-                    for _j in range(k):
-                        h |= np.int64(1) << u[pos]
-                        pos += 1
-                    w[W_HANDS + s] = h
-                    s += 1
-                inhand = players * k
-            if not in_tree and rolled >= horizon:
-                cut = True
-                break
-            hand = w[W_HANDS + turn]
-            side = (turn & 1) if teams else turn
-            # ------------------------------------------------------------ count plays
-            sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
-            big = popcount(table) > big_table
-            nh = 0
-            caps = 0
-            lays = 0
-            m = hand
-            while m:
-                card = ctz(m)
-                m &= m - 1
-                if big:
-                    k = list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc)
-                else:
-                    k = count_captures(card, table, packed, packed_hi, sweep_aces, fewest, fifteen)
-                hc[nh] = card
-                kk[nh] = k
-                nh += 1
-                caps += k
-                lays += k == 0
-            lay_ok = optional or not (capture_hand and caps > 0)
-            # a card's plays: its captures, then its lay (when it has no capture, or
-            # laying is free)
-            n = caps + (nh if optional else (lays if lay_ok else 0))
-            if n == 0:  # only in hand-made positions: nothing to play
-                break
-            card = -1
-            take = np.int64(0)
-            if not in_tree:
-                rolled += 1
-            # the seat's play model: a modelled seat's channel, else the rollout policy
-            modelled = (
-                nrc > 0
-                and side != root_side
-                and (in_tree or rroll)
-                and rkinds[chans[turn]] != KIND_SEARCH
-            )
-            p_greedy = greedy
-            p_expert = expert
-            p_random = False
-            tau = 0.0
-            if modelled:
-                mc = chans[turn]
-                p_greedy = rkinds[mc] == KIND_GREEDY
-                p_expert = rkinds[mc] == KIND_EXPERT
-                tau = rtaus[mc]
-                p_random = rkinds[mc] == KIND_RANDOM
-                if not p_random and reps[mc] > 0.0:
-                    z += g
-                    p_random = unit_draw(z) < reps[mc]
-            if in_tree and not modelled:
-                # children legal in this world: count their availability
-                compat = 0
-                ch = tree[node, T_CHILD]
-                while ch >= 0:
-                    x = tree[ch, T_CARD]
-                    if (hand >> x) & 1 and (lay_ok or tree[ch, T_TAKE] != 0):
-                        tree[ch, T_AVAIL] += 1
-                        cc[compat] = x
-                        ct[compat] = tree[ch, T_TAKE]
-                        cn[compat] = ch
-                        compat += 1
-                    ch = tree[ch, T_NEXT]
-                if compat < n:  # expand one untried play, chosen at random
-                    z += g
-                    r = below(z, n - compat)
-                    for i in range(nh):
-                        x = hc[i]
-                        k = kk[i]
-                        if k == 0 and not lay_ok:
-                            continue
-                        if big and k:
-                            list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
-                        for j in range(k + 1 if optional else max(k, 1)):
-                            t = np.int64(0)
-                            if j < k:
-                                t = (
-                                    bt[j]
-                                    if big
-                                    else pick_capture(
-                                        x, j, table, packed, packed_hi, sweep_aces, fewest,
-                                        fifteen,
-                                    )
-                                )  # fmt: skip
-                            tried = False
-                            for q in range(compat):
-                                if cc[q] == x and ct[q] == t:
-                                    tried = True
-                                    break
-                            if not tried:
-                                if r == 0:
-                                    card = x
-                                    take = t
-                                    break
-                                r -= 1
-                        if card >= 0:
-                            break
-                    in_tree = False
-                    if count < cap:
-                        node = _add_child(tree, node, count, card, take)
-                        count += 1
-                        path[plen] = node
-                        path[plen + 1] = side
-                        plen += 2
-                else:  # every legal play tried: UCB1 among them
-                    best = -INF
-                    for q in range(compat):
-                        ch = cn[q]
-                        v = float(tree[ch, T_VISITS])
-                        val = scale * tree[ch, T_SUM] / v + c * math.sqrt(
-                            math.log(float(tree[ch, T_AVAIL])) / v
-                        )
-                        if val > best:
-                            best = val
-                            node = ch
-                    card = tree[node, T_CARD]
-                    take = tree[node, T_TAKE]
-                    path[plen] = node
-                    path[plen + 1] = side
-                    plen += 2
-            elif (p_greedy or p_expert) and n > 1 and not p_random:
-                hit = np.int64(-1)
-                slot = np.int64(0)
-                cached = modelled and in_tree and p_expert
-                if cached:  # the same node and hand: the same expert values
-                    slot = np.int64(mix64(np.uint64(hand * 1000003 + node)) & np.uint64(CACHE - 1))
-                    if c_node[slot] == node and c_hand[slot] == hand:
-                        hit = slot
-                if hit >= 0:
-                    npv = c_n[hit]
-                    for i in range(npv):
-                        pv[i] = c_val[hit, i]
-                        pc[i] = c_card[hit, i]
-                        pt[i] = c_take[hit, i]
-                else:
-                    table_sum = value_sum(table)
-                    not_last = plays + 1 < total
-                    # the expert's view of the seat to play (as in the fused loop)
-                    pm = np.int64(0)
-                    po = np.int64(0)
-                    others = np.int64(0)
-                    seen_not = np.int64(0)
-                    kn = 0
-                    lc_rel = 0
-                    d_rel = 0
-                    if p_expert:
-                        pm, po, others, seen_not, kn, lc_rel, d_rel = expert_view(
-                            w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck, nu - pos,
-                            hand_size, last_capturer, dealer,
-                        )  # fmt: skip
-                    elif fifteen:  # greedy's unseen cards (the fifteen rule's sweep risk)
-                        seen = hand | table
-                        for s in range(ns):
-                            seen |= w[W_PILES + s]
-                        seen_not = deck & ~seen
-                    best_v = -(1 << 62)
-                    ties = 0
-                    npv = 0
-                    for i in range(nh):
-                        x = hc[i]
-                        k = kk[i]
-                        if k == 0 and not lay_ok:
-                            continue
-                        if big and k:
-                            list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
-                        for j in range(k + 1 if optional else max(k, 1)):
-                            t = np.int64(0)
-                            if j < k:
-                                t = (
-                                    bt[j]
-                                    if big
-                                    else pick_capture(
-                                        x, j, table, packed, packed_hi, sweep_aces, fewest, fifteen
-                                    )
-                                )
-                            if p_expert and fifteen:
-                                val = to_fixed(expert_play_value15(
-                                    x, t, hand, table, pm, po, others, seen_not, kn, plays,
-                                    total, lc_rel, d_rel, size, xflags, players == 2, xs,
-                                ))  # fmt: skip
-                            elif p_expert:
-                                val = to_fixed(expert_play_value(
-                                    x, t, hand, table, pm, po, others, seen_not, kn, plays,
-                                    total, lc_rel, d_rel, size, xflags, players == 2, xs,
-                                ))  # fmt: skip
-                            else:
-                                val = greedy_score(
-                                    table, table_sum, not_last, lps, x, t, fifteen, seen_not
-                                )
-                            if modelled:  # kept for the choice below
-                                pv[npv] = val / EXPERT_FIX if p_expert else float(val)
-                                pc[npv] = x
-                                pt[npv] = t
-                                npv += 1
-                            elif val > best_v:
-                                best_v = val
-                                ties = 1
-                                card = x
-                                take = t
-                            elif val == best_v:
-                                ties += 1
-                                z += g
-                                if below(z, ties) == 0:  # uniform among the ties
-                                    card = x
-                                    take = t
-                    if cached and npv <= CACHE_W:
-                        c_node[slot] = node
-                        c_hand[slot] = hand
-                        c_n[slot] = npv
-                        for i in range(npv):
-                            c_val[slot, i] = pv[i]
-                            c_card[slot, i] = pc[i]
-                            c_take[slot, i] = pt[i]
-                if modelled:  # the channel's choice among the values kept
-                    top = pv[0]
-                    for i in range(1, npv):
-                        top = max(top, pv[i])
-                    i = 0
-                    if tau > 0.0:  # a softmax at temperature tau
-                        tot = 0.0
-                        for j in range(npv):
-                            tot += math.exp((pv[j] - top) / tau)
-                        z += g
-                        x = unit_draw(z) * tot
-                        while i < npv - 1:
-                            x -= math.exp((pv[i] - top) / tau)
-                            if x < 0.0:
-                                break
-                            i += 1
-                    else:  # uniform among the best
-                        ties = 0
-                        for j in range(npv):
-                            if pv[j] == top:
-                                ties += 1
-                        z += g
-                        r = below(z, ties)
-                        for j in range(npv):
-                            if pv[j] == top:
-                                if r == 0:
-                                    i = j
-                                    break
-                                r -= 1
-                    card = pc[i]
-                    take = pt[i]
-            else:
-                z += g
-                r = below(z, n)
-                for i in range(nh):
-                    k = kk[i]
-                    if k == 0 and not lay_ok:
-                        continue
-                    plays_of = k + 1 if optional else max(k, 1)
-                    if r < plays_of:
-                        card = hc[i]
-                        if r < k:
-                            if big:
-                                list_captures(card, table, sweep_aces, fewest, fifteen, bt, sc)
-                                take = bt[r]
-                            else:
-                                take = pick_capture(
-                                    card, r, table, packed, packed_hi, sweep_aces, fewest,
-                                    fifteen,
-                                )  # fmt: skip
-                        break
-                    r -= plays_of
-            if in_tree and modelled:  # follow the modelled play's child, or expand it
-                ch = tree[node, T_CHILD]
-                while ch >= 0 and (tree[ch, T_CARD] != card or tree[ch, T_TAKE] != take):
-                    ch = tree[ch, T_NEXT]
-                if ch >= 0:
-                    tree[ch, T_AVAIL] += 1
-                    node = ch
-                    path[plen] = ch
-                    path[plen + 1] = side
-                    plen += 2
-                else:
-                    in_tree = False
-                    if count < cap:
-                        node = _add_child(tree, node, count, card, take)
-                        count += 1
-                        path[plen] = node
-                        path[plen + 1] = side
-                        plen += 2
-            if logging:
-                log[L_PLAYS + 3 * made] = card
-                log[L_PLAYS + 3 * made + 1] = take
-                log[L_PLAYS + 3 * made + 2] = n
-            made += 1
-            # ------------------------------------------------------------ apply the play
-            bit = np.int64(1) << card
-            w[W_HANDS + turn] = hand ^ bit
-            plays += 1
-            inhand -= 1
-            table, packed, packed_hi, pile, last_capturer, scopa = play_on_table(
-                table, packed, packed_hi, w[W_PILES + side], last_capturer, side, card, take,
-                sweep_aces, ace_rule, plays == total, lps, ace_scopa, fifteen,
-            )  # fmt: skip
-            w[W_PILES + side] = pile
-            w[W_SCOPE + side] += scopa
-            turn += 1
-            if turn >= players:
-                turn = 0
-        # ---------------------------------------------------------------- score, back up
-        if cut and match:
-            estimate_sides(rules, w, W_PILES, w, W_SCOPE, n_cards, n_den, True, work)
-            s0, s1 = float(w[W_SCOPE]), float(w[W_SCOPE + 1])
-            v = leaf_value(eqt, work[12], work[13], s0, s1, total - plays, total)
-            margins[0] = np.int64(round(v * unit))
-            margins[1] = -margins[0]
-        elif cut and leaf == LEAF_EXPERT:
-            for s in range(ns):
-                e = expert_margin(rules, w, W_PILES, w, W_SCOPE, s, True)
-                margins[s] = np.int64(round(e * unit))
-        elif cut:
-            estimate_sides(rules, w, W_PILES, w, W_SCOPE, n_cards, n_den, True, work)
-            for s in range(ns):
-                best_e = -INF
-                for t2 in range(ns):
-                    if t2 != s and work[12 + t2] > best_e:
-                        best_e = work[12 + t2]
-                margins[s] = np.int64(round((work[12 + s] - best_e) * unit))
-        else:
-            owner = remainder_side(
-                remainder_dealer, (dealer & 1) if teams else dealer, last_capturer
-            )
-            if table and owner >= 0:
-                w[W_PILES + owner] |= table
-            score_into(rules, w, W_PILES, w, W_SCOPE, score)
-            if match:
-                v = end_value(eqt, score[0, I_TOTAL], score[1, I_TOTAL], w[W_PILES], w[W_PILES + 1])
-                margins[0] = np.int64(round(v * unit))
-                margins[1] = -margins[0]
-            else:
-                for s in range(ns):
-                    best_o = -1000
-                    for t2 in range(ns):
-                        if t2 != s and score[t2, I_TOTAL] > best_o:
-                            best_o = score[t2, I_TOTAL]
-                    margins[s] = (score[s, I_TOTAL] - best_o) * unit
-        if logging:
-            log[L_MADE] = made
-            for s in range(4):
-                log[L_MARGINS + s] = margins[s]
-        for q in range(0, plen, 2):
-            ch = path[q]
-            x = margins[path[q + 1]]
-            tree[ch, T_VISITS] += 1
-            tree[ch, T_SUM] += x
-            tree[ch, T_SQ] += x * x
-        tree[0, T_VISITS] += 1
-    rng[0] = z
-    return count
-
-
-@njit(cache=True, inline="always")
-def _ismcts_steps(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf, eqt,
-            bparts, bcum, rkinds, rtaus, reps, rpost, rroll, fifteen):  # fmt: skip
-    """:func:`_ismcts` in named steps (the same iterations, draws and trees): its twin.
-
-    Inlined into the kernels, these steps measured 43% slower than the body written out
-    (``benchmarks/bench_ab.py``, cases ``ismcts`` and ``ismcts-h4``, 40 pairs: base/new
-    0.574 and 0.634), so the kernels run :func:`_ismcts`; ``tests/test_twins.py`` holds
-    the two equal (:func:`_ismcts_steps_scopa`) on the same roots, with and without
-    belief particles, play models, a horizon and the match objective."""
+    In named steps: draw a world, the channels and lay it out; then down the tree and on
+    in the rollout: deal, count the plays, the seat's play model, a tree step (UCB1 or
+    an expansion), a play scored by greedy or the expert, a model's choice or a random
+    play, follow the tree, apply; last the rewards, backed up.  The kernels compile it
+    with :data:`.pipeline.STEPS`: without it the reference counts of the arrays the
+    steps take made it 43% slower than the same loop written out in one body (as it was
+    up to 0.4.0); with it, the same speed."""
     nrc = rkinds.shape[0]
     chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
     pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes
@@ -1444,9 +775,9 @@ def _ismcts_steps(root, rules, tree, count, iterations, c, policy, horizon, rng,
             hand = w[W_HANDS + turn]
             side = (turn & 1) if teams else turn
             # ------------------------------------------------------------ count plays
-            sweep_aces, big, nh, n, lay_ok = _count_tree_plays(
-                hand, table, packed, packed_hi, hc, kk, bt, sc, ace_rule, fewest, capture_hand,
-                optional, fifteen, big_table,
+            sweep_aces, big, nh, n, lay_ok = count_hand(
+                hand, table, packed, packed_hi, ace_rule, fewest, capture_hand, optional,
+                fifteen, big_table, hc, kk, bt, sc,
             )  # fmt: skip
             if n == 0:  # only in hand-made positions: nothing to play
                 break
@@ -1461,8 +792,8 @@ def _ismcts_steps(root, rules, tree, count, iterations, c, policy, horizon, rng,
             if in_tree and not modelled:
                 card, take, node, count, plen, in_tree, z = _tree_step(
                     tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
-                    packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
-                    plen, c, scale, z,
+                    packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, pc, pt, cc, ct, cn,
+                    path, plen, c, scale, z,
                 )  # fmt: skip
             elif (p_greedy or p_expert) and n > 1 and not p_random:
                 hit = np.int64(-1)
@@ -1536,12 +867,3 @@ def _ismcts_steps(root, rules, tree, count, iterations, c, policy, horizon, rng,
         _back_up(tree, path, plen, margins)
     rng[0] = z
     return count
-
-
-@njit(cache=True)
-def _ismcts_steps_scopa(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                        eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
-    """:func:`_ismcts_run_scopa` through :func:`_ismcts_steps` (the twin test's kernel)."""
-    return _ismcts_steps(root, rules, tree, count, iterations, c, policy, horizon, rng, log,
-                         leaf, eq, parts, cum, rkinds, rtaus, reps, rpost, rroll,
-                         False)  # fmt: skip

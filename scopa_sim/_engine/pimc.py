@@ -20,7 +20,7 @@ from .streams import RNG_WORDS, derive_seed, reseed
 from .values import LEAF_ESTIMATE
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def pimc_values(
     state, rules, worlds, depth, exact_below, seed, tt_key, tt_val, tt_meta, out_card,
     out_take, out_val, leaf=LEAF_ESTIMATE, eq=None, parts=None, cum=None,

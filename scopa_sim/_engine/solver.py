@@ -373,7 +373,7 @@ def solve_world(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val,
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def solve_root(
     state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out_take, out_val, eq=None
 ):

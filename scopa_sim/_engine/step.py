@@ -66,6 +66,7 @@ from .layout import (
     VALUE_MASK,
     side_of,
 )
+from .plays import state_values
 from .policy import (
     EXPERT_SCRATCH,
     expert_flags,
@@ -73,7 +74,6 @@ from .policy import (
     expert_play_value15,
     expert_view,
     greedy_score,
-    to_fixed,
 )
 from .scoring import score_into
 from .streams import rand_below
@@ -378,34 +378,23 @@ def greedy_value(state, rules, card, take):
 
 @njit(cache=True)
 def choose_play(state, rules, policy, rng, buf_card, buf_take, n):
-    """Index of the play chosen by ``policy`` among the ``n`` legal plays in the buffers."""
-    if policy == POLICY_EXPERT and n > 1:
-        scratch = np.empty(EXPERT_SCRATCH)
-        best_x = -(1 << 62)
-        count = 0
+    """Index of the play chosen by ``policy`` among the ``n`` legal plays in the buffers:
+    greedy's or the expert's best (:func:`.plays.state_values`, the seat's view read
+    once), ties broken uniformly by reservoir draws; else a uniform draw."""
+    if n > 1 and policy in (POLICY_GREEDY, POLICY_EXPERT):
+        values = np.empty(n, dtype=np.int64)
+        xs = np.empty(EXPERT_SCRATCH)
+        state_values(state, rules, policy == POLICY_EXPERT, buf_card, buf_take, n, xs, values)
+        best = values[0]
+        count = 1
         pick = 0
-        for i in range(n):
-            x = to_fixed(expert_value(state, rules, buf_card[i], buf_take[i], scratch))
-            if x > best_x:
-                best_x = x
+        for i in range(1, n):
+            x = values[i]
+            if x > best:
+                best = x
                 count = 1
                 pick = i
-            elif x == best_x:
-                count += 1
-                if rand_below(rng, count) == 0:  # reservoir: uniform among the ties
-                    pick = i
-        return pick
-    if policy == POLICY_GREEDY and n > 1:
-        best = -(1 << 40)
-        count = 0
-        pick = 0
-        for i in range(n):
-            v = greedy_value(state, rules, buf_card[i], buf_take[i])
-            if v > best:
-                best = v
-                count = 1
-                pick = i
-            elif v == best:
+            elif x == best:
                 count += 1
                 if rand_below(rng, count) == 0:  # reservoir: uniform among the ties
                     pick = i

@@ -397,9 +397,10 @@ def _key_of(row: dict[str, Any], by: tuple[str, ...]) -> tuple[Any, ...]:
     return tuple(row[b] for b in by)
 
 
-def check_distinct(runs: Sequence[Run]) -> None:
+def check_distinct(runs: Sequence[Run], why: str = "its hands would count twice") -> None:
     """An AnalysisError when two of ``runs`` are the same run (the same directory, or two
-    copies of one run: the same run id): its hands would be counted twice."""
+    copies of one run: the same run id): its hands would be counted twice (``why``
+    says what else would go wrong)."""
     seen: dict[str, Run] = {}
     for r in runs:
         if r.run_id in seen:
@@ -407,7 +408,7 @@ def check_distinct(runs: Sequence[Run]) -> None:
             same = first.directory.resolve() == r.directory.resolve()
             what = f"{r.directory} is given twice" if same else (
                 f"{first.directory} and {r.directory} are the same run")  # fmt: skip
-            raise AnalysisError(f"{what} (run id {r.run_id}): its hands would count twice")
+            raise AnalysisError(f"{what} (run id {r.run_id}): {why}")
         seen[r.run_id] = r
 
 
@@ -816,6 +817,7 @@ def compare(
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if len(runs) < 2:
         raise AnalysisError("compare needs at least two runs")
+    check_distinct(runs, "a run compared with itself differs in nothing")
     pairs = [compare_pair(runs[0], b, metrics, paired, strict) for b in runs[1:]]
     flat = S.with_holm([r for p in pairs for r in p.results])
     out, i = [], 0

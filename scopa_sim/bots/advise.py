@@ -4,28 +4,116 @@ position in a game record is decoded by :func:`scopa_sim.records.record.position
 The advisor only needs the deciding seat's information set; to reuse the engine it
 builds one concrete state consistent with it (hidden cards dealt in card order),
 and the search bots then see nothing but the information set of that seat.
+
+A perfect-information bot (the ``solver``) sees every card instead, so its answer is
+the value of one layout of the hidden cards, not of the seat's position: the advisor
+deals it one layout drawn from the seat's information set with the seed (or, for a
+position taken from a game record, the recorded one) and says which
+(:class:`Layout`); only where the information set is one world (no hidden cards) is
+its answer exact.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import determinize as KD
 from scopa_sim.bots.base import Bot, PlayStats
 from scopa_sim.errors import PositionError
-from scopa_sim.game.cards import CardSet
+from scopa_sim.game.cards import CardSet, card_name
+from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, check_match_totals
 
+#: :attr:`Layout.kind`: the position has no hidden cards (the seat's information set is
+#: one world), one layout was drawn from it with the seed, or the record's was used.
+LAYOUT_KINDS = ("none", "sampled", "recorded")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The hidden cards a perfect-information answer was computed for: ``kind`` (one of
+    :data:`LAYOUT_KINDS`), the ``seed`` it was drawn with (``sampled`` only), each other
+    seat's hand and the stock in dealing order (next card first)."""
+
+    kind: str
+    seed: int | None
+    hands: tuple[tuple[int, str], ...]
+    stock: tuple[str, ...]
+
+    @property
+    def exact(self) -> bool:
+        """Whether the answer is the position's own (no hidden cards)."""
+        return self.kind == "none"
+
+    def cards(self) -> str:
+        """The layout in words: ``seat 1 holds [..]; stock (next first) [..]``."""
+        hands = "; ".join(f"seat {s} holds [{h}]" for s, h in self.hands)
+        stock = " ".join(self.stock) if self.stock else "empty"
+        return f"{hands or 'no other hand holds cards'}; stock (next card first) [{stock}]"
+
+    def sentence(self, policy: str, cut: bool = False) -> str:
+        """One line saying what kind of answer ``policy`` gave (``cut``: its search
+        stopped at a depth, so even a position without hidden cards is estimated)."""
+        if self.exact:
+            return (
+                f"{policy} sees every card; here no card is hidden from you (your "
+                f"information set is one layout: {self.cards()}), so its values are "
+                + ("exact up to its depth, estimated past it" if cut else "exact")
+            )
+        if self.kind == "recorded":
+            how = "the layout recorded in the game"
+        else:
+            how = f"one layout drawn at random from what you know (--seed {self.seed})"
+        return (
+            f"{policy} is a perfect-information answer: it saw {how}: {self.cards()}. "
+            "Its values are that layout's, not your expected margins (another layout can "
+            "rank the plays otherwise)"
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "layout": self.kind,
+            "exact": self.exact,
+            "seed": self.seed,
+            "hands": {str(s): h for s, h in self.hands},
+            "stock": list(self.stock),
+        }
+
+
+def _layout(state: HandState, kind: str, seed: int | None) -> Layout:
+    seat = state.turn
+    hands = tuple((s, str(state.hand(s))) for s in range(state.players) if s != seat)
+    return Layout(kind, seed, hands, tuple(card_name(c) for c in state.stock))
+
+
+def perfect_information_world(
+    state: HandState, seed: int, recorded: bool = False
+) -> tuple[HandState, Layout]:
+    """The state a perfect-information bot is to search for the seat to play, and its
+    :class:`Layout`: ``state`` itself when the seat's information set is one world (no
+    hidden cards) or when ``recorded`` (a position of a game record: its true layout),
+    else one world drawn uniformly from the information set with ``seed``."""
+    if KD.single_world(state._vec, state._r, state.turn):
+        return state, _layout(state, "none", None)
+    if recorded:
+        return state, _layout(state, "recorded", None)
+    world = InfoSet(state).sample(seed)
+    return world, _layout(world, "sampled", seed)
+
 
 @dataclass(frozen=True)
 class Advice:
-    """Every legal play ranked by the bot, with the position it was asked about."""
+    """Every legal play ranked by the bot, with the position it was asked about; for a
+    perfect-information bot, the ``layout`` of the hidden cards it saw."""
 
     state: HandState
     seat: int
     plays: list[PlayStats]
+    layout: Layout | None = None
 
     @property
     def chosen(self) -> Play:
@@ -69,6 +157,9 @@ def position_from_cards(
         raise PositionError("--hand is empty: the seat to play holds at least one card")
     if len(hand) > rules.hand_size:
         raise PositionError(f"--hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
+    if any(not 0 <= s < 2**31 for s in scope):  # beyond the engine's integers: no position
+        most = rules.deck // 2  # (check_scope explains smaller counts, by the position)
+        raise PositionError(f"--scope {scope[0]},{scope[1]}: a side has 0 to {most} scope")
     try:  # a match already won has no next hand: say so, before any hand size is tried
         check_match_totals(rules, totals)
     except ValueError as e:
@@ -160,12 +251,18 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
     return False
 
 
-def advise(state: HandState, bot: Bot, seed: int) -> Advice:
-    """Rank every legal play of the seat to move with ``bot``."""
+def advise(state: HandState, bot: Bot, seed: int, *, recorded: bool = False) -> Advice:
+    """Rank every legal play of the seat to move with ``bot``.  A perfect-information bot
+    (:attr:`Bot.perfect_information`) searches one layout of the hidden cards
+    (:func:`perfect_information_world`; ``recorded``: ``state`` is a game record's, whose
+    true layout it then sees), named in :attr:`Advice.layout`."""
     bot.prepare(state.rules)
     if state.is_over():
         raise PositionError("the hand is over: there is no play to advise")
-    return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))
+    if not bot.perfect_information:
+        return Advice(state=state, seat=state.turn, plays=bot.analyse(state, seed))
+    world, layout = perfect_information_world(state, seed, recorded)
+    return Advice(state=state, seat=state.turn, plays=bot.analyse(world, seed), layout=layout)
 
 
 def describe(state: HandState, seat: int) -> str:
@@ -179,10 +276,13 @@ def describe(state: HandState, seat: int) -> str:
 
 
 __all__ = [
+    "LAYOUT_KINDS",
     "Advice",
+    "Layout",
     "PositionError",
     "advise",
     "check_scope",
     "describe",
+    "perfect_information_world",
     "position_from_cards",
 ]

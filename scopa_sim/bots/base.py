@@ -9,6 +9,7 @@ build on this module; the policy registry (:mod:`scopa_sim.bots.registry`) names
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable
@@ -33,12 +34,33 @@ KERNEL_CODES: dict[str, int] = {
 #: z of a two-sided 95% normal interval.
 Z95 = 1.959963984540054
 
+#: The fewest samples (worlds, visits) a 95% interval is estimated from.  The intervals
+#: are normal approximations, ``mean +- Z95 * sd / sqrt(n)`` with ``sd`` estimated from
+#: the same ``n`` samples: from 1 sample there is no spread at all, and from few the
+#: estimated spread is itself so uncertain that the interval is too narrow (for normal
+#: data it covers 70% at 2 samples, 88% at 5, 92% at 10, instead of 95%), and a spread
+#: of 0 -- two worlds where a play lost the same 2 points -- is no evidence of none.  So
+#: below this the interval is *not estimated* (NaN bounds, shown as such) and labels
+#: nothing.
+MIN_SAMPLES = 10
+
+
+def interval(mean: float, sd: float, n: int) -> tuple[float, float]:
+    """The 95% normal interval of a mean of ``n`` samples of standard deviation ``sd``;
+    ``(nan, nan)`` -- not estimated -- from fewer than :data:`MIN_SAMPLES` samples."""
+    if n < MIN_SAMPLES or not math.isfinite(sd):
+        return math.nan, math.nan
+    half = Z95 * sd / math.sqrt(n)
+    return mean - half, mean + half
+
 
 @dataclass(frozen=True)
 class PlayStats:
     """One candidate play as a bot saw it: mean final margin for the deciding side with a
     95% interval, ``n`` samples (ISMCTS visits or PIMC worlds), and whether it was
-    chosen."""
+    chosen.  ``exact``: the value is exact (a solve of a position whose information set
+    is one world: the interval has no width); an interval from fewer than
+    :data:`MIN_SAMPLES` samples is not estimated (NaN bounds, :attr:`estimated` False)."""
 
     play: Play
     mean: float
@@ -46,6 +68,12 @@ class PlayStats:
     ci_high: float
     n: int
     chosen: bool
+    exact: bool = False
+
+    @property
+    def estimated(self) -> bool:
+        """Whether the play has an interval (exact, or from enough samples)."""
+        return math.isfinite(self.ci_low) and math.isfinite(self.ci_high)
 
 
 def _mask63(x: int) -> int:
@@ -53,8 +81,8 @@ def _mask63(x: int) -> int:
 
 
 def _stats(play: Play, n: int, mean: float, var: float) -> PlayStats:
-    half = Z95 * math.sqrt(var / n) if n > 1 else math.inf
-    return PlayStats(play, mean, mean - half, mean + half, n, False)
+    low, high = interval(mean, math.sqrt(var), n)
+    return PlayStats(play, mean, low, high, n, False)
 
 
 def _rank(stats: list[PlayStats], key: Callable[[PlayStats], tuple[float, ...]]) -> list[PlayStats]:
@@ -62,7 +90,7 @@ def _rank(stats: list[PlayStats], key: Callable[[PlayStats], tuple[float, ...]])
     ranked = sorted(stats, key=key)
     if ranked:
         first = ranked[0]
-        ranked[0] = PlayStats(first.play, first.mean, first.ci_low, first.ci_high, first.n, True)
+        ranked[0] = dataclasses.replace(first, chosen=True)
     return ranked
 
 
@@ -70,6 +98,9 @@ class Bot(ABC):
     """A player: picks a play for the seat to move in a :class:`HandState`."""
 
     name: str = "bot"
+    #: Whether the bot reads the hidden cards (the ``solver``): its answer is then the
+    #: value of one layout of them, which :func:`scopa_sim.bots.advise.advise` names.
+    perfect_information: bool = False
 
     def prepare(self, rules: Rules) -> None:  # noqa: B027 - a hook, optional by design
         """Check that this bot can play under ``rules`` and load what it needs for them

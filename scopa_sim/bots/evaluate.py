@@ -35,6 +35,7 @@ exact=1``): it chooses the play of best mean.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -45,7 +46,7 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import evaluator as KE
-from scopa_sim.bots.base import Z95, Bot, PlayStats
+from scopa_sim.bots.base import Bot, PlayStats, interval
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -89,16 +90,23 @@ def _stream(seed: int, vec: np.ndarray, seat: int) -> int:
 @dataclass(frozen=True)
 class Loss:
     """Points lost by a play against the best one: the mean paired difference over the
-    worlds with its 95% interval (zero width when exact)."""
+    worlds with its 95% interval (zero width when exact; NaN bounds when not estimated,
+    from too few worlds: :data:`~scopa_sim.bots.base.MIN_SAMPLES`)."""
 
     mean: float
     low: float
     high: float
 
     @property
+    def estimated(self) -> bool:
+        """Whether the loss has an interval (exact, or from enough worlds)."""
+        return math.isfinite(self.low) and math.isfinite(self.high)
+
+    @property
     def distinguishable(self) -> bool:
-        """True when the interval excludes 0 (or the loss is exact and positive)."""
-        return self.low > 0
+        """True when the interval excludes 0 (or the loss is exact and positive); never
+        when the interval is not estimated."""
+        return self.estimated and self.low > 0
 
 
 @dataclass(frozen=True, eq=False)
@@ -135,14 +143,14 @@ class Evaluation:
 
     def loss(self, i: int) -> Loss:
         """Points lost by play ``i``: best mean minus its mean, with a 95% interval from
-        the per-world paired differences."""
+        the per-world paired differences (zero width when exact; not estimated, NaN
+        bounds, from fewer than :data:`~scopa_sim.bots.base.MIN_SAMPLES` worlds)."""
         d = self.values[:, self.best] - self.values[:, i]
         mean = float(d.mean())
-        w = d.shape[0]
-        if w < 2:
+        if self.exact:
             return Loss(mean, mean, mean)
-        half = Z95 * float(d.std(ddof=1)) / math.sqrt(w)
-        return Loss(mean, mean - half, mean + half)
+        w = d.shape[0]
+        return Loss(mean, *interval(mean, float(d.std(ddof=1)) if w > 1 else math.nan, w))
 
     @property
     def random_loss(self) -> float:
@@ -158,12 +166,14 @@ class Evaluation:
         out = []
         for i, p in enumerate(self.plays):
             mean = float(self.means[i])
-            half = Z95 * float(self.values[:, i].std(ddof=1)) / math.sqrt(w) if w > 1 else 0.0
-            out.append(PlayStats(p, mean, mean - half, mean + half, w, False))
+            if self.exact:
+                out.append(PlayStats(p, mean, mean, mean, w, False, exact=True))
+                continue
+            sd = float(self.values[:, i].std(ddof=1)) if w > 1 else math.nan
+            out.append(PlayStats(p, mean, *interval(mean, sd, w), w, False))
         order = sorted(range(len(out)), key=lambda i: (-self.means[i], i))
         ranked = [out[i] for i in order]
-        first = ranked[0]
-        ranked[0] = PlayStats(first.play, first.mean, first.ci_low, first.ci_high, first.n, True)
+        ranked[0] = dataclasses.replace(ranked[0], chosen=True)
         return ranked
 
 

@@ -54,7 +54,8 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import values as KV
-from scopa_sim.errors import EquityError
+from scopa_sim.errors import EquityError, FileError
+from scopa_sim.files import read_text, write_text
 from scopa_sim.game.rules import Rules
 from scopa_sim.stats import equity as E
 
@@ -147,10 +148,10 @@ class EquityTable:
         }
 
     def save(self, path: str | Path) -> None:
-        try:
-            Path(path).write_text(json.dumps(self.to_json()) + "\n", encoding="utf-8")
-        except OSError as e:
-            raise EquityError(f"cannot write the equity table {path}: {e.strerror or e}") from None
+        try:  # atomically, with one-line errors (a full disk, a missing directory)
+            write_text(path, json.dumps(self.to_json()) + "\n")
+        except FileError as e:
+            raise EquityError(f"equity table: {e}") from None
 
     @classmethod
     def load(cls, path: str | Path) -> EquityTable:
@@ -162,11 +163,11 @@ class EquityTable:
             raise EquityError(f"{where} is a directory, not a file")
         if not p.exists():
             raise EquityError(f"no such equity table file: {path}")
-        try:
-            doc = json.loads(p.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise EquityError(f"cannot read the {where}: {e.strerror or e}") from None
-        except (UnicodeDecodeError, ValueError):
+        try:  # bounded: a device such as /dev/zero is refused, not read without end
+            doc = json.loads(read_text(p))
+        except FileError as e:
+            raise EquityError(f"{where}: {e}") from None
+        except ValueError:
             raise EquityError(f"{where} is not JSON (write one with scopa-sim equity)") from None
         try:
             if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -200,6 +201,11 @@ class EquityTable:
             or np.any(cols[1] < 0)
         ):
             raise EquityError(f"{where} is malformed: tables of the wrong shape or range")
+        if int(cols[3].sum()) != hands:  # the counts are the hands the table was solved from
+            raise EquityError(
+                f"{where}: its outcome counts add up to {int(cols[3].sum()):,} hands, not the "
+                f"{hands:,} it was built from (edited or damaged?)"
+            )
         return cls(rules, policy, hands, seed, outcomes, win, tie)
 
     def check(self, rules: Rules) -> None:

@@ -35,7 +35,7 @@ def _int(name: str, lo: int) -> Param:
     return conv
 
 
-def _float(name: str) -> Param:
+def _float(name: str, hi: float = math.inf) -> Param:
     def conv(policy: str, text: str) -> float:
         try:
             v = float(text)
@@ -43,6 +43,8 @@ def _float(name: str) -> Param:
             v = math.nan
         if not v > 0 or math.isinf(v):
             raise PolicyError(f"policy {policy!r} parameter {name}={text!r}: expected a number > 0")
+        if v > hi:
+            raise PolicyError(f"policy {policy!r} parameter {name}={text!r}: at most {hi:,.0f}")
         return v
 
     return conv
@@ -70,6 +72,12 @@ def _belief(policy: str, text: str) -> str:
     from scopa_sim.bots.belief import BELIEFS
 
     return str(_choice("belief", BELIEFS)(policy, text))
+
+
+#: The largest time budget of a search, in milliseconds per decision (``ms=``): an hour.
+#: A longer one is a slip (``ms=1e308`` searched until memory ran out), and its tree would
+#: outgrow memory within the hour anyway.
+MAX_MS = 3_600_000.0
 
 
 def _bot(cls: str) -> Callable[..., Bot]:
@@ -167,7 +175,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "iterations": _int("iterations", 1),
                 "c": _float("c"),
                 "rollout": _choice("rollout", ("random", "greedy", "expert")),
-                "ms": _float("ms"),
+                "ms": _float("ms", MAX_MS),
                 "exact": _flag("exact"),
                 "horizon": _int("horizon", 0),
                 "leaf": _choice("leaf", ("estimate", "expert")),

@@ -28,6 +28,7 @@ from typing import ClassVar
 import numpy as np
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import ismcts as KI
 from scopa_sim._engine import pimc as KP
 from scopa_sim._engine import solver as KSO
@@ -263,6 +264,8 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
     match they leave.
     """
 
+    perfect_information = True
+
     def __init__(
         self,
         depth: int | None = None,
@@ -293,17 +296,15 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         eq = self._eq(state)
         n = int(KSO.solve_root(*args) if eq is None else KSO.solve_root(*args, eq))
         self.nodes = int(info[KSO.V_NODES])
-        stats = [
-            PlayStats(
-                Play(int(bc[i]), int(bt[i])),
-                float(vals[i]),
-                float(vals[i]),
-                float(vals[i]),
-                1,
-                False,
-            )
-            for i in range(n)
-        ]
+        # The values are exact for this one layout of the hidden cards; they are the
+        # seat's values only when its information set is that one world (and the solve
+        # is not cut at a depth).  Otherwise one layout is one sample: no interval.
+        exact = self.depth is None and bool(KD.single_world(state._vec, state._r, state.turn))
+        stats = []
+        for i in range(n):
+            v = float(vals[i])
+            low, high = (v, v) if exact else (math.nan, math.nan)
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, low, high, 1, False, exact))
         return _rank(stats, lambda s: (-s.mean,))
 
 
@@ -487,7 +488,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         stats = []
         for i in range(n):
             v = float(vals[i])
-            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, v, v, 1, False))
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, v, v, 1, False, exact=True))
         return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take))
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:

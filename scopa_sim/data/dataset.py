@@ -26,6 +26,7 @@ from scopa_sim import _engine as K
 from scopa_sim._version import __version__
 from scopa_sim.data.parquet import Column, write_table
 from scopa_sim.errors import DatasetError
+from scopa_sim.files import check_utf8_path
 
 if TYPE_CHECKING:
     import polars as pl
@@ -360,6 +361,7 @@ def check_shard(spec: ShardSpec) -> int:
 def read_manifest(directory: Path) -> dict[str, Any]:
     """The manifest of a run directory; DatasetError if missing, corrupt or foreign."""
     path = directory / MANIFEST
+    check_utf8_path(directory)
     if not directory.exists():
         raise DatasetError(f"{directory}: no such directory")
     if not directory.is_dir():

@@ -416,10 +416,12 @@ def _record_line(path: str, line_no: int) -> str:
         raise PositionError(f"--position: no such file {path}")
     count = 0
     try:
-        with p.open(encoding="utf-8-sig") as f:
-            for count, line in enumerate(f, start=1):
+        with p.open(encoding="utf-8-sig") as f:  # lines read with a bound: /dev/zero ends
+            for count, line in enumerate(iter_lines(f), start=1):
                 if count == line_no:
-                    return line.rstrip("\n")
+                    return line
+    except RecordError as e:
+        raise PositionError(f"--position: {path}: {e}") from None
     except UnicodeDecodeError:
         raise PositionError(f"--position: {path} is not a text (UTF-8) record file") from None
     except OSError as e:

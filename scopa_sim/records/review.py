@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from scopa_sim.bots.base import Z95
+from scopa_sim.bots.base import MIN_SAMPLES, interval
 from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator, final_margins
 from scopa_sim.bots.registry import PolicySpec
@@ -84,8 +84,10 @@ CURVE_SHARE = 4
 
 def label_for(mean: float, low: float) -> str | None:
     """The label of a loss: None unless its interval excludes 0 (``low > 0``), then the
-    most severe label whose threshold ``mean`` reaches."""
-    if not low > 0:
+    most severe label whose threshold ``mean`` reaches.  An interval that was not
+    estimated (``low`` NaN: too few worlds, :data:`~scopa_sim.bots.base.MIN_SAMPLES`)
+    labels nothing."""
+    if not (math.isfinite(low) and low > 0):
         return None
     out = None
     for name, threshold in THRESHOLDS.items():
@@ -135,6 +137,14 @@ class Decision:
     #: likely hands with their probabilities (:mod:`scopa_sim.bots.belief`).
     belief: tuple[tuple[int, tuple[tuple[str, float], ...]], ...] = ()
 
+    @property
+    def interval(self) -> str:
+        """What ``loss_ci`` is: ``95%`` (over the worlds), ``exact`` (a solve, no width)
+        or ``not estimated`` (too few worlds: no bounds, and no label)."""
+        if self.exact:
+            return "exact"
+        return "95%" if all(math.isfinite(x) for x in self.loss_ci) else "not estimated"
+
     def as_dict(self) -> dict[str, Any]:
         extra: dict[str, Any] = {}
         if self.belief:
@@ -157,7 +167,8 @@ class Decision:
             "chosen_value": self.chosen_value,
             "best_value": self.best_value,
             "loss": self.loss,
-            "loss_ci": list(self.loss_ci),
+            "loss_ci": [_num(x) for x in self.loss_ci],
+            "interval": self.interval,
             "random_loss": self.random_loss,
             "label": self.label,
             "position": {
@@ -234,12 +245,18 @@ class Summary:
     result: float | None = None
     hands: int = 0
 
+    @property
+    def ci_estimated(self) -> bool:
+        """Whether the mean loss has an interval (from enough unforced decisions)."""
+        return all(math.isfinite(x) for x in self.mean_loss_ci)
+
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
             "decisions": self.decisions,
             "forced": self.forced,
             "mean_loss": _num(self.mean_loss),
             "mean_loss_ci": [_num(x) for x in self.mean_loss_ci],
+            "mean_loss_interval": "95%" if self.ci_estimated else "not estimated",
             "total_loss": self.total_loss,
             "accuracy": _num(self.accuracy),
             "band": self.band,
@@ -255,18 +272,15 @@ def _num(x: float) -> float | None:
 
 
 def summarize(who: str, decisions: Sequence[Decision]) -> Summary:
-    """Mean loss (95% normal interval over decisions), label counts, accuracy and band of
+    """Mean loss (95% normal interval over decisions, not estimated -- NaN -- from fewer
+    than :data:`~scopa_sim.bots.base.MIN_SAMPLES`), label counts, accuracy and band of
     the unforced decisions among ``decisions``."""
     graded = [d for d in decisions if not d.forced]
     n = len(graded)
     losses = np.array([d.loss for d in graded], dtype=np.float64)
     counts = {name: sum(1 for d in graded if d.label == name) for name in LABELS}
     mean = float(losses.mean()) if n else math.nan
-    if n > 1:
-        half = Z95 * float(losses.std(ddof=1)) / math.sqrt(n)
-        ci = (mean - half, mean + half)
-    else:
-        ci = (mean, mean) if n else (math.nan, math.nan)
+    ci = interval(mean, float(losses.std(ddof=1)) if n > 1 else math.nan, n)
     reference = sum(d.random_loss for d in graded)
     total = float(losses.sum())
     accuracy = 100.0 * (1.0 - total / reference) if reference > 0 else (100.0 if n else math.nan)
@@ -326,10 +340,12 @@ class HandTask:
 _LINE_SPEC = re.compile(r"^(\d+)(?:-(\d+))?$")
 
 
-def parse_targets(args: Sequence[str]) -> list[tuple[str, list[int] | None]]:
-    """``FILE [LINE|A-B ...] [FILE ...]`` into (file, lines or None for all).  An
-    argument that looks like a line number or range belongs to the file before it."""
-    out: list[tuple[str, list[int] | None]] = []
+def parse_targets(args: Sequence[str]) -> list[tuple[str, list[range] | None]]:
+    """``FILE [LINE|A-B ...] [FILE ...]`` into (file, its line ranges or None for all).
+    An argument that looks like a line number or range belongs to the file before it.
+    Ranges stay ranges until the file's length is known (:func:`load_tasks`): ``1-10**30``
+    is a line that does not exist, not a list too long to build."""
+    out: list[tuple[str, list[range] | None]] = []
     for a in args:
         m = _LINE_SPEC.match(a)
         if m and out:
@@ -338,7 +354,7 @@ def parse_targets(args: Sequence[str]) -> list[tuple[str, list[int] | None]]:
             if lo < 1 or hi < lo:
                 raise ReviewError(f"line range {a!r}: expected N or A-B with 1 <= A <= B")
             path, lines = out[-1]
-            out[-1] = (path, [*(lines or []), *range(lo, hi + 1)])
+            out[-1] = (path, [*(lines or []), range(lo, hi + 1)])
         else:
             out.append((a, None))
     if not out:
@@ -347,15 +363,23 @@ def parse_targets(args: Sequence[str]) -> list[tuple[str, list[int] | None]]:
 
 
 def load_tasks(
-    targets: Sequence[tuple[str, list[int] | None]], allow_unfinished: bool = False
+    targets: Sequence[tuple[str, Sequence[range] | None]], allow_unfinished: bool = False
 ) -> list[HandTask]:
     """Check each file as ``replay`` does and return the hands asked for, in order;
-    an invalid file or a line it does not have is a :class:`ReviewError`."""
+    an invalid file or a line it does not have is a :class:`ReviewError`.
+
+    A hand asked for twice -- the same line twice (``games.jsonl 2 1-3``), the same file
+    twice, or a copy of the same record line in another file -- is a ReviewError naming
+    both places: each hand's result, luck and skill would count twice in the summaries
+    (a +4 hand reported as +8), and no reading of such a request needs that."""
     tasks: list[HandTask] = []
+    seen: dict[str, HandTask] = {}  # the record, canonical, -> where it was first asked for
     for path, lines in targets:
         p = Path(path)
-        if not p.is_file():
+        if not p.exists():
             raise ReviewError(f"no such file: {path}")
+        if not p.is_file():
+            raise ReviewError(f"{path} is not a record file (a directory or a device)")
         try:
             with p.open(encoding="utf-8") as f:
                 texts = list(iter_lines(f))  # as replay reads it
@@ -372,12 +396,35 @@ def load_tasks(
             more = len(summary.errors) - 1
             extra = f" (and {more} more violation(s); see scopa-sim replay)" if more else ""
             raise ReviewError(f"{path}: not a valid scopa-record/1 file: {where}{reason}{extra}")
-        wanted = lines if lines is not None else list(range(1, len(texts) + 1))
-        for n in wanted:
-            if not 1 <= n <= len(texts):
-                raise ReviewError(f"{path} has lines 1..{len(texts)}, not {n}")
-            tasks.append(HandTask(path, n, texts[n - 1]))
+        wanted = lines if lines is not None else [range(1, len(texts) + 1)]
+        for span in wanted:
+            if span[-1] > len(texts):
+                missing = max(span[0], len(texts) + 1)
+                raise ReviewError(f"{path} has lines 1..{len(texts)}, not {missing}")
+        for n in (n for span in wanted for n in span):
+            task = HandTask(path, n, texts[n - 1])
+            key = _canonical(task.text)
+            first = seen.setdefault(key, task)
+            if first is not task:
+                raise ReviewError(
+                    f"{first.file} line {first.line} and {path} line {n} are the same hand "
+                    f"({_which(task.text)}): a hand is reviewed once, so give it once "
+                    "(its result, luck and skill would count twice)"
+                )
+            tasks.append(task)
     return tasks
+
+
+def _canonical(text: str) -> str:
+    """A record line with its formatting dropped (keys sorted, no spaces), so that a
+    copy of a hand is recognised however it was written out."""
+    return json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))
+
+
+def _which(text: str) -> str:
+    """``match M hand H`` of a (valid) record line."""
+    obj = json.loads(text)
+    return f"match {obj['match']} hand {obj['hand']}"
 
 
 def check_seats(tasks: Sequence[HandTask], seats: Iterable[int]) -> None:
@@ -562,6 +609,7 @@ def to_json(review: Review) -> dict[str, Any]:
         "seed": review.seed,
         "values": "hand_margin",
         "thresholds": THRESHOLDS,
+        "interval_min_worlds": MIN_SAMPLES,
         "decisions": [d.as_dict() for d in review.decisions()],
         "summary": {
             "hands": len(review.hands),
@@ -604,9 +652,11 @@ def summary_lines(review: Review) -> list[str]:
     """The summary block of the text report."""
     out = []
     for s in [*review.seat_summaries(), *review.side_summaries()]:
-        if s.decisions:
+        if s.decisions and s.ci_estimated:
             lo, hi = s.mean_loss_ci
             loss = f"mean loss {s.mean_loss:.3f} [{lo:.3f}, {hi:.3f}]"
+        elif s.decisions:
+            loss = f"mean loss {s.mean_loss:.3f} [interval not estimated]"
         else:
             loss = "mean loss -"
         counts = ", ".join(f"{n} {name}" for name, n in s.counts.items())
@@ -628,8 +678,9 @@ def to_text(review: Review) -> str:
     lines = [
         f"review: {len(review.hands)} hand(s), evaluator {review.evaluator}, seed {review.seed}",
         "values: expected hand point margins of the deciding side; loss = best - chosen, "
-        "95% CI over the common worlds (exact: solved)",
-        "labels (CI excluding 0): "
+        f"95% CI over the common worlds (exact: solved; not estimated from fewer than "
+        f"{MIN_SAMPLES} worlds)",
+        "labels (an estimated CI excluding 0): "
         + ", ".join(f"{k} >= {v:g}" for k, v in THRESHOLDS.items())
         + " points",
     ]
@@ -659,6 +710,8 @@ def to_text(review: Review) -> str:
                 ci, label = "", ""
             elif d.exact:
                 ci, label = "exact", d.label or ""
+            elif d.interval == "not estimated":
+                ci, label = "not estimated", ""
             else:
                 ci, label = f"[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]", d.label or ""
             best = "=" if d.best == d.chosen else d.best

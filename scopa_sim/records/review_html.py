@@ -9,6 +9,7 @@ import html
 import math
 from collections.abc import Sequence
 
+from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.game.cards import RANKS, SUITS
 from scopa_sim.records.review import LABELS, THRESHOLDS, HandReview, Review, Summary
 
@@ -99,6 +100,11 @@ def summary_table(rows: Sequence[Summary]) -> str:
     body = []
     for s in rows:
         lo, hi = s.mean_loss_ci
+        ci = (
+            f"[{_fmt(lo, '.3f')}, {_fmt(hi, '.3f')}]"
+            if s.ci_estimated or not s.decisions
+            else "<small>interval not estimated</small>"
+        )
         split = (
             f"{_fmt(s.result)} = {_fmt(s.luck)} + {_fmt(s.skill)} ({s.hands} hands)"
             if s.luck is not None
@@ -107,7 +113,7 @@ def summary_table(rows: Sequence[Summary]) -> str:
         body.append(
             f"<tr><td class='nw'>{_e(s.who)}</td><td class='num'>{s.decisions}</td>"
             f"<td class='num'>{s.forced}</td>"
-            f"<td class='num'>{_fmt(s.mean_loss, '.3f')} [{_fmt(lo, '.3f')}, {_fmt(hi, '.3f')}]"
+            f"<td class='num'>{_fmt(s.mean_loss, '.3f')} {ci}"
             f"</td><td class='num'>{_fmt(s.accuracy, '.1f')}%</td>"
             + "".join(f"<td class='num'>{s.counts[n]}</td>" for n in LABELS)
             + f"<td class='nw'>{_e(s.band)}</td><td class='num'>{split}</td></tr>"
@@ -224,6 +230,8 @@ def hand_section(h: HandReview, seats: frozenset[int] | None) -> str:
             loss = f"{d.loss:.2f}<br><small>exact</small>"
         elif d.best == d.chosen:
             loss = "0"
+        elif d.interval == "not estimated":
+            loss = f"{d.loss:.2f}<br><small>not estimated</small>"
         else:
             loss = f"{d.loss:.2f}<br><small>[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]</small>"
         best = (
@@ -262,7 +270,8 @@ def to_html(review: Review) -> str:
         f"<div class='meta'>evaluator {_e(review.evaluator)}, seed {review.seed}; "
         f"{len(review.hands)} hand(s) from {_e(', '.join(review.files))}. Values are "
         "expected hand point margins of the deciding side; loss = best &minus; chosen, "
-        "95% CI over common worlds; a label needs a CI above 0: "
+        f"95% CI over common worlds (not estimated from fewer than {MIN_SAMPLES} worlds: "
+        "no label); a label needs a CI above 0: "
         f"{legend} points.</div>",
         "<h2>Summary</h2>",
         summary_table([*review.seat_summaries(), *review.side_summaries()]),

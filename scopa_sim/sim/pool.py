@@ -242,6 +242,58 @@ def interrupt_on_sigterm() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+#: Seconds between the waiting thread's checks in :func:`interruptible`.
+SLICE_SECONDS = 0.1
+_ABANDONED: list[threading.Event] = []  # the "finished" flags of interrupted calls
+
+
+def interruptible(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` on a worker thread while the calling thread waits for it in
+    slices of :data:`SLICE_SECONDS`, so that Ctrl-C and SIGTERM (as
+    :func:`interrupt_on_sigterm` turns it into :class:`Terminated`) interrupt the wait
+    within a slice even while ``fn`` is in a long jitted search.
+
+    A Python thread handles signals only in the main thread, between bytecodes: a search
+    kernel called there holds it for the whole search (``advise`` ignored Ctrl-C for as
+    long).  The search kernels release the GIL (``nogil=True``), so the worker thread
+    runs them while this one keeps waking up.  An error in ``fn`` is raised here; on an
+    interrupt the worker, which cannot be stopped inside a kernel, is left running, and
+    :func:`abandoned` tells the process to end without waiting for it.
+
+    The wait is on an event the worker sets, not ``Thread.join``: CPython 3.11's join,
+    interrupted by a signal, can mark a thread that still runs as stopped (its
+    bpo-45274 clean-up), and ``is_alive`` then says False."""
+    box: dict[str, Any] = {}
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as e:  # raised again in the waiting thread
+            box["error"] = e
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="interruptible", daemon=True).start()
+    try:
+        while not finished.wait(SLICE_SECONDS):
+            pass
+    except BaseException:
+        _ABANDONED.append(finished)
+        raise
+    if "error" in box:
+        raise box["error"]
+    value: T = box["value"]
+    return value
+
+
+def abandoned() -> bool:
+    """Whether a call of :func:`interruptible` was left running by an interrupt: the
+    process must then end at once (``os._exit``), not wait for it, nor tear numba down
+    under it."""
+    return any(not finished.is_set() for finished in _ABANDONED)
+
+
 #: ``prctl`` option: the signal a process gets when the thread that started it ends.
 _PR_SET_PDEATHSIG = 1
 
@@ -270,10 +322,13 @@ def dies_with_parent() -> Callable[[], None]:
 
 __all__ = [
     "FORKSERVER_PRELOAD",
+    "SLICE_SECONDS",
     "WATCH_SECONDS",
     "Terminated",
+    "abandoned",
     "dies_with_parent",
     "interrupt_on_sigterm",
+    "interruptible",
     "ordered",
     "parent_gone",
     "process_pool",

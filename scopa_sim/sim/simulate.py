@@ -27,6 +27,7 @@ import numpy as np
 from scopa_sim.data import dataset as D
 from scopa_sim.data.run import SimConfig, check_manifest, manifest_config, manifest_shards
 from scopa_sim.errors import SimulationError
+from scopa_sim.files import check_utf8_path
 from scopa_sim.sim.executors import Executor
 from scopa_sim.sim.shards import Run, _shard_entry, compute_rows
 
@@ -47,6 +48,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
     """Create, resume or overwrite a run directory; nothing is written on an error."""
     if resume and overwrite:
         raise SimulationError("--resume and --overwrite exclude each other")
+    check_utf8_path(directory)  # or the run could be written and never read back
     if directory.exists() and not directory.is_dir():
         raise SimulationError(f"{directory} exists and is not a directory")
     existing = directory.is_dir() and any(p.name != LOCK for p in directory.iterdir())
