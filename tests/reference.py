@@ -40,6 +40,9 @@ PRIMIERA_VALUES = (16, 12, 13, 14, 15, 18, 21, 10, 10, 10)
 
 # sevens rule: ranks compared in this order (7, 6, 5, 4, 3, 2, A)
 SEVENS_ORDER = (6, 5, 4, 3, 2, 1, 0)
+# escoba_sevens (the Escoba setenta as most sevens): 7, 6, A, 5; then nobody
+ESCOBA_SEVENS_ORDER = (6, 5, 0, 4)
+SEVEN_CARDS = frozenset(r * 10 + 6 for r in range(4))
 
 
 def card_value(card: int) -> int:
@@ -111,9 +114,17 @@ DEFAULT_RULES: dict = {
     "capture_mode": "scopa",
     "capture_compulsory": True,
     "opening_fifteen": False,
+    "opening_fifteen_to": "dealer",
+    "four_sevens_point": False,
 }
-#: The options of RULES.md §9: rules written before it lack them and read with these.
-SECTION_9_DEFAULTS = {"capture_mode": "scopa", "capture_compulsory": True, "opening_fifteen": False}
+#: The options of RULES.md §9 and the Escoba readings: rules that lack them read with these.
+SECTION_9_DEFAULTS = {
+    "capture_mode": "scopa",
+    "capture_compulsory": True,
+    "opening_fifteen": False,
+    "opening_fifteen_to": "dealer",
+    "four_sevens_point": False,
+}
 
 _CHOICES = {
     "players": (2, 3, 4),
@@ -123,10 +134,11 @@ _CHOICES = {
     "capture_rule": ("card", "hand"),
     "sum_capture": ("any", "fewest"),
     "remainder_to": ("last_capturer", "dealer"),
-    "primiera": ("classic", "sevens"),
+    "primiera": ("classic", "sevens", "escoba_sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
     "capture_mode": ("scopa", "fifteen"),
+    "opening_fifteen_to": ("dealer", "first_player"),
 }
 _BOOLS = (
     "teams",
@@ -139,6 +151,7 @@ _BOOLS = (
     "napola_all_denari_wins",
     "capture_compulsory",
     "opening_fifteen",
+    "four_sevens_point",
 )
 
 
@@ -362,12 +375,13 @@ def primiera_zero(cards: Iterable[int]) -> int:
     return sum(b for b in _best_by_suit(cards) if b is not None)
 
 
-def sevens_key(cards: Iterable[int]) -> tuple[int, ...]:
-    """Counts of 7s, 6s, 5s, 4s, 3s, 2s, aces: lexicographically larger is better."""
+def sevens_key(cards: Iterable[int], order: tuple[int, ...] = SEVENS_ORDER) -> tuple[int, ...]:
+    """Counts of 7s, 6s, 5s, 4s, 3s, 2s, aces (or of the ranks of ``order``):
+    lexicographically larger is better."""
     counts = [0] * 10
     for c in cards:
         counts[c % 10] += 1
-    return tuple(counts[r] for r in SEVENS_ORDER)
+    return tuple(counts[r] for r in order)
 
 
 def napola_run(cards: Iterable[int]) -> int:
@@ -394,13 +408,31 @@ def _strict_winner(values: list) -> int | None:
     return None if tied else winner
 
 
-SCORE_KEYS = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola")
+SCORE_KEYS = (
+    "scope",
+    "cards",
+    "denari",
+    "settebello",
+    "primiera",
+    "re_bello",
+    "napola",
+    "four_sevens",
+)
+
+
+def score_keys(rules: dict) -> tuple[str, ...]:
+    """The score items of a hand under ``rules``: ``four_sevens`` only with
+    ``four_sevens_point`` (RECORD.md: records of other rules lack it)."""
+    if rules.get("four_sevens_point"):
+        return SCORE_KEYS
+    return tuple(k for k in SCORE_KEYS if k != "four_sevens")
 
 
 def score_hand(piles: list[set[int]], scope: list[int], rules: dict) -> list[dict]:
     """Points of each side for one hand (RULES.md 5); one dict per side."""
     n = len(piles)
-    result = [dict.fromkeys(SCORE_KEYS, 0) for _ in range(n)]
+    keys = score_keys(rules)
+    result = [dict.fromkeys(keys, 0) for _ in range(n)]
     for i in range(n):
         result[i]["scope"] = scope[i]
 
@@ -416,6 +448,8 @@ def score_hand(piles: list[set[int]], scope: list[int], rules: dict) -> list[dic
 
     if rules["primiera"] == "sevens":
         w = _strict_winner([sevens_key(p) for p in piles])
+    elif rules["primiera"] == "escoba_sevens":
+        w = _strict_winner([sevens_key(p, ESCOBA_SEVENS_ORDER) for p in piles])
     elif rules["primiera_missing_suit"] == "zero":
         w = _strict_winner([primiera_zero(p) for p in piles])
     else:
@@ -431,9 +465,13 @@ def score_hand(piles: list[set[int]], scope: list[int], rules: dict) -> list[dic
         for i, p in enumerate(piles):
             if ACE_D in p and TWO_D in p and THREE_D in p:
                 result[i]["napola"] = 3 if rules["napola_scoring"] == "fixed3" else napola_run(p)
+    if rules.get("four_sevens_point"):
+        for i, p in enumerate(piles):
+            if set(p) >= SEVEN_CARDS:
+                result[i]["four_sevens"] = 1
 
     for r in result:
-        r["total"] = sum(r[k] for k in SCORE_KEYS)
+        r["total"] = sum(r[k] for k in keys)
     return result
 
 
@@ -545,15 +583,19 @@ class HandState:
             self._refill_or_finish()
 
     def take_opening(self) -> int:
-        """RULES.md 9: with ``opening_fifteen``, the dealer's side takes the accepted first
-        table if it makes 15 (1 scopa) or two sets of 15 (2 scope), and is then the last
-        capturer.  Call once, before the first play.  Returns the scope scored."""
+        """RULES.md 9: with ``opening_fifteen``, the dealer's side (the first player's with
+        ``opening_fifteen_to=first_player``) takes the accepted first table if it makes 15
+        (1 scopa) or two sets of 15 (2 scope), and is then the last capturer.  Call once,
+        before the first play.  Returns the scope scored."""
         if self.plays or self.opened:
             raise ValueError("the opening take comes once, before the first play")
         self.opened = True
         take, scope = opening_take(self.table, self.rules)
         if take:
-            side = side_of(self.dealer, self.rules)
+            taker = self.dealer
+            if self.rules.get("opening_fifteen_to") == "first_player":
+                taker = (self.dealer + 1) % self.rules["players"]
+            side = side_of(taker, self.rules)
             self.table -= take
             self.piles[side] |= take
             self.scope[side] += scope

@@ -142,6 +142,8 @@ def test_variants_scopa_defaults() -> None:
         "capture_mode": "scopa",
         "capture_compulsory": "true",
         "opening_fifteen": "false",
+        "opening_fifteen_to": "dealer",
+        "four_sevens_point": "false",
     }
 
 

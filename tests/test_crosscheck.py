@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
-from scopa_sim.game.state import SCORE_ITEMS, HandState
+from scopa_sim.game.state import HandState, score_dicts
 
 RULESETS = [
     ("scopa", ()),
@@ -38,6 +38,14 @@ RULESETS = [
     ("scopa", ("capture_compulsory=false",)),
     ("scopa-3", ("capture_compulsory=false", "capture_rule=hand", "sum_capture=fewest")),
     ("scopa-15", ("sum_capture=fewest", "capture_rule=hand", "opening_fifteen=true")),
+    # the Escoba readings (issue 25): the opening to the first player, the setenta as
+    # most sevens, the four-sevens point
+    ("escoba", ("opening_fifteen_to=first_player",)),
+    ("escoba", ("opening_fifteen_to=first_player", "players=4")),
+    ("escoba", ("opening_fifteen_to=first_player", "players=3", "sum_capture=fewest")),
+    ("escoba", ("primiera=escoba_sevens", "four_sevens_point=true")),
+    ("scopa", ("primiera=escoba_sevens", "four_sevens_point=true")),
+    ("scopa-4-solo", ("primiera=escoba_sevens", "four_sevens_point=true")),
 ]
 IDS = [" ".join((p, *o)) for p, o in RULESETS]
 
@@ -170,6 +178,10 @@ SCORING_RULES = [
     ("scopa-36", ("primiera_missing_suit=zero",)),
     ("scopone-scientifico", ("re_bello=true",)),
     ("scopone-scientifico", ("napola_scoring=fixed3",)),
+    ("scopa", ("primiera=escoba_sevens", "four_sevens_point=true")),
+    ("scopa-3", ("primiera=escoba_sevens",)),
+    ("scopa-4-solo", ("primiera=escoba_sevens", "four_sevens_point=true")),
+    ("scopa-4", ("four_sevens_point=true", "primiera=sevens")),
 ]
 
 
@@ -198,7 +210,7 @@ def test_scoring_of_arbitrary_piles(
         counts[s] = scope[s]
     out = np.zeros((4, K.N_ITEMS), dtype=np.int64)
     K.score_piles(rules.to_array(), masks, counts, out)
-    got = [{k: int(out[s, i]) for i, k in enumerate(SCORE_ITEMS)} for s in range(ns)]
+    got = score_dicts(rules, out[:ns])
     assert got == ref.score_hand(piles, scope, rd)
 
 

@@ -328,7 +328,10 @@ def test_teams_share_piles_and_scope() -> None:
 
 def test_score_dict_layout() -> None:
     sc = scored(rules(), ["7D 7H", "KS"], scope=[2, 1])
+    assert [list(s) for s in sc] == [[i for i in SCORE_ITEMS if i != "four_sevens"]] * 2
+    sc = scored(rules("scopa", "four_sevens_point=true"), ["7D 7H 7C 7S", "KS"], scope=[2, 1])
     assert [list(s) for s in sc] == [list(SCORE_ITEMS)] * 2
+    assert [s["four_sevens"] for s in sc] == [1, 0]
     for s in sc:
         assert s["total"] == sum(v for k, v in s.items() if k != "total")
 

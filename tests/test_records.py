@@ -39,8 +39,9 @@ RECORD_FIELDS = {
 }
 SCORE_FIELDS = {"scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola", "total"}
 PLAY_FIELDS = {"seat", "card", "take"}
-# RULES.md §7: every option key (the reference's defaults list them).
-OPTION_KEYS = set(ref.DEFAULT_RULES)
+# RULES.md §7: every option key (the reference's defaults list them) but the Escoba
+# readings' options, which records list only when they differ from their defaults.
+OPTION_KEYS = set(ref.DEFAULT_RULES) - {"opening_fifteen_to", "four_sevens_point"}
 CARD_RE = re.compile(r"^[A2-7JQK][DHCS]$")
 SUITS, RANKS = "DHCS", "A234567JQK"
 

@@ -774,4 +774,4 @@ def test_random_hands_conserve_cards(name):
         for key in ("cards", "denari", "settebello", "primiera", "re_bello"):
             assert sum(s[key] for s in score) <= 1
         for s in score:
-            assert s["total"] == sum(s[k] for k in ref.SCORE_KEYS)
+            assert s["total"] == sum(s[k] for k in ref.score_keys(rules))

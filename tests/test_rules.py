@@ -73,10 +73,11 @@ ENUMS: dict[str, tuple[Any, ...]] = {
     "capture_rule": ("card", "hand"),
     "sum_capture": ("any", "fewest"),
     "remainder_to": ("last_capturer", "dealer"),
-    "primiera": ("classic", "sevens"),
+    "primiera": ("classic", "sevens", "escoba_sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
     "capture_mode": ("scopa", "fifteen"),
+    "opening_fifteen_to": ("dealer", "first_player"),
 }
 BOOLS = (
     "kings_redeal",
@@ -87,6 +88,7 @@ BOOLS = (
     "napola",
     "napola_all_denari_wins",
     "capture_compulsory",
+    "four_sevens_point",
 )
 
 
@@ -500,7 +502,8 @@ def test_section_9_options_in_the_kernel_vector() -> None:
     from scopa_sim import _engine as K
 
     slots = (K.R_CAPTURE_FIFTEEN, K.R_CAPTURE_OPTIONAL, K.R_OPENING_FIFTEEN)
-    assert slots == (22, 23, 24) and K.N_RULES == 25  # the contract of issue 15
+    assert slots == (22, 23, 24)  # the contract of issue 15
+    assert (K.R_OPENING_FIRST, K.R_FOUR_SEVENS, K.N_RULES) == (25, 26, 27)  # issue 25
     assert [int(Rules.make("scopa").to_array()[s]) for s in slots] == [0, 0, 0]
     assert [int(Rules.make("scopa-15").to_array()[s]) for s in slots] == [1, 0, 0]
     assert [int(Rules.make("escoba").to_array()[s]) for s in slots] == [1, 1, 1]

@@ -111,6 +111,35 @@ def test_plan_measures_the_sum_to_fifteen_options(scale: str) -> None:
         assert p.run(f"{preset}-expert").mode == "hands"
 
 
+@pytest.mark.parametrize("scale", ["full", "small"])
+def test_plan_measures_the_escoba_readings(scale: str) -> None:
+    """Issue 25: part B measures each Escoba reading from `escoba` under random, greedy
+    and expert (per hand; per match under expert); part A plays `escoba` under the other
+    opening reading on plain and swapped deals under each kernel policy, and part B's
+    effect of that reading reuses those runs."""
+    sc = S.SCALES[scale]
+    p = S.plan(sc)
+    by = {(e.key, e.tag, e.level): e for e in p.effects}
+    readings = [("opening_fifteen_to=first_player",), ("primiera=escoba_sevens",),
+                ("four_sevens_point=true",)]  # fmt: skip
+    for opts in readings:
+        for tag, level in [(t, "hand") for t in S.KERNEL_POLICIES] + [("expert", "match")]:
+            e = by[(("escoba", opts), tag, level)]
+            v, b = p.run(e.variant), p.run(e.baseline)
+            assert Rules.make(v.preset, v.rules) == Rules.make("escoba", opts)
+            assert Rules.make(b.preset, b.rules) == Rules.make("escoba")
+    assert S.READINGS_A == (("escoba", ("opening_fifteen_to=first_player",)),)
+    assert not any(r.name.startswith("escoba+opening") for r in p.runs if r.tag == S.SEARCH)
+    for tag in S.KERNEL_POLICIES:
+        for deal in ("plain", "swapped"):
+            name = "escoba+opening_fifteen_to-first_player-" + tag
+            r = p.run(name if deal == "plain" else f"{name}-swapped")
+            assert (r.part, r.deal, r.count) == ("A", deal, sc.hands("escoba", tag))
+            assert Rules.make(r.preset, r.rules).opening_fifteen_to == "first_player"
+        e = by[(("escoba", readings[0]), tag, "hand")]
+        assert e.variant == f"escoba+opening_fifteen_to-first_player-{tag}"
+
+
 #: Run ids of the committed full study (read from the manifests of its runs, made
 #: before the sum-to-fifteen options existed): the plan must keep them, so that those
 #: runs are reused as they are.

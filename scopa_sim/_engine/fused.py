@@ -63,6 +63,7 @@ from .layout import (
     R_CAPTURE_OPTIONAL,
     R_DECK,
     R_DECK_MASK,
+    R_FOUR_SEVENS,
     R_HAND_SIZE,
     R_KINGS_REDEAL,
     R_LAST_PLAY_SCOPA,
@@ -70,6 +71,7 @@ from .layout import (
     R_NAPOLA,
     R_NAPOLA_FIXED3,
     R_OPENING_FIFTEEN,
+    R_OPENING_FIRST,
     R_PLAYERS,
     R_PRIMIERA_SEVENS,
     R_RE_BELLO,
@@ -285,10 +287,11 @@ def _shuffle(deck, canon, ncards, z, kings_redeal, table_cards):
 
 
 @njit(cache=True, inline="always")
-def _start(deck, w, table_cards, dealer, players, teams, fifteen, opening):
+def _start(deck, w, table_cards, dealer, players, teams, fifteen, opening, opening_first):
     """:func:`.step.start_hand` in the fused loop: the work array ``w`` cleared and the
     table laid from ``deck``; return ``(table, packed, packed_hi, pos, first, turn,
-    plays, last_capturer)`` (``packed``: the table's subset counts, see ``GROW``)."""
+    plays, last_capturer)`` (``packed``: the table's subset counts, see ``GROW``;
+    ``opening_first``: the first player's side takes the opening, not the dealer's)."""
     for i in range(W_SCOPE + 4):
         w[i] = 0
     table = np.int64(0)
@@ -308,10 +311,11 @@ def _start(deck, w, table_cards, dealer, players, teams, fifteen, opening):
     turn = first
     plays = 0
     last_capturer = -1
-    if opening:  # opening_fifteen: the dealer's side takes a table of 15 or two 15s
+    if opening:  # opening_fifteen: the dealer's (or first player's) side takes 15s
         taken, scope = opening_take(table)
         if taken:
-            side = dealer & 1 if teams else dealer
+            taker = first if opening_first else dealer
+            side = taker & 1 if teams else taker
             w[W_PILES + side] = taken
             w[W_SCOPE + side] = scope
             last_capturer = side
@@ -608,7 +612,7 @@ def _take_several(w, side, table, packed, card, bit, take, sweep_aces, plays, to
 def _finish_hand(w, it, totals, out_points, out_cols, keep_points, keep_rows, row, done, hand_no,
                  dealer, first, redeals, plays, table, last_capturer, mode, ns, teams,
                  remainder_dealer, sevens, missing_zero, re_bello, napola, napola_fixed3, target,
-                 all_denari_wins):  # fmt: skip
+                 all_denari_wins, four_sevens):  # fmt: skip
     """The end of a hand in the fused loop: the table's remainder to its side, the items
     and points of each side (``it``; ``out_points[row]``), the match totals and winner
     with ``MODE_MATCHES`` (else ``totals`` are the hand's points) and the hand's row
@@ -624,8 +628,9 @@ def _finish_hand(w, it, totals, out_points, out_cols, keep_points, keep_rows, ro
     winners = item_winners(p0, p1, p2, p3, ns, sevens, missing_zero)
     for s in range(ns):
         items = side_items(
-            s, w[W_PILES + s], w[W_SCOPE + s], winners, re_bello, napola, napola_fixed3
-        )
+            s, w[W_PILES + s], w[W_SCOPE + s], winners, re_bello, napola, napola_fixed3,
+            four_sevens,
+        )  # fmt: skip
         for k in range(N_ITEMS):
             it[s, k] = items[k]
         if keep_points:
@@ -688,7 +693,8 @@ def _fused_hands(
     re_bello = rules[R_RE_BELLO] != 0
     napola = rules[R_NAPOLA] != 0
     napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
-    sevens = rules[R_PRIMIERA_SEVENS] != 0
+    sevens = rules[R_PRIMIERA_SEVENS]  # the reading, PRIMIERA_*
+    four_sevens = rules[R_FOUR_SEVENS] != 0
     missing_zero = rules[R_MISSING_ZERO]
     plain_counts = not fewest and not capture_hand and not optional
     big_table = BIG_TABLE15 if fifteen else BIG_TABLE
@@ -771,10 +777,11 @@ def _fused_hands(
         turn = first
         plays = 0
         last_capturer = -1
-        if opening:  # opening_fifteen: the dealer's side takes a table of 15 or two 15s
+        if opening:  # opening_fifteen: the dealer's (or first player's) side takes 15s
             taken, scope = opening_take(table)
             if taken:
-                side = dealer & 1 if teams else dealer
+                taker = first if rules[R_OPENING_FIRST] else dealer
+                side = taker & 1 if teams else taker
                 w[W_PILES + side] = taken
                 w[W_SCOPE + side] = scope
                 last_capturer = side
@@ -1076,8 +1083,9 @@ def _fused_hands(
         winners = item_winners(p0, p1, p2, p3, ns, sevens, missing_zero)
         for s in range(ns):
             items = side_items(
-                s, w[W_PILES + s], w[W_SCOPE + s], winners, re_bello, napola, napola_fixed3
-            )
+                s, w[W_PILES + s], w[W_SCOPE + s], winners, re_bello, napola, napola_fixed3,
+                four_sevens,
+            )  # fmt: skip
             for k in range(N_ITEMS):
                 it[s, k] = items[k]
             if keep_points:
@@ -1150,7 +1158,8 @@ def _fused_hands_steps(
     re_bello = rules[R_RE_BELLO] != 0
     napola = rules[R_NAPOLA] != 0
     napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
-    sevens = rules[R_PRIMIERA_SEVENS] != 0
+    sevens = rules[R_PRIMIERA_SEVENS]  # the reading, PRIMIERA_*
+    four_sevens = rules[R_FOUR_SEVENS] != 0
     missing_zero = rules[R_MISSING_ZERO]
     plain_counts = not fewest and not capture_hand and not optional
     big_table = BIG_TABLE15 if fifteen else BIG_TABLE
@@ -1204,8 +1213,9 @@ def _fused_hands_steps(
         z = seed_finish(prefix, STREAM_PLAY)
         spare = np.uint64(0)
         table, packed, packed_hi, pos, first, turn, plays, last_capturer = _start(
-            deck, w, table_cards, dealer, players, teams, fifteen, opening
-        )
+            deck, w, table_cards, dealer, players, teams, fifteen, opening,
+            rules[R_OPENING_FIRST] != 0,
+        )  # fmt: skip
         # ---------------------------------------------------------------- play_out
         while True:
             if plays + table_cards == pos:  # every hand is empty
@@ -1291,7 +1301,7 @@ def _fused_hands_steps(
             w, it, totals, out_points, out_cols, keep_points, keep_rows, row, done, hand_no,
             dealer, first, redeals, plays, table, last_capturer, mode, ns, teams,
             remainder_dealer, sevens, missing_zero, re_bello, napola, napola_fixed3, target,
-            all_denari_wins,
+            all_denari_wins, four_sevens,
         )  # fmt: skip
         row += 1
         if mode != MODE_MATCHES or winner >= 0:

@@ -39,6 +39,7 @@ __all__ = [
     "F_SCOPA",
     "I_CARDS",
     "I_DENARI",
+    "I_FOUR_SEVENS",
     "I_NAPOLA",
     "I_PRIMIERA",
     "I_RE_BELLO",
@@ -59,6 +60,9 @@ __all__ = [
     "POLICY_EXPERT",
     "POLICY_GREEDY",
     "POLICY_RANDOM",
+    "PRIMIERA_CLASSIC",
+    "PRIMIERA_ESCOBA",
+    "PRIMIERA_SEVENS",
     "PRIM_BEST",
     "RE_BELLO_BIT",
     "R_ACE_SWEEP",
@@ -69,6 +73,7 @@ __all__ = [
     "R_CAPTURE_OPTIONAL",
     "R_DECK",
     "R_DECK_MASK",
+    "R_FOUR_SEVENS",
     "R_HAND_SIZE",
     "R_KINGS_REDEAL",
     "R_LAST_PLAY_SCOPA",
@@ -76,6 +81,7 @@ __all__ = [
     "R_NAPOLA",
     "R_NAPOLA_FIXED3",
     "R_OPENING_FIFTEEN",
+    "R_OPENING_FIRST",
     "R_PLAYERS",
     "R_PRIMIERA_SEVENS",
     "R_REMAINDER_DEALER",
@@ -145,7 +151,16 @@ R_TOTAL_PLAYS = 21
 R_CAPTURE_FIFTEEN = 22  # 1: capture_mode=fifteen (RULES.md §9)
 R_CAPTURE_OPTIONAL = 23  # 1: capture_compulsory=false
 R_OPENING_FIFTEEN = 24  # 1: opening_fifteen=true
-N_RULES = 25
+R_OPENING_FIRST = 25  # 1: opening_fifteen_to=first_player (the first player's side takes it)
+R_FOUR_SEVENS = 26  # 1: four_sevens_point=true
+N_RULES = 27
+
+#: ``rules[R_PRIMIERA_SEVENS]``: the reading of the primiera (RULES.md §5): classic, the
+#: sevens then sixes, fives, ... aces (``sevens``), or the sevens then sixes, aces, fives
+#: (``escoba_sevens``, the Escoba *setenta* as most sevens).
+PRIMIERA_CLASSIC = 0
+PRIMIERA_SEVENS = 1
+PRIMIERA_ESCOBA = 2
 
 S_HANDS = 0  # 4 seats
 S_TABLE = 4
@@ -171,8 +186,9 @@ I_SETTEBELLO = 3
 I_PRIMIERA = 4
 I_RE_BELLO = 5
 I_NAPOLA = 6
-I_TOTAL = 7
-N_ITEMS = 8
+I_FOUR_SEVENS = 7  # four_sevens_point: 1 to the side holding all four sevens
+I_TOTAL = 8
+N_ITEMS = 9
 
 # apply_play result flags
 F_CAPTURE = 1
@@ -272,9 +288,12 @@ def pack_rules(
     capture_fifteen: int = 0,
     capture_optional: int = 0,
     opening_fifteen: int = 0,
+    opening_first: int = 0,
+    four_sevens: int = 0,
 ) -> np.ndarray:
     """Pack already validated options into the kernels' rules vector (the options of
-    RULES.md §9 last, with their defaults)."""
+    RULES.md §9 and the Escoba readings last, with their defaults; ``primiera_sevens``
+    is a ``PRIMIERA_*`` reading)."""
     r = np.zeros(N_RULES, dtype=np.int64)
     r[R_PLAYERS] = players
     r[R_TEAMS] = teams
@@ -301,6 +320,8 @@ def pack_rules(
     r[R_CAPTURE_FIFTEEN] = capture_fifteen
     r[R_CAPTURE_OPTIONAL] = capture_optional
     r[R_OPENING_FIFTEEN] = opening_fifteen
+    r[R_OPENING_FIRST] = opening_first
+    r[R_FOUR_SEVENS] = four_sevens
     return r
 
 

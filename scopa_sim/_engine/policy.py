@@ -25,13 +25,16 @@ from .capture import (
 from .layout import (
     ACES,
     DENARI,
+    PRIMIERA_ESCOBA,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
     R_CAPTURE_FIFTEEN,
     R_CAPTURE_OPTIONAL,
+    R_FOUR_SEVENS,
     R_LAST_PLAY_SCOPA,
     R_NAPOLA,
     R_NAPOLA_FIXED3,
+    R_PRIMIERA_SEVENS,
     R_RE_BELLO,
     R_REMAINDER_DEALER,
     R_SUM_FEWEST,
@@ -48,15 +51,19 @@ __all__ = [
     "EXPERT_DENARI",
     "EXPERT_FIX",
     "EXPERT_PRIMIERA",
+    "EXPERT_RANK",
     "EXPERT_SCRATCH",
+    "EXPERT_TIE76",
     "REL_ME",
     "REL_NEXT",
     "REL_NONE",
     "REL_OTHER",
     "X_ACE_RULE",
     "X_ACE_SCOPA",
+    "X_ESCOBA_SEVENS",
     "X_FEWEST",
     "X_FIFTEEN",
+    "X_FOUR_SEVENS",
     "X_LPS",
     "X_NAPOLA",
     "X_NAPOLA_FIXED3",
@@ -86,7 +93,9 @@ def greedy_score(table, table_sum, not_last, last_play_scopa, card, take, fiftee
     (capture_mode=fifteen) also from the cards the seat has not seen, ``unseen``.
 
     A capture is worth its cards (2 each), denari (3), sevens (5), sixes (2), aces (1),
-    the settebello (20) and a scopa (40); a lay costs a little for the primiera and
+    the settebello (20) and a scopa (40) under every reading of the primiera (the
+    sevens, sixes and aces rank first under each of them, and the sevens weigh most
+    for ``four_sevens_point`` too); a lay costs a little for the primiera and
     denari cards it exposes.  Then the risk of what is left: a table the next seat
     could sweep costs 30 (Scopa: a sum of at most 10, one card's value; fifteen: a sum
     ``S`` of 5..14 when a card of value ``15 - S`` may be in the next seat's hand, so a
@@ -143,9 +152,10 @@ def greedy_score(table, table_sum, not_last, last_play_scopa, card, take, fiftee
 # seat's hand (a hypergeometric draw), computed from the sorted reply values of every
 # unseen card.  The evaluation prices each score item still open by a binomial model of
 # the cards not yet captured (each goes to either side with probability 1/2): the card
-# and denari majorities, primiera by sevens then sixes; settebello, re bello and scope
-# count one point each.  Only the seat's information set is read: its hand, the table,
-# the piles, and the number of cards in the next seat's hand.
+# and denari majorities, primiera by sevens then sixes (then aces under
+# ``primiera=escoba_sevens``), the four-sevens point under ``four_sevens_point``;
+# settebello, re bello and scope count one point each.  Only the seat's information set
+# is read: its hand, the table, the piles, and the number of cards in the next seat's hand.
 
 
 def _binomial_margin(rem_max: int, d_max: int) -> np.ndarray:
@@ -181,12 +191,33 @@ def _primiera_margin() -> np.ndarray:
     return out
 
 
+def _primiera_tie() -> np.ndarray:
+    """``out[d7 + 4, r7, d6 + 4, r6]``: P(the sevens and then the sixes end tied), with
+    ``d`` the lead and ``r`` the cards of that rank not yet captured."""
+    out = np.zeros((9, 5, 9, 5))
+
+    def tie(d: int, r: int) -> float:
+        return sum(math.comb(r, x) / 2.0**r for x in range(r + 1) if d + 2 * x - r == 0)
+
+    for d7 in range(-4, 5):
+        for r7 in range(5):
+            for d6 in range(-4, 5):
+                for r6 in range(5):
+                    out[d7 + 4, r7, d6 + 4, r6] = tie(d7, r7) * tie(d6, r6)
+    return out
+
+
 #: Margin of the card majority, by lead (+40) and cards not yet captured.
 EXPERT_CARDS = _binomial_margin(40, 40)
 #: Margin of the denari majority, by lead (+10) and denari not yet captured.
 EXPERT_DENARI = _binomial_margin(10, 10)
 #: Margin of primiera, by the lead in sevens and in sixes and those not yet captured.
 EXPERT_PRIMIERA = _primiera_margin()
+#: With ``primiera=escoba_sevens`` a tie in sevens and sixes goes on to the aces: the
+#: probability of that tie (indexed as :data:`EXPERT_PRIMIERA`) and the margin of the
+#: aces (by lead +4 and aces not yet captured).
+EXPERT_TIE76 = _primiera_tie()
+EXPERT_RANK = _binomial_margin(4, 4)
 #: BINOM[n, k] = C(n, k) as a float, for the hypergeometric draw of a hand.
 BINOM = np.array([[math.comb(n, k) for k in range(41)] for n in range(41)], dtype=np.float64)
 #: Size of the ``scratch`` array the expert's play value needs.
@@ -203,6 +234,8 @@ X_NAPOLA_FIXED3 = 64
 X_REMAINDER_DEALER = 128
 X_FIFTEEN = 256  # capture_mode=fifteen
 X_OPTIONAL = 512  # capture_compulsory=false
+X_ESCOBA_SEVENS = 1024  # primiera=escoba_sevens
+X_FOUR_SEVENS = 2048  # four_sevens_point=true
 
 # Relative sides (``lc``, ``dealer_rel``): nobody, this seat's side, the next seat's, another.
 REL_NONE = 0
@@ -235,6 +268,10 @@ def expert_flags(rules):
         x |= X_FIFTEEN
     if rules[R_CAPTURE_OPTIONAL]:
         x |= X_OPTIONAL
+    if rules[R_PRIMIERA_SEVENS] == PRIMIERA_ESCOBA:
+        x |= X_ESCOBA_SEVENS
+    if rules[R_FOUR_SEVENS]:
+        x |= X_FOUR_SEVENS
     return x
 
 
@@ -249,6 +286,15 @@ def _napola_worth(a, b, fixed3):
     return 0.5 * popcount(a & 7)
 
 
+@njit(cache=True, inline="always")
+def _four_sevens_worth(a, b):
+    """Expected four-sevens point of pile ``a`` against the piles ``b``: 0 once ``b``
+    holds a seven, else the chance that every seven not in ``a`` goes to it."""
+    if b & SEVENS:
+        return 0.0
+    return 0.5 ** (4 - popcount(a & SEVENS))
+
+
 @njit(cache=True)
 def expert_eval(pm, po, others, ndeck, xflags):
     """Static worth of the piles in expected hand points for the side holding ``pm``
@@ -260,7 +306,14 @@ def expert_eval(pm, po, others, ndeck, xflags):
     v += EXPERT_DENARI[popcount(pm & DENARI) - popcount(po & DENARI) + 10, rd]
     d7 = popcount(pm & SEVENS) - popcount(po & SEVENS) + 4
     d6 = popcount(pm & SIXES) - popcount(po & SIXES) + 4
-    v += EXPERT_PRIMIERA[d7, 4 - popcount(gone & SEVENS), d6, 4 - popcount(gone & SIXES)]
+    r7 = 4 - popcount(gone & SEVENS)
+    r6 = 4 - popcount(gone & SIXES)
+    v += EXPERT_PRIMIERA[d7, r7, d6, r6]
+    if xflags & X_ESCOBA_SEVENS:  # a tie in sevens and sixes is decided by the aces
+        da = popcount(pm & ACES) - popcount(po & ACES) + 4
+        v += EXPERT_TIE76[d7, r7, d6, r6] * EXPERT_RANK[da, 4 - popcount(gone & ACES)]
+    if xflags & X_FOUR_SEVENS:
+        v += _four_sevens_worth(pm, po | others) - _four_sevens_worth(po, pm | others)
     v += ((pm >> 6) & 1) - ((po >> 6) & 1)  # settebello
     if xflags & X_RE_BELLO:
         v += ((pm >> 9) & 1) - ((po >> 9) & 1)

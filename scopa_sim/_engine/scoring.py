@@ -11,15 +11,18 @@ from .layout import (
     DENARI,
     N_ITEMS,
     PRIM_BEST,
+    R_FOUR_SEVENS,
     R_MISSING_ZERO,
     R_NAPOLA,
     R_NAPOLA_FIXED3,
     R_PRIMIERA_SEVENS,
     R_RE_BELLO,
     R_SIDES,
+    SEVENS,
 )
 
 __all__ = [
+    "SEVENS_TIE_ORDER",
     "item_winners",
     "match_winner",
     "primiera_classic",
@@ -60,13 +63,29 @@ def _strict_top(x0, x1, x2, x3, ns):
     return -1 if tie else best
 
 
+#: The ranks (0 = ace .. 6 = seven) that decide a primiera by sevens, in order, for each
+#: reading (``rules[R_PRIMIERA_SEVENS]``, ``PRIMIERA_*``; row 0, classic, is unused):
+#: ``sevens`` (RULES.md §5: sevens, then sixes, fives, fours, threes, twos, aces) and
+#: ``escoba_sevens`` (the Escoba *setenta* as most sevens: sevens, then sixes, aces,
+#: fives; still tied after the fives, nobody). -1 ends a row.
+SEVENS_TIE_ORDER = np.array(
+    [
+        [-1, -1, -1, -1, -1, -1, -1],
+        [6, 5, 4, 3, 2, 1, 0],
+        [6, 5, 0, 4, -1, -1, -1],
+    ],
+    dtype=np.int64,
+)
+
+
 @njit(cache=True, inline="always")
 def item_winners(p0, p1, p2, p3, ns, sevens, missing_zero):
     """The sides that win the contested items of a hand (RULES.md §5) from the piles of
     its ``ns`` sides (``p2``, ``p3``: 0 when absent): ``(cards, denari, primiera)``,
-    each a side or -1 (a tie at the top, or nobody can compete).  ``sevens``: primiera
-    by sevens, then sixes, ... aces; else classic, a side missing a suit excluded unless
-    ``missing_zero``."""
+    each a side or -1 (a tie at the top, or nobody can compete).  ``sevens``: the
+    primiera's reading (``PRIMIERA_*``): by the count of each rank in the order of
+    :data:`SEVENS_TIE_ORDER` (only the sides still tied go on), else classic, a side
+    missing a suit excluded unless ``missing_zero``."""
     ps = (p0, p1, p2, p3)
     cards = _strict_top(popcount(p0), popcount(p1), popcount(p2), popcount(p3), ns)
     denari = _strict_top(
@@ -77,7 +96,10 @@ def item_winners(p0, p1, p2, p3, ns, sevens, missing_zero):
     if sevens:
         alive = (1 << ns) - 1
         for k in range(7):
-            rm = ACES << (6 - k)  # sevens, then sixes, ... aces
+            rank = SEVENS_TIE_ORDER[sevens, k]
+            if rank < 0:
+                break
+            rm = ACES << rank
             top = -1
             for s in range(ns):
                 if (alive >> s) & 1:
@@ -100,9 +122,10 @@ def item_winners(p0, p1, p2, p3, ns, sevens, missing_zero):
 
 
 @njit(cache=True, inline="always")
-def side_items(side, pile, scope, winners, re_bello, napola, napola_fixed3):
+def side_items(side, pile, scope, winners, re_bello, napola, napola_fixed3, four_sevens):
     """One side's score items in ``I_*`` order (``I_TOTAL`` last) from its pile, its
-    scope and the :func:`item_winners` of the hand."""
+    scope and the :func:`item_winners` of the hand; ``four_sevens``: the point for all
+    four sevens (``four_sevens_point``)."""
     cards, denari, primiera = winners
     it_cards = 1 if side == cards else 0
     it_denari = 1 if side == denari else 0
@@ -112,8 +135,9 @@ def side_items(side, pile, scope, winners, re_bello, napola, napola_fixed3):
     nap = 0
     if napola and (pile & 7) == 7:
         nap = 3 if napola_fixed3 else ctz(~(pile & DENARI))
-    total = scope + it_cards + it_denari + settebello + it_primiera + rb + nap
-    return scope, it_cards, it_denari, settebello, it_primiera, rb, nap, total
+    fs = np.int64(four_sevens and (pile & SEVENS) == SEVENS)  # no branch: a select
+    total = scope + it_cards + it_denari + settebello + it_primiera + rb + nap + fs
+    return scope, it_cards, it_denari, settebello, it_primiera, rb, nap, fs, total
 
 
 @njit(cache=True)
@@ -124,15 +148,17 @@ def score_into(rules, piles, po, scope, so, out):
     re_bello = rules[R_RE_BELLO] != 0
     napola = rules[R_NAPOLA] != 0
     fixed3 = rules[R_NAPOLA_FIXED3] != 0
+    four_sevens = rules[R_FOUR_SEVENS] != 0
     p0 = piles[po]
     p1 = piles[po + 1]
     p2 = piles[po + 2] if ns > 2 else np.int64(0)
     p3 = piles[po + 3] if ns > 3 else np.int64(0)
-    winners = item_winners(p0, p1, p2, p3, ns, rules[R_PRIMIERA_SEVENS] != 0,
+    winners = item_winners(p0, p1, p2, p3, ns, rules[R_PRIMIERA_SEVENS],
                            rules[R_MISSING_ZERO])  # fmt: skip
     ps = (p0, p1, p2, p3)
     for s in range(ns):
-        items = side_items(s, ps[s], scope[so + s], winners, re_bello, napola, fixed3)
+        items = side_items(s, ps[s], scope[so + s], winners, re_bello, napola, fixed3,
+                           four_sevens)  # fmt: skip
         for k in range(N_ITEMS):
             out[s, k] = items[k]
 

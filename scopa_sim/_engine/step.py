@@ -40,6 +40,7 @@ from .layout import (
     R_HAND_SIZE,
     R_LAST_PLAY_SCOPA,
     R_OPENING_FIFTEEN,
+    R_OPENING_FIRST,
     R_PLAYERS,
     R_REMAINDER_DEALER,
     R_SIDES,
@@ -137,8 +138,11 @@ def start_hand(state, rules, deck, dealer):
     state[S_LAST_CAPTURER] = -1
     if rules[R_OPENING_FIFTEEN]:
         taken, scope = opening_take(t)
-        if taken:  # the dealer's side takes the table (RULES.md §9)
-            side = side_of(rules, dealer)
+        if taken:  # the dealer's side, or the first player's, takes the table (RULES.md §9)
+            taker = dealer
+            if rules[R_OPENING_FIRST]:
+                taker = dealer + 1 if dealer + 1 < rules[R_PLAYERS] else 0
+            side = side_of(rules, taker)
             state[S_OPENING] = taken
             state[S_PILES + side] = taken
             state[S_SCOPE + side] = scope

@@ -27,7 +27,9 @@ from .layout import (
     N_ITEMS,
     N_STATE,
     PRIM_BEST,
+    PRIMIERA_ESCOBA,
     R_DECK,
+    R_FOUR_SEVENS,
     R_NAPOLA,
     R_NAPOLA_FIXED3,
     R_PLAYERS,
@@ -46,6 +48,7 @@ from .layout import (
     S_TABLE,
     SCRATCH,
     SETTEBELLO_BIT,
+    SEVENS,
 )
 from .policy import expert_eval, expert_flags
 from .step import apply_play, choose_play, legal_plays, score_state, start_hand
@@ -67,7 +70,7 @@ EQ_SIZE = 0  # G: the table covers 0..G-1 points per side (more is read as G - 1
 EQ_DENARI = 1  # 1.0: a side that captured all the denari wins the match outright
 EQ_DENARI0 = 2  # side 0's value when side 0 captured all the denari
 EQ_DENARI1 = 3  # side 0's value when side 1 did
-EQ_ITEMS = 4  # points of the items (cards, denari, settebello, primiera, re bello)
+EQ_ITEMS = 4  # points of the items (cards, denari, settebello, primiera, re bello, four sevens)
 EQ_SPREAD = 5  # standard deviation of a whole hand's margin (points)
 EQ_CAL = 6  # offset of the leaf's calibration (0: none, the normal model of EQ_SPREAD)
 EQ_CAL_N = 7  # P: plays of a hand; eq[EQ_CAL + p] the slope, eq[EQ_CAL + P + p] the spread
@@ -191,7 +194,9 @@ def estimate(state, rules, side, with_scope, work):
     more than half of those in play are already held, else the lead over the best
     other side / 8 (cards) or / 3 (denari), clipped to [0, 1]; primiera: the lead in
     the classic sum over suits (missing suits 0) / 20, or with ``primiera=sevens`` in
-    sevens then sixes (7s count 4, 6s 1) / 4, clipped to [0, 1]; plus the scope so far
+    sevens then sixes (7s count 4, 6s 1) / 4 (``escoba_sevens``: aces count 1/5 more),
+    clipped to [0, 1]; the point for all four sevens held (``four_sevens_point``); plus
+    the scope so far
     with ``with_scope`` (two-side searches add scope along the path instead).
     ``work`` holds at least 16 float64.
     """
@@ -224,11 +229,16 @@ def estimate_sides(rules, piles, po, scope, so, cards, den, with_scope, work):
     ``cards`` and ``den`` being the numbers of cards and denari in play."""
     ns = rules[R_SIDES]
     sevens = rules[R_PRIMIERA_SEVENS] != 0
+    escoba = rules[R_PRIMIERA_SEVENS] == PRIMIERA_ESCOBA
     for s in range(ns):
         p = piles[po + s]
         work[s] = popcount(p)
         work[4 + s] = popcount(p & DENARI)
-        if sevens:
+        if escoba:  # sevens, then sixes, then aces
+            work[8 + s] = (
+                4 * popcount(p & (ACES << 6)) + popcount(p & (ACES << 5)) + popcount(p & ACES) / 5
+            )
+        elif sevens:
             work[8 + s] = 4 * popcount(p & (ACES << 6)) + popcount(p & (ACES << 5))
         else:
             t = 0
@@ -244,6 +254,8 @@ def estimate_sides(rules, piles, po, scope, so, cards, den, with_scope, work):
             e += 1.0
         if rules[R_NAPOLA] and (p & 7) == 7:
             e += 3.0 if rules[R_NAPOLA_FIXED3] else ctz(~(p & DENARI))
+        if rules[R_FOUR_SEVENS] and (p & SEVENS) == SEVENS:
+            e += 1.0
         e += _lead(work[0:4], s, ns, cards / 2, 8.0)
         e += _lead(work[4:8], s, ns, den / 2, 3.0)
         e += _lead(work[8:12], s, ns, 1e9, 4.0 if sevens else 20.0)

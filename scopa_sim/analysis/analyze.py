@@ -37,8 +37,8 @@ from scopa_sim.errors import AnalysisError
 from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import inference as S
 
-#: The score items of a hand (dataset columns ``s{k}_{item}``), points excluded.
-ITEMS = tuple(i for i in D.ITEMS if i != "points")
+#: The score items of a hand (columns ``s{k}_{item}`` of :meth:`Run.scan`), points excluded.
+ITEMS = tuple(i for i in D.KERNEL_ITEMS if i != "points")
 #: Columns (and derived keys) that ``--by`` accepts.
 GROUP_KEYS = (
     "run",
@@ -81,8 +81,13 @@ class Run:
     files: tuple[Path, ...] = field(repr=False, compare=False)
 
     def scan(self) -> pl.LazyFrame:
-        """The run's rows, lazily, with the pinned schema."""
-        return pl.scan_parquet(list(self.files), schema=D.schema())
+        """The run's rows, lazily, with the pinned schema and each side's four-sevens
+        point (``s{k}_four_sevens``, from its sevens and the rules:
+        :func:`.dataset.four_sevens_expr`)."""
+        on = self.config.rules.four_sevens_point
+        return pl.scan_parquet(list(self.files), schema=D.schema()).with_columns(
+            [D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)]
+        )
 
     @property
     def label(self) -> str:
@@ -96,8 +101,9 @@ class Run:
     def rule_overrides(self) -> list[str]:
         """``key=value`` options that differ from the preset (what ``--rule`` must give)."""
         base = Rules.make(self.config.preset) if self.config.preset in PRESETS else Rules()
-        # every option, the §9 ones included (the identity form leaves out their defaults)
-        mine, theirs = self.config.rules.complete_dict(), base.complete_dict()
+        # every option, the §9 ones and the readings included (the identity form and the
+        # complete form leave out their defaults)
+        mine, theirs = asdict(self.config.rules), asdict(base)
         return [f"{k}={_text(v)}" for k, v in mine.items() if theirs[k] != v]
 
     def command(self) -> str:

@@ -215,7 +215,8 @@ def check_scope(state: HandState) -> None:
     A scopa is a capture, and a capture is one play of the side that moves the played
     card and at least one table card to its pile; the remainder is only taken when the
     hand is over. So a side has at most as many scope as it has made plays (the dealer's
-    side two more with ``opening_fifteen``), and at most half as many as the cards in its
+    side, or the first player's by ``opening_fifteen_to``, two more with
+    ``opening_fifteen``), and at most half as many as the cards in its
     pile (``--scope 50,0`` on an empty table at the start of a hand is impossible, not a
     50-point lead).
     """
@@ -224,12 +225,13 @@ def check_scope(state: HandState) -> None:
     side_plays = [0] * rules.sides
     for j in range(made):
         side_plays[rules.side_of((state.turn - 1 - j) % rules.players)] += 1
-    # With opening_fifteen the dealer's side may also have taken the first table at the
-    # deal: one scopa per fifteen, at most two, each of at least 2 cards (docs/rules.md §9).
+    # With opening_fifteen the dealer's (or by opening_fifteen_to the first player's) side
+    # may also have taken the first table at the deal: one scopa per fifteen, at most two,
+    # each of at least 2 cards (docs/rules.md §9).
     opening = min(2, rules.table_cards // 2) if rules.opening_fifteen else 0
     names = ("your side", "the other side") if rules.sides == 2 else ()
     for s, (count, pile) in enumerate(zip(state.scope, state.piles, strict=True)):
-        extra = opening if s == rules.side_of(state.dealer) else 0
+        extra = opening if s == rules.side_of(rules.opening_seat(state.dealer)) else 0
         most = min(side_plays[s] + extra, len(pile) // 2)
         if count > most:
             who = names[s] if names else f"side {s}"

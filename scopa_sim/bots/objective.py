@@ -68,7 +68,8 @@ FORMAT = "scopa-sim-equity/1"
 DEFAULT_HANDS = 100_000
 DEFAULT_SEED = 0
 #: Points per side a hand's table covers: no side can score more than 33 in a hand (a
-#: scopa on each of its at most 18 plays, the four items, re bello, a napola of 10).
+#: scopa on each of its at most 18 plays, the four items, re bello, a napola of 10; one
+#: more with the four-sevens point).
 GAINS = 40
 #: Floor of ``sd(W)`` in the scale ``k`` (win probability per hand at the match's start
 #: typically spreads by 0.1 or more).
@@ -410,7 +411,7 @@ def hand_rewards(
     eq[KV.EQ_DENARI] = 1.0 if denari else 0.0
     eq[KV.EQ_DENARI0] = k * (1.0 - w0)
     eq[KV.EQ_DENARI1] = k * (0.0 - w0)
-    eq[KV.EQ_ITEMS] = 4.0 + rules.re_bello
+    eq[KV.EQ_ITEMS] = 4.0 + rules.re_bello + rules.four_sevens_point
     eq[KV.EQ_SPREAD] = sd_m
     end = KV.EQ_GAINS + GAINS * GAINS
     eq[KV.EQ_GAINS : end] = (k * (w - w0)).ravel()

@@ -37,6 +37,11 @@ FORMAT = "scopa-sim-dataset/1"
 MAX_SIDES = 4
 MAX_SEATS = 4
 ITEMS = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "napola", "points")
+#: The score items of the kernels' rows (``I_*`` order): :data:`ITEMS` and the four-sevens
+#: point, which has no column of its own: a side scored it exactly when the rules have
+#: ``four_sevens_point`` and its ``s{k}_sevens`` is 4 (:func:`four_sevens_expr`), so the
+#: pinned schema, and every shard of the rule sets without the option, stay as they were.
+KERNEL_ITEMS = (*ITEMS[:-1], "four_sevens", "points")
 SIDE_STATS = ("captured", "denari_count", "primiera_value", "sevens")
 SHARD_RE = re.compile(r"^shard-(\d{6})\.parquet$")
 _SIDE_RE = re.compile(r"^s(\d)_")  # a per-side column, s{k}_...
@@ -101,13 +106,24 @@ def kernel_columns() -> list[str]:
     """Names of the columns of the kernel's row array, in order."""
     cols = list(_KERNEL_COLS)
     for side in range(MAX_SIDES):
-        cols += [f"s{side}_{item}" for item in ITEMS]
+        cols += [f"s{side}_{item}" for item in KERNEL_ITEMS]
     for side in range(MAX_SIDES):
         cols += [f"s{side}_{stat}" for stat in SIDE_STATS]
     cols += [f"s{side}_total" for side in range(MAX_SIDES)]
     cols.append("winner")
     assert len(cols) == K.N_ROW_COLS
     return cols
+
+
+def four_sevens_expr(side: int, on: bool) -> pl.Expr:
+    """Side ``side``'s four-sevens point of each row (``s{side}_four_sevens``, Int16) as
+    an expression on a run's rows: 1 where it holds all four sevens and the run's rules
+    have ``four_sevens_point`` (``on``), else 0; null for a side the game does not have."""
+    import polars as pl
+
+    sevens = pl.col(f"s{side}_sevens")
+    got = (sevens == 4).cast(pl.Int16) if on else pl.lit(0, pl.Int16)
+    return pl.when(sevens.is_null()).then(None).otherwise(got).alias(f"s{side}_four_sevens")
 
 
 #: Pinned type -> the shard writer's column kind.

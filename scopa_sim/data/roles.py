@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 #: The roles of a hand whose side's figures the view gives, with the seat column naming it.
 ROLES = {"dealer": "dealer", "first": "first_player"}
 #: Score items that exist only under a rule option (item -> option).
-OPTIONAL_ITEMS = {"re_bello": "re_bello", "napola": "napola"}
+OPTIONAL_ITEMS = {"re_bello": "re_bello", "napola": "napola", "four_sevens": "four_sevens_point"}
 #: The hand's own columns, kept as they are.
 HAND_COLUMNS = (
     "run_id",

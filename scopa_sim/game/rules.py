@@ -26,10 +26,11 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "capture_rule": ("card", "hand"),
     "sum_capture": ("any", "fewest"),
     "remainder_to": ("last_capturer", "dealer"),
-    "primiera": ("classic", "sevens"),
+    "primiera": ("classic", "sevens", "escoba_sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
     "capture_mode": ("scopa", "fifteen"),
+    "opening_fifteen_to": ("dealer", "first_player"),
 }
 #: The highest match target. Every hand scores at least one point (the settebello), so
 #: with at most 4 sides a match reaches the target within ``4 * MAX_TARGET`` hands, well
@@ -49,6 +50,7 @@ _BOOLS = (
     "napola_all_denari_wins",
     "capture_compulsory",
     "opening_fifteen",
+    "four_sevens_point",
 )
 #: The options of the sum-to-fifteen family (RULES.md §9) and their defaults. Rule sets
 #: written before §9 lack them; they enter the identity of a rule set (:meth:`Rules.as_dict`,
@@ -59,6 +61,18 @@ FIFTEEN_DEFAULTS: dict[str, Any] = {
     "capture_compulsory": True,
     "opening_fifteen": False,
 }
+#: The options of the Escoba readings (RULES.md §9: who takes the opening fifteen, the
+#: four-sevens point) and their defaults. Unlike the §9 options they are left out of the
+#: complete form of a rule set (:meth:`Rules.complete_dict`, a game record's ``rules``) as
+#: well as its identity while they have their defaults, so every record, digest, run id
+#: and shard of a rule set that leaves them alone is byte for byte what it was before.
+#: (The third reading, ``primiera=escoba_sevens``, is a value of an existing option.)
+READING_DEFAULTS: dict[str, Any] = {
+    "opening_fifteen_to": "dealer",
+    "four_sevens_point": False,
+}
+#: The options that may be absent from a rule set's mapping (:meth:`Rules.from_dict`).
+OPTIONAL_DEFAULTS: dict[str, Any] = {**FIFTEEN_DEFAULTS, **READING_DEFAULTS}
 
 
 @dataclass(frozen=True)
@@ -91,6 +105,8 @@ class Rules:
     capture_mode: str = "scopa"
     capture_compulsory: bool = True
     opening_fifteen: bool = False
+    opening_fifteen_to: str = "dealer"
+    four_sevens_point: bool = False
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -122,8 +138,9 @@ class Rules:
         """Rules from a complete options mapping (as in a game record), strictly typed.
 
         The options of RULES.md §9 may be absent (records and manifests written before
-        §9 lack them): they then take their defaults (:data:`FIFTEEN_DEFAULTS`). Every
-        other option must be present.
+        §9 lack them, and every rule set leaves out the Escoba readings' options at their
+        defaults): they then take their defaults (:data:`OPTIONAL_DEFAULTS`). Every other
+        option must be present.
         """
         if not isinstance(data, Mapping):
             raise RulesError("rules must be an object of option names to values")
@@ -132,10 +149,10 @@ class Rules:
             raise RulesError(
                 f"unknown option {unknown[0]!r}; allowed options: {', '.join(OPTION_NAMES)}"
             )
-        missing = [k for k in OPTION_NAMES if k not in data and k not in FIFTEEN_DEFAULTS]
+        missing = [k for k in OPTION_NAMES if k not in data and k not in OPTIONAL_DEFAULTS]
         if missing:
             raise RulesError(f"rules lack option {missing[0]!r}")
-        return cls(**{**FIFTEEN_DEFAULTS, **dict(data)})
+        return cls(**{**OPTIONAL_DEFAULTS, **dict(data)})
 
     # -- views ----------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
@@ -154,8 +171,14 @@ class Rules:
 
     def complete_dict(self) -> dict[str, Any]:
         """Every option of docs/rules.md §7, in its order, as plain JSON-ready values (the
-        ``rules`` object of a game record, RECORD.md)."""
-        return dataclasses.asdict(self)
+        ``rules`` object of a game record, RECORD.md), except the Escoba readings' options
+        (:data:`READING_DEFAULTS`) that have their defaults: records of the rule sets that
+        leave them alone stay as they were. :meth:`from_dict` reads it back."""
+        return {
+            k: v
+            for k, v in dataclasses.asdict(self).items()
+            if k not in READING_DEFAULTS or v != READING_DEFAULTS[k]
+        }
 
     def replace(self, **changes: Any) -> Rules:
         """A copy with some options changed (validated)."""
@@ -169,6 +192,19 @@ class Rules:
     def side_of(self, seat: int) -> int:
         """The side a seat belongs to (sides are numbered by their lowest seat)."""
         return seat % 2 if self.teams else seat
+
+    def opening_seat(self, dealer: int) -> int:
+        """The seat whose side takes an opening fifteen (RULES.md §9) when ``dealer``
+        deals: the dealer, or with ``opening_fifteen_to=first_player`` the first player
+        (the seat after the dealer, "mano")."""
+        if self.opening_fifteen_to == "first_player":
+            return (dealer + 1) % self.players
+        return dealer
+
+    @property
+    def opening_taker_name(self) -> str:
+        """Who takes an opening fifteen, in words: ``dealer's`` or ``first player's``."""
+        return "first player's" if self.opening_fifteen_to == "first_player" else "dealer's"
 
     def digest(self) -> str:
         """A short stable hash of the effective options (of :meth:`as_dict`: unchanged by
@@ -211,7 +247,11 @@ class Rules:
             int(self.ace_sweep),
             int(self.ace_sweep_scopa),
             int(self.last_play_scopa),
-            int(self.primiera == "sevens"),
+            {  # the kernels' code of each reading of the primiera
+                "classic": K.PRIMIERA_CLASSIC,
+                "sevens": K.PRIMIERA_SEVENS,
+                "escoba_sevens": K.PRIMIERA_ESCOBA,
+            }[self.primiera],
             int(self.primiera_missing_suit == "zero"),
             int(self.re_bello),
             int(self.napola),
@@ -221,6 +261,8 @@ class Rules:
             capture_fifteen=int(self.capture_mode == "fifteen"),
             capture_optional=int(not self.capture_compulsory),
             opening_fifteen=int(self.opening_fifteen),
+            opening_first=int(self.opening_fifteen_to == "first_player"),
+            four_sevens=int(self.four_sevens_point),
         )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -18,7 +19,7 @@ from scopa_sim.game.cards import Card, CardSet, card_name
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 
-#: Score items in record order (``total`` last).
+#: Score items in record order (``total`` last), as the kernels hold them (``I_*``).
 SCORE_ITEMS: tuple[str, ...] = (
     "scope",
     "cards",
@@ -27,8 +28,28 @@ SCORE_ITEMS: tuple[str, ...] = (
     "primiera",
     "re_bello",
     "napola",
+    "four_sevens",
     "total",
 )
+
+
+def score_items(rules: Rules) -> tuple[str, ...]:
+    """The score items a hand under ``rules`` has, in record order: every item of
+    :data:`SCORE_ITEMS` but ``four_sevens`` without ``four_sevens_point`` (so records of
+    rule sets without it stay as they were)."""
+    if rules.four_sevens_point:
+        return SCORE_ITEMS
+    return tuple(i for i in SCORE_ITEMS if i != "four_sevens")
+
+
+def score_dicts(rules: Rules, rows: Any) -> list[dict[str, int]]:
+    """Score rows (``[side][item]`` in :data:`SCORE_ITEMS` order) as the objects of a
+    record's ``score``: the items of :func:`score_items` by name."""
+    names = score_items(rules)
+    return [
+        {name: int(v) for name, v in zip(SCORE_ITEMS, row, strict=True) if name in names}
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)
@@ -501,11 +522,7 @@ class HandState(PublicView):
 
     def score(self) -> list[dict[str, int]]:
         """Score items per side as dicts, as in a game record."""
-        arr = self.score_array()
-        return [
-            {name: int(arr[s, i]) for i, name in enumerate(SCORE_ITEMS)}
-            for s in range(self.rules.sides)
-        ]
+        return score_dicts(self.rules, self.score_array())
 
     def __repr__(self) -> str:
         hands = " | ".join(str(h) or "-" for h in self.hands)

@@ -20,7 +20,7 @@ from scopa_sim.errors import (
 from scopa_sim.game.cards import Card, CardSet, card_name, parse_card
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import SCORE_ITEMS, HandState
+from scopa_sim.game.state import HandState, score_dicts, score_items
 from scopa_sim.sim.match import HandLog, match_winner
 
 FORMAT = "scopa-record/1"
@@ -46,9 +46,10 @@ def deals_from_deck(
 
 
 def opening_of(rules: Rules, dealer: int, table: Sequence[Card], deals: Sequence[Any]) -> CardSet:
-    """The cards the dealer's side takes at the deal by ``opening_fifteen`` (docs/rules.md
-    §9): the whole first table when it makes fifteen or two fifteens, else none. The
-    engine decides (:attr:`HandState.opening`); without the option nothing is taken."""
+    """The cards the dealer's (or first player's) side takes at the deal by
+    ``opening_fifteen`` (docs/rules.md §9): the whole first table when it makes fifteen or
+    two fifteens, else none. The engine decides (:attr:`HandState.opening`); without the
+    option nothing is taken."""
     if not rules.opening_fifteen:
         return CardSet()
     return HandState.from_deals(rules, dealer, table, deals).opening
@@ -86,7 +87,7 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
             {"seat": seat, "card": card_name(card), "take": [card_name(c) for c in CardSet(take)]}
             for seat, card, take in log.plays
         ],
-        "score": [dict(zip(SCORE_ITEMS, items, strict=True)) for items in log.score],
+        "score": score_dicts(rules, log.score),
         "totals_after": list(log.totals_after),
         "winner": log.winner,
     }
@@ -319,8 +320,8 @@ def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
         )
     if not given:
         raise RecordError(
-            f"opening is missing: the dealer's side takes the first table [{want}] at the "
-            f"opening (opening_fifteen=true)"
+            f"opening is missing: the {rules.opening_taker_name} side takes the first table "
+            f"[{want}] at the opening (opening_fifteen=true)"
         )
     raise RecordError(f"opening is [{given}], the rules take [{want}] (the whole first table)")
 
@@ -334,7 +335,7 @@ def _check_score(obj: dict[str, Any], rules: Rules, state: HandState, before: li
     for s, (got, want) in enumerate(zip(score, expected, strict=True)):
         if not isinstance(got, dict):
             raise RecordError(f"score of side {s} must be an object")
-        for item in SCORE_ITEMS:
+        for item in score_items(rules):
             if type(got.get(item)) is not int or got[item] != want[item]:
                 raise RecordError(
                     f"score of side {s}: {item} is {got.get(item)!r}, the plays give {want[item]}"
@@ -520,15 +521,17 @@ def show_hand(obj: Any) -> list[str]:
 
 
 def opening_line(rules: Rules, dealer: int, opening: CardSet) -> str:
-    """``opening: ...``: what the dealer's side took at the deal by ``opening_fifteen``
-    (one scopa for a table of fifteen, two for two fifteens: docs/rules.md §9)."""
+    """``opening: ...``: what the dealer's side (or the first player's, by
+    ``opening_fifteen_to``) took at the deal by ``opening_fifteen`` (one scopa for a table
+    of fifteen, two for two fifteens: docs/rules.md §9)."""
     side_word = "team" if rules.teams else "side"
     scope = opening.value_sum() // 15
     what = "fifteen" if scope == 1 else "two fifteens"
     marks = "SCOPA" if scope == 1 else f"SCOPA x{scope}"
+    side = rules.side_of(rules.opening_seat(dealer))
     return (
-        f"opening: the table makes {what}, {side_word} {rules.side_of(dealer)} (the dealer's) "
-        f"takes {opening} {marks}"
+        f"opening: the table makes {what}, {side_word} {side} (the "
+        f"{rules.opening_taker_name}) takes {opening} {marks}"
     )
 
 

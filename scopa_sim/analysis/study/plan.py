@@ -6,11 +6,15 @@ Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study
   every preset under ``random``, ``greedy``, ``expert`` and the search setting
   :data:`SEARCH_POLICY`, each from a plain ``--hands`` run and its *duplicate* (the same
   decks with the seats' cards exchanged, :mod:`scopa_sim.sim.duplicate`), with the variance
-  reduction of duplicates and of control variates measured on the study's own data;
+  reduction of duplicates and of control variates measured on the study's own data, and
+  ``escoba``'s under the other reading of its opening take (:data:`READINGS_A`, under
+  the kernel policies);
 * **B** — every rule option of :data:`OPTION_EFFECTS`, toggled from ``scopa``, and the
   options of the sum-to-fifteen family (:data:`FIFTEEN_EFFECTS`: ``capture_mode=fifteen``
   from ``scopa``, ``capture_compulsory=false`` from ``scopa`` and from ``scopa-15``,
-  ``opening_fifteen=true`` from ``scopa-15``, and ``escoba`` against ``scopa-15``), each
+  ``opening_fifteen=true`` from ``scopa-15``, ``escoba`` against ``scopa-15``, and the
+  Escoba readings from ``escoba``: the opening fifteen to the first player, the setenta as
+  most sevens, the four-sevens point), each
   paired on the decks with its baseline: per hand under every policy (the key options
   :data:`KEY_OPTIONS` and :data:`KEY_FIFTEEN_EFFECTS` only under search), per match
   under ``expert``, and the policy-dependence table;
@@ -70,7 +74,19 @@ FIFTEEN_EFFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("scopa-15", ("opening_fifteen=true",)),
     ("scopa-15", ("capture_compulsory=false", "opening_fifteen=true", "kings_redeal=false",
                   "target=15")),
+    ("escoba", ("opening_fifteen_to=first_player",)),
+    ("escoba", ("primiera=escoba_sevens",)),
+    ("escoba", ("four_sevens_point=true",)),
 )  # fmt: skip
+#: The other readings of a preset's rules whose dealer margin part A gives beside the
+#: preset's own, under each kernel policy (plain and swapped hands, as the presets): who
+#: takes ``escoba``'s opening fifteen, which moves its dealer margin under every policy.
+#: Part B's effect of the same options (:data:`FIFTEEN_EFFECTS`) reuses these runs. Not
+#: under search: its 40,000 hands would take the full study past its budget of search
+#: time (``tests/test_study.py``).
+READINGS_A: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("escoba", ("opening_fifteen_to=first_player",)),
+)
 #: The sum-to-fifteen effects also measured under search: those whose runs part A has.
 KEY_FIFTEEN_EFFECTS: tuple[tuple[str, tuple[str, ...]], ...] = (
     FIFTEEN_EFFECTS[0],
@@ -264,6 +280,10 @@ def plan(scale: Scale) -> Plan:
             n = scale.hands(preset, tag)
             add(StudyRun("A", f"{preset}-{tag}", preset, (), tag, "hands", n))
             add(StudyRun("A", f"{preset}-{tag}-swapped", preset, (), tag, "hands", n, "swapped"))
+        for preset, opts in READINGS_A if tag in KERNEL_POLICIES else ():
+            n, name = scale.hands(preset, tag), f"{option_name(opts, preset)}-{tag}"
+            add(StudyRun("A", name, preset, opts, tag, "hands", n))
+            add(StudyRun("A", f"{name}-swapped", preset, opts, tag, "hands", n, "swapped"))
     effects: list[Effect] = []
     for tag in KERNEL_POLICIES:
         for opts in OPTION_EFFECTS:
@@ -292,6 +312,8 @@ def plan(scale: Scale) -> Plan:
             n = scale.expert_option_hands if tag == "expert" else scale.option_hands
             if same is not None and scale.fast_hands >= n:
                 v = f"{same}-{tag}"  # part A's run
+            elif (base, opts) in READINGS_A and scale.fast_hands >= n:
+                v = f"{option_name(opts, base)}-{tag}"  # part A's run of the reading
             else:
                 v = add(StudyRun("B", f"{option_name(opts, base)}-{tag}", base, opts, tag,
                                  "hands", n))  # fmt: skip

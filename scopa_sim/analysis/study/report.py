@@ -367,45 +367,69 @@ def best_name(st: Seats) -> str:
 def part_a(
     data: Data, res: Results, say: Callable[[str], None]
 ) -> tuple[list[Margin], list[Seats]]:
-    from scopa_sim.analysis.study.plan import POLICY_TAGS, policy_spec
+    from scopa_sim.analysis.study.plan import (
+        KERNEL_POLICIES,
+        POLICY_TAGS,
+        READINGS_A,
+        option_name,
+        policy_spec,
+    )
 
     out, seats = [], []
     for tag in POLICY_TAGS:
         for preset in PRESETS:
             name = f"{preset}-{tag}"
-            rules = data.rules(name)
-            mg = choose_margin(preset, tag, rules, data.seed, data.margin(name),
-                               data.margin(f"{name}-swapped"))  # fmt: skip
-            out.append(mg)
-            pol = policy_spec(tag)
-            plain, swapped, est = mg.plain, mg.swapped, mg.used
-            how = (f"{mg.method}, t interval, on the hands after a pilot of {mg.pilot:,} "
-                   f"pairs that chose it" if mg.pilot else
-                   f"plain hands (fewer than {int(MIN_PILOT / PILOT_SHARE):,} pairs: no "
-                   "pilot), t interval")  # fmt: skip
-            res.add("A", preset, {}, pol, "dealer_margin", est.estimate, est.low, est.high,
-                    est.n, how, factor=mg.factor, pilot_pairs=mg.pilot)  # fmt: skip
-            res.add("A", preset, {}, pol, "dealer_margin:plain", plain.estimate, plain.low,
-                    plain.high, plain.n, "plain hands, t interval")  # fmt: skip
-            res.add("A", preset, {}, pol, "dealer_margin:swapped", swapped.estimate,
-                    swapped.low, swapped.high, swapped.n,
-                    "duplicate deals alone (seats' cards exchanged), t interval")  # fmt: skip
-            for r in (mg.dup, mg.cv):
-                e = r.estimate
-                key = "duplicates" if r.method == "duplicates" else "control_variates"
-                res.add("A", preset, {}, pol, f"dealer_margin:{key}", e.estimate, e.low,
-                        e.high, e.n, f"{r.method}, t interval (every hand; descriptive)",
-                        factor=r.factor)  # fmt: skip
+            out.append(_margin_cell(data, res, name, preset, preset, (), tag))
             st = seat_points(name, preset, tag, data)
             seats.append(st)
             for p, e in enumerate(st.points):
-                res.add("A", preset, {}, pol, "seat_points", e.estimate, e.low, e.high, e.n,
+                res.add("A", preset, {}, policy_spec(tag), "seat_points", e.estimate, e.low,
+                        e.high, e.n,
                         "plain hands, the seat's side's points per hand, t interval",
                         seat=p)  # fmt: skip
             data.drop(f"{name}-swapped")
             data.drop(name)
+        for preset, opts in READINGS_A if tag in KERNEL_POLICIES else ():  # other readings
+            label = option_name(opts, preset)
+            out.append(_margin_cell(data, res, f"{label}-{tag}", label, preset, opts, tag))
+            data.drop(f"{label}-{tag}-swapped")
+            data.drop(f"{label}-{tag}")
         say(f"part A: {tag} done")
     return out, seats
+
+
+def _margin_cell(
+    data: Data, res: Results, name: str, label: str, preset: str, opts: tuple[str, ...],
+    tag: str,
+) -> Margin:  # fmt: skip
+    """The dealer margin of part A's run ``name`` and its swapped twin by every estimator,
+    added to ``res`` (under ``preset`` with the rule overrides ``opts``); ``label`` names
+    the cell in the report (the preset, or ``escoba+opening_fifteen_to-first_player``)."""
+    from scopa_sim.analysis.study.plan import policy_spec
+
+    rules = data.rules(name)
+    mg = choose_margin(label, tag, rules, data.seed, data.margin(name),
+                       data.margin(f"{name}-swapped"))  # fmt: skip
+    pol, over = policy_spec(tag), _overrides(opts)
+    plain, swapped, est = mg.plain, mg.swapped, mg.used
+    how = (f"{mg.method}, t interval, on the hands after a pilot of {mg.pilot:,} "
+           f"pairs that chose it" if mg.pilot else
+           f"plain hands (fewer than {int(MIN_PILOT / PILOT_SHARE):,} pairs: no "
+           "pilot), t interval")  # fmt: skip
+    res.add("A", preset, over, pol, "dealer_margin", est.estimate, est.low, est.high,
+            est.n, how, factor=mg.factor, pilot_pairs=mg.pilot)  # fmt: skip
+    res.add("A", preset, over, pol, "dealer_margin:plain", plain.estimate, plain.low,
+            plain.high, plain.n, "plain hands, t interval")  # fmt: skip
+    res.add("A", preset, over, pol, "dealer_margin:swapped", swapped.estimate,
+            swapped.low, swapped.high, swapped.n,
+            "duplicate deals alone (seats' cards exchanged), t interval")  # fmt: skip
+    for r in (mg.dup, mg.cv):
+        e = r.estimate
+        key = "duplicates" if r.method == "duplicates" else "control_variates"
+        res.add("A", preset, over, pol, f"dealer_margin:{key}", e.estimate, e.low,
+                e.high, e.n, f"{r.method}, t interval (every hand; descriptive)",
+                factor=r.factor)  # fmt: skip
+    return mg
 
 
 # --------------------------------------------------------------------------- part B
@@ -825,6 +849,10 @@ def write_a(
         "describe the data, they do not choose. A factor f means the interval is as narrow "
         "as f times as many plain hands would give.",
         "",
+        "`escoba+opening_fifteen_to-first_player` is `escoba` under the other reading of its "
+        "opening take: an opening table of fifteen goes to the first player's side instead of "
+        "the dealer's (docs/rules.md §9); under the kernel policies only.",
+        "",
     ]
     rows = []
     for m in margins:
@@ -838,7 +866,7 @@ def write_a(
         ])  # fmt: skip
     L += _table(["preset", "policy", "plain", "duplicates", "control variates", "used",
                  "sign"], rows)  # fmt: skip
-    labels = list(PRESETS)
+    labels = list(dict.fromkeys([*PRESETS, *(m.preset for m in margins)]))  # then readings
     series = []
     for tag in POLICY_TAGS:
         vals: list[tuple[float, float, float] | None] = []
@@ -1265,7 +1293,8 @@ def fifteen_headlines(
 
     strong = ("expert", SEARCH)
     out = []
-    for preset in FIFTEEN_PRESETS:
+    readings = [m.preset for m in margins if m.preset not in PRESETS]
+    for preset in (*FIFTEEN_PRESETS, *dict.fromkeys(readings)):
         for tag in strong:
             got = [m for m in margins if m.preset == preset and m.tag == tag]
             if got:
