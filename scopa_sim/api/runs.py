@@ -65,8 +65,12 @@ class Run:
         return self._run.rows
 
     def hands(self) -> pl.LazyFrame:
-        """The run's hands, one row each, lazily, with the pinned schema (docs/record.md)."""
-        return self._run.scan()
+        """The run's hands, one row each, lazily, with the pinned schema (docs/record.md):
+        the stored columns only (the analysis adds derived ones, such as each side's
+        four-sevens point, to its own scan)."""
+        from scopa_sim.data.dataset import schema
+
+        return self._run.scan().select(list(schema()))
 
     def by_role(self) -> pl.LazyFrame:
         """The run's hands as a tidy frame by role (the dealer's side, the first player's
