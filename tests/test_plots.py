@@ -221,3 +221,16 @@ def test_every_other_kind_of_figure_is_readable(figures: list[Figure]) -> None:
     assert len(figures) == 5
     for fig in figures:
         check_readable(fig)
+
+
+def test_wrap_keeps_an_option_name_and_its_value_whole() -> None:
+    """A long ``name=value`` word is split after its ``=``, never inside a word."""
+    from scopa_sim.analysis.plots import wrap
+
+    text = "escoba = opening_fifteen_to=first_player primiera=escoba_sevens"
+    lines = wrap(text, 24).split("\n")
+    assert "opening_fifteen_to=" in lines and "first_player" in lines
+    assert all(len(line) <= 24 for line in lines)
+    assert wrap("a b", 30) == "a b"
+    # a piece with nothing to split at is still cut to the width
+    assert max(len(line) for line in wrap("x" * 50, 20).split("\n")) == 20

@@ -8,6 +8,7 @@ threads and never leak open windows.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,9 +40,22 @@ CATEGORY_CHARS = 64
 
 
 def wrap(text: str, width: int = LABEL_CHARS) -> str:
-    """``text`` on lines of at most ``width`` characters, broken at spaces (a word
-    longer than the width is split only where it has no space at all)."""
-    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+    """``text`` on lines of at most ``width`` characters, broken at spaces.
+
+    A word longer than the width (a rule option such as
+    ``opening_fifteen_to=first_player``) is first split after its ``=`` or ``,``, so that
+    a name and its value stay whole; only a piece still too long is cut mid-word.
+    """
+    words = [piece for word in text.split() for piece in _pieces(word, width)]
+    return "\n".join(textwrap.wrap(" ".join(words), width, break_on_hyphens=False)) or text
+
+
+def _pieces(word: str, width: int) -> list[str]:
+    """``word``, or its parts split after each ``=`` or ``,`` when it is longer than
+    ``width``."""
+    if len(word) <= width:
+        return [word]
+    return [part for part in re.split(r"(?<=[=,])", word) if part]
 
 
 def _lines(labels: Sequence[str]) -> int:
