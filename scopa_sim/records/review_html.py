@@ -9,9 +9,9 @@ import html
 import math
 from collections.abc import Sequence
 
-from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.game.cards import RANKS, SUITS
 from scopa_sim.records.review import LABELS, THRESHOLDS, HandReview, Review, Summary
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 SYMBOL = {"D": "\u2666", "H": "\u2665", "C": "\u2663", "S": "\u2660"}
 SUIT_TITLE = {"D": "denari", "H": "coppe", "C": "bastoni", "S": "spade"}
