@@ -35,6 +35,7 @@ from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
 from scopa_sim.board.positions import (
     field,
+    only,
     game_state,
     game_view,
     new_game,
@@ -65,7 +66,7 @@ DEFAULT_POLICY = "eval"
 DEFAULT_EVALUATOR = "eval"
 STATIC = files("scopa_sim.board") / "static"
 _PAGE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_LOOPBACK = {"127.0.0.1", "localhost", "[::1]", "::1"}
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "[::1]"})
 
 
 class TooLarge(BoardError):
@@ -90,7 +91,9 @@ async def _body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
-async def _json(request: Request) -> dict[str, Any]:
+async def _json(request: Request, *allowed: str) -> dict[str, Any]:
+    """The request's JSON object, with no field but ``allowed`` (a misspelt field is an
+    error, not a default silently used)."""
     raw = await _body(request, MAX_BODY)
     try:
         doc = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
@@ -102,6 +105,7 @@ async def _json(request: Request) -> dict[str, Any]:
         raise BoardError(f"the request body is not JSON: {e}") from None
     if not isinstance(doc, dict):
         raise BoardError("the request body must be a JSON object")
+    only(doc, allowed, "the request")
     return doc
 
 
@@ -166,7 +170,7 @@ class Board:
 
     async def position(self, request: Request) -> dict[str, Any]:
         """A position's view (validated): what the page draws before any analysis."""
-        doc = await _json(request)
+        doc = await _json(request, "position")
         pos = position_of(field(doc, "position", dict))
         state = pos.state
         out = view(state, reveal=pos.reveal)
@@ -176,7 +180,7 @@ class Board:
     async def analyse(self, request: Request) -> dict[str, Any]:
         """Start (or replace) the page's analysis: every legal play valued by ``policy``
         in stages (:func:`scopa_sim.board.work.stages`)."""
-        doc = await _json(request)
+        doc = await _json(request, "page", "position", "policy", "seed")
         page = _page(doc)
         pos = position_of(field(doc, "position", dict))
         spec = PolicySpec.parse(field(doc, "policy", str, DEFAULT_POLICY))
@@ -200,7 +204,7 @@ class Board:
 
     async def holdings(self, request: Request) -> dict[str, Any]:
         """Start the page's "what can they hold" for a position under a belief model."""
-        doc = await _json(request)
+        doc = await _json(request, "page", "position", "model", "seed")
         page = _page(doc)
         pos = position_of(field(doc, "position", dict))
         model = field(doc, "model", str, "fit")
@@ -220,7 +224,7 @@ class Board:
 
     async def record_open(self, request: Request) -> dict[str, Any]:
         """The hands of a record file the user names by its path."""
-        doc = await _json(request)
+        doc = await _json(request, "path")
         path = field(doc, "path", str)
         return record_hands(read_record(path), path)
 
@@ -236,12 +240,12 @@ class Board:
 
     async def record_frames(self, request: Request) -> dict[str, Any]:
         """Every position of one recorded hand, to step through."""
-        doc = await _json(request)
+        doc = await _json(request, "text")
         return record_frames(field(doc, "text", str))
 
     async def review(self, request: Request) -> dict[str, Any]:
         """Start the review of one recorded hand (labels, points lost, the curve)."""
-        doc = await _json(request)
+        doc = await _json(request, "page", "text", "name", "line", "evaluator", "seed")
         page = _page(doc)
         text = field(doc, "text", str)
         record_frames(text)  # checked here: a broken record is a 400 now, not a failed job
@@ -253,18 +257,19 @@ class Board:
         return self.jobs.start(page, "review", [stage]).as_dict()
 
     async def play_new(self, request: Request) -> dict[str, Any]:
-        game = new_game(await _json(request))
+        fields = ("preset", "rules", "policy", "seed", "human", "match")
+        game = new_game(await _json(request, *fields))
         return {"game": game, **game_view(game_state(game))}
 
     async def play_state(self, request: Request) -> dict[str, Any]:
         """A game after its plays (the human's last one checked legal)."""
-        doc = await _json(request)
+        doc = await _json(request, "game")
         game = field(doc, "game", dict)
         return {"game": game, **game_view(game_state(game))}
 
     async def play_bot(self, request: Request) -> dict[str, Any]:
         """Start the bot's decision in a game where a bot is to play."""
-        doc = await _json(request)
+        doc = await _json(request, "page", "game")
         game = game_state(field(doc, "game", dict))
         if not game.bot_to_play:
             raise BoardError("no bot is to play in this game now")
@@ -275,7 +280,7 @@ class Board:
     async def puzzles(self, request: Request) -> dict[str, Any]:
         """Start drawing puzzles from a folder of records: every hand reviewed, each
         mistake and blunder a puzzle."""
-        doc = await _json(request)
+        doc = await _json(request, "page", "folder", "limit", "evaluator", "seed")
         folder = field(doc, "folder", str)
         limit = field(doc, "limit", int, 40)
         if not 1 <= limit <= MAX_PUZZLE_HANDS:
@@ -380,10 +385,12 @@ async def _server_error(request: Request, exc: Exception) -> Response:
     return _error(500, f"internal error: {type(exc).__name__}")
 
 
-def create_app(jobs: Jobs | None = None, hosts: frozenset[str] | None = None) -> Starlette:
+def create_app(
+    jobs: Jobs | None = None, hosts: frozenset[str] | None = frozenset(_LOOPBACK)
+) -> Starlette:
     """The board's app over ``jobs`` (a new :class:`Jobs` of one worker by default);
-    ``hosts``: the host names a request may name (None: any, for a non-loopback
-    ``--host``). The jobs' workers stop with the app (its lifespan)."""
+    ``hosts``: the host names a request may name (default: loopback names; None: any,
+    for a non-loopback ``--host``). The jobs' workers stop with the app (its lifespan)."""
     jobs = jobs or Jobs(1, work.warm)
     b = Board(jobs)
     routes = [
@@ -449,13 +456,13 @@ class Guard:
 
 def loopback(host: str) -> bool:
     """Whether ``host`` is a loopback address (the board's default)."""
-    return host in _LOOPBACK or host.startswith("127.")
+    return host in _LOOPBACK or host == "::1" or host.startswith("127.")
 
 
 def allowed_hosts(host: str) -> frozenset[str] | None:
     """The host names requests may name when serving on ``host`` (None: any)."""
     if loopback(host):
-        return frozenset({host, *_LOOPBACK} - {"::1"})
+        return _LOOPBACK | {f"[{host}]" if ":" in host else host}
     return None
 
 

@@ -39,6 +39,7 @@ from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import (
     check_lines,
+    check_record,
     decode_hand,
     hand_record,
     position_from_record,
@@ -51,6 +52,11 @@ MAX_TEXT = 2_000
 MAX_LINE = 64_000
 #: The most plays a game or record position may list (a hand has at most 40).
 MAX_PLAYS = 40
+#: The fields of a ``cards`` position and of a game description.
+CARD_FIELDS = ("preset", "rules", "hand", "table", "mine", "theirs", "seen", "scope", "totals",
+               "opponent_cards")  # fmt: skip
+GAME_FIELDS = ("preset", "rules", "policy", "seed", "human", "match", "hand_no", "dealer",
+               "totals", "plays")  # fmt: skip
 
 
 # --------------------------------------------------------------------------- fields
@@ -72,6 +78,13 @@ def field(doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...], defau
     if isinstance(value, str) and len(value) > (MAX_LINE if key == "text" else MAX_TEXT):
         raise BoardError(f"field {key!r}: too long ({len(value):,} characters)")
     return value
+
+
+def only(doc: Mapping[str, Any], allowed: tuple[str, ...] | frozenset[str], what: str) -> None:
+    """A BoardError naming the first field of ``doc`` not in ``allowed``."""
+    for key in doc:
+        if key not in allowed:
+            raise BoardError(f"{what}: unknown field {key!r} (fields: {', '.join(allowed)})")
 
 
 def _names(kinds: tuple[type, ...]) -> str:
@@ -145,6 +158,7 @@ def position_of(doc: Mapping[str, Any]) -> Position:
         return Position(position_from_record(spec), True, False)
     if kind == "record":
         body = field(doc, "record", dict)
+        only(body, ("text", "play", "reveal"), "record")
         state = record_position(field(body, "text", str), field(body, "play", int, 0))
         return Position(state, True, field(body, "reveal", bool, True))
     if kind == "game":
@@ -155,6 +169,7 @@ def position_of(doc: Mapping[str, Any]) -> Position:
 
 def cards_position(doc: Mapping[str, Any]) -> HandState:
     """Seat 0's position from the cards it knows, as ``advise --hand ...`` reads it."""
+    only(doc, CARD_FIELDS, "cards")
     rules = rules_of(doc)
     opponent = field(doc, "opponent_cards", int, None)
     if opponent is not None and not 0 <= opponent <= 10:
@@ -173,11 +188,19 @@ def cards_position(doc: Mapping[str, Any]) -> HandState:
 
 
 def parse_line(text: str) -> dict[str, Any]:
-    """One record line as checked by ``replay``'s checker; a RecordError-like message."""
-    summary = check_lines([text], allow_unfinished=True)
-    if summary.errors:
-        raise BoardError(f"not a valid scopa-record/1 hand: {summary.errors[0][1]}")
-    obj: dict[str, Any] = json.loads(text)
+    """One record line, checked on its own by ``replay``'s checker
+    (:func:`~scopa_sim.records.record.check_record`: the match around it is not asked
+    for); a BoardError naming the first violation."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        raise BoardError("not a valid scopa-record/1 hand: malformed JSON") from None
+    try:
+        check_record(obj)
+    except (ScopaError, ValueError, OverflowError) as e:
+        raise BoardError(f"not a valid scopa-record/1 hand: {e}") from None
+    if not isinstance(obj, dict):  # check_record refuses them; for the type checker
+        raise BoardError("not a valid scopa-record/1 hand")
     return obj
 
 
@@ -278,6 +301,7 @@ def view(state: HandState, seat: int | None = None, reveal: bool = False) -> dic
         "match_totals": list(state.match_totals),
         "legal": [str(p) for p in state.legal_plays],
         "rules": rules.as_dict(),
+        "reveal": reveal,
     }
     if rules.opening_fifteen and state.opening:
         doc["opening"] = _cards(state.opening)
@@ -339,6 +363,7 @@ def new_game(doc: Mapping[str, Any]) -> dict[str, Any]:
 
 def game_state(doc: Mapping[str, Any]) -> Game:
     """The state of a game description after its plays (each checked legal)."""
+    only(doc, GAME_FIELDS, "game")
     rules = Rules.from_dict(field(doc, "rules", dict))
     policy = policy_of(doc, "greedy")
     seed = seed_of(doc)

@@ -88,6 +88,8 @@ def warm() -> bool:
     state.push(state.legal_plays[0])
     holdings(state, "fit", 0)
     bot_play(state, "greedy", 0)
+    for dealer in range(state.players):  # the review's priors (cached in the worker)
+        parse_evaluator("eval").prior(state.rules, dealer)
     return True
 
 

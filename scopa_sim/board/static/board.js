@@ -119,7 +119,7 @@ function selectTab(name) {
 let current = null;
 
 function seatName(v, s) {
-  return s === v.seat ? `you (seat ${s})` : `seat ${s}`;
+  return s === v.seat && !v.reveal ? `you (seat ${s})` : `seat ${s}`;
 }
 
 function drawView(v, extra = "") {
