@@ -53,10 +53,15 @@ def served(cwd: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str]]
     )
     try:
         assert proc.stderr is not None
-        line = proc.stderr.readline()
-        m = re.search(r"(http://\S+/)", line)
-        assert m, f"no address announced: {line!r}"
+        said = []
+        while True:  # a warning may come first, then the address
+            said.append(proc.stderr.readline())
+            m = re.search(r"(http://\S+/)", said[-1])
+            assert said[-1], f"no address announced: {said!r}"
+            if m:
+                break
         url = m.group(1)
+        proc.said = said  # type: ignore[attr-defined]
         deadline = time.monotonic() + 60
         while True:  # the server answers once uvicorn runs
             try:

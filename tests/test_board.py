@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 import math
 import time
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from boardkit import make_records
-from starlette.testclient import TestClient
+
+with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; httpx works the same here
+    warnings.simplefilter("ignore", DeprecationWarning)
+    from starlette.testclient import TestClient
 
 from scopa_sim.board import create_app
 from scopa_sim.board import work

@@ -59,6 +59,8 @@ log = logging.getLogger("scopa_sim.board")
 #: The largest JSON body, and the largest record file uploaded or opened (bytes).
 MAX_BODY = 1 << 20
 MAX_UPLOAD = 8 << 20
+#: The largest oversized body read (and dropped) before the 413 is sent.
+DRAIN = 64 << 20
 #: The most hands a folder's puzzles are drawn from (each is reviewed: about 1 s).
 MAX_PUZZLE_HANDS = 200
 #: The default analysis policy: the evaluator ``review`` and ``advise --policy eval`` use.
@@ -78,16 +80,22 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 async def _body(request: Request, limit: int) -> bytes:
-    """The request's body, refused (413) past ``limit`` bytes, however it is sent."""
+    """The request's body, refused (413) past ``limit`` bytes, however it is sent. An
+    oversized body up to :data:`DRAIN` bytes is read to its end and dropped first, so
+    that the client, still sending, gets the answer rather than a reset connection."""
     size = request.headers.get("content-length")
-    if size is not None and (not size.isdecimal() or int(size) > limit):
-        raise TooLarge(f"the request is too large (at most {limit:,} bytes)")
+    too_large = TooLarge(f"the request is too large (at most {limit:,} bytes)")
+    if size is not None and (not size.isdecimal() or int(size) > DRAIN):
+        raise too_large
     chunks, total = [], 0
     async for chunk in request.stream():
         total += len(chunk)
-        if total > limit:
-            raise TooLarge(f"the request is too large (at most {limit:,} bytes)")
-        chunks.append(chunk)
+        if total > DRAIN:
+            raise too_large
+        if total <= limit:
+            chunks.append(chunk)
+    if total > limit:
+        raise too_large
     return b"".join(chunks)
 
 
