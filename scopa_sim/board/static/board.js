@@ -183,12 +183,13 @@ let analysisJob = null;
 function drawValues(res, job) {
   if (!res) return;
   const unit = res.values === "hand_margin" ? "expected margin" : res.values.replace(/_/g, " ");
-  let html = `<tr><th>play</th><th>${esc(unit)}</th><th>95% CI</th><th>n</th><th></th></tr>`;
+  let html = `<tr><th>play</th><th>${esc(unit)}</th><th>95% CI</th><th>n</th></tr>`;
   for (const p of res.plays) {
     const ci = p.interval === "95%" ? `[${num(p.ci_low)}, ${num(p.ci_high)}]` : esc(p.interval);
-    html += `<tr class="${p.chosen ? "best" : ""}"><td>${play(p.play)}</td>` +
+    const mark = p.chosen ? ' <span class="bestmark">\u2605 best</span>' : "";
+    html += `<tr class="${p.chosen ? "best" : ""}"><td>${play(p.play)}${mark}</td>` +
       `<td class="num">${num(p.mean_margin, 3)}</td><td class="num">${ci}</td>` +
-      `<td class="num">${p.n}</td><td>${p.chosen ? '<span class="bestmark">\u2605 best</span>' : ""}</td></tr>`;
+      `<td class="num">${p.n}</td></tr>`;
   }
   $("values").innerHTML = html;
   $("values").dataset.final = job.status === "done" ? "1" : "0";
@@ -389,7 +390,14 @@ function goto(k) {
   }
   $("step-play").innerHTML = next;
   for (const row of $("decisions").querySelectorAll("tr[data-play]")) {
-    row.classList.toggle("current", Number(row.dataset.play) === step);
+    const here = Number(row.dataset.play) === step;
+    row.classList.toggle("current", here);
+    if (here) { // keep the row in view inside its box (not by scrolling the page)
+      const box = row.closest(".scroll");
+      if (row.offsetTop < box.scrollTop || row.offsetTop + row.offsetHeight > box.scrollTop + box.clientHeight) {
+        box.scrollTop = row.offsetTop - box.clientHeight / 2;
+      }
+    }
   }
   $("step-prev").disabled = step === 0;
   $("step-first").disabled = step === 0;
@@ -417,13 +425,13 @@ function drawReview(r) {
     `${num(hr.skill[s])}`).join("; ");
   $("review-status").innerHTML = `review (${esc(r.evaluator)}, seed ${r.seed}): ${esc(res)}`;
   $("curve").innerHTML = r.plot;
-  let html = "<tr><th>#</th><th>seat</th><th>chosen (value)</th><th>best (value)</th>" +
+  let html = "<tr><th>play #</th><th>chosen (value)</th><th>best (value)</th>" +
     "<th>loss (95% CI)</th><th>label</th></tr>";
   for (const d of r.decisions) {
-    const ci = d.interval === "95%" ? ` [${num(d.loss_ci[0])}, ${num(d.loss_ci[1])}]` :
-      ` ${esc(d.interval)}`;
-    html += `<tr class="clickable" data-play="${d.play}" tabindex="0"><td class="num">${d.play}</td>` +
-      `<td class="num">${d.seat}</td><td>${play(d.chosen)} ${num(d.chosen_value)}</td>` +
+    const ci = "<br><small>" + (d.interval === "95%" ? `[${num(d.loss_ci[0])}, ` +
+      `${num(d.loss_ci[1])}]` : esc(d.interval)) + "</small>";
+    html += `<tr class="clickable" data-play="${d.play}" tabindex="0"><td class="num">${d.play}` +
+      `<br><small>seat ${d.seat}</small></td><td>${play(d.chosen)} ${num(d.chosen_value)}</td>` +
       `<td>${d.best === d.chosen ? "same" : play(d.best) + " " + num(d.best_value)}</td>` +
       `<td class="num">${d.forced ? "forced" : num(d.loss, 2, false) + ci}</td><td>${label(d.label)}</td></tr>`;
   }
