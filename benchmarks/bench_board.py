@@ -45,8 +45,15 @@ from scopa_sim.records.record import write_records  # noqa: E402
 from scopa_sim.sim.match import play_match  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 
 #: In the page: click ``sel`` and resolve with the milliseconds to the first values on
 #: screen and to the final ones (checked every animation frame).
@@ -56,7 +63,8 @@ MEASURE = """async (sel) => {
   document.querySelector(sel).click();
   const wait = (pred) => new Promise((res, rej) => {
     const check = () => {
-      if (document.querySelector('#message:not([hidden])')) rej(document.querySelector('#message').textContent);
+      const message = document.querySelector('#message:not([hidden])');
+      if (message) rej(message.textContent);
       else if (pred()) res(performance.now() - t0);
       else requestAnimationFrame(check);
     };

@@ -25,7 +25,9 @@ from scopa_sim.sim.match import play_match
 HEADERS = {"X-Scopa-Board": "1", "Content-Type": "application/json"}
 
 
-def make_records(path: Path, seed: int = 1, policies: tuple[str, str] = ("greedy", "random")) -> Path:
+def make_records(
+    path: Path, seed: int = 1, policies: tuple[str, str] = ("greedy", "random")
+) -> Path:
     """One match of ``policies`` as a scopa-record/1 file (a few hands)."""
     rules = Rules.make("scopa")
     specs = [PolicySpec.parse(p) for p in policies]
@@ -87,7 +89,9 @@ def get(url: str) -> Any:
         return json.load(r)
 
 
-def post(url: str, body: Any = None, raw: bytes | None = None, headers: dict | None = None) -> tuple[int, Any]:
+def post(
+    url: str, body: Any = None, raw: bytes | None = None, headers: dict | None = None
+) -> tuple[int, Any]:
     """POST JSON (or ``raw`` bytes); (status, decoded JSON answer), errors included."""
     data = raw if raw is not None else json.dumps(body).encode()
     req = urllib.request.Request(url, data=data, headers=headers or HEADERS, method="POST")

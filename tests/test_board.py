@@ -9,20 +9,15 @@ from __future__ import annotations
 import json
 import math
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from boardkit import make_records
+from starlette.testclient import TestClient
 
-with warnings.catch_warnings():  # Starlette 1.x asks for httpx2; httpx works the same here
-    warnings.simplefilter("ignore", DeprecationWarning)
-    from starlette.testclient import TestClient
-
-from scopa_sim.board import create_app
-from scopa_sim.board import work
+from scopa_sim.board import create_app, work
 from scopa_sim.board.app import MAX_BODY, MAX_UPLOAD
 from scopa_sim.bots.advise import advice_json, advise, position_from_cards
 from scopa_sim.bots.registry import PolicySpec
@@ -263,7 +258,11 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
         ("/api/review", {"text": text, "evaluator": "ismcts"}, "evaluator"),
         ("/api/play/new", {"policy": "nobody"}, "unknown policy"),
         ("/api/play/state", {"game": {"rules": {}, "plays": ["KK"]}}, ""),
-        ("/api/play/bot", {"game": {"rules": Rules.make("scopa").as_dict(), "dealer": 1}}, "no bot"),
+        (
+            "/api/play/bot",
+            {"game": {"rules": Rules.make("scopa").as_dict(), "dealer": 1}},
+            "no bot",
+        ),
         ("/api/puzzles", {"folder": str(tmp_path / "none")}, "not a folder"),
         ("/api/puzzles", {"folder": str(records.parent), "limit": 0}, "limit"),
         ("/api/job/nope/cancel", {}, "no job"),

@@ -35,10 +35,10 @@ from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
 from scopa_sim.board.positions import (
     field,
-    only,
     game_state,
     game_view,
     new_game,
+    only,
     position_of,
     record_frames,
     record_hands,
@@ -298,8 +298,12 @@ class Board:
         seed = seed_of(doc)
         hands = folder_hands(folder, limit)
         stages = [
-            Stage(work.puzzles_of_hand, (t, name, line, evaluator, seed), 1.0,
-                  f"reviewing {Path(name).name} line {line}")  # fmt: skip
+            Stage(
+                work.puzzles_of_hand,
+                (t, name, line, evaluator, seed),
+                1.0,
+                f"reviewing {Path(name).name} line {line}",
+            )
             for name, line, t in hands
         ]
         return self.jobs.start(_page(doc), "puzzles", stages, merge=_concat).as_dict()
@@ -421,6 +425,7 @@ def create_app(
         Route("/api/puzzles", api(b.puzzles), methods=["POST"]),
         Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
     ]
+
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         jobs.pool()  # the worker starts and loads the kernels while the page loads

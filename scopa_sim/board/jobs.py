@@ -179,9 +179,9 @@ class Jobs:
             return job
         job.status = "cancelled"
         fut = job.future
-        if fut is not None and not fut.done() and not fut.cancel():
-            if job.running is None or not job.running.cheap:
-                self._restart()
+        running = fut is not None and not fut.done() and not fut.cancel()
+        if running and (job.running is None or not job.running.cheap):
+            self._restart()
         return job
 
     def _forget(self) -> None:

@@ -60,7 +60,9 @@ GAME_FIELDS = ("preset", "rules", "policy", "seed", "human", "match", "hand_no",
 
 
 # --------------------------------------------------------------------------- fields
-def field(doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any = ...) -> Any:
+def field(
+    doc: Mapping[str, Any], key: str, kind: type | tuple[type, ...], default: Any = ...
+) -> Any:
     """``doc[key]`` of type ``kind`` (``default`` when absent, if given); a BoardError
     naming the field otherwise. Booleans are not integers here."""
     if not isinstance(doc, Mapping):

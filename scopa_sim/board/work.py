@@ -74,7 +74,7 @@ def stages(spec: PolicySpec) -> list[PolicySpec]:
     for fraction in STAGE_FRACTIONS:
         budget = max(least, math.floor(full * fraction))
         if budget < full and all(dict(s.params)[key] != str(budget) for s in out):
-            params = tuple((k, v) for k, v in spec.params if k != key) + ((key, str(budget)),)
+            params = (*((k, v) for k, v in spec.params if k != key), (key, str(budget)))
             out.append(dataclasses.replace(spec, params=params))
     return [*out, spec]
 
@@ -119,9 +119,7 @@ def holdings(state: HandState, model: str, seed: int) -> dict[str, Any]:
         k = b.hand_size(s)
         if s in b.seats:
             masks = b.parts[:, s]
-            cards = {
-                card_name(c): float(b.weights[(masks >> c) & 1 == 1].sum()) for c in unseen
-            }
+            cards = {card_name(c): float(b.weights[(masks >> c) & 1 == 1].sum()) for c in unseen}
         else:  # no evidence about this seat: each unseen card equally likely
             cards = {card_name(c): k / len(unseen) for c in unseen}
         seats.append(

@@ -292,4 +292,4 @@ def to_html(review: Review) -> str:
     )
 
 
-__all__ = ["CARD_CSS", "COLOURS", "SYMBOL", "SUIT_TITLE", "card_html", "margin_plot", "to_html"]
+__all__ = ["CARD_CSS", "COLOURS", "SUIT_TITLE", "SYMBOL", "card_html", "margin_plot", "to_html"]
