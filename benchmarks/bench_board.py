@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from scopa_sim.bots.registry import PolicySpec  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
 from scopa_sim.records.record import write_records  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.sim.match import play_match  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -96,8 +97,14 @@ def positions(path: Path, n: int) -> list[str]:
 
 def start(cwd: Path) -> tuple[subprocess.Popen[str], str]:
     exe = Path(sys.executable).parent / "scopa-sim"
-    proc = subprocess.Popen([str(exe), "board", "--port", "0"], cwd=cwd, text=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+    proc = subprocess.Popen(
+        [str(exe), "board", "--port", "0"],
+        cwd=cwd,
+        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=P.dies_with_parent(),  # a killed benchmark leaves no board running
+    )
     assert proc.stderr is not None
     m = re.search(r"(http://\S+/)", proc.stderr.readline())
     if not m:
@@ -186,31 +193,34 @@ def main(count: int, policy: str, json_path: str | None, screenshots: str | None
 
     if quick:
         count = 3
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        path = records(folder)
-        todo = positions(path, count + 1)
-        proc, url = start(folder)
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                page = browser.new_page(viewport={"width": 1280, "height": 860})
-                page.goto(url)
-                page.wait_for_selector("body[data-ready='1']")
-                page.fill("#policy", policy)
-                load_before = os.getloadavg()
-                times = []
-                for spec in todo:
-                    page.fill("#f-advise", spec)
-                    first, last = page.evaluate(MEASURE, "#load-advise")
-                    times.append({"position": Path(spec).name, "first_s": first / 1000,
-                                  "final_s": last / 1000})  # fmt: skip
-                load_after = os.getloadavg()
-                shots = shoot(page, Path(screenshots), path, url, browser) if screenshots else []
-                browser.close()
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(30)
+    with P.interrupt_on_sigterm():  # noqa: SIM117 - the form tests/test_pool.py checks
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            path = records(folder)
+            todo = positions(path, count + 1)
+            proc, url = start(folder)
+            try:
+                with sync_playwright() as pw:
+                    browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                    page = browser.new_page(viewport={"width": 1280, "height": 860})
+                    page.goto(url)
+                    page.wait_for_selector("body[data-ready='1']")
+                    page.fill("#policy", policy)
+                    load_before = os.getloadavg()
+                    times = []
+                    for spec in todo:
+                        page.fill("#f-advise", spec)
+                        first, last = page.evaluate(MEASURE, "#load-advise")
+                        times.append({"position": Path(spec).name, "first_s": first / 1000,
+                                      "final_s": last / 1000})  # fmt: skip
+                    load_after = os.getloadavg()
+                    shots = (
+                        shoot(page, Path(screenshots), path, url, browser) if screenshots else []
+                    )
+                    browser.close()
+            finally:
+                proc.send_signal(signal.SIGTERM)
+                proc.wait(30)
     counted = times[1:]
     first = [t["first_s"] for t in counted]
     final = [t["final_s"] for t in counted]
