@@ -129,6 +129,7 @@ def shoot(page: Any, folder: Path, path: Path, url: str, browser: Any) -> list[s
         pg.screenshot(path=str(folder / name), full_page=False)
         names.append(name)
 
+    page.set_viewport_size({"width": 1280, "height": 1000})
     page.goto(url)
     page.wait_for_selector("body[data-ready='1']")
     page.fill("#f-hand", "7D 3S KH")
@@ -139,6 +140,7 @@ def shoot(page: Any, folder: Path, path: Path, url: str, browser: Any) -> list[s
     page.wait_for_selector("#values[data-final='1']", timeout=120_000)
     page.click("#hold")
     page.wait_for_selector("#holdings .marg", timeout=60_000)
+    page.evaluate("window.scrollTo(0, 0)")
     save("board-position.png")
     page.click("#tab-game")
     page.fill("#rec-path", str(path))

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 from boardkit import make_records
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from scopa_sim.board import create_app, work
@@ -185,7 +187,7 @@ def test_the_review_of_a_hand_is_review_s(client: TestClient, records: Path) -> 
 
 
 def test_a_hand_against_greedy_to_the_end(client: TestClient) -> None:
-    doc = post(client, "/api/play/new", {"policy": "greedy", "seed": 5})
+    doc = post(client, "/api/play/new", {"policy": "greedy", "seed": 5, "match": True})
     game = doc["game"]
     while not doc["view"]["over"]:
         if doc["bot_to_play"]:
@@ -203,6 +205,10 @@ def test_a_hand_against_greedy_to_the_end(client: TestClient) -> None:
     assert sum(rec["score"][0].values()) >= 0 and doc["totals_after"] == rec["totals_after"]
     frames = post(client, "/api/record/frames", {"text": doc["record"]})  # reviewable
     assert len(frames["frames"]) == 37
+    nxt = doc["next_hand"]  # no side reached 11 in one hand: the match goes on
+    assert nxt["hand_no"] == 1 and nxt["dealer"] == 1 - game["dealer"]
+    doc = post(client, "/api/play/state", {"game": {**game, **nxt, "plays": []}})
+    assert doc["view"]["match_totals"] == rec["totals_after"] and doc["view"]["plays_made"] == 0
 
 
 def test_puzzles_are_the_review_s_mistakes(client: TestClient, records: Path) -> None:
@@ -302,3 +308,51 @@ def test_only_the_package_s_static_files_are_served(client: TestClient) -> None:
         assert client.get(path).status_code == 404, path
     assert client.get("/etc/passwd").status_code == 404
     assert client.get("/cards.css").text.startswith(".c {")  # the review page's cards
+
+
+# Any JSON at all, in the fields each endpoint reads (hypothesis): never a 500.
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+_FIELDS = {
+    "/api/position": ["position"],
+    "/api/analyse": ["page", "position", "policy", "seed"],
+    "/api/holdings": ["page", "position", "model", "seed"],
+    "/api/record/open": ["path"],
+    "/api/record/frames": ["text"],
+    "/api/review": ["page", "text", "name", "line", "evaluator", "seed"],
+    "/api/play/new": ["preset", "rules", "policy", "seed", "human", "match"],
+    "/api/play/state": ["game"],
+    "/api/play/bot": ["page", "game"],
+    "/api/puzzles": ["page", "folder", "limit", "evaluator", "seed"],
+}
+_POSITIONS = st.fixed_dictionaries(
+    {
+        "cards": st.dictionaries(
+            st.sampled_from(
+                ["hand", "table", "mine", "scope", "rules", "preset", "opponent_cards", "totals"]
+            ),
+            _json_values | st.sampled_from(["7D 3S", "AS", "", "scopa"]),
+        )
+    }
+)
+
+
+@given(data=st.data())
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_no_json_makes_a_server_error(client: TestClient, data: st.DataObject) -> None:
+    path = data.draw(st.sampled_from(sorted(_FIELDS)))
+    keys = data.draw(st.lists(st.sampled_from(_FIELDS[path]), unique=True))
+    body = {
+        k: data.draw(_POSITIONS | _json_values if k == "position" else _json_values) for k in keys
+    }
+    r = client.post(path, json=body, headers=H)
+    assert r.status_code < 500, (path, body, r.text)
+    if r.status_code >= 400:
+        assert set(r.json()) == {"error"}
