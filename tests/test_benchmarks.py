@@ -209,3 +209,10 @@ def test_bench_ab(tmp_path: Path) -> None:
     res = doc["results"]["solver"]
     assert res["pairs"] == 2 and len(res["ratios"]) == 2 and res["same_results"]
     assert res["ratio_median"] > 0
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no Chromium (.ci/run)")
+def test_bench_board(tmp_path: Path) -> None:
+    doc = _run("bench_board.py", "--quick", out=tmp_path / "b.json")
+    assert doc["positions"] == 3 and len(doc["times"]) == 4
+    assert 0 < doc["first_median_s"] <= doc["final_median_s"]
