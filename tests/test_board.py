@@ -352,7 +352,19 @@ def test_no_json_makes_a_server_error(client: TestClient, data: st.DataObject) -
     body = {
         k: data.draw(_POSITIONS | _json_values if k == "position" else _json_values) for k in keys
     }
-    r = client.post(path, json=body, headers=H)
+    # Python's json writes NaN and infinities as NaN / Infinity, which are not JSON: the
+    # server must refuse them like any other junk (the client's json= would not send them)
+    text = json.dumps(body)
+    r = client.post(path, content=text, headers={**H, "content-type": "application/json"})
     assert r.status_code < 500, (path, body, r.text)
     if r.status_code >= 400:
         assert set(r.json()) == {"error"}
+
+
+def test_non_json_numbers_are_refused(client: TestClient) -> None:
+    """NaN and Infinity (which Python's json writes, but JSON has not) are a 400."""
+    for text in ('{"policy": Infinity}', '{"seed": NaN}', '{"seed": -Infinity}'):
+        r = client.post(
+            "/api/analyse", content=text, headers={**H, "content-type": "application/json"}
+        )
+        assert r.status_code == 400 and set(r.json()) == {"error"}, (text, r.text)

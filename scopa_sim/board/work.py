@@ -116,18 +116,12 @@ def holdings(state: HandState, model: str, seed: int) -> dict[str, Any]:
     for s in range(state.players):
         if s == b.seat or not b.hand_size(s):
             continue
-        k = b.hand_size(s)
-        if s in b.seats:
-            masks = b.parts[:, s]
-            cards = {card_name(c): float(b.weights[(masks >> c) & 1 == 1].sum()) for c in unseen}
-        else:  # no evidence about this seat: each unseen card equally likely
-            cards = {card_name(c): k / len(unseen) for c in unseen}
         seats.append(
             {
                 "seat": s,
-                "cards": k,
+                "cards": b.hand_size(s),
                 "weighed": s in b.seats,
-                "marginals": cards,
+                "marginals": b.card_probabilities(s),
                 "holdings": [{"hand": str(h), "p": p} for h, p in b.holdings(s, TOP_HOLDINGS)],
                 "plays_like": b.type_posterior(s) if s in b.seats else {},
             }
