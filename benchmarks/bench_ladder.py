@@ -514,6 +514,10 @@ def git_commit() -> str | None:
 
 
 def fmt_ci(m: dict) -> str:
+    """A margin and its 95% CI, or "no CI" from fewer deal pairs than an interval needs
+    (``--quick``'s handful: :data:`scopa_sim.stats.inference.MIN_SAMPLES`)."""
+    if not (math.isfinite(m["ci_low"]) and math.isfinite(m["ci_high"])):
+        return f"{m['mean_margin']:+.3f} (no CI)"
     return f"{m['mean_margin']:+.3f} [{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
 
 

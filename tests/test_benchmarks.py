@@ -4,6 +4,7 @@ its JSON. Speed is never asserted (see benchmarks/); only that the scripts work.
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from scopa_sim.game.rules import PRESETS
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
 
@@ -81,7 +83,10 @@ def test_bench_ladder_quick(tmp_path: Path) -> None:
     assert {"ismcts rollout=expert", "ismcts horizon=4,c=1,rollout=expert"} <= families
     assert rows["greedy"]["mean_margin"] == 0 and rows["greedy"]["deals"] == 0
     for r in doc["ladder"]:
-        assert r["ci_low"] <= r["mean_margin"] <= r["ci_high"]
+        if r["deals"] >= MIN_SAMPLES or r["policy"] == "greedy":
+            assert r["ci_low"] <= r["mean_margin"] <= r["ci_high"]
+        else:  # --quick plays a handful of deal pairs: too few for an interval
+            assert math.isnan(r["ci_low"]) and math.isnan(r["ci_high"])
         assert r["cost_ms_per_move"] > 0 and r["hands_per_s_one_core"] > 0
     cheapest = min(doc["ladder"], key=lambda r: r["cost_ms_per_move"])
     assert cheapest["on_frontier"]
