@@ -433,8 +433,8 @@ def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[floa
         sst = yy_k - 2 * ybar * xty_k[0] + n_k * ybar * ybar
         sse_all += sse
         sst_all += sst
-        per.append(1 - sse / sst if sst > 0 else math.nan)
-    return 1 - sse_all / sst_all, per
+        per.append(float(1 - sse / sst) if sst > 0 else math.nan)
+    return float(1 - sse_all / sst_all), per
 
 
 def luck_features(ds: DealSides, lo: int, hi: int) -> np.ndarray:

@@ -149,6 +149,65 @@ def redeal(config: SimConfig, match: np.ndarray, hand: np.ndarray, dealer: np.nd
     return Deals(rules, out[:, 0].copy(), out[:, 1:].reshape(-1, rounds, n), d)
 
 
+# --------------------------------------------------------------------------- deal columns
+
+_CARD_NAMES = np.array([card_name(c) for c in range(40)])
+
+
+def mask_cards(masks: np.ndarray, k: int) -> np.ndarray:
+    """The names of the ``k`` cards of each mask (every mask holds exactly ``k``), in card
+    order (denari first): an ``(n, k)`` string array."""
+    b = ((masks[:, None] >> np.arange(40)[None, :]) & 1).astype(bool)
+    _rows, cols = np.nonzero(b)
+    if cols.size != masks.shape[0] * k:
+        raise ValueError(f"mask_cards: not every mask holds {k} cards")
+    return _CARD_NAMES[cols].reshape(-1, k)
+
+
+def deal_column_names(rules: Rules) -> list[str]:
+    """The columns :func:`deal_columns` gives, in order: ``table`` (the opening table's
+    mask), ``seat{s}_deal{r}`` (seat ``s``'s cards of deal ``r``, from 1), each followed by
+    its ``..._cards`` (the card names)."""
+    names = ["table", "table_cards"]
+    for r in range(1, deal_rounds(rules) + 1):
+        for s in range(rules.players):
+            names += [f"seat{s}_deal{r}", f"seat{s}_deal{r}_cards"]
+    return names
+
+
+def deal_columns_expr(config: SimConfig) -> pl.Expr:
+    """A struct of the deal columns (:func:`deal_column_names`) of each row of the run of
+    ``config``, dealt again from the row's ``match``, ``hand`` and ``dealer``: masks as
+    Int64, card names as lists of text."""
+    import polars as pl
+
+    rules = config.rules
+    names = deal_column_names(rules)
+    dtype = pl.Struct({n: pl.List(pl.String) if n.endswith("_cards") else pl.Int64 for n in names})
+
+    def compute(s: pl.Series) -> pl.Series:
+        df = s.struct.unnest()
+        d = redeal(config, df["match"].to_numpy(), df["hand"].to_numpy(), df["dealer"].to_numpy())
+        cols: list[pl.Series] = []
+        sizes = popcount(d.hands[:1].reshape(-1)) if len(d) else np.zeros(0, np.int64)
+        masks = [(d.table, rules.table_cards)] + [
+            (d.hands[:, r, seat], int(sizes[r * rules.players + seat]))
+            for r in range(d.hands.shape[1])
+            for seat in range(rules.players)
+        ]
+        for (mask, k), name in zip(masks, names[::2], strict=True):
+            cols.append(pl.Series(name, mask, dtype=pl.Int64))
+            cards = mask_cards(mask, k) if len(d) else np.zeros((0, k), dtype=str)
+            cols.append(pl.Series(f"{name}_cards", cards).cast(pl.List(pl.String)))
+        return pl.struct(cols, eager=True).alias("deal")
+
+    return (
+        pl.struct(["match", "hand", "dealer"])
+        .map_batches(compute, return_dtype=dtype, is_elementwise=True)
+        .alias("deal")
+    )
+
+
 # --------------------------------------------------------------------------- features
 
 
@@ -336,11 +395,14 @@ __all__ = [
     "check_feature",
     "class_codes",
     "classes",
+    "deal_column_names",
+    "deal_columns_expr",
     "deal_rounds",
     "deck_cards",
     "feature_expr",
     "hand_class",
     "is_feature",
+    "mask_cards",
     "parse_feature",
     "popcount",
     "ranks_text",
