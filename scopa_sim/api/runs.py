@@ -80,7 +80,7 @@ class Run:
             return lf
         from scopa_sim.sim.deals import deal_columns_expr
 
-        return lf.with_columns(deal_columns_expr(self.config)).unnest("deal").select(pl.all())
+        return lf.with_columns(deal_columns_expr(self.config)).unnest("deal")
 
     def by_role(self) -> pl.LazyFrame:
         """The run's hands as a tidy frame by role (the dealer's side, the first player's

@@ -197,8 +197,11 @@ def deal_columns_expr(config: SimConfig) -> pl.Expr:
         ]
         for (mask, k), name in zip(masks, names[::2], strict=True):
             cols.append(pl.Series(name, mask, dtype=pl.Int64))
-            cards = mask_cards(mask, k) if len(d) else np.zeros((0, k), dtype=str)
-            cols.append(pl.Series(f"{name}_cards", cards).cast(pl.List(pl.String)))
+            if k and len(d):
+                cards = pl.Series(f"{name}_cards", mask_cards(mask, k))
+                cols.append(cards.cast(pl.List(pl.String)))
+            else:  # no card (scopone-scientifico's table), or no row
+                cols.append(pl.Series(f"{name}_cards", [[]] * len(d), dtype=pl.List(pl.String)))
         return pl.struct(cols, eager=True).alias("deal")
 
     return (
