@@ -209,3 +209,10 @@ def test_bench_ab(tmp_path: Path) -> None:
     res = doc["results"]["solver"]
     assert res["pairs"] == 2 and len(res["ratios"]) == 2 and res["same_results"]
     assert res["ratio_median"] > 0
+
+
+def test_bench_deals(tmp_path: Path) -> None:
+    doc = _run("bench_deals.py", "--hands", "20000", "--workers", "1", out=tmp_path / "d.json")
+    values = _positive(doc["results"])
+    assert values["deal function, hands/s on one core"] > 0
+    assert doc["hands"] == 20000 and doc["settebello_first_deal"]["estimate"] > 0
