@@ -47,6 +47,8 @@ Z = 1.959963984540054
 CHUNK = 1 << 18
 #: Folds of the luck share's cross-validation.
 FOLDS = 10
+#: Hands the luck share needs (ten a fold).
+MIN_LUCK_HANDS = 10 * FOLDS
 #: The most hands the luck share's fit uses (its cost grows with the square of its
 #: features): the first ones of the run.
 LUCK_HANDS = 1_000_000
@@ -465,8 +467,8 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
             hi = min(n, lo + CHUNK)
             yield luck_features(ds, lo, hi), ds.margin[lo:hi]
 
-    if n < 10 * FOLDS:
-        raise AnalysisError(f"too few hands for the luck share ({n}; at least {10 * FOLDS})")
+    if n < MIN_LUCK_HANDS:
+        raise AnalysisError(f"too few hands for the luck share ({n}; at least {MIN_LUCK_HANDS})")
     r2, per = cv_r2(chunks)
     ok = [p for p in per if math.isfinite(p)]
     sd = float(np.std(ok, ddof=1)) if len(ok) > 1 else math.nan
@@ -502,6 +504,7 @@ __all__ = [
     "FOLDS",
     "LUCK_METHOD",
     "MIN_CELL",
+    "MIN_LUCK_HANDS",
     "CardValue",
     "CardValues",
     "ClassCell",

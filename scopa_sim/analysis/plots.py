@@ -517,6 +517,12 @@ def class_margin_plot(
     fig = Figure(figsize=(8.0, 2.8 * n + 0.8), layout="constrained")
     axes = fig.subplots(n, 1, squeeze=False)[:, 0]
     for ax, (name, cells) in zip(axes, panels, strict=True):
+        if not cells:
+            ax.text(0.5, 0.5, "no class has enough hands for a number", ha="center",
+                    va="center", transform=ax.transAxes)  # fmt: skip
+            ax.set_xticks([])
+            ax.set_title(wrap(name, 80), fontsize="medium")
+            continue
         x = np.arange(1, len(cells) + 1)
         est = np.array([c.estimate for c in cells])
         low = np.array([c.low for c in cells])

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from scopa_sim.analysis import deals as DV
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis.analyze import Run, open_run
-from scopa_sim.analysis.study.report import Results, _ci, _header, _table, _tag_name, _verdict
+from scopa_sim.analysis.study.report import Results, _ci, _header, _table, _tag_name
 from scopa_sim.errors import AnalysisError
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
@@ -87,11 +87,12 @@ def compute(
                     cv = DV.card_values(ds, deal)
                     out.values.append(cv)
                     _value_rows(res, cv)
-            luck = DV.luck_share(ds)
+            luck = _luck(ds)
             out.luck.append((preset, tag, luck))
             res.add("D", preset, {}, run.config.policies[0], "luck_share", luck.estimate,
                     luck.low, luck.high, luck.hands, luck.method, features=luck.features,
-                    folds=list(luck.folds))  # fmt: skip
+                    folds=[_num(f) for f in luck.folds],
+                    too_few=not math.isfinite(luck.estimate))  # fmt: skip
             if tag == "expert" and Rules.make(preset).players == 2:
                 for table in (DV.opening_hands(ds), DV.opening_tables(ds)):
                     (out.hands if table.what == "hand" else out.tables).append(table)
@@ -109,6 +110,18 @@ def compute(
                 "policy (seat 0; each match's first dealer drawn at random); Wilson 95% CI",
                 stronger=run.config.policies[0], weaker=run.config.policies[1])  # fmt: skip
     return out, res
+
+
+def _luck(ds: DV.DealSides) -> DV.LuckShare:
+    """The run's luck share, or a share without a number when it has too few hands for
+    the cross-validation (a search run of a tiny study)."""
+    if ds.n < DV.MIN_LUCK_HANDS:
+        return DV.LuckShare(math.nan, math.nan, math.nan, (), ds.n, 0)
+    return DV.luck_share(ds)
+
+
+def _num(x: float) -> float | None:
+    return x if math.isfinite(x) else None
 
 
 def _value_rows(res: Results, cv: DV.CardValues) -> None:
@@ -133,6 +146,8 @@ def _class_rows(res: Results, t: DV.ClassTable) -> None:
 
 
 def _pct(x: DV.LuckShare) -> str:
+    if not math.isfinite(x.estimate):
+        return f"too few hands (fewer than {DV.MIN_LUCK_HANDS})"
     return _ci(100 * x.estimate, 100 * x.low, 100 * x.high, 1, False) + " %"
 
 
@@ -205,7 +220,17 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
                              "Card values, scopa under expert",
                              "margin points per hand to the side dealt it")  # fmt: skip
         L += [f"![card values]({png.name})", ""]
+    figs = []
+    for preset in dict.fromkeys(cv.preset for cv in d.values):
+        panels = [(f"{cv.policy}, first deal ({cv.hands:,} hands)", cv.grid()) for cv in d.values
+                  if cv.preset == preset and cv.deal == "first"]  # fmt: skip
+        png = P.card_heatmap(panels, folder / f"card-values-{preset}.png",
+                             f"Card values, {preset}, first deal",
+                             "margin points per hand to the side dealt it")  # fmt: skip
+        figs.append(f"[`{preset}`]({png.name})")
     L += ["### Every preset and kernel policy", "",
+          "Heatmaps of the first deal's values under each kernel policy: " + ", ".join(figs)
+          + ".", "",
           "The settebello's value, the most and the least valuable card (first deal), and "
           "the largest CI half-width; every card's value is in `card-values.csv` and "
           "`results.json`.", ""]  # fmt: skip
@@ -296,17 +321,29 @@ def _luck_section(d: PartD) -> list[str]:
           "match's first dealer drawn at random; Wilson 95% CI): a plain measure of how much "
           "skill decides a match.", ""]  # fmt: skip
     rows = [[_tag_name(s), _tag_name(w), _ci(w_.estimate, w_.low, w_.high, 3, False),
-             f"{w_.n:,}", _verdict(w_.low - 0.5, w_.high - 0.5)]
+             f"{w_.n:,}", _half(w_)]
             for s, w, w_ in d.strength]  # fmt: skip
     L += _table(["stronger", "weaker", "P(stronger wins)", "matches", "against 0.5"], rows)
     return [*L, ""]
 
 
-def write_report(d: PartD, folder: Path, head: list[str]) -> Path:
-    """``part-d/report.md`` with its figures and CSV tables."""
+def _half(p: S.Proportion) -> str:
+    """What a proportion's interval allows against one half."""
+    if not (math.isfinite(p.low) and math.isfinite(p.high)):
+        return "no interval"
+    if p.low > 0.5:
+        return "above 0.5"
+    if p.high < 0.5:
+        return "below 0.5"
+    return "**CI includes 0.5: too wide to conclude**"
+
+
+def write_report(d: PartD, folder: Path, head: list[str], sizes: str = "") -> Path:
+    """``part-d/report.md`` with its figures and CSV tables: the header, the conclusion in
+    a sentence, the sample sizes, then each section."""
     folder.mkdir(parents=True, exist_ok=True)
     c = conclusion(d)
-    L = [*head, f"**{c[0].upper()}{c[1:]}.**", ""]
+    L = [*head, f"**{c[0].upper()}{c[1:]}.**", ""] + ([sizes, ""] if sizes else [])
     L += _values_section(d, folder)
     L += _classes_section(d, folder)
     L += _luck_section(d)
@@ -400,12 +437,13 @@ def write_part_d(
     d, res = compute(plan, dirs, say)
     cmd = f"scopa-sim study --part D --scale {scale_name} --seed {seed} --out {out}"
     head = _header(TITLE, scale_name, seed, cmd)
-    head += [f"Sample sizes: {scale.deal_hands:,} hands of `scopa` under `expert` (its own "
-             "run); part A's plain runs for the other presets and policies (their hands are "
-             f"given with each figure); {scale.strength_matches:,} matches of `expert` against "
-             f"`greedy` and {scale.search_strength_matches:,} of search against `expert`.",
-             ""]  # fmt: skip
-    md = write_report(d, out / "part-d", head)
+    sizes = (
+        f"Sample sizes: {scale.deal_hands:,} hands of `scopa` under `expert` (its own run); "
+        "part A's plain runs for the other presets and policies (their hands are given with "
+        f"each figure); {scale.strength_matches:,} matches of `expert` against `greedy` and "
+        f"{scale.search_strength_matches:,} of search against `expert`."
+    )
+    md = write_report(d, out / "part-d", head, sizes)
     readme = out / "README.md"
     merge_readme(readme, readme_block(d, md, out), f"scopa-sim study ({scale_name} scale, "
                  f"seed {seed})")  # fmt: skip
