@@ -303,7 +303,10 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
         L += [f"### `{t.preset}`: opening tables ({t.hands:,} hands; {len(cells)} classes "
               f"with a number, {few} too few)", ""]  # fmt: skip
         L += _table(["table class", "dealer's margin", "hands"], [_cell(c) for c in shown])
-        L += [""]
+        png = P.class_margin_plot([("dealer", cells)], folder / f"opening-tables-{t.preset}.png",
+                                  f"{t.preset} under {t.policy}: margin by opening table class",
+                                  "dealer's margin, points per hand")  # fmt: skip
+        L += ["", f"![opening tables]({png.name})", ""]
         _csv(folder / f"opening-tables-{t.preset}.csv", ["class", "role", "hands", "margin",
              "ci_low", "ci_high"], [[c.key, c.role, c.hands, c.estimate, c.low, c.high]
              for c in t.cells])  # fmt: skip
