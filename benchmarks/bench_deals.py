@@ -47,6 +47,7 @@ from scopa_sim.bots.registry import seat_policies  # noqa: E402
 from scopa_sim.data.run import SimConfig  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
 from scopa_sim.sim import deals as DL  # noqa: E402
+from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.sim.duplicate import swap_permutation  # noqa: E402
 from scopa_sim.sim.executors import local_executor  # noqa: E402
 from scopa_sim.sim.simulate import simulate  # noqa: E402
@@ -134,4 +135,5 @@ def main(hands: int, seed: int, workers: int, json_path: str | None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with P.interrupt_on_sigterm():  # kill PID stops it (and its pool) as Ctrl-C does
+        main()
