@@ -440,7 +440,8 @@ def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[floa
 
 
 def luck_features(ds: DealSides, lo: int, hi: int) -> np.ndarray:
-    """The luck share's design matrix for hands ``lo .. hi - 1`` (:data:`LUCK_METHOD`)."""
+    """The luck share's design matrix for the hands from ``lo`` to ``hi - 1``
+    (:data:`LUCK_METHOD`)."""
     cards = ds.cards
     d1, f1, da, fa = ds.d1[lo:hi], ds.f1[lo:hi], ds.dall[lo:hi], ds.fall[lo:hi]
     parts = [
