@@ -36,6 +36,7 @@ LAZY_COMMANDS = {
     "review": "scopa_sim_cli.review_cmd:review_cmd",
     "equity": "scopa_sim_cli.equity_cmd:equity_cmd",
     "warm": "scopa_sim_cli.warm_cmd:warm_cmd",
+    "board": "scopa_sim_cli.board_cmd:board_cmd",
 }
 
 

@@ -14,16 +14,17 @@ from scopa_sim.bots.advise import (
     check_advisor,
     describe,
     interval_kind,
+    json_number,
     position_from_cards,
 )
-from scopa_sim.bots.base import MIN_SAMPLES
-from scopa_sim.bots.belief import Belief, belief, describe_belief
+from scopa_sim.bots.belief import belief, belief_json, describe_belief
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.cards import CardSet
 from scopa_sim.records.record import opening_line, position_from_record
 from scopa_sim.sim.pool import interruptible
 from scopa_sim.sim.tournament import Sprt, ladder, run_tournament
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 from .options import (
     COUNT_MAX,
@@ -188,7 +189,7 @@ def advise_cmd(
     if as_json:
         doc = advice_json(result, spec, bot, seed)
         if shown is not None:
-            doc["belief"] = _belief_json(shown)
+            doc["belief"] = belief_json(shown)
         json.dump(doc, sys.stdout, indent=2)
         click.echo()
         return
@@ -224,23 +225,6 @@ def advise_cmd(
                    "plays seen):")  # fmt: skip
         for line in describe_belief(shown):
             click.echo(f"  {line}")
-
-
-def _belief_json(b: Belief) -> dict:
-    """The belief of ``advise --belief --json``: per other seat holding cards, its most
-    likely hands (top 10) and the posterior over the model's channels."""
-    seats = {}
-    for s in range(b.observations.rules.players):
-        if s == b.seat or not b.hand_size(s):
-            continue
-        seats[str(s)] = {
-            "cards": b.hand_size(s),
-            "weighed": s in b.seats,
-            "holdings": [{"hand": str(h), "p": p} for h, p in b.holdings(s, 10)],
-            "plays_like": b.type_posterior(s),
-        }
-    return {"model": b.model.name if b.model else "uniform", "method": b.method,
-            "plays_seen": b.observations.plays, "seats": seats}  # fmt: skip
 
 
 @click.command()
@@ -346,13 +330,13 @@ def tournament_cmd(
                     "b": x.b,
                     "deal_pairs": x.deal_pairs,
                     "margin": x.margin.mean,
-                    "margin_ci": [x.margin.low, x.margin.high],
+                    "margin_ci": [json_number(x.margin.low), json_number(x.margin.high)],
                     "wins": x.wins,
                     "draws": x.draws,
                     "losses": x.losses,
                     "score": x.score,
                     "elo": x.elo,
-                    "elo_ci": [x.elo_low, x.elo_high],
+                    "elo_ci": [json_number(x.elo_low), json_number(x.elo_high)],
                     "sprt_llr": x.sprt_llr,
                     "sprt_verdict": x.sprt_verdict,
                 }
@@ -365,11 +349,16 @@ def tournament_cmd(
         return
     click.echo(f"rules {preset} ({r.digest()}), seed {seed}; each deal played twice, sides swapped")
     for x in results:
+        if x.margin.estimated:
+            margin_ci = f"95% CI [{x.margin.low:+.3f}, {x.margin.high:+.3f}]"
+            elo_ci = f" [{x.elo_low:+.0f}, {x.elo_high:+.0f}]"
+        else:
+            margin_ci = f"no CI (not estimated from fewer than {MIN_SAMPLES} deal pairs)"
+            elo_ci = ""
         click.echo(
-            f"{x.a} vs {x.b}: {x.margin.mean:+.3f} points per hand, 95% CI "
-            f"[{x.margin.low:+.3f}, {x.margin.high:+.3f}] over {x.deal_pairs} deal pairs; "
-            f"W/D/L {x.wins}/{x.draws}/{x.losses}, Elo {x.elo:+.0f} "
-            f"[{x.elo_low:+.0f}, {x.elo_high:+.0f}]"
+            f"{x.a} vs {x.b}: {x.margin.mean:+.3f} points per hand, {margin_ci} over "
+            f"{x.deal_pairs} deal pairs; W/D/L {x.wins}/{x.draws}/{x.losses}, "
+            f"Elo {x.elo:+.0f}{elo_ci}"
         )
         if x.sprt_llr is not None and test is not None:
             lo, hi = test.bounds

@@ -12,7 +12,9 @@ import click
 
 from scopa_sim.analysis.advantage import MAX_HANDS, first_player_advantage
 from scopa_sim.analysis.conclusions import advantage_conclusion
+from scopa_sim.bots.advise import json_number
 from scopa_sim.sim.pool import Terminated
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 from .options import (
     PathArg,
@@ -80,12 +82,13 @@ def advantage(
     click.echo(f"rules {preset} ({r.digest()}), policy {pol}, {hands:,} hands, seed {seed}")
     click.echo("points per hand by position (mean ± 95% CI half-width, normal approximation):")
     for p, e in enumerate(res.by_position):
-        click.echo(f"  {_position_name(p, r.players):<13} {e.mean:.4f} ± {e.half_width:.4f}")
+        spread = f"± {e.half_width:.4f}" if e.estimated else "(no CI)"
+        click.echo(f"  {_position_name(p, r.players):<13} {e.mean:.4f} {spread}")
     m = res.dealer_margin
-    click.echo(
-        f"dealer minus first player: {m.mean:+.4f} points per hand, "
-        f"95% CI [{m.low:+.4f}, {m.high:+.4f}] (paired per hand)"
-    )
+    ci = f"95% CI [{m.low:+.4f}, {m.high:+.4f}]" if m.estimated else "no CI"
+    click.echo(f"dealer minus first player: {m.mean:+.4f} points per hand, {ci} (paired per hand)")
+    if not m.estimated:
+        click.echo(f"intervals not estimated: from fewer than {MIN_SAMPLES} hands no CI is given")
     click.echo(f"time {res.seconds:.2f} s ({hands / res.seconds:,.0f} hands/s)")
 
 
@@ -93,7 +96,13 @@ def _est(e: object) -> dict[str, float]:
     from scopa_sim.stats.inference import Estimate
 
     assert isinstance(e, Estimate)
-    return {"mean": e.mean, "se": e.se, "low": e.low, "high": e.high, "n": e.n}
+    return {
+        "mean": e.mean,
+        "se": json_number(e.se),
+        "low": json_number(e.low),
+        "high": json_number(e.high),
+        "n": e.n,
+    }
 
 
 @click.command()

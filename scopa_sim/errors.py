@@ -73,3 +73,8 @@ class WorkerError(ScopaError):
 class FileError(ScopaError):
     """A file that cannot be read or written (a full disk, a missing directory, a device
     where a file was expected, a file too large to be what it claims)."""
+
+
+class BoardError(ScopaError):
+    """A request the analysis board (``scopa-sim board``) cannot serve: a malformed body,
+    a missing or mistyped field, a file too large, too much work queued."""

@@ -391,6 +391,41 @@ def test_advise_shows_the_belief(record: str) -> None:
         assert res.output.strip().splitlines()[-1].startswith("Error:")
 
 
+def test_card_probabilities_are_the_holdings_marginals(record: str) -> None:
+    """Each unseen card's probability of being in a hand is the total probability of
+    the holdings containing it (all of them listed), they add up to the hand's size, and
+    a seat the belief does not weigh gets the uniform share; the notebook API's
+    ``advise(belief=...)`` returns the command's JSON."""
+    from scopa_sim.game.cards import card_name, parse_card
+    from scopa_sim.records.record import position_from_record
+
+    pos = f"{record}:1:9"
+    state = position_from_record(pos)
+    b = belief(state, "fit")
+    opp = 1 - b.seat
+    marg = b.card_probabilities(opp)
+    assert list(marg) == [card_name(c) for c in b.unseen.cards()]
+    for name, p in marg.items():
+        card = parse_card(name)
+        direct = sum(q for h, q in b.holdings(opp) if card in h)
+        assert abs(p - direct) < 1e-12
+    assert abs(sum(marg.values()) - b.hand_size(opp)) < 1e-9
+    assert max(marg.values()) > b.hand_size(opp) / len(marg)  # the evidence moved it
+    fresh = belief(HandState.deal(Rules.make("scopa"), seed=1), "fit")
+    flat = fresh.card_probabilities(1 - fresh.seat)
+    assert len(flat) == 33 and set(flat.values()) == {3 / 33}  # 40 - own 3 - table 4
+
+    import scopa_sim
+
+    got = scopa_sim.advise(position=pos, policy="pimc:worlds=4", belief="fit")
+    assert got.belief is not None and got.to_dict()["belief"] == got.belief
+    seat = got.belief["seats"][str(opp)]
+    assert seat["card_probabilities"] == pytest.approx(marg)
+    assert scopa_sim.advise(position=pos, policy="pimc:worlds=4").belief is None
+    with pytest.raises(scopa_sim.ScopaError, match="--belief 'nope'"):
+        scopa_sim.advise(position=pos, policy="pimc:worlds=4", belief="nope")
+
+
 def test_review_shows_the_belief(record: str) -> None:
     """review --belief adds the deciding seat's likely holdings to its decisions (JSON and
     text), and nothing without it."""

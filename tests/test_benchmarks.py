@@ -216,3 +216,10 @@ def test_bench_deals(tmp_path: Path) -> None:
     values = _positive(doc["results"])
     assert values["deal function, hands/s on one core"] > 0
     assert doc["hands"] == 20000 and doc["settebello_first_deal"]["estimate"] > 0
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no Chromium (.ci/run)")
+def test_bench_board(tmp_path: Path) -> None:
+    doc = _run("bench_board.py", "--quick", out=tmp_path / "b.json")
+    assert doc["positions"] == 3 and len(doc["times"]) == 4
+    assert 0 < doc["first_median_s"] <= doc["final_median_s"]

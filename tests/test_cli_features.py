@@ -141,3 +141,29 @@ def test_tournament_progress_on_standard_error() -> None:
     for quiet in (["--quiet"], ["--progress", "--quiet"], []):
         res = CliRunner().invoke(cli, [*args, "--deals", "3", *quiet])
         assert res.exit_code == 0 and "deal pairs (" not in res.stderr
+
+
+def test_too_few_deal_pairs_or_hands_give_no_interval() -> None:
+    """From fewer than MIN_SAMPLES deal pairs (tournament) or hands (advantage) no normal
+    interval is printed or written (JSON null), only the estimate; at MIN_SAMPLES it is."""
+    from scopa_sim.stats.inference import MIN_SAMPLES
+
+    args = ["tournament", "--policy", "greedy", "--policy", "random"]
+    few = CliRunner().invoke(cli, [*args, "--deals", "3", "--json"])
+    assert few.exit_code == 0, few.output
+    pairing = json.loads(few.stdout)["pairings"][0]
+    assert pairing["margin_ci"] == [None, None] and pairing["elo_ci"] == [None, None]
+    text = CliRunner().invoke(cli, [*args, "--deals", "3"]).output
+    assert "no CI (not estimated from fewer than 10 deal pairs)" in text and "nan" not in text
+    enough = CliRunner().invoke(cli, [*args, "--deals", str(MIN_SAMPLES), "--json"])
+    pairing = json.loads(enough.stdout)["pairings"][0]
+    assert all(isinstance(x, float) for x in pairing["margin_ci"] + pairing["elo_ci"])
+
+    adv = ["advantage", "--policy", "random", "--hands"]
+    got = json.loads(CliRunner().invoke(cli, [*adv, "5", "--json"]).stdout)
+    assert got["dealer_margin"]["low"] is None and got["dealer_margin"]["n"] == 5
+    assert all(p["high"] is None for p in got["points_by_position"])
+    text = CliRunner().invoke(cli, [*adv, "5"]).output
+    assert "no CI" in text and "nan" not in text and "with no interval" in text
+    got = json.loads(CliRunner().invoke(cli, [*adv, str(MIN_SAMPLES), "--json"]).stdout)
+    assert isinstance(got["dealer_margin"]["low"], float)

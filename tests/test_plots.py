@@ -232,5 +232,9 @@ def test_wrap_keeps_an_option_name_and_its_value_whole() -> None:
     assert "opening_fifteen_to=" in lines and "first_player" in lines
     assert all(len(line) <= 24 for line in lines)
     assert wrap("a b", 30) == "a b"
+    # a run name: split after its '+', then the option after its '-'
+    run = wrap("escoba+opening_fifteen_to-first_player").split("\n")
+    assert run == ["escoba+opening_fifteen_to-", "first_player"], run
+    assert wrap("scopa-4-solo") == "scopa-4-solo"  # short words are never split
     # a piece with nothing to split at is still cut to the width
     assert max(len(line) for line in wrap("x" * 50, 20).split("\n")) == 20

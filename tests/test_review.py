@@ -15,7 +15,6 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim import _engine as K
-from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator
 from scopa_sim.bots.registry import PolicyError, PolicySpec
 from scopa_sim.bots.search import SolverBot
@@ -41,6 +40,7 @@ from scopa_sim.records.review import (
 )
 from scopa_sim.records.review_html import to_html
 from scopa_sim.sim.match import play_match
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 SMALL = "eval:worlds=16"
 

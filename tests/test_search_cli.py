@@ -10,11 +10,11 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 from scopa_sim.bots.advise import PositionError, position_from_cards
-from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.game.cards import CardSet
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.tournament import Sprt, elo_of_score, ladder, play_pairing
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 P = CardSet.parse
 

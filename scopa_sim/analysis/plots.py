@@ -9,7 +9,6 @@ threads and never leak open windows.
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -44,19 +43,37 @@ def wrap(text: str, width: int = LABEL_CHARS) -> str:
     """``text`` on lines of at most ``width`` characters, broken at spaces.
 
     A word longer than the width (a rule option such as
-    ``opening_fifteen_to=first_player``) is first split after its ``=`` or ``,``, so that
-    a name and its value stay whole; only a piece still too long is cut mid-word.
+    ``opening_fifteen_to=first_player``, a run name such as
+    ``escoba+opening_fifteen_to-first_player``) is first split after its ``=``, ``,`` or
+    ``+``, then a piece still too long after its ``-``, so that a name and its value stay
+    whole; only a piece longer still is cut mid-word.
     """
-    words = [piece for word in text.split() for piece in _pieces(word, width)]
-    return "\n".join(textwrap.wrap(" ".join(words), width, break_on_hyphens=False)) or text
+    lines: list[str] = []
+    line = ""
+    for word in text.split():
+        for i, piece in enumerate(_pieces(word, width)):
+            glue = "" if i or not line else " "  # the pieces of a word join without a space
+            if line and len(line) + len(glue) + len(piece) <= width:
+                line += glue + piece
+                continue
+            if line:
+                lines.append(line)
+            while len(piece) > width:
+                lines.append(piece[:width])
+                piece = piece[width:]
+            line = piece
+    if line:
+        lines.append(line)
+    return "\n".join(lines) or text
 
 
-def _pieces(word: str, width: int) -> list[str]:
-    """``word``, or its parts split after each ``=`` or ``,`` when it is longer than
-    ``width``."""
-    if len(word) <= width:
+def _pieces(word: str, width: int, marks: tuple[str, ...] = ("=,+", "-")) -> list[str]:
+    """``word``, or when it is longer than ``width`` its parts split after each of the
+    first ``marks`` characters, each part still too long split after the next ones."""
+    if len(word) <= width or not marks:
         return [word]
-    return [part for part in re.split(r"(?<=[=,])", word) if part]
+    parts = [part for part in re.split(f"(?<=[{re.escape(marks[0])}])", word) if part]
+    return [piece for part in parts for piece in _pieces(part, width, marks[1:])]
 
 
 def _lines(labels: Sequence[str]) -> int:

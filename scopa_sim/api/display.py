@@ -58,10 +58,11 @@ class Estimate:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """JSON-ready (an undefined bound, as with one observation, is None)."""
-        return {k: _finite(v) for k, v in vars(self).items()}
+        return {k: json_finite(v) for k, v in vars(self).items()}
 
 
-def _finite(x: float | int) -> float | int | None:
+def json_finite(x: float | int) -> float | int | None:
+    """A number for JSON: None for NaN or an infinity (as the commands write them)."""
     return None if isinstance(x, float) and not math.isfinite(x) else x
 
 

@@ -21,6 +21,7 @@ from scopa_sim.api.display import (
     esc,
     est_cells,
     fmt,
+    json_finite,
     make_rules,
     one_line_errors,
     table,
@@ -80,6 +81,16 @@ class Advice:
     def chosen(self) -> str:
         """The play the policy chose."""
         return next(p.play for p in self.plays if p.chosen)
+
+    @property
+    def belief(self) -> dict[str, Any] | None:
+        """With ``advise(..., belief=MODEL)``: per other seat its most likely hands,
+        each unseen card's probability of being in it and how it seems to play
+        (:func:`scopa_sim.bots.belief.belief_json`); else None."""
+        import copy
+
+        got = self.doc.get("belief")
+        return copy.deepcopy(got) if got is not None else None
 
     def to_dict(self) -> dict[str, Any]:
         """What ``scopa-sim advise --json`` prints
@@ -160,19 +171,26 @@ def advise(
     totals: tuple[int, int] = (0, 0),
     position: str | None = None,
     policy: str = "ismcts:iterations=20000",
+    belief: str | None = None,
     seed: int = 0,
 ) -> Advice:
     """Rank every legal play of a position by expected point margin, with 95% CIs (the
     ``advise`` command): the position from the cards seat 0 knows (``hand``, ``table``,
     the piles ``mine`` and ``theirs``, other cards ``seen``, ``scope`` so far, match
-    ``totals``), or ``position="FILE.jsonl:LINE:PLAY"`` of a game record."""
+    ``totals``), or ``position="FILE.jsonl:LINE:PLAY"`` of a game record.  ``belief``
+    (``"expert"`` or ``"fit"``, the command's ``--belief``) adds what the other seats may
+    hold under that play model (:attr:`Advice.belief`)."""
     from scopa_sim.bots.advise import advice_json, check_advisor, position_from_cards
     from scopa_sim.bots.advise import advise as library_advise
+    from scopa_sim.bots.belief import belief as library_belief
+    from scopa_sim.bots.belief import belief_json
     from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.records.record import position_from_record
 
     if not isinstance(policy, str):
         raise PolicyError(f"--policy is a policy text such as 'ismcts', not {policy!r}")
+    if belief is not None and belief not in ("expert", "fit"):
+        raise PolicyError(f"--belief {belief!r}: expected 'expert' or 'fit'")
     spec = PolicySpec.parse(policy)
     check_advisor(spec)
     seed = whole("--seed", seed, 0)
@@ -220,6 +238,8 @@ def advise(
     )
     hand_text, table_text = str(state.hand(result.seat)), str(state.table)
     doc = advice_json(result, spec, bot, seed)
+    if belief is not None:
+        doc["belief"] = belief_json(library_belief(state, belief, seed=seed))
     return Advice(str(spec), seed, result.seat, hand_text, table_text, values, plays, state, doc)
 
 
@@ -275,13 +295,13 @@ class Tournament:
                     "b": x.b,
                     "deal_pairs": x.deal_pairs,
                     "margin": x.margin.estimate,
-                    "margin_ci": [x.margin.ci_low, x.margin.ci_high],
+                    "margin_ci": [json_finite(x.margin.ci_low), json_finite(x.margin.ci_high)],
                     "wins": x.wins,
                     "draws": x.draws,
                     "losses": x.losses,
                     "score": x.score,
                     "elo": x.elo,
-                    "elo_ci": list(x.elo_ci),
+                    "elo_ci": [json_finite(v) for v in x.elo_ci],
                     "sprt_llr": x.sprt_llr,
                     "sprt_verdict": x.sprt_verdict,
                 }

@@ -23,6 +23,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 #: The policies jitted into the playout loops, by name: their kernel codes.
 KERNEL_CODES: dict[str, int] = {
@@ -33,16 +34,6 @@ KERNEL_CODES: dict[str, int] = {
 
 #: z of a two-sided 95% normal interval.
 Z95 = 1.959963984540054
-
-#: The fewest samples (worlds, visits) a 95% interval is estimated from.  The intervals
-#: are normal approximations, ``mean +- Z95 * sd / sqrt(n)`` with ``sd`` estimated from
-#: the same ``n`` samples: from 1 sample there is no spread at all, and from few the
-#: estimated spread is itself so uncertain that the interval is too narrow (for normal
-#: data it covers 70% at 2 samples, 88% at 5, 92% at 10, instead of 95%), and a spread
-#: of 0 -- two worlds where a play lost the same 2 points -- is no evidence of none.  So
-#: below this the interval is *not estimated* (NaN bounds, shown as such) and labels
-#: nothing.
-MIN_SAMPLES = 10
 
 
 def interval(mean: float, sd: float, n: int) -> tuple[float, float]:

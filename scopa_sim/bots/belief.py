@@ -43,6 +43,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -50,7 +51,7 @@ from scopa_sim import _engine as K
 from scopa_sim._engine import belief as KB
 from scopa_sim._engine import determinize as KD
 from scopa_sim.errors import PolicyError
-from scopa_sim.game.cards import CardSet
+from scopa_sim.game.cards import CardSet, card_name
 from scopa_sim.game.state import HandState
 
 #: The expert channel's temperature (points) and uniform floor of ``belief=expert``:
@@ -284,6 +285,20 @@ class Belief:
             order = order[:top]
         return [(CardSet(int(uniq[i])), float(probs[i])) for i in order]
 
+    def card_probabilities(self, seat: int) -> dict[str, float]:
+        """For each card ``seat`` may hold (the unseen cards, in card order), the
+        probability that it is in ``seat``'s hand: the hand's size over the unseen cards'
+        number for a seat the belief does not weigh, else the particles' weight holding
+        it.  The probabilities add up to the hand's size."""
+        if seat == self.seat or not 0 <= seat < self.observations.rules.players:
+            raise ValueError(f"seat {seat} is not one of the other seats")
+        cards = self.unseen.cards()
+        if seat not in self.seats:
+            p = self.hand_size(seat) / len(cards) if cards else 0.0
+            return {card_name(c): p for c in cards}
+        masks = self.parts[:, seat]
+        return {card_name(c): float(self.weights[(masks >> c) & 1 == 1].sum()) for c in cards}
+
     def probability(self, hands: Mapping[int, CardSet]) -> float:
         """The probability of the weighed seats holding ``hands`` (exact with method
         ``exact``; the particles' frequency otherwise)."""
@@ -392,6 +407,30 @@ def describe_belief(b: Belief, top: int = 5) -> list[str]:
     return lines
 
 
+def belief_json(b: Belief, top: int = 10) -> dict[str, Any]:
+    """The belief as ``advise --belief --json`` prints it (and the notebook API's
+    :func:`scopa_sim.advise` returns it): per other seat holding cards, its most likely
+    hands (``top``), each unseen card's probability of being in it, and the posterior
+    over the model's channels."""
+    seats = {}
+    for s in range(b.observations.rules.players):
+        if s == b.seat or not b.hand_size(s):
+            continue
+        seats[str(s)] = {
+            "cards": b.hand_size(s),
+            "weighed": s in b.seats,
+            "holdings": [{"hand": str(h), "p": p} for h, p in b.holdings(s, top)],
+            "card_probabilities": b.card_probabilities(s),
+            "plays_like": b.type_posterior(s),
+        }
+    return {
+        "model": b.model.name if b.model else "uniform",
+        "method": b.method,
+        "plays_seen": b.observations.plays,
+        "seats": seats,
+    }
+
+
 __all__ = [
     "BELIEFS",
     "MODELS",
@@ -401,6 +440,7 @@ __all__ = [
     "Channel",
     "Observations",
     "belief",
+    "belief_json",
     "compute_belief",
     "describe_belief",
     "get_model",

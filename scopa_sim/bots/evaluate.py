@@ -91,7 +91,7 @@ def _stream(seed: int, vec: np.ndarray, seat: int) -> int:
 class Loss:
     """Points lost by a play against the best one: the mean paired difference over the
     worlds with its 95% interval (zero width when exact; NaN bounds when not estimated,
-    from too few worlds: :data:`~scopa_sim.bots.base.MIN_SAMPLES`)."""
+    from too few worlds: :data:`~scopa_sim.stats.inference.MIN_SAMPLES`)."""
 
     mean: float
     low: float
@@ -144,7 +144,7 @@ class Evaluation:
     def loss(self, i: int) -> Loss:
         """Points lost by play ``i``: best mean minus its mean, with a 95% interval from
         the per-world paired differences (zero width when exact; not estimated, NaN
-        bounds, from fewer than :data:`~scopa_sim.bots.base.MIN_SAMPLES` worlds)."""
+        bounds, from fewer than :data:`~scopa_sim.stats.inference.MIN_SAMPLES` worlds)."""
         d = self.values[:, self.best] - self.values[:, i]
         mean = float(d.mean())
         if self.exact:

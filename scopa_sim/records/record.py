@@ -175,6 +175,16 @@ def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandS
     return _MatchCursor(rules, match, hand, dealer, after, winner), state
 
 
+def check_record(obj: Any) -> HandState:
+    """Check one record on its own, as :func:`check_hand` does but without the match
+    around it (a hand taken out of its file, as the board shows one): header, deals,
+    plays, score and totals; raise RecordError (or CardError, ValueError). Returns the
+    finished hand."""
+    rules, _match, _hand, dealer, before = _header(obj)
+    state, _after, _winner = _check_content(obj, rules, dealer, before)
+    return state
+
+
 def _header(obj: Any) -> tuple[Rules, int, int, int, list[int]]:
     """Format, rules, match, hand, dealer and totals_before of a record."""
     if not isinstance(obj, dict):

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from scopa_sim.bots.base import MIN_SAMPLES, interval
+from scopa_sim.bots.base import interval
 from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator, final_margins
 from scopa_sim.bots.registry import PolicySpec
@@ -54,6 +54,7 @@ from scopa_sim.errors import ReviewError
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import check_lines, decode_hand, iter_lines
 from scopa_sim.sim import pool as P
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 #: Labels from the mildest, with the smallest loss (points) that earns each, derived from
 #: the losses measured by ``benchmarks/bench_review.py`` (``benchmarks/results/review.json``,
@@ -85,7 +86,7 @@ CURVE_SHARE = 4
 def label_for(mean: float, low: float) -> str | None:
     """The label of a loss: None unless its interval excludes 0 (``low > 0``), then the
     most severe label whose threshold ``mean`` reaches.  An interval that was not
-    estimated (``low`` NaN: too few worlds, :data:`~scopa_sim.bots.base.MIN_SAMPLES`)
+    estimated (``low`` NaN: too few worlds, :data:`~scopa_sim.stats.inference.MIN_SAMPLES`)
     labels nothing."""
     if not (math.isfinite(low) and low > 0):
         return None
@@ -273,7 +274,7 @@ def _num(x: float) -> float | None:
 
 def summarize(who: str, decisions: Sequence[Decision]) -> Summary:
     """Mean loss (95% normal interval over decisions, not estimated -- NaN -- from fewer
-    than :data:`~scopa_sim.bots.base.MIN_SAMPLES`), label counts, accuracy and band of
+    than :data:`~scopa_sim.stats.inference.MIN_SAMPLES`), label counts, accuracy and band of
     the unforced decisions among ``decisions``."""
     graded = [d for d in decisions if not d.forced]
     n = len(graded)

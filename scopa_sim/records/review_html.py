@@ -9,9 +9,9 @@ import html
 import math
 from collections.abc import Sequence
 
-from scopa_sim.bots.base import MIN_SAMPLES
 from scopa_sim.game.cards import RANKS, SUITS
 from scopa_sim.records.review import LABELS, THRESHOLDS, HandReview, Review, Summary
+from scopa_sim.stats.inference import MIN_SAMPLES
 
 SYMBOL = {"D": "\u2666", "H": "\u2665", "C": "\u2663", "S": "\u2660"}
 SUIT_TITLE = {"D": "denari", "H": "coppe", "C": "bastoni", "S": "spade"}
@@ -19,18 +19,9 @@ SUIT_TITLE = {"D": "denari", "H": "coppe", "C": "bastoni", "S": "spade"}
 COLOURS = {None: "#3a8f3a", "inaccuracy": "#d4a017", "mistake": "#e0671b", "blunder": "#c62828"}
 SIDE_COLOURS = ("#1f5fa8", "#b03a2e", "#2e7d32", "#6a1b9a")
 
-CSS = """
-body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; margin: 24px;
-  color: #1d2329; background: #f6f5f1; }
-h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 6px; }
-.meta { color: #55606b; font-size: 13px; margin-bottom: 10px; }
-table { border-collapse: collapse; background: #fff; font-size: 13px; }
-th, td { border-bottom: 1px solid #e3e1da; padding: 4px 7px; text-align: left;
-  vertical-align: middle; }
-th { background: #ecebe5; font-weight: 600; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-tr.forced td { color: #8a9199; }
-.c { display: inline-block; min-width: 25px; padding: 3px 3px 2px; margin: 1px;
+#: How cards, plays and labels are drawn: the styles the board (``scopa-sim board``)
+#: serves too, so that a card looks the same on the review page and on the board.
+CARD_CSS = """.c { display: inline-block; min-width: 25px; padding: 3px 3px 2px; margin: 1px;
   border: 1px solid #9aa3ab; border-radius: 4px; background: #fff; text-align: center;
   font-weight: 700; font-size: 13px; line-height: 15px; box-shadow: 0 1px 0 #cfd4d8; }
 .c b { font-weight: 400; margin-left: 1px; }
@@ -41,13 +32,30 @@ tr.forced td { color: #8a9199; }
 .lab { display: inline-block; padding: 1px 7px; border-radius: 9px; color: #fff;
   font-size: 12px; font-weight: 600; }
 .empty { color: #9aa3ab; }
-.pile { white-space: normal; max-width: 300px; min-width: 150px; }
+"""
+
+CSS = (
+    """
+body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif; margin: 24px;
+  color: #1d2329; background: #f6f5f1; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 18px; margin: 28px 0 6px; }
+.meta { color: #55606b; font-size: 13px; margin-bottom: 10px; }
+table { border-collapse: collapse; background: #fff; font-size: 13px; }
+th, td { border-bottom: 1px solid #e3e1da; padding: 4px 7px; text-align: left;
+  vertical-align: middle; }
+th { background: #ecebe5; font-weight: 600; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.forced td { color: #8a9199; }
+"""
+    + CARD_CSS
+    + """.pile { white-space: normal; max-width: 300px; min-width: 150px; }
 td small { color: #6b747c; font-size: 11px; }
 td.cards, td.nw { white-space: nowrap; }
 .pile .who { color: #55606b; font-size: 11px; margin-right: 3px; }
 .split { margin: 6px 0 10px; font-size: 14px; }
 svg { background: #fff; border: 1px solid #e3e1da; }
 """
+)
 
 
 def _e(text: object) -> str:
@@ -284,4 +292,4 @@ def to_html(review: Review) -> str:
     )
 
 
-__all__ = ["card_html", "margin_plot", "to_html"]
+__all__ = ["CARD_CSS", "COLOURS", "SUIT_TITLE", "SYMBOL", "card_html", "margin_plot", "to_html"]

@@ -21,7 +21,7 @@ from scopa_sim.errors import TournamentError
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import HandPlayer
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.inference import MIN_SAMPLES, Estimate
 
 
 @dataclass(frozen=True)
@@ -234,7 +234,8 @@ def _pairing(
     ps = np.asarray(pair_scores)
     score = float(ps.mean())
     z = NormalDist().inv_cdf(0.975)
-    se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size > 1 else math.nan
+    # no interval from fewer than MIN_SAMPLES deal pairs (as for the margin's Estimate)
+    se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size >= MIN_SAMPLES else math.nan
     return PairingResult(
         a=str(a),
         b=str(b),

@@ -1,0 +1,59 @@
+"""``board``: the analysis board, a local web app (docs/guide/board.md)."""
+
+from __future__ import annotations
+
+import click
+
+from scopa_sim.errors import ScopaError
+from scopa_sim.sim.pool import Terminated
+
+from .options import WORKERS, BadInput
+
+
+@click.command()
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8765,
+    show_default=True,
+    help="Port to serve on (0: any free port; the address is printed).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to serve on. Anything but a loopback address lets other machines use "
+    "the board (and open files on this one by their paths): a warning is printed.",
+)
+@click.option("--open", "open_browser", is_flag=True, help="Open the board in your browser.")
+@click.option(
+    "--workers",
+    type=WORKERS,
+    default=1,
+    show_default=True,
+    help="Worker processes for the evaluations (jobs of several pages run side by side).",
+)
+def board_cmd(port: int, host: str, open_browser: bool, workers: int) -> None:
+    """Serve the analysis board: set up or load a position and see every play's value,
+    step through a recorded game with its review, play the bots, solve puzzles drawn
+    from your mistakes. Stop it with Ctrl-C."""
+    from scopa_sim.board.app import loopback
+    from scopa_sim.board.server import serve
+
+    if not loopback(host):
+        click.echo(
+            f"warning: serving on {host}: anyone who can reach this machine can use the "
+            "board, and open the files of this machine that it can read by their paths",
+            err=True,
+        )
+
+    def announce(url: str) -> None:
+        click.echo(f"scopa-sim board at {url} (Ctrl-C to stop)", err=True)
+
+    try:
+        serve(host, port, open_browser, workers, announce)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
+    except KeyboardInterrupt as e:
+        what = "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
+        click.echo(f"board stopped ({what})", err=True)
