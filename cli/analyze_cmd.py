@@ -24,6 +24,7 @@ from scopa_sim.analysis.analyze import (
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import ScopaError
 from scopa_sim.game.rules import PRESETS
+from scopa_sim.sim.deals import FEATURE_HELP
 from scopa_sim.sim.executors import local_executor
 from scopa_sim.sim.simulate import simulate
 
@@ -56,8 +57,9 @@ def _bad_input() -> Iterator[None]:
     "--by",
     multiple=True,
     metavar="COLUMN",
-    help=f"Group by a column (repeatable): {', '.join(GROUP_KEYS)}. "
-    "Default: one group per run directory.",
+    help=f"Group by a column (repeatable): {', '.join(GROUP_KEYS)}; or by a feature of "
+    "the deal, dealt again from the run's streams (see the guide 'What a deal is worth'): "
+    f"{FEATURE_HELP}. Default: one group per run directory.",
 )
 @click.option(
     "--metric",

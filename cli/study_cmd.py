@@ -128,13 +128,28 @@ def _est(e: object) -> dict[str, float]:
     show_default=True,
     help="Where the simulated datasets go (finished runs are reused).",
 )
+@click.option(
+    "--part",
+    type=click.Choice(["all", "D"]),
+    default="all",
+    show_default=True,
+    help="all: parts A-D; D: part D alone (what a deal is worth), its rows added to OUT's "
+    "results.json and its section to OUT's README, parts A-C left as they are.",
+)
 @workers_option
 @progress_option
 def study(
-    scale: str, seed: int, out: Path, runs_dir: Path, workers: int | None, progress: bool | None
+    scale: str,
+    seed: int,
+    out: Path,
+    runs_dir: Path,
+    part: str,
+    workers: int | None,
+    progress: bool | None,
 ) -> None:
-    """Run the embedded study (every preset, policies, rule options) and write reports."""
-    from scopa_sim.analysis.study.run import run_study
+    """Run the embedded study (every preset, policies, rule options, what a deal is
+    worth) and write reports."""
+    from scopa_sim.analysis.study.run import run_part_d, run_study
 
     bar = Progress(wanted(progress), "study")
 
@@ -148,7 +163,7 @@ def study(
 
     try:
         with bar:
-            run_study(
+            (run_part_d if part == "D" else run_study)(
                 out,
                 runs_dir / scale,
                 scale,

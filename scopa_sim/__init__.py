@@ -2,10 +2,10 @@
 
 ``import scopa_sim`` is cheap: it loads cards, plays, rules and the errors, and neither
 numba nor polars. The notebook API (:mod:`scopa_sim.api`: ``simulate``, ``open_run``,
-``analyze``, ``compare``, ``advantage``, ``advise``, ``tournament``, ``review`` and their
-results) is imported on first use of one of its names (PEP 562), and numba with the
-kernels only when a function first needs them (a simulation, a search, a hand's state,
-:meth:`Rules.to_array`).
+``analyze``, ``compare``, ``advantage``, ``advise``, ``tournament``, ``review``, the deal
+analyses ``card_values`` and its kin, and their results) is imported on first use of one
+of its names (PEP 562), and numba with the kernels only when a function first needs them
+(a simulation, a search, a hand's state, :meth:`Rules.to_array`).
 """
 
 from __future__ import annotations
@@ -32,8 +32,13 @@ if TYPE_CHECKING:
         advantage,
         advise,
         analyze,
+        card_values,
         compare,
+        luck_share,
+        match_wins,
         open_run,
+        opening_hands,
+        opening_tables,
         review,
         simulate,
         tournament,
@@ -77,8 +82,13 @@ __all__ = [
     "advise",
     "analyze",
     "card_name",
+    "card_values",
     "compare",
+    "luck_share",
+    "match_wins",
     "open_run",
+    "opening_hands",
+    "opening_tables",
     "parse_card",
     "parse_cards",
     "review",

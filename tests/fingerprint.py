@@ -152,7 +152,10 @@ def tournament(preset: str, policies: list[str], deals: int, seed: int) -> Calla
 def study(tmp: Path) -> dict[str, Any]:
     out = tmp / "study-small"
     _run(["study", "--scale", "small", "--seed", "0", "--out", str(out)], tmp)
-    return {"results": _json_digest(json.loads((out / "results.json").read_text()))}
+    rows = json.loads((out / "results.json").read_text())
+    # part D (issue 27) was added after these values were taken: parts A-C must not change
+    rows = [r for r in rows if r.get("part") != "D"]
+    return {"results": _json_digest(rows)}
 
 
 def cases(with_study: bool) -> dict[str, Callable]:

@@ -216,6 +216,13 @@ def test_bench_ab(tmp_path: Path) -> None:
     assert res["ratio_median"] > 0
 
 
+def test_bench_deals(tmp_path: Path) -> None:
+    doc = _run("bench_deals.py", "--hands", "20000", "--workers", "1", out=tmp_path / "d.json")
+    values = _positive(doc["results"])
+    assert values["deal function, hands/s on one core"] > 0
+    assert doc["hands"] == 20000 and doc["settebello_first_deal"]["estimate"] > 0
+
+
 @pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no Chromium (.ci/run)")
 def test_bench_board(tmp_path: Path) -> None:
     doc = _run("bench_board.py", "--quick", out=tmp_path / "b.json")

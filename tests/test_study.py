@@ -186,6 +186,9 @@ TINY = S.Scale(
     search_hands_multi=2,
     search_option_hands=2,
     bootstrap=20,
+    deal_hands=3000,
+    strength_matches=60,
+    search_strength_matches=2,
 )
 
 
@@ -194,7 +197,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=8")
     out = tmp_path / "rep"
     files = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
-    assert [f.name for f in files] == ["report.md"] * 3 + ["README.md", "results.json"]
+    assert [f.name for f in files] == ["report.md"] * 4 + ["README.md", "results.json"]
     index = (out / "README.md").read_text()
     assert "ismcts:iterations=8" in index and "`expert`" in index
     b = (out / "part-b" / "report.md").read_text()
@@ -292,6 +295,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     sure = [r for r in effects if r["ci_low"] > 0 or r["ci_high"] < 0]
     assert opening["b"].startswith(f"**{len(sure)} of " if sure else "**No rule variant")
     assert "a match to 11" in opening["c"] and "bootstrap" in opening["c"]
+    _check_part_d(out, rows, index)
     # a second call reuses the finished runs (it would print each run it simulates)
     said: list[str] = []
     again = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
@@ -382,3 +386,58 @@ def test_each_side_s_match_wins_of_three_sides_sum_to_one() -> None:
     assert sides[0] == E.first_mover_win3(outcomes, 11, False, 20, 7)
     assert sum(s.estimate for s in sides) == pytest.approx(1, abs=1e-12)
     assert all(s.low <= s.estimate <= s.high for s in sides)
+
+
+def _check_part_d(out, rows, index) -> None:
+    """Part D (issue 27): its metrics in results.json, its section in the README, its
+    report with the card heatmap and the opening tables."""
+    d = [r for r in rows if r["part"] == "D"]
+    assert {r["metric"] for r in d} == {"card_value", "opening_hand_margin",
+                                        "opening_table_margin", "luck_share",
+                                        "stronger_wins_match"}  # fmt: skip
+    cards = [r for r in d if r["metric"] == "card_value" and r["preset"] == "scopa"
+             and r["policy"] == "expert"]  # fmt: skip
+    assert {r["deal"] for r in cards} == {"first", "any"} and len(cards) == 80
+    assert all(r["n"] == 3000 for r in cards)  # part D's own run of scopa under expert
+    s36 = [r for r in d if r["metric"] == "card_value" and r["preset"] == "scopa-36"]
+    assert s36 and not any(r["card"].startswith("2") for r in s36)  # removed rank: absent
+    hands = [r for r in d if r["metric"] == "opening_hand_margin"]
+    assert {r["role"] for r in hands} == {"first", "dealer"} and all(
+        "hand_class" in r for r in hands
+    )
+    assert {r["preset"] for r in hands} == {p for p in PRESETS if Rules.make(p).players == 2}
+    few = [r for r in hands if r["too_few"]]
+    assert few and all(r["estimate"] is None for r in few)  # too few: never a number
+    luck = {(r["preset"], r["policy"]) for r in d if r["metric"] == "luck_share"}
+    assert ("scopa-3", "greedy") in luck and ("scopa", "ismcts:iterations=8") in luck
+    strong = {r["policy"] for r in d if r["metric"] == "stronger_wins_match"}
+    assert strong == {"expert vs greedy", "ismcts:iterations=8 vs expert"}
+    assert index.count("<!-- part D: begin -->") == 1 and "## Part D" in index
+    report = (out / "part-d" / "report.md").read_text()
+    assert report.startswith("# Part D") and report.splitlines()[4].startswith("**")
+    assert (out / "part-d" / "card-values-scopa-expert.png").is_file()
+    assert (out / "part-d" / "opening-hands-scopa.csv").is_file()
+
+
+def test_part_d_alone_adds_to_a_finished_study(tmp_path, monkeypatch) -> None:
+    """`study --part D` adds part D's rows and README section to an existing study,
+    keeping the other parts' rows and text, and replaces them when run again."""
+    tiny = S.Scale(**{**TINY.__dict__, "fast_hands": 200})
+    monkeypatch.setitem(S.SCALES, "tiny", tiny)
+    monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=8")
+    out = tmp_path / "rep"
+    out.mkdir()
+    (out / "README.md").write_text("# study\n\nparts A-C\n")
+    (out / "results.json").write_text(json.dumps([{"part": "A", "metric": "dealer_margin"}]))
+    RUN.run_part_d(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
+    rows = json.loads((out / "results.json").read_text())
+    assert rows[0] == {"part": "A", "metric": "dealer_margin"} and len(rows) > 100
+    n = len(rows)
+    RUN.run_part_d(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
+    assert len(json.loads((out / "results.json").read_text())) == n  # replaced, not added
+    text = (out / "README.md").read_text()
+    assert text.startswith("# study\n\nparts A-C\n") and text.count("## Part D") == 1
+    # part A's search runs are not simulated for part D alone
+    assert not (tmp_path / "runs" / "scopa-search").exists()
+    assert not any(r["metric"] == "luck_share" and "ismcts" in r["policy"] for r in
+                   json.loads((out / "results.json").read_text()))  # fmt: skip

@@ -16,7 +16,9 @@ re-exports the public names of its modules:
 * :mod:`.step`: the step kernels (deal, legal plays, apply, score, play out);
 * :mod:`.fused`: the fused self-play loop behind ``simulate``;
 * :mod:`.rows`: a run's rows through the step kernels (duplicate deals) and the deal
-  features of the control variates.
+  features of the control variates;
+* :mod:`.deals`: the deals of any rows of a run dealt again (the opening table, each
+  seat's cards at each deal), for the analyses of what a deal is worth.
 
 The search kernels are imported on their own (``from ._engine import ismcts as KI``):
 
@@ -97,6 +99,7 @@ _drop_stale_cache()
 
 from .bits import *  # noqa: E402, F403
 from .capture import *  # noqa: E402, F403
+from .deals import *  # noqa: E402, F403
 from .fused import *  # noqa: E402, F403
 from .layout import *  # noqa: E402, F403
 from .policy import *  # noqa: E402, F403

@@ -137,9 +137,16 @@ def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
     return runs
 
 
-def scan_runs(runs: Sequence[Run]) -> pl.LazyFrame:
-    """The runs' rows as one lazy frame, with a ``run`` column (index into ``runs``)."""
-    frames = [r.scan().with_columns(pl.lit(i, pl.Int32).alias("run")) for i, r in enumerate(runs)]
+def scan_runs(runs: Sequence[Run], features: Sequence[str] = ()) -> pl.LazyFrame:
+    """The runs' rows as one lazy frame, with a ``run`` column (index into ``runs``) and a
+    column per deal feature of ``features`` (:mod:`scopa_sim.sim.deals`: each run's deals
+    dealt again, each feature checked against its rules)."""
+    from scopa_sim.sim import deals as DL
+
+    frames = []
+    for i, r in enumerate(runs):
+        extra = [DL.feature_expr(DL.parse_feature(f, r.config.rules), r.config) for f in features]
+        frames.append(r.scan().with_columns([pl.lit(i, pl.Int32).alias("run"), *extra]))
     lf = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
     policy = pl.concat_str(
         [pl.col(f"policy_{s}") for s in range(D.MAX_SEATS)], separator=",", ignore_nulls=True
@@ -356,9 +363,21 @@ def _jsonable(x: Any) -> Any:
 
 
 def check_by(by: Sequence[str]) -> tuple[str, ...]:
+    """The ``--by`` keys, each a column of :data:`GROUP_KEYS` or a deal feature
+    (:mod:`scopa_sim.sim.deals`, whose syntax is checked here and whose fit to each run's
+    rules when the runs are read); an AnalysisError otherwise."""
+    from scopa_sim.sim import deals as DL
+
     for b in by:
-        if b not in GROUP_KEYS:
-            raise AnalysisError(f"unknown --by column {b!r}; choose from: {', '.join(GROUP_KEYS)}")
+        if b in GROUP_KEYS:
+            continue
+        if DL.is_feature(b):
+            DL.check_feature(b)
+            continue
+        raise AnalysisError(
+            f"unknown --by column {b!r}; choose from: {', '.join(GROUP_KEYS)}, or a deal "
+            f"feature ({DL.FEATURE_HELP})"
+        )
     return tuple(dict.fromkeys(by))
 
 
@@ -407,7 +426,7 @@ def analyze(directories: Sequence[str | Path] | Sequence[Run], by: Sequence[str]
         raise AnalysisError("no run directory given")
     check_distinct(runs)
     keys = check_by(by) or (("run",) if len(runs) > 1 else ())
-    lf = scan_runs(runs)
+    lf = scan_runs(runs, [k for k in keys if k not in GROUP_KEYS])
     hm, mm = hand_metrics(), match_metrics()
     hands = lf.with_columns([e.alias(k) for k, e in hm.items()])
     aggs = [pl.len().alias("__hands"), pl.col("players").max().alias("__players")]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -493,7 +494,71 @@ def equity_heatmap(
     return _save(fig, path)
 
 
+def card_heatmap(
+    grids: Sequence[tuple[str, np.ndarray]], path: str | Path, title: str, label: str
+) -> Path:
+    """Heatmaps of a value per card (one panel per 4 x 10 grid: suits D, H, C, S by ranks
+    A..K, the value written in each cell; NaN cells, absent or too few hands, blank and
+    marked) on one diverging colour scale centred on 0."""
+    from scopa_sim.game.cards import RANKS, SUIT_NAMES
+
+    finite = [np.abs(g[np.isfinite(g)]) for _, g in grids]
+    top = max((float(f.max()) for f in finite if f.size), default=1.0) or 1.0
+    n = len(grids)
+    fig = Figure(figsize=(7.2, 2.6 * n + 0.9), layout="constrained")
+    axes = fig.subplots(n, 1, squeeze=False)[:, 0]
+    im = None
+    for ax, (name, g) in zip(axes, grids, strict=True):
+        im = ax.imshow(np.ma.masked_invalid(g), cmap="RdBu", vmin=-top, vmax=top, aspect="auto")
+        for (i, j), v in np.ndenumerate(g):
+            txt = "—" if not np.isfinite(v) else f"{v:+.2f}"
+            dark = np.isfinite(v) and abs(v) > 0.6 * top
+            ax.text(j, i, txt, ha="center", va="center", fontsize=8,
+                    color="white" if dark else "black")  # fmt: skip
+        ax.set_xticks(range(10), list(RANKS))
+        ax.set_yticks(range(4), list(SUIT_NAMES))
+        ax.set_title(wrap(name, 70), fontsize="medium")
+    if im is not None:
+        fig.colorbar(im, ax=list(axes), shrink=0.9, label=label)
+    _title(fig, title)
+    return _save(fig, path)
+
+
+def class_margin_plot(
+    panels: Sequence[tuple[str, Sequence[Any]]], path: str | Path, title: str, ylabel: str
+) -> Path:
+    """Mean margins with 95% CIs of classes sorted from best to worst (one panel each,
+    the x axis the class's rank), with the zero line: the shape of a starting-hand chart
+    when there are too many classes to name each."""
+    n = len(panels)
+    fig = Figure(figsize=(8.0, 2.8 * n + 0.8), layout="constrained")
+    axes = fig.subplots(n, 1, squeeze=False)[:, 0]
+    for ax, (name, cells) in zip(axes, panels, strict=True):
+        if not cells:
+            ax.text(0.5, 0.5, "no class has enough hands for a number", ha="center",
+                    va="center", transform=ax.transAxes)  # fmt: skip
+            ax.set_xticks([])
+            ax.set_title(wrap(name, 80), fontsize="medium")
+            continue
+        x = np.arange(1, len(cells) + 1)
+        est = np.array([c.estimate for c in cells])
+        low = np.array([c.low for c in cells])
+        high = np.array([c.high for c in cells])
+        ax.fill_between(x, low, high, color="tab:blue", alpha=0.25, linewidth=0)
+        ax.plot(x, est, color="tab:blue", linewidth=1.2)
+        ax.axhline(0.0, color="black", linewidth=0.7)
+        ax.set_xlabel("class, best to worst (cells with enough hands)")
+        # cells: anything with estimate, low, high (ClassCell, MeanCI)
+        ax.set_ylabel(ylabel)
+        ax.set_title(wrap(name, 80), fontsize="medium")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    _title(fig, title)
+    return _save(fig, path)
+
+
 __all__ = [
+    "card_heatmap",
+    "class_margin_plot",
     "convergence_plot",
     "distribution_plot",
     "equity_heatmap",

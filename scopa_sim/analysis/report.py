@@ -18,6 +18,7 @@ from pathlib import Path
 from scopa_sim._version import __version__
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis.analyze import (
+    GROUP_KEYS,
     SECTIONS,
     Analysis,
     Comparison,
@@ -30,6 +31,7 @@ from scopa_sim.analysis.analyze import (
     open_runs,
 )
 from scopa_sim.analysis.conclusions import analysis_conclusion, comparison_conclusion
+from scopa_sim.analysis.deals import MIN_CELL
 from scopa_sim.stats.inference import MeanCI, Proportion, TestResult
 
 METRIC_NAMES = {
@@ -161,8 +163,13 @@ def analysis_text(a: Analysis, sections: Sequence[str] = SECTIONS) -> str:
     lines += ["runs:"] + [f"  {run_line(r)}" for r in a.runs]
     if a.by:
         lines.append(f"grouped by: {', '.join(a.by)}")
+    by_deal = any(b not in GROUP_KEYS for b in a.by)  # a deal feature: cells can be tiny
     for g in a.groups:
         lines.append("")
+        if by_deal and g.hands < MIN_CELL:
+            lines.append(f"== {g.label} == ({g.hands:,} hands, {g.players} players): too few "
+                         f"hands for a number (fewer than {MIN_CELL})")  # fmt: skip
+            continue
         lines += group_text(g, sections)
     return "\n".join(lines)
 

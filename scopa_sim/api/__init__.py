@@ -17,6 +17,7 @@ from scopa_sim.api.analysis import (
     analyze,
     compare,
 )
+from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
 from scopa_sim.api.display import Estimate
 from scopa_sim.api.runs import Run, open_run, simulate
 from scopa_sim.api.search import (
@@ -45,8 +46,13 @@ __all__ = [
     "advantage",
     "advise",
     "analyze",
+    "card_values",
     "compare",
+    "luck_share",
+    "match_wins",
     "open_run",
+    "opening_hands",
+    "opening_tables",
     "review",
     "simulate",
     "tournament",

@@ -64,13 +64,23 @@ class Run:
         """Hands in the run (one row each)."""
         return self._run.rows
 
-    def hands(self) -> pl.LazyFrame:
+    def hands(self, deal: bool = False) -> pl.LazyFrame:
         """The run's hands, one row each, lazily, with the pinned schema (docs/record.md):
         the stored columns only (the analysis adds derived ones, such as each side's
-        four-sevens point, to its own scan)."""
+        four-sevens point, to its own scan).
+
+        With ``deal=True``, also each hand's deal, dealt again from the run's streams (no
+        storage: about 5 million hands a second): ``table`` and ``seat{s}_deal{r}`` (seat
+        ``s``'s cards of deal ``r``, from 1) as 40-bit masks (bit ``c`` for card ``c``),
+        each with its ``..._cards`` (card names, ``7D``): :mod:`scopa_sim.sim.deals`."""
         from scopa_sim.data.dataset import schema
 
-        return self._run.scan().select(list(schema()))
+        lf = self._run.scan().select(list(schema()))
+        if not deal:
+            return lf
+        from scopa_sim.sim.deals import deal_columns_expr
+
+        return lf.with_columns(deal_columns_expr(self.config)).unnest("deal")
 
     def by_role(self) -> pl.LazyFrame:
         """The run's hands as a tidy frame by role (the dealer's side, the first player's

@@ -71,8 +71,11 @@ def _decide(preset: str, *policies: str) -> Callable[[], None]:
 
 
 def _steps() -> None:
-    """The step kernels (records, ``play``, matches, duplicate deals) and the equity
-    tables' dynamic programmes (two and three sides)."""
+    """The step kernels (records, ``play``, matches, duplicate deals), the deals dealt
+    again (:mod:`scopa_sim.sim.deals`) and the equity tables' dynamic programmes (two and
+    three sides)."""
+    from scopa_sim.data.run import SimConfig
+    from scopa_sim.sim.deals import redeal
     from scopa_sim.sim.duplicate import swapped_rows
     from scopa_sim.sim.match import play_match
     from scopa_sim.stats import equity as E
@@ -82,6 +85,8 @@ def _steps() -> None:
         pass
     codes = np.array([K.POLICY_GREEDY] * 2 + [0] * 2, dtype=np.int64)
     swapped_rows(rules, codes, 0, 0, 2)
+    one = np.zeros(1, dtype=np.int64)
+    redeal(SimConfig.make("scopa", rules, ["random"], "hands", 1, 0), one, one, one)
     outcomes = E.HandOutcomes(
         np.array([3, 1]), np.array([1, 3]), np.array([0, 0]), np.array([1, 1])
     )

@@ -18,6 +18,11 @@ Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study
   paired on the decks with its baseline: per hand under every policy (the key options
   :data:`KEY_OPTIONS` and :data:`KEY_FIFTEEN_EFFECTS` only under search), per match
   under ``expert``, and the policy-dependence table;
+* **D** — what a deal is worth (issue 27, :mod:`scopa_sim.analysis.study.part_d`): each
+  card's value to the side dealt it, the opening-hand and opening-table tables of the
+  2-player presets under ``expert``, the share of the margin the deal alone explains, and
+  how often the stronger policy wins a match (:data:`STRENGTH_PAIRS`), from part A's plain
+  runs and runs of its own (:func:`part_d_runs`);
 * **C** — the match level: the first mover's probability of winning a match to 11, 16
   and 21 (and to each preset's own target, 15 for ``escoba``) under each policy and the
   match-equity tables of :data:`EQUITY_TABLES` under ``expert``, by dynamic programming
@@ -110,6 +115,9 @@ MATCH_CHECKS: dict[str, tuple[int, ...]] = {"scopa": TARGETS, "escoba": (15,)}
 EQUITY_TABLES = ("scopa", "scopa-15", "escoba")
 #: Hands per shard of the search runs: the unit of parallel work and of resuming.
 SEARCH_SHARD = 250
+#: Part D's matches of a stronger policy (seat 0) against a weaker one (seat 1), in
+#: `scopa` to 11: (stronger tag, weaker tag).
+STRENGTH_PAIRS = (("expert", "greedy"), (SEARCH, "expert"))
 
 
 @dataclass(frozen=True)
@@ -125,6 +133,9 @@ class Scale:
     search_hands_multi: int  # 3- and 4-player presets under search, plain and swapped
     search_option_hands: int  # per key option under search
     bootstrap: int  # bootstrap replicates of the match-level estimates
+    deal_hands: int = 100_000  # part D: `scopa` under `expert`, the card values' own run
+    strength_matches: int = 2_000  # part D: matches of expert against greedy
+    search_strength_matches: int = 20  # part D: matches of search against expert
 
     def hands(self, preset: str, tag: str) -> int:
         """Plain hands (and as many swapped ones) of a preset under a policy in part A."""
@@ -153,6 +164,9 @@ SCALES = {
         search_hands_multi=1_000,
         search_option_hands=20_000,
         bootstrap=400,
+        deal_hands=10_000_000,
+        strength_matches=50_000,
+        search_strength_matches=1_000,
     ),
     "small": Scale(
         fast_hands=40_000,
@@ -204,18 +218,24 @@ class StudyRun:
     mode: str  # hands or matches
     count: int
     deal: str = "plain"
+    opponent: str = ""  # part D: the tag of seat 1 (2 players), the weaker policy
 
     @property
     def policy(self) -> str:
+        if self.opponent:
+            return f"{policy_spec(self.tag)} vs {policy_spec(self.opponent)}"
         return policy_spec(self.tag)
 
     def config(self, seed: int) -> SimConfig:
         rules = Rules.make(self.preset, self.rules)
-        shard = SEARCH_SHARD if self.tag == SEARCH else None
+        shard = SEARCH_SHARD if SEARCH in (self.tag, self.opponent) else None
+        seats = [policy_spec(self.tag), policy_spec(self.opponent)] if self.opponent else [
+            self.policy
+        ]  # fmt: skip
         return SimConfig.make(
             self.preset,
             rules,
-            seat_policies([self.policy], rules.players),
+            seat_policies(seats, rules.players),
             self.mode,
             self.count,
             seed,
@@ -345,4 +365,36 @@ def plan(scale: Scale) -> Plan:
                     f"{preset}-{tag}-matches"
                 )  # fmt: skip
                 add(StudyRun("C", name, preset, opts, tag, "matches", scale.matches))
+    for r in _own_d_runs(scale):
+        add(r)
     return Plan(tuple(runs.values()), tuple(effects))
+
+
+#: Part D's run of `scopa` under `expert` for its card values and opening tables.
+DEALS_RUN = "scopa-expert-deals"
+
+
+def strength_run(strong: str, weak: str) -> str:
+    """The name of part D's matches of ``strong`` (seat 0) against ``weak``."""
+    return f"scopa-{strong}-vs-{weak}-matches"
+
+
+def _own_d_runs(scale: Scale) -> list[StudyRun]:
+    runs = [StudyRun("D", DEALS_RUN, "scopa", (), "expert", "hands", scale.deal_hands)]
+    for strong, weak in STRENGTH_PAIRS:
+        n = scale.search_strength_matches if SEARCH in (strong, weak) else scale.strength_matches
+        runs.append(StudyRun("D", strength_run(strong, weak), "scopa", (), strong, "matches", n,
+                             opponent=weak))  # fmt: skip
+    return runs
+
+
+def part_d_runs(p: Plan) -> tuple[StudyRun, ...]:
+    """The runs part D reads and needs finished: its own and part A's plain runs under the
+    kernel policies (part A's runs under search are read when they are finished, never
+    simulated for part D alone: :func:`scopa_sim.analysis.study.run.run_part_d`)."""
+    return tuple(
+        r
+        for r in p.runs
+        if r.part == "D"
+        or (r.part == "A" and r.deal == "plain" and r.tag in KERNEL_POLICIES and not r.rules)
+    )

@@ -7,7 +7,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from scopa_sim.analysis.study.plan import SCALES, Plan, StudyRun, plan
+from scopa_sim.analysis.study.part_d import write_part_d
+from scopa_sim.analysis.study.plan import SCALES, Plan, StudyRun, part_d_runs, plan
 from scopa_sim.analysis.study.report import write_study
 from scopa_sim.sim.executors import local_executor
 from scopa_sim.sim.simulate import simulate
@@ -70,8 +71,38 @@ def run_study(
     on_run: OnRun | None = None,
 ) -> list[Path]:
     """Simulate every run (resuming finished ones; ``on_run`` follows the progress of
-    each), then write the reports and ``results.json``; return the files written."""
+    each), then write the reports and ``results.json``; return the files written: parts
+    A-C's reports, part D's, the README and results.json."""
     scale = SCALES[scale_name]
     p = plan(scale)
     dirs = ensure_runs(p, runs_dir, seed, workers, say, on_run)
-    return write_study(p, dirs, out, scale_name, scale, seed, say)
+    files = write_study(p, dirs, out, scale_name, scale, seed, say)
+    d_md = write_part_d(p, dirs, out, scale_name, scale, seed, say)[0]
+    return [*files[:-2], d_md, *files[-2:]]
+
+
+def run_part_d(
+    out: Path,
+    runs_dir: Path,
+    scale_name: str,
+    seed: int,
+    workers: int,
+    say: Callable[[str], None] = print,
+    on_run: OnRun | None = None,
+) -> list[Path]:
+    """Part D alone: simulate the runs it needs that are not finished (its own, and part
+    A's plain runs under the kernel policies), read part A's runs under search where they
+    are finished, then write part D's report and add its rows to ``out/results.json`` and
+    its section to ``out/README.md`` without touching parts A-C's."""
+    scale = SCALES[scale_name]
+    p = plan(scale)
+    need = part_d_runs(p)
+    dirs = ensure_runs(Plan(need, ()), runs_dir, seed, workers, say, on_run)
+    for r in p.runs:  # part A's search runs: read if finished with this configuration
+        d = run_dir(runs_dir, r)
+        if r.part == "A" and r.deal == "plain" and not r.rules and r.name not in dirs:
+            manifest = d / "manifest.json"
+            doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
+            if doc.get("run_id") == r.config(seed).run_id and doc.get("complete"):
+                dirs[r.name] = d
+    return write_part_d(p, dirs, out, scale_name, scale, seed, say)

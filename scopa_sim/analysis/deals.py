@@ -1,0 +1,527 @@
+"""What a deal is worth: card values, opening-hand and opening-table tables, the share of a
+hand's margin that the deal alone explains, and how often the stronger policy wins a match.
+
+Every figure comes from a run's rows and its deals dealt again
+(:func:`scopa_sim.sim.deals.redeal`): nothing about the cards is stored. Conventions:
+
+* the *margin* of a hand is the dealer's side's points minus the first player's side's
+  (as in :mod:`.analyze`); a role's margin is its side's points minus the other's;
+* a card *dealt to a side* in the **first** deal is in the opening hand of one of the
+  side's seats; in **any** deal, in one of the side's hands at some deal (the table's
+  cards, and with three players the third seat's, are dealt to neither side);
+* a **card value** is the coefficient ``v_c`` of the OLS regression of the dealer margin on
+  an intercept and, for each card of the deck, ``x_c`` = +1 when the card is dealt to the
+  dealer's side, -1 to the first player's, 0 otherwise: the margin a side gains, all other
+  cards held fixed, from being dealt the card rather than neither side (twice that when the
+  card would otherwise go to the opponent). Intervals from heteroscedasticity-robust (HC1)
+  standard errors; a card dealt to a side in fewer than :data:`MIN_CELL` hands is reported
+  as too few, never as a number; the cards the deck lacks (``scopa-36``) are absent;
+* the **luck share** is the cross-validated R² of a linear deal-only predictor
+  (:data:`LUCK_METHOD`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from scopa_sim.errors import AnalysisError
+from scopa_sim.game.cards import RANKS, SUITS, card_name
+from scopa_sim.sim import deals as DL
+from scopa_sim.stats import inference as S
+
+if TYPE_CHECKING:
+    import polars as pl
+
+    from scopa_sim.analysis.analyze import Run
+
+#: Hands a cell (a card, a class) needs to be given a number; fewer is "too few".
+MIN_CELL = 30
+#: The normal quantile of the 95% intervals.
+Z = 1.959963984540054
+#: Rows turned into a design matrix at once.
+CHUNK = 1 << 18
+#: Folds of the luck share's cross-validation.
+FOLDS = 10
+#: Hands the luck share needs (ten a fold).
+MIN_LUCK_HANDS = 10 * FOLDS
+#: The most hands the luck share's fit uses (its cost grows with the square of its
+#: features): the first ones of the run.
+LUCK_HANDS = 1_000_000
+LUCK_METHOD = (
+    f"{FOLDS}-fold cross-validated R² (folds: hand index mod {FOLDS}) of a least-squares fit "
+    "of the dealer margin on deal-only features: each card's place (+1 dealer's side, -1 "
+    "first player's, in the first deal and in a later deal; on the table), and for each "
+    "side indicators of how many sevens, sixes, aces and denari it was dealt; 95% CI from "
+    f"the spread of the {FOLDS} folds' R² (t, {FOLDS - 1} df)"
+)
+SIXES_MASK = sum(1 << (10 * s + 5) for s in range(4))
+ACES_MASK = sum(1 << (10 * s) for s in range(4))
+
+
+# --------------------------------------------------------------------------- a run's deals
+
+
+@dataclass(frozen=True)
+class DealSides:
+    """A run's hands (the first ``len(margin)``) with their deals: the dealer margin, the
+    opening table and the cards dealt to the dealer's and the first player's sides, in the
+    first deal (``d1``, ``f1``) and in any deal (``dall``, ``fall``)."""
+
+    run: Run
+    margin: np.ndarray
+    table: np.ndarray
+    d1: np.ndarray
+    f1: np.ndarray
+    dall: np.ndarray
+    fall: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return int(self.margin.shape[0])
+
+    @property
+    def cards(self) -> np.ndarray:
+        """The deck's cards (the removed ranks left out)."""
+        return DL.deck_cards(self.run.config.rules)
+
+    @property
+    def policy(self) -> str:
+        return ",".join(dict.fromkeys(self.run.config.policies))
+
+
+def deal_sides(run: Run, max_hands: int | None = None) -> DealSides:
+    """The run's hands (the first ``max_hands``, or all) dealt again (:class:`DealSides`)."""
+    import polars as pl
+
+    from scopa_sim.analysis.analyze import hand_metrics
+
+    lf = run.scan().select(
+        pl.col("match").cast(pl.Int64),
+        pl.col("hand").cast(pl.Int64),
+        pl.col("dealer").cast(pl.Int64),
+        hand_metrics()["margin"].cast(pl.Int32).alias("margin"),
+    )
+    if max_hands is not None:
+        lf = lf.head(max_hands)
+    df = lf.collect()
+    n = df.height
+    if n == 0:
+        raise AnalysisError(f"{run.directory}: the run has no hands")
+    cols = {k: df[k].to_numpy() for k in ("match", "hand", "dealer")}
+    out = {k: np.empty(n, dtype=np.int64) for k in ("table", "d1", "f1", "dall", "fall")}
+    for lo in range(0, n, DL.CHUNK_ROWS):
+        hi = min(n, lo + DL.CHUNK_ROWS)
+        d = DL.redeal(run.config, cols["match"][lo:hi], cols["hand"][lo:hi], cols["dealer"][lo:hi])
+        out["table"][lo:hi] = d.table
+        out["d1"][lo:hi] = d.side_cards("dealer", slice(0, 1))
+        out["f1"][lo:hi] = d.side_cards("first", slice(0, 1))
+        out["dall"][lo:hi] = d.side_cards("dealer")
+        out["fall"][lo:hi] = d.side_cards("first")
+    return DealSides(run, df["margin"].to_numpy().astype(np.float64), **out)
+
+
+def bits(masks: np.ndarray, cards: np.ndarray) -> np.ndarray:
+    """``out[i, j]`` = 1.0 when card ``cards[j]`` is in ``masks[i]``, else 0.0."""
+    return ((masks[:, None] >> cards[None, :]) & 1).astype(np.float64)
+
+
+# --------------------------------------------------------------------------- regression
+
+
+Chunks = Callable[[], Iterator[tuple[np.ndarray, np.ndarray]]]
+
+
+@dataclass(frozen=True)
+class Fit:
+    """An OLS fit: coefficients, their HC1 standard errors, observations."""
+
+    beta: np.ndarray
+    se: np.ndarray
+    n: int
+
+
+def ols_hc1(chunks: Chunks) -> Fit:
+    """OLS of ``y`` on ``X`` over the chunks ``(X, y)`` that ``chunks()`` yields (called
+    twice: the normal equations, then the residuals), with White's heteroscedasticity-
+    robust covariance scaled by ``n / (n - k)`` (HC1). Columns that are always zero get 0
+    and a standard error of 0 (the callers report them as too few)."""
+    xtx: np.ndarray | None = None
+    xty: np.ndarray | None = None
+    n = 0
+    for X, y in chunks():
+        xtx = X.T @ X if xtx is None else xtx + X.T @ X
+        xty = X.T @ y if xty is None else xty + X.T @ y
+        n += y.shape[0]
+    if xtx is None or xty is None:
+        raise AnalysisError("no hands to fit")
+    inv = np.linalg.pinv(xtx)
+    beta = inv @ xty
+    meat = np.zeros_like(xtx)
+    for X, y in chunks():
+        xe = X * (y - X @ beta)[:, None]
+        meat += xe.T @ xe
+    k = int(np.linalg.matrix_rank(xtx))
+    cov = inv @ meat @ inv * (n / (n - k) if n > k else math.nan)
+    return Fit(beta, np.sqrt(np.maximum(np.diag(cov), 0.0)), n)
+
+
+@dataclass(frozen=True)
+class CardValue:
+    """What a card is worth to the side dealt it: margin points per hand, with its 95% CI
+    (NaN when too few hands: ``dealt`` < :data:`MIN_CELL`)."""
+
+    card: str
+    estimate: float
+    low: float
+    high: float
+    se: float
+    dealt: int  # hands in which it was dealt to the dealer's or the first player's side
+
+    @property
+    def too_few(self) -> bool:
+        return self.dealt < MIN_CELL
+
+
+@dataclass(frozen=True)
+class CardValues:
+    """Every card's value in one run, for cards dealt in the ``first`` or ``any`` deal."""
+
+    preset: str
+    policy: str
+    deal: str
+    hands: int
+    intercept: float  # the dealer margin with every card dealt to neither side
+    values: tuple[CardValue, ...]
+    method: str
+
+    def value(self, card: str) -> CardValue:
+        """The value of ``card`` (``7D``); an AnalysisError for a card the deck lacks."""
+        from scopa_sim.game.cards import parse_card
+
+        name = card_name(parse_card(card))
+        for v in self.values:
+            if v.card == name:
+                return v
+        raise AnalysisError(f"{name} is not in this game's deck ({self.preset})")
+
+    def grid(self) -> np.ndarray:
+        """The values as a 4 x 10 array (suits D, H, C, S by ranks A..K), NaN where a
+        card is absent or has too few hands."""
+        g = np.full((4, 10), np.nan)
+        for v in self.values:
+            c = SUITS.index(v.card[1]) * 10 + RANKS.index(v.card[0])
+            g[c // 10, c % 10] = v.estimate
+        return g
+
+    def to_polars(self) -> pl.DataFrame:
+        import polars as pl
+
+        return pl.DataFrame(
+            [
+                {"card": v.card, "value": _nan_none(v.estimate), "ci_low": _nan_none(v.low),
+                 "ci_high": _nan_none(v.high), "se": _nan_none(v.se), "dealt": v.dealt}
+                for v in self.values
+            ]
+        )  # fmt: skip
+
+
+def _nan_none(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _signed(ds: DealSides, deal: str) -> tuple[np.ndarray, np.ndarray]:
+    if deal == "first":
+        return ds.d1, ds.f1
+    if deal == "any":
+        return ds.dall, ds.fall
+    raise AnalysisError(f"unknown deal {deal!r}; choose from: first, any")
+
+
+def card_values(ds: DealSides, deal: str = "first") -> CardValues:
+    """Each card's value (module docstring) from the hands of ``ds``, for the cards dealt
+    in the ``first`` deal or in ``any`` deal."""
+    d, f = _signed(ds, deal)
+    cards = ds.cards
+
+    def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for lo in range(0, ds.n, CHUNK):
+            hi = min(ds.n, lo + CHUNK)
+            X = np.empty((hi - lo, cards.size + 1))
+            X[:, 0] = 1.0
+            X[:, 1:] = bits(d[lo:hi], cards) - bits(f[lo:hi], cards)
+            yield X, ds.margin[lo:hi]
+
+    fit = ols_hc1(chunks)
+    dealt = np.array([int((((d | f) >> c) & 1).sum()) for c in cards], dtype=np.int64)
+    values = []
+    for j, c in enumerate(cards):
+        b, se, k = float(fit.beta[j + 1]), float(fit.se[j + 1]), int(dealt[j])
+        if k < MIN_CELL:
+            b = se = math.nan
+        values.append(CardValue(card_name(int(c)), b, b - Z * se, b + Z * se, se, k))
+    method = (f"OLS of the dealer margin on {cards.size} card indicators (+1 dealer's side, "
+              f"-1 first player's, {deal} deal) and an intercept; HC1 robust 95% CI")  # fmt: skip
+    return CardValues(
+        ds.run.config.preset, ds.policy, deal, ds.n, float(fit.beta[0]), tuple(values), method
+    )
+
+
+def direct_value(ds: DealSides, card: str, deal: str = "any") -> S.MeanCI:
+    """The direct estimate of a card's value: half the difference of the mean dealer margin
+    in the hands whose dealer's side was dealt ``card`` and in those whose first player's
+    side was (Welch's interval, halved), which the regression should agree with for a card
+    whose effect is large."""
+    from scopa_sim.game.cards import parse_card
+
+    c = parse_card(card)
+    d, f = _signed(ds, deal)
+    t = S.welch_t("margin", ds.margin[(d >> c) & 1 == 1], ds.margin[(f >> c) & 1 == 1])
+    n = t.n_a + t.n_b
+    return S.MeanCI(t.estimate / 2, t.low / 2, t.high / 2, n, math.nan, method="Welch t / 2")
+
+
+# --------------------------------------------------------------------------- opening tables
+
+
+@dataclass(frozen=True)
+class ClassCell:
+    """A role's mean margin over the hands of one class (NaN when too few hands)."""
+
+    key: str
+    role: str  # "first" or "dealer"
+    hands: int
+    estimate: float
+    low: float
+    high: float
+
+    @property
+    def too_few(self) -> bool:
+        return self.hands < MIN_CELL
+
+
+@dataclass(frozen=True)
+class ClassTable:
+    """Mean margins by opening-hand (``what="hand"``) or opening-table class, each role's
+    cells sorted from best to worst (too few last)."""
+
+    what: str
+    preset: str
+    policy: str
+    hands: int
+    cells: tuple[ClassCell, ...]
+
+    def role(self, role: str) -> tuple[ClassCell, ...]:
+        return tuple(c for c in self.cells if c.role == role)
+
+    def to_polars(self) -> pl.DataFrame:
+        import polars as pl
+
+        return pl.DataFrame(
+            [
+                {"class": c.key, "role": c.role, "hands": c.hands,
+                 "margin": _nan_none(c.estimate), "ci_low": _nan_none(c.low),
+                 "ci_high": _nan_none(c.high)}
+                for c in self.cells
+            ],
+            schema={"class": pl.String, "role": pl.String, "hands": pl.Int64,
+                    "margin": pl.Float64, "ci_low": pl.Float64, "ci_high": pl.Float64},
+        )  # fmt: skip
+
+
+def _class_cells(
+    coded: tuple[np.ndarray, list[str]], margin: np.ndarray, role: str
+) -> list[ClassCell]:
+    """A role's cells: the mean of ``margin`` over the hands of each class (``coded``:
+    :func:`scopa_sim.sim.deals.class_codes`), with its t interval, or too few."""
+    codes, names = coded
+    k = len(names)
+    n = np.bincount(codes, minlength=k)
+    s1 = np.bincount(codes, weights=margin, minlength=k)
+    s2 = np.bincount(codes, weights=margin * margin, minlength=k)
+    cells = []
+    for j, name in enumerate(names):
+        nj = int(n[j])
+        if nj < MIN_CELL:
+            cells.append(ClassCell(name, role, nj, math.nan, math.nan, math.nan))
+            continue
+        mean = s1[j] / nj
+        sd = math.sqrt(max(s2[j] - nj * mean * mean, 0.0) / (nj - 1))
+        ci = S.mean_ci_from_stats(float(mean), sd, nj)
+        cells.append(ClassCell(name, role, nj, ci.estimate, ci.low, ci.high))
+    cells.sort(key=lambda c: (c.too_few, -c.estimate if not c.too_few else 0, c.key))
+    return cells
+
+
+def _two_players(ds: DealSides, what: str) -> None:
+    if ds.run.config.rules.players != 2:
+        raise AnalysisError(
+            f"opening-{what} tables are for 2-player games; {ds.run.config.preset} has "
+            f"{ds.run.config.rules.players} players"
+        )
+
+
+def opening_hands(ds: DealSides) -> ClassTable:
+    """The first player's and the dealer's mean margin by the class of their opening hand
+    (:func:`scopa_sim.sim.deals.hand_class`), with t intervals; 2-player games."""
+    _two_players(ds, "hand")
+    first = _class_cells(DL.class_codes(ds.f1, DL.hand_class), -ds.margin, "first")
+    dealer = _class_cells(DL.class_codes(ds.d1, DL.hand_class), ds.margin, "dealer")
+    return ClassTable("hand", ds.run.config.preset, ds.policy, ds.n, tuple(first + dealer))
+
+
+def opening_tables(ds: DealSides) -> ClassTable:
+    """The dealer's mean margin by the class of the opening table (the first player's is
+    its opposite), with t intervals; 2-player games."""
+    _two_players(ds, "table")
+    cells = _class_cells(DL.class_codes(ds.table, DL.table_class), ds.margin, "dealer")
+    return ClassTable("table", ds.run.config.preset, ds.policy, ds.n, tuple(cells))
+
+
+# --------------------------------------------------------------------------- luck
+
+
+@dataclass(frozen=True)
+class LuckShare:
+    """The share of the variance of the dealer margin that the deal alone explains."""
+
+    estimate: float
+    low: float
+    high: float
+    folds: tuple[float, ...]
+    hands: int
+    features: int
+    method: str = LUCK_METHOD
+
+
+def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[float, list[float]]:
+    """The ``folds``-fold cross-validated R² of a least-squares fit of ``y`` on ``X`` (whose
+    first column is the intercept), rows assigned to folds by their index mod ``folds``:
+    pooled ``1 - SSE / SST`` over the held-out folds (SST about the training folds' mean),
+    and each fold's. One pass: each fold's sums of squares and cross products give its
+    held-out errors exactly. ``ridge`` (times the training rows) keeps the normal equations
+    solvable when a feature never varies; the intercept is not penalised."""
+    stats: list[list[Any]] = []
+    row = 0
+    for X, y in chunks():
+        if not stats:
+            stats = [[np.zeros((X.shape[1],) * 2), np.zeros(X.shape[1]), 0.0, 0] for _ in
+                     range(folds)]  # fmt: skip
+        fold = (np.arange(row, row + y.shape[0])) % folds
+        for k in range(folds):
+            sel = fold == k
+            xs, ys = X[sel], y[sel]
+            stats[k][0] += xs.T @ xs
+            stats[k][1] += xs.T @ ys
+            stats[k][2] += float(ys @ ys)
+            stats[k][3] += int(ys.shape[0])
+        row += y.shape[0]
+    if not stats or row < 2 * folds:
+        raise AnalysisError(f"too few hands for a {folds}-fold cross-validation ({row})")
+    tot = [sum(s[i] for s in stats) for i in range(4)]
+    sse_all = sst_all = 0.0
+    per = []
+    for xtx_k, xty_k, yy_k, n_k in stats:
+        xtx, xty, n = tot[0] - xtx_k, tot[1] - xty_k, tot[3] - n_k
+        pen = np.eye(xtx.shape[0]) * ridge * n
+        pen[0, 0] = 0.0
+        beta = np.linalg.solve(xtx + pen, xty)
+        sse = yy_k - 2 * beta @ xty_k + beta @ xtx_k @ beta
+        ybar = xty[0] / n
+        sst = yy_k - 2 * ybar * xty_k[0] + n_k * ybar * ybar
+        sse_all += sse
+        sst_all += sst
+        per.append(float(1 - sse / sst) if sst > 0 else math.nan)
+    return float(1 - sse_all / sst_all), per
+
+
+def luck_features(ds: DealSides, lo: int, hi: int) -> np.ndarray:
+    """The luck share's design matrix for the hands from ``lo`` to ``hi - 1``
+    (:data:`LUCK_METHOD`)."""
+    cards = ds.cards
+    d1, f1, da, fa = ds.d1[lo:hi], ds.f1[lo:hi], ds.dall[lo:hi], ds.fall[lo:hi]
+    parts = [
+        np.ones((hi - lo, 1)),
+        bits(d1, cards) - bits(f1, cards),
+        bits(da & ~d1, cards) - bits(fa & ~f1, cards),
+        bits(ds.table[lo:hi], cards),
+    ]
+    for side in (da, fa):
+        for mask, top in ((DL.SEVENS_MASK, 4), (SIXES_MASK, 4), (ACES_MASK, 4),
+                          (DL.DENARI_MASK, 10)):  # fmt: skip
+            count = DL.popcount(side & mask)
+            parts.append((count[:, None] == np.arange(1, top + 1)[None, :]).astype(np.float64))
+    return np.hstack(parts)
+
+
+def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
+    """The cross-validated share of the dealer margin's variance that the deal explains
+    (:data:`LUCK_METHOD`), from the first ``max_hands`` hands of ``ds``."""
+    n = min(ds.n, max_hands)
+
+    def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        for lo in range(0, n, CHUNK):
+            hi = min(n, lo + CHUNK)
+            yield luck_features(ds, lo, hi), ds.margin[lo:hi]
+
+    if n < MIN_LUCK_HANDS:
+        raise AnalysisError(f"too few hands for the luck share ({n}; at least {MIN_LUCK_HANDS})")
+    r2, per = cv_r2(chunks)
+    ok = [p for p in per if math.isfinite(p)]
+    sd = float(np.std(ok, ddof=1)) if len(ok) > 1 else math.nan
+    h = S._t_quantile(0.95, len(ok) - 1) * sd / math.sqrt(len(ok)) if len(ok) > 1 else math.nan
+    return LuckShare(r2, r2 - h, r2 + h, tuple(per), n, luck_features(ds, 0, 1).shape[1])
+
+
+# --------------------------------------------------------------------------- matches
+
+
+def match_wins(run: Run, seat: int = 0) -> S.Proportion:
+    """How often the side of ``seat`` won a match of a ``--matches`` run (Wilson CI): with
+    the stronger policy at ``seat``, how often the stronger wins (the first dealer of
+    each match is drawn at random, so neither seat starts ahead)."""
+    import polars as pl
+
+    c = run.config
+    if c.mode != "matches":
+        raise AnalysisError(f"{run.directory}: a --matches run is needed (this one has hands)")
+    if not 0 <= seat < c.rules.players:
+        raise AnalysisError(f"seat {seat}: the run has {c.rules.players} players")
+    side = seat & 1 if c.rules.teams else seat
+    df = (
+        run.scan()
+        .filter(pl.col("winner").is_not_null())
+        .select((pl.col("winner") == side).cast(pl.Int64).sum().alias("w"), pl.len().alias("n"))
+        .collect()
+    )
+    return S.wilson(int(df["w"][0] or 0), int(df["n"][0]))
+
+
+__all__ = [
+    "FOLDS",
+    "LUCK_METHOD",
+    "MIN_CELL",
+    "MIN_LUCK_HANDS",
+    "CardValue",
+    "CardValues",
+    "ClassCell",
+    "ClassTable",
+    "DealSides",
+    "Fit",
+    "LuckShare",
+    "bits",
+    "card_values",
+    "cv_r2",
+    "deal_sides",
+    "direct_value",
+    "luck_features",
+    "luck_share",
+    "match_wins",
+    "ols_hc1",
+    "opening_hands",
+    "opening_tables",
+]
