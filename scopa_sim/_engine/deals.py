@@ -17,16 +17,13 @@ import numpy as np
 from numba import njit
 
 from .layout import (
-    KINGS,
     R_DECK,
     R_HAND_SIZE,
-    R_KINGS_REDEAL,
     R_PLAYERS,
     R_TABLE_CARDS,
     STREAM_DEAL,
-    deck_cards,
 )
-from .streams import fisher_yates, seed_finish, seed_prefix
+from .streams import _shuffle_deal, seed_finish, seed_prefix
 
 __all__ = ["deal_masks"]
 
@@ -43,26 +40,13 @@ def deal_masks(rules, seed, matches, hands, dealers, perm, swap, out):
     size = rules[R_DECK]
     hand_size = rules[R_HAND_SIZE]
     table_cards = rules[R_TABLE_CARDS]
-    kings_redeal = rules[R_KINGS_REDEAL] != 0
     rounds = (out.shape[1] - 1) // players
-    canon = np.empty(40, dtype=np.int64)
-    ncards = deck_cards(rules, canon)
     deck = np.empty(40, dtype=np.int64)
     dealt = np.empty(40, dtype=np.int64)
     one = np.int64(1)
     for i in range(matches.shape[0]):
         z = seed_finish(seed_prefix(seed, matches[i], hands[i]), STREAM_DEAL)
-        while True:
-            for j in range(ncards):
-                deck[j] = canon[j]
-            z = fisher_yates(deck, ncards, z)
-            if not kings_redeal:
-                break
-            kings = 0
-            for j in range(table_cards):
-                kings += (KINGS >> deck[j]) & 1
-            if kings < 3:
-                break
+        _shuffle_deal(rules, z, deck)  # the shuffle and the kings redeal, as the game deals
         for j in range(size):
             dealt[j] = deck[perm[j]] if swap else deck[j]
         t = np.int64(0)
