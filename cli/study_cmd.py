@@ -92,7 +92,7 @@ def advantage(
     click.echo(f"time {res.seconds:.2f} s ({hands / res.seconds:,.0f} hands/s)")
 
 
-def _est(e: object) -> dict[str, float]:
+def _est(e: object) -> dict[str, float | int | None]:
     from scopa_sim.stats.inference import Estimate
 
     assert isinstance(e, Estimate)
