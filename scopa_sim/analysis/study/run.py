@@ -18,6 +18,15 @@ def run_dir(runs_dir: Path, run: StudyRun) -> Path:
     return runs_dir / run.name
 
 
+def run_state(d: Path, run_id: str) -> tuple[bool, bool]:
+    """Whether the run directory ``d`` holds the run ``run_id`` (the same configuration,
+    seed and generator), and whether it holds it finished."""
+    manifest = d / "manifest.json"
+    doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
+    same = doc.get("run_id") == run_id
+    return same, same and bool(doc.get("complete"))
+
+
 #: A study's progress: called at each run it simulates with what it is, how many units
 #: and which (hands or matches); returns the run's ``progress(units, rows)`` callback of
 #: :func:`scopa_sim.sim.simulate.simulate`, or None.
@@ -39,10 +48,8 @@ def ensure_runs(
     for i, run in enumerate(p.runs, start=1):
         config = run.config(seed)
         d = run_dir(runs_dir, run)
-        manifest = d / "manifest.json"
-        doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
-        same = doc.get("run_id") == config.run_id  # same configuration, seed and generator
-        if not (same and doc.get("complete")):
+        same, finished = run_state(d, config.run_id)
+        if not finished:
             resume = same
             deal = "" if run.deal == "plain" else f", {run.deal} deals"
             say(f"[{i}/{len(p.runs)}] {run.name}: {run.count:,} {run.mode}, {run.policy}{deal}")
@@ -100,9 +107,7 @@ def run_part_d(
     dirs = ensure_runs(Plan(need, ()), runs_dir, seed, workers, say, on_run)
     for r in p.runs:  # part A's search runs: read if finished with this configuration
         d = run_dir(runs_dir, r)
-        if r.part == "A" and r.deal == "plain" and not r.rules and r.name not in dirs:
-            manifest = d / "manifest.json"
-            doc = json.loads(manifest.read_text()) if manifest.is_file() else {}
-            if doc.get("run_id") == r.config(seed).run_id and doc.get("complete"):
-                dirs[r.name] = d
+        wanted = r.part == "A" and r.deal == "plain" and not r.rules and r.name not in dirs
+        if wanted and run_state(d, r.config(seed).run_id)[1]:
+            dirs[r.name] = d
     return write_part_d(p, dirs, out, scale_name, scale, seed, say)
