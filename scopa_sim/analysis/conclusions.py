@@ -52,6 +52,15 @@ def _interval(estimate: float, low: float, high: float, digits: int = 3) -> str:
     return f"{estimate:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
+def _size(estimate: float, low: float, high: float) -> str:
+    """How big a difference is, whatever its sign: :func:`_interval` of the estimate and
+    its interval, negated when the estimate is negative (so ``-0.2 [-0.3, -0.1]`` reads
+    ``0.200 [0.100, 0.300]``; the sentence says which way)."""
+    if estimate > 0:
+        return _interval(estimate, low, high)
+    return _interval(-estimate, -high, -low)
+
+
 def resolved(low: float, high: float, value: float = 0.0) -> bool:
     """Whether an interval lies strictly on one side of ``value`` (finite bounds only)."""
     return math.isfinite(low) and math.isfinite(high) and (low > value or high < value)
@@ -76,9 +85,8 @@ def margin_sentence(
         )
     if resolved(low, high):
         ahead, behind = (DEALER, "the first player's") if estimate > 0 else (FIRST, "the dealer's")
-        e, lo, hi = (estimate, low, high) if estimate > 0 else (-estimate, -high, -low)
         return (
-            f"{ahead} scores {_interval(e, lo, hi)} points per hand more than {behind} "
+            f"{ahead} scores {_size(estimate, low, high)} points per hand more than {behind} "
             f"({interval}) {policy}; {_n(n, unit)}"
         )
     return (
@@ -192,9 +200,8 @@ def pair_sentence(p: PairComparison) -> str:
     what = _metric_text(r.metric)
     if resolved(low, high) and p_holm < ALPHA:
         way = "higher" if est > 0 else "lower"
-        e, lo, hi = (est, low, high) if est > 0 else (-est, -high, -low)
         return (
-            f"`{p.b.label}` has {what} {_interval(e, lo, hi)} {way} than `{p.a.label}` "
+            f"`{p.b.label}` has {what} {_size(est, low, high)} {way} than `{p.a.label}` "
             f"({test}; {size}){tail}"
         )
     return (
