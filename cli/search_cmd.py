@@ -14,12 +14,12 @@ from scopa_sim.bots.advise import (
     check_advisor,
     describe,
     interval_kind,
-    json_number,
     position_from_cards,
 )
 from scopa_sim.bots.belief import belief, belief_json, describe_belief
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
+from scopa_sim.files import json_number
 from scopa_sim.game.cards import CardSet
 from scopa_sim.records.record import opening_line, position_from_record
 from scopa_sim.sim.pool import interruptible

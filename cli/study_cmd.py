@@ -12,7 +12,7 @@ import click
 
 from scopa_sim.analysis.advantage import MAX_HANDS, first_player_advantage
 from scopa_sim.analysis.conclusions import advantage_conclusion
-from scopa_sim.bots.advise import json_number
+from scopa_sim.files import json_number
 from scopa_sim.sim.pool import Terminated
 from scopa_sim.stats.inference import MIN_SAMPLES
 

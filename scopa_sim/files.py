@@ -14,6 +14,7 @@ error into one line as well (``scopa_sim_cli.main``).
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -125,11 +126,18 @@ def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
     return text
 
 
+def json_number(x: float | int) -> float | int | None:
+    """A number for JSON: None for NaN or an infinity, which are not JSON (Python's
+    ``json`` would write ``NaN`` / ``Infinity``); any other number as it is."""
+    return None if isinstance(x, float) and not math.isfinite(x) else x
+
+
 __all__ = [
     "DOCUMENTS",
     "MAX_TEXT",
     "check_utf8_path",
     "document",
+    "json_number",
     "output",
     "read_text",
     "write_text",

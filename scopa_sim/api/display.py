@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from scopa_sim.errors import FileError, RulesError, ScopaError, SimulationError
+from scopa_sim.files import json_number
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
@@ -58,12 +59,7 @@ class Estimate:
 
     def to_dict(self) -> dict[str, float | int | None]:
         """JSON-ready (an undefined bound, as with one observation, is None)."""
-        return {k: json_finite(v) for k, v in vars(self).items()}
-
-
-def json_finite(x: float | int) -> float | int | None:
-    """A number for JSON: None for NaN or an infinity (as the commands write them)."""
-    return None if isinstance(x, float) and not math.isfinite(x) else x
+        return {k: json_number(v) for k, v in vars(self).items()}
 
 
 # --------------------------------------------------------------------------- input checks

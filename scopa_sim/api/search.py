@@ -21,13 +21,13 @@ from scopa_sim.api.display import (
     esc,
     est_cells,
     fmt,
-    json_finite,
     make_rules,
     one_line_errors,
     table,
     whole,
 )
 from scopa_sim.errors import CardError, PolicyError, PositionError
+from scopa_sim.files import json_number
 
 if TYPE_CHECKING:
     import polars as pl
@@ -295,13 +295,13 @@ class Tournament:
                     "b": x.b,
                     "deal_pairs": x.deal_pairs,
                     "margin": x.margin.estimate,
-                    "margin_ci": [json_finite(x.margin.ci_low), json_finite(x.margin.ci_high)],
+                    "margin_ci": [json_number(x.margin.ci_low), json_number(x.margin.ci_high)],
                     "wins": x.wins,
                     "draws": x.draws,
                     "losses": x.losses,
                     "score": x.score,
                     "elo": x.elo,
-                    "elo_ci": [json_finite(v) for v in x.elo_ci],
+                    "elo_ci": [json_number(v) for v in x.elo_ci],
                     "sprt_llr": x.sprt_llr,
                     "sprt_verdict": x.sprt_verdict,
                 }

@@ -15,7 +15,6 @@ its answer exact.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +23,7 @@ from scopa_sim._engine import determinize as KD
 from scopa_sim.bots.base import Bot, PlayStats
 from scopa_sim.bots.registry import PolicySpec, search_policies
 from scopa_sim.errors import PolicyError, PositionError
+from scopa_sim.files import json_number
 from scopa_sim.game.cards import CardSet, card_name
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
@@ -287,11 +287,6 @@ def describe(state: HandState, seat: int) -> str:
     )
 
 
-def json_number(x: float) -> float | None:
-    """A number for JSON: None for NaN or an infinity (not valid JSON)."""
-    return x if math.isfinite(x) else None
-
-
 def interval_kind(p: PlayStats) -> str:
     """What a play's interval is: ``exact``, ``95%`` or ``not estimated``."""
     return "exact" if p.exact else "95%" if p.estimated else "not estimated"
@@ -348,7 +343,6 @@ __all__ = [
     "check_scope",
     "describe",
     "interval_kind",
-    "json_number",
     "perfect_information_world",
     "position_from_cards",
 ]
