@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.util
+import inspect
 import json
 import os
 import platform
@@ -217,7 +218,7 @@ def _belief() -> Callable[[Any, Any, int], Any]:
     r = rules.to_array()
     model = MODELS["fit"]
     assert model is not None
-    kinds, taus, eps, logprior = model.arrays()
+    kinds, taus, eps, logprior, flat = model.arrays()
     obs = []
     for h, stop in enumerate((3, 4, 9, 10, 15, 16, 21, 22)):
         state = HandState.deal(rules, dealer=h % 2, seed=100 + h)
@@ -231,12 +232,14 @@ def _belief() -> Callable[[Any, Any, int], Any]:
     eq = np.empty(0)
 
     def run(k: Any, ks: Any, seed: int) -> Any:
+        # the flat channels' argument (none flat in ``fit``) exists since issue 29's belief
+        extra = (flat,) if "flat" in inspect.signature(ks.compute.py_func).parameters else ()
         out = []
         for o in obs:
             parts, cum, post, method = ks.compute(
                 o.root, r, o.seat, o.hist, o.cards, o.takes, kinds, taus, eps, logprior,
                 model.cap, model.particles, model.chain, model.burn, model.thin,
-                np.uint64(seed + 1),
+                np.uint64(seed + 1), *extra,
             )  # fmt: skip
             count = ks.ismcts_init(o.root, tree)
             g = np.array([seed, 0], dtype=np.uint64)

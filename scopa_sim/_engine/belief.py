@@ -17,6 +17,14 @@ seat: ``P(H, m | seen) ~ prior[m] * L_past(m) * L_now(H, m)``.  The likelihood o
 observed play that is not legal with a candidate hand is 0 whatever the model (hard
 evidence: a lay under ``capture_rule=hand`` says no card of the hand captures).
 
+A channel may be *flat* (``flat[m] = 1``): a type whose plays are weighed as the channel's
+for the type posterior, but whose hand is not inferred from them -- given that type, the
+seat's hand is uniform over the hands its plays leave legal.  A seat's weight of a hand
+``H`` is then ``P(H, m not flat | seen) + P(flat | seen) * legal(H) / #legal``: a seat
+that plays like a flat type (a strong searcher, whose plays the cheap models predict
+only in part) falls back towards uniform worlds, one that plays like a modelled type
+keeps its inference (:func:`_flatten`).  With no flat channel nothing changes.
+
 Everything here reads only the observing seat's views (``root``, ``hist``: canonical
 worlds, see :func:`canonical_history`), so nothing can depend on the true hidden cards.
 
@@ -417,8 +425,61 @@ def _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, later
 
 
 @njit(cache=True)
+def _flatten(logw, cumw, mpost, post_s, flat, lo, hi):
+    """Mix one seat's normalised candidate table ``cumw[lo:hi]`` (cumulative) with its flat
+    types (module docstring): each candidate keeps its weight times the posterior of
+    the non-flat types given it, and the flat types' posterior ``post_s`` is spread
+    evenly over the candidates its plays leave legal (``logw > -inf``)."""
+    nm = flat.shape[0]
+    share = 0.0
+    for m in range(nm):
+        if flat[m]:
+            share += post_s[m]
+    if share <= 0.0:
+        return
+    legal = 0
+    for i in range(lo, hi):
+        if logw[i] != NEG_INF:
+            legal += 1
+    prev = 0.0
+    acc = 0.0
+    for i in range(lo, hi):
+        p = cumw[i] - prev
+        prev = cumw[i]
+        keep = 1.0
+        for m in range(nm):
+            if flat[m]:
+                keep -= mpost[i, m]
+        q = p * max(keep, 0.0)
+        if logw[i] != NEG_INF:
+            q += share / legal
+        acc += q
+        cumw[i] = acc
+    for i in range(lo, hi):
+        cumw[i] /= acc
+    cumw[hi - 1] = 1.0
+
+
+@njit(cache=True)
+def _flat_particles(parts, ev, nev, post, flat):
+    """The chain's version of :func:`_flatten`: in each seat's column of the equally
+    weighted particles, a share equal to its flat types' posterior (spread evenly along
+    the chain) is set to -1, a hand drawn uniformly from the cards left."""
+    n = parts.shape[0]
+    for j in range(nev):
+        s = ev[j]
+        share = 0.0
+        for m in range(flat.shape[0]):
+            if flat[m]:
+                share += post[s, m]
+        for i in range(n):
+            if math.floor((i + 1) * share + 1e-9) > math.floor(i * share + 1e-9):
+                parts[i, s] = -1
+
+
+@njit(cache=True)
 def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, later, rules, kinds,
-                taus, eps, base, post, particles, rng, bufs):  # fmt: skip
+                taus, eps, base, post, particles, rng, bufs, flat):  # fmt: skip
     """:func:`compute`'s exact methods, the seats with evidence (``ev[:nev]``) having few
     enough candidate hands (``ncand``) to enumerate: ``(parts, cum, method)``.
 
@@ -427,7 +488,8 @@ def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, lat
     ``particles`` joint particles by rejection of clashing draws (``METHOD_JOINT``).
     No candidate fitting the plays gives ``METHOD_UNIFORM``; rejection failing too often
     gives ``METHOD_MCMC`` with empty arrays (``post`` of those seats reset): the caller
-    then runs the chain.  ``bufs``: :func:`compute`'s work arrays."""
+    then runs the chain.  ``bufs``: :func:`compute`'s work arrays; ``flat``: the flat
+    channels (:func:`_flatten`)."""
     ll, work, tmp, buf, bc, bt, sc, xs, vx, vg = bufs
     nm = kinds.shape[0]
     total = 0
@@ -456,6 +518,8 @@ def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, lat
             prev = cumw[i]
             for m in range(nm):
                 post[s, m] += p * mpost[i, m]
+        if ok:
+            _flatten(logw, cumw, mpost, post[s], flat, start[j], pos)
     if not ok:
         return np.empty((0, 4), dtype=np.int64), np.empty(0), METHOD_UNIFORM
     if nev == 1:
@@ -587,7 +651,7 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
 
 @njit(cache=True)
 def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, cap, particles,
-            chain, burn, thin, seed):  # fmt: skip
+            chain, burn, thin, seed, flat):  # fmt: skip
     """The belief of ``seat`` at ``root`` (its canonical world now) from the plays
     ``(hcard[d], htake[d])`` made in the positions ``hist[d]`` (its canonical views),
     under the channels (``kinds``, ``taus``, ``eps``) with log prior ``logprior``.
@@ -598,7 +662,8 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
     several such seats give ``particles`` joint particles by rejection; otherwise a
     Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives ``chain``
     particles.
-    ``seed`` drives the random methods only.
+    ``seed`` drives the random methods only.  ``flat[m] = 1`` makes channel ``m`` flat
+    (module docstring; all 0: every channel's plays are evidence about the hand).
 
     Returns ``(parts, cum, post, method)``: the particles (module docstring), their
     cumulative weights, ``post[s, m]`` the posterior probability that seat ``s`` plays
@@ -658,10 +723,11 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
     if enumerable:
         parts, cum, method = _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard,
                                          htake, later, rules, kinds, taus, eps, base, post,
-                                         particles, rng, bufs)  # fmt: skip
+                                         particles, rng, bufs, flat)  # fmt: skip
         if method != METHOD_MCMC:
             return parts, cum, post, method
     parts, cum = _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake,
                              later, rules, kinds, taus, eps, base, post, chain, burn, thin,
                              rng, bufs)  # fmt: skip
+    _flat_particles(parts, ev, nev, post, flat)
     return parts, cum, post, METHOD_MCMC

@@ -24,6 +24,13 @@ Models (:data:`MODELS`):
   at the fitted temperature; the expert at temperature 1), updated from every observed
   play of the seat: a random player comes out as random, so its plays move the belief
   little (a wrong model is not exploited against us), and a greedy one is recognised.
+* ``robust`` -- ``fit``'s family with *flat* types (:class:`Channel`): random play, and a
+  share ``uniform`` (:data:`ROBUST_UNIFORM` by default) of the "plays like a strong
+  search" type, are types whose plays say nothing about the hand: a seat recognised as
+  one of them gets uniform worlds.  The weight moves with the seat's own plays (the
+  type posterior, from every play of the hand): against a greedy or expert player the
+  belief keeps ``fit``'s inference, against a strong searcher or a random player it
+  falls back towards the uniform draw the plain search makes (:func:`robust_model`).
 
 Only what the seat has seen is read: the positions before each play of the hand as it
 saw them (:class:`Observations`, canonical worlds of its information sets), the plays,
@@ -83,6 +90,9 @@ class Channel:
     kind: str
     tau: float = 0.0
     eps: float = 0.0
+    #: A flat type: its plays count for the type posterior, but given it the seat's hand
+    #: is uniform over the hands its plays leave legal (:mod:`scopa_sim._engine.belief`).
+    flat: bool = False
 
     def __post_init__(self) -> None:
         if self.kind not in _KINDS:
@@ -97,9 +107,15 @@ class Channel:
 
     @property
     def label(self) -> str:
-        if self.kind == "random":
-            return "random"
-        return f"{self.kind}(tau={self.tau:g},eps={self.eps:g})"
+        text = (
+            "random" if self.kind == "random" else f"{self.kind}(tau={self.tau:g},eps={self.eps:g})"
+        )
+        return text + (", uniform hands" if self.flat else "")
+
+    @property
+    def plays(self) -> tuple[str, float, float]:
+        """The play model alone (kind, tau, eps), flat or not."""
+        return self.kind, self.tau, self.eps
 
 
 @dataclass(frozen=True)
@@ -133,8 +149,8 @@ class BeliefModel:
                 f"belief model {self.name}: cap, particles, chain, thin >= 1, burn >= 0"
             )
 
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The kernel's inputs: kinds, taus, eps, log prior (normalised)."""
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The kernel's inputs: kinds, taus, eps, log prior (normalised), flat flags."""
         if not self._arrays:
             total = sum(self.prior)
             self._arrays["a"] = (
@@ -142,6 +158,7 @@ class BeliefModel:
                 np.array([c.tau for c in self.channels], dtype=np.float64),
                 np.array([c.eps for c in self.channels], dtype=np.float64),
                 np.log(np.array(self.prior, dtype=np.float64) / total),
+                np.array([int(c.flat) for c in self.channels], dtype=np.int64),
             )
         return self._arrays["a"]
 
@@ -151,21 +168,51 @@ class BeliefModel:
 #: itself, by UCB1 (see :class:`scopa_sim.bots.search.ISMCTSBot`).
 SEARCH_CHANNEL = Channel("expert", EXPERT_TAU, EXPERT_EPS)
 
+#: ``fit``'s family: random, greedy, the expert exactly, the searcher's fitted channel and
+#: the expert at temperature 1.
+FIT_CHANNELS = (
+    Channel("random"),
+    Channel("greedy", 0.0, 0.02),
+    Channel("expert", 0.0, 0.02),
+    SEARCH_CHANNEL,
+    Channel("expert", 1.0, 0.05),
+)
+
+#: The default share of the "plays like a strong search" type whose hand ``robust`` takes
+#: as uniform (the ``uniform=`` policy parameter).
+ROBUST_UNIFORM = 0.5
+
+
+def robust_model(uniform: float = ROBUST_UNIFORM) -> BeliefModel:
+    """``fit``'s family made hard to exploit: random play is a flat type (its plays say
+    nothing about its hand), and the searcher's channel is split into an informative
+    type of prior ``1 - uniform`` and a flat one of prior ``uniform`` (each of the
+    other types has prior 1).  ``uniform`` in [0, 1]; 0 keeps the searcher's inference
+    (only random play flat), 1 gives a seat that plays like a search uniform worlds.
+    The name is ``robust`` at the default weight, ``robust(uniform=W)`` otherwise."""
+    if not (isinstance(uniform, int | float) and 0.0 <= uniform <= 1.0):
+        raise PolicyError(f"belief weight uniform={uniform!r}: need a number in [0, 1]")
+    name = "robust" if uniform == ROBUST_UNIFORM else f"robust(uniform={uniform:g})"
+    _, greedy, exact, search, warm = FIT_CHANNELS
+    channels = [Channel("random", flat=True), greedy, exact]
+    prior = [1.0, 1.0, 1.0]
+    if uniform < 1.0:
+        channels.append(search)
+        prior.append(1.0 - uniform)
+    if uniform > 0.0:
+        channels.append(Channel(search.kind, search.tau, search.eps, flat=True))
+        prior.append(uniform)
+    channels.append(warm)
+    prior.append(1.0)
+    return BeliefModel(name, tuple(channels), tuple(prior))
+
+
 #: Belief models by the name the ``belief=`` policy parameter takes (None: uniform).
 MODELS: dict[str, BeliefModel | None] = {
     "uniform": None,
     "expert": BeliefModel("expert", (SEARCH_CHANNEL,), (1.0,)),
-    "fit": BeliefModel(
-        "fit",
-        (
-            Channel("random"),
-            Channel("greedy", 0.0, 0.02),
-            Channel("expert", 0.0, 0.02),
-            SEARCH_CHANNEL,
-            Channel("expert", 1.0, 0.05),
-        ),
-        (1.0, 1.0, 1.0, 1.0, 1.0),
-    ),
+    "fit": BeliefModel("fit", FIT_CHANNELS, (1.0,) * len(FIT_CHANNELS)),
+    "robust": robust_model(),
 }
 #: The values of the ``belief=`` policy parameter.
 BELIEFS: tuple[str, ...] = tuple(MODELS)
@@ -362,11 +409,11 @@ def compute_belief(obs: Observations, model: str | BeliefModel | None, seed: int
     if m is None or obs.root[K.S_DONE]:
         post = np.full((4, nm), 1.0 / nm)
         return Belief(obs, m, _NO_PARTS, _NO_CUM, post, "uniform")
-    kinds, taus, eps, logprior = m.arrays()
+    kinds, taus, eps, logprior, flat = m.arrays()
     parts, cum, post, method = KB.compute(
         obs.root, obs.rules.to_array(), obs.seat, obs.hist, obs.cards, obs.takes, kinds, taus,
         eps, logprior, m.cap, m.particles, m.chain, m.burn, m.thin,
-        np.uint64(K.derive_seed(int(seed) & (2**63 - 1), 16, obs.plays, obs.seat)),
+        np.uint64(K.derive_seed(int(seed) & (2**63 - 1), 16, obs.plays, obs.seat)), flat,
     )  # fmt: skip
     return Belief(obs, m, parts, cum, post, _METHODS[int(method)])
 
@@ -433,7 +480,9 @@ def belief_json(b: Belief, top: int = 10) -> dict[str, Any]:
 
 __all__ = [
     "BELIEFS",
+    "FIT_CHANNELS",
     "MODELS",
+    "ROBUST_UNIFORM",
     "SEARCH_CHANNEL",
     "Belief",
     "BeliefModel",
@@ -444,4 +493,5 @@ __all__ = [
     "compute_belief",
     "describe_belief",
     "get_model",
+    "robust_model",
 ]

@@ -50,6 +50,23 @@ def _float(name: str, hi: float = math.inf) -> Param:
     return conv
 
 
+def _weight(name: str) -> Param:
+    """A number in [0, 1] (a mixture weight)."""
+
+    def conv(policy: str, text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        if not 0.0 <= v <= 1.0:
+            raise PolicyError(
+                f"policy {policy!r} parameter {name}={text!r}: expected a weight in [0, 1]"
+            )
+        return v
+
+    return conv
+
+
 def _choice(name: str, allowed: tuple[str, ...]) -> Param:
     def conv(policy: str, text: str) -> str:
         if text not in allowed:
@@ -153,7 +170,8 @@ POLICIES: dict[str, PolicyKind] = {
         PolicyKind(
             "pimc",
             "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
-            "leaf=estimate|expert, belief=uniform|expert|fit, objective=margin|match, "
+            "leaf=estimate|expert, belief=uniform|expert|fit|robust, uniform=W (robust's weight), "
+            "objective=margin|match, "
             "equity=expert|PATH, match_leaf=normal|calibrated",
             {
                 "worlds": _int("worlds", 1),
@@ -161,6 +179,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "exact_below": _int("exact_below", 0),
                 "leaf": _choice("leaf", ("estimate", "expert")),
                 "belief": _belief,
+                "uniform": _weight("uniform"),
                 **_OBJECTIVE,
             },
             _bot("PIMCBot"),
@@ -168,7 +187,8 @@ POLICIES: dict[str, PolicyKind] = {
         PolicyKind(
             "ismcts",
             "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
-            "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit, "
+            "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit|robust, "
+            "uniform=W (robust's weight), "
             "reply=uct|tree|model, objective=margin|match, equity=expert|PATH, "
             "match_leaf=normal|calibrated",
             {
@@ -180,6 +200,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "horizon": _int("horizon", 0),
                 "leaf": _choice("leaf", ("estimate", "expert")),
                 "belief": _belief,
+                "uniform": _weight("uniform"),
                 "reply": _choice("reply", ("uct", "tree", "model")),
                 **_OBJECTIVE,
             },

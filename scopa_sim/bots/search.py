@@ -34,7 +34,15 @@ from scopa_sim._engine import pimc as KP
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import values as KV
 from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats
-from scopa_sim.bots.belief import SEARCH_CHANNEL, Belief, Observations, compute_belief, get_model
+from scopa_sim.bots.belief import (
+    SEARCH_CHANNEL,
+    Belief,
+    BeliefModel,
+    Observations,
+    compute_belief,
+    get_model,
+    robust_model,
+)
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
@@ -76,17 +84,25 @@ class _BeliefMixin:
 
     belief: str = "uniform"
     last_belief: Belief | None = None
+    _model: BeliefModel | None = None
 
-    def _set_belief(self, belief: str) -> None:
-        get_model(belief)  # raises PolicyError for an unknown name
+    def _set_belief(self, belief: str, uniform: float | None = None) -> str:
+        """Set the belief up (``uniform``: the flat share of ``belief=robust``, see
+        :func:`scopa_sim.bots.belief.robust_model`); return its part of the bot's name."""
+        if uniform is not None and belief != "robust":
+            raise ValueError("uniform= is the weight of belief=robust: give that too")
+        self._model = robust_model(uniform) if uniform is not None else get_model(belief)
         self.belief = belief
         self.last_belief = None
+        if belief == "uniform":
+            return ""
+        return f",belief={belief}" + ("" if uniform is None else f",uniform={uniform:g}")
 
     def _worlds_from(self, state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """The particles and cumulative weights the search kernels draw worlds from."""
         if self.belief == "uniform":
             return _NO_PARTS, _NO_CUM
-        b = compute_belief(Observations(state), self.belief, seed)
+        b = compute_belief(Observations(state), self._model, seed)
         self.last_belief = b
         return b.parts, b.cum
 
@@ -192,18 +208,19 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         equity: str | None = None,
         match_leaf: str = "normal",
         match_close: float = 0.0,
+        uniform: float | None = None,
     ) -> None:
         if worlds < 1 or depth < 1 or exact_below < 0:
             raise ValueError("worlds and depth must be >= 1, exact_below >= 0")
         if leaf not in self.LEAVES:
             raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
-        self._set_belief(belief)
+        belief_name = self._set_belief(belief, uniform)
         _match_leaf(objective, leaf)
         self.worlds, self.depth, self.exact_below, self.leaf = worlds, depth, exact_below, leaf
         self.name = (
             f"pimc:worlds={worlds},depth={depth},exact_below={exact_below}"
             + (f",leaf={leaf}" if leaf != "estimate" else "")
-            + (f",belief={belief}" if belief != "uniform" else "")
+            + belief_name
             + self._objective(objective, equity, match_leaf, match_close)
         )
 
@@ -374,8 +391,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         match_leaf: str = "normal",
         match_close: float = 0.0,
         reply: str = "uct",
+        uniform: float | None = None,
     ) -> None:
-        self._set_belief(belief)
+        belief_name = self._set_belief(belief, uniform)
         if reply not in self.REPLIES:
             raise ValueError(f"reply must be one of {', '.join(self.REPLIES)}, got {reply!r}")
         if reply != "uct" and belief == "uniform":
@@ -411,7 +429,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + (f",exact={exact}" if exact else "")
             + (f",horizon={horizon}" if horizon is not None else "")
             + (f",leaf={leaf}" if leaf != "estimate" else "")
-            + (f",belief={belief}" if belief != "uniform" else "")
+            + belief_name
             + (f",reply={reply}" if reply != "uct" else "")
             + suffix
         )
@@ -457,12 +475,13 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         :func:`scopa_sim._engine.ismcts.ismcts_run` takes them (the last decision's belief)."""
         b = self.last_belief
         assert b is not None and b.model is not None  # reply=model needs a belief model
-        kinds, taus, eps, _ = b.model.arrays()
+        kinds, taus, eps, _, _ = b.model.arrays()
         # the channel fitted to this search's own plays stands for a seat that plays
-        # like it: that seat is searched as in reply=uct (UCB1), not replayed as an expert
+        # like it (flat or not): that seat is searched as in reply=uct (UCB1), not
+        # replayed as an expert
         kinds = kinds.copy()
         for i, ch in enumerate(b.model.channels):
-            if ch == SEARCH_CHANNEL:
+            if ch.plays == SEARCH_CHANNEL.plays:
                 kinds[i] = KI.KIND_SEARCH
         post = np.ascontiguousarray(b.post, dtype=np.float64)
         return kinds, taus, eps, post, self.reply == "model"

@@ -269,6 +269,51 @@ def ladder(policies: Sequence[str], results: Sequence[PairingResult]) -> list[tu
     return sorted(zip(policies, (float(x) for x in sol), strict=True), key=lambda t: -t[1])
 
 
+@dataclass(frozen=True)
+class Standing:
+    """One policy's place in a round robin: its Elo (:func:`ladder`), its worst pairing
+    (the opponent against which its margin per hand is lowest, with that margin from
+    its side) and the opponents it is significantly worse against (the pairing's 95%
+    CI of its margin entirely below 0)."""
+
+    policy: str
+    elo: float
+    worst_opponent: str
+    worst_margin: Estimate
+    worse_against: tuple[str, ...]
+
+    @property
+    def unbeaten(self) -> bool:
+        """Not significantly worse than any other policy of the round robin."""
+        return not self.worse_against
+
+
+def _side(r: PairingResult, policy: str) -> Estimate:
+    """The pairing's margin per hand from ``policy``'s side."""
+    m = r.margin
+    return m if r.a == policy else Estimate(-m.mean, m.se, m.n, m.level)
+
+
+def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list[Standing]:
+    """Every policy's :class:`Standing`, best first by the round robin's rule for the best
+    setting: the policies not significantly worse than any other first, then by the
+    worst case (the margin of the worst pairing, higher first), then by Elo.  So the
+    first one is the setting with the best worst case among those no other setting
+    beats; when every policy is beaten by some other, the first is the one with the
+    best worst case.  Each pairing's interval is its own 95% one (no correction for the
+    several pairings a policy plays: the rule is the stricter for it)."""
+    elo = dict(ladder(policies, results))
+    out = []
+    for p in policies:
+        mine = [(r.b if r.a == p else r.a, _side(r, p)) for r in results if p in (r.a, r.b)]
+        if not mine:
+            raise TournamentError(f"{p!r} played no pairing of this round robin")
+        opp, worst = min(mine, key=lambda t: (t[1].mean, t[0]))
+        worse = tuple(o for o, m in mine if m.estimated and m.high < 0)
+        out.append(Standing(p, elo[p], opp, worst, worse))
+    return sorted(out, key=lambda s: (not s.unbeaten, -s.worst_margin.mean, -s.elo, s.policy))
+
+
 def run_tournament(
     rules: Rules,
     policies: Sequence[PolicySpec],
