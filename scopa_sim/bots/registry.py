@@ -228,6 +228,20 @@ POLICIES: dict[str, PolicyKind] = {
 }
 
 
+#: Names that stand for a full policy text, expanded when a policy is parsed, so results
+#: always name the full parameters. ``best`` is the documented best bot: the setting of the
+#: round robin at equal time per move with the best worst pairing among those no other
+#: setting beats (``benchmarks/bench_roundrobin.py``, docs/results/ladder.md).
+ALIASES: dict[str, str] = {
+    "best": "ismcts:iterations=250,horizon=4,c=1,belief=fit,reply=tree",
+}
+
+
+def _known() -> str:
+    """The policy names and aliases, for error messages."""
+    return f"{', '.join(POLICIES)}; aliases: {', '.join(ALIASES)}"
+
+
 def kernel_policies() -> list[str]:
     """The names of the policies jitted into the playout loops."""
     return [n for n, p in POLICIES.items() if p.is_kernel]
@@ -242,8 +256,12 @@ def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
     """A bot by name (any registered policy) with text parameters, validated; raises
     :class:`PolicyError` naming the bad parameter."""
     key = name.strip().lower()
+    if key in ALIASES:
+        if params:
+            raise PolicyError(f"{key!r} is {ALIASES[key]}: it takes no parameters")
+        return PolicySpec.parse(ALIASES[key]).bot()
     if key not in POLICIES:
-        raise PolicyError(f"unknown bot {name!r}; bots: {', '.join(POLICIES)}")
+        raise PolicyError(f"unknown bot {name!r}; bots: {_known()}")
     kind = POLICIES[key]
     kwargs: dict[str, object] = {}
     for k, v in (params or {}).items():
@@ -268,11 +286,17 @@ class PolicySpec:
 
     @classmethod
     def parse(cls, text: str) -> PolicySpec:
-        name, _, rest = text.strip().partition(":")
+        name, sep, rest = text.strip().partition(":")
         name = name.strip().lower()
+        if name in ALIASES:
+            if sep:
+                raise PolicyError(
+                    f"policy {name!r} is {ALIASES[name]}: it takes no parameters (write the "
+                    f"full text to change one)"
+                )
+            return cls.parse(ALIASES[name])
         if name not in POLICIES:
-            known = ", ".join(POLICIES)
-            raise PolicyError(f"unknown policy {name!r}; policies: {known}")
+            raise PolicyError(f"unknown policy {name!r}; policies: {_known()}")
         params: list[tuple[str, str]] = []
         if rest.strip():
             for item in rest.split(","):
