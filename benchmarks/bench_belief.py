@@ -99,7 +99,7 @@ BASES = {"ismcts": "ismcts:iterations=1000,horizon=4,c=1", "pimc": "pimc"}
 #: The ladder's opponents.
 OPPONENTS = ("random", "greedy", "expert", "pimc", "ismcts:iterations=1000,horizon=4,c=1")
 #: The belief models measured (uniform is the reference).
-BELIEF_MODELS = ("expert", "fit")
+BELIEF_MODELS = ("expert", "fit", "robust")
 #: The fit's grid.
 TAUS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.0)
 EPSS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)

@@ -23,7 +23,7 @@ from scopa_sim.files import json_number
 from scopa_sim.game.cards import CardSet
 from scopa_sim.records.record import opening_line, position_from_record
 from scopa_sim.sim.pool import interruptible
-from scopa_sim.sim.tournament import Sprt, ladder, run_tournament
+from scopa_sim.sim.tournament import Sprt, ladder, run_tournament, standings
 from scopa_sim.stats.inference import MIN_SAMPLES
 
 from .options import (
@@ -318,6 +318,7 @@ def tournament_cmd(
         raise BadInput(str(e)) from None
     names = [str(p) for p in specs]
     board = ladder(names, results)
+    rank = standings(names, results)
     if as_json:
         doc = {
             "preset": preset,
@@ -343,6 +344,7 @@ def tournament_cmd(
                 for x in results
             ],
             "ladder": [{"policy": p, "elo": e} for p, e in board],
+            "standings": [x.to_dict() for x in rank],
         }
         json.dump(doc, sys.stdout, indent=2)
         click.echo()
@@ -371,3 +373,14 @@ def tournament_cmd(
     click.echo("Elo ladder (least-squares fit, mean 0):")
     for p, e in board:
         click.echo(f"  {e:+7.1f}  {p}")
+    click.echo(
+        "Standings (not significantly worse than any other first, then by the worst pairing):"
+    )
+    for x in rank:
+        m = x.worst_margin
+        ci = f" [{m.low:+.3f}, {m.high:+.3f}]" if m.estimated else " (no CI)"
+        worse = ", ".join(x.worse_against) if x.worse_against else "none"
+        click.echo(
+            f"  {x.policy}: worst pairing {m.mean:+.3f}{ci} vs {x.worst_opponent}; "
+            f"significantly worse against: {worse}"
+        )

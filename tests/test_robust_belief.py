@@ -269,3 +269,23 @@ def test_robust_weights_keep_fit_and_name_the_model() -> None:
     assert len(robust_model(0.5).channels) == 6
     bot = PolicySpec.parse("ismcts:iterations=10,belief=robust,uniform=0.25").bot()
     assert bot.name.endswith("belief=robust,uniform=0.25")
+
+
+def test_tournament_reports_standings_in_text_json_and_api() -> None:
+    """``tournament`` prints each policy's worst pairing and whom it is significantly
+    worse against; ``--json`` and the API carry the same standings, best first."""
+    import json
+
+    import scopa_sim
+
+    args = ["tournament", "--policy", "expert", "--policy", "random", "--deals", "12", "-q"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    assert "Standings" in res.output
+    assert "  random: worst pairing" in res.output and "worse against: expert" in res.output
+    doc = json.loads(CliRunner().invoke(cli, [*args, "--json"]).output)
+    first = doc["standings"][0]
+    assert first["policy"] == "expert" and first["unbeaten"] and first["worse_against"] == []
+    assert doc["standings"][1]["worse_against"] == ["expert"]
+    t = scopa_sim.tournament("expert", "random", deals=12)
+    assert t.best == "expert" and t.to_dict()["standings"] == doc["standings"]

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from scopa_sim.game.cards import CardSet
     from scopa_sim.game.state import HandState
     from scopa_sim.records.review import Review as LibraryReview
-    from scopa_sim.sim.tournament import PairingResult
+    from scopa_sim.sim.tournament import PairingResult, Standing
 
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pl.DataFrame:
@@ -282,6 +282,14 @@ class Tournament:
     deals: int
     pairings: tuple[Pairing, ...]
     ladder: tuple[tuple[str, float], ...]
+    #: Every policy's standing, best first: not significantly worse than any other first,
+    #: then by its worst pairing (:func:`scopa_sim.sim.tournament.standings`).
+    standings: tuple[Standing, ...] = ()
+
+    @property
+    def best(self) -> str:
+        """The policy with the best worst pairing among those no other beats."""
+        return self.standings[0].policy
 
     def to_dict(self) -> dict[str, Any]:
         """The figures of ``scopa-sim tournament --json``."""
@@ -308,6 +316,7 @@ class Tournament:
                 for x in self.pairings
             ],
             "ladder": [{"policy": p, "elo": e} for p, e in self.ladder],
+            "standings": [x.to_dict() for x in self.standings],
         }
 
     def to_polars(self) -> pl.DataFrame:
@@ -362,7 +371,7 @@ def tournament(
     """Policies head to head on paired, seat-swapped deals, with CIs and an Elo ladder
     (``scopa-sim tournament``); ``sprt=(elo0, elo1)`` stops early on a sequential test."""
     from scopa_sim.bots.registry import PolicySpec
-    from scopa_sim.sim.tournament import Sprt, ladder, run_tournament
+    from scopa_sim.sim.tournament import Sprt, ladder, run_tournament, standings
 
     r = make_rules(preset, rules)
     if not all(isinstance(p, str) for p in policies):
@@ -372,8 +381,12 @@ def tournament(
     seed = whole("--seed", seed, 0)
     workers = whole("--workers", workers, 1)
     results = run_tournament(r, specs, deals, seed, test, None, workers)
-    board = ladder([str(p) for p in specs], results)
-    return Tournament(preset, seed, deals, tuple(Pairing.of(x) for x in results), tuple(board))
+    names = [str(p) for p in specs]
+    board = ladder(names, results)
+    return Tournament(
+        preset, seed, deals, tuple(Pairing.of(x) for x in results), tuple(board),
+        tuple(standings(names, results)),
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- review

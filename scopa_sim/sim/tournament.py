@@ -18,6 +18,7 @@ import numpy as np
 
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import TournamentError
+from scopa_sim.files import json_number
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import HandPlayer
@@ -286,6 +287,19 @@ class Standing:
     def unbeaten(self) -> bool:
         """Not significantly worse than any other policy of the round robin."""
         return not self.worse_against
+
+    def to_dict(self) -> dict[str, object]:
+        """The standing as ``tournament --json`` writes it (no interval: ``None``)."""
+        m = self.worst_margin
+        return {
+            "policy": self.policy,
+            "elo": self.elo,
+            "worst_opponent": self.worst_opponent,
+            "worst_margin": m.mean,
+            "worst_margin_ci": [json_number(m.low), json_number(m.high)],
+            "worse_against": list(self.worse_against),
+            "unbeaten": self.unbeaten,
+        }
 
 
 def _side(r: PairingResult, policy: str) -> Estimate:
