@@ -25,7 +25,8 @@ worst case).  After the games the CPU time per move of every setting is measured
 again on fresh positions, paired with the reference, so the table shows that the
 time was equal.  With ``--log`` each finished pairing is appended to a JSON-lines file
 and a rerun with the same arguments plays only the pairings missing from it (the
-calibrated settings are read back from it, so the games are those of the first run).
+calibrated settings are read back from it, so the games are those of the first run; an
+entrant added since is calibrated alone and plays the others).
 """
 
 from __future__ import annotations
@@ -110,6 +111,13 @@ ENTRANTS: tuple[Entrant, ...] = (
     Entrant(
         "ismcts robust uniform=1, reply=tree",
         "ismcts:iterations=250,horizon=4,c=1,belief=robust,uniform=1,reply=tree",
+        "iterations",
+    ),
+    # added after the first nine had played each other (their games and budgets are read
+    # back from the log): the opponent model tempered, half the replies by UCB1
+    Entrant(
+        "ismcts robust, reply=tree, uct_floor=0.5",
+        "ismcts:iterations=400,horizon=4,c=1,belief=robust,reply=tree,uct_floor=0.5",
         "iterations",
     ),
 )
@@ -283,9 +291,10 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
             "commit": git_commit(), "load_before": load(), "machine": platform.machine(),
             "cpus": os.cpu_count(), "numba": numba.__version__}  # fmt: skip
     calib, done = read_log(log_path, deals, seed)
-    if calib is None or any(e.label not in calib for e in entrants):
+    missing = tuple(e for e in entrants if e.label not in (calib or {}))
+    if missing:
         print(f"calibrating to {reference} on {positions} positions ...", flush=True)
-        fresh = calibrate(entrants, reference, positions, repeats, seed)
+        fresh = calibrate(missing, reference, positions, repeats, seed)
         calib = {**fresh, **(calib or {})}
         if log_path:
             with open(log_path, "a") as f:

@@ -289,3 +289,32 @@ def test_tournament_reports_standings_in_text_json_and_api() -> None:
     assert doc["standings"][1]["worse_against"] == ["expert"]
     t = scopa_sim.tournament("expert", "random", deals=12)
     assert t.best == "expert" and t.to_dict()["standings"] == doc["standings"]
+
+
+def test_uct_floor_mixes_the_reply_posterior_with_the_search_channel() -> None:
+    """``uct_floor=x`` hands the kernel each seat's channel posterior times ``1 - x``
+    plus ``x`` on the "plays like this search" channel (searched by UCB1): rows still sum
+    to 1, 0 leaves the posterior as it is, 1 searches every reply by UCB1."""
+    from scopa_sim._engine import ismcts as KI
+
+    state = played(Rules.make("scopa"), 3, 7, "greedy")
+    text = "ismcts:iterations=20,horizon=4,c=1,belief=robust,reply=tree"
+    plain = PolicySpec.parse(text).bot()
+    plain.choose(state, 1)
+    kinds, _, _, post0, _ = plain._reply_models()  # type: ignore[attr-defined]
+    search = int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])
+    for x in (0.25, 1.0):
+        bot = PolicySpec.parse(f"{text},uct_floor={x:g}").bot()
+        bot.choose(state, 1)
+        _, _, _, post, _ = bot._reply_models()  # type: ignore[attr-defined]
+        want = post0 * (1 - x)
+        want[:, search] += x
+        assert np.allclose(post, want) and np.allclose(post[1].sum(), 1.0)
+    assert bot.name.endswith("reply=tree,uct_floor=1")
+    for bad, match in (
+        (f"{text},uct_floor=1.2", "expected a weight"),
+        ("ismcts:belief=fit,uct_floor=0.5", "tempers the opponent model of reply=tree"),
+    ):
+        with pytest.raises(PolicyError, match=match) as e:
+            PolicySpec.parse(bad)
+        assert "\n" not in str(e.value)

@@ -358,6 +358,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     rollout, follow it, so a seat recognised as random is played as random, not as a
     best responder; the root's side still searches by UCB1 (``reply=uct``, the default:
     every seat by UCB1 and the rollout policy, as before the option existed).
+    ``uct_floor=x`` in [0, 1] (with ``reply=tree|model``) tempers that model: each
+    iteration searches each such seat by UCB1 with probability at least ``x`` (the
+    posterior is mixed with the "plays like this search" channel at weight ``x``), so a
+    model that a strong opponent does not follow costs at most a share ``1 - x`` of
+    the iterations.
     With ``objective=match`` the backed-up rewards are the match objective's values of
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
@@ -392,6 +397,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         match_close: float = 0.0,
         reply: str = "uct",
         uniform: float | None = None,
+        uct_floor: float = 0.0,
     ) -> None:
         belief_name = self._set_belief(belief, uniform)
         if reply not in self.REPLIES:
@@ -400,7 +406,12 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             raise ValueError(
                 f"reply={reply} plays the other seats by a belief's model: give belief="
             )
+        if not 0.0 <= uct_floor <= 1.0:
+            raise ValueError(f"uct_floor must be a weight in [0, 1], got {uct_floor!r}")
+        if uct_floor and reply == "uct":
+            raise ValueError("uct_floor= tempers the opponent model of reply=tree|model: give that")
         self.reply = reply
+        self.uct_floor = uct_floor
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
@@ -431,6 +442,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + (f",leaf={leaf}" if leaf != "estimate" else "")
             + belief_name
             + (f",reply={reply}" if reply != "uct" else "")
+            + (f",uct_floor={uct_floor:g}" if uct_floor else "")
             + suffix
         )
         self.last_iterations = 0
@@ -484,6 +496,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             if ch.plays == SEARCH_CHANNEL.plays:
                 kinds[i] = KI.KIND_SEARCH
         post = np.ascontiguousarray(b.post, dtype=np.float64)
+        if self.uct_floor:
+            # a share uct_floor of each seat's replies is searched by UCB1 whatever its
+            # posterior: a wrong model of a strong player costs at most the rest
+            post = post * (1.0 - self.uct_floor)
+            post[:, int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])] += self.uct_floor
         return kinds, taus, eps, post, self.reply == "model"
 
     def _solve_known(self, info: InfoSet) -> list[PlayStats]:
