@@ -193,6 +193,10 @@ def read_log(path: str | None, deals: int, seed: int) -> tuple[dict | None, dict
     return calib, done
 
 
+def _load1(load: dict | None) -> str:
+    return f"{load['load_1']:.1f}" if load else "?"
+
+
 def fmt(m: Estimate) -> str:
     return f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
 
@@ -206,8 +210,8 @@ def table(calib: dict, results: list[PairingResult], timing: dict, meta: dict) -
     lines = [
         f"Round robin at equal time per move: 2-player `scopa`, {meta['deals']:,} paired "
         f"deals per pairing (seed {meta['seed']}), reference `{meta['reference']}`; "
-        f"{meta['date_utc']}, commit `{meta['commit']}`, load {meta['load_before']} -> "
-        f"{meta['load_after']}.",
+        f"{meta['date_utc']}, commit `{meta['commit']}`, load averages (1 min) "
+        f"{_load1(meta['load_before'])} at the start, {_load1(meta['load_after'])} at the end.",
         "",
         "| # | setting | policy | Elo | worst pairing: margin per hand [95% CI] | "
         "significantly worse against | CPU ms per move (calibration / check) |",
