@@ -706,9 +706,7 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     play, follow the tree, apply; last the rewards, backed up.  The kernels compile it
     with :data:`.pipeline.STEPS`: without it the reference counts of the arrays the
     steps take made it 43% slower than the same loop written out in one body (as it was
-    up to 0.4.0); with it, and the tree step's untried play found by a walk rather than
-    a list of the plays (:func:`_tree_step`), within 1% of it (``benchmarks/bench_ab.py``
-    against 0d23e2b)."""
+    up to 0.4.0); with it, the same speed (within 1%, with :func:`_tree_step`'s walk)."""
     nrc = rkinds.shape[0]
     chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
     pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes
