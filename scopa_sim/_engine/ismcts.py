@@ -64,7 +64,7 @@ from .layout import (
     W_SCOPE,
 )
 from .pipeline import STEPS
-from .plays import count_hand, list_plays, nth_play, play_value, plays_of, seat_view, take_at
+from .plays import count_hand, nth_play, play_value, plays_of, seat_view, take_at
 from .policy import (
     EXPERT_FIX,
     EXPERT_SCRATCH,
@@ -408,13 +408,19 @@ def _play_model(rkinds, rtaus, reps, chans, nrc, turn, side, root_side, in_tree,
 
 @njit(cache=True, inline="always")
 def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
-               packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, lc, lt, cc, ct, cn,
-               path, plen, c, scale, z):  # fmt: skip
+               packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path, plen,
+               c, scale, z):  # fmt: skip
     """A step down the tree for a seat choosing by UCB1: the availability of each child
     legal in this world counted; then one untried legal play expanded, chosen at random
     (unless the pool is full), which leaves the tree, or with every legal play tried the
     child of best UCB1 value followed; return ``(card, take, node, count, plen,
-    in_tree, z)``.  ``lc``/``lt``: room to list the plays."""
+    in_tree, z)``.
+
+    The untried play is found by walking the plays in the engine's order and stopping
+    at it, as the fused loop does: listing them all first (:func:`.plays.list_plays`,
+    0.4.0's carve up to 314cbf4) cost ISMCTS at horizon 4, which expands a node in
+    nearly every iteration, 3-4% (``benchmarks/bench_ab.py``, cases ``ismcts-h4`` and
+    ``belief`` against 0d23e2b)."""
     card = -1
     take = np.int64(0)
     in_tree = True
@@ -434,20 +440,28 @@ def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
     if compat < n:  # expand one untried play, chosen at random
         z += GOLDEN
         r = below(z, n - compat)
-        listed = list_plays(hc, kk, nh, lay_ok, optional, big, table, packed, packed_hi,
-                            sweep_aces, fewest, fifteen, bt, sc, lc, lt)  # fmt: skip
-        for i in range(listed):
-            tried = False
-            for q in range(compat):
-                if cc[q] == lc[i] and ct[q] == lt[i]:
-                    tried = True
-                    break
-            if not tried:
-                if r == 0:
-                    card = lc[i]
-                    take = lt[i]
-                    break
-                r -= 1
+        for i in range(nh):  # the plays in the engine's order, walked up to the r-th untried
+            x = hc[i]
+            k = kk[i]
+            p = plays_of(k, lay_ok, optional)
+            if big and k and p:
+                list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
+            for j in range(p):
+                t = take_at(x, j, k, big, table, packed, packed_hi, sweep_aces, fewest, fifteen,
+                            bt)  # fmt: skip
+                tried = False
+                for q in range(compat):
+                    if cc[q] == x and ct[q] == t:
+                        tried = True
+                        break
+                if not tried:
+                    if r == 0:
+                        card = x
+                        take = t
+                        break
+                    r -= 1
+            if card >= 0:
+                break
         in_tree = False
         if count < cap:
             node = _add_child(tree, node, count, card, take)
@@ -692,7 +706,7 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     play, follow the tree, apply; last the rewards, backed up.  The kernels compile it
     with :data:`.pipeline.STEPS`: without it the reference counts of the arrays the
     steps take made it 43% slower than the same loop written out in one body (as it was
-    up to 0.4.0); with it, the same speed."""
+    up to 0.4.0); with it, the same speed (within 1%, with :func:`_tree_step`'s walk)."""
     nrc = rkinds.shape[0]
     chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
     pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes
@@ -803,8 +817,8 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
             if in_tree and not modelled:
                 card, take, node, count, plen, in_tree, z = _tree_step(
                     tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
-                    packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, pc, pt, cc, ct, cn,
-                    path, plen, c, scale, z,
+                    packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
+                    plen, c, scale, z,
                 )  # fmt: skip
             elif (p_greedy or p_expert) and n > 1 and not p_random:
                 hit = np.int64(-1)
