@@ -120,6 +120,13 @@ ENTRANTS: tuple[Entrant, ...] = (
         "ismcts:iterations=400,horizon=4,c=1,belief=robust,reply=tree,uct_floor=0.5",
         "iterations",
     ),
+    # added after the first ten: the opponent model for the weak types only (random,
+    # greedy), every expert-like seat searched by UCB1, which costs nothing in the tree
+    Entrant(
+        "ismcts robust, reply=weak",
+        "ismcts:iterations=591,horizon=4,c=1,belief=robust,reply=weak",
+        "iterations",
+    ),
 )
 
 

@@ -318,3 +318,24 @@ def test_uct_floor_mixes_the_reply_posterior_with_the_search_channel() -> None:
         with pytest.raises(PolicyError, match=match) as e:
             PolicySpec.parse(bad)
         assert "\n" not in str(e.value)
+
+
+def test_reply_weak_models_only_random_and_greedy_seats() -> None:
+    """``reply=weak`` hands the kernel every expert-like channel as the search's own
+    (UCB1) and keeps random and greedy as models; ``reply=tree`` keeps the expert
+    channels as models."""
+    from scopa_sim._engine import ismcts as KI
+
+    state = played(Rules.make("scopa"), 3, 7, "greedy")
+    kinds = {}
+    for reply in ("tree", "weak"):
+        bot = PolicySpec.parse(f"ismcts:iterations=20,belief=robust,reply={reply}").bot()
+        bot.choose(state, 1)
+        kinds[reply] = list(bot._reply_models()[0])  # type: ignore[attr-defined]
+    channels = robust_model().channels
+    for i, ch in enumerate(channels):
+        if ch.kind in ("random", "greedy"):
+            assert kinds["weak"][i] == kinds["tree"][i] != KI.KIND_SEARCH
+        else:
+            assert kinds["weak"][i] == KI.KIND_SEARCH
+    assert any(k == KI.KIND_EXPERT for k in kinds["tree"])

@@ -189,7 +189,7 @@ POLICIES: dict[str, PolicyKind] = {
             "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
             "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit|robust, "
             "uniform=W (robust's weight), "
-            "reply=uct|tree|model, uct_floor=W, objective=margin|match, equity=expert|PATH, "
+            "reply=uct|tree|model|weak, uct_floor=W, objective=margin|match, equity=expert|PATH, "
             "match_leaf=normal|calibrated",
             {
                 "iterations": _int("iterations", 1),
@@ -201,7 +201,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "leaf": _choice("leaf", ("estimate", "expert")),
                 "belief": _belief,
                 "uniform": _weight("uniform"),
-                "reply": _choice("reply", ("uct", "tree", "model")),
+                "reply": _choice("reply", ("uct", "tree", "model", "weak")),
                 "uct_floor": _weight("uct_floor"),
                 **_OBJECTIVE,
             },

@@ -358,7 +358,12 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     rollout, follow it, so a seat recognised as random is played as random, not as a
     best responder; the root's side still searches by UCB1 (``reply=uct``, the default:
     every seat by UCB1 and the rollout policy, as before the option existed).
-    ``uct_floor=x`` in [0, 1] (with ``reply=tree|model``) tempers that model: each
+    ``reply=weak`` is ``tree`` for the weak types only (random and greedy play): a seat
+    whose channel is the expert's, at any temperature, is searched by UCB1, so a strong
+    or expert-like opponent is searched as by ``reply=uct`` and the tree needs no
+    expert values (the model's cost), while a random or greedy one is still played by
+    its model.
+    ``uct_floor=x`` in [0, 1] (with ``reply=tree|model|weak``) tempers that model: each
     iteration searches each such seat by UCB1 with probability at least ``x`` (the
     posterior is mixed with the "plays like this search" channel at weight ``x``), so a
     model that a strong opponent does not follow costs at most a share ``1 - x`` of
@@ -374,7 +379,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     CHUNK = 128
     EXACT_TT = 1 << 14
     #: ``reply=``: how the tree plays the other sides' seats (see the class docstring).
-    REPLIES = ("uct", "tree", "model")
+    REPLIES = ("uct", "tree", "model", "weak")
     ROLLOUTS: ClassVar[dict[str, int]] = {
         "random": K.POLICY_RANDOM,
         "greedy": K.POLICY_GREEDY,
@@ -409,7 +414,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         if not 0.0 <= uct_floor <= 1.0:
             raise ValueError(f"uct_floor must be a weight in [0, 1], got {uct_floor!r}")
         if uct_floor and reply == "uct":
-            raise ValueError("uct_floor= tempers the opponent model of reply=tree|model: give that")
+            raise ValueError(
+                "uct_floor= tempers the opponent model of reply=tree|model|weak: give that"
+            )
         self.reply = reply
         self.uct_floor = uct_floor
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
@@ -493,7 +500,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         # replayed as an expert
         kinds = kinds.copy()
         for i, ch in enumerate(b.model.channels):
-            if ch.plays == SEARCH_CHANNEL.plays:
+            # reply=weak: only the weak types (random, greedy) are played by their model;
+            # an expert-like seat is searched by UCB1 (cheap: no expert values in the tree)
+            if ch.plays == SEARCH_CHANNEL.plays or (self.reply == "weak" and ch.kind == "expert"):
                 kinds[i] = KI.KIND_SEARCH
         post = np.ascontiguousarray(b.post, dtype=np.float64)
         if self.uct_floor:
