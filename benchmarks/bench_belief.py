@@ -530,8 +530,8 @@ def main(
     calib = {}
     # (base, model, reply) of each calibrated setting; part reply: ISMCTS bases only
     reply_list = [r.strip() for r in replies.split(",") if r.strip()]
-    if not reply_list or set(reply_list) - {"tree", "model"}:
-        raise click.UsageError("--replies: a comma list of tree, model")
+    if not reply_list or set(reply_list) - {"tree", "model", "weak"}:
+        raise click.UsageError("--replies: a comma list of tree, model, weak")
     reply_models = [m.strip() for m in reply_models.split(",") if m.strip()]
     if not reply_models or set(reply_models) - set(BELIEF_MODELS):
         raise click.UsageError("--reply-models: a comma list of " + ", ".join(BELIEF_MODELS))
