@@ -208,8 +208,11 @@ def fmt(m: Estimate) -> str:
     return f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
 
 
-def table(calib: dict, results: list[PairingResult], timing: dict, meta: dict) -> str:
-    """The Markdown tables: settings, standings, and every pairing."""
+def table(
+    calib: dict, results: list[PairingResult], timing: dict, meta: dict, focus: tuple[str, ...] = ()
+) -> str:
+    """The Markdown tables: settings, standings, and every pairing; with ``focus``, the
+    best setting is chosen among the focus entrants (the others' standings are partial)."""
     names = [c["setting"] for c in calib.values()]
     label_of = {c["setting"]: lab for lab, c in calib.items()}
     rank = standings(names, results)
@@ -243,7 +246,7 @@ def table(calib: dict, results: list[PairingResult], timing: dict, meta: dict) -
             f"| {label_of[r.a]} vs {label_of[r.b]} | {fmt(r.margin)} | {r.elo:+.0f} "
             f"[{r.elo_low:+.0f}, {r.elo_high:+.0f}] | {r.wins}/{r.draws}/{r.losses} |"
         )
-    best = rank[0]
+    best = next((x for x in rank if label_of[x.policy] in focus), rank[0])
     verdict = (
         "not significantly worse than any other"
         if best.unbeaten
@@ -266,14 +269,17 @@ def table(calib: dict, results: list[PairingResult], timing: dict, meta: dict) -
               help="Decisions timed for the calibration.")  # fmt: skip
 @click.option("--only", "only", multiple=True,
               help="Play only the entrants with these labels (repeatable).")  # fmt: skip
+@click.option("--focus", "focus", multiple=True,
+              help="Play only the pairings of these entrants (labels, repeatable): their "
+                   "standings against every other; the others' are then partial.")  # fmt: skip
 @click.option("--log", "log_path", type=click.Path(dir_okay=False),
               help="JSON-lines file of finished pairings; a rerun resumes from it.")  # fmt: skip
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--table", "table_path", type=click.Path(dir_okay=False))
 @click.option("--quick", is_flag=True, help="Smoke test: 3 entrants, 10 deal pairs.")
 def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, ...],
-         log_path: str | None, json_path: str | None, table_path: str | None,
-         quick: bool) -> None:  # fmt: skip
+         focus: tuple[str, ...], log_path: str | None, json_path: str | None,
+         table_path: str | None, quick: bool) -> None:  # fmt: skip
     """Play the round robin at equal time per move and write its tables."""
     entrants = ENTRANTS
     reference = REFERENCE
@@ -287,7 +293,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
                             "iterations"))  # fmt: skip
         deals, positions, repeats = min(deals, 10), 10, 1
     labels = {e.label for e in ENTRANTS} | {e.label for e in entrants}
-    for o in only:
+    for o in (*only, *focus):
         if o not in labels:
             raise click.BadParameter(f"{o!r} is not an entrant: {', '.join(sorted(labels))}",
                                      param_hint="--only")  # fmt: skip
@@ -315,6 +321,8 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
     specs = {lab: PolicySpec.parse(c["setting"]) for lab, c in calib.items()}
     results = []
     for (la, a), (lb, b) in itertools.combinations(specs.items(), 2):
+        if focus and la not in focus and lb not in focus:
+            continue
         key = (str(a), str(b))
         if key in done:
             results.append(result_of(done[key]))
@@ -353,9 +361,12 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
             }
             for s in rank
         ],
-        "best": rank[0].policy,
+        "best": next(
+            (x for x in rank if x.policy in {str(specs[f]) for f in focus}), rank[0]
+        ).policy,
+        "focus": list(focus),
     }
-    text = table(calib, results, timing, meta)
+    text = table(calib, results, timing, meta, focus)
     print(text)
     if json_path:
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
