@@ -293,10 +293,12 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
                             "iterations"))  # fmt: skip
         deals, positions, repeats = min(deals, 10), 10, 1
     labels = {e.label for e in ENTRANTS} | {e.label for e in entrants}
-    for o in (*only, *focus):
-        if o not in labels:
-            raise click.BadParameter(f"{o!r} is not an entrant: {', '.join(sorted(labels))}",
-                                     param_hint="--only")  # fmt: skip
+    for hint, given in (("--only", only), ("--focus", focus)):
+        for o in given:
+            if o not in labels:
+                raise click.BadParameter(
+                    f"{o!r} is not an entrant: {', '.join(sorted(labels))}", param_hint=hint
+                )  # fmt: skip
     if only:
         entrants = tuple(e for e in entrants if e.label in only)
     if len(entrants) < 2:
