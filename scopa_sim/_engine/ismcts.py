@@ -18,7 +18,6 @@ from .bits import ctz, popcount
 from .capture import (
     BIG_TABLE,
     BIG_TABLE15,
-    list_captures,
     packed_of,
     play_on_table,
     remainder_side,
@@ -64,7 +63,7 @@ from .layout import (
     W_SCOPE,
 )
 from .pipeline import STEPS
-from .plays import count_hand, nth_play, play_value, plays_of, seat_view, take_at
+from .plays import card_plays, count_hand, nth_play, play_value, seat_view, take_at
 from .policy import (
     EXPERT_FIX,
     EXPERT_SCRATCH,
@@ -441,11 +440,8 @@ def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
         z += GOLDEN
         r = below(z, n - compat)
         for i in range(nh):  # the plays in the engine's order, walked up to the r-th untried
-            x = hc[i]
-            k = kk[i]
-            p = plays_of(k, lay_ok, optional)
-            if big and k and p:
-                list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
+            x, k, p = card_plays(i, hc, kk, lay_ok, optional, big, table, sweep_aces, fewest,
+                                 fifteen, bt, sc)  # fmt: skip
             for j in range(p):
                 t = take_at(x, j, k, big, table, packed, packed_hi, sweep_aces, fewest, fifteen,
                             bt)  # fmt: skip
@@ -512,11 +508,8 @@ def _score_plays(hand, table, packed, packed_hi, sweep_aces, fewest, fifteen, op
     ties = 0
     npv = 0
     for i in range(nh):  # the plays in the engine's order (.plays), walked without a list
-        x = hc[i]
-        k = kk[i]
-        p = plays_of(k, lay_ok, optional)
-        if big and k and p:
-            list_captures(x, table, sweep_aces, fewest, fifteen, bt, sc)
+        x, k, p = card_plays(i, hc, kk, lay_ok, optional, big, table, sweep_aces, fewest,
+                             fifteen, bt, sc)  # fmt: skip
         for j in range(p):
             t = take_at(x, j, k, big, table, packed, packed_hi, sweep_aces, fewest, fifteen, bt)
             val = play_value(x, t, hand, table, table_sum, not_last, lps, p_expert, fifteen,
