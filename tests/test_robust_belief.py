@@ -339,3 +339,46 @@ def test_reply_weak_models_only_random_and_greedy_seats() -> None:
         else:
             assert kinds["weak"][i] == KI.KIND_SEARCH
     assert any(k == KI.KIND_EXPERT for k in kinds["tree"])
+
+
+def test_flat_particles_read_as_uniform_hands() -> None:
+    """A chain particle whose hand is drawn uniformly (-1) is read as the uniform draw:
+    no hand -1 among the holdings, each listed hand gets the flat share over the number
+    of hands, and each card's probability the flat share times hand size over the unseen
+    cards; the card probabilities still add up to the hand's size."""
+    state = played(Rules.make("scopone"), 23, 14, "random")
+    b = belief(state, "robust", seed=1)
+    assert b.method == "mcmc"
+    for s in b.seats:
+        share = b.flat_share(s)
+        assert 0 < share < 1 and share == pytest.approx(float(b.weights[b.parts[:, s] < 0].sum()))
+        hands = b.holdings(s)
+        assert all(h.mask > 0 and len(h) == b.hand_size(s) for h, _ in hands)
+        floor = share / math.comb(len(b.unseen), b.hand_size(s))
+        assert all(p >= floor for _, p in hands)
+        probs = b.card_probabilities(s)
+        assert sum(probs.values()) == pytest.approx(b.hand_size(s))
+        assert min(probs.values()) >= share * b.hand_size(s) / len(b.unseen) - 1e-12
+    assert belief(state, "fit", seed=1).flat_share(b.seats[0]) == 0.0
+
+
+def test_probability_counts_flat_particles_with_the_uniform_draw() -> None:
+    """``probability`` of the true hands under the chain's particles: a particle whose
+    hand for a seat is uniform adds its weight times the uniform draw's probability, so
+    the truth is never given 0 by the flat share, and without flat particles (``fit``)
+    the frequency is as before."""
+    state = played(Rules.make("scopone"), 23, 14, "random")
+    b = belief(state, "robust", seed=1)
+    seats = b.seats
+    truth = {s: state.hand(s) for s in seats}
+    p = b.probability(truth)
+    assert p > 0
+    flat_rows = (b.parts[:, seats] < 0).any(axis=1)
+    assert flat_rows.any() and p <= 1.0
+    f = belief(state, "fit", seed=1)
+    ok = np.ones(f.parts.shape[0], dtype=bool)
+    for s in f.seats:
+        ok &= f.parts[:, s] == state.hand(s).mask
+    assert f.probability({s: state.hand(s) for s in f.seats}) == pytest.approx(
+        float(f.weights[ok].sum())
+    )

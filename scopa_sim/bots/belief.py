@@ -325,8 +325,10 @@ class Belief:
                 out.append((CardSet(list(combo)), 1.0 / n))
             return out
         masks = self.parts[:, seat]
-        uniq, inv = np.unique(masks, return_inverse=True)
-        probs = np.bincount(inv, weights=self.weights, minlength=uniq.size)
+        flat = masks < 0  # particles whose hand is drawn uniformly (a flat type's share)
+        uniq, inv = np.unique(masks[~flat], return_inverse=True)
+        uniform = self.flat_share(seat) / math.comb(len(self.unseen), self.hand_size(seat))
+        probs = np.bincount(inv, weights=self.weights[~flat], minlength=uniq.size) + uniform
         order = sorted(range(uniq.size), key=lambda i: (-probs[i], CardSet(int(uniq[i])).cards()))
         if top is not None:
             order = order[:top]
@@ -344,18 +346,42 @@ class Belief:
             p = self.hand_size(seat) / len(cards) if cards else 0.0
             return {card_name(c): p for c in cards}
         masks = self.parts[:, seat]
-        return {card_name(c): float(self.weights[(masks >> c) & 1 == 1].sum()) for c in cards}
+        flat = self.flat_share(seat) * self.hand_size(seat) / len(cards)
+        held = (masks >= 0)[:, None] & ((masks[:, None] >> np.array(cards)) & 1 == 1)
+        return {
+            card_name(c): float(self.weights[held[:, i]].sum()) + flat for i, c in enumerate(cards)
+        }
+
+    def flat_share(self, seat: int) -> float:
+        """The weight of the particles that draw ``seat``'s hand uniformly (a flat type's
+        share of the Metropolis chain's particles, see :func:`robust_model`; 0 otherwise)."""
+        if seat not in self.seats:
+            return 0.0
+        return float(self.weights[self.parts[:, seat] < 0].sum())
 
     def probability(self, hands: Mapping[int, CardSet]) -> float:
         """The probability of the weighed seats holding ``hands`` (exact with method
-        ``exact``; the particles' frequency otherwise)."""
+        ``exact``; the particles' frequency otherwise, a particle whose hand for a seat is
+        drawn uniformly counting with that draw's probability)."""
         seats = self.seats
         if not seats:
             return self.uniform_probability(hands)
-        ok = np.ones(self.parts.shape[0], dtype=bool)
-        for s in seats:
-            ok &= self.parts[:, s] == hands[s].mask
-        return float(self.weights[ok].sum())
+        parts = self.parts[:, seats]
+        want = np.array([hands[s].mask for s in seats], dtype=np.int64)
+        flat = parts < 0  # a hand drawn uniformly from the cards the others leave
+        ok = ((parts == want) | flat).all(axis=1)
+        p = np.where(ok, self.weights, 0.0)
+        if flat.any():
+            sizes = [self.hand_size(s) for s in seats]
+            for i in np.flatnonzero(ok & flat.any(axis=1)):
+                left = len(self.unseen) - sum(
+                    k for k, f in zip(sizes, flat[i], strict=True) if not f
+                )
+                for k, f in zip(sizes, flat[i], strict=True):
+                    if f:
+                        p[i] /= math.comb(left, k)
+                        left -= k
+        return float(p.sum())
 
     def uniform_probability(self, hands: Mapping[int, CardSet]) -> float:
         """The probability of the weighed seats (all other seats when none is weighed)
