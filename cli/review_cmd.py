@@ -8,6 +8,7 @@ import sys
 
 import click
 
+from scopa_sim.bots.belief import SHOWN_BELIEFS
 from scopa_sim.errors import ScopaError
 
 from .options import WORKERS, BadInput, PathArg, seed_option
@@ -52,7 +53,7 @@ from .progress import Progress, progress_option, wanted
 @click.option(
     "--belief",
     "belief_model",
-    type=click.Choice(["expert", "fit"]),
+    type=click.Choice(list(SHOWN_BELIEFS)),
     default=None,
     help="Also show, at each decision, the deciding seat's belief about the other hands "
     "(most likely holdings) under this play model.",

@@ -16,7 +16,7 @@ from scopa_sim.bots.advise import (
     interval_kind,
     position_from_cards,
 )
-from scopa_sim.bots.belief import belief, belief_json, describe_belief
+from scopa_sim.bots.belief import SHOWN_BELIEFS, belief, belief_json, describe_belief
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
 from scopa_sim.files import json_number
@@ -92,7 +92,7 @@ def _policy(text: str) -> PolicySpec:
 @click.option(
     "--belief",
     "belief_model",
-    type=click.Choice(["expert", "fit"]),
+    type=click.Choice(list(SHOWN_BELIEFS)),
     default=None,
     help="Also show the belief about the other hands (most likely holdings, from the "
     "plays of --position's record) under this play model.",

@@ -189,8 +189,10 @@ def advise(
 
     if not isinstance(policy, str):
         raise PolicyError(f"--policy is a policy text such as 'ismcts', not {policy!r}")
-    if belief is not None and belief not in ("expert", "fit"):
-        raise PolicyError(f"--belief {belief!r}: expected 'expert' or 'fit'")
+    from scopa_sim.bots.belief import SHOWN_BELIEFS
+
+    if belief is not None and belief not in SHOWN_BELIEFS:
+        raise PolicyError(f"--belief {belief!r}: expected one of {', '.join(SHOWN_BELIEFS)}")
     spec = PolicySpec.parse(policy)
     check_advisor(spec)
     seed = whole("--seed", seed, 0)

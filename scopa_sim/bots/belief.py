@@ -216,6 +216,9 @@ MODELS: dict[str, BeliefModel | None] = {
 }
 #: The values of the ``belief=`` policy parameter.
 BELIEFS: tuple[str, ...] = tuple(MODELS)
+#: The models a belief can be shown under (``advise --belief``, ``review --belief``): every
+#: model but ``uniform``.
+SHOWN_BELIEFS: tuple[str, ...] = tuple(n for n, m in MODELS.items() if m is not None)
 
 
 def get_model(name: str | BeliefModel | None) -> BeliefModel | None:
@@ -510,6 +513,7 @@ __all__ = [
     "MODELS",
     "ROBUST_UNIFORM",
     "SEARCH_CHANNEL",
+    "SHOWN_BELIEFS",
     "Belief",
     "BeliefModel",
     "Channel",
