@@ -352,17 +352,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
         "timing_check": timing,
         "pairings": [result_json(r) for r in results],
         "ladder": [{"policy": p, "elo": e} for p, e in ladder(names, results)],
-        "standings": [
-            {
-                "policy": s.policy,
-                "elo": s.elo,
-                "worst_opponent": s.worst_opponent,
-                "worst_margin": s.worst_margin.mean,
-                "worst_ci": [s.worst_margin.low, s.worst_margin.high],
-                "worse_against": list(s.worse_against),
-            }
-            for s in rank
-        ],
+        "standings": [s.to_dict() for s in rank],
         "best": next(
             (x for x in rank if x.policy in {str(specs[f]) for f in focus}), rank[0]
         ).policy,
