@@ -412,7 +412,8 @@ def calibrate(
 
     def setting(n: int) -> str:
         text = with_param(with_param(base, key, n), "belief", model)
-        return text if reply == "uct" else with_param(text, "reply", reply)
+        # a reply with options (``weak+reply_min=0.5``): the options follow it
+        return text if reply == "uct" else with_param(text, "reply", reply.replace("+", ","))
 
     def make(n: int) -> Bot:
         return bot_of(setting(n))
@@ -457,7 +458,8 @@ def fmt(e: Estimate) -> str:
     "--replies",
     default="model",
     show_default=True,
-    help="part reply: comma list of the reply= settings measured (tree, model)",
+    help="part reply: comma list of the reply= settings measured (tree, model, weak; "
+    "options after +: weak+reply_min=0.5)",
 )
 @click.option(
     "--reply-models",
@@ -530,8 +532,15 @@ def main(
     calib = {}
     # (base, model, reply) of each calibrated setting; part reply: ISMCTS bases only
     reply_list = [r.strip() for r in replies.split(",") if r.strip()]
-    if not reply_list or set(reply_list) - {"tree", "model", "weak"}:
-        raise click.UsageError("--replies: a comma list of tree, model, weak")
+    if not reply_list or {r.partition("+")[0] for r in reply_list} - {"tree", "model", "weak"}:
+        raise click.UsageError(
+            "--replies: a comma list of tree, model, weak (each with +key=value options)"
+        )
+    for r in reply_list:
+        try:
+            bot_of(f"ismcts:belief=fit,reply={r.replace('+', ',')}")
+        except ValueError as e:
+            raise click.UsageError(f"--replies {r}: {e}") from None
     reply_models = [m.strip() for m in reply_models.split(",") if m.strip()]
     if not reply_models or set(reply_models) - set(BELIEF_MODELS):
         raise click.UsageError("--reply-models: a comma list of " + ", ".join(BELIEF_MODELS))

@@ -127,6 +127,13 @@ ENTRANTS: tuple[Entrant, ...] = (
         "ismcts:iterations=591,horizon=4,c=1,belief=robust,reply=weak",
         "iterations",
     ),
+    # added after the first eleven: reply=weak's model trusted only for a type the seat's
+    # plays have made more likely than not (reply_min=0.5, fixed before it played)
+    Entrant(
+        "ismcts robust, reply=weak, reply_min=0.5",
+        "ismcts:iterations=576,horizon=4,c=1,belief=robust,reply=weak,reply_min=0.5",
+        "iterations",
+    ),
 )
 
 

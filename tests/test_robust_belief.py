@@ -382,3 +382,56 @@ def test_probability_counts_flat_particles_with_the_uniform_draw() -> None:
     assert f.probability({s: state.hand(s) for s in f.seats}) == pytest.approx(
         float(f.weights[ok].sum())
     )
+
+
+def test_reply_min_searches_the_share_of_every_unlikely_type() -> None:
+    """``reply_min=x`` hands the kernel each seat's posterior with every modelled type
+    below ``x`` moved to the search's own channel (UCB1): rows still sum to 1, a type at
+    or above ``x`` keeps its share, so a seat whose plays have not yet made a weak type
+    likely is searched as by ``reply=uct``; combined with ``uct_floor`` it applies
+    first."""
+    from scopa_sim._engine import ismcts as KI
+
+    text = "ismcts:iterations=20,horizon=4,c=1,belief=robust,reply=weak"
+    for n_plays, x in ((0, 0.5), (9, 0.5), (9, 0.3), (9, 1.0)):
+        state = played(Rules.make("scopa"), 7, n_plays, "greedy")
+        plain = PolicySpec.parse(text).bot()
+        plain.choose(state, 1)
+        kinds, _, _, post0, _ = plain._reply_models()  # type: ignore[attr-defined]
+        search = int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])
+        bot = PolicySpec.parse(f"{text},reply_min={x:g}").bot()
+        bot.choose(state, 1)
+        _, _, _, post, _ = bot._reply_models()  # type: ignore[attr-defined]
+        want = post0.copy()
+        for s in range(post0.shape[0]):
+            for i in np.flatnonzero(kinds != KI.KIND_SEARCH):
+                if want[s, i] < x:
+                    want[s, search] += want[s, i]
+                    want[s, i] = 0.0
+        opp = 1 - state.turn
+        assert np.allclose(post, want) and np.allclose(post[opp].sum(), 1.0)
+        weak = post[opp, kinds != KI.KIND_SEARCH]
+        assert np.all((weak == 0) | (weak >= x))
+        if n_plays == 0:  # no evidence: the prior (a fifth each) is below 0.5
+            assert np.all(weak == 0)
+    # after nine plays (five of them greedy's) greedy is the likelier half here: kept
+    state = played(Rules.make("scopa"), 7, 9, "greedy")
+    bot = PolicySpec.parse(f"{text},reply_min=0.5").bot()
+    bot.choose(state, 1)
+    kinds, _, _, post, _ = bot._reply_models()  # type: ignore[attr-defined]
+    assert post[1 - state.turn, int(np.flatnonzero(kinds == KI.KIND_GREEDY)[0])] >= 0.5
+    both = PolicySpec.parse(f"{text},reply_min=0.5,uct_floor=0.25").bot()
+    both.choose(state, 1)
+    _, _, _, post2, _ = both._reply_models()  # type: ignore[attr-defined]
+    want = post * 0.75
+    want[:, int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])] += 0.25
+    assert np.allclose(post2, want)
+    assert both.name.endswith("reply=weak,uct_floor=0.25,reply_min=0.5")
+    for bad, match in (
+        (f"{text},reply_min=-0.1", "expected a weight"),
+        (f"{text},reply_min=x", "expected a weight"),
+        ("ismcts:belief=robust,reply_min=0.5", "sets when the opponent model of reply=tree"),
+    ):
+        with pytest.raises(PolicyError, match=match) as e:
+            PolicySpec.parse(bad)
+        assert "\n" not in str(e.value)

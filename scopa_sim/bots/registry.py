@@ -188,9 +188,8 @@ POLICIES: dict[str, PolicyKind] = {
             "ismcts",
             "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
             "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit|robust, "
-            "uniform=W (robust's weight), "
-            "reply=uct|tree|model|weak, uct_floor=W, objective=margin|match, equity=expert|PATH, "
-            "match_leaf=normal|calibrated",
+            "uniform=W (robust's weight), reply=uct|tree|model|weak, uct_floor=W, reply_min=W, "
+            "objective=margin|match, equity=expert|PATH, match_leaf=normal|calibrated",
             {
                 "iterations": _int("iterations", 1),
                 "c": _float("c"),
@@ -203,6 +202,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "uniform": _weight("uniform"),
                 "reply": _choice("reply", ("uct", "tree", "model", "weak")),
                 "uct_floor": _weight("uct_floor"),
+                "reply_min": _weight("reply_min"),
                 **_OBJECTIVE,
             },
             _bot("ISMCTSBot"),

@@ -368,6 +368,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     posterior is mixed with the "plays like this search" channel at weight ``x``), so a
     model that a strong opponent does not follow costs at most a share ``1 - x`` of
     the iterations.
+    ``reply_min=x`` in [0, 1] (with ``reply=tree|model|weak``) plays a seat by a type's
+    model only where the seat's posterior on that type is at least ``x``; the share of a
+    less likely type is searched by UCB1.  Early in a hand every type keeps its prior
+    share (a fifth each under ``robust``), so ``reply=weak`` alone plays a strong
+    opponent as random or greedy in about a third of the iterations; with
+    ``reply_min=0.5`` a seat is played as weak only once its plays have made that type
+    the more likely half (against ``greedy`` after a few plays; against the searches
+    of the round robin hardly ever, ``benchmarks/bench_roundrobin.py``).
     With ``objective=match`` the backed-up rewards are the match objective's values of
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
@@ -403,6 +411,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         reply: str = "uct",
         uniform: float | None = None,
         uct_floor: float = 0.0,
+        reply_min: float = 0.0,
     ) -> None:
         belief_name = self._set_belief(belief, uniform)
         if reply not in self.REPLIES:
@@ -417,8 +426,16 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             raise ValueError(
                 "uct_floor= tempers the opponent model of reply=tree|model|weak: give that"
             )
+        if not 0.0 <= reply_min <= 1.0:
+            raise ValueError(f"reply_min must be a weight in [0, 1], got {reply_min!r}")
+        if reply_min and reply == "uct":
+            raise ValueError(
+                "reply_min= sets when the opponent model of reply=tree|model|weak is used:"
+                " give that"
+            )
         self.reply = reply
         self.uct_floor = uct_floor
+        self.reply_min = reply_min
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
@@ -450,6 +467,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + belief_name
             + (f",reply={reply}" if reply != "uct" else "")
             + (f",uct_floor={uct_floor:g}" if uct_floor else "")
+            + (f",reply_min={reply_min:g}" if reply_min else "")
             + suffix
         )
         self.last_iterations = 0
@@ -504,12 +522,19 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             # an expert-like seat is searched by UCB1 (cheap: no expert values in the tree)
             if ch.plays == SEARCH_CHANNEL.plays or (self.reply == "weak" and ch.kind == "expert"):
                 kinds[i] = KI.KIND_SEARCH
-        post = np.ascontiguousarray(b.post, dtype=np.float64)
+        post = np.array(b.post, dtype=np.float64)
+        search = int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])
+        if self.reply_min:
+            # a type less likely than reply_min is not trusted: its share is searched
+            modelled = kinds != KI.KIND_SEARCH
+            unsure = (post < self.reply_min) & modelled[None, :]
+            post[:, search] += np.where(unsure, post, 0.0).sum(axis=1)
+            post[unsure] = 0.0
         if self.uct_floor:
             # a share uct_floor of each seat's replies is searched by UCB1 whatever its
             # posterior: a wrong model of a strong player costs at most the rest
             post = post * (1.0 - self.uct_floor)
-            post[:, int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])] += self.uct_floor
+            post[:, search] += self.uct_floor
         return kinds, taus, eps, post, self.reply == "model"
 
     def _solve_known(self, info: InfoSet) -> list[PlayStats]:
