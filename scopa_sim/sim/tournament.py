@@ -255,19 +255,59 @@ def _pairing(
 
 
 def ladder(policies: Sequence[str], results: Sequence[PairingResult]) -> list[tuple[str, float]]:
-    """Elo ratings fitted by least squares to the pairwise Elo differences (mean 0)."""
+    """Elo ratings fitted by least squares to the pairwise Elo differences, averaging 0
+    over each set of policies connected by pairings (all of them, in a round robin).
+
+    Solved from the normal equations in plain Python floats (:func:`_solve`), not by
+    LAPACK: a BLAS picks its kernels by the processor, and its last bits differed
+    between machines, so a tournament's figures did too."""
     idx = {p: i for i, p in enumerate(policies)}
     k = len(policies)
-    rows, rhs = [], []
+    a = [[0.0] * k for _ in range(k)]
+    b = [0.0] * k
+    parent = list(range(k))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            i = parent[i]
+        return i
+
     for r in results:
-        row = np.zeros(k)
-        row[idx[r.a]], row[idx[r.b]] = 1.0, -1.0
-        rows.append(row)
-        rhs.append(r.elo)
-    rows.append(np.ones(k))  # anchor: ratings average to zero
-    rhs.append(0.0)
-    sol, *_ = np.linalg.lstsq(np.array(rows), np.array(rhs), rcond=None)
-    return sorted(zip(policies, (float(x) for x in sol), strict=True), key=lambda t: -t[1])
+        i, j = idx[r.a], idx[r.b]
+        a[i][i] += 1.0
+        a[j][j] += 1.0
+        a[i][j] -= 1.0
+        a[j][i] -= 1.0
+        b[i] += r.elo
+        b[j] -= r.elo
+        parent[root(i)] = root(j)
+    sol = [0.0] * k
+    for comp in {root(i) for i in range(k)}:
+        members = [i for i in range(k) if root(i) == comp]
+        # the anchor (sum of the component's ratings = 0) added to the normal equations
+        sub = [[a[i][j] + 1.0 for j in members] for i in members]
+        for i, x in zip(members, _solve(sub, [b[i] for i in members]), strict=True):
+            sol[i] = x
+    return sorted(zip(policies, sol, strict=True), key=lambda t: -t[1])
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """``a x = b`` by Gaussian elimination with partial pivoting, in a fixed order of
+    operations (the same bits on every machine); ``a`` is symmetric positive definite
+    here (a connected comparison graph's Laplacian plus the anchor)."""
+    n = len(b)
+    m = [[*row, rhs] for row, rhs in zip(a, b, strict=True)]
+    for c in range(n):
+        p = max(range(c, n), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            if f:
+                m[r] = [x - f * y for x, y in zip(m[r], m[c], strict=True)]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        x[r] = (m[r][n] - sum(m[r][j] * x[j] for j in range(r + 1, n))) / m[r][r]
+    return x
 
 
 @dataclass(frozen=True)
