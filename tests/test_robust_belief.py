@@ -435,3 +435,45 @@ def test_reply_min_searches_the_share_of_every_unlikely_type() -> None:
         with pytest.raises(PolicyError, match=match) as e:
             PolicySpec.parse(bad)
         assert "\n" not in str(e.value)
+
+
+def test_the_search_guides_reply_min_tournament_runs() -> None:
+    """The search guide's tournament of ``best``, ``reply_min=0.5`` and greedy runs (at
+    a few deals, fewer iterations) and names the setting in full; a bad weight is one
+    line of error, no traceback."""
+    text = "ismcts:iterations=40,horizon=4,c=1,belief=robust,reply=weak,reply_min=0.5"
+    args = ["tournament", "--policy", text, "--policy", "greedy", "--deals", "3", "--seed", "1"]
+    res = CliRunner().invoke(cli, args)
+    assert res.exit_code == 0, res.output
+    assert "reply=weak,reply_min=0.5" in res.output
+    bad = CliRunner().invoke(cli, [*args[:2], text.replace("0.5", "2"), *args[3:]])
+    assert bad.exit_code != 0 and "reply_min='2': expected a weight" in bad.output
+    assert "Traceback" not in bad.output and len(bad.output.strip().splitlines()) == 1
+
+
+def test_the_elo_ladder_is_least_squares_without_lapack(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``ladder`` solves the least squares in plain floats (LAPACK's last bits follow the
+    BLAS kernel of the processor): with every pair played once it is the closed form
+    (each rating the mean of its Elo differences), each connected set of policies
+    averages 0, and numpy's solvers are not called."""
+    from scopa_sim.sim.tournament import ladder
+
+    def boom(*_: object, **__: object) -> None:
+        raise AssertionError("LAPACK called")
+
+    monkeypatch.setattr(np.linalg, "lstsq", boom)
+    monkeypatch.setattr(np.linalg, "solve", boom)
+
+    def pr(a: str, b: str, elo: float) -> PairingResult:
+        return PairingResult(a, b, 10, Estimate(0.0, 0.1, 10), 5, 0, 5, 0.5, elo, elo, elo)
+
+    names = ["a", "b", "c", "d"]
+    elos = {("a", "b"): 30.0, ("a", "c"): 55.5, ("a", "d"): -12.0, ("b", "c"): 7.25,
+            ("b", "d"): -40.0, ("c", "d"): 3.0}  # fmt: skip
+    got = dict(ladder(names, [pr(a, b, e) for (a, b), e in elos.items()]))
+    for p in names:
+        diffs = [e if a == p else -e for (a, b), e in elos.items() if p in (a, b)]
+        assert got[p] == pytest.approx(sum(diffs) / len(names), abs=1e-12)
+    two = dict(ladder(names, [pr("a", "b", 20.0), pr("c", "d", -8.0)]))
+    assert two == pytest.approx({"a": 10.0, "b": -10.0, "c": -4.0, "d": 4.0}, abs=1e-12)
+    assert ladder(["x", "y"], []) == [("x", 0.0), ("y", 0.0)]
