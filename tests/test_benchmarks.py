@@ -228,3 +228,13 @@ def test_bench_board(tmp_path: Path) -> None:
     doc = _run("bench_board.py", "--quick", out=tmp_path / "b.json")
     assert doc["positions"] == 3 and len(doc["times"]) == 4
     assert 0 < doc["first_median_s"] <= doc["final_median_s"]
+
+
+def test_bench_reply_min_quick(tmp_path: Path) -> None:
+    doc = _run("bench_reply_min.py", "--quick", out=tmp_path / "m.json")
+    rows = {r["opponent"]: r for r in doc["rows"]}
+    assert set(rows) == {"greedy", "expert"} and doc["x"] == 0.5
+    for r in rows.values():
+        assert 0.0 <= r["share_at_least_x"] <= 1.0 and r["decisions"] > 0
+    # a greedy player's plays make the greedy type likely; the expert's do not
+    assert rows["greedy"]["mean_weak_posterior"] > rows["expert"]["mean_weak_posterior"]

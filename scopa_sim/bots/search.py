@@ -374,8 +374,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     share (a fifth each under ``robust``), so ``reply=weak`` alone plays a strong
     opponent as random or greedy in about a third of the iterations; with
     ``reply_min=0.5`` a seat is played as weak only once its plays have made that type
-    the more likely half (against ``greedy`` after a few plays; against the searches
-    of the round robin hardly ever, ``benchmarks/bench_roundrobin.py``).
+    the more likely half: in 2-player ``scopa``, at 70% of a seat's decisions against
+    ``greedy`` (from about its fifth), at 3 to 7% against the searches of the round
+    robin (``benchmarks/bench_reply_min.py``, 40 hands each).
     With ``objective=match`` the backed-up rewards are the match objective's values of
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
