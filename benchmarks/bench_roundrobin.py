@@ -56,6 +56,7 @@ from scopa_sim.bots.registry import PolicySpec  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
 from scopa_sim.sim.tournament import (  # noqa: E402
     PairingResult,
+    Standing,
     ladder,
     play_pairing,
     standings,
@@ -215,15 +216,17 @@ def fmt(m: Estimate) -> str:
     return f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
 
 
-def table(
-    calib: dict, results: list[PairingResult], timing: dict, meta: dict, focus: tuple[str, ...] = ()
-) -> str:
-    """The Markdown tables: settings, standings, and every pairing; with ``focus``, the
-    best setting is chosen among the focus entrants (the others' standings are partial)."""
-    names = [c["setting"] for c in calib.values()]
+def best_of(rank: list[Standing], focus: set[str]) -> Standing:
+    """The best setting: the first of the standings, or with ``--focus`` the first of the
+    focus entrants (``focus``: their policy texts; the others' standings are partial)."""
+    return next((x for x in rank if x.policy in focus), rank[0])
+
+
+def table(calib: dict, results: list[PairingResult], rank: list[Standing], best: Standing,
+          timing: dict, meta: dict) -> str:  # fmt: skip
+    """The Markdown tables: settings in the order of ``rank`` (the standings), every
+    pairing, and the ``best`` setting."""
     label_of = {c["setting"]: lab for lab, c in calib.items()}
-    rank = standings(names, results)
-    rating = dict(ladder(names, results))
     lines = [
         f"Round robin at equal time per move: 2-player `scopa`, {meta['deals']:,} paired "
         f"deals per pairing (seed {meta['seed']}), reference `{meta['reference']}`; "
@@ -239,7 +242,7 @@ def table(
         t = timing.get(s.policy, {})
         worse = ", ".join(label_of[o] for o in s.worse_against) or "none"
         lines.append(
-            f"| {i} | {label_of[s.policy]} | `{s.policy}` | {rating[s.policy]:+.0f} | "
+            f"| {i} | {label_of[s.policy]} | `{s.policy}` | {s.elo:+.0f} | "
             f"{fmt(s.worst_margin)} vs {label_of[s.worst_opponent]} | {worse} | "
             f"{c['ms_per_move']:.3f} / {t.get('ms_per_move', math.nan):.3f} |"
         )
@@ -253,7 +256,6 @@ def table(
             f"| {label_of[r.a]} vs {label_of[r.b]} | {fmt(r.margin)} | {r.elo:+.0f} "
             f"[{r.elo_low:+.0f}, {r.elo_high:+.0f}] | {r.wins}/{r.draws}/{r.losses} |"
         )
-    best = next((x for x in rank if label_of[x.policy] in focus), rank[0])
     verdict = (
         "not significantly worse than any other"
         if best.unbeaten
@@ -353,6 +355,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
     meta.update(load_after=load(), seconds=round(time.time() - started, 1))
     names = [str(s) for s in specs.values()]
     rank = standings(names, results)
+    best = best_of(rank, {str(specs[f]) for f in focus})
     doc = {
         **meta,
         "calibration": calib,
@@ -360,12 +363,10 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
         "pairings": [result_json(r) for r in results],
         "ladder": [{"policy": p, "elo": e} for p, e in ladder(names, results)],
         "standings": [s.to_dict() for s in rank],
-        "best": next(
-            (x for x in rank if x.policy in {str(specs[f]) for f in focus}), rank[0]
-        ).policy,
+        "best": best.policy,
         "focus": list(focus),
     }
-    text = table(calib, results, timing, meta, focus)
+    text = table(calib, results, rank, best, timing, meta)
     print(text)
     if json_path:
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
