@@ -26,7 +26,9 @@ again on fresh positions, paired with the reference, so the table shows that the
 time was equal.  With ``--log`` each finished pairing is appended to a JSON-lines file
 and a rerun with the same arguments plays only the pairings missing from it (the
 calibrated settings are read back from it, so the games are those of the first run; an
-entrant added since is calibrated alone and plays the others).
+entrant added since is calibrated alone and plays the others).  An entrant that makes
+another's computation at most of its decisions takes that one's budget (``budget_of``),
+so that the two play the same games wherever they decide alike.
 """
 
 from __future__ import annotations
@@ -71,11 +73,15 @@ REFERENCE = "ismcts:iterations=1000,horizon=4,c=1"
 class Entrant:
     """A setting of the round robin: its policy text and the parameter calibrated to the
     reference's time (None: played as it is), whose value in ``text`` is the budget the
-    calibration starts from."""
+    calibration starts from.  ``budget_of``: the label of the entrant whose calibrated
+    budget it takes instead of its own (a setting that makes that one's computation at
+    most decisions: both then play the same games wherever they decide alike, so their
+    pairings differ only where they do; its time per move is still measured)."""
 
     label: str
     text: str
     budget_key: str | None = None
+    budget_of: str | None = None
 
     @property
     def start(self) -> int:
@@ -135,22 +141,43 @@ ENTRANTS: tuple[Entrant, ...] = (
         "ismcts:iterations=576,horizon=4,c=1,belief=robust,reply=weak,reply_min=0.5",
         "iterations",
     ),
+    # added after the first twelve: reply_min=0.9 with an exact fallback (reply_gate=0.9,
+    # fixed before it played, from how often a type reaches it: bench_reply_min.py): at a
+    # decision where no weak type is that likely it makes `ismcts robust`'s computation,
+    # random numbers included, so it takes that entrant's budget and the two play the
+    # same games except where the gate opens
+    Entrant(
+        "ismcts robust, reply=weak, reply_gate=0.9",
+        "ismcts:iterations=591,horizon=4,c=1,belief=robust,reply=weak,reply_gate=0.9",
+        "iterations",
+        budget_of="ismcts robust",
+    ),
 )
 
 
 def calibrate(entrants: tuple[Entrant, ...], reference: str, positions: int, repeats: int,
-              seed: int) -> dict[str, dict]:  # fmt: skip
-    """Each entrant's setting at the reference's time per move (by label)."""
+              seed: int, known: dict[str, dict] | None = None) -> dict[str, dict]:  # fmt: skip
+    """Each entrant's setting at the reference's time per move (by label); an entrant
+    with ``budget_of`` takes that entrant's budget from this calibration or ``known``
+    (an earlier one) and has its time measured only."""
     rules = Rules.make("scopa")
     opponents = ("greedy", "expert", reference)
     states = history_states(rules, positions, seed, opponents)
     ref = bot_of(reference)
     out: dict[str, dict] = {}
-    for e in entrants:
-        if e.budget_key is None:
-            ms, ref_ms = median_paired_ms(bot_of(e.text), ref, states, repeats)
-            out[e.label] = {"setting": e.text, "budget": None, "ms_per_move": ms,
+    for e in sorted(entrants, key=lambda e: e.budget_of is not None):
+        if e.budget_key is None or e.budget_of is not None:
+            budget = (
+                None if e.budget_of is None else {**(known or {}), **out}[e.budget_of]["budget"]
+            )
+            setting = e.text if budget is None else e.at(budget)
+            ms, ref_ms = median_paired_ms(bot_of(setting), ref, states, repeats)
+            out[e.label] = {"setting": setting, "budget": budget, "ms_per_move": ms,
                             "reference_ms_per_move": ref_ms, "steps": []}  # fmt: skip
+            if e.budget_of is not None:
+                out[e.label]["budget_of"] = e.budget_of
+                print(f"  {e.label:<40} {setting}  {ms:.3f} / {ref_ms:.3f} ms (the budget of "
+                      f"{e.budget_of})", flush=True)  # fmt: skip
             continue
 
         def make(n: int, e: Entrant = e) -> Bot:
@@ -285,7 +312,7 @@ def table(calib: dict, results: list[PairingResult], rank: list[Standing], best:
               help="JSON-lines file of finished pairings; a rerun resumes from it.")  # fmt: skip
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--table", "table_path", type=click.Path(dir_okay=False))
-@click.option("--quick", is_flag=True, help="Smoke test: 3 entrants, 10 deal pairs.")
+@click.option("--quick", is_flag=True, help="Smoke test: 4 entrants, 10 deal pairs.")
 def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, ...],
          focus: tuple[str, ...], log_path: str | None, json_path: str | None,
          table_path: str | None, quick: bool) -> None:  # fmt: skip
@@ -297,9 +324,12 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
         reference = "ismcts:iterations=100,horizon=4,c=1"
         entrants = (Entrant("expert", "expert"),
                     Entrant("ismcts uniform, 100 (reference)", reference),
-                    Entrant("ismcts robust, reply=tree",
-                            "ismcts:iterations=40,horizon=4,c=1,belief=robust,reply=tree",
-                            "iterations"))  # fmt: skip
+                    Entrant("ismcts robust", "ismcts:iterations=40,horizon=4,c=1,belief=robust",
+                            "iterations"),
+                    Entrant("ismcts robust, reply=weak, reply_gate=0.9",
+                            "ismcts:iterations=40,horizon=4,c=1,belief=robust,reply=weak,"
+                            "reply_gate=0.9", "iterations",
+                            budget_of="ismcts robust"))  # fmt: skip
         deals, positions, repeats = min(deals, 10), 10, 1
     labels = {e.label for e in ENTRANTS} | {e.label for e in entrants}
     for hint, given in (("--only", only), ("--focus", focus)):
@@ -312,6 +342,12 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
         entrants = tuple(e for e in entrants if e.label in only)
     if len(entrants) < 2:
         raise click.UsageError("a round robin needs at least two entrants")
+    playing = {e.label for e in entrants}
+    for e in entrants:
+        if e.budget_of is not None and e.budget_of not in playing:
+            raise click.UsageError(
+                f"{e.label!r} takes the budget of {e.budget_of!r}: play that too"
+            )
     rules = Rules.make("scopa")
     started = time.time()
     meta = {"deals": deals, "seed": seed, "reference": reference, "workers": workers,
@@ -322,7 +358,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
     missing = tuple(e for e in entrants if e.label not in (calib or {}))
     if missing:
         print(f"calibrating to {reference} on {positions} positions ...", flush=True)
-        fresh = calibrate(missing, reference, positions, repeats, seed)
+        fresh = calibrate(missing, reference, positions, repeats, seed, calib)
         calib = {**fresh, **(calib or {})}
         if log_path:
             with open(log_path, "a") as f:

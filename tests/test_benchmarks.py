@@ -238,3 +238,30 @@ def test_bench_reply_min_quick(tmp_path: Path) -> None:
         assert 0.0 <= r["share_at_least_x"] <= 1.0 and r["decisions"] > 0
     # a greedy player's plays make the greedy type likely; the expert's do not
     assert rows["greedy"]["mean_weak_posterior"] > rows["expert"]["mean_weak_posterior"]
+
+
+def test_bench_roundrobin_quick(tmp_path: Path) -> None:
+    """The round robin end to end at a tiny size: every pairing played and logged, the
+    standings complete, the gated entrant at the budget of the setting it takes it from
+    (``budget_of``); a rerun reads every pairing back from the log; an entrant whose
+    budget's source does not play is a one-line error."""
+    log = tmp_path / "rr.jsonl"
+    args = ("--quick", "--log", str(log), "--table", str(tmp_path / "rr.md"))
+    doc = _run("bench_roundrobin.py", *args, out=tmp_path / "rr.json")
+    calib = doc["calibration"]
+    gated = calib["ismcts robust, reply=weak, reply_gate=0.9"]
+    assert gated["budget_of"] == "ismcts robust"
+    assert gated["budget"] == calib["ismcts robust"]["budget"]
+    want = f"ismcts:iterations={gated['budget']},horizon=4,c=1,belief=robust,reply=weak"
+    assert gated["setting"] == want + ",reply_gate=0.9"
+    assert len(doc["pairings"]) == 6 and len(doc["standings"]) == 4
+    assert doc["best"] == doc["standings"][0]["policy"]
+    again = _run("bench_roundrobin.py", *args, out=tmp_path / "rr2.json")
+    assert again["pairings"] == doc["pairings"] and again["calibration"] == calib
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "bench_roundrobin.py"), "--quick", "--only", "expert",
+         "--only", "ismcts robust, reply=weak, reply_gate=0.9"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("Error: 'ismcts robust, reply=weak")

@@ -248,6 +248,9 @@ def test_best_is_an_alias_printed_with_its_full_parameters() -> None:
         ("ismcts:belief=robust,reply=weak,reply_min=-0.1", "expected a weight"),
         ("ismcts:belief=robust,reply=weak,reply_min=x", "expected a weight"),
         ("ismcts:belief=robust,reply_min=0.5", "sets when the opponent model of reply=tree"),
+        ("ismcts:belief=robust,reply=weak,reply_gate=1.5", "expected a weight"),
+        ("ismcts:belief=robust,reply_gate=0.9", "sets when the opponent model of reply=tree"),
+        ("ismcts:belief=robust,reply=weak,reply_gate=0.9,reply_min=0.5", "give one of them"),
     ],
 )
 def test_bad_robust_parameters_are_one_line_errors(text: str, match: str) -> None:
@@ -425,6 +428,35 @@ def test_reply_min_searches_the_share_of_every_unlikely_type() -> None:
     want[:, int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])] += 0.25
     assert np.allclose(post2, want)
     assert both.name.endswith("reply=weak,uct_floor=0.25,reply_min=0.5")
+
+
+def _seen(stats: list) -> list[tuple[object, int, float]]:
+    return [(s.play, s.n, s.mean) for s in stats if s.n]
+
+
+def test_reply_gate_searches_exactly_as_without_reply_until_a_weak_type_is_likely() -> None:
+    """``reply_gate=x``: at a decision where no opponent's posterior on a modelled type
+    reaches ``x`` the search is the one without ``reply=`` (the same tree, visit for visit,
+    at the same seed and budget); where one does, it is ``reply_min=x``'s.  Both cases
+    occur against greedy play (no evidence yet, then greedy recognised); against the
+    expert the gate stays closed."""
+    base = "ismcts:iterations=60,horizon=4,c=1,belief=robust"
+    plain = PolicySpec.parse(base).bot()
+    gated = PolicySpec.parse(f"{base},reply=weak,reply_gate=0.5").bot()
+    least = PolicySpec.parse(f"{base},reply=weak,reply_min=0.5").bot()
+    assert gated.name.endswith("belief=robust,reply=weak,reply_gate=0.5")
+    opened = []
+    for n_plays, opponent in ((0, "greedy"), (9, "greedy"), (13, "greedy"), (9, "expert")):
+        state = played(Rules.make("scopa"), 7, n_plays, opponent)
+        got = _seen(gated.analyse(state, 5))
+        is_open = gated._reply_models() is not None  # type: ignore[attr-defined]
+        opened.append(is_open)
+        want = least if is_open else plain
+        assert got == _seen(want.analyse(state, 5))
+        # the two searches differ here, so the comparison above can fail
+        other = plain if is_open else least
+        assert got != _seen(other.analyse(state, 5))
+    assert opened == [False, True, True, False]
 
 
 def test_the_search_guides_reply_min_tournament_runs() -> None:

@@ -189,6 +189,7 @@ POLICIES: dict[str, PolicyKind] = {
             "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
             "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit|robust, "
             "uniform=W (robust's weight), reply=uct|tree|model|weak, uct_floor=W, reply_min=W, "
+            "reply_gate=W, "
             "objective=margin|match, equity=expert|PATH, match_leaf=normal|calibrated",
             {
                 "iterations": _int("iterations", 1),
@@ -203,6 +204,7 @@ POLICIES: dict[str, PolicyKind] = {
                 "reply": _choice("reply", ("uct", "tree", "model", "weak")),
                 "uct_floor": _weight("uct_floor"),
                 "reply_min": _weight("reply_min"),
+                "reply_gate": _weight("reply_gate"),
                 **_OBJECTIVE,
             },
             _bot("ISMCTSBot"),

@@ -377,6 +377,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     the more likely half: in 2-player ``scopa``, at 70% of a seat's decisions against
     ``greedy`` (from about its fifth), at 3 to 7% against the searches of the round
     robin (``benchmarks/bench_reply_min.py``, 40 hands each).
+    ``reply_gate=x`` in [0, 1] (with ``reply=tree|model|weak``, instead of ``reply_min``)
+    is ``reply_min=x`` that also falls back all the way: at a decision where no seat's
+    posterior on a modelled type reaches ``x``, the search is the one without ``reply=``
+    (the same kernel call, the same random numbers), so against players who never look
+    weak enough the bot makes exactly the plays of ``reply=uct`` at the same budget.
     With ``objective=match`` the backed-up rewards are the match objective's values of
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
@@ -413,6 +418,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         uniform: float | None = None,
         uct_floor: float = 0.0,
         reply_min: float = 0.0,
+        reply_gate: float = 0.0,
     ) -> None:
         belief_name = self._set_belief(belief, uniform)
         if reply not in self.REPLIES:
@@ -434,9 +440,19 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 "reply_min= sets when the opponent model of reply=tree|model|weak is used:"
                 " give that"
             )
+        if not 0.0 <= reply_gate <= 1.0:
+            raise ValueError(f"reply_gate must be a weight in [0, 1], got {reply_gate!r}")
+        if reply_gate and reply == "uct":
+            raise ValueError(
+                "reply_gate= sets when the opponent model of reply=tree|model|weak is used:"
+                " give that"
+            )
+        if reply_gate and reply_min:
+            raise ValueError("reply_gate= is reply_min= with an exact fallback: give one of them")
         self.reply = reply
         self.uct_floor = uct_floor
         self.reply_min = reply_min
+        self.reply_gate = reply_gate
         if iterations < 1 or c < 0 or (ms is not None and ms <= 0):
             raise ValueError("iterations must be >= 1, c >= 0, ms > 0")
         if exact not in (0, 1):
@@ -469,6 +485,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + (f",reply={reply}" if reply != "uct" else "")
             + (f",uct_floor={uct_floor:g}" if uct_floor else "")
             + (f",reply_min={reply_min:g}" if reply_min else "")
+            + (f",reply_gate={reply_gate:g}" if reply_gate else "")
             + suffix
         )
         self.last_iterations = 0
@@ -485,8 +502,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         eq = self._eq(info)
         parts, cum = self._worlds_from(state, seed)
         args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
-        if self.reply != "uct":
-            args = (*args, _NO_EQ if eq is None else eq, parts, cum, self._reply_models())
+        models = self._reply_models() if self.reply != "uct" else None
+        if models is not None:
+            args = (*args, _NO_EQ if eq is None else eq, parts, cum, models)
         elif self.belief != "uniform":
             args = (*args, _NO_EQ if eq is None else eq, parts, cum)
         elif eq is not None:
@@ -507,10 +525,12 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         self.last_iterations = done
         return tree, count
 
-    def _reply_models(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool]:
+    def _reply_models(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, bool] | None:
         """``reply=tree|model``: the belief's channels, each seat's posterior over them and
         whether the rollouts follow them too, as
-        :func:`scopa_sim._engine.ismcts.ismcts_run` takes them (the last decision's belief)."""
+        :func:`scopa_sim._engine.ismcts.ismcts_run` takes them (the last decision's belief);
+        None where ``reply_gate`` closes: no seat of another side has a modelled type at
+        least that likely (the kernel models those seats only)."""
         b = self.last_belief
         assert b is not None and b.model is not None  # reply=model needs a belief model
         kinds, taus, eps, _, _ = b.model.arrays()
@@ -525,12 +545,17 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 kinds[i] = KI.KIND_SEARCH
         post = np.array(b.post, dtype=np.float64)
         search = int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])
-        if self.reply_min:
+        least = self.reply_min or self.reply_gate
+        if least:
             # a type less likely than reply_min is not trusted: its share is searched
             modelled = kinds != KI.KIND_SEARCH
-            unsure = (post < self.reply_min) & modelled[None, :]
+            unsure = (post < least) & modelled[None, :]
             post[:, search] += np.where(unsure, post, 0.0).sum(axis=1)
             post[unsure] = 0.0
+            rules = b.observations.rules
+            others = [s for s in range(rules.players) if rules.side_of(s) != rules.side_of(b.seat)]
+            if self.reply_gate and not post[np.ix_(others, modelled)].any():
+                return None
         if self.uct_floor:
             # a share uct_floor of each seat's replies is searched by UCB1 whatever its
             # posterior: a wrong model of a strong player costs at most the rest
