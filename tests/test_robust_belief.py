@@ -459,17 +459,17 @@ def test_reply_gate_searches_exactly_as_without_reply_until_a_weak_type_is_likel
     assert opened == [False, True, True, False]
 
 
-def test_the_search_guides_reply_min_tournament_runs() -> None:
-    """The search guide's tournament of ``best``, ``reply_min=0.5`` and greedy runs (at
+def test_the_search_guides_reply_gate_tournament_runs() -> None:
+    """The search guide's tournament of ``best``, ``reply_gate=0.9`` and greedy runs (at
     a few deals, fewer iterations) and names the setting in full; a bad weight is one
     line of error, no traceback."""
-    text = "ismcts:iterations=40,horizon=4,c=1,belief=robust,reply=weak,reply_min=0.5"
+    text = "ismcts:iterations=40,horizon=4,c=1,belief=robust,reply=weak,reply_gate=0.9"
     args = ["tournament", "--policy", text, "--policy", "greedy", "--deals", "3", "--seed", "1"]
     res = CliRunner().invoke(cli, args)
     assert res.exit_code == 0, res.output
-    assert "reply=weak,reply_min=0.5" in res.output
-    bad = CliRunner().invoke(cli, [*args[:2], text.replace("0.5", "2"), *args[3:]])
-    assert bad.exit_code != 0 and "reply_min='2': expected a weight" in bad.output
+    assert "reply=weak,reply_gate=0.9" in res.output
+    bad = CliRunner().invoke(cli, [*args[:2], text.replace("0.9", "2"), *args[3:]])
+    assert bad.exit_code != 0 and "reply_gate='2': expected a weight" in bad.output
     assert "Traceback" not in bad.output and len(bad.output.strip().splitlines()) == 1
 
 
