@@ -427,26 +427,16 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             raise ValueError(
                 f"reply={reply} plays the other seats by a belief's model: give belief="
             )
-        if not 0.0 <= uct_floor <= 1.0:
-            raise ValueError(f"uct_floor must be a weight in [0, 1], got {uct_floor!r}")
-        if uct_floor and reply == "uct":
-            raise ValueError(
-                "uct_floor= tempers the opponent model of reply=tree|model|weak: give that"
-            )
-        if not 0.0 <= reply_min <= 1.0:
-            raise ValueError(f"reply_min must be a weight in [0, 1], got {reply_min!r}")
-        if reply_min and reply == "uct":
-            raise ValueError(
-                "reply_min= sets when the opponent model of reply=tree|model|weak is used:"
-                " give that"
-            )
-        if not 0.0 <= reply_gate <= 1.0:
-            raise ValueError(f"reply_gate must be a weight in [0, 1], got {reply_gate!r}")
-        if reply_gate and reply == "uct":
-            raise ValueError(
-                "reply_gate= sets when the opponent model of reply=tree|model|weak is used:"
-                " give that"
-            )
+        used = "sets when the opponent model of reply=tree|model|weak is used"
+        for key, weight, what in (
+            ("uct_floor", uct_floor, "tempers the opponent model of reply=tree|model|weak"),
+            ("reply_min", reply_min, used),
+            ("reply_gate", reply_gate, used),
+        ):
+            if not 0.0 <= weight <= 1.0:
+                raise ValueError(f"{key} must be a weight in [0, 1], got {weight!r}")
+            if weight and reply == "uct":
+                raise ValueError(f"{key}= {what}: give that")
         if reply_gate and reply_min:
             raise ValueError("reply_gate= is reply_min= with an exact fallback: give one of them")
         self.reply = reply
