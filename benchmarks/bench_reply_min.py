@@ -1,6 +1,8 @@
-"""How often ``reply_min`` lets ISMCTS play an opponent by a weak type's model.
+"""How often ``reply_min`` (or ``reply_gate``) lets ISMCTS play an opponent by a weak
+type's model.
 
     python benchmarks/bench_reply_min.py --hands 40 --seed 5000 --json reply-min.json
+    python benchmarks/bench_reply_min.py --hands 40 --seed 5000 --x 0.9 --json reply-gate.json
     python benchmarks/bench_reply_min.py --quick        # smoke test, seconds
 
 With ``reply=weak`` an ISMCTS bot plays each other seat, in a share of its iterations, as
@@ -13,8 +15,8 @@ hands of 2-player ``scopa`` (hand ``h`` dealt from ``seed + h``, dealer 0; seat 
 search, ``--observer``, seat 0 the opponent), and at each decision of seat 1 reads its
 robust belief's posterior on seat 0's types; it reports, by opponent, the mean posterior
 on the weak types (random + greedy) and the share of decisions at which one of them is at
-least ``x`` (where ``reply_min=x`` uses the weak model), with the first such decision's
-median.  Deterministic for a seed.
+least ``x`` (where ``reply_min=x`` uses the weak model, and ``reply_gate=x`` opens), with
+the first such decision's median.  Deterministic for a seed.
 """
 
 from __future__ import annotations

@@ -378,10 +378,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     ``greedy`` (from about its fifth), at 3 to 7% against the searches of the round
     robin (``benchmarks/bench_reply_min.py``, 40 hands each).
     ``reply_gate=x`` in [0, 1] (with ``reply=tree|model|weak``, instead of ``reply_min``)
-    is ``reply_min=x`` that also falls back all the way: at a decision where no seat's
-    posterior on a modelled type reaches ``x``, the search is the one without ``reply=``
-    (the same kernel call, the same random numbers), so against players who never look
-    weak enough the bot makes exactly the plays of ``reply=uct`` at the same budget.
+    is ``reply_min=x`` that also falls back all the way: at a decision where no other
+    side's seat has a posterior on a modelled type that reaches ``x``, the search is the
+    one without ``reply=`` (the same kernel call, the same random numbers), so against
+    players who never look weak enough the bot makes exactly the plays of ``reply=uct``
+    at the same budget.
     With ``objective=match`` the backed-up rewards are the match objective's values of
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
@@ -537,7 +538,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         search = int(np.flatnonzero(kinds == KI.KIND_SEARCH)[0])
         least = self.reply_min or self.reply_gate
         if least:
-            # a type less likely than reply_min is not trusted: its share is searched
+            # a type less likely than reply_min (reply_gate) is not trusted: its share is
+            # searched
             modelled = kinds != KI.KIND_SEARCH
             unsure = (post < least) & modelled[None, :]
             post[:, search] += np.where(unsure, post, 0.0).sum(axis=1)
