@@ -364,6 +364,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
             with open(log_path, "a") as f:
                 f.write(json.dumps({"kind": "calibration", "deals": deals, "seed": seed,
                                     "reference": reference, "settings": calib}) + "\n")  # fmt: skip
+    assert calib is not None  # calibrated above, or read back from the log
     calib = {e.label: calib[e.label] for e in entrants}
     specs = {lab: PolicySpec.parse(c["setting"]) for lab, c in calib.items()}
     results = []

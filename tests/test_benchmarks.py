@@ -265,3 +265,29 @@ def test_bench_roundrobin_quick(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert proc.stderr.strip().splitlines()[-1].startswith("Error: 'ismcts robust, reply=weak")
+
+
+def test_bench_tune_quick(tmp_path: Path) -> None:
+    """best's one-knob variants end to end at a tiny size: a same-cost variant keeps best's
+    iterations (``exact=1``: the same plays, margin 0 on every deal pair), a calibrated one
+    gets its own; a rerun reads every pairing back from the log; a log of another base is
+    a one-line error."""
+    log = tmp_path / "t.jsonl"
+    doc = _run("bench_tune.py", "--quick", "--log", str(log), out=tmp_path / "t.json")
+    rows = {v["label"]: v for v in doc["variants"]}
+    assert set(rows) == {"c=0.5", "exact=1", "horizon=2"}
+    assert doc["calibration"]["c=0.5"]["budget"] == doc["calibration"]["best"]["budget"] == 40
+    assert rows["exact=1"]["setting"].endswith(",exact=1") and rows["exact=1"]["mean"] == 0.0
+    assert rows["horizon=2"]["setting"].startswith("ismcts:iterations=")
+    assert all(v["deal_pairs"] == 10 for v in rows.values())
+    again = _run("bench_tune.py", "--quick", "--log", str(log), out=tmp_path / "t2.json")
+    assert again["variants"] == doc["variants"]
+    best = '"setting": "ismcts:iterations=40,horizon=4,c=1,belief=robust"'
+    assert best in log.read_text()
+    log.write_text(log.read_text().replace(best, best.replace("=40,", "=41,")))
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "bench_tune.py"), "--quick", "--log", str(log)],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "another base setting" in proc.stderr.strip().splitlines()[-1]

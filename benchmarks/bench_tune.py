@@ -1,0 +1,239 @@
+"""Is the documented best bot at the optimum of its own parameters?  One knob at a time.
+
+    python benchmarks/bench_tune.py --deals 3000 --seed 4242 --workers 2 \\
+        --log tune-log.jsonl --json tune.json --table tune.md
+    python benchmarks/bench_tune.py --quick          # smoke test, a minute
+
+Issue 29's round robin picks ``--policy best`` among the settings it is given; this
+benchmark asks whether a neighbour of ``best`` in its own parameters would beat it.  Each
+variant changes one parameter of ``best`` (:data:`scopa_sim.bots.registry.ALIASES`): the
+exploration constant ``c``, the rollout ``horizon``, the ``leaf`` value, the ``rollout``
+policy, the exact end-game solve.  **Equal time per move**: a variant that changes the
+cost of an iteration has its iterations calibrated to ``best``'s CPU time per move as the
+round robin calibrates to its reference (``bench_ladder.equal_budget`` on the decisions of
+``bench_belief.history_states``); a variant that does not (``c``, ``exact``) keeps
+``best``'s iterations, so both make the same computation and their games differ only
+where their choices do.  Each variant then plays ``best`` on the same paired,
+seat-swapped deals of 2-player ``scopa``
+(:func:`scopa_sim.sim.tournament.play_pairing`; the same results for any number of
+workers).
+
+Output: each variant's margin per hand against ``best`` with its 95% CI over deal pairs,
+W/D/L, and the two-sided z-test's p-value, Holm-adjusted over the variants (the family
+is every variant played); its time per move is checked again after the games on fresh
+decisions, paired with ``best``.  With ``--log`` each finished pairing is appended to a
+JSON-lines file, and a rerun with the same arguments plays only the missing ones (the
+calibration is read back, so the games are those of the first run).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from statistics import NormalDist
+
+import click
+import numba
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from bench_belief import bot_of, history_states  # noqa: E402
+from bench_ladder import git_commit, load, median_paired_ms  # noqa: E402
+from bench_roundrobin import (  # noqa: E402
+    Entrant,
+    calibrate,
+    fmt,
+    read_log,
+    result_json,
+    result_of,
+)
+
+from scopa_sim.bots.registry import ALIASES, PolicySpec  # noqa: E402
+from scopa_sim.game.rules import Rules  # noqa: E402
+from scopa_sim.sim.tournament import PairingResult, play_pairing  # noqa: E402
+from scopa_sim.stats.inference import holm  # noqa: E402
+
+#: The label of the setting every variant plays.
+BASE = "best"
+
+
+def variants(base: str) -> tuple[Entrant, ...]:
+    """``base`` (an ISMCTS setting with ``iterations``) and its one-knob variants: a
+    parameter replaced or added, the iterations calibrated where the knob changes the
+    cost of an iteration, ``base``'s own where it does not (``budget_of``)."""
+    spec = PolicySpec.parse(base)
+    params = dict(spec.params)
+
+    def with_(**kw: str) -> str:
+        merged = {**params, **kw}
+        return str(PolicySpec(spec.name, tuple(merged.items())))
+
+    same_cost = [("c", v) for v in ("0.5", "0.7", "1.4", "2")] + [("exact", "1")]
+    new_cost = [("horizon", v) for v in ("0", "1", "2", "3", "6", "8")]
+    new_cost += [("leaf", "expert"), ("rollout", "greedy")]
+    out = [Entrant(BASE, base, "iterations")]
+    for k, v in same_cost:
+        if params.get(k) != v:
+            out.append(Entrant(f"{k}={v}", with_(**{k: v}), "iterations", budget_of=BASE))
+    for k, v in new_cost:
+        if params.get(k) != v:
+            out.append(Entrant(f"{k}={v}", with_(**{k: v}), "iterations"))
+    return tuple(out)
+
+
+def p_value(r: PairingResult) -> float:
+    """Two-sided z-test of a zero mean margin (NaN without an interval)."""
+    m = r.margin
+    if not m.estimated:
+        return math.nan
+    if m.se == 0:  # every deal pair the same margin
+        return 1.0 if m.mean == 0 else 0.0
+    return 2.0 * (1.0 - NormalDist().cdf(abs(m.mean) / m.se))
+
+
+def table(calib: dict, results: dict[str, PairingResult], adj: dict[str, float], timing: dict,
+          meta: dict) -> str:  # fmt: skip
+    """The Markdown table: one row per variant, its margin against the base and its
+    Holm-adjusted p-value (``adj``)."""
+    labels = [lab for lab in calib if lab != BASE]
+    head = (
+        f"One-knob variants of `{calib[BASE]['setting']}` (`--policy {BASE}`) against it at "
+        f"equal time per move: 2-player `scopa`, {meta['deals']:,} paired deals per variant "
+        f"(seed {meta['seed']}); {meta['date_utc']}, commit `{meta['commit']}`.\n\n"
+        "| variant | setting | margin per hand against best [95% CI] | W/D/L | p (Holm) "
+        "| CPU ms per move, variant / best (calibration; check) |\n|---|---|---|---|---|---|\n"
+    )
+    rows = []
+    for lab in labels:
+        r, c, t = results[lab], calib[lab], timing[lab]
+        q = adj[lab]
+        verdict = "" if not q < 0.05 else (" **better**" if r.margin.mean > 0 else " **worse**")
+        how = "best's iterations" if c.get("budget_of") else "calibrated"
+        rows.append(
+            f"| {lab} | `{c['setting']}` ({how}) | {fmt(r.margin)} | {r.wins}/{r.draws}/"
+            f"{r.losses} | {q:.3g}{verdict} | {c['ms_per_move']:.3f} / "
+            f"{c['reference_ms_per_move']:.3f}; {t['ms_per_move']:.3f} / "
+            f"{t['reference_ms_per_move']:.3f} |"
+        )
+    better = [lab for lab in labels if adj[lab] < 0.05 and results[lab].margin.mean > 0]
+    tail = (
+        "\n\n"
+        + (
+            f"Significantly better than best (Holm, 5%): {', '.join(better)}."
+            if better
+            else "No variant is significantly better than best (Holm, 5%)."
+        )
+        + "\n"
+    )
+    return head + "\n".join(rows) + tail
+
+
+@click.command()
+@click.option("--deals", type=click.IntRange(2), default=3000, show_default=True,
+              help="Deal pairs per variant.")  # fmt: skip
+@click.option("--seed", type=click.IntRange(0), default=4242, show_default=True)
+@click.option("--workers", type=click.IntRange(1), default=1, show_default=True)
+@click.option("--positions", type=click.IntRange(10), default=150, show_default=True,
+              help="Decisions timed for the calibration.")  # fmt: skip
+@click.option("--log", "log_path", type=click.Path(dir_okay=False),
+              help="JSON-lines file of finished pairings; a rerun resumes from it.")  # fmt: skip
+@click.option("--json", "json_path", type=click.Path(dir_okay=False))
+@click.option("--table", "table_path", type=click.Path(dir_okay=False))
+@click.option("--quick", is_flag=True, help="Smoke test: 40 iterations, 3 variants, 10 deals.")
+def main(deals: int, seed: int, workers: int, positions: int, log_path: str | None,
+         json_path: str | None, table_path: str | None, quick: bool) -> None:  # fmt: skip
+    """Play best's one-knob variants against it at equal time and write the table."""
+    base = ALIASES[BASE]
+    repeats = 3
+    entrants = variants(base)
+    if quick:
+        base = str(Entrant(BASE, base, "iterations").at(40))
+        keep = {BASE, "c=0.5", "horizon=2", "exact=1"}
+        entrants = tuple(e for e in variants(base) if e.label in keep)
+        deals, positions, repeats = min(deals, 10), 10, 1
+    rules = Rules.make("scopa")
+    started = time.time()
+    meta = {"deals": deals, "seed": seed, "base": base, "workers": workers,
+            "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
+            "commit": git_commit(), "load_before": load(), "machine": platform.machine(),
+            "cpus": os.cpu_count(), "numba": numba.__version__}  # fmt: skip
+    calib, done = read_log(log_path, deals, seed)
+    if calib is not None and calib.get(BASE, {}).get("setting") != base:
+        raise click.UsageError(f"--log {log_path} is of another base setting: give another file")
+    missing = tuple(e for e in entrants if e.label not in (calib or {}))
+    if missing:
+        # the base is its own reference: its budget stays as it is
+        known = {BASE: {"setting": base, "budget": Entrant(BASE, base, "iterations").start}}
+        todo = tuple(e for e in missing if e.label != BASE)
+        print(f"calibrating to {base} on {positions} positions ...", flush=True)
+        fresh = calibrate(todo, base, positions, repeats, seed, known) if todo else {}
+        if any(e.label == BASE for e in missing):
+            fresh[BASE] = {"setting": base, "budget": known[BASE]["budget"], "steps": []}
+        calib = {**fresh, **(calib or {})}
+        if log_path:
+            with open(log_path, "a") as f:
+                f.write(json.dumps({"kind": "calibration", "deals": deals, "seed": seed,
+                                    "base": base, "settings": calib}) + "\n")  # fmt: skip
+    assert calib is not None  # calibrated above, or read back from the log
+    calib = {e.label: calib[e.label] for e in entrants}
+    base_spec = PolicySpec.parse(base)
+    results: dict[str, PairingResult] = {}
+    for lab, c in calib.items():
+        if lab == BASE:
+            continue
+        spec = PolicySpec.parse(c["setting"])
+        key = (str(spec), str(base_spec))
+        if key in done:
+            results[lab] = result_of(done[key])
+            continue
+        t0 = time.time()
+        r = play_pairing(rules, spec, base_spec, deals, seed, workers=workers)
+        results[lab] = r
+        print(f"  {lab} vs {BASE}: {fmt(r.margin)}  ({time.time() - t0:.0f} s)", flush=True)
+        if log_path:
+            with open(log_path, "a") as f:
+                f.write(json.dumps({"kind": "pairing", **result_json(r)}) + "\n")
+    # the time per move checked after the games, on fresh positions, paired with the base
+    check = history_states(rules, positions, seed + 1, ("greedy", "expert", base))
+    ref = bot_of(base)
+    timing = {}
+    for lab, c in calib.items():
+        if lab == BASE:
+            continue
+        ms, ref_ms = median_paired_ms(bot_of(c["setting"]), ref, check, repeats)
+        timing[lab] = {"ms_per_move": ms, "reference_ms_per_move": ref_ms}
+    meta.update(load_after=load(), seconds=round(time.time() - started, 1))
+    labels = [lab for lab in calib if lab != BASE]
+    adj = dict(zip(labels, holm([p_value(results[lab]) for lab in labels]), strict=True))
+    doc = {
+        **meta,
+        "calibration": calib,
+        "timing_check": timing,
+        "variants": [
+            {
+                "label": lab,
+                "setting": calib[lab]["setting"],
+                "p_value": p_value(results[lab]),
+                "p_holm": adj[lab],
+                **result_json(results[lab]),
+            }
+            for lab in labels
+        ],
+    }
+    text = table(calib, results, adj, timing, meta)
+    print(text)
+    if json_path:
+        Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
+    if table_path:
+        Path(table_path).write_text(text)
+
+
+if __name__ == "__main__":
+    main()
