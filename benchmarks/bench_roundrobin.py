@@ -249,6 +249,64 @@ def best_of(rank: list[Standing], focus: set[str]) -> Standing:
     return next((x for x in rank if x.policy in focus), rank[0])
 
 
+def run_meta(deals: int, seed: int, workers: int, **setting: str) -> dict:
+    """The facts of a run that go with its results: size, seed, ``setting`` (the
+    reference or base), workers, start time, commit, load and machine."""
+    return {"deals": deals, "seed": seed, **setting, "workers": workers,
+            "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "started": time.time(), "commit": git_commit(), "load_before": load(),
+            "machine": platform.machine(), "cpus": os.cpu_count(),
+            "numba": numba.__version__}  # fmt: skip
+
+
+def finish_meta(meta: dict) -> None:
+    """Close ``meta`` (:func:`run_meta`): the load at the end and the seconds taken."""
+    meta.update(load_after=load(), seconds=round(time.time() - meta.pop("started"), 1))
+
+
+def append_log(path: str | None, record: dict) -> None:
+    """Append one record to the JSON-lines log (none: nothing)."""
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps(record) + "\n")
+
+
+def play_logged(
+    rules: Rules,
+    a: PolicySpec,
+    b: PolicySpec,
+    deals: int,
+    seed: int,
+    workers: int,
+    done: dict,
+    log_path: str | None,
+    what: str,
+) -> PairingResult:
+    """The pairing of ``a`` against ``b``: read back from ``done`` (an earlier run's log),
+    or played, printed as ``what`` and appended to the log."""
+    key = (str(a), str(b))
+    if key in done:
+        return result_of(done[key])
+    t0 = time.time()
+    r = play_pairing(rules, a, b, deals, seed, workers=workers)
+    print(f"  {what}: {fmt(r.margin)}  ({time.time() - t0:.0f} s)", flush=True)
+    append_log(log_path, {"kind": "pairing", **result_json(r)})
+    return r
+
+
+def timing_check(rules: Rules, settings: dict[str, str], reference: str, positions: int,
+                 seed: int, repeats: int) -> dict[str, dict]:  # fmt: skip
+    """Each setting's CPU time per move (by key), measured after the games on fresh
+    decisions (seed ``seed + 1``), paired with ``reference``: the time was equal."""
+    check = history_states(rules, positions, seed + 1, ("greedy", "expert", reference))
+    ref = bot_of(reference)
+    out = {}
+    for key, setting in settings.items():
+        ms, ref_ms = median_paired_ms(bot_of(setting), ref, check, repeats)
+        out[key] = {"ms_per_move": ms, "reference_ms_per_move": ref_ms}
+    return out
+
+
 def table(calib: dict, results: list[PairingResult], rank: list[Standing], best: Standing,
           timing: dict, meta: dict) -> str:  # fmt: skip
     """The Markdown tables: settings in the order of ``rank`` (the standings), every
@@ -349,21 +407,15 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
                 f"{e.label!r} takes the budget of {e.budget_of!r}: play that too"
             )
     rules = Rules.make("scopa")
-    started = time.time()
-    meta = {"deals": deals, "seed": seed, "reference": reference, "workers": workers,
-            "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-            "commit": git_commit(), "load_before": load(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "numba": numba.__version__}  # fmt: skip
+    meta = run_meta(deals, seed, workers, reference=reference)
     calib, done = read_log(log_path, deals, seed)
     missing = tuple(e for e in entrants if e.label not in (calib or {}))
     if missing:
         print(f"calibrating to {reference} on {positions} positions ...", flush=True)
         fresh = calibrate(missing, reference, positions, repeats, seed, calib)
         calib = {**fresh, **(calib or {})}
-        if log_path:
-            with open(log_path, "a") as f:
-                f.write(json.dumps({"kind": "calibration", "deals": deals, "seed": seed,
-                                    "reference": reference, "settings": calib}) + "\n")  # fmt: skip
+        append_log(log_path, {"kind": "calibration", "deals": deals, "seed": seed,
+                              "reference": reference, "settings": calib})  # fmt: skip
     assert calib is not None  # calibrated above, or read back from the log
     calib = {e.label: calib[e.label] for e in entrants}
     specs = {lab: PolicySpec.parse(c["setting"]) for lab, c in calib.items()}
@@ -371,25 +423,11 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
     for (la, a), (lb, b) in itertools.combinations(specs.items(), 2):
         if focus and la not in focus and lb not in focus:
             continue
-        key = (str(a), str(b))
-        if key in done:
-            results.append(result_of(done[key]))
-            continue
-        t0 = time.time()
-        r = play_pairing(rules, a, b, deals, seed, workers=workers)
-        results.append(r)
-        print(f"  {la} vs {lb}: {fmt(r.margin)}  ({time.time() - t0:.0f} s)", flush=True)
-        if log_path:
-            with open(log_path, "a") as f:
-                f.write(json.dumps({"kind": "pairing", **result_json(r)}) + "\n")
-    # the time per move checked after the games, on fresh positions, paired with the reference
-    check = history_states(rules, positions, seed + 1, ("greedy", "expert", reference))
-    ref = bot_of(reference)
-    timing = {}
-    for lab, c in calib.items():
-        ms, ref_ms = median_paired_ms(bot_of(c["setting"]), ref, check, repeats)
-        timing[str(specs[lab])] = {"ms_per_move": ms, "reference_ms_per_move": ref_ms}
-    meta.update(load_after=load(), seconds=round(time.time() - started, 1))
+        results.append(play_logged(rules, a, b, deals, seed, workers, done, log_path,
+                                   f"{la} vs {lb}"))  # fmt: skip
+    settings = {str(specs[lab]): c["setting"] for lab, c in calib.items()}
+    timing = timing_check(rules, settings, reference, positions, seed, repeats)
+    finish_meta(meta)
     names = [str(s) for s in specs.values()]
     rank = standings(names, results)
     best = best_of(rank, {str(specs[f]) for f in focus})

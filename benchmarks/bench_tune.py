@@ -30,34 +30,32 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import platform
 import sys
-import time
 from pathlib import Path
 from statistics import NormalDist
 
 import click
-import numba
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_belief import bot_of, history_states  # noqa: E402
-from bench_ladder import git_commit, load, median_paired_ms  # noqa: E402
 from bench_roundrobin import (  # noqa: E402
     Entrant,
+    append_log,
     calibrate,
+    finish_meta,
     fmt,
+    play_logged,
     read_log,
     result_json,
-    result_of,
+    run_meta,
+    timing_check,
 )
 
 from scopa_sim.bots.registry import ALIASES, PolicySpec  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.sim.tournament import PairingResult, play_pairing  # noqa: E402
+from scopa_sim.sim.tournament import PairingResult  # noqa: E402
 from scopa_sim.stats.inference import holm  # noqa: E402
 
 #: The label of the setting every variant plays.
@@ -159,11 +157,7 @@ def main(deals: int, seed: int, workers: int, positions: int, log_path: str | No
         entrants = tuple(e for e in variants(base) if e.label in keep)
         deals, positions, repeats = min(deals, 10), 10, 1
     rules = Rules.make("scopa")
-    started = time.time()
-    meta = {"deals": deals, "seed": seed, "base": base, "workers": workers,
-            "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(started)),
-            "commit": git_commit(), "load_before": load(), "machine": platform.machine(),
-            "cpus": os.cpu_count(), "numba": numba.__version__}  # fmt: skip
+    meta = run_meta(deals, seed, workers, base=base)
     calib, done = read_log(log_path, deals, seed)
     if calib is not None and calib.get(BASE, {}).get("setting") != base:
         raise click.UsageError(f"--log {log_path} is of another base setting: give another file")
@@ -177,39 +171,20 @@ def main(deals: int, seed: int, workers: int, positions: int, log_path: str | No
         if any(e.label == BASE for e in missing):
             fresh[BASE] = {"setting": base, "budget": known[BASE]["budget"], "steps": []}
         calib = {**fresh, **(calib or {})}
-        if log_path:
-            with open(log_path, "a") as f:
-                f.write(json.dumps({"kind": "calibration", "deals": deals, "seed": seed,
-                                    "base": base, "settings": calib}) + "\n")  # fmt: skip
+        append_log(log_path, {"kind": "calibration", "deals": deals, "seed": seed,
+                              "base": base, "settings": calib})  # fmt: skip
     assert calib is not None  # calibrated above, or read back from the log
     calib = {e.label: calib[e.label] for e in entrants}
     base_spec = PolicySpec.parse(base)
-    results: dict[str, PairingResult] = {}
-    for lab, c in calib.items():
-        if lab == BASE:
-            continue
-        spec = PolicySpec.parse(c["setting"])
-        key = (str(spec), str(base_spec))
-        if key in done:
-            results[lab] = result_of(done[key])
-            continue
-        t0 = time.time()
-        r = play_pairing(rules, spec, base_spec, deals, seed, workers=workers)
-        results[lab] = r
-        print(f"  {lab} vs {BASE}: {fmt(r.margin)}  ({time.time() - t0:.0f} s)", flush=True)
-        if log_path:
-            with open(log_path, "a") as f:
-                f.write(json.dumps({"kind": "pairing", **result_json(r)}) + "\n")
-    # the time per move checked after the games, on fresh positions, paired with the base
-    check = history_states(rules, positions, seed + 1, ("greedy", "expert", base))
-    ref = bot_of(base)
-    timing = {}
-    for lab, c in calib.items():
-        if lab == BASE:
-            continue
-        ms, ref_ms = median_paired_ms(bot_of(c["setting"]), ref, check, repeats)
-        timing[lab] = {"ms_per_move": ms, "reference_ms_per_move": ref_ms}
-    meta.update(load_after=load(), seconds=round(time.time() - started, 1))
+    results = {
+        lab: play_logged(rules, PolicySpec.parse(c["setting"]), base_spec, deals, seed,
+                         workers, done, log_path, f"{lab} vs {BASE}")
+        for lab, c in calib.items()
+        if lab != BASE
+    }  # fmt: skip
+    settings = {lab: c["setting"] for lab, c in calib.items() if lab != BASE}
+    timing = timing_check(rules, settings, base, positions, seed, repeats)
+    finish_meta(meta)
     labels = [lab for lab in calib if lab != BASE]
     adj = dict(zip(labels, holm([p_value(results[lab]) for lab in labels]), strict=True))
     doc = {
