@@ -8,18 +8,32 @@ in each. So the controller first runs :func:`scopa_sim.sim.warm.warm` (each kern
 once, the tasks shared out over as many processes as there are test workers), and every
 later process loads the kernels from numba's cache. With the cache warm this takes a few
 seconds. Set ``SCOPA_SIM_TEST_WARM=0`` to skip it.
+
+It also gives Ctrl-C back to the processes the tests start: a suite started in the
+background of a script (``make test &``, ``nohup``) begins with SIGINT ignored, which
+every child inherits and Python then honours, so the tests of what a terminal's Ctrl-C
+does would see it ignored.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import time
 
 import pytest
 
 
+def _let_ctrl_c_through() -> None:
+    """Restore SIGINT's default if this run inherited it ignored: a Python handler is reset
+    to the default in a child at exec, an ignored signal stays ignored."""
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    _let_ctrl_c_through()
     if hasattr(config, "workerinput") or os.environ.get("SCOPA_SIM_TEST_WARM") == "0":
         return  # an xdist worker: the controller has warmed the cache
     distributed = getattr(config.option, "dist", "no") != "no"
