@@ -11,10 +11,11 @@ exploration constant ``c``, the rollout ``horizon``, the ``leaf`` value, the ``r
 policy, the exact end-game solve.  **Equal time per move**: a variant that changes the
 cost of an iteration has its iterations calibrated to ``best``'s CPU time per move as the
 round robin calibrates to its reference (``bench_ladder.equal_budget`` on the decisions of
-``bench_belief.history_states``); a variant that does not (``c``, ``exact``) keeps
-``best``'s iterations, so both make the same computation and their games differ only
-where their choices do.  Each variant then plays ``best`` on the same paired,
-seat-swapped deals of 2-player ``scopa``
+``bench_belief.history_states``); a variant that does not (``c``) keeps ``best``'s
+iterations, so both make the same computation and their games differ only where their
+choices do; so does ``exact=1``, which only replaces the search by the cheaper exact
+solve where the information set is one world (the last round of 2-player games).  Each
+variant then plays ``best`` on the same paired, seat-swapped deals of 2-player ``scopa``
 (:func:`scopa_sim.sim.tournament.play_pairing`; the same results for any number of
 workers).
 

@@ -268,16 +268,19 @@ def test_bench_roundrobin_quick(tmp_path: Path) -> None:
 
 
 def test_bench_tune_quick(tmp_path: Path) -> None:
-    """best's one-knob variants end to end at a tiny size: a same-cost variant keeps best's
-    iterations (``exact=1``: the same plays, margin 0 on every deal pair), a calibrated one
+    """best's one-knob variants end to end at a tiny size: the variants that do not change
+    the cost of an iteration (``c``, ``exact``) keep best's iterations, a calibrated one
     gets its own; a rerun reads every pairing back from the log; a log of another base is
     a one-line error."""
     log = tmp_path / "t.jsonl"
     doc = _run("bench_tune.py", "--quick", "--log", str(log), out=tmp_path / "t.json")
     rows = {v["label"]: v for v in doc["variants"]}
     assert set(rows) == {"c=0.5", "exact=1", "horizon=2"}
-    assert doc["calibration"]["c=0.5"]["budget"] == doc["calibration"]["best"]["budget"] == 40
-    assert rows["exact=1"]["setting"].endswith(",exact=1") and rows["exact=1"]["mean"] == 0.0
+    calib = doc["calibration"]
+    assert calib["c=0.5"]["budget"] == calib["exact=1"]["budget"] == calib["best"]["budget"] == 40
+    assert calib["c=0.5"]["budget_of"] == calib["exact=1"]["budget_of"] == "best"
+    assert rows["exact=1"]["setting"] == "ismcts:iterations=40,horizon=4,c=1,belief=robust,exact=1"
+    assert "budget_of" not in calib["horizon=2"]
     assert rows["horizon=2"]["setting"].startswith("ismcts:iterations=")
     assert all(v["deal_pairs"] == 10 for v in rows.values())
     again = _run("bench_tune.py", "--quick", "--log", str(log), out=tmp_path / "t2.json")
