@@ -294,3 +294,90 @@ def test_bench_tune_quick(tmp_path: Path) -> None:
     )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     assert "another base setting" in proc.stderr.strip().splitlines()[-1]
+
+
+def _pick(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH / "pick_best.py"), *args],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_pick_best_from_the_committed_results_is_the_registry_alias(tmp_path: Path) -> None:
+    """The documented best bot is what issue 29's rule picks from the committed
+    measurements; with no equivalence margin the rule is the round robin's standings."""
+    from scopa_sim.bots.registry import ALIASES
+
+    doc = _run("pick_best.py", out=tmp_path / "b.json")
+    assert doc["best"] == ALIASES["best"]
+    top = doc["candidates"][0]
+    assert top["targets_met"] == 3 and top["level_with"] and top["worst"] == 0.0
+    low, high = doc["same_pick_for_equivalence"]
+    assert low <= doc["equivalence"] and (high is None or doc["equivalence"] < high)
+    plain = _run("pick_best.py", "--equivalence", "0", out=tmp_path / "p.json")
+    standings = json.loads((BENCH / "results" / "roundrobin.json").read_text())["standings"]
+    assert plain["best"] == standings[0]["policy"] != doc["best"]
+
+
+def _synthetic(tmp_path: Path) -> list[str]:
+    """A round robin of A, B, C and the reference R: A and B shown level (their CI within
+    ±0.004), A's worst +0.001 above B's -0.001; only B gains 0.15 against greedy; B has a
+    confirmation against R."""
+    a, b, c, r = (f"ismcts:iterations=9,horizon=4,c=1,belief={x}"
+                  for x in ("fit", "robust", "expert", "uniform"))  # fmt: skip
+
+    def row(x: str, y: str, m: float, h: float) -> dict:
+        return {"a": x, "b": y, "mean": m, "ci_low": m - h, "ci_high": m + h, "deal_pairs": 100}
+
+    rr = {"reference": r,
+          "pairings": [row(a, b, 0.001, 0.003), row(a, c, 0.05, 0.04), row(b, c, 0.04, 0.03),
+                       row(a, r, 0.1, 0.05), row(b, r, 0.02, 0.05), row(c, r, 0.01, 0.05)],
+          "standings": [{"policy": p, "elo": e, "unbeaten": u}
+                        for p, e, u in ((a, 5, True), (b, 4, True), (c, 0, False),
+                                        (r, -9, False))]}  # fmt: skip
+    confirm = {"pairings": [{"a": r, "b": b, "margin": -0.05, "margin_ci": [-0.08, -0.02],
+                             "deal_pairs": 300}]}  # fmt: skip
+
+    def gain(setting: str, g: float) -> dict:
+        return {"setting": setting, "minus_uniform": g, "minus_uniform_ci": [g - 0.05, g + 0.05]}
+
+    belief = {"reply": [{"base": "ismcts:iterations=1000,horizon=4,c=1", "opponent": "greedy",
+                         "beliefs": {"a": gain(a, 0.05), "b": gain(b, 0.2)}}]}  # fmt: skip
+    for name, doc in (("rr", rr), ("confirm", confirm), ("bel", belief)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(doc))
+    return ["--roundrobin", str(tmp_path / "rr.json"), "--belief", str(tmp_path / "bel.json"),
+            "--confirm", str(tmp_path / "confirm.json")]  # fmt: skip
+
+
+def test_pick_best_breaks_only_shown_ties_by_the_targets(tmp_path: Path) -> None:
+    args = _synthetic(tmp_path)
+    tied = _run("pick_best.py", *args, "--equivalence", "0.01", out=tmp_path / "t.json")
+    assert tied["best"].endswith("belief=robust")  # level with A, meets target 3
+    top, second = tied["candidates"]
+    assert (top["targets_met"], second["targets_met"]) == (3, 2)
+    # B's two samples against R pooled: 100 pairs at +0.02 and 300 at +0.05
+    assert top["target2"]["deal_pairs"] == 400 and math.isclose(top["target2"]["margin"], 0.0425)
+    half = math.sqrt((100 * 0.05) ** 2 + (300 * 0.03) ** 2) / 400  # the CIs' half-widths
+    assert top["target2"]["met"] and math.isclose(top["target2"]["ci"][0], 0.0425 - half)
+    low, high = tied["same_pick_for_equivalence"]
+    assert math.isclose(low, 0.004) and high is None
+    plain = _run("pick_best.py", *args, "--equivalence", "0.003", out=tmp_path / "p.json")
+    assert plain["best"].endswith("belief=fit")  # not shown level: the better estimate
+    assert plain["candidates"][0]["worst"] == 0.001 and not plain["candidates"][0]["level_with"]
+    low, high = plain["same_pick_for_equivalence"]
+    assert low == 0.0 and math.isclose(high, 0.004)
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [(["--equivalence", "-0.1"], "-0.1 is not in the range"),
+     (["--roundrobin", "nowhere.json"], "does not exist"),
+     (["--roundrobin", "{bad}"], "is not JSON"),
+     (["--belief", "{rr}"], "not a bench_belief.py result"),
+     (["--confirm", "{rr}"], "not the round robin's")],
+)  # fmt: skip
+def test_pick_best_bad_input_is_one_line(tmp_path: Path, args: list[str], says: str) -> None:
+    args = [*_synthetic(tmp_path)[:2], *args]
+    (tmp_path / "bad.json").write_text("{")
+    given = [a.format(bad=tmp_path / "bad.json", rr=tmp_path / "rr.json") for a in args]
+    proc = _pick(*given)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr
+    assert says in proc.stderr.strip().splitlines()[-1]
