@@ -355,7 +355,10 @@ def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list
     first one is the setting with the best worst case among those no other setting
     beats; when every policy is beaten by some other, the first is the one with the
     best worst case.  Each pairing's interval is its own 95% one (no correction for the
-    several pairings a policy plays: the rule is the stricter for it)."""
+    several pairings a policy plays: the rule is the stricter for it).  The documented
+    best bot's rule then breaks ties between settings a pairing shows level (its CI
+    within a stated margin) by the best bot's targets, measured elsewhere
+    (``benchmarks/pick_best.py``)."""
     elo = dict(ladder(policies, results))
     out = []
     for p in policies:
