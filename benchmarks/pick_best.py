@@ -1,19 +1,21 @@
 """The documented best bot, picked from the committed measurements by issue 29's rule.
 
-The rule: among the settings of the round robin (``bench_roundrobin.py``) that no other
-setting beats significantly, the one with the best worst case; and, where the round
-robin shows two settings' worst cases *equal* (below), the one that meets more of the
-issue's targets, then the higher Elo.
+The rule: the round robin's standings (``bench_roundrobin.py``,
+:func:`scopa_sim.sim.tournament.standings`) put first the setting with the best worst
+case among those no other setting beats significantly.  An unbeaten setting the round
+robin shows *equal* to that first one (below) is tied with it; of tied settings the one
+meeting more of the issue's targets is the documented best bot, then the standings'
+order.
 
-*Equal* is an equivalence test, not a failure to find a difference: a pairing counts
-as level when its whole 95% CI of the margin per hand lies within ``[-d, +d]`` (the
-two one-sided tests at 2.5% each), ``d = --equivalence`` (0.01 points per hand by
+*Equal* is an equivalence test, not a failure to find a difference: two settings are
+level when the whole 95% CI of their pairing's margin per hand lies within ``[-d, +d]``
+(the two one-sided tests at 2.5% each), ``d = --equivalence`` (0.01 points per hand by
 default: one point in a hundred hands, under a quarter of the ±0.044 the round robin
-resolves per pairing).  A level pairing counts as a margin of 0 in both settings' worst
-cases.  A pairing merely not significant (a CI of ±0.05 around a few hundredths) is not
-level, so the worst cases of settings the round robin cannot tell apart still rank by
-their estimates, as the rule ranks them without ``d``; only settings it shows equal tie.
-The script also prints the range of ``d`` over which the pick stays the same.
+resolves per pairing).  A pairing merely not significant (a CI of ±0.05 around a few
+hundredths) is not level: settings the round robin cannot tell apart keep the standings'
+order, and ``d = 0`` is the standings alone.  The script also prints the range of ``d``
+over which the pick stays the same.  In a confirmation run (``--focus``) only the focus
+settings are candidates: the others played only them.
 
 The targets, each read from the file that measured it:
 
@@ -100,14 +102,17 @@ class Pairing:
 
 @dataclass(frozen=True)
 class Candidate:
-    """An unbeaten setting: its worst case with level pairings at 0, and its targets."""
+    """An unbeaten setting: its worst pairing, the settings it is level with, whether it
+    is tied with the standings' first, and its targets."""
 
     policy: str
     label: str
     elo: float
     worst: float
+    worst_ci: tuple[float, float]
     worst_opponent: str
     level_with: tuple[str, ...]
+    tied: bool
     target2: dict[str, object]
     target3: dict[str, object]
 
@@ -158,15 +163,19 @@ def level(low: float, high: float, d: float) -> bool:
     return d > 0 and -d <= low and high <= d
 
 
-def worst_case(p: str, pairings: Sequence[Pairing], d: float) -> tuple[float, str, tuple[str, ...]]:
-    """``p``'s worst margin (a level pairing counts as 0), its opponent (the first by
-    name among equal ones), and the settings ``p`` is level with."""
+def worst_case(p: str, pairings: Sequence[Pairing]) -> tuple[str, float, float, float]:
+    """``p``'s worst pairing: (opponent, mean, low, high) from its side, the first
+    opponent by name among equal margins."""
     sides = [r.side(p) for r in pairings if p in (r.a, r.b)]
     if not sides:
         raise PickError(f"{p!r} played no pairing of the round robin")
-    keyed = [(0.0 if level(lo, hi, d) else m, o) for o, m, lo, hi in sides]
-    worst, opp = min(keyed)
-    return worst, opp, tuple(sorted(o for o, _, lo, hi in sides if level(lo, hi, d)))
+    return min(sides, key=lambda t: (t[1], t[0]))
+
+
+def level_with(p: str, pairings: Sequence[Pairing], d: float) -> tuple[str, ...]:
+    """The settings ``p``'s pairings show level with it."""
+    sides = [r.side(p) for r in pairings if p in (r.a, r.b)]
+    return tuple(sorted(o for o, _, lo, hi in sides if level(lo, hi, d)))
 
 
 def pooled(samples: Sequence[tuple[int, float, float, float]]) -> tuple[float, float, float]:
@@ -216,21 +225,28 @@ def greedy_gains(paths: Sequence[Path]) -> dict[tuple, dict]:
 
 def candidates(rr_doc: dict, rr: Sequence[Pairing], confirm: Sequence[Pairing],
                gains: dict[tuple, dict], d: float) -> list[Candidate]:  # fmt: skip
-    """The unbeaten settings of the round robin, best first by the rule."""
+    """The unbeaten settings of the round robin (its focus settings, if any), best first
+    by the rule."""
     labels = {v["setting"]: k for k, v in rr_doc.get("calibration", {}).items()}
+    focus = rr_doc.get("focus") or []
+    unbeaten = [s for s in rr_doc["standings"]
+                if s["unbeaten"] and (not focus or labels.get(s["policy"]) in focus)]  # fmt: skip
+    if not unbeaten:
+        raise PickError("no setting of the round robin is unbeaten")
+    first = unbeaten[0]["policy"]
     out = []
-    for s in rr_doc["standings"]:
-        if not s["unbeaten"]:
-            continue
+    for s in unbeaten:
         p = s["policy"]
-        worst, opp, lev = worst_case(p, rr, d)
+        opp, worst, lo, hi = worst_case(p, rr)
+        lev = level_with(p, rr, d)
         g = gains.get(_key(p))
         t3 = {"met": False, "gain": None} if g is None else {"met": g["gain"] >= GREEDY_GAIN, **g}
         t2 = target2(p, rr_doc["reference"], [*rr, *confirm])
-        out.append(Candidate(p, labels.get(p, p), s["elo"], worst, opp, lev, t2, t3))
-    if not out:
-        raise PickError("no setting of the round robin is unbeaten")
-    return sorted(out, key=lambda c: (-c.worst, -c.targets_met, -c.elo, c.policy))
+        tied = p == first or first in lev
+        out.append(Candidate(p, labels.get(p, p), s["elo"], worst, (lo, hi), opp, lev, tied,
+                             t2, t3))  # fmt: skip
+    order = {c.policy: i for i, c in enumerate(out)}
+    return sorted(out, key=lambda c: (not c.tied, -c.targets_met * c.tied, order[c.policy]))
 
 
 def pick(rr_doc: dict, rr: Sequence[Pairing], confirm: Sequence[Pairing],
@@ -261,33 +277,30 @@ def _f(x: float | None) -> str:
 
 def table(cands: Sequence[Candidate], d: float, span: tuple[float, float],
           labels: dict[str, str]) -> str:  # fmt: skip
-    """The Markdown table of the candidates and the pick; opponents named by their
-    round-robin labels."""
+    """The Markdown table of the candidates in the rule's order and the pick; opponents
+    named by their round-robin labels."""
     lines = [
-        f"Unbeaten settings of the round robin, best first; a pairing whose 95% CI lies "
-        f"within ±{d:g} counts as level (0).",
+        f"Unbeaten settings of the round robin in the rule's order: the standings' first "
+        f"and the settings level with it (their pairing's 95% CI within ±{d:g} points per "
+        f"hand) by targets met, then the standings' order.",
         "",
-        "| # | setting | worst case (level = 0) | level with | target 2: vs reference | "
-        "target 3: vs greedy over uniform | targets met | Elo |",
-        "|---|---|---|---|---|---|---|---|",
+        "| # | setting | worst pairing [95% CI] | level with | tied with the first | "
+        "target 2: vs reference | target 3: vs greedy over uniform | targets met | Elo |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for i, c in enumerate(cands, 1):
         t2, t3 = c.target2, c.target3
-        two = (
-            "—"
-            if t2["margin"] is None
-            else (
-                f"{_f(t2['margin'])} [{_f(t2['ci'][0])}, {_f(t2['ci'][1])}], "
-                f"{t2['deal_pairs']:,} pairs"
-            )
-        )
+        two = "—" if t2["margin"] is None else (
+            f"{_f(t2['margin'])} [{_f(t2['ci'][0])}, {_f(t2['ci'][1])}], "
+            f"{t2['deal_pairs']:,} pairs")  # fmt: skip
         three = "not measured" if t3.get("gain") is None else (
             f"{_f(t3['gain'])} [{_f(t3['ci'][0])}, {_f(t3['ci'][1])}]")  # fmt: skip
-        worst = f"{_f(c.worst)} vs {labels.get(c.worst_opponent, c.worst_opponent)}"
+        worst = (f"{_f(c.worst)} [{_f(c.worst_ci[0])}, {_f(c.worst_ci[1])}] vs "
+                 f"{labels.get(c.worst_opponent, c.worst_opponent)}")  # fmt: skip
         lev = ", ".join(labels.get(o, o) for o in c.level_with) or "—"
         lines.append(
-            f"| {i} | `{c.policy}` | {worst} | {lev} | {two} | {three} | {c.targets_met} of 3 | "
-            f"{c.elo:+.1f} |"
+            f"| {i} | `{c.policy}` | {worst} | {lev} | {'yes' if c.tied else 'no'} | {two} | "
+            f"{three} | {c.targets_met} of 3 | {c.elo:+.1f} |"
         )
     hi = "∞" if math.isinf(span[1]) else f"{span[1]:.4f}"
     lines += ["", f"Best: `{cands[0].policy}`; the same pick for every equivalence margin "
@@ -344,7 +357,12 @@ def main(roundrobin: str, confirm: tuple[str, ...], belief: tuple[str, ...], equ
             "equivalence": equivalence,
             "same_pick_for_equivalence": [span[0], None if math.isinf(span[1]) else span[1]],
             "candidates": [
-                {**c.__dict__, "level_with": list(c.level_with), "targets_met": c.targets_met}
+                {
+                    **c.__dict__,
+                    "worst_ci": list(c.worst_ci),
+                    "level_with": list(c.level_with),
+                    "targets_met": c.targets_met,
+                }
                 for c in cands
             ],
             "best": cands[0].policy,

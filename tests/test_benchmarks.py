@@ -303,13 +303,16 @@ def _pick(*args: str) -> subprocess.CompletedProcess:
 
 def test_pick_best_from_the_committed_results_is_the_registry_alias(tmp_path: Path) -> None:
     """The documented best bot is what issue 29's rule picks from the committed
-    measurements; with no equivalence margin the rule is the round robin's standings."""
+    measurements: tied with the standings' first, which it is level with, and meeting
+    more targets; with no equivalence margin the rule is the round robin's standings."""
     from scopa_sim.bots.registry import ALIASES
 
     doc = _run("pick_best.py", out=tmp_path / "b.json")
     assert doc["best"] == ALIASES["best"]
     top = doc["candidates"][0]
-    assert top["targets_met"] == 3 and top["level_with"] and top["worst"] == 0.0
+    second = doc["candidates"][1]
+    assert top["tied"] and second["tied"] and top["level_with"] == [second["policy"]]
+    assert (top["targets_met"], second["targets_met"]) == (3, 2)
     low, high = doc["same_pick_for_equivalence"]
     assert low <= doc["equivalence"] and (high is None or doc["equivalence"] < high)
     plain = _run("pick_best.py", "--equivalence", "0", out=tmp_path / "p.json")
@@ -332,7 +335,9 @@ def _synthetic(tmp_path: Path) -> list[str]:
                        row(a, r, 0.1, 0.05), row(b, r, 0.02, 0.05), row(c, r, 0.01, 0.05)],
           "standings": [{"policy": p, "elo": e, "unbeaten": u}
                         for p, e, u in ((a, 5, True), (b, 4, True), (c, 0, False),
-                                        (r, -9, False))]}  # fmt: skip
+                                        (r, -9, False))],
+          "calibration": {"A": {"setting": a}, "B": {"setting": b}, "C": {"setting": c},
+                          "R": {"setting": r}}}  # fmt: skip
     confirm = {"pairings": [{"a": r, "b": b, "margin": -0.05, "margin_ci": [-0.08, -0.02],
                              "deal_pairs": 300}]}  # fmt: skip
 
@@ -361,9 +366,19 @@ def test_pick_best_breaks_only_shown_ties_by_the_targets(tmp_path: Path) -> None
     assert math.isclose(low, 0.004) and high is None
     plain = _run("pick_best.py", *args, "--equivalence", "0.003", out=tmp_path / "p.json")
     assert plain["best"].endswith("belief=fit")  # not shown level: the better estimate
-    assert plain["candidates"][0]["worst"] == 0.001 and not plain["candidates"][0]["level_with"]
+    first = plain["candidates"][0]
+    assert first["worst"] == 0.001 and not first["level_with"] and first["tied"]
+    assert not plain["candidates"][1]["tied"]
     low, high = plain["same_pick_for_equivalence"]
     assert low == 0.0 and math.isclose(high, 0.004)
+
+
+def test_pick_best_of_a_confirmation_run_takes_its_focus_settings_only(tmp_path: Path) -> None:
+    args = _synthetic(tmp_path)
+    rr = json.loads((tmp_path / "rr.json").read_text())
+    (tmp_path / "rr.json").write_text(json.dumps({**rr, "focus": ["B"]}))
+    doc = _run("pick_best.py", *args, "--equivalence", "0", out=tmp_path / "f.json")
+    assert [c["label"] for c in doc["candidates"]] == ["B"] and doc["best"].endswith("robust")
 
 
 @pytest.mark.parametrize(

@@ -356,9 +356,9 @@ def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list
     beats; when every policy is beaten by some other, the first is the one with the
     best worst case.  Each pairing's interval is its own 95% one (no correction for the
     several pairings a policy plays: the rule is the stricter for it).  The documented
-    best bot's rule then breaks ties between settings a pairing shows level (its CI
-    within a stated margin) by the best bot's targets, measured elsewhere
-    (``benchmarks/pick_best.py``)."""
+    best bot's rule then ties the first with the settings a pairing shows level with it
+    (its CI within a stated margin) and breaks the tie by the best bot's targets,
+    measured elsewhere (``benchmarks/pick_best.py``)."""
     elo = dict(ladder(policies, results))
     out = []
     for p in policies:
