@@ -52,6 +52,7 @@ import click
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from scopa_sim.bots.base import Z95  # noqa: E402
 from scopa_sim.bots.registry import PolicySpec  # noqa: E402
 from scopa_sim.errors import ScopaError  # noqa: E402
 
@@ -68,8 +69,6 @@ BELIEF = (
     RESULTS / "belief-replymin.json",
     RESULTS / "belief-replygate.json",
 )
-#: The normal quantile of a two-sided 95% interval.
-Z95 = 1.959963984540054
 #: The search with uniform worlds a belief setting's gain is measured over (any budget).
 UNIFORM = "ismcts:iterations=1000,horizon=4,c=1"
 #: Target 3: points per hand over uniform worlds against ``greedy``.
@@ -128,6 +127,8 @@ def _read(path: Path) -> dict:
         raise PickError(f"cannot read {path}: {e.strerror}") from None
     except json.JSONDecodeError as e:
         raise PickError(f"{path} is not JSON: {e.msg} at line {e.lineno}") from None
+    except (UnicodeDecodeError, RecursionError):
+        raise PickError(f"{path} is not JSON text") from None
     if not isinstance(doc, dict):
         raise PickError(f"{path} is not a JSON object")
     return doc
@@ -163,19 +164,23 @@ def level(low: float, high: float, d: float) -> bool:
     return d > 0 and -d <= low and high <= d
 
 
-def worst_case(p: str, pairings: Sequence[Pairing]) -> tuple[str, float, float, float]:
-    """``p``'s worst pairing: (opponent, mean, low, high) from its side, the first
-    opponent by name among equal margins."""
-    sides = [r.side(p) for r in pairings if p in (r.a, r.b)]
-    if not sides:
+def sides(p: str, pairings: Sequence[Pairing]) -> list[tuple[str, float, float, float]]:
+    """``p``'s pairings, each (opponent, mean, low, high) from its side."""
+    out = [r.side(p) for r in pairings if p in (r.a, r.b)]
+    if not out:
         raise PickError(f"{p!r} played no pairing of the round robin")
-    return min(sides, key=lambda t: (t[1], t[0]))
+    return out
 
 
-def level_with(p: str, pairings: Sequence[Pairing], d: float) -> tuple[str, ...]:
-    """The settings ``p``'s pairings show level with it."""
-    sides = [r.side(p) for r in pairings if p in (r.a, r.b)]
-    return tuple(sorted(o for o, _, lo, hi in sides if level(lo, hi, d)))
+def worst_case(mine: Sequence[tuple[str, float, float, float]]) -> tuple[str, float, float, float]:
+    """The worst of a setting's :func:`sides`, the first opponent by name among equal
+    margins."""
+    return min(mine, key=lambda t: (t[1], t[0]))
+
+
+def level_with(mine: Sequence[tuple[str, float, float, float]], d: float) -> tuple[str, ...]:
+    """The opponents a setting's :func:`sides` show level with it."""
+    return tuple(sorted(o for o, _, lo, hi in mine if level(lo, hi, d)))
 
 
 def pooled(samples: Sequence[tuple[int, float, float, float]]) -> tuple[float, float, float]:
@@ -223,11 +228,16 @@ def greedy_gains(paths: Sequence[Path]) -> dict[tuple, dict]:
     return out
 
 
+def labels_of(rr_doc: dict) -> dict[str, str]:
+    """The round robin's label of each setting it calibrated."""
+    return {v["setting"]: k for k, v in rr_doc.get("calibration", {}).items()}
+
+
 def candidates(rr_doc: dict, rr: Sequence[Pairing], confirm: Sequence[Pairing],
                gains: dict[tuple, dict], d: float) -> list[Candidate]:  # fmt: skip
     """The unbeaten settings of the round robin (its focus settings, if any), best first
     by the rule."""
-    labels = {v["setting"]: k for k, v in rr_doc.get("calibration", {}).items()}
+    labels = labels_of(rr_doc)
     focus = rr_doc.get("focus") or []
     unbeaten = [s for s in rr_doc["standings"]
                 if s["unbeaten"] and (not focus or labels.get(s["policy"]) in focus)]  # fmt: skip
@@ -237,8 +247,9 @@ def candidates(rr_doc: dict, rr: Sequence[Pairing], confirm: Sequence[Pairing],
     out = []
     for s in unbeaten:
         p = s["policy"]
-        opp, worst, lo, hi = worst_case(p, rr)
-        lev = level_with(p, rr, d)
+        mine = sides(p, rr)
+        opp, worst, lo, hi = worst_case(mine)
+        lev = level_with(mine, d)
         g = gains.get(_key(p))
         t3 = {"met": False, "gain": None} if g is None else {"met": g["gain"] >= GREEDY_GAIN, **g}
         t2 = target2(p, rr_doc["reference"], [*rr, *confirm])
@@ -334,18 +345,16 @@ def main(roundrobin: str, confirm: tuple[str, ...], belief: tuple[str, ...], equ
         if not {"standings", "pairings", "reference"} <= set(rr_doc):
             raise PickError(f"{roundrobin} is not a bench_roundrobin.py result")
         rr = _pairings(rr_doc, Path(roundrobin))
-        conf = [r for path in map(Path, confirm) for r in _pairings(_read(path), path)]
-        if len({r.source for r in conf}) < len(confirm) or Path(roundrobin).name in {
-            r.source for r in conf
-        }:
+        given = [Path(p).resolve() for p in confirm]
+        if len(set(given)) < len(given) or Path(roundrobin).resolve() in given:
             raise PickError("each --confirm file once, and not the round robin's")
+        conf = [r for path in map(Path, confirm) for r in _pairings(_read(path), path)]
         gains = greedy_gains([Path(p) for p in belief])
         cands = candidates(rr_doc, rr, conf, gains, equivalence)
         span = same_pick_range(rr_doc, rr, conf, gains, equivalence)
     except ScopaError as e:  # a PickError, or a setting that does not parse
         raise click.ClickException(str(e)) from None
-    labels = {v["setting"]: k for k, v in rr_doc.get("calibration", {}).items()}
-    text = table(cands, equivalence, span, labels)
+    text = table(cands, equivalence, span, labels_of(rr_doc))
     print(text, end="")
     if table_path:
         Path(table_path).write_text(text)

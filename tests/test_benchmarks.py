@@ -386,13 +386,16 @@ def test_pick_best_of_a_confirmation_run_takes_its_focus_settings_only(tmp_path:
     [(["--equivalence", "-0.1"], "-0.1 is not in the range"),
      (["--roundrobin", "nowhere.json"], "does not exist"),
      (["--roundrobin", "{bad}"], "is not JSON"),
+     (["--belief", "{binary}"], "is not JSON text"),
      (["--belief", "{rr}"], "not a bench_belief.py result"),
      (["--confirm", "{rr}"], "not the round robin's")],
 )  # fmt: skip
 def test_pick_best_bad_input_is_one_line(tmp_path: Path, args: list[str], says: str) -> None:
     args = [*_synthetic(tmp_path)[:2], *args]
     (tmp_path / "bad.json").write_text("{")
-    given = [a.format(bad=tmp_path / "bad.json", rr=tmp_path / "rr.json") for a in args]
+    (tmp_path / "binary.json").write_bytes(b"\xff\xfe\x00")
+    given = [a.format(bad=tmp_path / "bad.json", rr=tmp_path / "rr.json",
+                      binary=tmp_path / "binary.json") for a in args]  # fmt: skip
     proc = _pick(*given)
     assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr
     assert says in proc.stderr.strip().splitlines()[-1]
