@@ -2,6 +2,10 @@
 
     python benchmarks/bench_ab.py [--base REV] [--pairs N] [--case NAME ...] [--json FILE]
 
+The one script here that imports ``scopa_sim._engine``: what it times is two revisions
+of the kernels themselves, below any public face (``--simulate`` times the public
+command instead).
+
 The base revision's kernels (``scopa_sim/_engine/`` or, before it, ``_kernels.py`` and
 ``_search.py``) are copied from git into a package of their own (cached by revision
 under the temporary directory, so they compile once), imported beside
@@ -55,12 +59,11 @@ import click
 import numba
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from scopa_sim import _engine as NEW  # the kernels under test: this tool's one reach inside
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim import pool as P
 
-from scopa_sim import _engine as NEW  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.sim import pool as P  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 #: The modules of the search kernels since ``search.py`` was split (before: ``search``).
 SEARCH_MODULES = ("determinize", "values", "solver", "pimc", "ismcts", "evaluator")
@@ -89,6 +92,21 @@ def _git(*args: str) -> str:
     ).stdout
 
 
+def _import_package(name: str, folder: Path) -> ModuleType:
+    """The package ``name`` whose files are in ``folder`` (imported once), so that
+    ``importlib.import_module(f"{name}.x")`` finds its modules there."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(
+        name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def load_base(rev: str, path: str | None = None) -> tuple[ModuleType, Any, str]:
     """The kernels (K) and search kernels (KS) of git revision ``rev`` (or of the copy
     of ``scopa_sim/_engine/`` in the directory ``path``) as a package of their own, and
@@ -114,7 +132,7 @@ def load_base(rev: str, path: str | None = None) -> tuple[ModuleType, Any, str]:
             path.write_text(text)
     if not engine:
         (pkg / "__init__.py").write_text("")
-    sys.path.insert(0, str(home))
+    _import_package(name, pkg)
     if engine:
         k = importlib.import_module(name)
         ks: Any = search_kernels(name)

@@ -36,14 +36,11 @@ from typing import Any
 
 import click
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from scopa_sim.bots.registry import PolicySpec  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.records.record import write_records  # noqa: E402
-from scopa_sim.sim import pool as P  # noqa: E402
-from scopa_sim.sim.match import play_match  # noqa: E402
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.game.rules import Rules
+from scopa_sim.records.record import write_records
+from scopa_sim.sim import pool as P
+from scopa_sim.sim.match import play_match
 
 CHROMIUM = "/usr/bin/chromium"
 FLAGS = [

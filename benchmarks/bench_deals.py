@@ -4,7 +4,7 @@
 
 Three measures (issue 27's speed targets):
 
-* the jitted deal function (:func:`scopa_sim._engine.deals.deal_masks`) dealing
+* the jitted deal function (through :func:`scopa_sim.sim.deals.redeal`) dealing
   ``min(N, 5,000,000)`` hands of ``scopa`` again in a tight loop on one core, best of 3
   (the target: at least 5 million hands a second);
 * ``simulate`` of N hands of ``scopa`` under ``expert`` on W workers (wall time, start-up
@@ -29,7 +29,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 import json
 import platform
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -37,38 +36,32 @@ from pathlib import Path
 import click
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim.analysis import deals as DV  # noqa: E402
-from scopa_sim.analysis.analyze import open_run  # noqa: E402
-from scopa_sim.bots.registry import seat_policies  # noqa: E402
-from scopa_sim.data.run import SimConfig  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.sim import deals as DL  # noqa: E402
-from scopa_sim.sim import pool as P  # noqa: E402
-from scopa_sim.sim.duplicate import swap_permutation  # noqa: E402
-from scopa_sim.sim.executors import local_executor  # noqa: E402
-from scopa_sim.sim.simulate import simulate  # noqa: E402
+from scopa_sim.analysis import deals as DV
+from scopa_sim.analysis.analyze import open_run
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data.run import SimConfig
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim import deals as DL
+from scopa_sim.sim import pool as P
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
 
 TIGHT_MAX = 5_000_000
 
 
 def deal_rate(hands: int) -> float:
-    """Hands a second of the deal function on one core (best of 3, after a warm-up)."""
+    """Hands a second of dealing a run's hands again (:func:`scopa_sim.sim.deals.redeal`)
+    on one core (best of 3, after a warm-up)."""
     rules = Rules.make("scopa")
-    r = rules.to_array()
+    cfg = SimConfig.make("scopa", rules, seat_policies(["random"], 2), "hands", hands, 1)
     m = np.arange(hands, dtype=np.int64)
     h = np.zeros(hands, dtype=np.int64)
     d = m % 2
-    out = np.empty((hands, 1 + DL.deal_rounds(rules) * 2), dtype=np.int64)
-    perm = swap_permutation(rules)
-    K.deal_masks(r, np.uint64(1), m[:10], h[:10], d[:10], perm, False, out[:10])
+    DL.redeal(cfg, m[:10], h[:10], d[:10])
     best = np.inf
     for _ in range(3):
         t0 = time.perf_counter()
-        K.deal_masks(r, np.uint64(1), m, h, d, perm, False, out)
+        DL.redeal(cfg, m, h, d)
         best = min(best, time.perf_counter() - t0)
     return hands / best
 
@@ -121,7 +114,7 @@ def main(hands: int, seed: int, workers: int, json_path: str | None) -> None:
         {"measure": "largest CI half-width, first deal", "value": hw},
     ]
     doc = {
-        "script": "bench_deals.py",
+        "script": "benchmarks/bench_deals.py",
         "hands": hands,
         "seed": seed,
         "workers": workers,

@@ -11,16 +11,10 @@ hands/s end to end on 2 cores, parallel efficiency >= 85 %, peak memory < 1 GiB 
 hands. Measured, never asserted.
 
 The machine's speed drifts (a shared VM: the same run can vary by 30 %), so the 1- and
-2-worker runs alternate ``--repeat`` times, each pair next to a measure of the raw
-jitted loop in one thread and in two threads at once (what the two cores give the
-kernels alone: when both are busy each runs slower than one alone, by an amount that
-changes with the host's load); the table gives medians, efficiency as the median of the
-pairs' ratios, and the 2-worker run as a share of two raw loops and of the raw loop in
-two threads.  What Parquet and
-orchestration cost is best seen inside the shards, whose manifest entries split
-each shard's time between computing its rows and writing its file.  It also times one
-shard's Parquet write, scopa-sim's writer against polars' ``write_parquet`` on the same
-rows, in this process.
+2-worker runs alternate ``--repeat`` times; the table gives medians, and the parallel
+efficiency as the median of the pairs' ratios (the 1-worker run is the baseline).  What
+Parquet and orchestration cost is seen inside the shards, whose manifest entries split
+each shard's time between computing its rows and writing its file.
 """
 
 from __future__ import annotations
@@ -123,86 +117,6 @@ def run(hands: int, workers: int, out: Path, mode: str = "hands") -> dict[str, f
     }
 
 
-def kernel_rate(threads: int = 1, hands: int = 250_000, calls: int = 4) -> float:
-    """Hands/s of the raw jitted loop (rows into a reused buffer, as a shard computes
-    them), over ``calls`` shard-sized calls in each of ``threads`` threads at once: the
-    most the machine gives that many workers at the moment, with nothing else to do."""
-    import numpy as np
-
-    from scopa_sim import Rules
-    from scopa_sim.data import run as RUN
-    from scopa_sim.sim import shards as SH
-
-    rules = Rules.make("scopa")
-    units = hands * (threads * calls + 1)
-    config = RUN.SimConfig.make("scopa", rules, ["random"], "hands", units, 1)
-    bufs = [np.zeros((SH.K.N_ROW_COLS, hands), np.int32) for _ in range(threads)]
-    for buf in bufs:  # load the kernel, and fault in every buffer's pages, untimed
-        SH.compute_rows(config, 0, hands, buf)
-
-    def loop(t: int) -> None:
-        for k in range(calls):
-            SH.compute_rows(config, (1 + t * calls + k) * hands, hands, bufs[t])
-
-    workers = [threading.Thread(target=loop, args=(t,)) for t in range(threads)]
-    t0 = time.perf_counter()
-    for w in workers:
-        w.start()
-    for w in workers:
-        w.join()
-    return threads * calls * hands / (time.perf_counter() - t0)
-
-
-def write_times(hands: int = 250_000, repeat: int = 5) -> dict[str, float]:
-    """CPU seconds to write one shard of ``hands`` rows: scopa-sim's writer against
-    polars' (zstd level 1, no statistics) on the same columns, best of ``repeat``."""
-    import numpy as np
-    import polars as pl
-
-    from scopa_sim import Rules
-    from scopa_sim.data import dataset as D
-    from scopa_sim.data import parquet as P
-    from scopa_sim.data import run as RUN
-    from scopa_sim.sim import shards as SH
-
-    rules = Rules.make("scopa")
-    config = RUN.SimConfig.make("scopa", rules, ["random"], "hands", hands, 1)
-    cols = SH.compute_rows(config, 0, hands)
-    kw = dict(run_id=config.run_id, preset="scopa", rules_hash=rules.digest(), players=2)
-    columns = D.shard_columns(cols, first=0, sides=2, seed=1, policies=config.policies, **kw)
-
-    def frame() -> pl.DataFrame:  # what polars needs first: a DataFrame
-        out = {}
-        for c in columns:
-            dtype = D.SCHEMA[c.name]
-            if c.data is None:
-                out[c.name] = pl.repeat(c.constant, hands, dtype=dtype, eager=True)
-            else:
-                series = pl.Series(c.name, c.data).cast(dtype)
-                if c.valid is not None:
-                    series = series.scatter(np.flatnonzero(~c.valid), None)
-                out[c.name] = series
-        return pl.DataFrame(out)
-
-    def ours(path: Path) -> None:
-        with open(path, "wb") as f:
-            P.write_table(f, hands, columns, created_by="bench")
-
-    def polars(path: Path) -> None:
-        frame().write_parquet(path, compression="zstd", compression_level=1, statistics=False)
-
-    best = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for name, fn in (("scopa-sim", ours), ("polars", polars)):
-            times = []
-            for _ in range(repeat):
-                c0 = time.process_time()
-                fn(Path(tmp) / f"{name}.parquet")
-                times.append(time.process_time() - c0)
-            best[name] = min(times)
-    return best
-
-
 @click.command()
 @click.option("--hands", default=10_000_000, show_default=True, help="Hands per run.")
 @click.option(
@@ -211,18 +125,15 @@ def write_times(hands: int = 250_000, repeat: int = 5) -> dict[str, float]:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False), help="Write results here.")
 def main(hands: int, repeat: int, json_path: str | None) -> None:
     """Print the end-to-end simulation benchmark table."""
-    ones, twos, kernels, kernels2 = [], [], [], []
+    ones, twos = [], []
     with tempfile.TemporaryDirectory() as tmp:
         warm = Path(tmp) / "warm"
         run(10_000, 1, warm)  # compile / load the kernels' cache first
         run(1_000, 1, warm, "matches")
         for _ in range(repeat):
-            kernels.append(kernel_rate(1))
-            kernels2.append(kernel_rate(2))
             ones.append(run(hands, 1, Path(tmp) / "one"))
             twos.append(run(hands, 2, Path(tmp) / "two"))
         matches = run(max(1, hands // 20), 2, Path(tmp) / "matches", "matches")
-    writes = write_times()
 
     def med(runs: list[dict[str, float]], key: str) -> float:
         return median([r[key] for r in runs])
@@ -230,8 +141,6 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
     def eff(key: str) -> float:
         return 100 * median([t[key] / (2 * o[key]) for o, t in zip(ones, twos, strict=True)])
 
-    share = median([t["run_hands_per_s"] / (2 * k) for t, k in zip(twos, kernels, strict=True)])
-    share2 = median([t["run_hands_per_s"] / k for t, k in zip(twos, kernels2, strict=True)])
     rows = [
         ("simulate, 1 worker (wall, start-up included)", med(ones, "hands_per_s"), "hands/s"),
         ("simulate, 2 workers (wall, start-up included)", med(twos, "hands_per_s"), "hands/s"),
@@ -239,10 +148,6 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
         ("simulate, 1 worker (the run's own time)", med(ones, "run_hands_per_s"), "hands/s"),
         ("simulate, 2 workers (the run's own time)", med(twos, "run_hands_per_s"), "hands/s"),
         ("parallel efficiency, run time (2 vs 1)", eff("run_hands_per_s"), "%"),
-        ("raw jitted loop, one thread (next to each pair)", median(kernels), "hands/s"),
-        ("2 workers (run time) / 2 raw loops", 100 * share, "%"),
-        ("raw jitted loop, two threads at once (next to each pair)", median(kernels2), "hands/s"),
-        ("2 workers (run time) / raw loop in two threads", 100 * share2, "%"),
         ("shards' time in the jitted loop, 2 workers", 100 * med(twos, "compute_share"), "%"),
         ("shards' time encoding + writing Parquet, 2 workers", 100 * med(twos, "write_share"), "%"),
         (
@@ -254,9 +159,6 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
         ("simulate --matches, 2 workers (wall)", matches["hands_per_s"], "hands/s"),
         ("peak memory (PSS, process tree), 1 worker", max(r["peak_rss_mib"] for r in ones), "MiB"),
         ("peak memory (PSS, process tree), 2 workers", max(r["peak_rss_mib"] for r in twos), "MiB"),
-        ("one 250k-hand shard's Parquet write: scopa-sim", 1e3 * writes["scopa-sim"], "ms CPU"),
-        ("one 250k-hand shard's Parquet write: polars", 1e3 * writes["polars"], "ms CPU"),
-        ("polars / scopa-sim writer", writes["polars"] / writes["scopa-sim"], "x"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"2-player scopa, random policy, {hands:,} hands to Parquet, {os.cpu_count()} cores")
@@ -273,8 +175,6 @@ def main(hands: int, repeat: int, json_path: str | None) -> None:
             "runs": {
                 "one": ones,
                 "two": twos,
-                "raw_loop_hands_per_s": kernels,
-                "raw_loop_two_threads_hands_per_s": kernels2,
             },
         }
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")

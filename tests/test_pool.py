@@ -179,6 +179,8 @@ class Case:
         args = [fill.get(a, a) for a in self.argv.split()]
         if args[0].startswith("bench_"):
             return [sys.executable, str(ROOT / "benchmarks" / f"{args[0]}.py"), *args[1:]]
+        if args[0].startswith("experiments."):
+            return [sys.executable, "-m", f"scopa_sim.{args[0]}", *args[1:]]
         return [sys.executable, "-m", "scopa_sim_cli.main", *args]
 
 
@@ -190,18 +192,18 @@ CASES = {
     "tournament": Case(f"tournament --policy {SEARCH} --policy greedy --deals 200 --workers 2 -q"),
     # threads (the evaluator's kernel runs without the GIL): nothing may be left either
     "review": Case("review {records} --workers 2 -q", depth=0),
-    "bench_belief": Case(
-        "bench_belief --parts quality --quality-deals 50 --opponents greedy --workers 2"
+    "belief": Case(
+        "experiments.belief --parts quality --quality-deals 50 --opponents greedy --workers 2"
     ),
-    "bench_ladder": Case("bench_ladder --only ismcts:iterations=4000 --deals 50 --workers 2"),
-    "bench_match": Case(
-        "bench_match --pairs 20 --equity-hands 2000 --b-iterations 300 "
+    "ladder": Case("experiments.ladder --only ismcts:iterations=4000 --deals 50 --workers 2"),
+    "match": Case(
+        "experiments.match --pairs 20 --equity-hands 2000 --b-iterations 300 "
         "--base ismcts:iterations=300 --workers 2"
     ),
     # the scopa-sim review it starts to time the command
-    "bench_review": Case("bench_review --quick --speed-only", depth=1, count=1),
+    "review_experiment": Case("experiments.review --quick --speed-only", depth=1, count=1),
     # the search policy's run is in processes (shards of 250 hands)
-    "bench_variance": Case("bench_variance --hands 200 --search-hands 600 --workers 2"),
+    "variance": Case("experiments.variance --hands 200 --search-hands 600 --workers 2"),
     # the scopa-sim simulate it starts (random play: threads, no workers of its own)
     "bench_simulate": Case("bench_simulate --hands 100000 --repeat 1", depth=1, count=1),
 }
@@ -307,9 +309,14 @@ def test_every_benchmark_that_starts_processes_stops_them() -> None:
     """A benchmark that computes in processes turns SIGTERM into KeyboardInterrupt (so
     that its pool is stopped), and a program it starts (other than git and tar, which
     end at once) dies with it."""
-    starts = re.compile(r"process_pool|local_executor|review_tasks|subprocess\.(run|Popen)")
+    starts = re.compile(
+        r"process_pool|run_tasks\(|local_executor|review_tasks|subprocess\.(run|Popen)"
+    )
     checked = []
-    for f in sorted((ROOT / "benchmarks").glob("bench_*.py")):
+    programs = sorted((ROOT / "benchmarks").glob("bench_*.py"))
+    programs += [f for f in sorted((ROOT / "scopa_sim" / "experiments").glob("*.py"))
+                 if f.name not in ("__init__.py", "common.py")]  # fmt: skip
+    for f in programs:
         text = f.read_text()
         if starts.search(text):
             assert "with P.interrupt_on_sigterm():" in text, f.name
@@ -318,4 +325,4 @@ def test_every_benchmark_that_starts_processes_stops_them() -> None:
             if not re.match(r'\s*\[\s*"(git|tar)"', call):
                 given = "preexec_fn=" in call or ("**kw" in call and 'kw["preexec_fn"]' in text)
                 assert given and "P.dies_with_parent()" in text, (f.name, call)
-    assert "bench_ladder.py" in checked and "bench_simulate.py" in checked
+    assert "ladder.py" in checked and "bench_simulate.py" in checked

@@ -47,7 +47,7 @@ belief is uniform.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -445,6 +445,31 @@ def compute_belief(obs: Observations, model: str | BeliefModel | None, seed: int
         np.uint64(K.derive_seed(int(seed) & (2**63 - 1), 16, obs.plays, obs.seat)), flat,
     )  # fmt: skip
     return Belief(obs, m, parts, cum, post, _METHODS[int(method)])
+
+
+def play_log_likelihoods(
+    state: HandState, card: int, take: int, channels: Sequence[Channel]
+) -> tuple[np.ndarray, int]:
+    """How likely each channel makes a play, the mover's hand known: the play model's
+    likelihood that the belief's evidence is weighed by, one decision at a time.
+
+    Args:
+        state: the position, the seat to play holding its true hand.
+        card: the card played.
+        take: the mask of the cards it takes.
+        channels: the play models (:class:`Channel`: kind, ``tau``, ``eps``).
+
+    Returns:
+        The natural log-probability of the play under each channel (``-inf`` in every
+        channel if the play is not legal), and the number of legal plays.
+    """
+    kinds = np.array([_KINDS[c.kind] for c in channels], dtype=np.int64)
+    taus = np.array([float(c.tau) for c in channels])
+    eps = np.array([float(c.eps) for c in channels])
+    out = np.empty(len(channels))
+    n = KB.decision_loglik(state._vec, state.rules.to_array(), int(card), int(take), kinds,
+                           taus, eps, out, *KB._workspace())  # fmt: skip
+    return out, int(n)
 
 
 def belief(

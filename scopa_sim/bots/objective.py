@@ -58,6 +58,7 @@ from scopa_sim._engine import values as KV
 from scopa_sim.errors import EquityError, FileError
 from scopa_sim.files import read_text, write_text
 from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
 from scopa_sim.stats import equity as E
 
 #: The objectives of the search bots (``objective=``).
@@ -315,6 +316,24 @@ class HandRewards:
             return math.nan
         w = self.w0 + value / self.k if side == 0 else 1.0 - self.w0 + value / self.k
         return min(1.0, max(0.0, w))
+
+    def reached(self, state: HandState) -> float:
+        """Side 0's value of the finished hand ``state`` (two sides): what its final
+        score is worth in the match, in the rewards' points."""
+        g = state.score_array()[:, -1]
+        piles = [p.mask for p in state.piles]
+        return float(KV.end_value(self.eq, int(g[0]), int(g[1]), piles[0], piles[1]))
+
+    def predicted(self, state: HandState) -> float:
+        """Side 0's value of the unfinished hand ``state`` (two sides) as the match
+        objective's leaf predicts it from the position's heuristic estimate, in the
+        rewards' points."""
+        work = np.zeros(16)
+        KV.estimate(state._vec, state.rules.to_array(), 0, True, work)
+        sc = state.scope
+        total = state.plays_made + state.plays_left
+        return float(KV.leaf_value(self.eq, work[12], work[13], sc[0], sc[1],
+                                   state.plays_left, total))  # fmt: skip
 
 
 @dataclass(frozen=True, eq=False)

@@ -235,8 +235,8 @@ POLICIES: dict[str, PolicyKind] = {
 #: always name the full parameters. ``best`` is the documented best bot: of the settings of
 #: the round robin at equal time per move that no other setting beats, the one with the
 #: best worst pairing, or a setting the round robin shows level with it that meets more of
-#: the best bot's targets (``benchmarks/bench_roundrobin.py`` and ``benchmarks/pick_best.py``,
-#: docs/results/ladder.md: 591 iterations take the time of
+#: the best bot's targets (:mod:`scopa_sim.sim.ranking`, applied by
+#: ``python -m scopa_sim.experiments.pick_best``; docs/results/ladder.md: 591 iterations take the time of
 #: ``ismcts:iterations=1000,horizon=4,c=1`` per move; the search is the robust belief's
 #: but where an opponent's plays make a weak type nine times likelier than not).
 ALIASES: dict[str, str] = {

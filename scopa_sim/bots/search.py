@@ -620,6 +620,12 @@ def move_seed(deck_seed: int, plays_made: int, seat: int) -> int:
     return _mask63(K.derive_seed(_mask63(deck_seed), 7, plays_made, seat))
 
 
+def deal_seed(seed: int, deal: int) -> int:
+    """The deck seed of deal ``deal`` of a run seeded ``seed`` played hand by hand with
+    :func:`play_deal` (a stream of its own for each deal, ``deal >= 0``)."""
+    return _mask63(K.derive_seed(seed, 8, deal, 0))
+
+
 def play_deal(
     rules: Rules, bots_by_seat: Sequence[Bot], deck_seed: int, dealer: int = 0
 ) -> list[int]:

@@ -358,7 +358,7 @@ def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list
     several pairings a policy plays: the rule is the stricter for it).  The documented
     best bot's rule then ties the first with the settings a pairing shows level with it
     (its CI within a stated margin) and breaks the tie by the best bot's targets,
-    measured elsewhere (``benchmarks/pick_best.py``)."""
+    measured elsewhere (:func:`scopa_sim.sim.ranking.pick_best`)."""
     elo = dict(ladder(policies, results))
     out = []
     for p in policies:

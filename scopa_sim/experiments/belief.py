@@ -1,10 +1,9 @@
 """Beliefs over the hidden cards: the play model's fit, the beliefs' quality, and
 belief-weighted search against the same search with uniform worlds at equal time.
 
-    python benchmarks/bench_belief.py [--parts fit,quality,strength,reply,oracle,budget]
-                                      [--fit-hands N]
-                                      [--quality-deals N] [--deals N] [--workers N]
-                                      [--seed S] [--json FILE] [--quick]
+    python -m scopa_sim.experiments.belief [--parts fit,quality,strength,reply,oracle,budget]
+        [--fit-hands N] [--quality-deals N] [--deals N] [--workers N] [--seed S]
+        [--json FILE] [--quick]
 
 All in 2-player ``scopa``; numbers are measured, never asserted.
 
@@ -28,8 +27,8 @@ All in 2-player ``scopa``; numbers are measured, never asserted.
    1000,horizon=4,c=1`` and ``pimc``) and belief (``expert``, ``fit``), the belief
    version's budget (ISMCTS iterations, PIMC worlds) is calibrated until its CPU time
    per move matches the base's on 100 positions with their histories (so the belief's
-   cost counts), timed back to back (``bench_ladder.equal_budget``: medians of three
-   passes on the thread's CPU clock).  Then each setting (the base too) plays the same
+   cost counts), timed back to back (:func:`scopa_sim.experiments.common.equal_budget`: medians of
+   three passes on the thread's CPU clock).  Then each setting (the base too) plays the same
    paired, seat-swapped deals against each ladder opponent; the result is the
    per-deal difference of margins, belief minus uniform, with its 95% CI over deals.
    The CPU times per move in those games are reported next to the calibration.
@@ -61,41 +60,49 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import platform
-import random
-import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
-import numba
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from scopa_sim.bots.base import Bot
+from scopa_sim.bots.belief import (
+    EXPERT_EPS,
+    EXPERT_TAU,
+    MODELS,
+    Channel,
+    belief,
+    play_log_likelihoods,
+)
+from scopa_sim.bots.search import deal_seed, move_seed
+from scopa_sim.experiments.common import (
+    ORACLE,
+    REFERENCE,
+    Task,
+    bot_of,
+    chunks,
+    command_line,
+    equal_budget,
+    fmt,
+    git_commit,
+    history_states,
+    load,
+    machine,
+    play_chunk,
+    run_tasks,
+    warm_bots,
+    with_param,
+)
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.sim import pool as P
+from scopa_sim.stats.inference import Estimate
 
-from bench_ladder import Timed, equal_budget, git_commit, load  # noqa: E402
-
-from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim._engine import belief as KB  # noqa: E402
-from scopa_sim.bots.base import Bot  # noqa: E402
-from scopa_sim.bots.belief import EXPERT_EPS, EXPERT_TAU, MODELS, belief  # noqa: E402
-from scopa_sim.bots.registry import PolicySpec  # noqa: E402
-from scopa_sim.bots.search import move_seed, play_deal  # noqa: E402
-from scopa_sim.game.play import Play  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.game.state import HandState  # noqa: E402
-from scopa_sim.sim import pool as P  # noqa: E402
-from scopa_sim.stats.inference import Estimate  # noqa: E402
-
-#: Deal pairs per work unit.
-CHUNK = 25
 #: The documented best bot and PIMC: the bases of the strength part.
-BASES = {"ismcts": "ismcts:iterations=1000,horizon=4,c=1", "pimc": "pimc"}
+BASES = {"ismcts": REFERENCE, "pimc": "pimc"}
 #: The ladder's opponents.
 OPPONENTS = ("random", "greedy", "expert", "pimc", "ismcts:iterations=1000,horizon=4,c=1")
 #: The belief models measured (uniform is the reference).
@@ -105,55 +112,19 @@ TAUS = (0.0, 0.02, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 0.75, 1.0, 1.5, 2.
 EPSS = (0.0, 0.01, 0.02, 0.05, 0.1, 0.2, 0.3)
 
 
-#: Prefix of a setting whose belief is the truth (part oracle): a cheat, for reference.
-ORACLE = "oracle|"
-
-
-def bot_of(text: str) -> Bot:
-    """A bot from its policy text; ``oracle|TEXT``: the search ``TEXT`` drawing its worlds
-    with every other hand as it truly is (only the stock's order unknown)."""
-    if not text.startswith(ORACLE):
-        return PolicySpec.parse(text).bot()
-    bot = PolicySpec.parse(text[len(ORACLE) :]).bot()
-
-    def truth(state: HandState, seed: int) -> tuple[np.ndarray, np.ndarray]:
-        parts = np.full((1, 4), -1, dtype=np.int64)
-        for s in range(state.players):
-            if s != state.turn and state.hand(s):
-                parts[0, s] = state.hand(s).mask
-        if (parts < 0).all():
-            return np.empty((0, 4), dtype=np.int64), np.empty(0)
-        return parts, np.ones(1)
-
-    bot._worlds_from = truth  # type: ignore[attr-defined]
-    bot.name = ORACLE + bot.name
-    return bot
-
-
-def with_param(text: str, key: str, value: object) -> str:
-    """``text`` with parameter ``key`` set to ``value`` (added or replaced)."""
-    name, _, rest = text.partition(":")
-    items = [kv for kv in rest.split(",") if kv and not kv.startswith(key + "=")]
-    return f"{name}:{','.join([*items, f'{key}={value}'])}"
-
-
-def deck_seed(seed: int, d: int) -> int:
-    return int(K.derive_seed(seed, 8, d, 0)) & (2**63 - 1)
-
-
 # --------------------------------------------------------------------------- 1. fit
 def fit_records(rules: Rules, player: str, hands: int, seed: int) -> list[tuple]:
-    """(state vector, card, take) of every decision with more than one legal play in
+    """(state, card, take) of every decision with more than one legal play in
     ``hands`` hands of ``player`` self-play (the mover's hand is the true one)."""
     bot = bot_of(player)
     out = []
     for h in range(hands):
-        ds = deck_seed(seed, h)
+        ds = deal_seed(seed, h)
         s = HandState.deal(rules, dealer=h % 2, seed=ds)
         while not s.is_over:
             play = bot.choose(s, move_seed(ds, s.plays_made, s.turn))
             if len(s.legal_plays) > 1:
-                out.append((s._vec.copy(), play.card, play.take))
+                out.append((s.clone(), play.card, play.take))
             s.push(play)
     return out
 
@@ -161,27 +132,19 @@ def fit_records(rules: Rules, player: str, hands: int, seed: int) -> list[tuple]
 def fit_grid(rules: Rules, records: list[tuple]) -> dict:
     """Mean log-likelihood per decision of the softened expert on the (tau, eps) grid."""
     grid = [(t, e) for t in TAUS for e in EPSS if t > 0 or e > 0]
-    kinds = np.full(len(grid), KB.KIND_EXPERT, dtype=np.int64)
-    taus = np.array([t for t, _ in grid])
-    eps = np.array([e for _, e in grid])
-    r = rules.to_array()
-    bc, bt, sc, xs, vx, vg = KB._workspace()
+    channels = [Channel("expert", t, e) for t, e in grid]
     total = np.zeros(len(grid))
-    tmp = np.empty(len(grid))
     n_legal = 0
-    for vec, card, take in records:
-        n_legal += KB.decision_loglik(vec, r, card, take, kinds, taus, eps, tmp, bc, bt, sc,
-                                      xs, vx, vg)  # fmt: skip
-        total += tmp
+    for state, card, take in records:
+        ll, n = play_log_likelihoods(state, card, take, channels)
+        n_legal += n
+        total += ll
     mean = total / max(1, len(records))
     best = int(np.argmax(mean))
     # the uniform model's log-likelihood, for scale: -log(n) per decision
-    kinds_u = np.array([KB.KIND_RANDOM], dtype=np.int64)
-    z1 = np.zeros(1)
     u_total = 0.0
-    for vec, card, take in records:
-        KB.decision_loglik(vec, r, card, take, kinds_u, z1, z1, tmp[:1], bc, bt, sc, xs, vx, vg)
-        u_total += tmp[0]
+    for state, card, take in records:
+        u_total += play_log_likelihoods(state, card, take, [Channel("random")])[0][0]
     uniform = u_total / max(1, len(records))
     return {
         "decisions": len(records),
@@ -214,19 +177,12 @@ def run_fit(rules: Rules, hands: int, seed: int) -> dict:
 
 
 # --------------------------------------------------------------------------- 2. quality
-@dataclass(frozen=True)
-class Task:
-    kind: str  # "quality" or "match"
-    a: str  # the observer / the setting
-    b: str  # the opponent
-    start: int
-    stop: int
 
 
 def deal_round(state: HandState) -> int:
     """The deal round now (1 = the first deal of the hand), from the stock position."""
     r = state.rules
-    dealt = int(state._vec[K.S_STOCK]) - r.table_cards
+    dealt = state.plays_made + sum(len(h) for h in state.hands)  # to the hands so far
     return max(1, math.ceil(dealt / (r.players * r.hand_size)))
 
 
@@ -234,9 +190,9 @@ def quality_task(task: Task, seed: int) -> dict:
     """Bits gained at every decision of the observer, per model, per deal and seat."""
     rules = Rules.make("scopa")
     me, opp = bot_of(task.a), bot_of(task.b)
-    rows = []
+    rows: list[tuple] = []
     for d in range(task.start, task.stop):
-        ds = deck_seed(seed, d)
+        ds = deal_seed(seed, d)
         for seat in (0, 1):
             s = HandState.deal(rules, dealer=d % 2, seed=ds)
             last_post = None
@@ -291,26 +247,12 @@ def summarise_quality(rows: list[tuple], opponent: str, hands: int) -> dict:
 
 
 # --------------------------------------------------------------------------- 3. strength
-def match_task(task: Task, seed: int) -> dict:
-    """Margins of ``a`` against ``b`` per deal, seat 0 and seat 1, and both bots' times."""
-    rules = Rules.make("scopa")
-    a, b = Timed(bot_of(task.a)), Timed(bot_of(task.b))
-    m0, m1 = [], []
-    for d in range(task.start, task.stop):
-        ds = deck_seed(seed, d)
-        for seat, out in ((0, m0), (1, m1)):
-            bots = [b, b]
-            bots[seat] = a
-            pts = play_deal(rules, bots, ds, dealer=d % 2)
-            out.append(pts[seat] - pts[1 - seat])
-    return {"task": task, "m0": m0, "m1": m1, "a_cpu": a.cpu, "a_moves": a.moves,
-            "b_cpu": b.cpu, "b_moves": b.moves}  # fmt: skip
 
 
 def margins_of(results: list[dict], setting: str, opp: str) -> tuple[np.ndarray, float]:
     """Per deal the mean margin of ``setting`` against ``opp`` over its two seats, and its
     CPU ms per move, from the match chunks."""
-    parts = sorted((res for res in results if res["task"].kind == "match"
+    parts = sorted((res for res in results if res["task"].key == "match"
                     and res["task"].a == setting and res["task"].b == opp),
                    key=lambda res: res["task"].start)  # fmt: skip
     m0 = np.array([m for p in parts for m in p["m0"]], dtype=float)
@@ -328,8 +270,9 @@ def compare(
     it goes."""
     ref, ref_ms = margins_of(results, base, opp)
     e = Estimate.of(ref)
-    row = {"base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.mean,
-           "base_ci": [e.low, e.high], "base_ms_per_move": ref_ms, "beliefs": {}}  # fmt: skip
+    row: dict[str, Any] = {
+        "base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.mean,
+        "base_ci": [e.low, e.high], "base_ms_per_move": ref_ms, "beliefs": {}}  # fmt: skip
     print(f"  {base} vs {opp}: uniform {fmt(e)} ({ref_ms:.3f} ms/move)")
     for model, st in zip(labels or BELIEF_MODELS, beliefs, strict=True):
         x, ms = margins_of(results, st, opp)
@@ -344,62 +287,19 @@ def compare(
 
 
 def run_task(task: Task, seed: int) -> dict:
-    return quality_task(task, seed) if task.kind == "quality" else match_task(task, seed)
+    """A task of part quality (:func:`quality_task`) or a match's chunk."""
+    return quality_task(task, seed) if task.key == "quality" else play_chunk(task, seed)
 
 
 def _init_worker() -> None:
     """Load every compiled kernel before the first timed move."""
-    rules = Rules.make("scopa")
-    s = HandState.deal(rules, seed=1)
+    warm_bots(("expert", "greedy", "pimc:belief=fit", "ismcts:iterations=20,belief=fit",
+               "ismcts:iterations=20,horizon=4,c=1,belief=expert", "pimc:worlds=2",
+               "ismcts:iterations=20,horizon=4,c=1,belief=fit,reply=model"))  # fmt: skip
+    s = HandState.deal(Rules.make("scopa"), seed=1)
     for _ in range(3):
         s.push(s.legal_plays[0])
-    for text in ("expert", "greedy", "pimc:belief=fit", "ismcts:iterations=20,belief=fit",
-                 "ismcts:iterations=20,horizon=4,c=1,belief=expert", "pimc:worlds=2",
-                 "ismcts:iterations=20,horizon=4,c=1,belief=fit,reply=model"):  # fmt: skip
-        bot_of(text).choose(s, 1)
     belief(s, "fit")
-
-
-def run_tasks(tasks: Sequence[Task], seed: int, workers: int) -> list[dict]:
-    if workers <= 1:
-        _init_worker()
-        return [run_task(t, seed) for t in tasks]
-    # every task queued at once, results in the order given (as Executor.map does)
-    with P.process_pool(workers, _init_worker) as pool:
-        return list(P.ordered(pool, run_task, ((t, seed) for t in tasks), len(tasks)))
-
-
-def chunks(kind: str, a: str, b: str, deals: int) -> list[Task]:
-    return [Task(kind, a, b, s, min(deals, s + CHUNK)) for s in range(0, deals, CHUNK)]
-
-
-def history_states(
-    rules: Rules, count: int, seed: int, opponents: Sequence[str] = ("greedy", "expert")
-) -> list[HandState]:
-    """Decisions of the ISMCTS bot against ``opponents`` (in turn), each with its history
-    (rebuilt by pushing the plays), for the equal-time calibration."""
-    rnd = random.Random(seed)
-    me = bot_of(BASES["ismcts"])
-    out: list[HandState] = []
-    g = 0
-    while len(out) < count:
-        opp = bot_of(opponents[g % len(opponents)])
-        ds = rnd.randrange(2**62)
-        s = HandState.deal(rules, dealer=g % 2, seed=ds)
-        plays: list[Play] = []
-        while not s.is_over:
-            mine = s.turn == 0
-            if mine and rnd.random() < 0.3:
-                c = HandState.deal(rules, dealer=g % 2, seed=ds)
-                for p in plays:
-                    c.push(p)
-                out.append(c)
-            bot = me if mine else opp
-            p = bot.choose(s, move_seed(ds, s.plays_made, s.turn))
-            plays.append(p)
-            s.push(p)
-        g += 1
-    return out[:count]
 
 
 def calibrate(
@@ -431,10 +331,6 @@ def _ckey(base: str, model: str, reply: str, opp: str | None = None) -> str:
         + ("" if reply == "uct" else f"|reply={reply}")
         + ("" if opp is None else f"|vs={opp}")
     )
-
-
-def fmt(e: Estimate) -> str:
-    return f"{e.mean:+.3f} [{e.low:+.3f}, {e.high:+.3f}]"
 
 
 @click.command()
@@ -513,10 +409,9 @@ def main(
             raise click.ClickException(f"cannot write {json_path}: {e.strerror}") from None
     rules = Rules.make("scopa")
     doc: dict = {
-        "command": " ".join(["python", "benchmarks/bench_belief.py", *sys.argv[1:]]),
+        "command": command_line("belief"),
         "commit": git_commit(), "seed": seed, "workers": workers,
-        "machine": {"python": platform.python_version(), "numba": numba.__version__,
-                    "cpu": platform.processor() or platform.machine(), "cores": os.cpu_count()},
+        "machine": machine(),
         "models": {name: [c.label for c in m.channels] for name, m in MODELS.items() if m},
         "load": {"start": load()},
     }  # fmt: skip
@@ -541,26 +436,29 @@ def main(
             bot_of(f"ismcts:belief=fit,reply={r.replace('+', ',')}")
         except ValueError as e:
             raise click.UsageError(f"--replies {r}: {e}") from None
-    reply_models = [m.strip() for m in reply_models.split(",") if m.strip()]
-    if not reply_models or set(reply_models) - set(BELIEF_MODELS):
+    models = [m.strip() for m in reply_models.split(",") if m.strip()]
+    if not models or set(models) - set(BELIEF_MODELS):
         raise click.UsageError("--reply-models: a comma list of " + ", ".join(BELIEF_MODELS))
     # part strength: one budget for every opponent, on positions against greedy and
     # expert; part reply (whose cost depends on how the opponent is modelled): a budget
     # per opponent, on positions against that opponent
-    runs = [(base, model, "uct", None) for base in base_list for model in BELIEF_MODELS
-            if "strength" in want]  # fmt: skip
+    runs: list[tuple[str, str, str, str | None]] = [
+        (base, model, "uct", None) for base in base_list for model in BELIEF_MODELS
+        if "strength" in want]  # fmt: skip
     runs += [(base, model, r, opp) for base in base_list if base.startswith("ismcts")
-             for r in reply_list for model in reply_models for opp in opps
+             for r in reply_list for model in models for opp in opps
              if "reply" in want]  # fmt: skip
     if runs:
         n_states = 10 if quick else 100
-        states = {None: history_states(rules, n_states, seed + 2)}
-        for base, model, reply, opp in runs:
-            if opp not in states:
-                states[opp] = history_states(rules, n_states, seed + 2, [opp])
-            c = calibrate(base, model, states[opp], 1 if quick else 3, reply)
-            calib[_ckey(base, model, reply, opp)] = c
-            print(f"calibrated {c['setting']}" + (f" against {opp}" if opp else "")
+        states: dict[str | None, list[HandState]] = {
+            None: history_states(rules, n_states, seed + 2)
+        }
+        for base, model, reply, against in runs:
+            if against is not None and against not in states:
+                states[against] = history_states(rules, n_states, seed + 2, [against])
+            c = calibrate(base, model, states[against], 1 if quick else 3, reply)
+            calib[_ckey(base, model, reply, against)] = c
+            print(f"calibrated {c['setting']}" + (f" against {against}" if against else "")
                   + f": {c['ms_per_move']:.3f} ms/move against "
                   f"{c['base_ms_per_move']:.3f} for {base}")  # fmt: skip
         doc["calibration"] = calib
@@ -569,7 +467,7 @@ def main(
             for opp in opps if vs is None else [vs]:
                 for st in (base, calib[_ckey(base, model, reply, vs)]["setting"]):
                     key = ("match", st, opp)
-                    if key not in {(t.kind, t.a, t.b) for t in tasks}:
+                    if key not in {(t.key, t.a, t.b) for t in tasks}:
                         tasks += chunks("match", st, opp, deals)
     extra = {
         "oracle": lambda b: [ORACLE + b],
@@ -581,10 +479,10 @@ def main(
                 for opp in opps:
                     for st in [base, *make(base)]:
                         key = ("match", st, opp)
-                        if key not in {(t.kind, t.a, t.b) for t in tasks}:
+                        if key not in {(t.key, t.a, t.b) for t in tasks}:
                             tasks += chunks("match", st, opp, deals)
     t0 = time.perf_counter()
-    results = run_tasks(tasks, seed, workers)
+    results = run_tasks(run_task, tasks, seed, workers, _init_worker)
     doc["pool_seconds"] = time.perf_counter() - t0
     doc["load"]["after_pool"] = load()
 
@@ -593,7 +491,7 @@ def main(
         print(f"\nbits gained on the opponent's hand (observer {BASES['ismcts']}, "
               f"{quality_deals} paired deals each)")  # fmt: skip
         for opp in opps:
-            rows = [row for res in results if res["task"].kind == "quality"
+            rows = [row for res in results if res["task"].key == "quality"
                     and res["task"].b == opp for row in res["rows"]]  # fmt: skip
             q = summarise_quality(rows, opp, 2 * quality_deals)
             doc["quality"].append(q)
@@ -623,11 +521,11 @@ def main(
         print(f"\nbelief with the opponent model in the tree (reply={replies}) against uniform "
               f"worlds at equal time ({deals} paired deals per match)")  # fmt: skip
         doc["reply"] = []
-        labels = [f"{m},reply={r}" for r in reply_list for m in reply_models]
+        labels = [f"{m},reply={r}" for r in reply_list for m in models]
         for base in (b for b in base_list if b.startswith("ismcts")):
             for opp in opps:
                 settings = [calib[_ckey(base, m, r, opp)]["setting"]
-                            for r in reply_list for m in reply_models]  # fmt: skip
+                            for r in reply_list for m in models]  # fmt: skip
                 doc["reply"].append(compare(results, base, opp, settings, labels))
     if "budget" in want:
         print(f"\nbelief against uniform worlds at the same budget ({deals} paired deals per "

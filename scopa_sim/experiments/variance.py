@@ -1,6 +1,6 @@
 """Variance reduction of the dealer margin under strong play: duplicates and control variates.
 
-    python benchmarks/bench_variance.py [--hands N] [--search-hands N] [--seed S]
+    python -m scopa_sim.experiments.variance [--hands N] [--search-hands N] [--seed S]
                                         [--workers W] [--json FILE]
 
 For each preset and policy, plays N hands of a ``--hands`` run and their duplicates (the
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import platform
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -25,18 +24,15 @@ from pathlib import Path
 import click
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from scopa_sim.analysis import variance as V  # noqa: E402
-from scopa_sim.analysis.study.plan import SEARCH_POLICY  # noqa: E402
-from scopa_sim.analysis.study.report import hand_frame  # noqa: E402
-from scopa_sim.bots.registry import seat_policies  # noqa: E402
-from scopa_sim.data.run import SimConfig  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.sim import pool as P  # noqa: E402
-from scopa_sim.sim.executors import local_executor  # noqa: E402
-from scopa_sim.sim.simulate import simulate  # noqa: E402
+from scopa_sim.analysis import variance as V
+from scopa_sim.analysis.study.plan import SEARCH_POLICY
+from scopa_sim.analysis.study.report import hand_frame
+from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data.run import SimConfig
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim import pool as P
+from scopa_sim.sim.executors import local_executor
+from scopa_sim.sim.simulate import simulate
 
 REPLICATES = 200
 

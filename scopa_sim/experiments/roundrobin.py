@@ -1,8 +1,9 @@
 """The round robin at equal time per move that chooses the documented best bot.
 
-    python benchmarks/bench_roundrobin.py --deals 2000 --seed 2929 --workers 2 \\
+    python -m scopa_sim.experiments.roundrobin --deals 2000 --seed 2929 --workers 2 \\
         --log roundrobin.jsonl --json roundrobin.json --table roundrobin.md
-    python benchmarks/bench_roundrobin.py --quick          # smoke test, a minute
+    python -m scopa_sim.experiments.roundrobin --quick          # smoke test, a minute
+    python -m scopa_sim.experiments.roundrobin --from-json roundrobin.json --table roundrobin.md
 
 Every setting plays every other on the same paired, seat-swapped deals of 2-player
 ``scopa`` (:func:`scopa_sim.sim.tournament.play_pairing`: deal ``d`` is hand 0 of match
@@ -10,8 +11,8 @@ Every setting plays every other on the same paired, seat-swapped deals of 2-play
 any number of workers).  **Equal time per move**: the reference,
 ``ismcts:iterations=1000,horizon=4,c=1``, sets the time; each setting with a budget
 (ISMCTS iterations, PIMC worlds) is calibrated to it first, as the ladder does
-(``bench_ladder.equal_budget``: both bots timed back to back on the same positions,
-CPU time of the thread, the budget scaled by the ratio and corrected three times).
+(:func:`scopa_sim.experiments.common.equal_budget`: both bots timed back to back on the
+same positions, CPU time of the thread, the budget scaled by the ratio and corrected three times).
 The positions are decisions of the ISMCTS bot with their histories (so a belief's cost
 counts) against greedy, expert and the reference itself in turn.  Settings without a
 budget (``expert``) and the uniform search at a quarter of the reference's iterations
@@ -28,7 +29,9 @@ and a rerun with the same arguments plays only the pairings missing from it (the
 calibrated settings are read back from it, so the games are those of the first run; an
 entrant added since is calibrated alone and plays the others).  An entrant that makes
 another's computation at most of its decisions takes that one's budget (``budget_of``),
-so that the two play the same games wherever they decide alike.
+so that the two play the same games wherever they decide alike.  ``--from-json``
+writes the tables of a finished run again from its ``--json`` output, without playing.
+Bad options and unreadable files are one-line errors (exit status 2 and 1).
 """
 
 from __future__ import annotations
@@ -36,64 +39,31 @@ from __future__ import annotations
 import itertools
 import json
 import math
-import os
-import platform
-import sys
-import time
-from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
-import numba
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_belief import bot_of, history_states  # noqa: E402
-from bench_ladder import equal_budget, git_commit, load, median_paired_ms  # noqa: E402
-
-from scopa_sim.bots.base import Bot  # noqa: E402
-from scopa_sim.bots.registry import PolicySpec  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.sim.tournament import (  # noqa: E402
-    PairingResult,
-    Standing,
-    ladder,
-    play_pairing,
-    standings,
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.errors import TournamentError
+from scopa_sim.experiments.common import (
+    REFERENCE,
+    Entrant,
+    append_log,
+    calibrate_entrants,
+    finish_meta,
+    fmt,
+    play_logged,
+    read_json,
+    read_log,
+    result_json,
+    result_of,
+    run_meta,
+    timing_check,
 )
-from scopa_sim.stats.inference import Estimate  # noqa: E402
-
-#: The setting that sets the time per move.
-REFERENCE = "ismcts:iterations=1000,horizon=4,c=1"
-
-
-@dataclass(frozen=True)
-class Entrant:
-    """A setting of the round robin: its policy text and the parameter calibrated to the
-    reference's time (None: played as it is), whose value in ``text`` is the budget the
-    calibration starts from.  ``budget_of``: the label of the entrant whose calibrated
-    budget it takes instead of its own (a setting that makes that one's computation at
-    most decisions: both then play the same games wherever they decide alike, so their
-    pairings differ only where they do; its time per move is still measured)."""
-
-    label: str
-    text: str
-    budget_key: str | None = None
-    budget_of: str | None = None
-
-    @property
-    def start(self) -> int:
-        assert self.budget_key is not None
-        return int(dict(PolicySpec.parse(self.text).params)[self.budget_key])
-
-    def at(self, budget: int) -> str:
-        """The setting at ``budget`` (the parameter keeps its place in the text)."""
-        spec = PolicySpec.parse(self.text)
-        params = tuple((k, str(budget) if k == self.budget_key else v) for k, v in spec.params)
-        return str(PolicySpec(spec.name, params))
-
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.ranking import first_of
+from scopa_sim.sim.tournament import PairingResult, Standing, ladder, standings
 
 #: The entrants: the jitted expert, uniform ISMCTS at two budgets (the reference and a
 #: quarter of it), PIMC, the belief bots before this round robin (``fit``, with and
@@ -155,156 +125,8 @@ ENTRANTS: tuple[Entrant, ...] = (
 )
 
 
-def calibrate(entrants: tuple[Entrant, ...], reference: str, positions: int, repeats: int,
-              seed: int, known: dict[str, dict] | None = None) -> dict[str, dict]:  # fmt: skip
-    """Each entrant's setting at the reference's time per move (by label); an entrant
-    with ``budget_of`` takes that entrant's budget from this calibration or ``known``
-    (an earlier one) and has its time measured only."""
-    rules = Rules.make("scopa")
-    opponents = ("greedy", "expert", reference)
-    states = history_states(rules, positions, seed, opponents)
-    ref = bot_of(reference)
-    out: dict[str, dict] = {}
-    for e in sorted(entrants, key=lambda e: e.budget_of is not None):
-        if e.budget_key is None or e.budget_of is not None:
-            budget = (
-                None if e.budget_of is None else {**(known or {}), **out}[e.budget_of]["budget"]
-            )
-            setting = e.text if budget is None else e.at(budget)
-            ms, ref_ms = median_paired_ms(bot_of(setting), ref, states, repeats)
-            out[e.label] = {"setting": setting, "budget": budget, "ms_per_move": ms,
-                            "reference_ms_per_move": ref_ms, "steps": []}  # fmt: skip
-            if e.budget_of is not None:
-                out[e.label]["budget_of"] = e.budget_of
-                print(f"  {e.label:<40} {setting}  {ms:.3f} / {ref_ms:.3f} ms (the budget of "
-                      f"{e.budget_of})", flush=True)  # fmt: skip
-            continue
-
-        def make(n: int, e: Entrant = e) -> Bot:
-            return bot_of(e.at(n))
-
-        budget, ms, ref_ms, steps = equal_budget(make, ref, states, e.start, repeats)
-        out[e.label] = {
-            "setting": e.at(budget),
-            "budget": budget,
-            "ms_per_move": ms,
-            "reference_ms_per_move": ref_ms,
-            "steps": steps,
-        }
-        print(f"  {e.label:<40} {out[e.label]['setting']}  {ms:.3f} / {ref_ms:.3f} ms",
-              flush=True)  # fmt: skip
-    return out
-
-
-def result_json(r: PairingResult) -> dict:
-    m = r.margin
-    return {"a": r.a, "b": r.b, "deal_pairs": r.deal_pairs, "mean": m.mean, "se": m.se,
-            "n": m.n, "ci_low": m.low, "ci_high": m.high, "wins": r.wins, "draws": r.draws,
-            "losses": r.losses, "score": r.score, "elo": r.elo, "elo_low": r.elo_low,
-            "elo_high": r.elo_high}  # fmt: skip
-
-
-def result_of(d: dict) -> PairingResult:
-    return PairingResult(
-        a=d["a"], b=d["b"], deal_pairs=d["deal_pairs"], margin=Estimate(d["mean"], d["se"], d["n"]),
-        wins=d["wins"], draws=d["draws"], losses=d["losses"], score=d["score"], elo=d["elo"],
-        elo_low=d["elo_low"], elo_high=d["elo_high"],
-    )  # fmt: skip
-
-
-def read_log(path: str | None, deals: int, seed: int) -> tuple[dict | None, dict]:
-    """The calibration and the finished pairings of an earlier run with the same deals
-    and seed (a log of other arguments is refused, not mixed in)."""
-    if not path or not os.path.exists(path):
-        return None, {}
-    calib, done = None, {}
-    with open(path) as f:
-        for line in f:
-            if not line.strip():
-                continue
-            rec = json.loads(line)
-            if rec["kind"] == "calibration":
-                if (rec["deals"], rec["seed"]) != (deals, seed):
-                    raise click.UsageError(
-                        f"--log {path} is of a run with --deals {rec['deals']} --seed "
-                        f"{rec['seed']}: give those, or another file"
-                    )
-                calib = rec["settings"]
-            elif rec["kind"] == "pairing":
-                done[(rec["a"], rec["b"])] = rec
-    return calib, done
-
-
 def _load1(load: dict | None) -> str:
     return f"{load['load_1']:.1f}" if load else "?"
-
-
-def fmt(m: Estimate) -> str:
-    return f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
-
-
-def best_of(rank: list[Standing], focus: set[str]) -> Standing:
-    """The best setting: the first of the standings, or with ``--focus`` the first of the
-    focus entrants (``focus``: their policy texts; the others' standings are partial)."""
-    return next((x for x in rank if x.policy in focus), rank[0])
-
-
-def run_meta(deals: int, seed: int, workers: int, **setting: str) -> dict:
-    """The facts of a run that go with its results: size, seed, ``setting`` (the
-    reference or base), workers, start time, commit, load and machine."""
-    return {"deals": deals, "seed": seed, **setting, "workers": workers,
-            "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "started": time.time(), "commit": git_commit(), "load_before": load(),
-            "machine": platform.machine(), "cpus": os.cpu_count(),
-            "numba": numba.__version__}  # fmt: skip
-
-
-def finish_meta(meta: dict) -> None:
-    """Close ``meta`` (:func:`run_meta`): the load at the end and the seconds taken."""
-    meta.update(load_after=load(), seconds=round(time.time() - meta.pop("started"), 1))
-
-
-def append_log(path: str | None, record: dict) -> None:
-    """Append one record to the JSON-lines log (none: nothing)."""
-    if path:
-        with open(path, "a") as f:
-            f.write(json.dumps(record) + "\n")
-
-
-def play_logged(
-    rules: Rules,
-    a: PolicySpec,
-    b: PolicySpec,
-    deals: int,
-    seed: int,
-    workers: int,
-    done: dict,
-    log_path: str | None,
-    what: str,
-) -> PairingResult:
-    """The pairing of ``a`` against ``b``: read back from ``done`` (an earlier run's log),
-    or played, printed as ``what`` and appended to the log."""
-    key = (str(a), str(b))
-    if key in done:
-        return result_of(done[key])
-    t0 = time.time()
-    r = play_pairing(rules, a, b, deals, seed, workers=workers)
-    print(f"  {what}: {fmt(r.margin)}  ({time.time() - t0:.0f} s)", flush=True)
-    append_log(log_path, {"kind": "pairing", **result_json(r)})
-    return r
-
-
-def timing_check(rules: Rules, settings: dict[str, str], reference: str, positions: int,
-                 seed: int, repeats: int) -> dict[str, dict]:  # fmt: skip
-    """Each setting's CPU time per move (by key), measured after the games on fresh
-    decisions (seed ``seed + 1``), paired with ``reference``: the time was equal."""
-    check = history_states(rules, positions, seed + 1, ("greedy", "expert", reference))
-    ref = bot_of(reference)
-    out = {}
-    for key, setting in settings.items():
-        ms, ref_ms = median_paired_ms(bot_of(setting), ref, check, repeats)
-        out[key] = {"ms_per_move": ms, "reference_ms_per_move": ref_ms}
-    return out
 
 
 def table(calib: dict, results: list[PairingResult], rank: list[Standing], best: Standing,
@@ -354,6 +176,24 @@ def table(calib: dict, results: list[PairingResult], rank: list[Standing], best:
     return "\n".join(lines) + "\n"
 
 
+def table_of(doc: dict[str, Any]) -> str:
+    """The tables of a finished run from its ``--json`` output: the standings computed
+    again from its pairings (:func:`scopa_sim.sim.tournament.standings`).
+
+    Raises:
+        TournamentError: ``doc`` is not a round robin's ``--json`` output.
+    """
+    try:
+        results = [result_of(r) for r in doc["pairings"]]
+        calib = doc["calibration"]
+        names = [c["setting"] for c in calib.values()]
+        rank = standings(names, results)
+        focus = {calib[f]["setting"] for f in doc.get("focus") or []}
+        return table(calib, results, rank, first_of(rank, focus), doc["timing_check"], doc)
+    except (KeyError, TypeError, ValueError):
+        raise TournamentError("not a round robin's --json output") from None
+
+
 @click.command()
 @click.option("--deals", type=click.IntRange(2), default=2000, show_default=True,
               help="Deal pairs per pairing.")  # fmt: skip
@@ -371,10 +211,22 @@ def table(calib: dict, results: list[PairingResult], rank: list[Standing], best:
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--table", "table_path", type=click.Path(dir_okay=False))
 @click.option("--quick", is_flag=True, help="Smoke test: 4 entrants, 10 deal pairs.")
+@click.option(
+    "--from-json",
+    "from_json",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Write the tables of a finished run's --json output; play nothing.",
+)
 def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, ...],
          focus: tuple[str, ...], log_path: str | None, json_path: str | None,
-         table_path: str | None, quick: bool) -> None:  # fmt: skip
+         table_path: str | None, quick: bool, from_json: str | None) -> None:  # fmt: skip
     """Play the round robin at equal time per move and write its tables."""
+    if from_json:
+        text = table_of(read_json(from_json, TournamentError))
+        print(text)
+        if table_path:
+            Path(table_path).write_text(text)
+        return
     entrants = ENTRANTS
     reference = REFERENCE
     repeats = 3
@@ -412,7 +264,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
     missing = tuple(e for e in entrants if e.label not in (calib or {}))
     if missing:
         print(f"calibrating to {reference} on {positions} positions ...", flush=True)
-        fresh = calibrate(missing, reference, positions, repeats, seed, calib)
+        fresh = calibrate_entrants(missing, reference, positions, repeats, seed, calib)
         calib = {**fresh, **(calib or {})}
         append_log(log_path, {"kind": "calibration", "deals": deals, "seed": seed,
                               "reference": reference, "settings": calib})  # fmt: skip
@@ -430,7 +282,7 @@ def main(deals: int, seed: int, workers: int, positions: int, only: tuple[str, .
     finish_meta(meta)
     names = [str(s) for s in specs.values()]
     rank = standings(names, results)
-    best = best_of(rank, {str(specs[f]) for f in focus})
+    best = first_of(rank, {str(specs[f]) for f in focus})
     doc = {
         **meta,
         "calibration": calib,

@@ -1,10 +1,9 @@
 """Match-aware against margin play: paired, seat-swapped matches to the target.
 
-    python benchmarks/bench_match.py [--pairs N] [--base SPEC] [--seed S] [--workers N]
-                                     [--equity-hands N] [--positions N] [--b-iterations N]
-                                     [--log FILE.jsonl] [--json FILE] [--table FILE.md]
-                                     [--a-params K=V,...] [--from-totals T0,T1] [--quick]
-    python benchmarks/bench_match.py --leaf-matches N [--json FILE]
+    python -m scopa_sim.experiments.match [--pairs N] [--base SPEC] [--seed S] [--workers N]
+        [--equity-hands N] [--positions N] [--b-iterations N] [--log FILE.jsonl]
+        [--json FILE] [--table FILE.md] [--a-params K=V,...] [--from-totals T0,T1] [--quick]
+    python -m scopa_sim.experiments.match --leaf-matches N [--json FILE]
 
 ``A`` is the base search policy (default ``ismcts:iterations=1000,horizon=4,c=1``, the
 documented best bot) with ``objective=match``, ``B`` the same with the default
@@ -44,15 +43,16 @@ Statistics, over pairs (the unit of the paired design):
 where playing for the match and playing for the margin part most, measured with the
 same design.
 
-``--leaf-matches N`` checks the match objective's leaf model instead (no bot plays):
-in ``N`` matches of ``expert`` self-play, at plays 4, 12, 20 and 28 of every hand, the
-equity after the hand that :func:`scopa_sim._engine.values.leaf_value` predicts from the
-position's estimate against the one the hand reached (:func:`end_value` of its final
-score): the mean error (bias), the Brier score and the slope of the reached equity
-regressed on the predicted one (1: calibrated; below 1: overconfident), next to the
-Brier score of the equity before the hand (no information from the position), for the
-normal model and for ``match_leaf=calibrated`` (:func:`scopa_sim.bots.objective.fit_leaf`,
-fitted on its own self-play hands, apart from these matches).
+``--leaf-matches N`` checks the match objective's leaf model instead (no bot plays): in
+``N`` matches of ``expert`` self-play, at plays 4, 12, 20 and 28 of every hand, the equity
+after the hand that the leaf predicts from the position's estimate
+(:meth:`scopa_sim.bots.objective.HandRewards.predicted`) against the one the hand reached
+(:meth:`~scopa_sim.bots.objective.HandRewards.reached` by its final score): the mean error
+(bias), the Brier score and the slope of the reached equity regressed on the predicted one
+(1: calibrated; below 1: overconfident), next to the Brier score of the equity before the
+hand (no information from the position), for the normal model and for
+``match_leaf=calibrated`` (:func:`scopa_sim.bots.objective.fit_leaf`, fitted on its own
+self-play hands, apart from these matches).
 
 ``--log`` appends each finished pair as a JSON line and skips pairs already in it, so a
 long run can be resumed or extended; the statistics are of every pair in the log.
@@ -92,7 +92,7 @@ CHUNK = 10
 Z = NormalDist().inv_cdf(0.975)
 
 
-class Timed:
+class SearchTimer:
     """A bot that adds the CPU time of its searched (not forced) moves to a counter."""
 
     def __init__(self, bot: Any) -> None:
@@ -122,7 +122,7 @@ def _play_pairs(
     for a_side in (0, 1):
         specs = [sa if rules.side_of(s) == a_side else sb for s in range(rules.players)]
         player = HandPlayer(rules, specs, seed)
-        timers = [Timed(bot) for bot in player._bots]
+        timers = [SearchTimer(bot) for bot in player._bots]
         player._bots = timers  # type: ignore[assignment]
         seatings.append((a_side, player, timers))
     for p in pairs:
@@ -269,16 +269,11 @@ def leaf_calibration(
     """The leaf model's calibration (see the module docstring), by play of the hand; with
     ``fit`` (a :class:`scopa_sim.bots.objective.LeafFit`) the calibrated leaf's next to the
     normal model's."""
-    from scopa_sim import _engine as K
-    from scopa_sim._engine import values as KV
     from scopa_sim.bots.objective import hand_rewards
 
-    ra = rules.to_array()
-    work = np.zeros(16)
     stages = (4, 12, 20, 28)
     rows: dict[int, list[tuple[float, ...]]] = {i: [] for i in stages}
     spec = [PolicySpec.parse("expert")] * rules.players
-    total = int(ra[K.R_TOTAL_PLAYS])
     for m in range(matches):
         for log in play_match(rules, spec, seed, m):
             hr = hand_rewards(table, log.totals_before, rules.side_of(log.dealer))
@@ -293,15 +288,11 @@ def leaf_calibration(
                 if i in rows:
                     seen[i] = st.clone()
                 st.push(Play(card, take))
-            g = st.score_array()[:, -1]
-            piles = [p.mask for p in st.piles]
-            reached = KV.end_value(hr.eq, int(g[0]), int(g[1]), piles[0], piles[1]) / hr.k
-            for i, s in seen.items():
-                KV.estimate(s._vec, ra, 0, True, work)
-                sc = s.scope
-                v = KV.leaf_value(hr.eq, work[12], work[13], sc[0], sc[1], total - i, total)
-                vc = KV.leaf_value(hc.eq, work[12], work[13], sc[0], sc[1], total - i, total)
-                rows[i].append((hr.w0 + v / hr.k, hr.w0 + reached, hr.w0, hr.w0 + vc / hr.k))
+            reached = hr.reached(st) / hr.k
+            for s in seen.values():
+                v, vc = hr.predicted(s), hc.predicted(s)
+                rows[s.plays_made].append((hr.w0 + v / hr.k, hr.w0 + reached, hr.w0,
+                                           hr.w0 + vc / hr.k))  # fmt: skip
     out = []
     for i in stages:
         a = np.array(rows[i])
@@ -442,7 +433,7 @@ def main() -> None:
         table = build_table(rules, "expert", args.equity_hands, DEFAULT_SEED)
         fit = fit_leaf(rules)
         doc = {
-            "benchmark": "bench_match leaf calibration",
+            "benchmark": "scopa_sim.experiments.match leaf calibration",
             "preset": args.preset,
             "equity_table": {"policy": "expert", "hands": args.equity_hands, "seed": DEFAULT_SEED},
             "leaf_fit": {"policy": fit.policy, "hands": fit.hands, "seed": fit.seed,
@@ -491,7 +482,7 @@ def main() -> None:
         calibration |= {"a": a.replace(str(table_file), "expert"), "b": b}
         records = run(rules, a, b, args.pairs, args.seed, args.workers, args.log, totals=start)
     doc = {
-        "benchmark": "bench_match",
+        "benchmark": "scopa_sim.experiments.match",
         "started_utc": started,
         "finished_utc": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "load_average": os.getloadavg(),
@@ -516,6 +507,6 @@ def main() -> None:
 if __name__ == "__main__":
     try:
         with P.interrupt_on_sigterm():  # kill PID stops the pool as Ctrl-C does
-            sys.exit(main())
+            main()
     except KeyboardInterrupt:
         sys.exit("interrupted: the pairs finished are in --log, when one was given")

@@ -1,8 +1,9 @@
 """Is the documented best bot at the optimum of its own parameters?  One knob at a time.
 
-    python benchmarks/bench_tune.py --deals 3000 --seed 4242 --workers 2 \\
+    python -m scopa_sim.experiments.tune --deals 3000 --seed 4242 --workers 2 \\
         --log tune-log.jsonl --json tune.json --table tune.md
-    python benchmarks/bench_tune.py --quick          # smoke test, a minute
+    python -m scopa_sim.experiments.tune --quick          # smoke test, a minute
+    python -m scopa_sim.experiments.tune --from-json tune.json --table tune.md
 
 Issue 29's round robin picks ``--policy best`` among the settings it is given; this
 benchmark asks whether a neighbour of ``best`` in its own parameters would beat it.
@@ -14,54 +15,53 @@ variant changes one parameter of ``best``: the
 exploration constant ``c``, the rollout ``horizon``, the ``leaf`` value, the ``rollout``
 policy, the exact end-game solve.  **Equal time per move**: a variant that changes the
 cost of an iteration has its iterations calibrated to ``best``'s CPU time per move as the
-round robin calibrates to its reference (``bench_ladder.equal_budget`` on the decisions of
-``bench_belief.history_states``); a variant that does not (``c``) keeps ``best``'s
-iterations, so both make the same computation and their games differ only where their
-choices do; so does ``exact=1``, which only replaces the search by the cheaper exact
-solve where the information set is one world (the last round of 2-player games).  Each
-variant then plays ``best`` on the same paired, seat-swapped deals of 2-player ``scopa``
-(:func:`scopa_sim.sim.tournament.play_pairing`; the same results for any number of
-workers).
+round robin calibrates to its reference
+(:func:`scopa_sim.experiments.common.calibrate_entrants`); a variant that does not
+(``c``) keeps ``best``'s iterations, so both make the same computation and their games
+differ only where their choices do; so does ``exact=1``, which only replaces the search by
+the cheaper exact solve where the information set is one world (the last round of
+2-player games).  Each variant then plays ``best`` on the same paired, seat-swapped deals
+of 2-player ``scopa`` (:func:`scopa_sim.sim.tournament.play_pairing`; the same results
+for any number of workers).
 
 Output: each variant's margin per hand against ``best`` with its 95% CI over deal pairs,
 W/D/L, and the two-sided z-test's p-value, Holm-adjusted over the variants (the family
 is every variant played); its time per move is checked again after the games on fresh
 decisions, paired with ``best``.  With ``--log`` each finished pairing is appended to a
 JSON-lines file, and a rerun with the same arguments plays only the missing ones (the
-calibration is read back, so the games are those of the first run).
+calibration is read back, so the games are those of the first run); ``--from-json``
+writes the table of a finished run again from its ``--json`` output, without playing.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import sys
 from pathlib import Path
 from statistics import NormalDist
+from typing import Any
 
 import click
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_roundrobin import (  # noqa: E402
+from scopa_sim.bots.registry import ALIASES, PolicySpec
+from scopa_sim.errors import TournamentError
+from scopa_sim.experiments.common import (
     Entrant,
     append_log,
-    calibrate,
+    calibrate_entrants,
     finish_meta,
     fmt,
     play_logged,
+    read_json,
     read_log,
     result_json,
+    result_of,
     run_meta,
     timing_check,
 )
-
-from scopa_sim.bots.registry import ALIASES, PolicySpec  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.sim.tournament import PairingResult  # noqa: E402
-from scopa_sim.stats.inference import holm  # noqa: E402
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.tournament import PairingResult
+from scopa_sim.stats.inference import holm
 
 #: The label of the setting every variant plays, and that setting.
 BASE = "best"
@@ -140,6 +140,21 @@ def table(calib: dict, results: dict[str, PairingResult], adj: dict[str, float],
     return head + "\n".join(rows) + tail
 
 
+def table_of(doc: dict[str, Any]) -> str:
+    """The table of a finished run from its ``--json`` output.
+
+    Raises:
+        TournamentError: ``doc`` is not this experiment's ``--json`` output.
+    """
+    try:
+        variants = {v["label"]: v for v in doc["variants"]}
+        results = {lab: result_of(v) for lab, v in variants.items()}
+        adj = {lab: v["p_holm"] for lab, v in variants.items()}
+        return table(doc["calibration"], results, adj, doc["timing_check"], doc)
+    except (KeyError, TypeError, ValueError):
+        raise TournamentError("not a tune --json output") from None
+
+
 @click.command()
 @click.option("--deals", type=click.IntRange(2), default=3000, show_default=True,
               help="Deal pairs per variant.")  # fmt: skip
@@ -152,9 +167,22 @@ def table(calib: dict, results: dict[str, PairingResult], adj: dict[str, float],
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--table", "table_path", type=click.Path(dir_okay=False))
 @click.option("--quick", is_flag=True, help="Smoke test: 40 iterations, 3 variants, 10 deals.")
+@click.option(
+    "--from-json",
+    "from_json",
+    type=click.Path(dir_okay=False, exists=True),
+    help="Write the table of a finished run's --json output; play nothing.",
+)
 def main(deals: int, seed: int, workers: int, positions: int, log_path: str | None,
-         json_path: str | None, table_path: str | None, quick: bool) -> None:  # fmt: skip
+         json_path: str | None, table_path: str | None, quick: bool,
+         from_json: str | None) -> None:  # fmt: skip
     """Play best's one-knob variants against it at equal time and write the table."""
+    if from_json:
+        text = table_of(read_json(from_json, TournamentError))
+        print(text)
+        if table_path:
+            Path(table_path).write_text(text)
+        return
     base = TUNED
     repeats = 3
     entrants = variants(base)
@@ -174,7 +202,7 @@ def main(deals: int, seed: int, workers: int, positions: int, log_path: str | No
         known = {BASE: {"setting": base, "budget": Entrant(BASE, base, "iterations").start}}
         todo = tuple(e for e in missing if e.label != BASE)
         print(f"calibrating to {base} on {positions} positions ...", flush=True)
-        fresh = calibrate(todo, base, positions, repeats, seed, known) if todo else {}
+        fresh = calibrate_entrants(todo, base, positions, repeats, seed, known) if todo else {}
         if any(e.label == BASE for e in missing):
             fresh[BASE] = {"setting": base, "budget": known[BASE]["budget"], "steps": []}
         calib = {**fresh, **(calib or {})}

@@ -1,7 +1,7 @@
 """Game review: speed, the loss distributions behind the labels, and checks that the losses
 mean something.
 
-    python benchmarks/bench_review.py [--matches N] [--speed-hands N] [--seed S]
+    python -m scopa_sim.experiments.review [--matches N] [--speed-hands N] [--seed S]
                                       [--workers W] [--json FILE] [--quick]
 
 Plays 2-player ``scopa`` matches (``play_match``, seed ``--seed``) of four pairings and
@@ -42,20 +42,18 @@ import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import click
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from scopa_sim.bots import evaluate as E  # noqa: E402
-from scopa_sim.bots.registry import PolicySpec  # noqa: E402
-from scopa_sim.bots.search import SolverBot  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.game.state import HandState  # noqa: E402
-from scopa_sim.records.record import write_records  # noqa: E402
-from scopa_sim.records.review import (  # noqa: E402
+from scopa_sim.bots import evaluate as E
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.bots.search import SolverBot
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.records.record import write_records
+from scopa_sim.records.review import (
     BANDS,
     THRESHOLDS,
     Decision,
@@ -66,8 +64,8 @@ from scopa_sim.records.review import (  # noqa: E402
     review_tasks,
     summarize,
 )
-from scopa_sim.sim import pool as P  # noqa: E402
-from scopa_sim.sim.match import play_match  # noqa: E402
+from scopa_sim.sim import pool as P
+from scopa_sim.sim.match import play_match
 
 STRONG = "ismcts:horizon=4,c=1"
 PAIRINGS = {
@@ -302,8 +300,9 @@ def main(
         for name, pols in PAIRINGS.items():
             path = Path(tmp) / f"{name}.jsonl"
             t = time.perf_counter()
-            pols = tuple(str(ev) if p == "eval" else p for p in pols)
-            record_games(path, rules, pols, matches, seed)
+            pair = (str(ev) if pols[0] == "eval" else pols[0],
+                    str(ev) if pols[1] == "eval" else pols[1])  # fmt: skip
+            record_games(path, rules, pair, matches, seed)
             files[name] = path
             tasks = load_tasks([(str(path), None)])
             review = review_tasks(tasks, ev, 0, workers=workers)
@@ -363,7 +362,7 @@ def main(
     print(f"evaluator {ev}; {matches} matches per pairing, seed {seed}, review seed 0")
     print(f"{'policy':<20} {'decisions':>9} {'mean loss':>10} {'95% CI':>18} {'accuracy':>9}")
     for r in rows:
-        lo, hi = r["ci"]  # type: ignore[misc]
+        lo, hi = cast("list[float]", r["ci"])
         print(
             f"{r['policy']:<20} {r['decisions']:>9} {r['mean_loss']:>10.4f} "
             f"{f'[{lo:.4f}, {hi:.4f}]':>18} {r['accuracy']:>8.1f}%"

@@ -1,9 +1,9 @@
 """How often ``reply_min`` (or ``reply_gate``) lets ISMCTS play an opponent by a weak
 type's model.
 
-    python benchmarks/bench_reply_min.py --hands 40 --seed 5000 --json reply-min.json
-    python benchmarks/bench_reply_min.py --hands 40 --seed 5000 --x 0.9 --json reply-gate.json
-    python benchmarks/bench_reply_min.py --quick        # smoke test, seconds
+    python -m scopa_sim.experiments.reply_min --hands 40 --seed 5000 --json reply-min.json
+    python -m scopa_sim.experiments.reply_min --hands 40 --seed 5000 --x 0.9 --json reply-gate.json
+    python -m scopa_sim.experiments.reply_min --quick        # smoke test, seconds
 
 With ``reply=weak`` an ISMCTS bot plays each other seat, in a share of its iterations, as
 random or greedy play: the share is the seat's posterior on those types
@@ -24,23 +24,16 @@ from __future__ import annotations
 import json
 import platform
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import click
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from bench_belief import bot_of  # noqa: E402
-from bench_ladder import git_commit  # noqa: E402
-
-from scopa_sim.bots.belief import belief, robust_model  # noqa: E402
-from scopa_sim.bots.search import move_seed  # noqa: E402
-from scopa_sim.game.rules import Rules  # noqa: E402
-from scopa_sim.game.state import HandState  # noqa: E402
+from scopa_sim.bots.belief import belief, robust_model
+from scopa_sim.bots.search import move_seed
+from scopa_sim.experiments.common import bot_of, command_line, git_commit
+from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
 
 #: The opponents: greedy, the expert, and the searches of the round robin that matter.
 OPPONENTS = (
@@ -115,7 +108,7 @@ def main(hands: int, seed: int, x: float, observer: str, json_path: str | None,
               f"{r['share_at_least_x']:>10.3f} {r['hands_reaching_x']:>6} "
               f"{'-' if first is None else f'{first:g}':>6}")  # fmt: skip
     if json_path:
-        doc = {"command": " ".join(["python", "benchmarks/bench_reply_min.py", *sys.argv[1:]]),
+        doc = {"command": command_line("reply_min"),
                "commit": git_commit(), "python": platform.python_version(), "hands": hands,
                "seed": seed, "x": x, "observer": observer, "weak_types": list(WEAK),
                "seconds": round(time.time() - t0, 1), "rows": rows}  # fmt: skip

@@ -1,12 +1,11 @@
 """The strength-speed ladder: every policy and search setting against its cost, the
 ``expert`` policy in the fused loop, and expert rollouts / leaves at equal time per move.
 
-    python benchmarks/bench_ladder.py [--deals N] [--rr-deals N] [--equal-deals N]
-                                      [--fused-deals N] [--preset-deals N]
-                                      [--speed-hands N] [--repeats N] [--workers N]
-                                      [--seed S] [--json FILE] [--png FILE] [--quick]
-    python benchmarks/bench_ladder.py --replot FILE.json --png FILE.png
-    python benchmarks/bench_ladder.py --only POLICY [--only POLICY ...] [--deals N] [--json FILE]
+    python -m scopa_sim.experiments.ladder [--deals N] [--rr-deals N] [--equal-deals N]
+        [--fused-deals N] [--preset-deals N] [--speed-hands N] [--repeats N] [--workers N]
+        [--seed S] [--json FILE] [--png FILE] [--quick]
+    python -m scopa_sim.experiments.ladder --replot FILE.json --png FILE.png
+    python -m scopa_sim.experiments.ladder --only POLICY [--only POLICY ...] [--deals N]
 
 Five parts, all in 2-player ``scopa`` unless said otherwise; numbers are measured, never
 asserted, and compile time is excluded (warm-up calls first). Times are CPU times of the
@@ -14,21 +13,21 @@ working thread (``time.thread_time``), what a move or a hand costs on one core h
 busy the shared machine is; the wall times are recorded next to them in the JSON.
 
 1. **Fused-loop speed.** Self-play hands/s on one core of ``random``, ``greedy`` and
-   ``expert`` on every seat (``K.selfplay_hands``), the three measured in turn
-   ``--repeats`` times (alternating, so drifts of the shared machine hit all alike);
-   medians and the ratios of the medians.
+   ``expert`` on every seat (:func:`scopa_sim.sim.selfplay.selfplay_points`), the three
+   measured in turn ``--repeats`` times (alternating, so drifts of the shared machine hit
+   all alike); medians and the ratios of the medians.
 2. **Expert against greedy in the fused loop**, every preset. With two sides, each deal
-   (hand ``h`` of ``K.selfplay_hands`` with the run seed: the same deck and dealer in
-   both calls) is played with ``expert`` on side 0 and ``greedy`` on side 1 and again
-   with the sides exchanged; the sample is the mean of expert's two margins. With three
-   or four sides, the deal is played by ``greedy`` everywhere (the baseline) and once with
-   ``expert`` at each seat in turn; a seat's margin is its side's points minus the best
-   other side's, and the sample is the mean over seats of (that margin with expert at
-   the seat) minus (the same seat's margin in the baseline).
+   (hand ``h`` of :func:`~scopa_sim.sim.selfplay.selfplay_points` with the run seed: the
+   same deck and dealer in both calls) is played with ``expert`` on side 0 and ``greedy`` on
+   side 1 and again with the sides exchanged; the sample is the mean of expert's two
+   margins. With three or four sides, the deal is played by ``greedy`` everywhere (the
+   baseline) and once with ``expert`` at each seat in turn; a seat's margin is its side's
+   points minus the best other side's, and the sample is the mean over seats of (that margin
+   with expert at the seat) minus (the same seat's margin in the baseline).
 3. **The ladder.** Each setting plays ``--deals`` paired, seat-swapped deals against
-   ``greedy`` (deal ``d``: deck seed ``derive_seed(seed, 8, d, 0)``, dealer ``d % 2``,
+   ``greedy`` (deal ``d``: deck seed :func:`scopa_sim.bots.search.deal_seed`, dealer ``d % 2``,
    played by :func:`scopa_sim.bots.search.play_deal` twice with the seats exchanged, as in
-   ``bench_search.py``); its strength is the mean margin per hand with a 95% interval
+   the search experiment); its strength is the mean margin per hand with a 95% interval
    over the deal pairs, its cost the time per move measured in those games (for the
    jitted policies also the fused loop's time per move, from part 1), and its one-core
    hands/s (search: 1 / (plays per hand x time per move), i.e. self-play with the
@@ -41,7 +40,7 @@ busy the shared machine is; the wall times are recorded next to them in the JSON
 5. **Equal time per move.** ``expert`` as ISMCTS's rollout and as PIMC's leaf: the
    expert bot's budget (ISMCTS iterations, PIMC worlds) is calibrated until its time
    per move matches the reference's on the same 100 positions, the two timed back to
-   back per position (:func:`paired_ms_per_move`: ``bench_search.py``'s method on the
+   back per position (:func:`scopa_sim.experiments.common.paired_ms_per_move` on the
    CPU clock, medians of three passes); then ``--equal-deals`` paired deals head to
    head. The equal-time budgets depend on the machine's timings; everything else is
    deterministic per seed.
@@ -59,40 +58,42 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import platform
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import click
-import numba
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+from scopa_sim.bots.base import Bot
+from scopa_sim.experiments.common import (
+    CHUNK,
+    Task,
+    bot_of,
+    by_key,
+    chunks,
+    command_line,
+    decision_states,
+    equal_budget,
+    fmt_ci,
+    git_commit,
+    load,
+    machine,
+    play_chunk,
+    run_tasks,
+    summary,
+    warm_bots,
+)
+from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.state import HandState
+from scopa_sim.sim import pool as P
+from scopa_sim.sim.selfplay import selfplay_points
+from scopa_sim.sim.tournament import PairingResult, ladder
+from scopa_sim.stats.inference import Estimate
 
-from bench_search import decision_states  # noqa: E402
-
-from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim.bots.base import Bot, PlayStats  # noqa: E402
-from scopa_sim.bots.registry import PolicySpec  # noqa: E402
-from scopa_sim.bots.search import play_deal  # noqa: E402
-from scopa_sim.game.play import Play  # noqa: E402
-from scopa_sim.game.rules import PRESETS, Rules  # noqa: E402
-from scopa_sim.game.state import HandState  # noqa: E402
-from scopa_sim.sim import pool as P  # noqa: E402
-from scopa_sim.sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
-from scopa_sim.stats.inference import Estimate  # noqa: E402
-
-#: Deal pairs per work unit of parts 3-5 (fixed, so results do not depend on --workers).
-CHUNK = 25
 #: ISMCTS budgets of the ladder (iterations); ``--quick`` divides them by 10.
 BUDGETS = (100, 250, 1000, 4000)
 #: Budgets of greedy rollouts and of expert rollouts cut at the horizon.
@@ -101,18 +102,6 @@ SHORT_BUDGETS = (100, 250, 1000)
 EXPERT_BUDGETS = (100, 250)
 #: The reference of the equal-time ISMCTS comparisons (iterations of random rollouts).
 EQUAL_ITERATIONS = 1000
-
-Z = 1.959963984540054
-
-
-def utc() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def load() -> dict:
-    """UTC time and the 1-, 5- and 15-minute load averages (as ``uptime`` shows them)."""
-    one, five, fifteen = os.getloadavg()
-    return {"utc": utc(), "load_1": one, "load_5": five, "load_15": fifteen}
 
 
 # --------------------------------------------------------------------------- settings
@@ -153,25 +142,19 @@ def round_robin_settings(quick: bool) -> list[str]:
     ]
 
 
-def bot_of(text: str) -> Bot:
-    return PolicySpec.parse(text).bot()
-
-
 # --------------------------------------------------------------------------- part 1, 2
 def selfplay_speed(rules: Rules, hands: dict[str, int], repeats: int, seed: int) -> dict:
     """Self-play hands/s of random, greedy and expert (every seat), measured in turn
     ``repeats`` times; medians, all runs, and the ratios of the medians."""
-    r = rules.to_array()
-    codes = {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
-    for code in codes.values():  # warm-up: load the compiled kernels
-        K.selfplay_hands(r, np.full(4, code, np.int64), seed, 200, np.zeros((200, 4), np.int64))
+    codes = ("random", "greedy", "expert")
+    for name in codes:  # warm-up: load the compiled kernels
+        selfplay_points(rules, [name] * rules.players, 200, seed)
     runs: dict[str, list[float]] = {name: [] for name in codes}
     wall: dict[str, list[float]] = {name: [] for name in codes}
     for _ in range(repeats):
-        for name, code in codes.items():
-            out = np.zeros((hands[name], 4), dtype=np.int64)
+        for name in codes:
             t, c = time.perf_counter(), time.thread_time()
-            K.selfplay_hands(r, np.full(4, code, np.int64), seed, hands[name], out)
+            selfplay_points(rules, [name] * rules.players, hands[name], seed)
             runs[name].append(hands[name] / (time.thread_time() - c))
             wall[name].append(hands[name] / (time.perf_counter() - t))
     med = {name: statistics.median(v) for name, v in runs.items()}
@@ -198,16 +181,11 @@ def _side_margin(points: np.ndarray, side: int, sides: int) -> np.ndarray:
 def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
     """Expert against greedy on ``deals`` deals of the fused loop (module docstring, part
     2): the mean margin per hand with its 95% interval over deals."""
-    r = rules.to_array()
     n, sides = rules.players, rules.sides
-    greedy, expert = K.POLICY_GREEDY, K.POLICY_EXPERT
+    greedy, expert = "greedy", "expert"
 
-    def run(codes: list[int]) -> np.ndarray:
-        pol = np.zeros(4, dtype=np.int64)
-        pol[:n] = codes
-        out = np.zeros((deals, 4), dtype=np.int64)
-        K.selfplay_hands(r, pol, seed, deals, out)
-        return out
+    def run(policies: list[str]) -> np.ndarray:
+        return selfplay_points(rules, policies, deals, seed)
 
     run([greedy] * n)[:1]  # warm-up (compile / cache load) on the same rules
     t = time.thread_time()
@@ -235,167 +213,12 @@ def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
 
 
 # --------------------------------------------------------------------------- part 3-5
-class Timed(Bot):
-    """A bot that adds up its moves' CPU time (``time.thread_time``: what the move costs
-    on one core, whatever else the shared machine runs) and their wall time."""
-
-    def __init__(self, bot: Bot) -> None:
-        self.bot, self.name = bot, bot.name
-        self.cpu = self.wall = 0.0
-        self.moves = 0
-
-    def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
-        return self.bot.analyse(state, seed)
-
-    def choose(self, state: HandState, seed: int) -> Play:
-        t, c = time.perf_counter(), time.thread_time()
-        play = self.bot.choose(state, seed)
-        self.cpu += time.thread_time() - c
-        self.wall += time.perf_counter() - t
-        self.moves += 1
-        return play
-
-
-def paired_ms_per_move(a: Bot, b: Bot, states: list[HandState]) -> tuple[float, float]:
-    """Mean CPU times per move of ``a`` and ``b`` over ``states``, each state timed for
-    ``a`` then right away for ``b`` (the method of ``bench_search.paired_ms_per_move``,
-    on the thread's CPU clock), after an untimed pass over a few states."""
-    for i, s in enumerate(states[:10]):
-        a.choose(s, i)
-        b.choose(s, i)
-    ta = tb = 0.0
-    for i, s in enumerate(states):
-        c0 = time.thread_time()
-        a.choose(s, i)
-        c1 = time.thread_time()
-        b.choose(s, i)
-        ta += c1 - c0
-        tb += time.thread_time() - c1
-    return ta * 1000 / len(states), tb * 1000 / len(states)
-
-
-@dataclass(frozen=True)
-class Task:
-    """Deal pairs ``start .. stop - 1`` of ``a`` against ``b``."""
-
-    key: str
-    a: str
-    b: str
-    start: int
-    stop: int
-
-
-def play_task(task: Task, seed: int) -> dict:
-    """Play one chunk with fresh bots: per deal the margins of ``a`` in seat 0 and in seat
-    1, and both bots' total time and moves."""
-    rules = Rules.make("scopa")
-    a, b = Timed(bot_of(task.a)), Timed(bot_of(task.b))
-    m0, m1 = [], []
-    for d in range(task.start, task.stop):
-        deck_seed = int(K.derive_seed(seed, 8, d, 0)) & (2**63 - 1)
-        for seat, out in ((0, m0), (1, m1)):
-            bots = [b, b]
-            bots[seat] = a
-            pts = play_deal(rules, bots, deck_seed, dealer=d % 2)
-            out.append(pts[seat] - pts[1 - seat])
-    return {"key": task.key, "start": task.start, "m0": m0, "m1": m1,
-            "a_cpu": a.cpu, "a_wall": a.wall, "a_moves": a.moves,
-            "b_cpu": b.cpu, "b_wall": b.wall, "b_moves": b.moves}  # fmt: skip
 
 
 def _init_worker() -> None:
-    """Load every compiled kernel a bot uses before the first timed move."""
-    rules = Rules.make("scopa")
-    s = HandState.deal(rules, seed=1)
-    for text in ("expert", "pimc", "pimc:leaf=expert", "ismcts:iterations=20,rollout=expert",
-                 "ismcts:iterations=20,horizon=4,c=1,rollout=greedy"):  # fmt: skip
-        bot_of(text).choose(s, 1)
-
-
-def run_tasks(tasks: Sequence[Task], seed: int, workers: int) -> dict[str, list[dict]]:
-    """Every task's result by key, chunks in deal order (largest tasks first)."""
-    out: dict[str, list[dict]] = {}
-    if workers <= 1:
-        _init_worker()
-        results = [play_task(t, seed) for t in tasks]
-    else:  # every task queued at once, in the order given (as Executor.map does)
-        with P.process_pool(workers, _init_worker) as pool:
-            results = list(P.ordered(pool, play_task, ((t, seed) for t in tasks), len(tasks)))
-    for res in results:
-        out.setdefault(res["key"], []).append(res)
-    for v in out.values():
-        v.sort(key=lambda res: res["start"])
-    return out
-
-
-def chunks(key: str, a: str, b: str, deals: int) -> list[Task]:
-    return [Task(key, a, b, s, min(deals, s + CHUNK)) for s in range(0, deals, CHUNK)]
-
-
-def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResult:
-    """``a`` against ``b`` summarised as :func:`scopa_sim.sim.tournament.play_pairing` does:
-    margins averaged per deal pair, the score from each hand's win (1), draw (1/2) or
-    loss, Elo of the score with the interval of the pair scores."""
-    x0, x1 = np.asarray(m0, dtype=np.float64), np.asarray(m1, dtype=np.float64)
-    both = np.concatenate([x0, x1])
-    wins, draws = int((both > 0).sum()), int((both == 0).sum())
-    ps = ((x0 > 0) * 0.5 + (x0 == 0) * 0.25) + ((x1 > 0) * 0.5 + (x1 == 0) * 0.25)
-    score = float(ps.mean())
-    se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size > 1 else math.nan
-    return PairingResult(
-        a=a, b=b, deal_pairs=int(x0.size),
-        margin=Estimate.of((x0 + x1) / 2) if x0.size > 1 else Estimate(0.0, math.nan, 1),
-        wins=wins, draws=draws, losses=int(both.size) - wins - draws, score=score,
-        elo=elo_of_score(score),
-        elo_low=elo_of_score(score - Z * se) if se == se else math.nan,
-        elo_high=elo_of_score(score + Z * se) if se == se else math.nan,
-    )  # fmt: skip
-
-
-def summary(a: str, b: str, parts: list[dict], first: int | None = None) -> dict:
-    """A match's margin, Elo and both bots' ms per move (CPU; wall time too) from its
-    chunks (the first
-    ``first`` deal pairs only, when given: the times are then of the whole match)."""
-    m0 = [m for p in parts for m in p["m0"]][:first]
-    m1 = [m for p in parts for m in p["m1"]][:first]
-    pr = pairing(a, b, m0, m1)
-    t = {k: sum(p[k] for p in parts) for k in ("a_cpu", "a_wall", "a_moves", "b_cpu", "b_wall",
-                                                  "b_moves")}  # fmt: skip
-    a_n, b_n = max(1, t["a_moves"]), max(1, t["b_moves"])
-    return {"a": a, "b": b, "deals": pr.deal_pairs, "hands": 2 * pr.deal_pairs,
-            "mean_margin": pr.margin.mean, "ci_low": pr.margin.low,
-            "ci_high": pr.margin.high, "wins": pr.wins, "draws": pr.draws,
-            "losses": pr.losses, "score": pr.score, "elo": pr.elo,
-            "elo_low": pr.elo_low, "elo_high": pr.elo_high,
-            "a_ms_per_move": 1000 * t["a_cpu"] / a_n, "b_ms_per_move": 1000 * t["b_cpu"] / b_n,
-            "a_wall_ms_per_move": 1000 * t["a_wall"] / a_n,
-            "b_wall_ms_per_move": 1000 * t["b_wall"] / b_n,
-            "a_moves": t["a_moves"], "b_moves": t["b_moves"], "_pairing": pr}  # fmt: skip
-
-
-def median_paired_ms(a: Bot, b: Bot, states: list[HandState], repeats: int) -> tuple[float, float]:
-    """Medians over ``repeats`` passes of :func:`paired_ms_per_move` (a
-    burst of other load on the shared machine then moves one pass, not the answer)."""
-    runs = [paired_ms_per_move(a, b, states) for _ in range(repeats)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-
-
-def equal_budget(
-    make: Callable[[int], Bot], target: Bot, states: list[HandState], start: int, repeats: int
-) -> tuple[int, float, float, list]:
-    """The budget at which ``make(budget)`` takes as long per move as ``target`` on
-    ``states`` (each state timed for both back to back, :func:`median_paired_ms`):
-    scaled from ``start`` by the measured ratio, corrected three times (fixed costs per
-    move), then measured once more. Returns (budget, its ms per move, target's, the
-    calibration steps)."""
-    budget, steps = start, []
-    for _ in range(4):
-        ms, target_ms = median_paired_ms(make(budget), target, states, repeats)
-        steps.append({"budget": budget, "ms_per_move": ms, "target_ms_per_move": target_ms})
-        budget = max(1, round(budget * target_ms / ms))
-    ms, target_ms = median_paired_ms(make(budget), target, states, repeats)
-    steps.append({"budget": budget, "ms_per_move": ms, "target_ms_per_move": target_ms})
-    return budget, ms, target_ms, steps
+    """Load every compiled kernel a bot of the ladder uses before the first timed move."""
+    warm_bots(("expert", "pimc", "pimc:leaf=expert", "ismcts:iterations=20,rollout=expert",
+               "ismcts:iterations=20,horizon=4,c=1,rollout=greedy"))  # fmt: skip
 
 
 def frontier(points: Sequence[tuple[str, float, float]]) -> list[str]:
@@ -504,23 +327,6 @@ def plot_title(deals: int, seed: int) -> str:
     )
 
 
-def git_commit() -> str | None:
-    try:
-        proc = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                              capture_output=True, text=True, timeout=10)  # fmt: skip
-    except (OSError, subprocess.SubprocessError):
-        return None
-    return proc.stdout.strip() or None
-
-
-def fmt_ci(m: dict) -> str:
-    """A margin and its 95% CI, or "no CI" from fewer deal pairs than an interval needs
-    (``--quick``'s handful: :data:`scopa_sim.stats.inference.MIN_SAMPLES`)."""
-    if not (math.isfinite(m["ci_low"]) and math.isfinite(m["ci_high"])):
-        return f"{m['mean_margin']:+.3f} (no CI)"
-    return f"{m['mean_margin']:+.3f} [{m['ci_low']:+.3f}, {m['ci_high']:+.3f}]"
-
-
 @click.command()
 @click.option("--deals", default=1000, show_default=True, help="paired deals per ladder match")
 @click.option("--rr-deals", default=400, show_default=True, help="paired deals per RR pairing")
@@ -583,11 +389,9 @@ def main(
         run_only(only, size.deals, seed, workers, quick, json_path, plays_per_hand)
         return
     doc: dict = {
-        "command": " ".join(["python", "benchmarks/bench_ladder.py", *sys.argv[1:]]),
+        "command": command_line("ladder"),
         "commit": git_commit(),
-        "machine": {"python": platform.python_version(), "numba": numba.__version__,
-                    "cpu": platform.processor() or platform.machine(),
-                    "cores": os.cpu_count()},
+        "machine": machine(),
         "seed": seed, "workers": workers, "load": {"start": load()},
     }  # fmt: skip
     med = part_speed(rules, size, doc)
@@ -624,7 +428,7 @@ def replot_png(replot: str, png_path: str | None) -> None:
         old = json.loads(Path(replot).read_text())
         plot(old["ladder"], png_path, plot_title(old["deals"], old["seed"]))
     except (ValueError, KeyError, TypeError) as e:
-        raise click.ClickException(f"{replot}: not a bench_ladder.py --json output ({e})") from None
+        raise click.ClickException(f"{replot}: not a ladder --json output ({e})") from None
 
 
 @dataclass(frozen=True)
@@ -735,14 +539,18 @@ def part_calibration(rules: Rules, size: Sizes, doc: dict) -> tuple[list[HandSta
     def plain(n: int, rollout: str = "random") -> str:
         return f"ismcts:iterations={n}" + (f",rollout={rollout}" if rollout != "random" else "")
 
-    for key, ref_text, make, start in (
+    cases: tuple[tuple[str, str, Callable[[int], str], int], ...] = (
         ("ismcts_h4_rollout", h4(n_ref), lambda n: h4(n, "expert"), n_ref),
         ("ismcts_plain_rollout", plain(n_ref), lambda n: plain(n, "expert"), n_ref // 10),
         ("pimc_leaf", "pimc", lambda w: f"pimc:worlds={w},leaf=expert", 12),
-    ):
-        budget, ms, ref_ms, steps = equal_budget(
-            lambda b, make=make: bot_of(make(b)), bot_of(ref_text), states, start, calib_repeats
-        )
+    )
+    for key, ref_text, make, start in cases:
+
+        def of(b: int, make: Callable[[int], str] = make) -> Bot:
+            return bot_of(make(b))
+
+        budget, ms, ref_ms, steps = equal_budget(of, bot_of(ref_text), states, start,
+                                                 calib_repeats)  # fmt: skip
         calib[key] = {"reference": ref_text, "expert": make(budget), "budget": budget,
                       "expert_ms_per_move": ms, "reference_ms_per_move": ref_ms,
                       "positions": len(states), "steps": steps}  # fmt: skip
@@ -768,7 +576,8 @@ def part_pool(
         tasks += chunks(f"equal|{key}", c["expert"], c["reference"], size.equal_deals)
     # largest first (estimated cost: the search bots' iteration / world counts)
     t0 = time.perf_counter()
-    done = run_tasks(sorted(tasks, key=lambda t: -_cost_guess(t)), size.seed, size.workers)
+    done = by_key(run_tasks(play_chunk, sorted(tasks, key=lambda t: -_cost_guess(t)),
+                            size.seed, size.workers, _init_worker))  # fmt: skip
     doc["pool_seconds"] = time.perf_counter() - t0
     doc["load"]["after_pool"] = load()
     return done
@@ -786,7 +595,8 @@ def ladder_rows(
     rows = []
     for fam, text in settings:
         if text == "greedy":
-            m = {"a": "greedy", "b": "greedy", "deals": 0, "hands": 0, "mean_margin": 0.0,
+            m: dict[str, Any] = {
+                 "a": "greedy", "b": "greedy", "deals": 0, "hands": 0, "mean_margin": 0.0,
                  "ci_low": 0.0, "ci_high": 0.0, "elo": 0.0, "elo_low": 0.0, "elo_high": 0.0,
                  "a_ms_per_move": None, "a_wall_ms_per_move": None}  # fmt: skip
         else:
@@ -794,7 +604,7 @@ def ladder_rows(
         game_ms = m["a_ms_per_move"]
         cost = fused_ms[text] if fam == "jitted" else game_ms
         hands_s = med[text] if fam == "jitted" else 1000 / (game_ms * plays_per_hand)
-        row = {"family": fam, "policy": text, "bot": bot_of(text).name,
+        row: dict[str, Any] = {"family": fam, "policy": text, "bot": bot_of(text).name,
                "deals": m["deals"], "mean_margin": m["mean_margin"], "ci_low": m["ci_low"],
                "ci_high": m["ci_high"], "elo_vs_greedy": m["elo"],
                "elo_vs_greedy_low": m["elo_low"], "elo_vs_greedy_high": m["elo_high"],
@@ -905,12 +715,13 @@ def run_only(
             search = ", ".join(t for t, f in known.items() if f != "jitted")
             raise click.UsageError(f"--only {text!r}: not a search setting of the ladder "
                                    f"({search})")  # fmt: skip
-    doc: dict = {"command": " ".join(["python", "benchmarks/bench_ladder.py", *sys.argv[1:]]),
+    doc: dict = {"command": command_line("ladder"),
                  "commit": git_commit(), "seed": seed, "workers": workers, "only": list(only),
                  "load": {"start": load()}}  # fmt: skip
     tasks = [t for text in only for t in chunks(f"ladder|{text}", text, "greedy", deals)]
     t0 = time.perf_counter()
-    done = run_tasks(sorted(tasks, key=lambda t: -_cost_guess(t)), seed, workers)
+    done = by_key(run_tasks(play_chunk, sorted(tasks, key=lambda t: -_cost_guess(t)), seed,
+                            workers, _init_worker))  # fmt: skip
     doc["pool_seconds"] = time.perf_counter() - t0
     rows = []
     print(f"ladder settings against greedy, {deals} paired deals each, seed {seed}")
