@@ -225,9 +225,7 @@ def test_match_from_given_totals(tmp_path: Path) -> None:
 
 
 def test_match_leaf_calibration(tmp_path: Path) -> None:
-    doc = _run(
-        "bench_match.py", "--leaf-matches", "2", "--equity-hands", "500", out=tmp_path / "l.json"
-    )
+    doc = _run("match", "--leaf-matches", "2", "--equity-hands", "500", out=tmp_path / "l.json")
     assert [s["play"] for s in doc["stages"]] == [4, 12, 20, 28]
     assert all(s["positions"] >= 2 and 0 <= s["brier"] <= 1 for s in doc["stages"])
     assert all(0 <= s["calibrated_brier"] <= 1 for s in doc["stages"])

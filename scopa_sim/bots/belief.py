@@ -19,7 +19,7 @@ Models (:data:`MODELS`):
   play values at temperature :data:`EXPERT_TAU` points with a floor of
   :data:`EXPERT_EPS` uniform; both fitted by maximum likelihood to the plays of the
   documented best bot, ``ismcts:iterations=1000,horizon=4,c=1``, in self-play
-  (``benchmarks/bench_belief.py --parts fit``);
+  (``python -m scopa_sim.experiments.belief --parts fit``);
 * ``fit`` -- a posterior over a family (random; greedy; the expert exactly; the expert
   at the fitted temperature; the expert at temperature 1), updated from every observed
   play of the seat: a random player comes out as random, so its plays move the belief
@@ -62,7 +62,7 @@ from scopa_sim.game.cards import CardSet, card_name
 from scopa_sim.game.state import HandState
 
 #: The expert channel's temperature (points) and uniform floor of ``belief=expert``:
-#: the maximum-likelihood point of the grid of ``benchmarks/bench_belief.py`` (part
+#: the maximum-likelihood point of the grid of ``python -m scopa_sim.experiments.belief`` (part
 #: fit) on the 19,321 decisions with a choice of 800 hands of
 #: ``ismcts:iterations=1000,horizon=4,c=1`` self-play in 2-player scopa (seed 2028):
 #: -0.566 nats per decision, against -0.908 for uniform play and -0.623 at tau=0.25.

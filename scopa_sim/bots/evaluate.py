@@ -57,7 +57,7 @@ DEFAULT_WORLDS = 256
 #: Rollout policy by default.  ``expert`` (``rollout=expert``) costs about 1.6 times as
 #: much per hand reviewed and, measured so far, gains little as the evaluator's rollout
 #: (README, "Game review"); the labels' thresholds are calibrated for the default and
-#: are to be measured again with ``benchmarks/bench_review.py --rollout`` if it changes.
+#: are to be measured again with ``python -m scopa_sim.experiments.review --rollout`` if it changes.
 DEFAULT_ROLLOUT = "greedy"
 #: Random deals behind the prior (the expected margin before a hand's first deal).
 PRIOR_WORLDS = 4096

@@ -236,9 +236,9 @@ POLICIES: dict[str, PolicyKind] = {
 #: the round robin at equal time per move that no other setting beats, the one with the
 #: best worst pairing, or a setting the round robin shows level with it that meets more of
 #: the best bot's targets (:mod:`scopa_sim.sim.ranking`, applied by
-#: ``python -m scopa_sim.experiments.pick_best``; docs/results/ladder.md: 591 iterations take the time of
-#: ``ismcts:iterations=1000,horizon=4,c=1`` per move; the search is the robust belief's
-#: but where an opponent's plays make a weak type nine times likelier than not).
+#: ``python -m scopa_sim.experiments.pick_best``; docs/results/ladder.md: 591 iterations
+#: take the time of ``ismcts:iterations=1000,horizon=4,c=1`` per move; the search is the
+#: robust belief's but where an opponent's plays make a weak type nine times likelier than not).
 ALIASES: dict[str, str] = {
     "best": "ismcts:iterations=591,horizon=4,c=1,belief=robust,reply=weak,reply_gate=0.9",
 }

@@ -376,7 +376,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     ``reply_min=0.5`` a seat is played as weak only once its plays have made that type
     the more likely half: in 2-player ``scopa``, at 70% of a seat's decisions against
     ``greedy`` (from about its fifth), at 3 to 7% against the searches of the round
-    robin (``benchmarks/bench_reply_min.py``, 40 hands each).
+    robin (``python -m scopa_sim.experiments.reply_min``, 40 hands each).
     ``reply_gate=x`` in [0, 1] (with ``reply=tree|model|weak``, instead of ``reply_min``)
     is ``reply_min=x`` that also falls back all the way: at a decision where no other
     side's seat has a posterior on a modelled type that reaches ``x``, the search is the

@@ -291,7 +291,7 @@ def run_task(task: Task, seed: int) -> dict:
     return quality_task(task, seed) if task.key == "quality" else play_chunk(task, seed)
 
 
-def _init_worker() -> None:
+def init_worker() -> None:
     """Load every compiled kernel before the first timed move."""
     warm_bots(("expert", "greedy", "pimc:belief=fit", "ismcts:iterations=20,belief=fit",
                "ismcts:iterations=20,horizon=4,c=1,belief=expert", "pimc:worlds=2",
@@ -482,7 +482,7 @@ def main(
                         if key not in {(t.key, t.a, t.b) for t in tasks}:
                             tasks += chunks("match", st, opp, deals)
     t0 = time.perf_counter()
-    results = run_tasks(run_task, tasks, seed, workers, _init_worker)
+    results = run_tasks(run_task, tasks, seed, workers, init_worker)
     doc["pool_seconds"] = time.perf_counter() - t0
     doc["load"]["after_pool"] = load()
 

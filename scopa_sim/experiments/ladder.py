@@ -215,7 +215,7 @@ def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
 # --------------------------------------------------------------------------- part 3-5
 
 
-def _init_worker() -> None:
+def init_worker() -> None:
     """Load every compiled kernel a bot of the ladder uses before the first timed move."""
     warm_bots(("expert", "pimc", "pimc:leaf=expert", "ismcts:iterations=20,rollout=expert",
                "ismcts:iterations=20,horizon=4,c=1,rollout=greedy"))  # fmt: skip
@@ -577,7 +577,7 @@ def part_pool(
     # largest first (estimated cost: the search bots' iteration / world counts)
     t0 = time.perf_counter()
     done = by_key(run_tasks(play_chunk, sorted(tasks, key=lambda t: -_cost_guess(t)),
-                            size.seed, size.workers, _init_worker))  # fmt: skip
+                            size.seed, size.workers, init_worker))  # fmt: skip
     doc["pool_seconds"] = time.perf_counter() - t0
     doc["load"]["after_pool"] = load()
     return done
@@ -721,7 +721,7 @@ def run_only(
     tasks = [t for text in only for t in chunks(f"ladder|{text}", text, "greedy", deals)]
     t0 = time.perf_counter()
     done = by_key(run_tasks(play_chunk, sorted(tasks, key=lambda t: -_cost_guess(t)), seed,
-                            workers, _init_worker))  # fmt: skip
+                            workers, init_worker))  # fmt: skip
     doc["pool_seconds"] = time.perf_counter() - t0
     rows = []
     print(f"ladder settings against greedy, {deals} paired deals each, seed {seed}")

@@ -112,7 +112,7 @@ ENTRANTS: tuple[Entrant, ...] = (
         "iterations",
     ),
     # added after the first twelve: reply_min=0.9 with an exact fallback (reply_gate=0.9,
-    # fixed before it played, from how often a type reaches it: bench_reply_min.py): at a
+    # fixed before it played, from how often a type reaches it: the reply_min experiment): at a
     # decision where no weak type is that likely it makes `ismcts robust`'s computation,
     # random numbers included, so it takes that entrant's budget and the two play the
     # same games except where the gate opens

@@ -7,8 +7,8 @@ from the deciding seat's information set on common worlds; the **loss** of the p
 made is the best play's mean minus its mean, a paired difference with a 95% interval
 over the worlds.  A decision with one legal play is *forced* and not graded.  A loss
 whose interval excludes 0 gets a **label** by :data:`THRESHOLDS` (calibrated on the
-measured losses of greedy's and the evaluator's own play: ``benchmarks/bench_review.py``,
-``benchmarks/results/review.json``).
+measured losses of greedy's and the evaluator's own play:
+``python -m scopa_sim.experiments.review``, ``benchmarks/results/review.json``).
 
 **Luck.** Each deal is a chance event.  Its luck for a side is the evaluator's
 expected hand margin of that side once the cards are dealt (every hand known, only the
