@@ -1,6 +1,8 @@
 """Beliefs over the hidden cards: the play model's fit, the beliefs' quality, and
 belief-weighted search against the same search with uniform worlds at equal time.
 
+Usage::
+
     python -m scopa_sim.experiments.belief [--parts fit,quality,strength,reply,oracle,budget]
         [--fit-hands N] [--quality-deals N] [--deals N] [--workers N] [--seed S]
         [--json FILE] [--quick]

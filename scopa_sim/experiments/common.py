@@ -292,7 +292,7 @@ def equal_budget(
 # --------------------------------------------------------------------------- paired deals
 @dataclass(frozen=True)
 class Task:
-    """Deal pairs ``start .. stop - 1`` of ``a`` against ``b``; ``key`` groups a
+    """Deal pairs ``start`` to ``stop - 1`` of ``a`` against ``b``; ``key`` groups a
     pairing's tasks (and names what a task computes)."""
 
     key: str

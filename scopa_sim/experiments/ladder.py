@@ -1,6 +1,8 @@
 """The strength-speed ladder: every policy and search setting against its cost, the
 ``expert`` policy in the fused loop, and expert rollouts / leaves at equal time per move.
 
+Usage::
+
     python -m scopa_sim.experiments.ladder [--deals N] [--rr-deals N] [--equal-deals N]
         [--fused-deals N] [--preset-deals N] [--speed-hands N] [--repeats N] [--workers N]
         [--seed S] [--json FILE] [--png FILE] [--quick]

@@ -1,5 +1,7 @@
 """Match-aware against margin play: paired, seat-swapped matches to the target.
 
+Usage::
+
     python -m scopa_sim.experiments.match [--pairs N] [--base SPEC] [--seed S] [--workers N]
         [--equity-hands N] [--positions N] [--b-iterations N] [--log FILE.jsonl]
         [--json FILE] [--table FILE.md] [--a-params K=V,...] [--from-totals T0,T1] [--quick]

@@ -1,6 +1,8 @@
 """The documented best bot, picked from the committed measurements by the rule of
 :mod:`scopa_sim.sim.ranking`.
 
+Usage::
+
     python -m scopa_sim.experiments.pick_best --json best.json --table best.md
 
 Run from the repository's root: the defaults are the committed results in

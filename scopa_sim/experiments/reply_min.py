@@ -1,6 +1,8 @@
 """How often ``reply_min`` (or ``reply_gate``) lets ISMCTS play an opponent by a weak
 type's model.
 
+Usage::
+
     python -m scopa_sim.experiments.reply_min --hands 40 --seed 5000 --json reply-min.json
     python -m scopa_sim.experiments.reply_min --hands 40 --seed 5000 --x 0.9 --json reply-gate.json
     python -m scopa_sim.experiments.reply_min --quick        # smoke test, seconds

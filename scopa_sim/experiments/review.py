@@ -1,6 +1,8 @@
 """Game review: speed, the loss distributions behind the labels, and checks that the losses
 mean something.
 
+Usage::
+
     python -m scopa_sim.experiments.review [--matches N] [--speed-hands N] [--seed S]
                                       [--workers W] [--json FILE] [--quick]
 

@@ -1,5 +1,7 @@
 """The round robin at equal time per move that chooses the documented best bot.
 
+Usage::
+
     python -m scopa_sim.experiments.roundrobin --deals 2000 --seed 2929 --workers 2 \\
         --log roundrobin.jsonl --json roundrobin.json --table roundrobin.md
     python -m scopa_sim.experiments.roundrobin --quick          # smoke test, a minute

@@ -1,6 +1,8 @@
 """Search strength at equal time: ISMCTS and PIMC against the jitted policies and each
 other, on paired, seat-swapped deals.
 
+Usage::
+
     python -m scopa_sim.experiments.search [--deals N] [--pimc-deals N] [--seed S]
         [--json FILE] [--quick]
 

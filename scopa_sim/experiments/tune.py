@@ -1,5 +1,7 @@
 """Is the documented best bot at the optimum of its own parameters?  One knob at a time.
 
+Usage::
+
     python -m scopa_sim.experiments.tune --deals 3000 --seed 4242 --workers 2 \\
         --log tune-log.jsonl --json tune.json --table tune.md
     python -m scopa_sim.experiments.tune --quick          # smoke test, a minute

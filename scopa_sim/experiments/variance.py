@@ -1,5 +1,7 @@
 """Variance reduction of the dealer margin under strong play: duplicates and control variates.
 
+Usage::
+
     python -m scopa_sim.experiments.variance [--hands N] [--search-hands N] [--seed S]
                                         [--workers W] [--json FILE]
 
