@@ -58,6 +58,11 @@ class TournamentError(ScopaError):
     """A tournament that cannot be run as asked."""
 
 
+class RankingError(TournamentError):
+    """A measurement the best bot's rule (:mod:`scopa_sim.sim.ranking`) cannot read, or
+    one from which it cannot pick."""
+
+
 class AnalysisError(ScopaError):
     """Input that cannot be analysed: unknown grouping or metric, incompatible runs."""
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from scopa_sim.bots.registry import ALIASES
+from scopa_sim.errors import RankingError
 from scopa_sim.sim.ranking import (
-    RankingError,
     first_of,
     level,
     pick_best,

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import click
 
-from scopa_sim.errors import ScopaError
+from scopa_sim.errors import RankingError, ScopaError
 from scopa_sim.experiments.common import RESULTS, read_json
-from scopa_sim.sim.ranking import EQUIVALENCE, Pick, RankingError
+from scopa_sim.sim.ranking import EQUIVALENCE, Pick
 
 #: The committed measurements the rule reads by default.
 ROUNDROBIN = RESULTS / "roundrobin.json"

@@ -34,7 +34,7 @@ from typing import Any
 
 from scopa_sim.bots.base import Z95
 from scopa_sim.bots.registry import PolicySpec
-from scopa_sim.errors import TournamentError
+from scopa_sim.errors import RankingError
 from scopa_sim.sim.tournament import Standing
 
 #: The search with uniform worlds a belief setting's gain is measured over (any budget).
@@ -46,10 +46,6 @@ EQUIVALENCE = 0.01
 
 #: One side of a pairing: (opponent, mean, CI low, CI high) from one setting's side.
 Side = tuple[str, float, float, float]
-
-
-class RankingError(TournamentError):
-    """A measurement the rule cannot read, or one from which it cannot pick."""
 
 
 @dataclass(frozen=True)
