@@ -321,6 +321,6 @@ def test_advise_and_review_bad_input() -> None:
 # --------------------------------------------------------------------------- typing
 def test_the_package_is_typed() -> None:
     assert (Path(scopa_sim.__file__).parent / "py.typed").exists()
-    text = (Path(__file__).parent.parent / "pyproject.toml").read_text()
+    text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
     assert 'scopa_sim = ["py.typed"]' in text
     assert '"scopa_sim.api.*"' in text and "disallow_untyped_defs = true" in text

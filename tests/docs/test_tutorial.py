@@ -16,7 +16,7 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 
-NOTEBOOK = Path(__file__).resolve().parent.parent / "docs" / "tutorial.ipynb"
+NOTEBOOK = Path(__file__).resolve().parents[2] / "docs" / "tutorial.ipynb"
 CELL_TIMEOUT = 120
 
 

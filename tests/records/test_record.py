@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

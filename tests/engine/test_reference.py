@@ -6,7 +6,8 @@ import itertools
 import random
 
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest rootdir-less "prepend" import mode)
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
+from helpers.golden import ESCOBA, FIFTEEN, GOLDEN_FIFTEEN, GOLDEN_RULES
 
 C = ref.parse_card
 
@@ -434,15 +435,6 @@ def test_check_rules():
 
 # --------------------------------------------------------------------------- RULES.md 9
 
-FIFTEEN = {"capture_mode": "fifteen"}
-ESCOBA = {
-    "capture_mode": "fifteen",
-    "capture_compulsory": False,
-    "opening_fifteen": True,
-    "kings_redeal": False,
-    "target": 15,
-}
-
 
 def plays_of(hand: str, table: str, **rules) -> set[tuple[str, tuple[str, ...]]]:
     """Legal plays as ``(card, sorted take)`` text, for readable expectations."""
@@ -592,29 +584,6 @@ def test_rules_of_before_section9_read_with_the_defaults():
     assert ref.legal_plays(cs("7D 2S"), cs("7C 5H"), old) == ref.legal_plays(
         cs("7D 2S"), cs("7C 5H"), ref.rules_with()
     )
-
-
-#: Golden counts of distinct legal plays (perft style) for fixed fifteen positions:
-#: (hand, table, counts under scopa-15, escoba, scopa-15 + sum_capture=fewest,
-#: scopa-15 + capture_rule=hand).  Several are checked by hand in the tests above
-#: (examples 6 and 7, the denari run of test_fifteen_single_cards_and_fewest).
-GOLDEN_FIFTEEN = [
-    ("5S KH AS", "7C 3D 5H", (3, 5, 3, 2)),
-    ("3S JC", "2C 3D 5H 7S", (4, 6, 2, 4)),
-    ("KC", "5H 7C 3D 5D", (2, 3, 2, 2)),
-    ("7D 5C AH", "AD 2D 3D 4D 5D 6D 7C", (20, 23, 9, 20)),
-    ("AS 2S 3S 4S 5S 6S 7S JS QS KS", "AH 2H 3H 4H 5H 6H 7H JH QH KH", (92, 102, 22, 92)),
-    ("KD QD JD", "AC AH AS 2C 2H 3C 3H 4C", (68, 71, 12, 68)),
-    ("7D", "AH 7C", (1, 2, 1, 1)),
-    ("AS", "", (1, 1, 1, 1)),
-    ("AS 2S", "KD QC", (2, 2, 2, 2)),
-]
-GOLDEN_RULES = (
-    FIFTEEN,
-    ESCOBA,
-    {**FIFTEEN, "sum_capture": "fewest"},
-    {**FIFTEEN, "capture_rule": "hand"},
-)
 
 
 @pytest.mark.parametrize(("hand", "table", "counts"), GOLDEN_FIFTEEN)

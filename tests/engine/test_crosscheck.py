@@ -7,7 +7,7 @@ import random
 
 import numpy as np
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
 from click.testing import CliRunner, Result
 from scopa_sim_cli.main import cli
 

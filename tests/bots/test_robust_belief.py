@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from helpers.belief import brute_force, played, swapped
 from scopa_sim_cli.main import cli
-from test_belief import brute_force, played, swapped
 
 from scopa_sim import Rules
 from scopa_sim.bots.belief import MODELS, ROBUST_UNIFORM, belief, robust_model
@@ -27,7 +27,7 @@ SEARCHER = "ismcts:iterations=300,horizon=4,c=1"
 
 def flat_brute_force(state: HandState, model_name: str, uniform: float) -> tuple[dict, list]:
     """The robust belief by brute force: the joint (hand, type) posterior of
-    :func:`test_belief.brute_force`, with the flat types' mass spread evenly over the
+    :func:`helpers.belief.brute_force`, with the flat types' mass spread evenly over the
     hands the plays leave legal."""
     model = robust_model(uniform) if model_name == "robust" else MODELS[model_name]
     assert model is not None

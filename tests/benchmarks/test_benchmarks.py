@@ -14,7 +14,7 @@ import pytest
 from scopa_sim.game.rules import PRESETS
 from scopa_sim.stats.inference import MIN_SAMPLES
 
-BENCH = Path(__file__).resolve().parent.parent / "benchmarks"
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def _run(script: str, *args: str, out: Path) -> dict:

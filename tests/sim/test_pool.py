@@ -33,7 +33,7 @@ from scopa_sim.records.record import write_records
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import play_match
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 

@@ -16,7 +16,7 @@ from scopa_sim_cli.main import cli
 from scopa_sim.errors import FileError
 from scopa_sim.files import DOCUMENTS, document
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGE_DOCS = ROOT / "scopa_sim" / "documents"
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from boardkit import make_records
+from helpers.board import make_records
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient

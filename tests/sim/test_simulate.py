@@ -285,7 +285,7 @@ def test_kill_and_resume_gives_identical_data(tmp_path):
     proc = subprocess.Popen(
         [sys.executable, "-m", "scopa_sim_cli.main", "simulate", *args, "--out", str(d)],
         env=env,
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
     )
     deadline = time.time() + 120
     while time.time() < deadline:
@@ -396,7 +396,7 @@ def test_ctrl_c_keeps_finished_shards_and_says_how_to_resume(tmp_path):
     args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "scopa_sim_cli.main", "simulate", *args, "--out", str(d)],
-        cwd=Path(__file__).resolve().parent.parent,
+        cwd=Path(__file__).resolve().parents[2],
         stderr=subprocess.PIPE,
         text=True,
     )

@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
-import test_reference as golden
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
+from helpers import golden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -33,7 +33,7 @@ FIFTEEN = [
     ("scopa", ("capture_compulsory=false", "capture_rule=hand", "sum_capture=fewest")),
 ]
 IDS = [" ".join((p, *o)) for p, o in FIFTEEN]
-#: The reference's rules of each column of test_reference.GOLDEN_FIFTEEN, as Rules.
+#: The reference's rules of each column of helpers/golden.py's GOLDEN_FIFTEEN, as Rules.
 GOLDEN_RULES = [
     Rules.make("scopa-15"),
     Rules.make("escoba"),
@@ -67,7 +67,7 @@ def test_golden_columns_are_the_references() -> None:
 @pytest.mark.parametrize(("hand", "table", "counts"), golden.GOLDEN_FIFTEEN)
 def test_golden_fifteen_counts_on_the_engine(hand: str, table: str, counts: tuple[int, ...]):
     """Perft-style: the engine's number of distinct legal plays in fixed fifteen
-    positions, against the counts the reference gives (test_reference.GOLDEN_FIFTEEN)."""
+    positions, against the counts the reference gives (helpers/golden.py's GOLDEN_FIFTEEN)."""
     for rules, count in zip(GOLDEN_RULES, counts, strict=True):
         got = legal_of(rules, P(hand), P(table))
         assert len(got) == count, (hand, table, rules.digest())

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from boardkit import HEADERS, alive, command, descendants, get, make_records, post, served
+from helpers.board import HEADERS, alive, command, descendants, get, make_records, post, served
 
 CARDS = {"cards": {"hand": "7D 3S KH", "table": "7C 5H 2S 4D"}}
 

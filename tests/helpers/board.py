@@ -1,4 +1,4 @@
-"""Helpers of the board's tests (test_board*.py): game records to open, and the board
+"""Helpers of the board's tests (board/test_*.py): game records to open, and the board
 served by the installed command in a subprocess, as a user starts it."""
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
 
 from scopa_sim import CardSet, IllegalPlayError, Play, Rules
 from scopa_sim import _engine as K

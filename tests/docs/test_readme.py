@@ -27,7 +27,7 @@ from scopa_sim_cli.main import cli
 
 from scopa_sim.game.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 RULES_DOC = ROOT / "scopa_sim" / "documents" / "rules.md"  # docs/rules.md includes it
 DOCS = ROOT / "docs"

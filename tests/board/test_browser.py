@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from boardkit import make_records, served
+from helpers.board import make_records, served
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = [
