@@ -1,8 +1,8 @@
 """The board's JSON API (``scopa-sim board``), in process: positions, the staged analysis
 (whose final values are ``advise --json``'s), the belief, the review, a game, puzzles,
 cancel and replace, and bad input of every kind answered with a 4xx JSON error while the
-server keeps serving. The real server and browser: test_board_server.py,
-test_board_browser.py."""
+server keeps serving. The real server and browser: board/test_server.py,
+board/test_browser.py."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The ``expert`` policy: legal plays only, the seat's information set only, deterministic
 per seed, and its expectation over the next seat's hands exact (checked against
 enumerating every hand).  The fused loop against the step kernels with expert seats is
-``tests/test_crosscheck.py::test_fused_selfplay_matches_the_step_kernels`` (any mix of
+``tests/engine/test_crosscheck.py::test_fused_selfplay_matches_the_step_kernels`` (any mix of
 random, greedy and expert, every rule set there)."""
 
 from __future__ import annotations

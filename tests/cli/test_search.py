@@ -35,7 +35,7 @@ def test_advise_ranks_every_legal_play_and_is_reproducible() -> None:
     plays = {p["play"] for p in da["plays"]}
     assert plays == {"7D x 7C", "3S x AD 2S", "KH x AD 7C 2S"}
     assert sum(p["chosen"] for p in da["plays"]) == 1
-    for p in da["plays"]:  # an interval from enough visits, or none (see test_sweep.py)
+    for p in da["plays"]:  # an interval from enough visits, or none (see cli/test_bad_input.py)
         if p["interval"] == "95%":
             assert p["n"] >= MIN_SAMPLES and p["ci_low"] <= p["mean_margin"] <= p["ci_high"]
         else:

@@ -42,7 +42,7 @@ def doc_pages() -> list[Path]:
         for line in block.splitlines():
             name = line.strip()
             if name and not line.startswith(":") and not (DOCS / f"{name}.ipynb").exists():
-                order.append(DOCS / f"{name}.md")  # a notebook runs in tests/test_tutorial.py
+                order.append(DOCS / f"{name}.md")  # a notebook runs in tests/docs/test_tutorial.py
     rest = sorted(p for p in DOCS.rglob("*.md") if p not in order and "_build" not in p.parts)
     return [README, *order, *rest]
 

@@ -3,7 +3,7 @@
 It is executed in a fresh kernel (nbclient, ipykernel) in an empty directory, every cell
 within :data:`CELL_TIMEOUT` seconds. The documentation renders the notebook as committed,
 with its outputs (myst-nb, execution off): ``SCOPA_SIM_WRITE_TUTORIAL=1 pytest
-tests/test_tutorial.py`` writes the outputs of this run back into docs/tutorial.ipynb.
+tests/docs/test_tutorial.py`` writes the outputs of this run back into docs/tutorial.ipynb.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The engine against the plain-Python reference (tests/reference.py) for the
 sum-to-fifteen family (docs/rules.md §9): golden legal-play counts, arbitrary positions,
 the opening take on whole hands, and the properties the issue names. The cross-checks of
-tests/test_crosscheck.py (every decision, whole hands, fused against step) run for the
+tests/engine/test_crosscheck.py (every decision, whole hands, fused against step) run for the
 presets `scopa-15` and `escoba` too."""
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from scopa_sim.sim import shards as SH
 from scopa_sim.sim import simulate as S
 from scopa_sim.sim.match import MatchError, play_match
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(*args: object) -> Result:

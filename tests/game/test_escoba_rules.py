@@ -6,7 +6,7 @@ Validation and one-line errors, the identity of rule sets that leave them alone,
 worked examples 9-11 on the engine and on the reference, the fused loop's rows, game
 records through ``replay`` and the reference, every policy playing them, and the
 expert's heuristic reading them. The decision-by-decision and whole-hand cross-checks
-against tests/reference.py run in tests/test_crosscheck.py (its ``RULESETS``)."""
+against tests/reference.py run in tests/engine/test_crosscheck.py (its ``RULESETS``)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import reference as ref  # tests/ is on sys.path (pytest "prepend" import mode)
+import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
@@ -204,7 +204,7 @@ def test_worked_example_11_the_four_sevens_point() -> None:
 def test_fused_rows_hold_the_items(preset: str, overrides: tuple[str, ...]) -> None:
     """The fused loop's rows (what simulate writes): the four-sevens item is 1 exactly
     for the side whose sevens stat is 4 under the option, and the items add up to the
-    points; the points equal the step kernels' (tests/test_crosscheck.py checks these
+    points; the points equal the step kernels' (tests/engine/test_crosscheck.py checks these
     against the reference)."""
     rules = make(preset, overrides)
     r = rules.to_array()
