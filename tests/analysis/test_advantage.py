@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import polars as pl
+import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
@@ -36,6 +37,7 @@ def test_position_points_with_teams() -> None:
     assert pos[1].tolist() == [5, 1, 5, 1]
 
 
+@pytest.mark.slow
 def test_advantage_matches_simulated_dataset(tmp_path) -> None:
     r = Rules.make()
     specs = seat_policies(["random"], 2)

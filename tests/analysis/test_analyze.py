@@ -320,6 +320,7 @@ def test_cli_compare_presets(tmp_path):
     assert (out / "asso-piglia-tutto" / "manifest.json").is_file()
 
 
+@pytest.mark.slow
 def test_cli_report(runs, tmp_path):
     out = tmp_path / "reports" / "demo"
     r = run("report", runs["random"], runs["greedy"], runs["matches"], "--out", out)

@@ -200,6 +200,7 @@ def test_the_effects_figure_with_the_study_s_longest_labels_is_readable(
         check_readable(fig)
 
 
+@pytest.mark.slow
 def test_every_other_kind_of_figure_is_readable(figures: list[Figure]) -> None:
     rng = np.random.default_rng(3)
     long = study_option_labels()[-1]

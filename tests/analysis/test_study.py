@@ -192,6 +192,7 @@ TINY = S.Scale(
 )
 
 
+@pytest.mark.slow
 def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     monkeypatch.setitem(S.SCALES, "tiny", TINY)
     monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=8")
@@ -419,6 +420,7 @@ def _check_part_d(out, rows, index) -> None:
     assert (out / "part-d" / "opening-hands-scopa.csv").is_file()
 
 
+@pytest.mark.slow
 def test_part_d_alone_adds_to_a_finished_study(tmp_path, monkeypatch) -> None:
     """`study --part D` adds part D's rows and README section to an existing study,
     keeping the other parts' rows and text, and replaces them when run again."""

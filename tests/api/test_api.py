@@ -58,6 +58,7 @@ def close(a: float | None, b: float | None) -> bool:
 
 
 # --------------------------------------------------------------------------- import
+@pytest.mark.slow
 def test_import_is_cheap_and_needs_no_numba() -> None:
     """``import scopa_sim``, rules, cards and plays, and naming the API's functions load
     neither numba nor polars; the first simulation does."""
@@ -194,6 +195,7 @@ def test_tournament_gives_the_commands_numbers() -> None:
     assert "Elo" in t._repr_html_()
 
 
+@pytest.mark.slow
 def test_review_gives_the_commands_numbers(tmp_path: Path) -> None:
     record = tmp_path / "games.jsonl"
     made = cli_run("play", "--matches", "1", "--seed", "3", "--record", str(record))

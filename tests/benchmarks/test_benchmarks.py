@@ -14,6 +14,8 @@ import pytest
 from scopa_sim.game.rules import PRESETS
 from scopa_sim.stats.inference import MIN_SAMPLES
 
+pytestmark = pytest.mark.slow
+
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 

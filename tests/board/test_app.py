@@ -143,6 +143,7 @@ def test_a_new_analysis_replaces_the_page_s_last(client: TestClient) -> None:
     assert client.get(f"/api/job/{first['id']}").json()["status"] == "cancelled"
 
 
+@pytest.mark.slow
 def test_cancel_stops_a_running_stage_and_the_board_goes_on(client: TestClient) -> None:
     jobs = client.app.state.jobs  # type: ignore[attr-defined]
     restarts = jobs.restarts
@@ -174,6 +175,7 @@ def test_what_they_can_hold(client: TestClient, records: Path) -> None:
         assert math.isclose(sum(h["p"] for h in s["holdings"]), 1.0) or len(s["holdings"]) == 5
 
 
+@pytest.mark.slow
 def test_the_review_of_a_hand_is_review_s(client: TestClient, records: Path) -> None:
     text = records.read_text().splitlines()[0]
     job = post(client, "/api/review", {"page": "v", "text": text, "name": "g", "line": 1})
@@ -211,6 +213,7 @@ def test_a_hand_against_greedy_to_the_end(client: TestClient) -> None:
     assert doc["view"]["match_totals"] == rec["totals_after"] and doc["view"]["plays_made"] == 0
 
 
+@pytest.mark.slow
 def test_puzzles_are_the_review_s_mistakes(client: TestClient, records: Path) -> None:
     body = {"page": "p", "folder": str(records.parent), "limit": 2}
     job = finish(client, post(client, "/api/puzzles", body))

@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from helpers.board import HEADERS, alive, command, descendants, get, make_records, post, served
 
+pytestmark = pytest.mark.slow
+
 CARDS = {"cards": {"hand": "7D 3S KH", "table": "7C 5H 2S 4D"}}
 
 

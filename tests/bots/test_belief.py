@@ -25,6 +25,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.state import HandState
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "seed", "plays", "model", "opponent"),
     [
@@ -192,6 +193,7 @@ def test_search_draws_worlds_by_the_belief() -> None:
         assert np.array_equal(a, c)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["scopa", "scopa-4", "scopone-scientifico"])
 def test_belief_search_bots_play_every_preset(preset: str) -> None:
     """PIMC and ISMCTS with a belief play legal plays, keep the decision's belief, and

@@ -201,6 +201,7 @@ def test_match_close_plays_lopsided_matches_for_the_margin(table_file: Path) -> 
         assert (close.win_probability(state, 0.0) is None) == lopsided
 
 
+@pytest.mark.slow
 def test_match_leaf_parameter(table_file: Path) -> None:
     """match_leaf=normal is the default (same name, same values); calibrated changes the
     values of depth-limited searches and names itself; it needs objective=match."""

@@ -175,6 +175,7 @@ def test_posterior_moves_towards_the_type_that_made_the_plays() -> None:
         assert prior[idx].sum() < mean[0] < mean[-1], (opponent, mean)
 
 
+@pytest.mark.slow
 def test_round_robin_harness_is_the_same_for_any_number_of_workers() -> None:
     """The round robin's pairings and standings (robust belief bots included) are the
     same played in one process or two."""

@@ -60,6 +60,7 @@ def test_a_record_file_ending_in_blank_lines_is_accepted(record: Path, tmp_path:
     assert check_lines(["", " "]).errors == [(0, "the file holds no records")]
 
 
+@pytest.mark.slow
 def test_a_device_read_as_records_is_refused_not_read_forever() -> None:
     done = command("replay", "/dev/zero", timeout=60)
     one_line(done, "line 1 is longer than", "not a scopa-record/1 line")
@@ -70,18 +71,21 @@ def test_a_device_read_as_records_is_refused_not_read_forever() -> None:
     assert MAX_LINE >= 1 << 20
 
 
+@pytest.mark.slow
 def test_replay_of_a_closed_standard_input_is_one_line() -> None:
     done = subprocess.run(f"exec 0<&-; {EXE} replay -", shell=True, capture_output=True,
                           text=True, timeout=60)  # fmt: skip
     one_line(done, "standard input is closed")
 
 
+@pytest.mark.slow
 def test_an_invalid_numba_setting_is_one_line_at_start() -> None:
     done = command("variants", env={"NUMBA_NUM_THREADS": "0"})
     assert done.returncode == 2
     one_line(done, "invalid numba setting", "NUMBA_NUM_THREADS")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full on this system")
 def test_writing_to_a_full_device_is_one_line(tmp_path: Path) -> None:
     one_line(command("play", "--matches", "1", "--record", "/dev/full"),
@@ -284,6 +288,7 @@ LONG = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("name", list(LONG))
 def test_ctrl_c_and_sigterm_stop_a_long_search(name: str, sig: int) -> None:
@@ -352,6 +357,7 @@ def test_writing_to_a_device_writes_it_and_never_replaces_it(tmp_path: Path) -> 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["full", "null"]  # no temporary
 
 
+@pytest.mark.slow
 def test_a_closed_standard_output_is_one_line_not_silence() -> None:
     for args in ("variants", "advise --hand '7D 3S KH' --table '7C 5H 2S AD' --json "
                  "--policy ismcts:iterations=20"):  # fmt: skip
@@ -361,6 +367,7 @@ def test_a_closed_standard_output_is_one_line_not_silence() -> None:
         assert done.stderr.strip() == "Error: cannot write standard output: it is closed", done
 
 
+@pytest.mark.slow
 def test_positions_and_line_ranges_without_end_are_one_line(record: Path) -> None:
     done = command("advise", "--position", "/dev/zero:1:0", timeout=60)
     one_line(done, "--position: /dev/zero: line 1 is longer than")

@@ -325,6 +325,7 @@ def test_replay_show_line_never_crashes(records: Path, line: str) -> None:
         one_line_error(res)
 
 
+@pytest.mark.slow
 def test_tournament_workers_beyond_the_deals() -> None:
     r = Rules.make()
     specs = [PolicySpec.parse("greedy"), PolicySpec.parse("random")]

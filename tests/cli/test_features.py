@@ -50,6 +50,7 @@ def test_tournament_help_explains_every_option() -> None:
 
 
 # --------------------------------------------------------------------------- tournaments
+@pytest.mark.slow
 def test_tournament_results_do_not_depend_on_workers() -> None:
     r = Rules.make()
     specs = [PolicySpec.parse(t) for t in ("greedy", "random", "pimc:worlds=2,depth=1")]
@@ -59,6 +60,7 @@ def test_tournament_results_do_not_depend_on_workers() -> None:
     assert [x.deal_pairs for x in one] == [12, 12, 12]
 
 
+@pytest.mark.slow
 def test_tournament_sprt_stops_at_the_same_deal_with_workers() -> None:
     r = Rules.make()
     specs = [PolicySpec.parse("greedy"), PolicySpec.parse("random")]

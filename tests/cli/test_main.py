@@ -436,6 +436,7 @@ def scopa_sim_exe() -> str:
     return found
 
 
+@pytest.mark.slow
 def test_installed_entry_point() -> None:
     exe = scopa_sim_exe()
     ok = subprocess.run([exe, "variants"], capture_output=True, text=True, timeout=120)
@@ -453,6 +454,7 @@ def test_installed_entry_point() -> None:
     assert errors == ["Error: bad value 5 for option 'players'; allowed: 2, 3, 4"]
 
 
+@pytest.mark.slow
 def test_simulate_from_the_executable_ends_complete(tmp_path: Path) -> None:
     """The executable ends without the interpreter's teardown, after all is written."""
     import polars as pl
@@ -498,6 +500,7 @@ def test_main_skips_teardown_only_after_success_without_dask(
     assert info.value.args[0] == (0 if fast else code)
 
 
+@pytest.mark.slow
 def test_start_up_savings_stay_in_the_cli_process() -> None:
     """The command line skips numba's BLAS probe, yet scipy still imports and the
     statistics that use it work."""

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from scopa_sim_cli import progress as P
 from scopa_sim_cli.main import cli
@@ -38,6 +39,7 @@ def test_progress_is_shown_when_forced_and_kept_off_stdout(tmp_path: Path) -> No
     assert "simulate:" not in res.stdout
 
 
+@pytest.mark.slow
 def test_no_progress_by_default_in_a_pipe(tmp_path: Path) -> None:
     """A real process whose standard error is a pipe: nothing but the command's output."""
     env = {k: v for k, v in os.environ.items() if k != P.ENVVAR}

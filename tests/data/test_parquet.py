@@ -111,6 +111,7 @@ def tables(draw: st.DrawFn) -> tuple[int, list[P.Column]]:
     return n, columns
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(tables())
 def test_any_table_reads_back_exactly(tmp_path_factory: pytest.TempPathFactory, table) -> None:

@@ -45,6 +45,7 @@ def test_rules_command_prints_the_documents() -> None:
         document("spec")
 
 
+@pytest.mark.slow
 def test_the_wheel_ships_the_documents(tmp_path: Path) -> None:
     """A wheel built from the tree (as pip installs it) holds both documents, equal to
     the files the documentation includes."""

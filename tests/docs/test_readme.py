@@ -130,6 +130,7 @@ def test_the_readme_is_short_and_every_page_is_in_the_site() -> None:
             assert rel in listed, f"{rel} is not in a toctree of docs/index.md"
 
 
+@pytest.mark.slow
 def test_every_readme_example_runs(tmp_path: Path, scheduler: str) -> None:
     """The README's and then every documentation page's examples, in that order, in one
     directory (a page's commands may read what an earlier page's made)."""

@@ -85,6 +85,7 @@ def _best_play_of(st, rules, expert, z, spare):
     return card, take, z, spare, n, big
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("preset", ["scopa", "scopa-15", "scopone", "escoba", "scopa-3"])
 @pytest.mark.parametrize("policy", [K.POLICY_GREEDY, K.POLICY_EXPERT])
 def test_best_play_chooses_as_the_step_kernels(preset: str, policy: int) -> None:
@@ -148,6 +149,7 @@ _ORDER_RULES = [(p, ()) for p in PRESETS] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), _ORDER_RULES)
 def test_search_enumeration_lists_the_plays_in_the_step_kernels_order(
     preset: str, overrides: tuple[str, ...]
@@ -176,6 +178,7 @@ def test_search_enumeration_lists_the_plays_in_the_step_kernels_order(
 _RULES = [(p, ()) for p in PRESETS] + [("scopa", ("capture_compulsory=false",))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), _RULES)
 def test_fused_loop_written_out_and_in_steps_give_the_same_hands(
     preset: str, overrides: tuple[str, ...]

@@ -60,6 +60,7 @@ def sweep_aces(r: np.ndarray, table: int) -> int:
     return K.ACES if r[K.R_ACE_SWEEP] and table and not table & K.ACES else 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), RULES, ids=IDS)
 def test_every_form_of_the_capture_rule_lists_the_same_captures(
     preset: str, overrides: tuple[str, ...]
@@ -181,6 +182,7 @@ def _largest_lane(cards: int) -> int:
     return best(1, cards, (1,) + (0,) * 14)
 
 
+@pytest.mark.slow
 def test_the_fifteen_rules_packed_counts_fit_their_lanes_up_to_big_table15() -> None:
     """The two-word packed counts keep 8 bits a sum: exact for every table of up to
     BIG_TABLE15 cards, and BIG_TABLE15 is the largest size for which that holds."""

@@ -69,6 +69,7 @@ def pick(legal: list[tuple[int, frozenset[int]]], table: frozenset[int], rng: ra
     return rng.randrange(len(legal))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), RULESETS, ids=IDS)
 @HANDS
 @given(seed=SEEDS)
@@ -101,6 +102,7 @@ def test_every_decision_matches_the_reference(
     assert state.score() == ref.score_hand(piles, state.scope, rd)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), RULESETS, ids=IDS)
 @HANDS
 @given(seed=SEEDS)
@@ -135,6 +137,7 @@ def test_whole_hands_match_the_reference(
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "overrides",
     [
@@ -185,6 +188,7 @@ SCORING_RULES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("preset", "overrides"), SCORING_RULES, ids=[str(r) for r in SCORING_RULES]
 )
@@ -243,6 +247,7 @@ def test_selfplay_kernel_matches_the_python_api(preset: str, seed: int) -> None:
         assert points[h, : rules.sides].tolist() == totals
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), RULESETS, ids=IDS)
 @settings(max_examples=15, deadline=None)
 @given(seed=SEEDS, mix=st.lists(st.sampled_from([0, 1, 2]), min_size=4, max_size=4))

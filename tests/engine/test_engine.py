@@ -862,6 +862,7 @@ print(out[0, K.I_SETTEBELLO])
 """
 
 
+@pytest.mark.slow
 def test_a_changed_module_never_loads_a_stale_cached_kernel(tmp_path: Path) -> None:
     # numba keys a cached kernel on its own file only: score_state (step.py) has
     # scoring.score_into compiled into it, so an edit of scoring.py alone would leave

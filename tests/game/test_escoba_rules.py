@@ -400,6 +400,7 @@ def test_hand_state_pushes_follow_the_reading() -> None:
 
 
 # --------------------------------------------------------------------------- simulate, analyze
+@pytest.mark.slow
 def test_simulate_and_analyze_list_the_four_sevens_point(tmp_path: Path) -> None:
     """The shards keep the pinned schema; ``analyze`` lists the item from each side's
     sevens, and the items add up to the margin (the points include it)."""

@@ -36,6 +36,7 @@ def test_the_committed_fingerprints_cover_every_case() -> None:
     assert set(QUICK) <= set(want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("case", QUICK)
 def test_outputs_are_those_before_the_move(case: str, tmp_path: Path) -> None:
     done = subprocess.run(
@@ -47,6 +48,7 @@ def test_outputs_are_those_before_the_move(case: str, tmp_path: Path) -> None:
     assert "1 of 1 fingerprints unchanged" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_changed_output_is_reported(tmp_path: Path) -> None:
     # The check can fail: a fingerprint file with one digest altered is caught.
     want = json.loads((HERE / "fingerprints.json").read_text())

@@ -8,7 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scopa_sim.sim import compiling as C
+
+pytestmark = pytest.mark.slow
 
 #: Run in a fresh process: the notices on, then two of the random-stream kernels (one
 #: group) twice each, in this process or in two pool workers at once.

@@ -207,6 +207,7 @@ CASES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(CASES))
 def test_kill_9_leaves_no_process(name: str, tmp_path: Path, records: Path) -> None:
     case = CASES[name]
@@ -231,6 +232,7 @@ STOPPED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 @pytest.mark.parametrize("name", list(STOPPED))
 def test_ctrl_c_and_sigterm_stop_at_once(name: str, sig: int, tmp_path: Path) -> None:

@@ -66,6 +66,7 @@ def test_same_data_whatever_workers_and_shard_size(tmp_path):
     assert _read(tmp_path / "a").equals(_read(tmp_path / "b"))
 
 
+@pytest.mark.slow
 def test_same_data_with_worker_processes_for_search_policies(tmp_path):
     """Search policies run in worker processes (kernel policies in threads): same data."""
     cfg = _config(count=4, policies=("ismcts:iterations=30", "greedy"), shard=1)
@@ -212,6 +213,7 @@ def test_cli_simulate_and_errors(tmp_path):
     assert res.exit_code == 1 and "differs" in res.output
 
 
+@pytest.mark.slow
 def test_unreachable_scheduler(tmp_path):
     res = CliRunner().invoke(
         cli,
@@ -268,6 +270,7 @@ def test_a_failed_run_keeps_its_shards_and_an_interrupted_one_its_manifest(tmp_p
     assert simulate(i, _config(), local_executor(1), resume=True).complete
 
 
+@pytest.mark.slow
 def test_dask_local_cluster_same_data(tmp_path):
     pytest.importorskip("distributed")
     from scopa_sim.sim.executors import dask_executor
@@ -277,6 +280,7 @@ def test_dask_local_cluster_same_data(tmp_path):
     assert _read(tmp_path / "l").equals(_read(tmp_path / "k"))
 
 
+@pytest.mark.slow
 def test_kill_and_resume_gives_identical_data(tmp_path):
     """kill -9 in the middle of a run, then --resume: the data equal an uninterrupted run."""
     args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
@@ -391,6 +395,7 @@ def test_a_locked_run_directory_is_refused(tmp_path):
     assert simulate(d, _config(), local_executor(1), resume=True).complete
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_shards_and_says_how_to_resume(tmp_path):
     d = tmp_path / "intr"
     args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]

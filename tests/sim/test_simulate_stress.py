@@ -171,6 +171,7 @@ def test_default_shard_size_keeps_shards_small_for_long_matches():
 # --------------------------------------------------------------------------- huge runs
 
 
+@pytest.mark.slow
 def test_huge_hand_counts_start_at_once_and_stop_on_ctrl_c(tmp_path):
     """simulate --hands 10**15 grew memory by gigabytes before writing a shard and ignored
     Ctrl-C: shards are now planned as they are taken."""
@@ -200,6 +201,7 @@ def test_the_shard_plan_is_lazy():
 # --------------------------------------------------------------------------- signals
 
 
+@pytest.mark.slow
 def test_sigterm_is_handled_like_ctrl_c(tmp_path):
     """SIGTERM exited 143 without a word and left a temporary shard file."""
     d = tmp_path / "term"
@@ -244,6 +246,7 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_worker_processes_stop_when_simulate_is_killed(tmp_path):
     """kill -9 of a simulate whose shards run in processes (search policies) left the

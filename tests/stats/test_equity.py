@@ -51,6 +51,7 @@ def _outcomes(rows: list[tuple[int, int, int, int]]) -> E.HandOutcomes:
     return E.HandOutcomes(a[:, 0], a[:, 1], a[:, 2], a[:, 3])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("denari_wins", [False, True])
 def test_dp_matches_value_iteration(denari_wins: bool) -> None:
     # dealer-favoured hands, 0-0 hands (self-loops), ties, and all-denari hands
@@ -90,6 +91,7 @@ def _scopa_rows(policy: str, mode: str, count: int) -> np.ndarray:
     return compute_rows(cfg, 0, count).copy()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", ["random", "greedy", "expert"])
 def test_dp_agrees_with_simulated_matches(policy: str) -> None:
     from scopa_sim import _engine as K
@@ -202,6 +204,7 @@ def _brute_sides(out: E.PositionOutcomes, target: int, denari_wins: bool) -> np.
     return v
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("denari_wins", [False, True])
 def test_four_side_dp_matches_value_iteration(denari_wins: bool) -> None:
     """The one programme takes any number of sides: four (four players each for
