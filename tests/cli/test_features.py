@@ -73,6 +73,7 @@ def test_tournament_sprt_stops_at_the_same_deal_with_workers() -> None:
     assert sum(seen) == one[0].deal_pairs  # progress counts the deal pairs used
 
 
+@pytest.mark.slow
 def test_tournament_cli_workers_and_progress() -> None:
     base = ["tournament", "--policy", "greedy", "--policy", "random", "--deals", "60", "--json"]
     a, b = run(*base), run(*base, "--workers", "2", "--quiet")

@@ -30,6 +30,7 @@ BIG = {
 }
 
 
+@pytest.mark.slow
 def test_the_tasks_compile_every_big_loop_in_one_signature() -> None:
     names = [t.name for t, seconds in warm(jobs=1) if seconds >= 0]
     assert sorted(names) == sorted(TASKS)
