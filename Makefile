@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: study test docs lint bench clean
+.PHONY: study test test-quick docs lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,12 @@ test: $(STAMP)
 	$(BIN)/mypy scopa_sim
 	$(BIN)/lint-imports
 	$(MAKE) docs
+
+## The quick loop: the tests not marked slow (pyproject's markers: no subprocess, benchmark,
+## browser, notebook or fingerprint test, none over ~2 s), on every core as in `make test`.
+## Under 2 minutes on 2 cores once numba's cache is warm. No linters, no docs.
+test-quick: $(STAMP)
+	$(BIN)/pytest -m "not slow" -n auto --maxprocesses 4
 
 ## The documentation site (Sphinx, MyST Markdown; warnings are errors) into docs/_build/html.
 docs: $(STAMP)

@@ -34,7 +34,7 @@ version = release = __version__
 
 extensions = [
     # MyST-NB: MyST Markdown (it loads myst-parser) and the tutorial notebook, rendered
-    # with the outputs committed in it; tests/test_tutorial.py executes it instead of the
+    # with the outputs committed in it; tests/docs/test_tutorial.py executes it instead of the
     # docs build, which then needs no kernel and no compiled kernels.
     "myst_nb",
     "sphinx.ext.autodoc",

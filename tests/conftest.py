@@ -7,7 +7,9 @@ processes of their own (workers of a run, the installed command) compile it once
 in each. So the controller first runs :func:`scopa_sim.sim.warm.warm` (each kernel compiled
 once, the tasks shared out over as many processes as there are test workers), and every
 later process loads the kernels from numba's cache. With the cache warm this takes a few
-seconds. Set ``SCOPA_SIM_TEST_WARM=0`` to skip it.
+seconds, also in the quick loop (``make test-quick``, the tests not marked ``slow``); on a
+cold cache it is most of the run's time, several minutes. Set ``SCOPA_SIM_TEST_WARM=0``
+to skip it.
 
 It also gives Ctrl-C back to the processes the tests start: a suite started in the
 background of a script (``make test &``, ``nohup``) begins with SIGINT ignored, which

@@ -18,7 +18,7 @@ Usage::
     python tests/fingerprint.py --check tests/fingerprints.json --only play-scopa
 
 ``tests/fingerprints.json`` holds the values taken at the commit before the re-layout
-(0.3.0, 5ca6bf3); ``tests/test_fingerprint.py`` checks a quick subset of them on every
+(0.3.0, 5ca6bf3); ``tests/project/test_fingerprint.py`` checks a quick subset of them on every
 test run.
 """
 

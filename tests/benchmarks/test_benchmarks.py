@@ -1,0 +1,80 @@
+"""Smoke tests of the timing scripts of ``benchmarks/``: each runs end to end at a tiny
+size and writes its JSON. Speed is never asserted; only that the scripts work."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def _run(script: str, *args: str, out: Path) -> dict:
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / script), *args, "--json", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return json.loads(out.read_text())
+
+
+def _positive(rows: list[dict]) -> dict[str, float]:
+    values = {r["measure"]: r["value"] for r in rows}
+    assert values and all(v is None or v >= 0 for v in values.values()), values
+    return values
+
+
+def test_bench_engine(tmp_path: Path) -> None:
+    doc = _run("bench_engine.py", "--hands", "500", "--skip-startup", out=tmp_path / "e.json")
+    values = _positive(doc["results"])
+    assert values["random self-play, 2p scopa"] > 0 and values["expert self-play, 2p scopa"] > 0
+    assert values["fused loop / HandState"] > 1
+    assert values["escoba / scopa, random self-play"] > 0
+
+
+def test_bench_simulate(tmp_path: Path) -> None:
+    doc = _run("bench_simulate.py", "--hands", "20000", "--repeat", "1", out=tmp_path / "s.json")
+    assert doc["hands"] == 20000 and len(doc["runs"]["two"]) == 1
+    values = _positive(doc["results"])
+    assert values["simulate, 2 workers (wall, start-up included)"] > 0
+
+
+def test_bench_search(tmp_path: Path) -> None:
+    doc = _run("bench_search.py", "--quick", out=tmp_path / "q.json")
+    values = _positive(doc["results"])
+    assert values["pimc, ms per move"] > 0 and values["/ ismcts:iterations=1000 in the same run"]
+    assert values["solver positions/s, 2 plays left"] > 0
+
+
+def test_bench_ab(tmp_path: Path) -> None:
+    """The paired A/B harness loads a git revision's kernels beside the working tree's."""
+    git = subprocess.run(["git", "-C", str(BENCH), "rev-parse", "HEAD"], capture_output=True)
+    if git.returncode != 0:  # pragma: no cover - not a git checkout
+        pytest.skip("needs a git checkout")
+    doc = _run("bench_ab.py", "--base", "HEAD", "--pairs", "2", "--case", "solver",
+               out=tmp_path / "ab.json")  # fmt: skip
+    res = doc["results"]["solver"]
+    assert res["pairs"] == 2 and len(res["ratios"]) == 2 and res["same_results"]
+    assert res["ratio_median"] > 0
+
+
+def test_bench_deals(tmp_path: Path) -> None:
+    doc = _run("bench_deals.py", "--hands", "20000", "--workers", "1", out=tmp_path / "d.json")
+    values = _positive(doc["results"])
+    assert values["deal function, hands/s on one core"] > 0
+    assert doc["hands"] == 20000 and doc["settebello_first_deal"]["estimate"] > 0
+
+
+@pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="no Chromium (.ci/run)")
+def test_bench_board(tmp_path: Path) -> None:
+    doc = _run("bench_board.py", "--quick", out=tmp_path / "b.json")
+    assert doc["positions"] == 3 and len(doc["times"]) == 4
+    assert 0 < doc["first_median_s"] <= doc["final_median_s"]

@@ -1,0 +1,10 @@
+"""Helpers shared by several test modules (no test module imports another one).
+
+``tests/`` is on ``sys.path`` (pyproject's ``[tool.pytest.ini_options] pythonpath``), so
+a test imports them as ``from helpers.board import make_records``; the plain-Python
+reference of the rules is ``tests/reference.py``, imported as ``import reference``.
+
+* :mod:`helpers.board`: game records to open, the board served by the installed command;
+* :mod:`helpers.belief`: hands played to a point, beliefs by brute force;
+* :mod:`helpers.golden`: the fifteen family's rule sets and golden legal-play counts.
+"""

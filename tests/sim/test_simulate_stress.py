@@ -1,0 +1,396 @@
+"""simulate under stress: long matches, huge counts, signals, dead parents, Dask clusters
+without workers, and resuming a finished run. Each test runs the command that showed
+the problem (issue 14)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import polars as pl
+import pytest
+from click.testing import CliRunner, Result
+from scopa_sim_cli.main import cli
+
+from scopa_sim import _engine as K
+from scopa_sim.bots.registry import PolicySpec, seat_policies
+from scopa_sim.data import dataset as D
+from scopa_sim.data import run as RUN
+from scopa_sim.data.run import scan
+from scopa_sim.game.rules import MAX_TARGET, Rules
+from scopa_sim.sim import executors as EX
+from scopa_sim.sim import shards as SH
+from scopa_sim.sim import simulate as S
+from scopa_sim.sim.match import MatchError, play_match
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run(*args: object) -> Result:
+    result = CliRunner().invoke(cli, [str(a) for a in args], prog_name="scopa-sim")
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
+    assert "Traceback" not in result.output
+    return result
+
+
+def one_line_error(result: Result) -> str:
+    assert result.exit_code not in (0, None), result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error"), result.stderr
+    return lines[0]
+
+
+def _spawn(*args: object, **kw) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "scopa_sim_cli.main", *map(str, args)],
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        **kw,
+    )
+
+
+def _wait_for(condition, seconds: float = 120) -> None:
+    deadline = time.time() + seconds
+    while not condition():
+        assert time.time() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def _listed_shards(d: Path) -> list:
+    """The shards the run's manifest lists so far (none while it is being created)."""
+    try:
+        return json.loads((d / D.MANIFEST).read_text())["shards"]
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def _read(d: Path):
+    return scan(d).collect().sort("match", "hand")
+
+
+# --------------------------------------------------------------------------- long matches
+
+
+def test_long_matches_simulate(tmp_path):
+    """simulate --matches N --rule target=200 crashed ("a match did not end within the
+    output buffer"); now any target the rules accept works."""
+    r = run("simulate", "--matches", 300, "--rule", "target=200", "--out", tmp_path / "a", "-q")
+    assert r.exit_code == 0, r.output
+    df = _read(tmp_path / "a")
+    ends = df.filter(df["winner"].is_not_null())
+    assert ends.height == 300 and ends["match"].n_unique() == 300
+    assert df.group_by("match").len()["len"].min() > 30  # long matches indeed
+    assert (ends.select(pl.max_horizontal("s0_total", "s1_total")) >= 200).to_series().all()
+    top = run(
+        "simulate",
+        "--matches",
+        3,
+        "--preset",
+        "scopa-4-solo",
+        "--rule",
+        f"target={MAX_TARGET}",
+        "--out",
+        tmp_path / "b",
+        "-q",
+    )
+    assert top.exit_code == 0, top.output
+    assert _read(tmp_path / "b")["hand"].max() > 500
+
+
+def test_long_matches_equal_the_hand_by_hand_rows():
+    """The fused loop's rows for long matches, in blocks, equal the step kernels'."""
+    r = Rules.make("scopa", ["target=150"])
+    cfg = RUN.SimConfig.make("scopa", r, seat_policies(["greedy"], 2), "matches", 4, 5)
+    ref = SH._bot_rows(cfg, [PolicySpec.parse("greedy")] * 2, 1, 3)
+    assert (SH.compute_rows(cfg, 1, 3) == ref).all()
+
+
+def test_a_match_outgrowing_the_buffer_is_computed_again(monkeypatch):
+    """The jitted loop raises when a match outgrows its buffer; the block is then made
+    again with fewer matches, giving the same rows; a match that never ends (past the
+    loop's MAX_HANDS_PER_MATCH) is a one-line SimulationError."""
+    r = Rules.make("scopa", ["target=60"])
+    cfg = RUN.SimConfig.make("scopa", r, seat_policies(["random"], 2), "matches", 40, 2)
+    expected = SH.compute_rows(cfg, 0, 40)
+    real = K.fused_rows
+    calls = []
+
+    def overflow_once(rules, codes, seed, by_match, first, n, out):
+        calls.append(n)
+        if len(calls) == 1:
+            raise ValueError("fused_hands: a match did not end within the output buffer")
+        return real(rules, codes, seed, by_match, first, n, out)
+
+    monkeypatch.setattr(K, "fused_rows", overflow_once)
+    assert (SH.compute_rows(cfg, 0, 40) == expected).all()
+    assert calls[:2] == [40, 20]
+
+    def never_ends(*args):
+        raise ValueError("fused_hands: a match did not end within the output buffer")
+
+    monkeypatch.setattr(K, "fused_rows", never_ends)
+    with pytest.raises(S.SimulationError, match="match 0 did not end within 10,000 hands"):
+        SH.compute_rows(cfg, 0, 40)
+
+
+def test_long_matches_play():
+    """play --rule target=100000 raised RuntimeError; the target range is now checked up
+    front, and the longest target plays to the end."""
+    assert "allowed: integers 1..1000" in one_line_error(run("play", "--rule", "target=100000"))
+    big = "99999999999999999999"  # overflowed in pack_rules
+    assert "allowed: integers 1..1000" in one_line_error(run("play", "--rule", f"target={big}"))
+    r = run("play", "--rule", f"target={MAX_TARGET}", "--matches", 1)
+    assert r.exit_code == 0, r.output
+    assert "1 win(s)" in r.output
+
+
+def test_a_match_that_never_ends_is_a_scopa_error(monkeypatch):
+    import scopa_sim.sim.match as M
+
+    monkeypatch.setattr(M, "MAX_HANDS_PER_MATCH", 3)
+    r = Rules.make("scopa", ["target=1000"])
+    with pytest.raises(MatchError, match="did not end within 3 hands"):
+        list(play_match(r, [PolicySpec.parse("random")] * 2, 0, 0))
+
+
+def test_default_shard_size_keeps_shards_small_for_long_matches():
+    short, long = Rules.make("scopa-4-solo"), Rules.make("scopa", ["target=1000"])
+    assert RUN.default_shard_size("matches", short) == RUN.DEFAULT_SHARD_MATCHES
+    assert RUN.default_shard_size("matches", long) == RUN.DEFAULT_SHARD_MATCHES * 44 // 2000
+    assert RUN.default_shard_size("hands", long) == RUN.DEFAULT_SHARD_HANDS
+
+
+# --------------------------------------------------------------------------- huge runs
+
+
+@pytest.mark.slow
+def test_huge_hand_counts_start_at_once_and_stop_on_ctrl_c(tmp_path):
+    """simulate --hands 10**15 grew memory by gigabytes before writing a shard and ignored
+    Ctrl-C: shards are now planned as they are taken."""
+    d = tmp_path / "huge"
+    proc = _spawn("simulate", "--hands", 10**15, "--shard-size", 1000, "--workers", 2, "-q",
+                  "--out", d)  # fmt: skip
+    # the manifest, not the shard files: a worker renames its file into place before the
+    # parent records it (resume adopts such a file), so files alone race the assertion below
+    _wait_for(lambda: len(_listed_shards(d)) >= 2, 60)
+    rss = int(Path(f"/proc/{proc.pid}/statm").read_text().split()[1]) * os.sysconf("SC_PAGESIZE")
+    assert rss < 1 << 30
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert "--resume" in err and "Traceback" not in err
+    doc = json.loads((d / D.MANIFEST).read_text())
+    assert doc["config"]["count"] == 10**15 and len(doc["shards"]) >= 2
+
+
+def test_the_shard_plan_is_lazy():
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 10**18, 0, 1)
+    run_ = SH.Run(Path("."), cfg, {"shards": [{"index": 0}]})
+    todo = run_.todo()
+    assert next(todo) == 1 and next(todo) == 2  # a list would hold 10**18 entries
+
+
+# --------------------------------------------------------------------------- signals
+
+
+@pytest.mark.slow
+def test_sigterm_is_handled_like_ctrl_c(tmp_path):
+    """SIGTERM exited 143 without a word and left a temporary shard file."""
+    d = tmp_path / "term"
+    args = ["--hands", 400000, "--seed", 5, "--shard-size", 20000, "--workers", 2, "-q"]
+    proc = _spawn("simulate", *args, "--out", d)
+    _wait_for(lambda: len(D.finished_shards(d)) >= 2)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    assert "terminated (SIGTERM)" in err and "--resume" in err and "Traceback" not in err
+    assert not list((d / "shards").glob(".*tmp"))
+    assert not json.loads((d / D.MANIFEST).read_text())["complete"]
+    r = run("simulate", *args, "--out", d, "--resume")
+    assert r.exit_code == 0, r.output
+    ref = tmp_path / "ref"
+    assert run("simulate", *args, "--out", ref).exit_code == 0
+    assert _read(d).equals(_read(ref))
+
+
+def _descendants(pid: int) -> set[int]:
+    """The live processes below ``pid`` (from /proc)."""
+    parents: dict[int, int] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            parents[int(stat.parent.name)] = int(fields[1])
+    out, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, pp in parents.items() if pp in frontier} - out
+        out |= frontier
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_worker_processes_stop_when_simulate_is_killed(tmp_path):
+    """kill -9 of a simulate whose shards run in processes (search policies) left the
+    workers running and writing shards for a minute."""
+    d = tmp_path / "k9"
+    proc = _spawn("simulate", "--hands", 400, "--shard-size", 2, "--workers", 2, "-q",
+                  "--policy", "ismcts:iterations=3000", "--out", d)  # fmt: skip
+    _wait_for(lambda: len(_descendants(proc.pid)) >= 3, 60)  # forkserver and two workers
+    time.sleep(0.5)
+    children = _descendants(proc.pid)
+    proc.kill()  # not reaped yet: the workers see a zombie parent
+    deadline = time.time() + 5
+    while any(_alive(p) for p in children) and time.time() < deadline:
+        time.sleep(0.05)
+    proc.wait()
+    assert not [p for p in children if _alive(p)]
+    shards = len(D.finished_shards(d))
+    time.sleep(1)
+    assert len(D.finished_shards(d)) == shards  # nobody writes any more
+
+
+def test_resume_of_a_finished_run_says_so(tmp_path):
+    """--resume of a finished run printed "0 hands in 0.00 s"."""
+    d = tmp_path / "done"
+    assert run("simulate", "--hands", 300, "--out", d, "-q").exit_code == 0
+    r = run("simulate", "--hands", 300, "--out", d, "-q", "--resume")
+    assert r.exit_code == 0
+    assert "is already complete (300 hands; run " in r.output and "0.00 s" not in r.output
+    m = tmp_path / "matches"
+    assert run("simulate", "--matches", 20, "--out", m, "-q").exit_code == 0
+    r = run("simulate", "--matches", 20, "--out", m, "-q", "--resume")
+    assert f"already complete (20 matches, {_read(m).height:,} hands; run" in r.output
+
+
+def test_resume_takes_the_runs_shard_size(tmp_path):
+    """A run made with --shard-size is resumed without repeating it."""
+    d = tmp_path / "r"
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 500, 0, 100)
+    with pytest.raises(KeyboardInterrupt):
+        S.simulate(d, cfg, _interrupt_after(2))
+    r = run("simulate", "--hands", 500, "--out", d, "-q", "--resume", "--workers", 1)
+    assert r.exit_code == 0, r.output
+    assert "500 hands" not in r.output and "300 hands" in r.output
+
+
+def _interrupt_after(n: int):
+    def execute(run_, todo):
+        for i in itertools.islice(todo, n):
+            yield SH.run_shard(run_.config, i, str(run_.directory))
+        raise KeyboardInterrupt
+
+    return execute
+
+
+# --------------------------------------------------------------------------- Dask
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        ("notaurl", "missing port number"),
+        ("tcp://127.0.0.1", "missing port number"),
+        ("127.0.0.1", "missing port number"),
+        ("http://127.0.0.1:1", "unknown address scheme 'http'"),
+        ("tcp://[::1", "invalid address"),
+        ("tcp://:8786", "no host"),
+        ("tcp://127.0.0.1:99999", "port 99999 is not 1..65535"),
+        ("tcp://127.0.0.1:abc", "invalid literal"),
+        ("", "missing port number"),
+    ],
+)
+def test_malformed_scheduler_addresses(tmp_path, address, why):
+    pytest.importorskip("distributed")
+    r = run("simulate", "--hands", 10, "--executor", "dask", "--scheduler", address,
+            "--out", tmp_path / "d")  # fmt: skip
+    error = one_line_error(r)
+    assert f"bad Dask scheduler address {address!r}: {why}" in error, error
+    assert not (tmp_path / "d").exists()
+
+
+def _cluster(workers: int):
+    """A scheduler on 127.0.0.1 with ``workers`` in-process workers (threads)."""
+    distributed = pytest.importorskip("distributed")
+    return distributed.LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=None,
+    )
+
+
+@pytest.fixture
+def empty_cluster():
+    cluster = _cluster(0)
+    yield cluster
+    cluster.close()
+
+
+def test_a_scheduler_without_workers_times_out(tmp_path, empty_cluster):
+    t0 = time.time()
+    r = run("simulate", "--hands", 10, "--executor", "dask", "--out", tmp_path / "d",
+            "--scheduler", empty_cluster.scheduler_address, "--worker-timeout", 1)  # fmt: skip
+    assert time.time() - t0 < 30
+    assert "waiting for Dask workers at" in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith("Error: no Dask worker at")
+    assert r.exit_code == 1 and "(--worker-timeout)" in r.stderr
+    assert not (tmp_path / "d").exists()
+
+
+def test_a_cluster_whose_workers_all_go_times_out(tmp_path):
+    """Workers that all die in the middle of a run: a clear error after the time-out, with
+    the finished shards kept for --resume."""
+    cluster = _cluster(1)
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 1000, 0, 100)
+    notes: list[str] = []
+
+    def kill_worker(units: int, rows: int) -> None:
+        if not notes:
+            notes.append("killed")
+            cluster.scale(0)
+
+    execute = EX.dask_executor(cluster.scheduler_address, 1, 1.0, notify=notes.append)
+    try:
+        with pytest.raises(S.SimulationError, match=r"every Dask worker .* gone .* within 1 s"):
+            S.simulate(tmp_path / "d", cfg, execute, progress=kill_worker)
+    finally:
+        cluster.close()
+    assert any("no Dask worker left" in n for n in notes)
+    assert D.finished_shards(tmp_path / "d")
+    assert not json.loads((tmp_path / "d" / D.MANIFEST).read_text())["complete"]
+
+
+def test_a_run_directory_removed_in_the_middle_is_a_one_line_error(tmp_path):
+    """The directory (or the disk) fails under a running simulate: a SimulationError that
+    says so, not an OSError's traceback."""
+    import shutil
+
+    d = tmp_path / "gone"
+    cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 600, 0, 200)
+
+    def remove(units: int, rows: int) -> None:
+        shutil.rmtree(d / "shards")
+
+    with pytest.raises(S.SimulationError, match=r"the run in .*gone failed: No such file"):
+        S.simulate(d, cfg, EX.local_executor(1), progress=remove)
