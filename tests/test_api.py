@@ -308,7 +308,7 @@ def test_advise_and_review_bad_input() -> None:
     with pytest.raises(ScopaError) as err:
         scopa_sim.advise("7X")
     assert str(err.value) == want
-    with pytest.raises(PositionError, match="--hand"):
+    with pytest.raises(PositionError, match="give the hand"):
         scopa_sim.advise()
     with pytest.raises(PositionError, match="two counts"):
         scopa_sim.advise("7D", scope=(1,))  # type: ignore[arg-type]

@@ -163,8 +163,8 @@ def test_advise_position_bad_files(tmp_path: Path, records: Path) -> None:
 def test_advise_position_excludes_the_card_options(records: Path) -> None:
     pos = ["advise", "--position", f"{records}:1:3"]
     for extra in (["--hand", "7D"], ["--table", "7D"], ["--scope", "0,0"], ["--preset", "scopa"]):
-        one_line_error(run(*pos, *extra), f"drop {extra[0]}")
-    one_line_error(run(*pos, "--rule", "target=5"), "drop --rule")
+        one_line_error(run(*pos, *extra), f"drop {extra[0][2:]}")
+    one_line_error(run(*pos, "--rule", "target=5"), "drop rules")
 
 
 def test_advise_position_from_the_record(records: Path) -> None:

@@ -363,7 +363,7 @@ def test_a_closed_standard_output_is_one_line_not_silence() -> None:
 
 def test_positions_and_line_ranges_without_end_are_one_line(record: Path) -> None:
     done = command("advise", "--position", "/dev/zero:1:0", timeout=60)
-    one_line(done, "--position: /dev/zero: line 1 is longer than")
+    one_line(done, "position: /dev/zero: line 1 is longer than")
     for args, says in [
         ([str(record), f"1-{10**30}"], f"{record} has lines 1..6, not 7"),
         (["/dev/null"], "/dev/null is not a record file (a directory or a device)"),

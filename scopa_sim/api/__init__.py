@@ -8,6 +8,7 @@ line give the same numbers for the same input; bad input raises the project's
 messages. Nothing here imports numba or polars until a function needs them.
 """
 
+from scopa_sim.api.advice import Advice, PlayValue, advise
 from scopa_sim.api.analysis import (
     Advantage,
     Analysis,
@@ -20,16 +21,7 @@ from scopa_sim.api.analysis import (
 from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
 from scopa_sim.api.display import Estimate
 from scopa_sim.api.runs import Run, open_run, simulate
-from scopa_sim.api.search import (
-    Advice,
-    GameReview,
-    Pairing,
-    PlayValue,
-    Tournament,
-    advise,
-    review,
-    tournament,
-)
+from scopa_sim.api.search import GameReview, Pairing, Tournament, review, tournament
 
 __all__ = [
     "Advantage",

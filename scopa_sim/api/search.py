@@ -20,20 +20,17 @@ from scopa_sim.api.display import (
     box,
     esc,
     est_cells,
-    fmt,
     make_rules,
     one_line_errors,
     table,
     whole,
 )
-from scopa_sim.errors import CardError, PolicyError, PositionError
+from scopa_sim.errors import PolicyError
 from scopa_sim.files import json_number
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from scopa_sim.game.cards import CardSet
-    from scopa_sim.game.state import HandState
     from scopa_sim.records.review import Review as LibraryReview
     from scopa_sim.sim.tournament import PairingResult, Standing
 
@@ -42,207 +39,6 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pl.DataFrame:
     import polars as pl
 
     return pl.DataFrame(rows, schema=columns, orient="row")
-
-
-# --------------------------------------------------------------------------- advise
-@dataclass(frozen=True)
-class PlayValue:
-    """One legal play as the policy valued it: the mean (of the hand's point margin for
-    the side to play, or of the match objective's value) with its 95% interval over
-    ``n`` samples, whether the policy chose it, and with ``objective=match`` its chance
-    to win the match."""
-
-    play: str
-    mean: float
-    ci_low: float
-    ci_high: float
-    n: int
-    chosen: bool
-    p_win: float | None = None
-
-
-@dataclass(frozen=True, repr=False)
-class Advice:
-    """Every legal play of a position ranked by a search policy (the ``advise``
-    command), best first. ``values`` says what the means are: ``hand_margin``,
-    ``horizon_estimate`` (a depth-limited search's heuristic) or ``match_win_points``."""
-
-    policy: str
-    seed: int
-    seat: int
-    hand: str
-    table: str
-    values: str
-    plays: tuple[PlayValue, ...]
-    state: HandState = field(compare=False)
-    doc: dict[str, Any] = field(compare=False, default_factory=dict)
-
-    @property
-    def chosen(self) -> str:
-        """The play the policy chose."""
-        return next(p.play for p in self.plays if p.chosen)
-
-    @property
-    def belief(self) -> dict[str, Any] | None:
-        """With ``advise(..., belief=MODEL)``: per other seat its most likely hands,
-        each unseen card's probability of being in it and how it seems to play
-        (:func:`scopa_sim.bots.belief.belief_json`); else None."""
-        import copy
-
-        got = self.doc.get("belief")
-        return copy.deepcopy(got) if got is not None else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """What ``scopa-sim advise --json`` prints
-        (:func:`scopa_sim.bots.advise.advice_json`)."""
-        import copy
-
-        return copy.deepcopy(self.doc)
-
-    def to_polars(self) -> pl.DataFrame:
-        return _frame([vars(p) for p in self.plays], list(PlayValue.__dataclass_fields__))
-
-    def __repr__(self) -> str:
-        best = next(p for p in self.plays if p.chosen)
-        return (
-            f"Advice(seat {self.seat}, hand [{self.hand}], table [{self.table}]: best "
-            f"{best.play} {best.mean:+.3f} [{best.ci_low:+.3f}, {best.ci_high:+.3f}] of "
-            f"{len(self.plays)} plays; policy {self.policy}, seed {self.seed})"
-        )
-
-    def _repr_html_(self) -> str:
-        from scopa_sim.records.review_html import cards_html, play_html
-
-        head = ["play", "mean", "95% CI", "n", ""]
-        rows = [
-            [
-                play_html(p.play),
-                fmt(p.mean, "+.3f"),
-                f"[{fmt(p.ci_low, '+.2f')}, {fmt(p.ci_high, '+.2f')}]",
-                f"{p.n:,}",
-                "best" if p.chosen else "",
-            ]
-            for p in self.plays
-        ]
-        where = table(
-            ["seat to play", "hand", "table"],
-            [[str(self.seat), cards_html(self.hand), cards_html(self.table)]],
-        )
-        title = f"scopa-sim advice: policy {self.policy}, seed {self.seed}; values {self.values}"
-        return box(title, where, "<br>", table(head, rows))
-
-
-def _cards(text: str | CardSet | None, option: str) -> CardSet:
-    from scopa_sim.game.cards import CardSet
-
-    if text is None or text == "":
-        return CardSet()
-    if isinstance(text, CardSet):
-        return text
-    if not isinstance(text, str):
-        raise CardError(f"{option}: cards are a text such as '7D 3S', not {text!r}")
-    try:
-        return CardSet.parse(text)
-    except CardError as e:
-        raise CardError(f"{option}: {e}") from None
-
-
-def _pair(value: object, option: str, example: str) -> tuple[int, int]:
-    """Two counts (scope so far, match totals) given as a pair of whole numbers."""
-    if isinstance(value, tuple | list) and len(value) == 2:
-        a, b = value
-        if type(a) is int and type(b) is int and a >= 0 and b >= 0:
-            return a, b
-    raise PositionError(f"{option} {value!r}: expected two counts like {example}")
-
-
-@one_line_errors
-def advise(
-    hand: str | CardSet | None = None,
-    table: str | CardSet = "",
-    *,
-    preset: str = "scopa",
-    rules: Mapping[str, Any] | None = None,
-    mine: str | CardSet = "",
-    theirs: str | CardSet = "",
-    seen: str | CardSet = "",
-    scope: tuple[int, int] = (0, 0),
-    opponent_cards: int | None = None,
-    totals: tuple[int, int] = (0, 0),
-    position: str | None = None,
-    policy: str = "ismcts:iterations=20000",
-    belief: str | None = None,
-    seed: int = 0,
-) -> Advice:
-    """Rank every legal play of a position by expected point margin, with 95% CIs (the
-    ``advise`` command): the position from the cards seat 0 knows (``hand``, ``table``,
-    the piles ``mine`` and ``theirs``, other cards ``seen``, ``scope`` so far, match
-    ``totals``), or ``position="FILE.jsonl:LINE:PLAY"`` of a game record.  ``belief``
-    (``"expert"`` or ``"fit"``, the command's ``--belief``) adds what the other seats may
-    hold under that play model (:attr:`Advice.belief`)."""
-    from scopa_sim.bots.advise import advice_json, check_advisor, position_from_cards
-    from scopa_sim.bots.advise import advise as library_advise
-    from scopa_sim.bots.belief import belief as library_belief
-    from scopa_sim.bots.belief import belief_json
-    from scopa_sim.bots.registry import PolicySpec
-    from scopa_sim.records.record import position_from_record
-
-    if not isinstance(policy, str):
-        raise PolicyError(f"--policy is a policy text such as 'ismcts', not {policy!r}")
-    from scopa_sim.bots.belief import SHOWN_BELIEFS
-
-    if belief is not None and belief not in SHOWN_BELIEFS:
-        raise PolicyError(f"--belief {belief!r}: expected one of {', '.join(SHOWN_BELIEFS)}")
-    spec = PolicySpec.parse(policy)
-    check_advisor(spec)
-    seed = whole("--seed", seed, 0)
-    if position is not None:
-        if hand is not None:
-            raise PositionError(
-                "--position takes the rules and the cards from the record: drop --hand"
-            )
-        state = position_from_record(position)
-    else:
-        if not hand:
-            raise PositionError("give --hand (and --table), or --position FILE.jsonl:LINE:PLAY")
-        if opponent_cards is not None:
-            whole("--opponent-cards", opponent_cards, 0)
-        state = position_from_cards(
-            make_rules(preset, rules),
-            _cards(hand, "--hand"),
-            _cards(table, "--table"),
-            mine=_cards(mine, "--mine"),
-            theirs=_cards(theirs, "--theirs"),
-            seen=_cards(seen, "--seen"),
-            scope=_pair(scope, "--scope", "1,0"),
-            opponent_cards=opponent_cards,
-            totals=_pair(totals, "--totals", "7,9"),
-        )
-    bot = spec.bot()
-    result = library_advise(state, bot, seed, recorded=position is not None)
-    params = dict(spec.params)
-    match = params.get("objective") == "match"
-    values = "match_win_points" if match else "hand_margin"
-    if not match and params.get("horizon") is not None:
-        values = "horizon_estimate"
-    win = getattr(bot, "win_probability", None)
-    plays = tuple(
-        PlayValue(
-            str(p.play),
-            float(p.mean),
-            float(p.ci_low),
-            float(p.ci_high),
-            int(p.n),
-            bool(p.chosen),
-            float(win(state, p.mean)) if match and win else None,
-        )
-        for p in result.plays
-    )
-    hand_text, table_text = str(state.hand(result.seat)), str(state.table)
-    doc = advice_json(result, spec, bot, seed)
-    if belief is not None:
-        doc["belief"] = belief_json(library_belief(state, belief, seed=seed))
-    return Advice(str(spec), seed, result.seat, hand_text, table_text, values, plays, state, doc)
 
 
 # --------------------------------------------------------------------------- tournament
@@ -489,12 +285,9 @@ def review(
 
 
 __all__ = [
-    "Advice",
     "GameReview",
     "Pairing",
-    "PlayValue",
     "Tournament",
-    "advise",
     "review",
     "tournament",
 ]
