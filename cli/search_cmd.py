@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import json
-import math
 import sys
 
 import click
 
-from scopa_sim.api import advise
+from scopa_sim.api import advise, tournament
 from scopa_sim.bots.belief import SHOWN_BELIEFS
-from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
-from scopa_sim.files import json_number
 from scopa_sim.sim.pool import interruptible
-from scopa_sim.sim.tournament import Sprt, ladder, run_tournament, standings
-from scopa_sim.stats.inference import MIN_SAMPLES
 
 from .options import (
     COUNT_MAX,
@@ -34,13 +29,6 @@ _DEFAULT = click.core.ParameterSource.DEFAULT
 def _given(name: str) -> bool:
     """Whether the option ``name`` was given on the command line (not its default)."""
     return click.get_current_context().get_parameter_source(name) is not _DEFAULT
-
-
-def _policy(text: str) -> PolicySpec:
-    try:
-        return PolicySpec.parse(text)
-    except ScopaError as e:
-        raise BadInput(str(e)) from None
 
 
 @click.command()
@@ -203,94 +191,33 @@ def tournament_cmd(
     Every pairing plays the same deals, each twice with the sides swapped. Progress is
     shown on standard error when it is a terminal (see --progress).
     """
-    r = make_rules(preset, rules)
-    specs = [_policy(p) for p in policies]
-    test = None
-    if sprt:
+    e0e1 = None
+    if sprt is not None:
         try:
             e0, e1 = (float(x) for x in sprt.split(","))
         except ValueError:
             raise BadInput(f"--sprt {sprt!r}: expected ELO0,ELO1 such as 0,10") from None
-        if not (math.isfinite(e0) and math.isfinite(e1)):
-            raise BadInput(f"--sprt {sprt!r}: ELO0 and ELO1 must be finite numbers")
-        if e0 >= e1:
-            raise BadInput("--sprt: ELO0 must be below ELO1")
-        test = Sprt(e0, e1, alpha, beta)
-    if sprt is None and (_given("alpha") or _given("beta")):
-        raise BadInput("--alpha and --beta are the error rates of --sprt: give --sprt too")
-    pairings = len(specs) * (len(specs) - 1) // 2
+        e0e1 = (e0, e1)
+    pairings = len(policies) * (len(policies) - 1) // 2
     try:
         bar = Progress(wanted(progress, quiet), "tournament", deals * pairings, "deal pairs")
         with bar:
-            callback = bar.advance if bar.show else None
-            results = run_tournament(r, specs, deals, seed, test, callback, workers)
+            result = tournament(
+                *policies,
+                preset=preset,
+                rules=make_rules(preset, rules),
+                deals=deals,
+                seed=seed,
+                sprt=e0e1,
+                alpha=alpha if _given("alpha") else None,
+                beta=beta if _given("beta") else None,
+                workers=workers,
+                progress=bar.advance if bar.show else None,
+            )
     except ScopaError as e:
         raise BadInput(str(e)) from None
-    names = [str(p) for p in specs]
-    board = ladder(names, results)
-    rank = standings(names, results)
     if as_json:
-        doc = {
-            "preset": preset,
-            "rules": r.as_dict(),
-            "seed": seed,
-            "deals": deals,
-            "pairings": [
-                {
-                    "a": x.a,
-                    "b": x.b,
-                    "deal_pairs": x.deal_pairs,
-                    "margin": x.margin.mean,
-                    "margin_ci": [json_number(x.margin.low), json_number(x.margin.high)],
-                    "wins": x.wins,
-                    "draws": x.draws,
-                    "losses": x.losses,
-                    "score": x.score,
-                    "elo": x.elo,
-                    "elo_ci": [json_number(x.elo_low), json_number(x.elo_high)],
-                    "sprt_llr": x.sprt_llr,
-                    "sprt_verdict": x.sprt_verdict,
-                }
-                for x in results
-            ],
-            "ladder": [{"policy": p, "elo": e} for p, e in board],
-            "standings": [x.to_dict() for x in rank],
-        }
-        json.dump(doc, sys.stdout, indent=2)
+        json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
         return
-    click.echo(f"rules {preset} ({r.digest()}), seed {seed}; each deal played twice, sides swapped")
-    for x in results:
-        if x.margin.estimated:
-            margin_ci = f"95% CI [{x.margin.low:+.3f}, {x.margin.high:+.3f}]"
-            elo_ci = f" [{x.elo_low:+.0f}, {x.elo_high:+.0f}]"
-        else:
-            margin_ci = f"no CI (not estimated from fewer than {MIN_SAMPLES} deal pairs)"
-            elo_ci = ""
-        click.echo(
-            f"{x.a} vs {x.b}: {x.margin.mean:+.3f} points per hand, {margin_ci} over "
-            f"{x.deal_pairs} deal pairs; W/D/L {x.wins}/{x.draws}/{x.losses}, "
-            f"Elo {x.elo:+.0f}{elo_ci}"
-        )
-        if x.sprt_llr is not None and test is not None:
-            lo, hi = test.bounds
-            verdict = {"H1": f"H1 (elo >= {test.elo1:g})", "H0": f"H0 (elo <= {test.elo0:g})"}
-            click.echo(
-                f"  SPRT elo0={test.elo0:g} elo1={test.elo1:g} alpha={alpha} beta={beta}: "
-                f"LLR {x.sprt_llr:+.2f} in [{lo:.2f}, {hi:.2f}] -> "
-                f"{verdict.get(x.sprt_verdict or '', 'inconclusive')}"
-            )
-    click.echo("Elo ladder (least-squares fit, mean 0):")
-    for p, e in board:
-        click.echo(f"  {e:+7.1f}  {p}")
-    click.echo(
-        "Standings (not significantly worse than any other first, then by the worst pairing):"
-    )
-    for x in rank:
-        m = x.worst_margin
-        ci = f" [{m.low:+.3f}, {m.high:+.3f}]" if m.estimated else " (no CI)"
-        worse = ", ".join(x.worse_against) if x.worse_against else "none"
-        click.echo(
-            f"  {x.policy}: worst pairing {m.mean:+.3f}{ci} vs {x.worst_opponent}; "
-            f"significantly worse against: {worse}"
-        )
+    click.echo(result.to_text(), nl=False)
