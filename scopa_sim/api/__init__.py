@@ -22,7 +22,7 @@ from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_han
 from scopa_sim.api.display import Estimate
 from scopa_sim.api.runs import Run, open_run, simulate
 from scopa_sim.api.search import GameReview, review
-from scopa_sim.api.tournament import Pairing, Tournament, tournament
+from scopa_sim.api.tournaments import Pairing, Tournament, tournament
 
 __all__ = [
     "Advantage",
