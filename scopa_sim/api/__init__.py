@@ -8,7 +8,7 @@ line give the same numbers for the same input; bad input raises the project's
 messages. Nothing here imports numba or polars until a function needs them.
 """
 
-from scopa_sim.api.advice import Advice, PlayValue, advise
+from scopa_sim.api.advice import Advice, GameReview, PlayValue, advise, review
 from scopa_sim.api.analysis import (
     Advantage,
     Analysis,
@@ -21,7 +21,6 @@ from scopa_sim.api.analysis import (
 from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
 from scopa_sim.api.display import Estimate
 from scopa_sim.api.runs import Run, open_run, simulate
-from scopa_sim.api.search import GameReview, review
 from scopa_sim.api.tournaments import Pairing, Tournament, tournament
 
 __all__ = [

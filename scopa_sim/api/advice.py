@@ -5,7 +5,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from scopa_sim.game.cards import CardSet
     from scopa_sim.game.rules import Rules
     from scopa_sim.game.state import HandState
+    from scopa_sim.records.review import Review as LibraryReview
 
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pl.DataFrame:
@@ -340,4 +342,133 @@ def advise(
     )  # fmt: skip
 
 
-__all__ = ["CARD_ARGUMENTS", "Advice", "PlayValue", "advise", "advisor"]
+# --------------------------------------------------------------------------- review
+@dataclass(frozen=True, repr=False)
+class GameReview:
+    """The review of recorded hands (the ``review`` command): every decision's loss
+    against the evaluator's best play, labels, luck and skill per seat and side. Its
+    HTML is the review page's summary and hands; :meth:`to_html` the whole page."""
+
+    result: LibraryReview = field(compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """What ``scopa-sim review --json`` prints."""
+        from scopa_sim.records.review import to_json
+
+        d: dict[str, Any] = to_json(self.result)
+        return d
+
+    def to_polars(self) -> pl.DataFrame:
+        """One row per decision of the seats under review."""
+        rows = []
+        for d in self.result.decisions():
+            x = d.as_dict()
+            rows.append({k: v for k, v in x.items() if not isinstance(v, list | tuple | dict)})
+        import polars as pl
+
+        return pl.DataFrame(rows)
+
+    def to_text(self) -> str:
+        """What ``scopa-sim review`` prints."""
+        from scopa_sim.records.review import to_text
+
+        text: str = to_text(self.result)
+        return text
+
+    def to_html(self) -> str:
+        """The self-contained page of ``review --html``."""
+        from scopa_sim.records.review_html import to_html
+
+        page: str = to_html(self.result)
+        return page
+
+    def save_html(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_html` to ``path`` (atomically)."""
+        from scopa_sim.files import write_text
+
+        write_text(os.fspath(path), self.to_html())
+
+    def __repr__(self) -> str:
+        from scopa_sim.records.review import summary_lines
+
+        r = self.result
+        lines = "; ".join(line.strip() for line in summary_lines(r))
+        return f"GameReview({len(r.hands)} hand(s), evaluator {r.evaluator}: {lines})"
+
+    def _repr_html_(self) -> str:
+        from scopa_sim.records.review_html import hand_section, summary_table
+
+        r = self.result
+        parts = [
+            summary_table([*r.seat_summaries(), *r.side_summaries()]),
+            *[hand_section(h, r.seats) for h in r.hands],
+        ]
+        return box(f"scopa-sim review: evaluator {r.evaluator}, seed {r.seed}", *parts)
+
+
+@one_line_errors
+def review(
+    *targets: str | os.PathLike[str],
+    policy: str = "eval",
+    seed: int = 0,
+    seats: Iterable[int] | None = None,
+    workers: int | None = None,
+    allow_unfinished: bool = False,
+    belief: str | None = None,
+    progress: Callable[[int], None] | None = None,
+    on_hands: Callable[[int], None] | None = None,
+) -> GameReview:
+    """Grade every decision of recorded hands (the ``review`` command): each decision's
+    loss against the evaluator's best play (95% CI over common worlds), labels, luck per
+    deal and a summary per seat and side.
+
+    Args:
+        targets: record files, each optionally followed by line numbers (``"3"``,
+            ``"2-5"``) picking its hands (default: all), checked as ``replay`` checks them.
+        policy: the evaluator (``"eval:worlds=16"``).
+        seed: the seed of the evaluator's worlds.
+        seats: grade only these seats' decisions (default: every seat).
+        workers: hands reviewed at once, in threads (default: all cores; the results do
+            not depend on it).
+        allow_unfinished: accept a file whose last match has no winner yet.
+        belief: a play model (``"expert"``, ``"fit"``): also each decision's belief about
+            the other hands.
+        progress: called with 1 after each hand reviewed.
+        on_hands: called once with the number of hands to review, before the first.
+
+    Returns:
+        The :class:`GameReview`.
+
+    Raises:
+        ReviewError: no record file, an invalid one, a missing line or seat, an unknown
+            evaluator.
+        RecordError: a record that does not follow from its rules.
+        PolicyError: an unknown belief model.
+    """
+    from scopa_sim.errors import ReviewError
+    from scopa_sim.records.review import run_review
+
+    if not targets:
+        raise ReviewError("give a record file to review")
+    args = [os.fspath(t) if isinstance(t, os.PathLike) else t for t in targets]
+    if not all(isinstance(a, str) for a in args):
+        raise ReviewError(f"review takes record files and line numbers, not {targets!r}")
+    if not isinstance(policy, str):
+        raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
+    chosen = [whole("seat", s, 0) for s in seats] if seats is not None else None
+    n = whole("workers", workers, 1) if workers is not None else os.cpu_count() or 1
+    result = run_review(
+        [str(a) for a in args],
+        policy,
+        whole("seed", seed, 0),
+        seats=chosen or None,
+        workers=n,
+        allow_unfinished=allow_unfinished,
+        progress=progress,
+        on_tasks=on_hands,
+        belief_model=belief,
+    )
+    return GameReview(result)
+
+
+__all__ = ["CARD_ARGUMENTS", "Advice", "GameReview", "PlayValue", "advise", "advisor", "review"]
