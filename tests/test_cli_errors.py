@@ -272,12 +272,12 @@ def test_policy_counts_beyond_32_bits_are_errors(param: str) -> None:
 
 
 def test_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    import scopa_sim_cli.play_cmd
+    import scopa_sim.sim.match
 
     def no_memory(*args: object, **kwargs: object) -> None:
         raise MemoryError("Unable to allocate 59.6 GiB")
 
-    monkeypatch.setattr(scopa_sim_cli.play_cmd, "play_match", no_memory)
+    monkeypatch.setattr(scopa_sim.sim.match, "play_match", no_memory)
     one_line_error(run("play"), "not enough memory (Unable to allocate 59.6 GiB)")
 
 

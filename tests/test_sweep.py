@@ -251,7 +251,7 @@ def test_a_perfect_information_answer_says_it_is_one(record: Path) -> None:
         docs.append(pi)
     assert docs[0] != docs[1]  # another seed, another layout
     text = CliRunner().invoke(cli, [*pos, "--seed", "1"]).output
-    assert "perfect-information answer" in text and "--seed 1" in text
+    assert "perfect-information answer" in text and "(seed 1)" in text
     assert "seat 1 holds [" in text and "not your expected margins" in text
     # the layout drawn is a world of the seat's information set
     state = position_from_cards(Rules.make("scopa"), CardSet.parse("7D 3S KH"),

@@ -20,6 +20,7 @@ from scopa_sim.api.analysis import (
 )
 from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
 from scopa_sim.api.display import Estimate
+from scopa_sim.api.games import Matches, play, replay, replay_hands
 from scopa_sim.api.runs import Run, open_run, simulate
 from scopa_sim.api.tournaments import Pairing, Tournament, tournament
 
@@ -31,6 +32,7 @@ __all__ = [
     "Estimate",
     "GameReview",
     "GroupFigures",
+    "Matches",
     "Pairing",
     "PlayValue",
     "Run",
@@ -45,6 +47,9 @@ __all__ = [
     "open_run",
     "opening_hands",
     "opening_tables",
+    "play",
+    "replay",
+    "replay_hands",
     "review",
     "simulate",
     "tournament",
