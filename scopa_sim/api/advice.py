@@ -197,30 +197,29 @@ CARD_ARGUMENTS = ("hand", "table", "mine", "theirs", "seen", "scope", "opponent_
 
 
 def _position(
-    position: str | HandState | None, recorded: bool, given: dict[str, Any]
+    where: str | HandState | None, recorded: bool, given: dict[str, Any]
 ) -> tuple[HandState, bool]:
     """The state :func:`advise` ranks the plays of, and whether its hidden cards are the
     true ones (a game record's)."""
-    from scopa_sim.bots.advise import position_from_cards
     from scopa_sim.game.state import HandState
     from scopa_sim.records.record import position_from_record
 
-    if position is not None:
+    if where is not None:
         extra = next((k for k in CARD_ARGUMENTS if given[k] is not None), None)
         if extra is not None:
             raise PositionError(
                 f"the position brings its own rules and cards: drop {extra.replace('_', ' ')}"
             )
-        if isinstance(position, HandState):
-            return position, bool(recorded)
-        if not isinstance(position, str):
+        if isinstance(where, HandState):
+            return where, bool(recorded)
+        if not isinstance(where, str):
             raise PositionError(
                 "a position is a HandState or a text FILE.jsonl:LINE:PLAY, not "
-                f"{type(position).__name__}"
+                f"{type(where).__name__}"
             )
         if recorded:
             raise PositionError("recorded applies to a position given as a HandState")
-        return position_from_record(position), True
+        return position_from_record(where), True
     if recorded:
         raise PositionError("recorded applies to a position given as a HandState")
     if not given["hand"]:
@@ -228,21 +227,48 @@ def _position(
             "give the hand to play (and the table), or a position FILE.jsonl:LINE:PLAY of a "
             "game record"
         )
-    if given["opponent_cards"] is not None:
-        whole("opponent cards", given["opponent_cards"], 0)
-    _, rules = game_rules(given["preset"], given["rules"], given["overrides"])
-    state = position_from_cards(
-        rules,
-        cards(given["hand"], "hand"),
-        cards(given["table"], "table"),
-        mine=cards(given["mine"], "mine"),
-        theirs=cards(given["theirs"], "theirs"),
-        seen=cards(given["seen"], "seen"),
-        scope=pair((0, 0) if given["scope"] is None else given["scope"], "scope", "1,0"),
-        opponent_cards=given["opponent_cards"],
-        totals=pair((0, 0) if given["totals"] is None else given["totals"], "totals", "7,9"),
+    return position(**given), False
+
+
+def position(
+    hand: str | CardSet | None,
+    table: str | CardSet | None = None,
+    *,
+    preset: str | None = None,
+    rules: Rules | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    mine: str | CardSet | None = None,
+    theirs: str | CardSet | None = None,
+    seen: str | CardSet | None = None,
+    scope: tuple[int, int] | None = None,
+    opponent_cards: int | None = None,
+    totals: tuple[int, int] | None = None,
+) -> HandState:
+    """The position of seat 0 (to play) in a 2-sided game from the cards it knows, as
+    :func:`advise` reads them (the board's set-up too): the arguments are
+    :func:`advise`'s.
+
+    Raises:
+        PositionError: a position that cannot occur under the rules.
+        CardError: a malformed card, or a card given twice.
+        RulesError: unknown rules.
+    """
+    from scopa_sim.bots.advise import position_from_cards
+
+    if opponent_cards is not None:
+        whole("opponent cards", opponent_cards, 0)
+    _, r = game_rules(preset, rules, overrides)
+    return position_from_cards(
+        r,
+        cards(hand, "hand"),
+        cards(table, "table"),
+        mine=cards(mine, "mine"),
+        theirs=cards(theirs, "theirs"),
+        seen=cards(seen, "seen"),
+        scope=pair((0, 0) if scope is None else scope, "scope", "1,0"),
+        opponent_cards=opponent_cards,
+        totals=pair((0, 0) if totals is None else totals, "totals", "7,9"),
     )
-    return state, False
 
 
 @one_line_errors
@@ -471,4 +497,13 @@ def review(
     return GameReview(result)
 
 
-__all__ = ["CARD_ARGUMENTS", "Advice", "GameReview", "PlayValue", "advise", "advisor", "review"]
+__all__ = [
+    "CARD_ARGUMENTS",
+    "Advice",
+    "GameReview",
+    "PlayValue",
+    "advise",
+    "advisor",
+    "position",
+    "review",
+]
