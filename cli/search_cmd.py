@@ -10,7 +10,6 @@ import click
 from scopa_sim.api import advise, tournament
 from scopa_sim.bots.belief import SHOWN_BELIEFS
 from scopa_sim.errors import ScopaError
-from scopa_sim.sim.pool import interruptible
 
 from .options import (
     COUNT_MAX,
@@ -88,9 +87,8 @@ def advise_cmd(
     """Rank every legal play of a position by expected point margin, with 95% CIs."""
     named = _given("preset") or bool(rules)
     with Progress(wanted(progress), "advise", text=f"ranking the plays with {policy}"):
-        try:  # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
-            advice = interruptible(
-                advise,
+        try:
+            advice = advise(
                 hand,
                 table,
                 preset=preset if _given("preset") else None,

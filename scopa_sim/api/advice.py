@@ -326,6 +326,7 @@ def advise(
     from scopa_sim.bots.advise import advise as rank
     from scopa_sim.bots.belief import SHOWN_BELIEFS, belief_json
     from scopa_sim.bots.belief import belief as library_belief
+    from scopa_sim.sim.pool import interruptible
 
     spec = advisor(policy)
     if belief is not None and belief not in SHOWN_BELIEFS:
@@ -338,7 +339,9 @@ def advise(
     }  # fmt: skip
     state, true_layout = _position(position, recorded, given)
     bot = spec.bot()
-    result = rank(state, bot, seed, recorded=true_layout)
+    # on a worker thread, so that Ctrl-C (and SIGTERM on the command line) stops a long
+    # search at once (:func:`scopa_sim.sim.pool.interruptible`)
+    result = interruptible(rank, state, bot, seed, recorded=true_layout)
     params = dict(spec.params)
     match = params.get("objective") == "match"
     values = "match_win_points" if match else "hand_margin"
