@@ -1,6 +1,6 @@
 """What the board's requests name, read strictly: rules, positions and games given as
 JSON, turned into :class:`~scopa_sim.game.state.HandState` by the library's own readers
-(:func:`~scopa_sim.bots.advise.position_from_cards` as ``advise --hand ...`` does,
+(:func:`scopa_sim.api.advice.position` as ``advise --hand ...`` does,
 :func:`~scopa_sim.records.record.position_from_record` as ``advise --position`` does,
 :func:`~scopa_sim.records.record.decode_hand` for a record's line), and the JSON views of
 a position the page draws.
