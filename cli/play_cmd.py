@@ -3,32 +3,21 @@
 from __future__ import annotations
 
 import contextlib
-import errno
-import json
 import sys
-import time
 from typing import TextIO
 
 import click
 
-from scopa_sim.errors import FileError
+from scopa_sim.api import play as play_matches
+from scopa_sim.api import replay as replay_file
+from scopa_sim.api import replay_hands
+from scopa_sim.errors import FileError, RecordError, ScopaError
 from scopa_sim.files import output
-from scopa_sim.records.record import (
-    check_lines,
-    deals_from_deck,
-    iter_lines,
-    opening_of,
-    show_hand,
-    write_records,
-)
-from scopa_sim.sim.match import play_match
-from scopa_sim.sim.pool import interruptible
 
 from .options import (
     COUNT_MAX,
     BadInput,
     PathArg,
-    make_policies,
     make_rules,
     policy_option,
     rules_options,
@@ -64,55 +53,29 @@ def play(
     """Play complete matches and optionally write their game records."""
     if record_path == "":
         raise BadInput("--record '': give a file name, or '-' for standard output")
-    r = make_rules(preset, rules)
-    specs = make_policies(policies, r.players)
-    summary_out = sys.stderr if record_path == "-" else sys.stdout
-    start = time.perf_counter()
-    totals = [0] * r.sides
-    wins = [0] * r.sides
-    hands = 0
-    openings = 0  # hands whose first table the dealer's side took (opening_fifteen)
     with contextlib.ExitStack() as stack:
-        out: TextIO | None = None
+        out = None
         if record_path:
             try:  # a path that cannot be opened is a usage error; a full disk later is not
                 out = stack.enter_context(output(record_path))
             except FileError as e:
                 raise BadInput(str(e)) from None
-        for m in range(matches):
-            # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
-            logs = interruptible(lambda m=m: list(play_match(r, specs, seed, m)))
-            if out is not None:
-                write_records(out, r, logs)
-            hands += len(logs)
-            for log in logs:
-                for s in range(r.sides):
-                    totals[s] += log.score[s][-1]
-                if r.opening_fifteen:
-                    openings += bool(
-                        opening_of(r, log.dealer, *deals_from_deck(r, log.deck, log.dealer))
-                    )
-            winner = logs[-1].winner
-            assert winner is not None
-            wins[winner] += 1
-    elapsed = time.perf_counter() - start
-    seats = ", ".join(f"seat {i}: {p}" for i, p in enumerate(specs))
-    echo = click.echo
-    echo(
-        f"{matches} match(es), {hands} hands, rules {preset} ({r.digest()}), seed {seed}",
-        file=summary_out,
-    )
-    echo(f"policies: {seats}", file=summary_out)
-    for s in range(r.sides):
-        echo(
-            f"side {s}: {wins[s]} win(s), {totals[s] / hands:.3f} points per hand",
-            file=summary_out,
-        )
-    if r.opening_fifteen:
-        echo(f"opening takes: {openings} of {hands} hands", file=summary_out)
-    if record_path and record_path != "-":
-        echo(f"records: {record_path}", file=summary_out)
-    echo(f"time: {elapsed:.2f} s", file=summary_out)
+        try:
+            result = play_matches(
+                policies or None,
+                preset=preset,
+                rules=make_rules(preset, rules),
+                matches=matches,
+                seed=seed,
+                record=out,
+            )
+        except FileError:  # a record file that cannot be written: status 1, by the group
+            raise
+        except ScopaError as e:
+            raise BadInput(str(e)) from None
+    shown = record_path if record_path and record_path != "-" else None
+    summary_out = sys.stderr if record_path == "-" else sys.stdout
+    click.echo(result.to_text(shown), file=summary_out, nl=False)
 
 
 @click.command()
@@ -140,22 +103,16 @@ def replay(path: str, allow_unfinished: bool, quiet: bool, show: str | None) -> 
     """
     if path == "-" and sys.stdin is None:
         raise BadInput("standard input is closed: no records to read from '-'")
+    source = sys.stdin if path == "-" else path
     if show is not None:
-        _show(path, show)
+        _show(source, show)
         return
     try:
-        if path == "-":
-            summary = check_lines(iter_lines(sys.stdin), allow_unfinished)
-        else:
-            with open(path, encoding="utf-8-sig") as f:
-                summary = check_lines(iter_lines(f), allow_unfinished)
-    except FileNotFoundError:
-        raise BadInput(f"no such file: {path}") from None
-    except UnicodeDecodeError:
-        click.echo(f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file", err=True)
-        sys.exit(1)
-    except OSError as e:
-        raise BadInput(f"cannot read {path}: {e.strerror}") from None
+        summary = replay_file(source, allow_unfinished=allow_unfinished)
+    except RecordError:  # not a record file at all: status 1, by the group
+        raise
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
     if summary.errors:
         for line, reason in summary.errors:
             click.echo(f"line {line}: {reason}" if line else reason)
@@ -171,49 +128,20 @@ def replay(path: str, allow_unfinished: bool, quiet: bool, show: str | None) -> 
             click.echo(f"wins: {wins}")
 
 
-def _show(path: str, which: str) -> None:
+def _show(source: str | TextIO, which: str) -> None:
     """``replay PATH --show [LINE]``: the hand on LINE, or every hand, play by play."""
     line_no = None
     if which != "all":
         if not (which.strip().isdecimal() and int(which) >= 1):
             raise BadInput(f"--show {which!r}: expected a line number from 1")
         line_no = int(which)
-    count = 0
     try:
-        with contextlib.ExitStack() as stack:
-            stream = (
-                sys.stdin if path == "-" else stack.enter_context(open(path, encoding="utf-8-sig"))
-            )
-            for count, text in enumerate(iter_lines(stream), start=1):
-                if line_no is not None and count != line_no:
-                    continue
-                view = _hand_view(text, count)
-                if count > 1 and line_no is None:
-                    click.echo()
-                click.echo(f"line {count}:")
-                click.echo("\n".join(view))
-                if line_no is not None:
-                    return
-    except FileNotFoundError:
-        raise BadInput(f"no such file: {path}") from None
-    except UnicodeDecodeError:
-        raise BadInput(f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file") from None
-    except OSError as e:
-        if e.errno == errno.EPIPE:  # the reader of our output went away: click handles it
-            raise
-        raise BadInput(f"cannot read {path}: {e.strerror}") from None
-    if count == 0:
-        raise BadInput(f"{'standard input' if path == '-' else path} holds no records")
-    if line_no is not None:
-        raise BadInput(f"--show {line_no}: {path} has lines 1..{count}")
-
-
-def _hand_view(text: str, line: int) -> list[str]:
-    """The lines of ``show_hand`` for one record line; a bad record is an error (exit 1)."""
-    try:
-        return show_hand(json.loads(text))
-    except (ValueError, RecursionError) as e:  # JSON errors, RecordError, CardError, ...
-        reason = f"malformed JSON: {e.msg}" if isinstance(e, json.JSONDecodeError) else str(e)
-        if isinstance(e, RecursionError):
-            reason = "malformed JSON: nested too deeply"
-        raise click.ClickException(f"line {line}: {reason}") from None
+        for count, (n, view) in enumerate(replay_hands(source, line_no)):
+            if count and line_no is None:
+                click.echo()
+            click.echo(f"line {n}:")
+            click.echo("\n".join(view))
+    except RecordError:  # a hand that is not a valid record: status 1, by the group
+        raise
+    except ScopaError as e:
+        raise BadInput(str(e)) from None

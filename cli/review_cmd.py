@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
 
 import click
 
+from scopa_sim.api import review
 from scopa_sim.bots.belief import SHOWN_BELIEFS
 from scopa_sim.errors import ScopaError
 
@@ -80,40 +80,36 @@ def review_cmd(
     Each FILE is a scopa-record/1 file (as written by play --record), checked as replay
     does; the line numbers (N or A-B) after a file pick its hands (default: all).
     """
-    from scopa_sim.records.review import run_review, to_json, to_text
-
     bar = Progress(wanted(progress, quiet), "review", None, "hands")
 
-    def on_tasks(n: int) -> None:
+    def on_hands(n: int) -> None:
         bar.restart(n, "hands", "grading")
 
     try:
         with bar:
-            result = run_review(
-                targets,
-                evaluator,
-                seed,
-                seats=list(seats) or None,
-                workers=workers or os.cpu_count() or 1,
+            result = review(
+                *targets,
+                policy=evaluator,
+                seed=seed,
+                seats=seats or None,
+                workers=workers,
                 allow_unfinished=allow_unfinished,
+                belief=belief_model,
                 progress=bar.advance if bar.show else None,
-                on_tasks=on_tasks if bar.show else None,
-                belief_model=belief_model,
+                on_hands=on_hands if bar.show else None,
             )
     except ScopaError as e:
         raise BadInput(str(e)) from None
     if html_path:
-        from scopa_sim.records.review_html import to_html
-
         try:
             with open(html_path, "w", encoding="utf-8") as f:
-                f.write(to_html(result))
+                f.write(result.to_html())
         except OSError as e:
             raise BadInput(f"cannot write {html_path}: {e.strerror}") from None
     if as_json:
-        json.dump(to_json(result), sys.stdout, indent=2)
+        json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
     else:
-        click.echo(to_text(result), nl=False)
+        click.echo(result.to_text(), nl=False)
     if html_path:
         click.echo(f"html report: {html_path}", err=True)

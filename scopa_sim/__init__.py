@@ -2,7 +2,8 @@
 
 ``import scopa_sim`` is cheap: it loads cards, plays, rules and the errors, and neither
 numba nor polars. The notebook API (:mod:`scopa_sim.api`: ``simulate``, ``open_run``,
-``analyze``, ``compare``, ``advantage``, ``advise``, ``tournament``, ``review``, the deal
+``analyze``, ``compare``, ``advantage``, ``play``, ``replay``, ``advise``, ``tournament``,
+``review``, the deal
 analyses ``card_values`` and its kin, and their results) is imported on first use of one
 of its names (PEP 562), and numba with the kernels only when a function first needs them
 (a simulation, a search, a hand's state, :meth:`Rules.to_array`).
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
         Comparison,
         Estimate,
         GameReview,
+        Matches,
         Run,
         Tournament,
         advantage,
@@ -39,6 +41,9 @@ if TYPE_CHECKING:
         open_run,
         opening_hands,
         opening_tables,
+        play,
+        replay,
+        replay_hands,
         review,
         simulate,
         tournament,
@@ -70,6 +75,7 @@ __all__ = [
     "Estimate",
     "GameReview",
     "IllegalPlayError",
+    "Matches",
     "Play",
     "RecordError",
     "Rules",
@@ -91,6 +97,9 @@ __all__ = [
     "opening_tables",
     "parse_card",
     "parse_cards",
+    "play",
+    "replay",
+    "replay_hands",
     "review",
     "simulate",
     "tournament",

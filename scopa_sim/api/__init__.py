@@ -8,6 +8,7 @@ line give the same numbers for the same input; bad input raises the project's
 messages. Nothing here imports numba or polars until a function needs them.
 """
 
+from scopa_sim.api.advice import Advice, GameReview, PlayValue, advise, review
 from scopa_sim.api.analysis import (
     Advantage,
     Analysis,
@@ -19,17 +20,9 @@ from scopa_sim.api.analysis import (
 )
 from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
 from scopa_sim.api.display import Estimate
+from scopa_sim.api.games import Matches, play, replay, replay_hands
 from scopa_sim.api.runs import Run, open_run, simulate
-from scopa_sim.api.search import (
-    Advice,
-    GameReview,
-    Pairing,
-    PlayValue,
-    Tournament,
-    advise,
-    review,
-    tournament,
-)
+from scopa_sim.api.tournaments import Pairing, Tournament, tournament
 
 __all__ = [
     "Advantage",
@@ -39,6 +32,7 @@ __all__ = [
     "Estimate",
     "GameReview",
     "GroupFigures",
+    "Matches",
     "Pairing",
     "PlayValue",
     "Run",
@@ -53,6 +47,9 @@ __all__ = [
     "open_run",
     "opening_hands",
     "opening_tables",
+    "play",
+    "replay",
+    "replay_hands",
     "review",
     "simulate",
     "tournament",

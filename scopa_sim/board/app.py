@@ -31,6 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from scopa_sim.api.advice import advisor
 from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
 from scopa_sim.board.positions import (
@@ -45,7 +46,7 @@ from scopa_sim.board.positions import (
     seed_of,
     view,
 )
-from scopa_sim.bots.advise import check_advisor, describe
+from scopa_sim.bots.advise import describe
 from scopa_sim.bots.belief import BELIEFS
 from scopa_sim.bots.registry import POLICIES, PolicySpec, search_policies
 from scopa_sim.errors import BoardError, ScopaError
@@ -191,8 +192,7 @@ class Board:
         doc = await _json(request, "page", "position", "policy", "seed")
         page = _page(doc)
         pos = position_of(field(doc, "position", dict))
-        spec = PolicySpec.parse(field(doc, "policy", str, DEFAULT_POLICY))
-        check_advisor(spec)
+        spec = advisor(field(doc, "policy", str, DEFAULT_POLICY))
         seed = seed_of(doc)
         if pos.state.is_over:
             raise BoardError("the hand is over: there is no play to analyse")

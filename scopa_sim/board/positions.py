@@ -1,6 +1,6 @@
 """What the board's requests name, read strictly: rules, positions and games given as
 JSON, turned into :class:`~scopa_sim.game.state.HandState` by the library's own readers
-(:func:`~scopa_sim.bots.advise.position_from_cards` as ``advise --hand ...`` does,
+(:func:`scopa_sim.api.advice.position` as ``advise --hand ...`` does,
 :func:`~scopa_sim.records.record.position_from_record` as ``advise --position`` does,
 :func:`~scopa_sim.records.record.decode_hand` for a record's line), and the JSON views of
 a position the page draws.
@@ -27,10 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from scopa_sim import _engine as K
-from scopa_sim.bots.advise import position_from_cards
+from scopa_sim.api.advice import position
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import BoardError, PositionError, ScopaError
 from scopa_sim.game.cards import CardSet, card_name
@@ -44,7 +41,13 @@ from scopa_sim.records.record import (
     hand_record,
     position_from_record,
 )
-from scopa_sim.sim.match import STREAM_BOT, STREAM_DEAL, HandLog, first_dealer, match_winner
+from scopa_sim.sim.match import (
+    MAX_HANDS_PER_MATCH,
+    bot_seed,
+    first_dealer,
+    hand_deck,
+    hand_log,
+)
 
 #: The longest text field a request may hold (a card list, a path, a policy), and the
 #: longest record line (a 4-player hand's record is about 3 kB).
@@ -126,14 +129,6 @@ def policy_of(doc: Mapping[str, Any], default: str) -> PolicySpec:
     return PolicySpec.parse(field(doc, "policy", str, default))
 
 
-def cards_of(doc: Mapping[str, Any], key: str) -> CardSet:
-    text = field(doc, key, str, "")
-    try:
-        return CardSet.parse(text)
-    except ScopaError as e:
-        raise BoardError(f"{key}: {e}") from None
-
-
 # --------------------------------------------------------------------------- positions
 @dataclass(frozen=True)
 class Position:
@@ -172,19 +167,15 @@ def position_of(doc: Mapping[str, Any]) -> Position:
 def cards_position(doc: Mapping[str, Any]) -> HandState:
     """Seat 0's position from the cards it knows, as ``advise --hand ...`` reads it."""
     only(doc, CARD_FIELDS, "cards")
-    rules = rules_of(doc)
-    opponent = field(doc, "opponent_cards", int, None)
-    if opponent is not None and not 0 <= opponent <= 10:
-        raise PositionError(f"opponent_cards {opponent}: a hand holds 0 to 10 cards")
-    return position_from_cards(
-        rules,
-        cards_of(doc, "hand"),
-        cards_of(doc, "table"),
-        mine=cards_of(doc, "mine"),
-        theirs=cards_of(doc, "theirs"),
-        seen=cards_of(doc, "seen"),
+    return position(
+        field(doc, "hand", str, ""),
+        field(doc, "table", str, ""),
+        rules=rules_of(doc),
+        mine=field(doc, "mine", str, ""),
+        theirs=field(doc, "theirs", str, ""),
+        seen=field(doc, "seen", str, ""),
         scope=pair(doc, "scope"),
-        opponent_cards=opponent,
+        opponent_cards=field(doc, "opponent_cards", int, None),
         totals=pair(doc, "totals"),
     )
 
@@ -336,8 +327,7 @@ class Game:
     def bot_seed(self) -> int:
         """The seed of the bot's next decision, as ``play`` derives it (hand ``h`` of
         match 0)."""
-        seed = K.derive_seed(self.seed, 0, self.hand_no, STREAM_BOT + self.state.plays_made)
-        return int(seed) & (2**63 - 1)
+        return bot_seed(self.seed, 0, self.hand_no, self.state.plays_made)
 
 
 def new_game(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -374,16 +364,13 @@ def game_state(doc: Mapping[str, Any]) -> Game:
     dealer = field(doc, "dealer", int, 0)
     if not 0 <= human < rules.players or not 0 <= dealer < rules.players:
         raise BoardError(f"human and dealer: seats 0..{rules.players - 1}")
-    if not 0 <= hand_no < K.MAX_HANDS_PER_MATCH:
+    if not 0 <= hand_no < MAX_HANDS_PER_MATCH:
         raise BoardError("hand_no: out of range")
     totals = field(doc, "totals", list, [0] * rules.sides)
     plays = field(doc, "plays", list, [])
     if len(plays) > MAX_PLAYS or not all(isinstance(p, str) for p in plays):
         raise BoardError(f"plays: a list of at most {MAX_PLAYS} plays as text")
-    r = rules.to_array()
-    deck = np.empty(40, dtype=np.int64)
-    K.shuffle_deal(r, K.new_rng(K.derive_seed(seed, 0, hand_no, STREAM_DEAL)), deck)
-    order = tuple(int(c) for c in deck[: rules.deck])
+    order = hand_deck(rules, seed, 0, hand_no)
     try:
         state = HandState.deal(rules, dealer=dealer, deck=order, match_totals=totals)
     except ValueError as e:
@@ -403,23 +390,16 @@ def game_view(game: Game) -> dict[str, Any]:
     state = game.state
     doc: dict[str, Any] = {"view": view(state, game.human), "bot_to_play": game.bot_to_play}
     if state.is_over:
-        score = state.score_array()
-        after = [t + int(score[s][K.I_TOTAL]) for s, t in enumerate(game.totals)]
-        piles = [p.mask for p in state.piles]
-        winner = match_winner(game.rules, after, piles)
-        n = game.rules.players
-        log = HandLog(
+        log = hand_log(
+            state,
             match=0,
             hand=game.hand_no,
             dealer=game.dealer,
             deck=game.deck,
             plays=game.moves,
-            score=tuple(tuple(int(x) for x in score[s]) for s in range(game.rules.sides)),
-            piles=tuple(piles),
             totals_before=game.totals,
-            totals_after=tuple(after),
-            winner=winner,
         )
+        after, winner, n = list(log.totals_after), log.winner, game.rules.players
         doc["record"] = json.dumps(hand_record(game.rules, log), separators=(",", ":"))
         doc["totals_after"] = after
         doc["winner"] = winner

@@ -29,11 +29,11 @@ def bind(host: str, port: int) -> socket.socket:
     """A listening socket on ``host:port`` (port 0: any free port); a BoardError in one
     line when the address cannot be used (in use, not this machine's, ...)."""
     if not 0 <= port <= 65535:
-        raise BoardError(f"--port {port}: a port is 0 to 65535")
+        raise BoardError(f"port {port}: a port is 0 to 65535")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (OSError, UnicodeError) as e:
-        raise BoardError(f"--host {host}: not an address of this machine ({e})") from None
+        raise BoardError(f"host {host}: not an address of this machine ({e})") from None
     family, _, _, _, address = infos[0]
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:

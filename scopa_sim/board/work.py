@@ -1,9 +1,9 @@
 """The board's long work, run in the worker process of :mod:`scopa_sim.board.jobs` (the
 project's one pool, :mod:`scopa_sim.sim.pool`): every function here is a plain function of
 picklable arguments returning JSON-ready data, and reuses the library's own code --
-:func:`~scopa_sim.bots.advise.advise` and :func:`~scopa_sim.bots.advise.advice_json` for
-a position's values, :func:`~scopa_sim.bots.belief.belief` for what the other seats can
-hold, :func:`~scopa_sim.records.review.review_hand` for a recorded hand's review.
+:func:`scopa_sim.api.advise` for a position's values (as the ``advise`` command does),
+:func:`~scopa_sim.bots.belief.belief` for what the other seats can hold,
+:func:`~scopa_sim.records.review.review_hand` for a recorded hand's review.
 
 **Stages.** A search policy with a budget (``eval`` and ``pimc``: worlds; ``ismcts``:
 iterations) is run first with a sixteenth and a quarter of its budget, then with the
@@ -18,8 +18,8 @@ import dataclasses
 import math
 from typing import Any
 
+from scopa_sim.api.advice import advise
 from scopa_sim.board.positions import record_position
-from scopa_sim.bots.advise import advice_json, advise, check_advisor
 from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import PositionError
@@ -95,12 +95,8 @@ def warm() -> bool:
 
 def analyse(state: HandState, policy: str, seed: int, recorded: bool) -> dict[str, Any]:
     """Every legal play of the seat to play ranked by ``policy`` (a search policy), as
-    ``advise --json`` prints it (:func:`~scopa_sim.bots.advise.advice_json`)."""
-    spec = PolicySpec.parse(policy)
-    check_advisor(spec)
-    bot = spec.bot()
-    result = advise(state, bot, seed, recorded=recorded)
-    return advice_json(result, spec, bot, seed)
+    ``advise --json`` prints it (:func:`scopa_sim.api.advise`)."""
+    return advise(position=state, recorded=recorded, policy=policy, seed=seed).to_dict()
 
 
 def holdings(state: HandState, model: str, seed: int) -> dict[str, Any]:

@@ -69,7 +69,7 @@ class Layout:
         if self.kind == "recorded":
             how = "the layout recorded in the game"
         else:
-            how = f"one layout drawn at random from what you know (--seed {self.seed})"
+            how = f"one layout drawn at random from what you know (seed {self.seed})"
         return (
             f"{policy} is a perfect-information answer: it saw {how}: {self.cards()}. "
             "Its values are that layout's, not your expected margins (another layout can "
@@ -145,23 +145,23 @@ def position_from_cards(
     if rules.sides != 2:
         raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
     mine, theirs, seen = mine or CardSet(), theirs or CardSet(), seen or CardSet()
-    named = [("--hand", hand), ("--table", table), ("--mine", mine)]
-    named += [("--theirs", theirs), ("--seen", seen)]
+    named = [(_WHERE[0], hand), (_WHERE[1], table), (_WHERE[2], mine)]
+    named += [(_WHERE[3], theirs), (_WHERE[4], seen)]
     for i, (na, a) in enumerate(named):
         for nb, b in named[i + 1 :]:
             if a & b:
-                raise PositionError(f"{a & b} given both in {na} and in {nb}")
+                raise PositionError(f"{_cards_are(a & b)} both {na} and {nb}")
     deck_set = CardSet(int(rules.to_array()[K.R_DECK_MASK]))
     for na, a in named:
         if a - deck_set:
-            raise PositionError(f"{na}: {a - deck_set} not in a {rules.deck}-card deck")
+            raise PositionError(f"{_cards_are(a - deck_set)} {na}: not in a {rules.deck}-card deck")
     if not hand:
-        raise PositionError("--hand is empty: the seat to play holds at least one card")
+        raise PositionError("the hand is empty: the seat to play holds at least one card")
     if len(hand) > rules.hand_size:
-        raise PositionError(f"--hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
+        raise PositionError(f"the hand holds {len(hand)} cards; the rules deal {rules.hand_size}")
     if any(not 0 <= s < 2**31 for s in scope):  # beyond the engine's integers: no position
         most = rules.deck // 2  # (check_scope explains smaller counts, by the position)
-        raise PositionError(f"--scope {scope[0]},{scope[1]}: a side has 0 to {most} scope")
+        raise PositionError(f"scope {scope[0]},{scope[1]}: a side has 0 to {most} scope")
     try:  # a match already won has no next hand: say so, before any hand size is tried
         check_match_totals(rules, totals)
     except ValueError as e:
@@ -173,7 +173,7 @@ def position_from_cards(
     scope_errors: list[str] = []  # hand sizes that fit, but scope that do not
     for other in options:
         if other is None or other < 0 or other > k or other < k - 1:
-            errors.append(f"the other hands hold {k} or {k - 1} cards with {k} in --hand")
+            errors.append(f"the other hands hold {k} or {k - 1} cards with {k} in the hand")
             continue
         stock_size = len(unseen) - (n - 1) * other
         if stock_size < 0 or not _stock_ok(rules, stock_size):
@@ -207,6 +207,17 @@ def position_from_cards(
             continue
         return state
     raise PositionError(f"impossible position: {(scope_errors or errors)[-1]}")
+
+
+#: Where each card list of :func:`position_from_cards` lies, in its errors: the hand,
+#: the table, the two piles, the other cards seen.
+_WHERE = ("in the hand", "on the table", "in your side's pile", "in the other side's pile",
+          "among the other cards seen")  # fmt: skip
+
+
+def _cards_are(cards: CardSet) -> str:
+    """``card 7D is`` or ``cards 7D 3S are``, for an error."""
+    return f"card {cards} is" if len(cards) == 1 else f"cards {cards} are"
 
 
 def check_scope(state: HandState) -> None:
@@ -258,7 +269,7 @@ def check_advisor(spec: PolicySpec) -> None:
     picks a play but gives no values to rank by)."""
     if spec.is_kernel:
         raise PolicyError(
-            f"--policy {spec}: advise ranks plays with a search policy "
+            f"policy {spec}: the plays are ranked by a search policy "
             f"({', '.join(search_policies())}); {spec} gives no values to rank by"
         )
 

@@ -382,7 +382,7 @@ def position_from_record(spec: str) -> HandState:
     Every way this can fail (no such file, a directory, a binary file, a line or play
     out of range, a line that is not a valid record) is a :class:`PositionError`.
     """
-    form = f"--position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
+    form = f"position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
     parts = spec.rsplit(":", 2)
     if len(parts) != 3 or not parts[0]:
         raise PositionError(form)
@@ -399,7 +399,7 @@ def position_from_record(spec: str) -> HandState:
         for play in plays[:play_no]:
             state.push(play)
     except ScopaError as e:
-        raise PositionError(f"--position: line {line_no}: {e}") from None
+        raise PositionError(f"position: line {line_no}: {e}") from None
     except (
         ValueError,
         KeyError,
@@ -411,19 +411,19 @@ def position_from_record(spec: str) -> HandState:
     ):
         # json.JSONDecodeError is a ValueError; the rest are fields of the wrong type
         raise PositionError(
-            f"--position: line {line_no} of {path} is not a scopa-record/1 game record"
+            f"position: line {line_no} of {path} is not a scopa-record/1 game record"
         ) from None
     return state
 
 
 def _record_line(path: str, line_no: int) -> str:
-    """Line ``line_no`` (1-based) of a record file, for ``--position``; a PositionError
+    """Line ``line_no`` (1-based) of a record file, for a position of a record; a PositionError
     for a file that is missing, a directory, not text, or too short."""
     p = Path(path)
     if p.is_dir():
-        raise PositionError(f"--position: {path} is a directory, not a record file")
+        raise PositionError(f"position: {path} is a directory, not a record file")
     if not p.exists():
-        raise PositionError(f"--position: no such file {path}")
+        raise PositionError(f"position: no such file {path}")
     count = 0
     try:
         with p.open(encoding="utf-8-sig") as f:  # lines read with a bound: /dev/zero ends
@@ -431,14 +431,14 @@ def _record_line(path: str, line_no: int) -> str:
                 if count == line_no:
                     return line
     except RecordError as e:
-        raise PositionError(f"--position: {path}: {e}") from None
+        raise PositionError(f"position: {path}: {e}") from None
     except UnicodeDecodeError:
-        raise PositionError(f"--position: {path} is not a text (UTF-8) record file") from None
+        raise PositionError(f"position: {path} is not a text (UTF-8) record file") from None
     except OSError as e:
-        raise PositionError(f"--position: cannot read {path}: {e.strerror or e}") from None
+        raise PositionError(f"position: cannot read {path}: {e.strerror or e}") from None
     if count == 0:
-        raise PositionError(f"--position: {path} is empty")
-    raise PositionError(f"--position: {path} has lines 1..{count}, not {line_no}")
+        raise PositionError(f"position: {path} is empty")
+    raise PositionError(f"position: {path} has lines 1..{count}, not {line_no}")
 
 
 # --------------------------------------------------------------------------- showing

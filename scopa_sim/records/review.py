@@ -435,7 +435,7 @@ def check_seats(tasks: Sequence[HandTask], seats: Iterable[int]) -> None:
         for s in seats:
             if not 0 <= s < players:
                 raise ReviewError(
-                    f"--seat {s}: {t.file} line {t.line} has {players} players "
+                    f"seat {s}: {t.file} line {t.line} has {players} players "
                     f"(seats 0..{players - 1})"
                 )
 
@@ -573,7 +573,7 @@ def review_tasks(
     shared by two threads could mix their entries.  An error or an interrupt cancels the
     hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs."""
     if workers < 1:
-        raise ReviewError(f"--workers must be >= 1, got {workers}")
+        raise ReviewError(f"workers must be at least 1, not {workers}")
     out: list[HandReview] = []
     if workers == 1 or len(tasks) < 2:
         for t in tasks:

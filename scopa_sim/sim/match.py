@@ -50,6 +50,52 @@ def first_dealer(seed: int, match: int, players: int) -> int:
     return int(K.rand_below(rng, players))
 
 
+def bot_seed(seed: int, match: int, hand: int, plays_made: int) -> int:
+    """The seed a bot gets for its decision after ``plays_made`` plays of hand ``hand`` of
+    match ``match`` of a run of ``seed`` (as :class:`HandPlayer` gives it)."""
+    return int(K.derive_seed(seed, match, hand, STREAM_BOT + plays_made)) & (2**63 - 1)
+
+
+def hand_deck(rules: Rules, seed: int, match: int, hand: int) -> tuple[Card, ...]:
+    """The deck order hand ``hand`` of match ``match`` is dealt from (its own stream, as
+    :class:`HandPlayer` shuffles it, redeals included), in the canonical dealing layout."""
+    deck = np.empty(40, dtype=np.int64)
+    rng = K.new_rng(K.derive_seed(seed, match, hand, STREAM_DEAL))
+    K.shuffle_deal(rules.to_array(), rng, deck)
+    return tuple(int(c) for c in deck[: rules.deck])
+
+
+def hand_log(
+    state: HandState,
+    *,
+    match: int,
+    hand: int,
+    dealer: int,
+    deck: tuple[Card, ...],
+    plays: tuple[tuple[int, Card, int], ...],
+    totals_before: Sequence[int],
+) -> HandLog:
+    """The :class:`HandLog` of a finished hand played decision by decision (``state``
+    after its ``plays``, dealt by ``dealer`` from ``deck``): its score, piles, the totals
+    after it and the match's winner, if it is won."""
+    rules = state.rules
+    score = state.score_array()
+    after = tuple(int(t) + int(score[s][K.I_TOTAL]) for s, t in enumerate(totals_before))
+    piles = tuple(p.mask for p in state.piles)
+    return HandLog(
+        match=match,
+        hand=hand,
+        dealer=dealer,
+        deck=deck,
+        plays=plays,
+        score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
+        piles=piles,
+        totals_before=tuple(int(t) for t in totals_before),
+        totals_after=after,
+        winner=match_winner(rules, after, piles),
+    )
+
+
 def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> int | None:
     """The side that wins after a hand with these totals and final piles, or None (the
     jitted loops' rule, :func:`scopa_sim._engine.scoring.match_winner`)."""

@@ -36,12 +36,14 @@ class Sprt:
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.elo0) and math.isfinite(self.elo1)):
-            raise TournamentError("--sprt: ELO0 and ELO1 must be finite numbers")
+            raise TournamentError("the sequential test's elo0 and elo1 must be finite numbers")
         if self.elo0 >= self.elo1:
-            raise TournamentError("--sprt: ELO0 must be below ELO1")
+            raise TournamentError("the sequential test's elo0 must be below its elo1")
         for name, p in (("alpha", self.alpha), ("beta", self.beta)):
             if not 0 < p <= 0.5:
-                raise TournamentError(f"--{name} must be in (0, 0.5], not {p!r}")
+                raise TournamentError(
+                    f"the sequential test's {name} must be in (0, 0.5], not {p!r}"
+                )
 
     @property
     def bounds(self) -> tuple[float, float]:
@@ -384,14 +386,14 @@ def run_tournament(
     deal pair. ``workers > 1`` plays the deals in that many processes, with the same
     results."""
     if type(deals) is not int or deals < 2:
-        raise TournamentError(f"--deals must be a whole number of at least 2, not {deals!r}")
+        raise TournamentError(f"deals must be a whole number of at least 2, not {deals!r}")
     if len(policies) < 2:
-        raise TournamentError("a tournament needs at least two --policy")
+        raise TournamentError("a tournament needs at least two policies")
     if sprt is not None and len(policies) != 2:
-        raise TournamentError("--sprt compares exactly two policies")
+        raise TournamentError("the sequential test compares exactly two policies")
     names = [str(p) for p in policies]
     if len(set(names)) != len(names):
-        raise TournamentError("each --policy must be different")
+        raise TournamentError("each policy must be different")
     if rules.sides != 2:
         raise TournamentError(
             f"a tournament needs two sides (2 players, or 4 in teams); these rules have "

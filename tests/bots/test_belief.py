@@ -320,7 +320,7 @@ def test_card_probabilities_are_the_holdings_marginals(record: str) -> None:
     seat = got.belief["seats"][str(opp)]
     assert seat["card_probabilities"] == pytest.approx(marg)
     assert scopa_sim.advise(position=pos, policy="pimc:worlds=4").belief is None
-    with pytest.raises(scopa_sim.ScopaError, match="--belief 'nope'"):
+    with pytest.raises(scopa_sim.ScopaError, match="belief model 'nope'"):
         scopa_sim.advise(position=pos, policy="pimc:worlds=4", belief="nope")
 
 

@@ -163,8 +163,8 @@ def test_advise_position_bad_files(tmp_path: Path, records: Path) -> None:
 def test_advise_position_excludes_the_card_options(records: Path) -> None:
     pos = ["advise", "--position", f"{records}:1:3"]
     for extra in (["--hand", "7D"], ["--table", "7D"], ["--scope", "0,0"], ["--preset", "scopa"]):
-        one_line_error(run(*pos, *extra), f"drop {extra[0]}")
-    one_line_error(run(*pos, "--rule", "target=5"), "drop --rule")
+        one_line_error(run(*pos, *extra), f"drop {extra[0][2:]}")
+    one_line_error(run(*pos, "--rule", "target=5"), "drop rules")
 
 
 def test_advise_position_from_the_record(records: Path) -> None:
@@ -272,12 +272,12 @@ def test_policy_counts_beyond_32_bits_are_errors(param: str) -> None:
 
 
 def test_out_of_memory_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
-    import scopa_sim_cli.play_cmd
+    import scopa_sim.sim.match
 
     def no_memory(*args: object, **kwargs: object) -> None:
         raise MemoryError("Unable to allocate 59.6 GiB")
 
-    monkeypatch.setattr(scopa_sim_cli.play_cmd, "play_match", no_memory)
+    monkeypatch.setattr(scopa_sim.sim.match, "play_match", no_memory)
     one_line_error(run("play"), "not enough memory (Unable to allocate 59.6 GiB)")
 
 

@@ -82,7 +82,7 @@ def test_tournament_cli_workers_and_progress() -> None:
     bad = run(*base, "--workers", "0")
     assert bad.exit_code == 2 and "--workers" in bad.output
     bad = run(*base, "--alpha", "0.1")
-    assert bad.exit_code == 2 and "give --sprt too" in bad.output
+    assert bad.exit_code == 2 and "give sprt too" in bad.output
 
 
 # --------------------------------------------------------------------------- advantage

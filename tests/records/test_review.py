@@ -397,7 +397,7 @@ def test_cli_bad_input(games: Path, tmp_path: Path) -> None:
         ([str(binary)], "not a text"),
         ([str(tmp_path / "none.jsonl")], "no such file"),
         ([str(games), "99"], f"has lines 1..{len(lines)}, not 99"),
-        ([str(games), "--seat", "2"], "--seat 2"),
+        ([str(games), "--seat", "2"], "seat 2:"),
         ([str(games), "--policy", "ismcts"], "unknown evaluator"),
         ([str(games), "--policy", "nonsense"], "unknown policy"),
         ([str(games), "--policy", "eval:worlds=x"], "worlds"),

@@ -1,0 +1,268 @@
+"""Games: :func:`play` (complete matches, with their game records) and :func:`replay`
+(check a record file against its rules; :func:`replay_hands` shows its hands play by
+play), the functions the ``play`` and ``replay`` commands and a notebook call alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TextIO
+
+from scopa_sim.api.display import one_line_errors, policy_texts, whole
+from scopa_sim.api.inputs import game_rules
+from scopa_sim.errors import FileError, RecordError, ScopaError, SimulationError
+
+if TYPE_CHECKING:
+    from scopa_sim.game.rules import Rules
+    from scopa_sim.records.record import ReplaySummary
+
+#: The largest count of matches: an index that fits the int64 seed streams.
+MAX_MATCHES = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class Matches:
+    """Matches played (the ``play`` command): per side its wins and points; with
+    ``opening_fifteen``, the hands whose first table the opening side took."""
+
+    preset: str
+    rules: Rules
+    seed: int
+    policies: tuple[str, ...]
+    matches: int
+    hands: int
+    wins: tuple[int, ...]
+    points: tuple[int, ...]
+    openings: int | None
+    seconds: float
+
+    @property
+    def points_per_hand(self) -> tuple[float, ...]:
+        """Each side's points per hand."""
+        return tuple(p / self.hands for p in self.points)
+
+    def to_text(self, record: str | None = None) -> str:
+        """What ``scopa-sim play`` prints (``record``: the record file's name, shown)."""
+        r = self.rules
+        seats = ", ".join(f"seat {i}: {p}" for i, p in enumerate(self.policies))
+        lines = [
+            f"{self.matches} match(es), {self.hands} hands, rules {self.preset} "
+            f"({r.digest()}), seed {self.seed}",
+            f"policies: {seats}",
+        ]
+        lines += [
+            f"side {s}: {self.wins[s]} win(s), {self.points[s] / self.hands:.3f} points per hand"
+            for s in range(r.sides)
+        ]
+        if self.openings is not None:
+            lines.append(f"opening takes: {self.openings} of {self.hands} hands")
+        if record is not None:
+            lines.append(f"records: {record}")
+        lines.append(f"time: {self.seconds:.2f} s")
+        return "\n".join(lines) + "\n"
+
+
+def play(
+    policy: str | Sequence[str] | None = None,
+    *,
+    preset: str | None = None,
+    rules: Rules | None = None,
+    overrides: Mapping[str, Any] | None = None,
+    matches: int = 1,
+    seed: int = 0,
+    record: str | os.PathLike[str] | TextIO | None = None,
+) -> Matches:
+    """Play complete matches, and write their game records (the ``play`` command).
+
+    Args:
+        policy: one policy text for every seat, or one per seat (default ``random``).
+        preset, rules, overrides: the rules (a preset's, a :class:`Rules`, options
+            changed on top; default the ``scopa`` preset).
+        matches: the number of matches.
+        seed: the seed of the deals and of the policies' decisions (match ``m`` of seed
+            ``s`` is the same whatever the number of matches).
+        record: where to write every hand as a ``scopa-record/1`` line: a file path
+            (``"-"``: standard output) or a text stream; None writes no record.
+
+    Returns:
+        The :class:`Matches`.
+
+    Raises:
+        PolicyError: an unknown policy, or as many as neither one nor the seats.
+        RulesError: unknown rules.
+        FileError: a record file that cannot be written.
+        SimulationError: a count that is not a whole number in range.
+    """
+    try:
+        return _play(policy, preset, rules, overrides, matches, seed, record)
+    except ScopaError as e:  # one line: no traceback of the library's insides
+        raise e.with_traceback(None) from None
+
+
+def _play(
+    policy: str | Sequence[str] | None,
+    preset: str | None,
+    rules: Rules | None,
+    overrides: Mapping[str, Any] | None,
+    matches: int,
+    seed: int,
+    record: str | os.PathLike[str] | TextIO | None,
+) -> Matches:
+    """:func:`play`, whose errors are the project's; a broken pipe (the reader of records
+    written to standard output went away) is left to the caller, which ends quietly."""
+    from scopa_sim.bots.registry import seat_policies
+    from scopa_sim.files import output
+    from scopa_sim.records.record import deals_from_deck, opening_of, write_records
+    from scopa_sim.sim import match as M
+    from scopa_sim.sim.pool import interruptible
+
+    name, r = game_rules(preset, rules, overrides)
+    specs = seat_policies(policy_texts(policy) if policy is not None else (), r.players)
+    matches = whole("matches", matches, 1)
+    if matches > MAX_MATCHES:
+        raise SimulationError(f"matches must be at most {MAX_MATCHES}, not {matches}")
+    seed = whole("seed", seed, 0)
+    if isinstance(record, str | os.PathLike) and os.fspath(record) == "":
+        raise FileError("record '': give a file name, '-' for standard output, or a stream")
+    if isinstance(record, str | os.PathLike) and "\x00" in os.fspath(record):
+        raise FileError("a path cannot contain a NUL character")
+    start = time.perf_counter()
+    points, wins = [0] * r.sides, [0] * r.sides
+    hands = openings = 0
+    with contextlib.ExitStack() as stack:
+        out: TextIO | None = None
+        if isinstance(record, str | os.PathLike):
+            out = stack.enter_context(output(os.fspath(record)))
+        elif record is not None:
+            out = record
+        for m in range(matches):
+            # on a worker thread, so that Ctrl-C and SIGTERM stop a long search at once
+            logs = interruptible(lambda m=m: list(M.play_match(r, specs, seed, m)))
+            if out is not None:
+                _write(write_records, out, r, logs)
+            hands += len(logs)
+            for log in logs:
+                for s in range(r.sides):
+                    points[s] += log.score[s][-1]
+                if r.opening_fifteen:
+                    deals = deals_from_deck(r, log.deck, log.dealer)
+                    openings += bool(opening_of(r, log.dealer, *deals))
+            winner = logs[-1].winner
+            assert winner is not None
+            wins[winner] += 1
+    return Matches(
+        name, r, seed, tuple(str(p) for p in specs), matches, hands, tuple(wins),
+        tuple(points), openings if r.opening_fifteen else None, time.perf_counter() - start,
+    )  # fmt: skip
+
+
+def _write(write: Any, out: TextIO, *args: Any) -> None:
+    """``write(out, *args)``; an error of the stream (a full disk) is a FileError naming
+    it, a broken pipe is left to the caller."""
+    try:
+        write(out, *args)
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        name = str(getattr(out, "name", "the record stream"))
+        name = "standard output" if name == "<stdout>" else name
+        raise FileError(f"cannot write {name}: {e.strerror or e}") from None
+
+
+@contextlib.contextmanager
+def _reading(source: str | os.PathLike[str] | TextIO) -> Iterator[tuple[TextIO, str]]:
+    """A record source as an open text stream and its name; a missing or unreadable file
+    is a FileError, a file that is not UTF-8 text a RecordError (also while it is read in
+    the ``with`` block)."""
+    path = os.fspath(source) if isinstance(source, str | os.PathLike) else None
+    name = path if path is not None else str(getattr(source, "name", "the stream"))
+    try:
+        if path is None:
+            assert not isinstance(source, str | os.PathLike)
+            yield source, name
+            return
+        with open(path, encoding="utf-8-sig") as f:
+            yield f, path
+    except FileNotFoundError:
+        raise FileError(f"no such file: {path}") from None
+    except UnicodeDecodeError:
+        raise RecordError(
+            f"{name}: not a text (UTF-8) file, so not a scopa-record/1 file"
+        ) from None
+    except OSError as e:
+        raise FileError(f"cannot read {name}: {e.strerror}") from None
+
+
+@one_line_errors
+def replay(
+    source: str | os.PathLike[str] | TextIO, *, allow_unfinished: bool = False
+) -> ReplaySummary:
+    """Check every hand of a game record file against its rules (the ``replay`` command).
+
+    Args:
+        source: a record file's path, or a text stream of its lines.
+        allow_unfinished: accept a file whose last match has no winner yet.
+
+    Returns:
+        The :class:`~scopa_sim.records.record.ReplaySummary`: its ``errors`` list each
+        violation as ``(line, reason)`` (line 0: the file as a whole); none if valid.
+
+    Raises:
+        FileError: a file that is missing or cannot be read.
+        RecordError: a file that is not UTF-8 text, or a line too long to be a record.
+    """
+    from scopa_sim.records.record import check_lines, iter_lines
+
+    with _reading(source) as (stream, _):
+        return check_lines(iter_lines(stream), allow_unfinished)
+
+
+def replay_hands(
+    source: str | os.PathLike[str] | TextIO, line: int | None = None
+) -> Iterator[tuple[int, list[str]]]:
+    """The hands of a game record file play by play (``replay --show``), as they are
+    read: ``(line number, the lines of`` :func:`~scopa_sim.records.record.show_hand`
+    ``)`` for the hand on ``line`` (1-based), or for every hand. Each hand is checked on
+    its own (its rules, deals, plays, score and totals).
+
+    Raises:
+        FileError: a file that is missing or cannot be read.
+        RecordError: a file that is not UTF-8 text, holds no records or no such line, or
+            a hand that is not a valid record (``line N: reason``), raised when reached.
+        ScopaError: a line number that is not a whole number from 1.
+    """
+    import json
+
+    from scopa_sim.records.record import iter_lines, show_hand
+
+    if line is not None:
+        whole("line", line, 1)
+    count = 0
+    with _reading(source) as (stream, name):
+        for count, text in enumerate(iter_lines(stream), start=1):
+            if line is not None and count != line:
+                continue
+            try:
+                view = show_hand(json.loads(text))
+            except (ValueError, RecursionError) as e:  # JSON errors, RecordError, ...
+                reason = (
+                    f"malformed JSON: {e.msg}" if isinstance(e, json.JSONDecodeError) else str(e)
+                )
+                if isinstance(e, RecursionError):
+                    reason = "malformed JSON: nested too deeply"
+                raise RecordError(f"line {count}: {reason}") from None
+            yield count, view
+            if line is not None:
+                return
+    shown = "standard input" if name in ("<stdin>", "the stream") else name
+    if count == 0:
+        raise RecordError(f"{shown} holds no records")
+    if line is not None:
+        raise RecordError(f"{shown} has lines 1..{count}, not {line}")
+
+
+__all__ = ["MAX_MATCHES", "Matches", "play", "replay", "replay_hands"]
