@@ -89,7 +89,7 @@ from scopa_sim.game.rules import PRESETS, Rules  # noqa: E402
 from scopa_sim.game.state import HandState  # noqa: E402
 from scopa_sim.sim import pool as P  # noqa: E402
 from scopa_sim.sim.tournament import PairingResult, elo_of_score, ladder  # noqa: E402
-from scopa_sim.stats.inference import Estimate  # noqa: E402
+from scopa_sim.stats.inference import normal_ci, normal_ci_from_stats  # noqa: E402
 
 #: Deal pairs per work unit of parts 3-5 (fixed, so results do not depend on --workers).
 CHUNK = 25
@@ -228,8 +228,8 @@ def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
         hands = (n + 1) * deals
         method = "each seat in turn against the all-greedy baseline"
     seconds = time.thread_time() - t
-    est = Estimate.of(x.astype(np.float64))
-    return {"deals": deals, "hands": hands, "method": method, "mean_margin": est.mean,
+    est = normal_ci(x.astype(np.float64))
+    return {"deals": deals, "hands": hands, "method": method, "mean_margin": est.estimate,
             "ci_low": est.low, "ci_high": est.high, "cpu_seconds": seconds,
             "hands_per_s": hands / seconds}  # fmt: skip
 
@@ -344,7 +344,7 @@ def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResu
     se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size > 1 else math.nan
     return PairingResult(
         a=a, b=b, deal_pairs=int(x0.size),
-        margin=Estimate.of((x0 + x1) / 2) if x0.size > 1 else Estimate(0.0, math.nan, 1),
+        margin=normal_ci((x0 + x1) / 2) if x0.size > 1 else normal_ci_from_stats(0.0, math.nan, 1),
         wins=wins, draws=draws, losses=int(both.size) - wins - draws, score=score,
         elo=elo_of_score(score),
         elo_low=elo_of_score(score - Z * se) if se == se else math.nan,
@@ -363,7 +363,7 @@ def summary(a: str, b: str, parts: list[dict], first: int | None = None) -> dict
                                                   "b_moves")}  # fmt: skip
     a_n, b_n = max(1, t["a_moves"]), max(1, t["b_moves"])
     return {"a": a, "b": b, "deals": pr.deal_pairs, "hands": 2 * pr.deal_pairs,
-            "mean_margin": pr.margin.mean, "ci_low": pr.margin.low,
+            "mean_margin": pr.margin.estimate, "ci_low": pr.margin.low,
             "ci_high": pr.margin.high, "wins": pr.wins, "draws": pr.draws,
             "losses": pr.losses, "score": pr.score, "elo": pr.elo,
             "elo_low": pr.elo_low, "elo_high": pr.elo_high,
@@ -933,10 +933,10 @@ def run_only(
     ref = (np.array(first["margins_seat0"]) + np.array(first["margins_seat1"])) / 2
     for r in rows[1:]:
         x = (np.array(r["margins_seat0"]) + np.array(r["margins_seat1"])) / 2 - ref
-        e = Estimate.of(x.astype(np.float64))
-        r["minus_first"] = {"reference": first["policy"], "mean": e.mean, "ci_low": e.low,
+        e = normal_ci(x.astype(np.float64))
+        r["minus_first"] = {"reference": first["policy"], "mean": e.estimate, "ci_low": e.low,
                             "ci_high": e.high}  # fmt: skip
-        print(f"  {r['policy']} minus {first['policy']}, paired by deal: {e.mean:+.3f} "
+        print(f"  {r['policy']} minus {first['policy']}, paired by deal: {e.estimate:+.3f} "
               f"[{e.low:+.3f}, {e.high:+.3f}]")  # fmt: skip
     doc.update({"plays_per_hand": plays_per_hand, "deals": deals, "chunk": CHUNK,
                 "ladder": rows})  # fmt: skip

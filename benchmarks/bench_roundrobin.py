@@ -63,7 +63,8 @@ from scopa_sim.sim.tournament import (  # noqa: E402
     play_pairing,
     standings,
 )
-from scopa_sim.stats.inference import Estimate  # noqa: E402
+from scopa_sim.stats.estimate import Estimate  # noqa: E402
+from scopa_sim.stats.inference import normal_ci_from_stats  # noqa: E402
 
 #: The setting that sets the time per move.
 REFERENCE = "ismcts:iterations=1000,horizon=4,c=1"
@@ -198,7 +199,7 @@ def calibrate(entrants: tuple[Entrant, ...], reference: str, positions: int, rep
 
 def result_json(r: PairingResult) -> dict:
     m = r.margin
-    return {"a": r.a, "b": r.b, "deal_pairs": r.deal_pairs, "mean": m.mean, "se": m.se,
+    return {"a": r.a, "b": r.b, "deal_pairs": r.deal_pairs, "mean": m.estimate, "se": m.se,
             "n": m.n, "ci_low": m.low, "ci_high": m.high, "wins": r.wins, "draws": r.draws,
             "losses": r.losses, "score": r.score, "elo": r.elo, "elo_low": r.elo_low,
             "elo_high": r.elo_high}  # fmt: skip
@@ -206,7 +207,8 @@ def result_json(r: PairingResult) -> dict:
 
 def result_of(d: dict) -> PairingResult:
     return PairingResult(
-        a=d["a"], b=d["b"], deal_pairs=d["deal_pairs"], margin=Estimate(d["mean"], d["se"], d["n"]),
+        a=d["a"], b=d["b"], deal_pairs=d["deal_pairs"],
+        margin=normal_ci_from_stats(d["mean"], d["se"], d["n"]),
         wins=d["wins"], draws=d["draws"], losses=d["losses"], score=d["score"], elo=d["elo"],
         elo_low=d["elo_low"], elo_high=d["elo_high"],
     )  # fmt: skip
@@ -240,7 +242,7 @@ def _load1(load: dict | None) -> str:
 
 
 def fmt(m: Estimate) -> str:
-    return f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
+    return f"{m.estimate:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
 
 
 def best_of(rank: list[Standing], focus: set[str]) -> Standing:

@@ -330,7 +330,7 @@ def tournament_cmd(
                     "a": x.a,
                     "b": x.b,
                     "deal_pairs": x.deal_pairs,
-                    "margin": x.margin.mean,
+                    "margin": x.margin.estimate,
                     "margin_ci": [json_number(x.margin.low), json_number(x.margin.high)],
                     "wins": x.wins,
                     "draws": x.draws,
@@ -358,7 +358,7 @@ def tournament_cmd(
             margin_ci = f"no CI (not estimated from fewer than {MIN_SAMPLES} deal pairs)"
             elo_ci = ""
         click.echo(
-            f"{x.a} vs {x.b}: {x.margin.mean:+.3f} points per hand, {margin_ci} over "
+            f"{x.a} vs {x.b}: {x.margin.estimate:+.3f} points per hand, {margin_ci} over "
             f"{x.deal_pairs} deal pairs; W/D/L {x.wins}/{x.draws}/{x.losses}, "
             f"Elo {x.elo:+.0f}{elo_ci}"
         )
@@ -381,6 +381,6 @@ def tournament_cmd(
         ci = f" [{m.low:+.3f}, {m.high:+.3f}]" if m.estimated else " (no CI)"
         worse = ", ".join(x.worse_against) if x.worse_against else "none"
         click.echo(
-            f"  {x.policy}: worst pairing {m.mean:+.3f}{ci} vs {x.worst_opponent}; "
+            f"  {x.policy}: worst pairing {m.estimate:+.3f}{ci} vs {x.worst_opponent}; "
             f"significantly worse against: {worse}"
         )

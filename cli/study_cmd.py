@@ -14,6 +14,7 @@ from scopa_sim.analysis.advantage import MAX_HANDS, first_player_advantage
 from scopa_sim.analysis.conclusions import advantage_conclusion
 from scopa_sim.files import json_number
 from scopa_sim.sim.pool import Terminated
+from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 
 from .options import (
@@ -83,21 +84,20 @@ def advantage(
     click.echo("points per hand by position (mean ± 95% CI half-width, normal approximation):")
     for p, e in enumerate(res.by_position):
         spread = f"± {e.half_width:.4f}" if e.estimated else "(no CI)"
-        click.echo(f"  {_position_name(p, r.players):<13} {e.mean:.4f} {spread}")
+        click.echo(f"  {_position_name(p, r.players):<13} {e.estimate:.4f} {spread}")
     m = res.dealer_margin
     ci = f"95% CI [{m.low:+.4f}, {m.high:+.4f}]" if m.estimated else "no CI"
-    click.echo(f"dealer minus first player: {m.mean:+.4f} points per hand, {ci} (paired per hand)")
+    click.echo(
+        f"dealer minus first player: {m.estimate:+.4f} points per hand, {ci} (paired per hand)"
+    )
     if not m.estimated:
         click.echo(f"intervals not estimated: from fewer than {MIN_SAMPLES} hands no CI is given")
     click.echo(f"time {res.seconds:.2f} s ({hands / res.seconds:,.0f} hands/s)")
 
 
-def _est(e: object) -> dict[str, float | int | None]:
-    from scopa_sim.stats.inference import Estimate
-
-    assert isinstance(e, Estimate)
+def _est(e: Estimate) -> dict[str, float | int | None]:
     return {
-        "mean": e.mean,
+        "mean": e.estimate,
         "se": json_number(e.se),
         "low": json_number(e.low),
         "high": json_number(e.high),

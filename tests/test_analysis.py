@@ -75,10 +75,10 @@ def test_analysis_agrees_with_the_in_memory_estimate(runs):
     """``advantage`` plays the same hands in memory: the margins must agree exactly."""
     (g,) = A.analyze([runs["random"]]).groups
     ref = first_player_advantage(Rules.make(), seat_policies(["random"], 2), HANDS, SEED)
-    assert g.margin.estimate == pytest.approx(ref.dealer_margin.mean, abs=1e-12)
+    assert g.margin.estimate == pytest.approx(ref.dealer_margin.estimate, abs=1e-12)
     assert g.margin.sd == pytest.approx(ref.dealer_margin.se * np.sqrt(HANDS))
     for mine, theirs in zip(g.positions, ref.by_position, strict=True):
-        assert mine.estimate == pytest.approx(theirs.mean, abs=1e-12)
+        assert mine.estimate == pytest.approx(theirs.estimate, abs=1e-12)
 
 
 def test_match_statistics_against_a_direct_computation(runs):

@@ -117,15 +117,15 @@ def test_analyze_gives_the_commands_numbers(runs: dict[str, Any]) -> None:
     a = scopa_sim.analyze(runs["api"])
     g = doc["groups"][0]
     assert close(a.dealer_margin.estimate, g["margin"]["estimate"])
-    assert close(a.dealer_margin.ci_low, g["margin"]["low"])
-    assert close(a.dealer_margin.ci_high, g["margin"]["high"])
+    assert close(a.dealer_margin.low, g["margin"]["low"])
+    assert close(a.dealer_margin.high, g["margin"]["high"])
     assert a.dealer_margin.n == g["margin"]["n"] == 3000
     for s, e in enumerate(a.seats):
         assert close(e.estimate, g["seats"][s]["estimate"])
     for name, est in g["items"]:
         assert close(a.items[name].estimate, est["estimate"])
     frame = a.to_polars()
-    assert frame.columns == ["group", "metric", "estimate", "ci_low", "ci_high", "n"]
+    assert frame.columns == ["group", "metric", "estimate", "low", "high", "n", "method"]
     row = frame.filter(pl.col("metric") == "dealer_margin").row(0, named=True)
     assert close(row["estimate"], g["margin"]["estimate"])
     label = {"label": "same"}
@@ -150,7 +150,7 @@ def test_compare_gives_the_commands_numbers(runs: dict[str, Any]) -> None:
     want = {r["metric"]: r for r in doc["comparisons"][0]["results"]}
     d = c.difference("margin")
     assert close(d.estimate, want["margin"]["estimate"])
-    assert close(d.ci_low, want["margin"]["low"])
+    assert close(d.low, want["margin"]["low"])
     frame = c.to_polars()
     for row in frame.iter_rows(named=True):
         assert close(row["p_holm"], want[row["metric"]]["p_holm"]), row["metric"]
@@ -163,7 +163,7 @@ def test_advantage_gives_the_commands_numbers() -> None:
     doc = cli_json("advantage", "--preset", "scopa-3", "--hands", "2000", "--seed", "2")
     adv = scopa_sim.advantage("scopa-3", hands=2000, seed=2)
     assert close(adv.dealer_margin.estimate, doc["dealer_margin"]["mean"])
-    assert close(adv.dealer_margin.ci_high, doc["dealer_margin"]["high"])
+    assert close(adv.dealer_margin.high, doc["dealer_margin"]["high"])
     for e, want in zip(adv.by_position, doc["points_by_position"], strict=True):
         assert close(e.estimate, want["mean"]) and e.n == want["n"] == 2000
     assert adv.to_polars()["metric"].to_list() == [

@@ -36,6 +36,7 @@ from scopa_sim.data.run import SimConfig, read_run
 from scopa_sim.errors import AnalysisError
 from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import inference as S
+from scopa_sim.stats.estimate import Estimate
 
 #: The score items of a hand (columns ``s{k}_{item}`` of :meth:`Run.scan`), points excluded.
 ITEMS = tuple(i for i in D.KERNEL_ITEMS if i != "points")
@@ -248,13 +249,13 @@ def _mean_sd(n: int, s1: int, s2: int) -> tuple[float, float]:
     return mean, math.sqrt(max(var, 0.0))
 
 
-def _mean_ci(row: dict[str, Any], name: str) -> S.MeanCI:
+def _mean_ci(row: dict[str, Any], name: str) -> Estimate:
     n, s1, s2 = (int(row[f"{name}__{k}"] or 0) for k in ("n", "s1", "s2"))
     mean, sd = _mean_sd(n, s1, s2)
     return S.mean_ci_from_stats(mean, sd, n)
 
 
-def _prop(row: dict[str, Any], name: str) -> S.Proportion:
+def _prop(row: dict[str, Any], name: str) -> Estimate:
     return S.wilson(int(row[f"{name}__s1"] or 0), int(row[f"{name}__n"] or 0))
 
 
@@ -267,7 +268,7 @@ class Distribution:
 
     values: tuple[int, ...]
     counts: tuple[int, ...]
-    mean: S.MeanCI
+    mean: Estimate
     quantiles: tuple[tuple[float, float], ...]  # (probability, value)
 
     @property
@@ -293,8 +294,8 @@ class MatchStats:
     """Match-level results of a ``--matches`` run (one observation per match)."""
 
     matches: int
-    first_mover_wins: S.Proportion  # side that played first in the match's first hand
-    by_position: tuple[S.Proportion, ...]  # wins of the side at position p of the first hand
+    first_mover_wins: Estimate  # side that played first in the match's first hand
+    by_position: tuple[Estimate, ...]  # wins of the side at position p of the first hand
     length: Distribution  # hands per match
 
 
@@ -306,17 +307,17 @@ class GroupResult:
     label: str
     players: int
     hands: int
-    margin: S.MeanCI
-    dealer_wins: S.Proportion
-    draws: S.Proportion
-    first_wins: S.Proportion
-    items: tuple[tuple[str, S.MeanCI], ...]
-    positions: tuple[S.MeanCI, ...]
-    seats: tuple[S.MeanCI, ...]
+    margin: Estimate
+    dealer_wins: Estimate
+    draws: Estimate
+    first_wins: Estimate
+    items: tuple[tuple[str, Estimate], ...]
+    positions: tuple[Estimate, ...]
+    seats: tuple[Estimate, ...]
     dealer_points: Distribution
     first_points: Distribution
     total_points: Distribution
-    scopa: S.Proportion  # hands with at least one scopa
+    scopa: Estimate  # hands with at least one scopa
     matches: MatchStats | None
 
 
@@ -333,8 +334,30 @@ class Analysis:
         return {
             "runs": [_run_dict(r) for r in self.runs],
             "by": list(self.by),
-            "groups": [_jsonable(asdict(g)) for g in self.groups],
+            "groups": [_jsonable(_estimates_as_json(asdict(g))) for g in self.groups],
         }
+
+
+def _estimates_as_json(x: Any) -> Any:
+    """``x`` (a group's fields, as :func:`dataclasses.asdict` gives them) with each
+    estimate in the analysis JSON's terms: a mean's ``estimate, low, high, n, sd, level,
+    method``, a proportion's ``estimate, low, high, successes, n, level, method``."""
+    if isinstance(x, dict):
+        if x.keys() == _ESTIMATE_FIELDS:
+            e = Estimate(**x)
+            if e.method == "wilson":
+                head: dict[str, Any] = {"successes": e.successes, "n": e.n}
+            else:
+                head = {"n": e.n, "sd": e.sd}
+            return {"estimate": e.estimate, "low": e.low, "high": e.high, **head,
+                    "level": e.level, "method": e.method}  # fmt: skip
+        return {k: _estimates_as_json(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return type(x)(_estimates_as_json(v) for v in x)
+    return x
+
+
+_ESTIMATE_FIELDS = set(Estimate.__dataclass_fields__)
 
 
 def _run_dict(r: Run) -> dict[str, Any]:

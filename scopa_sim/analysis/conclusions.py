@@ -100,7 +100,7 @@ def advantage_conclusion(res: AdvantageResult) -> str:
     """``scopa-sim advantage``: the dealer's margin over the first player."""
     m = res.dealer_margin
     return margin_sentence(
-        m.mean,
+        m.estimate,
         m.low,
         m.high,
         m.n,

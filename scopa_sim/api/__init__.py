@@ -18,7 +18,6 @@ from scopa_sim.api.analysis import (
     compare,
 )
 from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
-from scopa_sim.api.display import Estimate
 from scopa_sim.api.runs import Run, open_run, simulate
 from scopa_sim.api.search import (
     Advice,
@@ -30,6 +29,7 @@ from scopa_sim.api.search import (
     review,
     tournament,
 )
+from scopa_sim.stats.estimate import Estimate
 
 __all__ = [
     "Advantage",

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.display import (
-    Estimate,
     box,
     esc,
     est_cells,
@@ -27,6 +26,7 @@ from scopa_sim.api.display import (
 )
 from scopa_sim.api.runs import Run, as_library_run
 from scopa_sim.errors import AnalysisError
+from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
     import polars as pl
@@ -37,7 +37,13 @@ if TYPE_CHECKING:
     from scopa_sim.analysis.analyze import GroupResult
 
 RunLike = Run | str | os.PathLike[str]
-_FIGURE_COLUMNS = ("group", "metric", "estimate", "ci_low", "ci_high", "n")
+_ESTIMATE_COLUMNS = ("estimate", "low", "high", "n", "method")
+_FIGURE_COLUMNS = ("group", "metric", *_ESTIMATE_COLUMNS)
+
+
+def _cells(e: Estimate) -> dict[str, Any]:
+    """An estimate as the columns of a result's ``to_polars()`` rows."""
+    return {k: getattr(e, k) for k in _ESTIMATE_COLUMNS}
 
 
 def _frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> pl.DataFrame:
@@ -67,19 +73,18 @@ class GroupFigures:
 
     @classmethod
     def of(cls, g: GroupResult) -> GroupFigures:
-        E = Estimate.of
         return cls(
             label=g.label,
             hands=g.hands,
-            dealer_margin=E(g.margin),
-            dealer_wins=E(g.dealer_wins),
-            draws=E(g.draws),
-            first_wins=E(g.first_wins),
-            positions=tuple(E(x) for x in g.positions),
-            seats=tuple(E(x) for x in g.seats),
-            items={name: E(x) for name, x in g.items},
-            scopa=E(g.scopa),
-            first_mover_wins=E(g.matches.first_mover_wins) if g.matches else None,
+            dealer_margin=g.margin,
+            dealer_wins=g.dealer_wins,
+            draws=g.draws,
+            first_wins=g.first_wins,
+            positions=g.positions,
+            seats=g.seats,
+            items=dict(g.items),
+            scopa=g.scopa,
+            first_mover_wins=g.matches.first_mover_wins if g.matches else None,
         )
 
     def figures(self) -> list[tuple[str, Estimate]]:
@@ -147,9 +152,11 @@ class Analysis:
         return self._one().items
 
     def to_polars(self) -> pl.DataFrame:
-        """One row per group and figure: group, metric, estimate, ci_low, ci_high, n."""
+        """One row per group and figure: group, metric, estimate, low, high, n, method."""
         rows = [
-            {"group": g.label, "metric": m, **vars(e)} for g in self.groups for m, e in g.figures()
+            {"group": g.label, "metric": m, **_cells(e)}
+            for g in self.groups
+            for m, e in g.figures()
         ]
         return _frame(rows, _FIGURE_COLUMNS)
 
@@ -208,15 +215,15 @@ class Comparison:
                         "baseline_value": r.b,  # the tests take run b as their first sample
                         "run_value": r.a,
                         "estimate": r.estimate,
-                        "ci_low": r.low,
-                        "ci_high": r.high,
+                        "low": r.low,
+                        "high": r.high,
                         "p_value": r.p_value,
                         "p_holm": r.p_holm,
                         "n": r.n_a,
                     }
                 )
         cols = ["baseline", "run", "metric", "test", "paired", "baseline_value", "run_value"]
-        return _frame(rows, [*cols, "estimate", "ci_low", "ci_high", "p_value", "p_holm", "n"])
+        return _frame(rows, [*cols, "estimate", "low", "high", "p_value", "p_holm", "n"])
 
     def difference(self, metric: str = "margin", run: int = 1) -> Estimate:
         """The difference (run ``run`` minus the baseline) in ``metric``."""
@@ -224,7 +231,7 @@ class Comparison:
         for r in pair.results:
             if r.metric == metric:
                 n = max(r.n_a, r.n_b)
-                return Estimate(float(r.estimate), float(r.low), float(r.high), int(n))
+                return Estimate(float(r.estimate), float(r.low), float(r.high), int(n), r.test)
         raise AnalysisError(f"metric {metric!r} was not compared")
 
     def to_dict(self) -> dict[str, Any]:
@@ -301,9 +308,9 @@ class Advantage:
 
     def to_polars(self) -> pl.DataFrame:
         names = [_position(p, len(self.by_position)) for p in range(len(self.by_position))]
-        rows = [{"metric": n, **vars(e)} for n, e in zip(names, self.by_position, strict=True)]
-        rows.append({"metric": "dealer_margin", **vars(self.dealer_margin)})
-        return _frame(rows, ["metric", "estimate", "ci_low", "ci_high", "n"])
+        rows = [{"metric": n, **_cells(e)} for n, e in zip(names, self.by_position, strict=True)]
+        rows.append({"metric": "dealer_margin", **_cells(self.dealer_margin)})
+        return _frame(rows, ["metric", *_ESTIMATE_COLUMNS])
 
     def __repr__(self) -> str:
         return (
@@ -344,9 +351,7 @@ def advantage(
     r = make_rules(preset, rules)
     specs = seat_policies(policy_texts(policy), r.players)
     res = first_player_advantage(r, specs, hands, seed)
-    return Advantage(
-        Estimate.of(res.dealer_margin), tuple(Estimate.of(e) for e in res.by_position), res
-    )
+    return Advantage(res.dealer_margin, res.by_position, res)
 
 
 __all__ = [

@@ -15,7 +15,7 @@ from scopa_sim.api.runs import Run, as_library_run
 
 if TYPE_CHECKING:
     from scopa_sim.analysis.deals import CardValues, ClassTable, LuckShare
-    from scopa_sim.stats.inference import Proportion
+    from scopa_sim.stats.estimate import Estimate
 
 RunLike = Run | str | os.PathLike[str]
 
@@ -72,7 +72,7 @@ def luck_share(run: RunLike, max_hands: int | None = None) -> LuckShare:
 
 
 @one_line_errors
-def match_wins(run: RunLike, seat: int = 0) -> Proportion:
+def match_wins(run: RunLike, seat: int = 0) -> Estimate:
     """How often the side of ``seat`` won a match of a ``--matches`` run, with its Wilson
     95% CI: with the stronger policy at ``seat``, how much skill decides a match."""
     from scopa_sim.analysis.deals import match_wins as library_match_wins

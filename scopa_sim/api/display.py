@@ -1,4 +1,4 @@
-"""What the notebook API's results share: :class:`Estimate`, input checks that raise the
+"""What the notebook API's results share: input checks that raise the
 project's one-line errors, and the HTML of their ``_repr_html_`` (the cards drawn as on
 the review page, :mod:`scopa_sim.records.review_html`, with its style scoped to the
 result so that a notebook's own look is left alone).
@@ -12,54 +12,17 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from scopa_sim.errors import FileError, RulesError, ScopaError, SimulationError
-from scopa_sim.files import json_number
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
-    from scopa_sim.stats.inference import Estimate as StatsEstimate
-    from scopa_sim.stats.inference import MeanCI, Proportion
+    from scopa_sim.stats.estimate import Estimate
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A figure with its 95% confidence interval and the sample it is estimated from.
-
-    ``estimate`` is the point estimate (a mean, a proportion, a difference), ``ci_low`` and
-    ``ci_high`` the bounds of its 95% interval, ``n`` the number of observations (hands,
-    matches or deal pairs)."""
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    n: int
-
-    @classmethod
-    def of(cls, x: MeanCI | Proportion | StatsEstimate) -> Estimate:
-        """The estimate of a statistic of :mod:`scopa_sim.stats.inference`."""
-        value = x.mean if hasattr(x, "mean") else x.estimate
-        return cls(float(value), float(x.low), float(x.high), int(x.n))
-
-    def __str__(self) -> str:
-        return f"{self.estimate:+.4f} [{self.ci_low:+.4f}, {self.ci_high:+.4f}] (n={self.n:,})"
-
-    def __repr__(self) -> str:
-        """The fields to four decimals (the estimates of a few thousand hands hold no more)."""
-        return (
-            f"Estimate(estimate={self.estimate:+.4f}, ci_low={self.ci_low:+.4f}, "
-            f"ci_high={self.ci_high:+.4f}, n={self.n})"
-        )
-
-    def to_dict(self) -> dict[str, float | int | None]:
-        """JSON-ready (an undefined bound, as with one observation, is None)."""
-        return {k: json_number(v) for k, v in vars(self).items()}
 
 
 # --------------------------------------------------------------------------- input checks
@@ -188,7 +151,7 @@ def fmt(x: float, spec: str = "+.4f") -> str:
 
 def est_cells(e: Estimate, spec: str = "+.4f") -> list[str]:
     """An estimate as three cells: the estimate, its interval, its sample size."""
-    return [fmt(e.estimate, spec), f"[{fmt(e.ci_low, spec)}, {fmt(e.ci_high, spec)}]", f"{e.n:,}"]
+    return [fmt(e.estimate, spec), f"[{fmt(e.low, spec)}, {fmt(e.high, spec)}]", f"{e.n:,}"]
 
 
-__all__ = ["Estimate", "box", "est_cells", "one_line_errors", "scoped_css", "table"]
+__all__ = ["box", "est_cells", "one_line_errors", "scoped_css", "table"]

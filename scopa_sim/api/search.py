@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.display import (
-    Estimate,
     box,
     esc,
     est_cells,
@@ -28,6 +27,7 @@ from scopa_sim.api.display import (
 )
 from scopa_sim.errors import CardError, PolicyError, PositionError
 from scopa_sim.files import json_number
+from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
     import polars as pl
@@ -269,7 +269,7 @@ class Pairing:
     def of(cls, x: PairingResult) -> Pairing:
         m = x.margin
         return cls(
-            x.a, x.b, x.deal_pairs, Estimate(m.mean, m.low, m.high, m.n), x.wins, x.draws,
+            x.a, x.b, x.deal_pairs, m, x.wins, x.draws,
             x.losses, x.score, x.elo, (x.elo_low, x.elo_high), x.sprt_llr, x.sprt_verdict,
         )  # fmt: skip
 
@@ -305,7 +305,7 @@ class Tournament:
                     "b": x.b,
                     "deal_pairs": x.deal_pairs,
                     "margin": x.margin.estimate,
-                    "margin_ci": [json_number(x.margin.ci_low), json_number(x.margin.ci_high)],
+                    "margin_ci": [json_number(x.margin.low), json_number(x.margin.high)],
                     "wins": x.wins,
                     "draws": x.draws,
                     "losses": x.losses,
@@ -328,8 +328,8 @@ class Tournament:
                 "b": x.b,
                 "deal_pairs": x.deal_pairs,
                 "margin": x.margin.estimate,
-                "ci_low": x.margin.ci_low,
-                "ci_high": x.margin.ci_high,
+                "ci_low": x.margin.low,
+                "ci_high": x.margin.high,
                 "wins": x.wins,
                 "draws": x.draws,
                 "losses": x.losses,

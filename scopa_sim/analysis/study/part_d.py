@@ -27,7 +27,7 @@ from scopa_sim.analysis.study.report import Results, _ci, _header, _table, _tag_
 from scopa_sim.errors import AnalysisError
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
-from scopa_sim.stats import inference as S
+from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
     from scopa_sim.analysis.study.plan import Plan, Scale
@@ -48,7 +48,7 @@ class PartD:
     hands: list[DV.ClassTable]
     tables: list[DV.ClassTable]
     luck: list[tuple[str, str, DV.LuckShare]]  # (preset, tag, share)
-    strength: list[tuple[str, str, S.Proportion]]  # (stronger tag, weaker tag, wins)
+    strength: list[tuple[str, str, Estimate]]  # (stronger tag, weaker tag, wins)
 
 
 def _finished(path: Path) -> Run | None:
@@ -330,7 +330,7 @@ def _luck_section(d: PartD) -> list[str]:
     return [*L, ""]
 
 
-def _half(p: S.Proportion) -> str:
+def _half(p: Estimate) -> str:
     """What a proportion's interval allows against one half."""
     if not (math.isfinite(p.low) and math.isfinite(p.high)):
         return "no interval"
