@@ -21,11 +21,11 @@ from scopa_sim.errors import (
     AnalysisError,
     DatasetError,
     FileError,
+    InputError,
     PolicyError,
     PositionError,
     RulesError,
     ScopaError,
-    SimulationError,
     TournamentError,
 )
 
@@ -90,7 +90,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     api = scopa_sim.simulate(hands=3000, seed=5, policy="expert", workers=1, out=d / "api")
     variant = scopa_sim.simulate(
-        hands=3000, seed=5, policy="expert", rules={"remainder_to": "dealer"}, workers=1
+        hands=3000, seed=5, policy="expert", overrides={"remainder_to": "dealer"}, workers=1
     )
     return {"dir": d, "api": api, "variant": variant}
 
@@ -99,10 +99,10 @@ def test_simulate_makes_the_commands_run(runs: dict[str, Any]) -> None:
     cli_made = scopa_sim.open_run(runs["dir"] / "cli")
     api = runs["api"]
     assert api.run_id == cli_made.run_id
-    assert api.path == runs["dir"] / "api"
+    assert api.directory == runs["dir"] / "api"
     assert api.manifest["run_id"] == api.run_id
-    assert api.hands().collect().equals(cli_made.hands().collect())
-    assert api.hands().collect_schema() == pl.Schema(scopa_sim_schema())
+    assert api.scan().collect().equals(cli_made.scan().collect())
+    assert api.scan().collect_schema() == pl.Schema(scopa_sim_schema())
     assert "--rule remainder_to=dealer" in runs["variant"].command()
 
 
@@ -144,7 +144,7 @@ def test_analyze_of_several_groups(runs: dict[str, Any]) -> None:
 
 
 def test_compare_gives_the_commands_numbers(runs: dict[str, Any]) -> None:
-    variant = runs["variant"].path
+    variant = runs["variant"].directory
     doc = cli_json("compare", str(runs["dir"] / "cli"), str(variant))
     c = scopa_sim.compare(runs["api"], runs["variant"])
     want = {r["metric"]: r for r in doc["comparisons"][0]["results"]}
@@ -220,12 +220,12 @@ def test_review_gives_the_commands_numbers(tmp_path: Path) -> None:
             RulesError,
         ),
         (
-            lambda: scopa_sim.simulate(hands=10, rules={"colour": 1}),
+            lambda: scopa_sim.simulate(hands=10, overrides={"colour": 1}),
             ["--hands", "10", "--rule", "colour=1"],
             RulesError,
         ),
         (
-            lambda: scopa_sim.simulate(hands=10, rules={"target": 0}),
+            lambda: scopa_sim.simulate(hands=10, overrides={"target": 0}),
             ["--hands", "10", "--rule", "target=0"],
             RulesError,
         ),
@@ -239,13 +239,13 @@ def test_review_gives_the_commands_numbers(tmp_path: Path) -> None:
             ["--hands", "10", *["--policy", "expert"] * 3],
             PolicyError,
         ),
-        (lambda: scopa_sim.simulate(hands=0), ["--hands", "0"], SimulationError),
-        (lambda: scopa_sim.simulate(hands=-5), ["--hands", "-5"], SimulationError),
-        (lambda: scopa_sim.simulate(), [], SimulationError),
+        (lambda: scopa_sim.simulate(hands=0), ["--hands", "0"], InputError),
+        (lambda: scopa_sim.simulate(hands=-5), ["--hands", "-5"], InputError),
+        (lambda: scopa_sim.simulate(), [], InputError),
         (
             lambda: scopa_sim.simulate(hands=5, matches=5),
             ["--hands", "5", "--matches", "5"],
-            SimulationError,
+            InputError,
         ),
     ],
 )
@@ -260,17 +260,21 @@ def test_simulate_bad_input_has_the_commands_message(
 
 
 def test_other_bad_counts_are_scopa_errors() -> None:
-    with pytest.raises(SimulationError, match="whole number"):
+    with pytest.raises(InputError, match="whole number"):
         scopa_sim.simulate(hands=1.5)  # type: ignore[arg-type]
-    with pytest.raises(SimulationError, match="whole number"):
+    with pytest.raises(InputError, match="whole number"):
         scopa_sim.simulate(hands="10")  # type: ignore[arg-type]
-    with pytest.raises(SimulationError, match="--seed"):
+    with pytest.raises(InputError, match="the seed"):
         scopa_sim.simulate(hands=10, seed=-1)
-    with pytest.raises(SimulationError, match="--workers"):
+    with pytest.raises(InputError, match="the number of workers"):
         scopa_sim.simulate(hands=10, workers=0)
-    with pytest.raises(SimulationError, match="executor"):
+    with pytest.raises(InputError, match="executor"):
         scopa_sim.simulate(hands=10, executor="cloud")
-    with pytest.raises(AnalysisError, match="number of hands"):
+    with pytest.raises(InputError, match="exclude each other"):
+        scopa_sim.simulate(hands=10, resume=True, overwrite=True)
+    with pytest.raises(RulesError, match="not both"):
+        scopa_sim.simulate(hands=10, rules=scopa_sim.Rules.make(), overrides={"target": 21})
+    with pytest.raises(InputError, match="number of hands"):
         scopa_sim.advantage(hands=1)
     with pytest.raises(TournamentError, match="--deals"):
         scopa_sim.tournament("expert", "random", deals=1)
@@ -316,6 +320,60 @@ def test_advise_and_review_bad_input() -> None:
     with pytest.raises(ScopaError) as err:
         scopa_sim.review("no-such-file.jsonl")
     assert str(err.value) == want
+
+
+def test_the_data_jobs_check_their_input_before_any_work(tmp_path: Path) -> None:
+    """Each job refuses bad arguments in words that name no command-line option."""
+    cases: list[tuple[Any, type[ScopaError], str]] = [
+        (lambda: scopa_sim.compare_presets("scopa", hands=10), InputError, "two presets"),
+        (
+            lambda: scopa_sim.compare_presets("scopa", "scopa", hands=10),
+            InputError,
+            "given twice",
+        ),
+        (
+            lambda: scopa_sim.compare_presets("scopa", "escoba", hands=1),
+            InputError,
+            "at least 2",
+        ),
+        (lambda: scopa_sim.compare_presets("scopa", "escoba"), InputError, "exactly one"),
+        (lambda: scopa_sim.equity("scopa-3", out=tmp_path / "e.json"), RulesError, "two sides"),
+        (
+            lambda: scopa_sim.equity(policy="genius", out=tmp_path / "e.json"),
+            InputError,
+            "unknown policy",
+        ),
+        (lambda: scopa_sim.study("huge"), InputError, "unknown scale"),
+        (lambda: scopa_sim.study(part="E"), InputError, "unknown part"),
+        (lambda: scopa_sim.warm(["nope"]), ScopaError, "unknown warm-up task"),
+        (lambda: scopa_sim.warm(jobs=0), ScopaError, "at least 1"),
+        (lambda: scopa_sim.variant("scopa", ["players=5"]), RulesError, "players"),
+        (lambda: scopa_sim.document("manual"), FileError, "unknown document"),
+        (lambda: scopa_sim.report(tmp_path / "none", out=tmp_path / "r"), DatasetError, "none"),
+    ]
+    for call, kind, text in cases:
+        with pytest.raises(kind, match=text) as info:
+            call()
+        assert "--" not in str(info.value), str(info.value)
+    assert not (tmp_path / "e.json").exists()
+
+
+def test_variants_and_documents() -> None:
+    assert list(scopa_sim.presets()) == list(scopa_sim.PRESETS)
+    v = scopa_sim.variant("scopa", {"target": 21})
+    assert v.rules.target == 21 and ("target", "21") in v.options
+    assert v.text().splitlines()[0].startswith("# scopa: ")
+    assert scopa_sim.document("rules").startswith("#")
+    from scopa_sim.api.reporting import EQUITY_POLICIES
+    from scopa_sim.bots.objective import MODEL_POLICIES
+
+    assert tuple(MODEL_POLICIES) == EQUITY_POLICIES
+
+
+def test_report_writes_the_commands_report(runs: dict[str, Any], tmp_path: Path) -> None:
+    files = scopa_sim.report(runs["api"], runs["variant"], out=tmp_path / "r.md")
+    assert files.markdown == tmp_path / "r.md" and files.figures
+    assert "## " in files.markdown.read_text()
 
 
 # --------------------------------------------------------------------------- typing

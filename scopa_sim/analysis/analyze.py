@@ -22,9 +22,8 @@ Two runs made with the same seed, deck and mode were dealt the same decks
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,9 +31,8 @@ import polars as pl
 
 from scopa_sim.data import dataset as D
 from scopa_sim.data.roles import OPTIONAL_ITEMS, int_col, side_of, side_value
-from scopa_sim.data.run import SimConfig, read_run
+from scopa_sim.data.run import Run, open_run
 from scopa_sim.errors import AnalysisError
-from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import inference as S
 from scopa_sim.stats.estimate import Estimate
 
@@ -70,68 +68,17 @@ STREAMING: Any = "streaming"
 # --------------------------------------------------------------------------- runs
 
 
-@dataclass(frozen=True)
-class Run:
-    """A complete run directory: its manifest, configuration, size and shard files (those
-    its manifest lists, checked to belong to it)."""
-
-    directory: Path
-    manifest: dict[str, Any] = field(repr=False, compare=False)
-    config: SimConfig
-    rows: int
-    files: tuple[Path, ...] = field(repr=False, compare=False)
-
-    def scan(self) -> pl.LazyFrame:
-        """The run's rows, lazily, with the pinned schema and each side's four-sevens
-        point (``s{k}_four_sevens``, from its sevens and the rules:
-        :func:`.dataset.four_sevens_expr`)."""
-        on = self.config.rules.four_sevens_point
-        return pl.scan_parquet(list(self.files), schema=D.schema()).with_columns(
-            [D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)]
-        )
-
-    @property
-    def label(self) -> str:
-        """A short name for tables: the directory's name."""
-        return self.directory.name or str(self.directory)
-
-    @property
-    def run_id(self) -> str:
-        return self.config.run_id
-
-    def rule_overrides(self) -> list[str]:
-        """``key=value`` options that differ from the preset (what ``--rule`` must give)."""
-        base = Rules.make(self.config.preset) if self.config.preset in PRESETS else Rules()
-        # every option, the §9 ones and the readings included (the identity form and the
-        # complete form leave out their defaults)
-        mine, theirs = asdict(self.config.rules), asdict(base)
-        return [f"{k}={_text(v)}" for k, v in mine.items() if theirs[k] != v]
-
-    def command(self) -> str:
-        """The ``scopa-sim simulate`` command that reproduces this run's data."""
-        c, q = self.config, shlex.quote  # a path with spaces stays one argument
-        parts = ["scopa-sim simulate", f"--preset {q(c.preset)}"]
-        parts += [f"--rule {q(o)}" for o in self.rule_overrides()]
-        pols = c.policies if len(set(c.policies)) > 1 else c.policies[:1]
-        parts += [f"--policy {q(p)}" for p in pols]
-        parts += [f"--{c.mode} {c.count}", f"--seed {c.seed}", f"--out {q(str(self.directory))}"]
-        if c.deal != "plain":
-            parts.insert(-1, f"--deal {c.deal}")
-        return " ".join(parts)
-
-
-def _text(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def open_run(directory: str | Path) -> Run:
-    """Check a run directory (manifest, completeness, schema, every listed shard) without
-    reading its rows (:func:`scopa_sim.data.run.read_run`)."""
-    data = read_run(directory)
-    return Run(data.directory, data.manifest, data.config, data.rows, data.files)
+def scan_hands(run: Run) -> pl.LazyFrame:
+    """The run's rows, lazily, with the pinned schema and the derived columns the analyses
+    read: each side's four-sevens point (``s{k}_four_sevens``, from its sevens and the
+    rules: :func:`.dataset.four_sevens_expr`)."""
+    on = run.config.rules.four_sevens_point
+    return run.scan().with_columns([D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)])
 
 
 def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
+    """The finished runs of ``directories`` (:func:`scopa_sim.data.run.open_run`); an
+    AnalysisError if there is none."""
     runs = tuple(open_run(d) for d in directories)
     if not runs:
         raise AnalysisError("no run directory given")
@@ -147,7 +94,7 @@ def scan_runs(runs: Sequence[Run], features: Sequence[str] = ()) -> pl.LazyFrame
     frames = []
     for i, r in enumerate(runs):
         extra = [DL.feature_expr(DL.parse_feature(f, r.config.rules), r.config) for f in features]
-        frames.append(r.scan().with_columns([pl.lit(i, pl.Int32).alias("run"), *extra]))
+        frames.append(scan_hands(r).with_columns([pl.lit(i, pl.Int32).alias("run"), *extra]))
     lf = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
     policy = pl.concat_str(
         [pl.col(f"policy_{s}") for s in range(D.MAX_SEATS)], separator=",", ignore_nulls=True
@@ -398,7 +345,7 @@ def check_by(by: Sequence[str]) -> tuple[str, ...]:
             DL.check_feature(b)
             continue
         raise AnalysisError(
-            f"unknown --by column {b!r}; choose from: {', '.join(GROUP_KEYS)}, or a deal "
+            f"unknown grouping column {b!r}; choose from: {', '.join(GROUP_KEYS)}, or a deal "
             f"feature ({DL.FEATURE_HELP})"
         )
     return tuple(dict.fromkeys(by))
@@ -561,7 +508,7 @@ def convergence(run: Run, points: int = 200, metric: str = "margin") -> Converge
     scale = points / math.log(run.config.count + 1)
     expr = hand_metrics()[metric]
     q = (
-        run.scan()
+        scan_hands(run)
         .with_columns(
             ((pl.col("match") + 1).log() * scale).floor().cast(pl.Int64).alias("__block"),
             expr.alias("__x"),
@@ -707,7 +654,7 @@ def _metrics_for(a: Run, b: Run, asked: tuple[str, ...], strict: bool) -> tuple[
             )
         if level == "match" and not both_matches:
             if asked:
-                raise AnalysisError(f"metric {m!r} needs two --matches runs")
+                raise AnalysisError(f"metric {m!r} needs two runs of matches")
             continue
         item = m.removeprefix("margin_")
         if m.startswith("margin_") and item in OPTIONAL_ITEMS and item not in optional:
@@ -731,7 +678,7 @@ def _paired_sums(a: Run, b: Run, metrics: list[str], level: str) -> dict[str, in
     for lo, hi in _chunks(a, b):
         sides = []
         for tag, run in (("a", a), ("b", b)):
-            lf = run.scan().filter(pl.col("match").is_between(lo, hi, closed="left"))
+            lf = scan_hands(run).filter(pl.col("match").is_between(lo, hi, closed="left"))
             if level == "match":
                 lf = lf.filter(pl.col("winner").is_not_null())
             sides.append(lf.select([*keys, *(exprs[m].alias(f"{m}_{tag}") for m in metrics)]))
@@ -762,7 +709,7 @@ def _paired_sums(a: Run, b: Run, metrics: list[str], level: str) -> dict[str, in
 
 def _run_sums(run: Run, metrics: list[str], level: str) -> dict[str, int]:
     exprs = hand_metrics() if level == "hand" else match_metrics()
-    lf = run.scan()
+    lf = scan_hands(run)
     if level == "match":
         lf = lf.filter(pl.col("winner").is_not_null())
     aggs: list[pl.Expr] = []
@@ -870,12 +817,11 @@ __all__ = [
     "GroupResult",
     "MatchStats",
     "PairComparison",
-    "Run",
     "analyze",
     "compare",
     "compare_pair",
     "convergence",
-    "open_run",
     "open_runs",
     "pairing",
+    "scan_hands",
 ]

@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the sentences read attributes only: no polars or numba to i
         Comparison,
         GroupResult,
         PairComparison,
-        Run,
     )
+    from scopa_sim.data.run import Run
     from scopa_sim.stats.inference import TestResult
 
 #: The significance level the sentences read p-values against (the intervals are 95%).

@@ -38,7 +38,7 @@ from scopa_sim.stats.estimate import Estimate
 if TYPE_CHECKING:
     import polars as pl
 
-    from scopa_sim.analysis.analyze import Run
+    from scopa_sim.data.run import Run
 
 #: Hands a cell (a card, a class) needs to be given a number; fewer is "too few".
 MIN_CELL = 30
@@ -489,7 +489,7 @@ def match_wins(run: Run, seat: int = 0) -> Estimate:
 
     c = run.config
     if c.mode != "matches":
-        raise AnalysisError(f"{run.directory}: a --matches run is needed (this one has hands)")
+        raise AnalysisError(f"{run.directory}: a run of matches is needed (this one has hands)")
     if not 0 <= seat < c.rules.players:
         raise AnalysisError(f"seat {seat}: the run has {c.rules.players} players")
     side = seat & 1 if c.rules.teams else seat

@@ -24,7 +24,6 @@ from scopa_sim.analysis.analyze import (
     Comparison,
     Distribution,
     GroupResult,
-    Run,
     analyze,
     compare,
     convergence,
@@ -32,6 +31,7 @@ from scopa_sim.analysis.analyze import (
 )
 from scopa_sim.analysis.conclusions import analysis_conclusion, comparison_conclusion
 from scopa_sim.analysis.deals import MIN_CELL
+from scopa_sim.data.run import Run
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import TestResult
 

@@ -1,12 +1,16 @@
-"""The notebook API: one function per job of the command line, with its names and
-defaults, each returning a typed, frozen result with ``to_polars()`` or ``to_dict()`` and
-an HTML view for Jupyter. ``import scopa_sim`` gives them all (``scopa_sim.simulate``...).
+"""The use-case layer: one function per job of the command line (the command line calls
+them, and so can a notebook), each checking its input once and returning a typed, frozen
+result (``text()`` as the command prints it, ``to_dict()`` as its ``--json``,
+``to_polars()``, an HTML view for Jupyter). ``import scopa_sim`` gives them all
+(``scopa_sim.simulate``...).
 
-Thin wrappers over the library functions the commands call, so the API and the command
-line give the same numbers for the same input; bad input raises the project's
-:class:`~scopa_sim.errors.ScopaError` subclasses with the command line's one-line
-messages. Nothing here imports numba or polars until a function needs them.
+Bad input raises the project's :class:`~scopa_sim.errors.ScopaError` subclasses, in
+one line that names no command-line option (:class:`~scopa_sim.errors.InputError` for
+arguments refused before any work). Nothing here imports numba or polars until a
+function needs them.
 """
+
+from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.analysis import (
     Advantage,
@@ -16,9 +20,17 @@ from scopa_sim.api.analysis import (
     advantage,
     analyze,
     compare,
+    compare_presets,
 )
-from scopa_sim.api.deals import card_values, luck_share, match_wins, opening_hands, opening_tables
-from scopa_sim.api.runs import Run, open_run, simulate
+from scopa_sim.api.deal_analyses import (
+    card_values,
+    luck_share,
+    match_wins,
+    opening_hands,
+    opening_tables,
+)
+from scopa_sim.api.reporting import EquityTableFile, equity, report, study
+from scopa_sim.api.runs import hands_with_deals, open_run, simulate
 from scopa_sim.api.search import (
     Advice,
     GameReview,
@@ -29,13 +41,30 @@ from scopa_sim.api.search import (
     review,
     tournament,
 )
+from scopa_sim.api.variants import Variant, document, presets, variant
+from scopa_sim.api.warming import Warming, warm, warm_tasks
 from scopa_sim.stats.estimate import Estimate
+
+if TYPE_CHECKING:
+    from scopa_sim.data.run import Run
+
+
+def __getattr__(name: str) -> Any:
+    """:class:`~scopa_sim.data.run.Run`, imported on first use (its module loads the
+    kernels' constants, and with them numba)."""
+    if name == "Run":
+        from scopa_sim.data.run import Run
+
+        return Run
+    raise AttributeError(f"module 'scopa_sim.api' has no attribute {name!r}")
+
 
 __all__ = [
     "Advantage",
     "Advice",
     "Analysis",
     "Comparison",
+    "EquityTableFile",
     "Estimate",
     "GameReview",
     "GroupFigures",
@@ -43,17 +72,29 @@ __all__ = [
     "PlayValue",
     "Run",
     "Tournament",
+    "Variant",
+    "Warming",
     "advantage",
     "advise",
     "analyze",
     "card_values",
     "compare",
+    "compare_presets",
+    "document",
+    "equity",
+    "hands_with_deals",
     "luck_share",
     "match_wins",
     "open_run",
     "opening_hands",
     "opening_tables",
+    "presets",
+    "report",
     "review",
     "simulate",
+    "study",
     "tournament",
+    "variant",
+    "warm",
+    "warm_tasks",
 ]

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from scopa_sim.errors import FileError, RulesError, ScopaError, SimulationError
+from scopa_sim.errors import FileError, InputError, RulesError, ScopaError
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
@@ -51,24 +51,40 @@ def one_line_errors(f: Callable[P, T]) -> Callable[P, T]:
 
 
 def whole(name: str, value: object, lo: int | None = None) -> int:
-    """``value`` as a whole number of at least ``lo``; a SimulationError naming the option
-    (``name``, as on the command line) if it is not."""
+    """``value`` as a whole number of at least ``lo``; an InputError naming it (``name``,
+    e.g. "the seed") if it is not."""
     if type(value) is not int:
-        raise SimulationError(f"{name} must be a whole number, not {value!r}")
+        raise InputError(f"{name} must be a whole number, not {value!r}")
     if lo is not None and value < lo:
-        raise SimulationError(f"{name} must be at least {lo}, not {value}")
+        raise InputError(f"{name} must be at least {lo}, not {value}")
     return value
 
 
-def make_rules(preset: object, rules: Mapping[str, Any] | None) -> Rules:
-    """The rules of ``preset`` with the overrides ``rules`` (option name -> value)."""
+def resolve_rules(
+    preset: object, rules: Rules | None = None, overrides: Mapping[str, Any] | None = None
+) -> Rules:
+    """The rules of a call: ``rules`` as given, or else the rules of ``preset`` with the
+    ``overrides`` (option name -> value, or ``key=value`` texts); a RulesError for an
+    unknown preset, a bad option or value, or both rules and overrides given."""
     from scopa_sim.game.rules import PRESETS, Rules
 
-    if not isinstance(preset, str):
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise RulesError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-    if rules is not None and not isinstance(rules, Mapping):
-        raise RulesError(f"rules must be a dict of option names to values, not {rules!r}")
-    return Rules.make(preset, rules)
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise RulesError(f"rules must be a Rules, not {rules!r}")
+        if overrides:
+            raise RulesError("give rules, or overrides of the preset's rules, not both")
+        return rules
+    if overrides is not None and not isinstance(overrides, Mapping | tuple | list):
+        raise RulesError(f"overrides must map option names to values, not {overrides!r}")
+    return Rules.make(preset, overrides)
+
+
+def make_rules(preset: object, rules: Mapping[str, Any] | None) -> Rules:
+    """The rules of ``preset`` with the overrides ``rules`` (option name -> value): the
+    search functions' form of :func:`resolve_rules`."""
+    return resolve_rules(preset, overrides=rules)
 
 
 def policy_texts(policy: str | Iterable[str]) -> tuple[str, ...]:

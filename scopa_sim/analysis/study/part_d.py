@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from scopa_sim.analysis import deals as DV
 from scopa_sim.analysis import plots as P
-from scopa_sim.analysis.analyze import Run, open_run
 from scopa_sim.analysis.study.report import Results, _ci, _header, _table, _tag_name
+from scopa_sim.data.run import Run, open_run
 from scopa_sim.errors import AnalysisError
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules

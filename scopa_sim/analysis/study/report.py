@@ -26,7 +26,7 @@ from scopa_sim.analysis import conclusions as C
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis import variance as V
 from scopa_sim.bots.registry import POLICIES
-from scopa_sim.data.run import scan
+from scopa_sim.data.run import open_run, scan
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import equity as E
@@ -567,8 +567,8 @@ def part_b(
         if e.level != "match":
             continue
         pc = A.compare_pair(
-            A.open_run(data.dirs[e.baseline]),
-            A.open_run(data.dirs[e.variant]),
+            open_run(data.dirs[e.baseline]),
+            open_run(data.dirs[e.variant]),
             metrics=("first_mover_wins", "match_length"),
             strict=False,
         )

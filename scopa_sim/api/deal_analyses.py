@@ -8,16 +8,17 @@ tables); a run's deals themselves are ``run.hands(deal=True)``.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeAlias
 
 from scopa_sim.api.display import one_line_errors
-from scopa_sim.api.runs import Run, as_library_run
+from scopa_sim.api.runs import as_run
 
 if TYPE_CHECKING:
     from scopa_sim.analysis.deals import CardValues, ClassTable, LuckShare
+    from scopa_sim.data.run import Run
     from scopa_sim.stats.estimate import Estimate
 
-RunLike = Run | str | os.PathLike[str]
+RunLike: TypeAlias = "Run | str | os.PathLike[str]"
 
 
 def _sides(run: RunLike, max_hands: int | None = None):  # type: ignore[no-untyped-def]
@@ -27,7 +28,7 @@ def _sides(run: RunLike, max_hands: int | None = None):  # type: ignore[no-untyp
     if max_hands is not None and (isinstance(max_hands, bool) or not isinstance(max_hands, int)
                                   or max_hands < 1):  # fmt: skip
         raise AnalysisError(f"max_hands must be a whole number of at least 1, got {max_hands!r}")
-    return deal_sides(as_library_run(run), max_hands)
+    return deal_sides(as_run(run), max_hands)
 
 
 @one_line_errors
@@ -77,7 +78,7 @@ def match_wins(run: RunLike, seat: int = 0) -> Estimate:
     95% CI: with the stronger policy at ``seat``, how much skill decides a match."""
     from scopa_sim.analysis.deals import match_wins as library_match_wins
 
-    return library_match_wins(as_library_run(run), seat)
+    return library_match_wins(as_run(run), seat)
 
 
 __all__ = ["card_values", "luck_share", "match_wins", "opening_hands", "opening_tables"]
