@@ -10,7 +10,7 @@ Three measures (issue 27's speed targets):
 * ``simulate`` of N hands of ``scopa`` under ``expert`` on W workers (wall time, start-up
   included), the simulation alone;
 * the card values of that run, first deal and any deal (reading the run's rows, dealing
-  every hand again, two OLS fits with HC1 errors: :mod:`scopa_sim.analysis.deals`), in
+  every hand again, two OLS fits with HC1 errors: :mod:`scopa_sim.analysis.deal_analyses`), in
   this process, measured in the same run as the simulation, so that their ratio stands
   whatever else loads the machine (the target: simulation and card values of 10 million
   hands within 10 minutes on 2 cores).
@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scopa_sim import _engine as K  # noqa: E402
-from scopa_sim.analysis import deals as DV  # noqa: E402
+from scopa_sim.analysis import deal_analyses as DV  # noqa: E402
 from scopa_sim.analysis.analyze import open_run  # noqa: E402
 from scopa_sim.bots.registry import seat_policies  # noqa: E402
 from scopa_sim.data.run import SimConfig  # noqa: E402

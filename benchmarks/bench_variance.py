@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scopa_sim.analysis import variance as V  # noqa: E402
+from scopa_sim.analysis.study.parts_a_to_c import hand_frame  # noqa: E402
 from scopa_sim.analysis.study.plan import SEARCH_POLICY  # noqa: E402
-from scopa_sim.analysis.study.report import hand_frame  # noqa: E402
 from scopa_sim.bots.registry import seat_policies  # noqa: E402
 from scopa_sim.data.run import SimConfig  # noqa: E402
 from scopa_sim.game.rules import Rules  # noqa: E402

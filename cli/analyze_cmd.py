@@ -30,14 +30,14 @@ DIRS = PathArg(file_okay=True, path_type=Path)
 
 
 @contextmanager
-def _bad_input() -> Iterator[None]:
-    """Errors on the user's input (directories, metrics, runs) are usage errors; a file
-    that cannot be written is not."""
+def _bad_input(but: type[ScopaError] | None = None) -> Iterator[None]:
+    """Errors on the user's input (directories, metrics, runs) are usage errors, except
+    those of type ``but`` (a report that cannot be written, say)."""
     try:
         yield
-    except FileError:
-        raise
     except ScopaError as e:
+        if but is not None and isinstance(e, but):
+            raise
         raise BadInput(str(e)) from None
 
 
@@ -207,6 +207,6 @@ def report_cmd(dirs: tuple[Path, ...], out: Path, progress: bool | None) -> None
         [*(shlex.quote(str(d)) for d in dirs), "--out", shlex.quote(str(out))]
     )
     drawing = f"reading {len(dirs)} run(s), drawing the figures"
-    with _bad_input(), Progress(wanted(progress), "report", text=drawing):
+    with _bad_input(but=FileError), Progress(wanted(progress), "report", text=drawing):
         files = scopa_sim.report(*dirs, out=out, command=cmd)
     click.echo(f"wrote {files.markdown} and {len(files.figures)} figures")

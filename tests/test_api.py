@@ -1,6 +1,7 @@
-"""The notebook API (scopa_sim.api): the command line's numbers for the same input, the
-command line's one-line errors for bad input, a cheap ``import scopa_sim``, the results'
-frames and HTML."""
+"""The use-case layer (scopa_sim.api), which the command line calls: each function's
+results (and that the command prints them as they are: its ``--json`` is the result's
+``to_dict()``), its one-line errors naming no command-line option, a cheap ``import
+scopa_sim``, the results' frames and HTML."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from scopa_sim_cli.main import cli
 
 import scopa_sim
 from scopa_sim import _engine as K
-from scopa_sim.analysis import deals as DV
+from scopa_sim.analysis import deal_analyses as DV
 from scopa_sim.analysis.analyze import analyze
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data.run import open_run

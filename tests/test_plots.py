@@ -171,7 +171,7 @@ def study_option_labels() -> list[str]:
     """The row labels of the study's effects figure: every option and sum-to-fifteen
     effect it measures, as the study writes them (the longest is 90 characters)."""
     from scopa_sim.analysis.study import plan as SP
-    from scopa_sim.analysis.study.report import _opt_label
+    from scopa_sim.analysis.study.parts_a_to_c import _opt_label
 
     labels = [_opt_label(o) for o in SP.OPTION_EFFECTS]
     labels += [_opt_label(o, b) for b, o in SP.FIFTEEN_EFFECTS]

@@ -43,19 +43,32 @@ from scopa_sim.api.search import (
 )
 from scopa_sim.api.variants import Variant, document, presets, variant
 from scopa_sim.api.warming import Warming, warm, warm_tasks
-from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
+    from scopa_sim.analysis.deal_analyses import CardValues, ClassTable, LuckShare
+    from scopa_sim.analysis.run_report import ReportFiles
     from scopa_sim.data.run import Run
+    from scopa_sim.stats.estimate import Estimate
+
+#: Types defined below this layer (the interval, the run, the deal analyses' results),
+#: imported on first use (PEP 562): their modules load numpy, polars or the kernels'
+#: constants (and with them numba), and each is documented where it is defined.
+LAZY_TYPES = {
+    "Estimate": "scopa_sim.stats.estimate",
+    "Run": "scopa_sim.data.run",
+    "CardValues": "scopa_sim.analysis.deal_analyses",
+    "ClassTable": "scopa_sim.analysis.deal_analyses",
+    "LuckShare": "scopa_sim.analysis.deal_analyses",
+    "ReportFiles": "scopa_sim.analysis.run_report",
+}
 
 
 def __getattr__(name: str) -> Any:
-    """:class:`~scopa_sim.data.run.Run`, imported on first use (its module loads the
-    kernels' constants, and with them numba)."""
-    if name == "Run":
-        from scopa_sim.data.run import Run
+    """A result type of :data:`LAZY_TYPES`, imported on first use."""
+    if name in LAZY_TYPES:
+        import importlib
 
-        return Run
+        return getattr(importlib.import_module(LAZY_TYPES[name]), name)
     raise AttributeError(f"module 'scopa_sim.api' has no attribute {name!r}")
 
 
@@ -63,13 +76,17 @@ __all__ = [
     "Advantage",
     "Advice",
     "Analysis",
+    "CardValues",
+    "ClassTable",
     "Comparison",
     "EquityTableFile",
     "Estimate",
     "GameReview",
     "GroupFigures",
+    "LuckShare",
     "Pairing",
     "PlayValue",
+    "ReportFiles",
     "Run",
     "Tournament",
     "Variant",

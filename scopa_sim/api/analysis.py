@@ -132,7 +132,7 @@ class Analysis:
     def text(self) -> str:
         """The analysis as ``scopa-sim analyze`` prints it (its sections)."""
         from scopa_sim.analysis.analyze import SECTIONS
-        from scopa_sim.analysis.report import analysis_text
+        from scopa_sim.analysis.run_report import analysis_text
 
         return analysis_text(self.result, self.sections or SECTIONS)
 
@@ -291,7 +291,7 @@ class Comparison:
 
     def text(self) -> str:
         """The comparison as ``scopa-sim compare`` prints it."""
-        from scopa_sim.analysis.report import comparison_text
+        from scopa_sim.analysis.run_report import comparison_text
 
         return comparison_text(self.result)
 

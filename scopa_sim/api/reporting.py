@@ -16,7 +16,7 @@ from scopa_sim.api.runs import as_run
 from scopa_sim.errors import FileError, InputError, RulesError
 
 if TYPE_CHECKING:
-    from scopa_sim.analysis.report import ReportFiles
+    from scopa_sim.analysis.run_report import ReportFiles
     from scopa_sim.bots.objective import EquityTable
     from scopa_sim.data.run import Run
     from scopa_sim.game.rules import Rules
@@ -46,7 +46,7 @@ def report(
 
     Raises DatasetError (a run directory that is missing or damaged), AnalysisError (the
     same run twice), FileError (the report cannot be written)."""
-    from scopa_sim.analysis.report import write_report
+    from scopa_sim.analysis.run_report import write_report
 
     runs = [as_run(r) for r in (run, *more)]
     where = run_path(out)
@@ -78,7 +78,7 @@ def study(
 
     Raises InputError (an unknown scale or part, a bad seed or number of workers),
     SimulationError, FileError."""
-    from scopa_sim.analysis.study.run import run_part_d, run_study
+    from scopa_sim.analysis.study.runner import run_part_d, run_study
 
     if scale not in STUDY_SCALES:
         raise InputError(f"unknown scale {scale!r}; choose from: {', '.join(STUDY_SCALES)}")

@@ -444,7 +444,7 @@ def open_run(directory: str | Path) -> Run:
 
 
 def scan(directory: str | Path) -> pl.LazyFrame:
-    """Lazily read a finished run directory with the pinned schema: ``open_run(directory).
-    scan()``, so that a stray, foreign or replaced file is an error naming it, never data
-    mixed in."""
+    """The rows of the finished run in ``directory``, lazily, with the pinned schema
+    (``open_run(directory).scan()``): a stray, foreign or replaced file is an error naming
+    it, never data mixed in."""
     return open_run(directory).scan()

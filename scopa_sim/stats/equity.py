@@ -426,7 +426,7 @@ def bootstrap_probs(
 def bootstrap_method(replicates: int) -> str:
     """The method of an :class:`~scopa_sim.stats.estimate.Estimate` of a match-level
     probability: a percentile bootstrap over the hands, ``replicates`` resamples."""
-    return f"percentile bootstrap, {replicates} replicates"
+    return f"percentile bootstrap, {replicates:,} replicates"
 
 
 def equity_table(

@@ -812,7 +812,7 @@ def conclusion_c(wins: Sequence[MatchWin]) -> str:
     return C.win_sentence(
         d.estimate, d.low, d.high,
         who="the first mover", target=w.target, fair=w.fair,
-        interval=f"95% percentile bootstrap, {d.replicates:,} replicates",
+        interval=f"95% {d.method}",  # "percentile bootstrap, R replicates"
         policy=f"in `{w.preset}` under {_tag_name(w.tag)}", n=d.n,
     )  # fmt: skip
 
@@ -1092,7 +1092,7 @@ def _wide(t: S.TestResult) -> str:
 
 
 def A_fmt_p(p: float) -> str:
-    from scopa_sim.analysis.report import fmt_p
+    from scopa_sim.analysis.run_report import fmt_p
 
     return fmt_p(p)
 
@@ -1434,7 +1434,7 @@ def write_study(
         "B": "effect of each rule option, per hand and per match, and its policy dependence",
         "C": "match level: the first mover's match wins and the match-equity table",
     }
-    from scopa_sim.analysis.report import write_report
+    from scopa_sim.analysis.run_report import write_report
     from scopa_sim.analysis.study.plan import POLICY_TAGS
 
     details = write_report(

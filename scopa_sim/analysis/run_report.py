@@ -30,7 +30,7 @@ from scopa_sim.analysis.analyze import (
     open_runs,
 )
 from scopa_sim.analysis.conclusions import analysis_conclusion, comparison_conclusion
-from scopa_sim.analysis.deals import MIN_CELL
+from scopa_sim.analysis.deal_analyses import MIN_CELL
 from scopa_sim.data.run import Run
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import TestResult
