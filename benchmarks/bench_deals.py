@@ -10,7 +10,7 @@ Three measures (issue 27's speed targets):
 * ``simulate`` of N hands of ``scopa`` under ``expert`` on W workers (wall time, start-up
   included), the simulation alone;
 * the card values of that run, first deal and any deal (reading the run's rows, dealing
-  every hand again, two OLS fits with HC1 errors: :mod:`scopa_sim.analysis.deals`), in
+  every hand again, two OLS fits with HC1 errors: :mod:`scopa_sim.analysis.deal_analyses`), in
   this process, measured in the same run as the simulation, so that their ratio stands
   whatever else loads the machine (the target: simulation and card values of 10 million
   hands within 10 minutes on 2 cores).
@@ -36,10 +36,9 @@ from pathlib import Path
 import click
 import numpy as np
 
-from scopa_sim.analysis import deals as DV
-from scopa_sim.analysis.analyze import open_run
+from scopa_sim.analysis import deal_analyses as DV
 from scopa_sim.bots.registry import seat_policies
-from scopa_sim.data.run import SimConfig
+from scopa_sim.data.run import SimConfig, open_run
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim import deals as DL
 from scopa_sim.sim import pool as P

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import click
 
-from scopa_sim.analysis.conclusions import equity_conclusion
-from scopa_sim.bots.objective import DEFAULT_HANDS, MODEL_POLICIES, build_table
+import scopa_sim
+from scopa_sim.api.reporting import EQUITY_POLICIES, MAX_EQUITY_HANDS
 
-from .options import BadInput, PathArg, make_rules, rules_options, seed_option
+from .options import PathArg, make_rules, rules_options, seed_option, usage_errors
 from .progress import Progress, progress_option, wanted
-
-#: The most self-play hands of a table (about an hour at 30,000 hands a second).
-MAX_HANDS = 10**8
 
 
 @click.command()
@@ -20,13 +17,13 @@ MAX_HANDS = 10**8
     "--policy",
     default="expert",
     show_default=True,
-    type=click.Choice(list(MODEL_POLICIES)),
+    type=click.Choice(list(EQUITY_POLICIES)),
     help="The policy whose self-play hands the table is solved from.",
 )
 @click.option(
     "--hands",
-    type=click.IntRange(min=1, max=MAX_HANDS),
-    default=DEFAULT_HANDS,
+    type=click.IntRange(min=1, max=MAX_EQUITY_HANDS),
+    default=100_000,
     show_default=True,
     help="Self-play hands behind the table.",
 )
@@ -54,14 +51,15 @@ def equity_cmd(
     objective=match,equity=OUT play by it; it only fits the rules it was built for.
     """
     r = make_rules(preset, rules)
-    if r.sides != 2:
-        raise BadInput(f"an equity table needs two sides (2 players, or 4 in teams), not {r.sides}")
-    with Progress(wanted(progress), "equity", hands, "hands", rate="hands") as bar:
-        table = build_table(r, policy, hands, seed, bar.advance if bar.show else None)
-    table.save(out)
-    first = 1.0 - table.before((0, 0), 0)  # side 1 plays first when side 0 deals
-    click.echo(equity_conclusion(first, r.target, policy, hands))
-    click.echo(
-        f"wrote {out}: {r.target}-point match equity of {hands:,} {policy} hands "
-        f"(rules {r.digest()}); the first mover wins {first:.4f} of matches from 0-0"
-    )
+    bar = Progress(wanted(progress), "equity", hands, "hands", rate="hands")
+    with bar, usage_errors():
+        made = scopa_sim.equity(
+            preset,
+            rules=r,
+            policy=policy,
+            hands=hands,
+            seed=seed,
+            out=out,
+            progress=bar.advance if bar.show else None,
+        )
+    click.echo(made.text())

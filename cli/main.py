@@ -10,12 +10,12 @@ import sys
 
 import click
 
+import scopa_sim
 from scopa_sim import __version__
 from scopa_sim.errors import FileError, ScopaError
-from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
 from scopa_sim.sim.pool import Terminated, abandoned, interrupt_on_sigterm
 
-from .options import BadInput, make_rules
+from .options import BadInput, usage_errors
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -128,16 +128,13 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
     if name is None:
         if rules:
             raise BadInput("--rule needs a preset NAME to apply to")
-        width = max(len(p) for p in PRESETS)
-        for preset in PRESETS:
-            click.echo(f"{preset:<{width}}  {PRESET_DESCRIPTIONS[preset]}")
+        described = scopa_sim.presets()
+        width = max(len(p) for p in described)
+        for preset, description in described.items():
+            click.echo(f"{preset:<{width}}  {description}")
         return
-    r = make_rules(name, rules)
-    click.echo(f"# {name}: {PRESET_DESCRIPTIONS[name]}")
-    for key in OPTION_NAMES:
-        value = getattr(r, key)
-        text = str(value).lower() if isinstance(value, bool) else str(value)
-        click.echo(f"{key} = {text}")
+    with usage_errors():
+        click.echo(scopa_sim.variant(name, rules).text())
 
 
 @cli.command()
@@ -146,15 +143,13 @@ def variants(name: str | None, rules: tuple[str, ...]) -> None:
 def rules(record: bool, show_path: bool) -> None:
     """Print the rules the engine implements (Markdown), or with --record the format of
     the game records that play --record writes: the documents shipped in the package."""
-    from scopa_sim.files import DOCUMENTS, document
-
     name = "record" if record else "rules"
     if show_path:
-        from importlib.resources import files
+        from scopa_sim.api.variants import document_path
 
-        click.echo(str(files("scopa_sim") / "documents" / DOCUMENTS[name]))
+        click.echo(str(document_path(name)))
         return
-    click.echo(document(name), nl=False)
+    click.echo(scopa_sim.document(name), nl=False)
 
 
 def main() -> None:

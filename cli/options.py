@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import click
 
 from scopa_sim.bots.registry import POLICIES, PolicySpec, seat_policies
-from scopa_sim.errors import ScopaError
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.errors import InputError, PolicyError, RulesError, ScopaError
+from scopa_sim.game.rules import PRESETS, Rules, parse_overrides
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -104,6 +105,26 @@ def make_rules(preset: str, rules: tuple[str, ...]) -> Rules:
     try:
         return Rules.make(preset, rules)
     except ScopaError as e:
+        raise BadInput(str(e)) from None
+
+
+def make_overrides(texts: tuple[str, ...]) -> dict[str, Any]:
+    """Rule overrides from the command line's ``--rule key=value`` texts (option name ->
+    typed value, checked against the rules by the call they are given to); a malformed
+    text is a usage error (exit 2)."""
+    try:
+        return parse_overrides(texts)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
+
+
+@contextmanager
+def usage_errors() -> Iterator[None]:
+    """Input a library call refuses before any work (:class:`~scopa_sim.errors.InputError`,
+    and bad rules or policies) is a usage error (exit 2); other errors stay as they are."""
+    try:
+        yield
+    except (InputError, RulesError, PolicyError) as e:
         raise BadInput(str(e)) from None
 
 

@@ -2,41 +2,30 @@
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from pathlib import Path
 
 import click
 
-from scopa_sim.data import dataset as D
-from scopa_sim.data.run import SimConfig, mode_and_count
-from scopa_sim.errors import ScopaError
-from scopa_sim.sim.executors import DEFAULT_WORKER_TIMEOUT, dask_executor, local_executor
+import scopa_sim
 from scopa_sim.sim.pool import Terminated
-from scopa_sim.sim.simulate import simulate
 
 from .options import (
-    BadInput,
     PathArg,
-    make_policies,
     make_rules,
     policy_option,
     rules_options,
     seed_option,
+    usage_errors,
     workers_option,
 )
 from .progress import Progress, progress_option, wanted
 
 
-def _run_shard_size(directory: Path) -> int | None:
-    """The shard size of the run to resume in ``directory`` (None if there is no readable
-    one; resuming then says what is wrong), so that ``--resume`` needs no --shard-size."""
-    try:
-        size = D.read_manifest(directory).get("config", {}).get("shard_size")
-    except (ScopaError, AttributeError):
-        return None
-    return size if type(size) is int and size >= 1 else None
+def mode_of(hands: int | None, matches: int | None) -> str:
+    """What the progress counts: hands, unless only matches are given."""
+    return "matches" if matches is not None and hands is None else "hands"
 
 
 @click.command()
@@ -68,10 +57,10 @@ def _run_shard_size(directory: Path) -> int | None:
 @click.option(
     "--worker-timeout",
     type=click.FloatRange(min=0, min_open=True),
-    default=DEFAULT_WORKER_TIMEOUT,
-    show_default=True,
+    default=None,
     metavar="SECONDS",
-    help="With --executor dask: give up when the cluster has had no worker this long.",
+    help="With --executor dask: give up when the cluster has had no worker this long  "
+    "[default: 60].",
 )
 @click.option(
     "--shard-size",
@@ -102,7 +91,7 @@ def simulate_cmd(
     workers: int | None,
     executor: str,
     scheduler: str | None,
-    worker_timeout: float,
+    worker_timeout: float | None,
     shard_size: int | None,
     deal: str,
     resume: bool,
@@ -111,46 +100,36 @@ def simulate_cmd(
     quiet: bool,
 ) -> None:
     """Simulate hands or matches and write one row per hand to a Parquet dataset."""
-    try:
-        mode, count = mode_and_count(hands, matches)
-    except ScopaError as e:
-        raise BadInput(str(e)) from None
-    if scheduler and executor != "dask":
-        raise BadInput("--scheduler needs --executor dask")
-    if math.isnan(worker_timeout):
-        raise BadInput("--worker-timeout must be a number of seconds > 0 (or inf), not nan")
-    if resume and overwrite:
-        raise BadInput("--resume and --overwrite exclude each other")
     r = make_rules(preset, rules)
-    specs = make_policies(policies, r.players)
-    if deal != "plain" and mode != "hands":
-        raise BadInput("--deal swapped needs --hands")
-    if resume and shard_size is None:
-        shard_size = _run_shard_size(out_dir)
-    try:
-        config = SimConfig.make(preset, r, specs, mode, count, seed, shard_size, deal=deal)
-    except ScopaError as e:
-        raise BadInput(str(e)) from None
-    n_workers = workers or os.cpu_count() or 1
-    if executor == "dask":
-        say = lambda message: click.echo(message, err=True)  # noqa: E731
-        run_exec = dask_executor(scheduler, n_workers, worker_timeout, notify=say)
-    else:
-        run_exec = local_executor(n_workers)
-    bar = Progress(wanted(progress, quiet), "simulate", count, mode, rate="hands")
+    bar = Progress(wanted(progress, quiet), "simulate", hands or matches, mode_of(hands, matches),
+                   rate="hands")  # fmt: skip
+    done = [0, 0]  # units and rows this command computed
 
     def advance(units: int, rows: int) -> None:
+        done[0] += units
+        done[1] += rows
         bar.advance(units, rows)
 
     try:  # SIGTERM arrives as Terminated (see ScopaGroup): the run stops as on Ctrl-C
-        with bar:
-            summary = simulate(
-                out_dir,
-                config,
-                run_exec,
+        with bar, usage_errors():
+            run = scopa_sim.simulate(
+                preset,
+                rules=r,
+                hands=hands,
+                matches=matches,
+                policy=policies or "random",
+                seed=seed,
+                deal=deal,
+                out=out_dir,
+                workers=workers,
+                executor=executor,
+                scheduler=scheduler,
+                worker_timeout=worker_timeout,
+                shard_size=shard_size,
                 resume=resume,
                 overwrite=overwrite,
-                progress=advance if bar.show else None,
+                progress=advance,
+                notify=lambda message: click.echo(message, err=True),
             )
     except KeyboardInterrupt as e:
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
@@ -160,18 +139,21 @@ def simulate_cmd(
             err=True,
         )
         sys.exit(143 if isinstance(e, Terminated) else 130)
-    if summary.already_complete:
+    c = run.config
+    if done[0] == 0:
         click.echo(
-            f"the run in {out_dir} is already complete ({config.count:,} {mode}"
-            + (f", {summary.total_rows:,} hands" if mode == "matches" else "")
-            + f"; run {config.run_id}): nothing to do"
+            f"the run in {out_dir} is already complete ({c.count:,} {c.mode}"
+            + (f", {run.rows:,} hands" if c.mode == "matches" else "")
+            + f"; run {run.run_id}): nothing to do"
         )
         return
-    rate = summary.rows / summary.seconds if summary.seconds > 0 else float("nan")
+    seconds = run.manifest["timings"][-1]["seconds"]  # this command's computing time
+    rate = done[1] / seconds if seconds > 0 else float("nan")
+    n_workers = workers or os.cpu_count() or 1
     click.echo(
-        f"{summary.units_done:,} {mode}"
-        + (f" ({summary.rows:,} hands)" if mode == "matches" else "")
-        + f" in {summary.seconds:.2f} s, "
-        f"{rate:,.0f} hands/s; run {config.run_id}, {n_workers} worker(s), {executor} executor"
+        f"{done[0]:,} {c.mode}"
+        + (f" ({done[1]:,} hands)" if c.mode == "matches" else "")
+        + f" in {seconds:.2f} s, "
+        f"{rate:,.0f} hands/s; run {run.run_id}, {n_workers} worker(s), {executor} executor"
     )
     click.echo(f"data: {out_dir}/shards/*.parquet (manifest: {out_dir}/manifest.json)")

@@ -1,37 +1,29 @@
-"""``advantage``: first-player advantage from independent self-play hands."""
+"""``advantage`` (the first-player advantage from independent self-play hands) and
+``study`` (the embedded study)."""
 
 from __future__ import annotations
 
 import json
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from scopa_sim.analysis.advantage import MAX_HANDS, first_player_advantage
-from scopa_sim.analysis.conclusions import advantage_conclusion
-from scopa_sim.files import json_number
+import scopa_sim
+from scopa_sim.analysis.advantage import MAX_HANDS
 from scopa_sim.sim.pool import Terminated
-from scopa_sim.stats.inference import MIN_SAMPLES
 
 from .options import (
     PathArg,
-    make_policies,
     make_rules,
     policy_option,
     rules_options,
     seed_option,
+    usage_errors,
     workers_option,
 )
 from .progress import Progress, progress_option, wanted
-
-
-def _position_name(p: int, players: int) -> str:
-    if p == players - 1:
-        return "dealer"
-    return "first player" if p == 0 else f"position {p + 1}"
 
 
 @click.command()
@@ -58,51 +50,21 @@ def advantage(
 ) -> None:
     """Points per hand by playing position and the dealer's margin, with 95% CIs."""
     r = make_rules(preset, rules)
-    specs = make_policies(policies, r.players)
-    with Progress(wanted(progress), "advantage", hands, "hands", rate="hands") as bar:
-        res = first_player_advantage(r, specs, hands, seed, bar.advance if bar.show else None)
-    conclusion = advantage_conclusion(res)
+    bar = Progress(wanted(progress), "advantage", hands, "hands", rate="hands")
+    with bar, usage_errors():
+        res = scopa_sim.advantage(
+            preset,
+            rules=r,
+            hands=hands,
+            policy=policies or "random",
+            seed=seed,
+            progress=bar.advance if bar.show else None,
+        )
     if as_json:
-        out = {
-            "conclusion": conclusion,
-            "preset": preset,
-            "rules": r.as_dict(),
-            "policies": [str(p) for p in specs],
-            "seed": seed,
-            "hands": hands,
-            "seconds": res.seconds,
-            "dealer_margin": _est(res.dealer_margin),
-            "points_by_position": [_est(e) for e in res.by_position],
-        }
-        json.dump(out, sys.stdout, indent=2)
+        json.dump(res.to_dict(), sys.stdout, indent=2)
         click.echo()
         return
-    pol = ", ".join(str(p) for p in specs) if len(set(specs)) > 1 else str(specs[0])
-    click.echo(conclusion)
-    click.echo(f"rules {preset} ({r.digest()}), policy {pol}, {hands:,} hands, seed {seed}")
-    click.echo("points per hand by position (mean ± 95% CI half-width, normal approximation):")
-    for p, e in enumerate(res.by_position):
-        spread = f"± {e.half_width:.4f}" if e.estimated else "(no CI)"
-        click.echo(f"  {_position_name(p, r.players):<13} {e.mean:.4f} {spread}")
-    m = res.dealer_margin
-    ci = f"95% CI [{m.low:+.4f}, {m.high:+.4f}]" if m.estimated else "no CI"
-    click.echo(f"dealer minus first player: {m.mean:+.4f} points per hand, {ci} (paired per hand)")
-    if not m.estimated:
-        click.echo(f"intervals not estimated: from fewer than {MIN_SAMPLES} hands no CI is given")
-    click.echo(f"time {res.seconds:.2f} s ({hands / res.seconds:,.0f} hands/s)")
-
-
-def _est(e: object) -> dict[str, float | int | None]:
-    from scopa_sim.stats.inference import Estimate
-
-    assert isinstance(e, Estimate)
-    return {
-        "mean": e.mean,
-        "se": json_number(e.se),
-        "low": json_number(e.low),
-        "high": json_number(e.high),
-        "n": e.n,
-    }
+    click.echo(res.text())
 
 
 @click.command()
@@ -149,8 +111,6 @@ def study(
 ) -> None:
     """Run the embedded study (every preset, policies, rule options, what a deal is
     worth) and write reports."""
-    from scopa_sim.analysis.study.run import run_part_d, run_study
-
     bar = Progress(wanted(progress), "study")
 
     def on_run(text: str, count: int, unit: str) -> Callable[[int, int], None] | None:
@@ -163,14 +123,15 @@ def study(
 
     try:
         with bar:
-            (run_part_d if part == "D" else run_study)(
-                out,
-                runs_dir / scale,
+            scopa_sim.study(
                 scale,
-                seed,
-                workers or os.cpu_count() or 1,
-                say,
-                on_run if bar.show else None,
+                seed=seed,
+                out=out,
+                runs_dir=runs_dir,
+                part=part,
+                workers=workers,
+                say=say,
+                on_run=on_run if bar.show else None,
             )
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (see ScopaGroup)
         what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"

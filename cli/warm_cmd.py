@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import time
 
 import click
 
-from scopa_sim.sim.warm import TASKS, select, warm
+import scopa_sim
 
 from .options import WORKERS
 from .progress import Progress, progress_option, wanted
@@ -19,7 +18,7 @@ from .progress import Progress, progress_option, wanted
     "names",
     multiple=True,
     metavar="TASK",
-    help=f"Warm only this task (repeatable): {', '.join(TASKS)}.",
+    help=f"Warm only this task (repeatable): {', '.join(t.name for t in scopa_sim.warm_tasks())}.",
 )
 @click.option(
     "--jobs",
@@ -39,12 +38,11 @@ def warm_cmd(
     It says first what it compiles and about how long that takes, then one line per task
     as each finishes; the progress (tasks done, time) is on standard error."""
     if list_only:
-        for t in TASKS.values():
+        for t in scopa_sim.warm_tasks():
             click.echo(f"{t.name:<11} {t.summary}")
         return
-    tasks = select(names)  # an unknown name: a one-line error before anything starts
-    n = jobs if jobs is not None else max(1, min(os.cpu_count() or 1, len(tasks)))
-    seconds = max(sum(t.cost for t in tasks) / min(n, len(tasks)), max(t.cost for t in tasks))
+    warming = scopa_sim.warm(names, jobs)  # an unknown name: a one-line error before anything
+    tasks, n, seconds = warming.tasks, warming.jobs, warming.seconds
     about = f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
     click.echo(
         f"compiling {len(tasks)} task(s) of kernels in {n} process(es), largest first: "
@@ -55,8 +53,8 @@ def warm_cmd(
     left = [t.name for t in tasks]
     running = "compiling " + ", ".join(left[:n])
     with Progress(wanted(progress), "warm", len(tasks), "tasks", text=running) as bar:
-        for task, seconds in warm(names, n):
-            click.echo(f"{task.name:<11} {seconds:6.1f} s  {task.summary}")
+        for task, took in warming:
+            click.echo(f"{task.name:<11} {took:6.1f} s  {task.summary}")
             left.remove(task.name)
             bar.advance()
             if left:

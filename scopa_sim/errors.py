@@ -7,6 +7,12 @@ class ScopaError(ValueError):
     """Base class of every error raised for bad input."""
 
 
+class InputError(ScopaError):
+    """Arguments a function refuses before it starts any work: a count or seed out of
+    range, two settings that exclude each other, a missing one. The command line reports
+    it as a usage error (exit status 2)."""
+
+
 class CardError(ScopaError):
     """A malformed card, or a card given twice."""
 

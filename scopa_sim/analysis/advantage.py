@@ -19,7 +19,8 @@ from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import AnalysisError
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.shards import compute_rows
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import normal_ci_from_sums
 
 CHUNK = 200_000
 #: The most hands :func:`first_player_advantage` takes: hand numbers stay far inside the
@@ -102,7 +103,7 @@ def first_player_advantage(
         policies=tuple(policies),
         seed=seed,
         hands=hands,
-        by_position=tuple(Estimate.from_sums(hands, s1[p], s2[p]) for p in range(n)),
-        dealer_margin=Estimate.from_sums(hands, s1[n], s2[n]),
+        by_position=tuple(normal_ci_from_sums(hands, s1[p], s2[p]) for p in range(n)),
+        dealer_margin=normal_ci_from_sums(hands, s1[n], s2[n]),
         seconds=elapsed,
     )

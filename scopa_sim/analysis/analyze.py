@@ -22,9 +22,8 @@ Two runs made with the same seed, deck and mode were dealt the same decks
 from __future__ import annotations
 
 import math
-import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +31,10 @@ import polars as pl
 
 from scopa_sim.data import dataset as D
 from scopa_sim.data.roles import OPTIONAL_ITEMS, int_col, side_of, side_value
-from scopa_sim.data.run import SimConfig, read_run
+from scopa_sim.data.run import Run, open_run
 from scopa_sim.errors import AnalysisError
-from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import inference as S
+from scopa_sim.stats.estimate import Estimate
 
 #: The score items of a hand (columns ``s{k}_{item}`` of :meth:`Run.scan`), points excluded.
 ITEMS = tuple(i for i in D.KERNEL_ITEMS if i != "points")
@@ -69,68 +68,17 @@ STREAMING: Any = "streaming"
 # --------------------------------------------------------------------------- runs
 
 
-@dataclass(frozen=True)
-class Run:
-    """A complete run directory: its manifest, configuration, size and shard files (those
-    its manifest lists, checked to belong to it)."""
-
-    directory: Path
-    manifest: dict[str, Any] = field(repr=False, compare=False)
-    config: SimConfig
-    rows: int
-    files: tuple[Path, ...] = field(repr=False, compare=False)
-
-    def scan(self) -> pl.LazyFrame:
-        """The run's rows, lazily, with the pinned schema and each side's four-sevens
-        point (``s{k}_four_sevens``, from its sevens and the rules:
-        :func:`.dataset.four_sevens_expr`)."""
-        on = self.config.rules.four_sevens_point
-        return pl.scan_parquet(list(self.files), schema=D.schema()).with_columns(
-            [D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)]
-        )
-
-    @property
-    def label(self) -> str:
-        """A short name for tables: the directory's name."""
-        return self.directory.name or str(self.directory)
-
-    @property
-    def run_id(self) -> str:
-        return self.config.run_id
-
-    def rule_overrides(self) -> list[str]:
-        """``key=value`` options that differ from the preset (what ``--rule`` must give)."""
-        base = Rules.make(self.config.preset) if self.config.preset in PRESETS else Rules()
-        # every option, the §9 ones and the readings included (the identity form and the
-        # complete form leave out their defaults)
-        mine, theirs = asdict(self.config.rules), asdict(base)
-        return [f"{k}={_text(v)}" for k, v in mine.items() if theirs[k] != v]
-
-    def command(self) -> str:
-        """The ``scopa-sim simulate`` command that reproduces this run's data."""
-        c, q = self.config, shlex.quote  # a path with spaces stays one argument
-        parts = ["scopa-sim simulate", f"--preset {q(c.preset)}"]
-        parts += [f"--rule {q(o)}" for o in self.rule_overrides()]
-        pols = c.policies if len(set(c.policies)) > 1 else c.policies[:1]
-        parts += [f"--policy {q(p)}" for p in pols]
-        parts += [f"--{c.mode} {c.count}", f"--seed {c.seed}", f"--out {q(str(self.directory))}"]
-        if c.deal != "plain":
-            parts.insert(-1, f"--deal {c.deal}")
-        return " ".join(parts)
-
-
-def _text(v: Any) -> str:
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
-def open_run(directory: str | Path) -> Run:
-    """Check a run directory (manifest, completeness, schema, every listed shard) without
-    reading its rows (:func:`scopa_sim.data.run.read_run`)."""
-    data = read_run(directory)
-    return Run(data.directory, data.manifest, data.config, data.rows, data.files)
+def scan_hands(run: Run) -> pl.LazyFrame:
+    """The run's rows, lazily, with the pinned schema and the derived columns the analyses
+    read: each side's four-sevens point (``s{k}_four_sevens``, from its sevens and the
+    rules: :func:`.dataset.four_sevens_expr`)."""
+    on = run.config.rules.four_sevens_point
+    return run.scan().with_columns([D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)])
 
 
 def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
+    """The finished runs of ``directories`` (:func:`scopa_sim.data.run.open_run`); an
+    AnalysisError if there is none."""
     runs = tuple(open_run(d) for d in directories)
     if not runs:
         raise AnalysisError("no run directory given")
@@ -146,7 +94,7 @@ def scan_runs(runs: Sequence[Run], features: Sequence[str] = ()) -> pl.LazyFrame
     frames = []
     for i, r in enumerate(runs):
         extra = [DL.feature_expr(DL.parse_feature(f, r.config.rules), r.config) for f in features]
-        frames.append(r.scan().with_columns([pl.lit(i, pl.Int32).alias("run"), *extra]))
+        frames.append(scan_hands(r).with_columns([pl.lit(i, pl.Int32).alias("run"), *extra]))
     lf = frames[0] if len(frames) == 1 else pl.concat(frames, how="vertical")
     policy = pl.concat_str(
         [pl.col(f"policy_{s}") for s in range(D.MAX_SEATS)], separator=",", ignore_nulls=True
@@ -248,13 +196,13 @@ def _mean_sd(n: int, s1: int, s2: int) -> tuple[float, float]:
     return mean, math.sqrt(max(var, 0.0))
 
 
-def _mean_ci(row: dict[str, Any], name: str) -> S.MeanCI:
+def _mean_ci(row: dict[str, Any], name: str) -> Estimate:
     n, s1, s2 = (int(row[f"{name}__{k}"] or 0) for k in ("n", "s1", "s2"))
     mean, sd = _mean_sd(n, s1, s2)
     return S.mean_ci_from_stats(mean, sd, n)
 
 
-def _prop(row: dict[str, Any], name: str) -> S.Proportion:
+def _prop(row: dict[str, Any], name: str) -> Estimate:
     return S.wilson(int(row[f"{name}__s1"] or 0), int(row[f"{name}__n"] or 0))
 
 
@@ -267,7 +215,7 @@ class Distribution:
 
     values: tuple[int, ...]
     counts: tuple[int, ...]
-    mean: S.MeanCI
+    mean: Estimate
     quantiles: tuple[tuple[float, float], ...]  # (probability, value)
 
     @property
@@ -293,8 +241,8 @@ class MatchStats:
     """Match-level results of a ``--matches`` run (one observation per match)."""
 
     matches: int
-    first_mover_wins: S.Proportion  # side that played first in the match's first hand
-    by_position: tuple[S.Proportion, ...]  # wins of the side at position p of the first hand
+    first_mover_wins: Estimate  # side that played first in the match's first hand
+    by_position: tuple[Estimate, ...]  # wins of the side at position p of the first hand
     length: Distribution  # hands per match
 
 
@@ -306,17 +254,17 @@ class GroupResult:
     label: str
     players: int
     hands: int
-    margin: S.MeanCI
-    dealer_wins: S.Proportion
-    draws: S.Proportion
-    first_wins: S.Proportion
-    items: tuple[tuple[str, S.MeanCI], ...]
-    positions: tuple[S.MeanCI, ...]
-    seats: tuple[S.MeanCI, ...]
+    margin: Estimate
+    dealer_wins: Estimate
+    draws: Estimate
+    first_wins: Estimate
+    items: tuple[tuple[str, Estimate], ...]
+    positions: tuple[Estimate, ...]
+    seats: tuple[Estimate, ...]
     dealer_points: Distribution
     first_points: Distribution
     total_points: Distribution
-    scopa: S.Proportion  # hands with at least one scopa
+    scopa: Estimate  # hands with at least one scopa
     matches: MatchStats | None
 
 
@@ -333,8 +281,30 @@ class Analysis:
         return {
             "runs": [_run_dict(r) for r in self.runs],
             "by": list(self.by),
-            "groups": [_jsonable(asdict(g)) for g in self.groups],
+            "groups": [_jsonable(_estimates_as_json(asdict(g))) for g in self.groups],
         }
+
+
+def _estimates_as_json(x: Any) -> Any:
+    """``x`` (a group's fields, as :func:`dataclasses.asdict` gives them) with each
+    estimate in the analysis JSON's terms: a mean's ``estimate, low, high, n, sd, level,
+    method``, a proportion's ``estimate, low, high, successes, n, level, method``."""
+    if isinstance(x, dict):
+        if x.keys() == _ESTIMATE_FIELDS:
+            e = Estimate(**x)
+            if e.method == "wilson":
+                head: dict[str, Any] = {"successes": e.successes, "n": e.n}
+            else:
+                head = {"n": e.n, "sd": e.sd}
+            return {"estimate": e.estimate, "low": e.low, "high": e.high, **head,
+                    "level": e.level, "method": e.method}  # fmt: skip
+        return {k: _estimates_as_json(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return type(x)(_estimates_as_json(v) for v in x)
+    return x
+
+
+_ESTIMATE_FIELDS = set(Estimate.__dataclass_fields__)
 
 
 def _run_dict(r: Run) -> dict[str, Any]:
@@ -375,7 +345,7 @@ def check_by(by: Sequence[str]) -> tuple[str, ...]:
             DL.check_feature(b)
             continue
         raise AnalysisError(
-            f"unknown --by column {b!r}; choose from: {', '.join(GROUP_KEYS)}, or a deal "
+            f"unknown grouping column {b!r}; choose from: {', '.join(GROUP_KEYS)}, or a deal "
             f"feature ({DL.FEATURE_HELP})"
         )
     return tuple(dict.fromkeys(by))
@@ -538,7 +508,7 @@ def convergence(run: Run, points: int = 200, metric: str = "margin") -> Converge
     scale = points / math.log(run.config.count + 1)
     expr = hand_metrics()[metric]
     q = (
-        run.scan()
+        scan_hands(run)
         .with_columns(
             ((pl.col("match") + 1).log() * scale).floor().cast(pl.Int64).alias("__block"),
             expr.alias("__x"),
@@ -684,7 +654,7 @@ def _metrics_for(a: Run, b: Run, asked: tuple[str, ...], strict: bool) -> tuple[
             )
         if level == "match" and not both_matches:
             if asked:
-                raise AnalysisError(f"metric {m!r} needs two --matches runs")
+                raise AnalysisError(f"metric {m!r} needs two runs of matches")
             continue
         item = m.removeprefix("margin_")
         if m.startswith("margin_") and item in OPTIONAL_ITEMS and item not in optional:
@@ -708,7 +678,7 @@ def _paired_sums(a: Run, b: Run, metrics: list[str], level: str) -> dict[str, in
     for lo, hi in _chunks(a, b):
         sides = []
         for tag, run in (("a", a), ("b", b)):
-            lf = run.scan().filter(pl.col("match").is_between(lo, hi, closed="left"))
+            lf = scan_hands(run).filter(pl.col("match").is_between(lo, hi, closed="left"))
             if level == "match":
                 lf = lf.filter(pl.col("winner").is_not_null())
             sides.append(lf.select([*keys, *(exprs[m].alias(f"{m}_{tag}") for m in metrics)]))
@@ -739,7 +709,7 @@ def _paired_sums(a: Run, b: Run, metrics: list[str], level: str) -> dict[str, in
 
 def _run_sums(run: Run, metrics: list[str], level: str) -> dict[str, int]:
     exprs = hand_metrics() if level == "hand" else match_metrics()
-    lf = run.scan()
+    lf = scan_hands(run)
     if level == "match":
         lf = lf.filter(pl.col("winner").is_not_null())
     aggs: list[pl.Expr] = []
@@ -847,12 +817,11 @@ __all__ = [
     "GroupResult",
     "MatchStats",
     "PairComparison",
-    "Run",
     "analyze",
     "compare",
     "compare_pair",
     "convergence",
-    "open_run",
     "open_runs",
     "pairing",
+    "scan_hands",
 ]

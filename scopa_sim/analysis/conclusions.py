@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the sentences read attributes only: no polars or numba to i
         Comparison,
         GroupResult,
         PairComparison,
-        Run,
     )
+    from scopa_sim.data.run import Run
     from scopa_sim.stats.inference import TestResult
 
 #: The significance level the sentences read p-values against (the intervals are 95%).
@@ -100,7 +100,7 @@ def advantage_conclusion(res: AdvantageResult) -> str:
     """``scopa-sim advantage``: the dealer's margin over the first player."""
     m = res.dealer_margin
     return margin_sentence(
-        m.mean,
+        m.estimate,
         m.low,
         m.high,
         m.n,

@@ -24,7 +24,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from scopa_sim.analysis.analyze import Convergence, Distribution, GroupResult
-from scopa_sim.stats.inference import MeanCI
+from scopa_sim.stats.estimate import Estimate
 
 DPI = 110
 #: Row, tick and legend labels are wrapped at spaces past this many characters: a rule
@@ -167,7 +167,7 @@ def _save(fig: Figure, path: str | Path) -> Path:
 
 
 def forest_plot(
-    rows: Sequence[tuple[str, MeanCI]],
+    rows: Sequence[tuple[str, Estimate]],
     path: str | Path,
     title: str = "Dealer minus first player, points per hand",
     xlabel: str = "points per hand (95% CI)",
@@ -548,7 +548,7 @@ def class_margin_plot(
         ax.plot(x, est, color="tab:blue", linewidth=1.2)
         ax.axhline(0.0, color="black", linewidth=0.7)
         ax.set_xlabel("class, best to worst (cells with enough hands)")
-        # cells: anything with estimate, low, high (ClassCell, MeanCI)
+        # cells: anything with estimate, low, high (ClassCell, Estimate)
         ax.set_ylabel(ylabel)
         ax.set_title(wrap(name, 80), fontsize="medium")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))

@@ -25,7 +25,8 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim.game.rules import Rules
-from scopa_sim.stats.inference import MeanCI, mean_ci_from_stats
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import mean_ci_from_stats
 
 #: Card groups of the features, as 40-bit masks.
 FEATURES: tuple[tuple[str, int], ...] = (
@@ -77,7 +78,7 @@ class Reduced:
     """An estimate of the mean margin by a variance-reducing estimator."""
 
     method: str  # "duplicates" or "control variates"
-    estimate: MeanCI  # its t interval, n = pairs or hands used
+    estimate: Estimate  # its t interval, n = pairs or hands used
     factor: float  # efficiency against independent hands of the same cost
 
 

@@ -1,4 +1,4 @@
-"""What the notebook API's results share: :class:`Estimate`, input checks that raise the
+"""What the notebook API's results share: input checks that raise the
 project's one-line errors, and the HTML of their ``_repr_html_`` (the cards drawn as on
 the review page, :mod:`scopa_sim.records.review_html`, with its style scoped to the
 result so that a notebook's own look is left alone).
@@ -12,54 +12,17 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from scopa_sim.errors import FileError, RulesError, ScopaError, SimulationError
-from scopa_sim.files import json_number
+from scopa_sim.errors import FileError, InputError, RulesError, ScopaError
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
-    from scopa_sim.stats.inference import Estimate as StatsEstimate
-    from scopa_sim.stats.inference import MeanCI, Proportion
+    from scopa_sim.stats.estimate import Estimate
 
 P = ParamSpec("P")
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class Estimate:
-    """A figure with its 95% confidence interval and the sample it is estimated from.
-
-    ``estimate`` is the point estimate (a mean, a proportion, a difference), ``ci_low`` and
-    ``ci_high`` the bounds of its 95% interval, ``n`` the number of observations (hands,
-    matches or deal pairs)."""
-
-    estimate: float
-    ci_low: float
-    ci_high: float
-    n: int
-
-    @classmethod
-    def of(cls, x: MeanCI | Proportion | StatsEstimate) -> Estimate:
-        """The estimate of a statistic of :mod:`scopa_sim.stats.inference`."""
-        value = x.mean if hasattr(x, "mean") else x.estimate
-        return cls(float(value), float(x.low), float(x.high), int(x.n))
-
-    def __str__(self) -> str:
-        return f"{self.estimate:+.4f} [{self.ci_low:+.4f}, {self.ci_high:+.4f}] (n={self.n:,})"
-
-    def __repr__(self) -> str:
-        """The fields to four decimals (the estimates of a few thousand hands hold no more)."""
-        return (
-            f"Estimate(estimate={self.estimate:+.4f}, ci_low={self.ci_low:+.4f}, "
-            f"ci_high={self.ci_high:+.4f}, n={self.n})"
-        )
-
-    def to_dict(self) -> dict[str, float | int | None]:
-        """JSON-ready (an undefined bound, as with one observation, is None)."""
-        return {k: json_number(v) for k, v in vars(self).items()}
 
 
 # --------------------------------------------------------------------------- input checks
@@ -88,24 +51,40 @@ def one_line_errors(f: Callable[P, T]) -> Callable[P, T]:
 
 
 def whole(name: str, value: object, lo: int | None = None) -> int:
-    """``value`` as a whole number of at least ``lo``; a SimulationError naming the option
-    (``name``, as on the command line) if it is not."""
+    """``value`` as a whole number of at least ``lo``; an InputError naming it (``name``,
+    e.g. "the seed") if it is not."""
     if type(value) is not int:
-        raise SimulationError(f"{name} must be a whole number, not {value!r}")
+        raise InputError(f"{name} must be a whole number, not {value!r}")
     if lo is not None and value < lo:
-        raise SimulationError(f"{name} must be at least {lo}, not {value}")
+        raise InputError(f"{name} must be at least {lo}, not {value}")
     return value
 
 
-def make_rules(preset: object, rules: Mapping[str, Any] | None) -> Rules:
-    """The rules of ``preset`` with the overrides ``rules`` (option name -> value)."""
+def resolve_rules(
+    preset: object, rules: Rules | None = None, overrides: Mapping[str, Any] | None = None
+) -> Rules:
+    """The rules of a call: ``rules`` as given, or else the rules of ``preset`` with the
+    ``overrides`` (option name -> value, or ``key=value`` texts); a RulesError for an
+    unknown preset, a bad option or value, or both rules and overrides given."""
     from scopa_sim.game.rules import PRESETS, Rules
 
-    if not isinstance(preset, str):
+    if not isinstance(preset, str) or preset not in PRESETS:
         raise RulesError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-    if rules is not None and not isinstance(rules, Mapping):
-        raise RulesError(f"rules must be a dict of option names to values, not {rules!r}")
-    return Rules.make(preset, rules)
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise RulesError(f"rules must be a Rules, not {rules!r}")
+        if overrides:
+            raise RulesError("give rules, or overrides of the preset's rules, not both")
+        return rules
+    if overrides is not None and not isinstance(overrides, Mapping | tuple | list):
+        raise RulesError(f"overrides must map option names to values, not {overrides!r}")
+    return Rules.make(preset, overrides)
+
+
+def make_rules(preset: object, rules: Mapping[str, Any] | None) -> Rules:
+    """The rules of ``preset`` with the overrides ``rules`` (option name -> value): the
+    search functions' form of :func:`resolve_rules`."""
+    return resolve_rules(preset, overrides=rules)
 
 
 def policy_texts(policy: str | Iterable[str]) -> tuple[str, ...]:
@@ -188,7 +167,7 @@ def fmt(x: float, spec: str = "+.4f") -> str:
 
 def est_cells(e: Estimate, spec: str = "+.4f") -> list[str]:
     """An estimate as three cells: the estimate, its interval, its sample size."""
-    return [fmt(e.estimate, spec), f"[{fmt(e.ci_low, spec)}, {fmt(e.ci_high, spec)}]", f"{e.n:,}"]
+    return [fmt(e.estimate, spec), f"[{fmt(e.low, spec)}, {fmt(e.high, spec)}]", f"{e.n:,}"]
 
 
-__all__ = ["Estimate", "box", "est_cells", "one_line_errors", "scoped_css", "table"]
+__all__ = ["box", "est_cells", "one_line_errors", "scoped_css", "table"]

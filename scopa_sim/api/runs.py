@@ -1,198 +1,167 @@
-"""Runs in a notebook: :func:`simulate` a run (the ``simulate`` command) and
-:func:`open_run` a finished one, each a :class:`Run` whose hands are a polars frame.
-
-Thin wrappers over what the command line calls (:class:`~scopa_sim.data.run.SimConfig`,
-:func:`scopa_sim.sim.simulate.simulate`, :func:`scopa_sim.analysis.analyze.open_run`),
-with the command's names and defaults, so a run made here is the run the command makes
-with the same options, byte for byte (the same run id).
+"""Runs: :func:`simulate` a run (the ``simulate`` command) and :func:`open_run` a finished
+one, each a :class:`scopa_sim.data.run.Run` whose hands are a polars frame
+(:meth:`~scopa_sim.data.run.Run.scan`); :func:`hands_with_deals` adds each hand's deal.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.display import (
-    box,
-    esc,
-    make_rules,
     one_line_errors,
     policy_texts,
+    resolve_rules,
     run_path,
-    table,
     whole,
 )
-from scopa_sim.errors import SimulationError
+from scopa_sim.errors import InputError, ScopaError, SimulationError
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from scopa_sim.analysis.analyze import Run as LibraryRun
-    from scopa_sim.data.run import SimConfig
-
-
-@dataclass(frozen=True, repr=False)
-class Run:
-    """A complete run directory, checked (manifest, configuration, every shard).
-
-    ``path`` is its directory and ``manifest`` its ``manifest.json``; :meth:`hands` reads
-    its rows lazily with the pinned schema, :meth:`by_role` as a tidy frame by role. A run
-    that :func:`simulate` made in a temporary directory (no ``out``) lives as long as this
-    object: keep it while you use its frames, or give ``out`` to keep the data.
-    """
-
-    path: Path
-    manifest: Mapping[str, Any] = field(compare=False)
-    _run: LibraryRun = field(compare=False)
-    _keep: tempfile.TemporaryDirectory[str] | None = field(default=None, compare=False)
-
-    @property
-    def config(self) -> SimConfig:
-        """The run's configuration (preset, rules, policies, mode, count, seed)."""
-        return self._run.config
-
-    @property
-    def run_id(self) -> str:
-        return self._run.run_id
-
-    @property
-    def rows(self) -> int:
-        """Hands in the run (one row each)."""
-        return self._run.rows
-
-    def hands(self, deal: bool = False) -> pl.LazyFrame:
-        """The run's hands, one row each, lazily, with the pinned schema (docs/record.md):
-        the stored columns only (the analysis adds derived ones, such as each side's
-        four-sevens point, to its own scan).
-
-        With ``deal=True``, also each hand's deal, dealt again from the run's streams (no
-        storage: about 5 million hands a second): ``table`` and ``seat{s}_deal{r}`` (seat
-        ``s``'s cards of deal ``r``, from 1) as 40-bit masks (bit ``c`` for card ``c``),
-        each with its ``..._cards`` (card names, ``7D``): :mod:`scopa_sim.sim.deals`."""
-        from scopa_sim.data.dataset import schema
-
-        lf = self._run.scan().select(list(schema()))
-        if not deal:
-            return lf
-        from scopa_sim.sim.deals import deal_columns_expr
-
-        return lf.with_columns(deal_columns_expr(self.config)).unnest("deal")
-
-    def by_role(self) -> pl.LazyFrame:
-        """The run's hands as a tidy frame by role (the dealer's side, the first player's
-        side, each seat), without the always-null columns: :func:`scopa_sim.data.roles.by_role`."""
-        from scopa_sim.data.roles import by_role
-
-        return by_role(self.hands(), self.config)
-
-    def command(self) -> str:
-        """The ``scopa-sim simulate`` command that reproduces this run's data."""
-        return self._run.command()
-
-    def __repr__(self) -> str:
-        c = self.config
-        pols = ",".join(dict.fromkeys(c.policies))
-        rows = f", {self.rows:,} hands" if c.mode == "matches" else ""
-        return (
-            f"Run({str(self.path)!r}: {c.preset}, policy {pols}, {c.count:,} {c.mode}{rows}, "
-            f"seed {c.seed}, run id {self.run_id})"
-        )
-
-    def _repr_html_(self) -> str:
-        c = self.config
-        rows = [
-            ["directory", esc(self.path)],
-            ["preset", esc(c.preset)],
-            ["rule options", esc(" ".join(self._run.rule_overrides()) or "as the preset")],
-            ["policies", esc(", ".join(c.policies))],
-            [c.mode, f"{c.count:,}"],
-            ["hands", f"{self.rows:,}"],
-            ["seed", str(c.seed)],
-            ["run id", esc(self.run_id)],
-        ]
-        return box("scopa-sim run", table(["", ""], rows))
-
-
-def _wrap(run: LibraryRun, keep: tempfile.TemporaryDirectory[str] | None = None) -> Run:
-    return Run(run.directory, run.manifest, run, keep)
+    from scopa_sim.data.run import Run
+    from scopa_sim.game.rules import Rules
 
 
 @one_line_errors
 def open_run(path: str | os.PathLike[str]) -> Run:
-    """A finished run directory (as ``simulate`` writes it), checked without reading its
-    rows; a DatasetError naming the file if it is missing, unreadable, incomplete or not
-    a run of this format."""
-    from scopa_sim.analysis.analyze import open_run as library_open_run
+    """The finished run in directory ``path`` (as ``simulate`` writes it), checked without
+    reading its rows (:func:`scopa_sim.data.run.open_run`).
 
-    return _wrap(library_open_run(run_path(path)))
+    Raises DatasetError naming the file if it is missing, unreadable, incomplete or not a
+    run of this format; FileError if ``path`` cannot name a directory."""
+    from scopa_sim.data.run import open_run as open_data_run
+
+    return open_data_run(run_path(path))
 
 
-def as_library_run(run: Run | str | os.PathLike[str]) -> LibraryRun:
-    """The analyses' run of ``run`` (a :class:`Run`, or a directory to open)."""
-    return run._run if isinstance(run, Run) else open_run(run)._run
+def as_run(run: Run | str | os.PathLike[str]) -> Run:
+    """``run`` itself, or the finished run in the directory it names (:func:`open_run`)."""
+    from scopa_sim.data.run import Run
+
+    return run if isinstance(run, Run) else open_run(run)
+
+
+def hands_with_deals(run: Run | str | os.PathLike[str]) -> pl.LazyFrame:
+    """The run's hands (:meth:`Run.scan`) with each hand's deal, dealt again from the run's
+    streams: ``table`` and ``seat{s}_deal{r}``
+    (seat ``s``'s cards of deal ``r``, from 1) as 40-bit masks (bit ``c`` for card ``c``),
+    each with its ``..._cards`` (card names, ``7D``): :mod:`scopa_sim.sim.deals`.
+
+    Raises DatasetError if ``run`` names no finished run."""
+    from scopa_sim.sim.deals import deal_columns_expr
+
+    r = as_run(run)
+    return r.scan().with_columns(deal_columns_expr(r.config)).unnest("deal")
 
 
 @one_line_errors
 def simulate(
     preset: str = "scopa",
     *,
+    rules: Rules | None = None,
+    overrides: Mapping[str, Any] | None = None,
     hands: int | None = None,
     matches: int | None = None,
     policy: str | Iterable[str] = "random",
-    rules: Mapping[str, Any] | None = None,
     seed: int = 0,
     deal: str = "plain",
     out: str | os.PathLike[str] | None = None,
     workers: int | None = None,
     executor: str = "local",
     scheduler: str | None = None,
+    worker_timeout: float | None = None,
+    shard_size: int | None = None,
     resume: bool = False,
     overwrite: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+    notify: Callable[[str], None] | None = None,
 ) -> Run:
-    """Simulate ``hands`` independent hands or ``matches`` complete matches, as
-    ``scopa-sim simulate`` does, and return the run.
+    """Simulate ``hands`` independent hands or ``matches`` complete matches into the run
+    directory ``out`` (the ``simulate`` command) and return the finished run.
 
-    ``policy`` is one policy text for every seat or one per seat (``"expert"``,
-    ``["expert", "greedy"]``, ``"ismcts:iterations=1000"``); ``rules`` overrides options of
-    the preset (``{"target": 21}``); ``out`` is the run directory (default: a temporary
-    one, removed with the returned :class:`Run`); ``workers`` the cores (default: all);
-    ``executor`` ``"local"`` or ``"dask"`` (``scheduler``: a Dask scheduler's address, else
-    a local cluster). A finished run already in ``out`` with the same configuration is
-    returned as it is; ``resume`` finishes an interrupted one, ``overwrite`` replaces one.
+    ``rules`` are the rules of the run (default: the preset's with ``overrides``, option
+    name -> value, e.g. ``{"target": 21}``); ``policy`` one policy text for every seat or
+    one per seat (``"expert"``, ``["expert", "greedy"]``, ``"ismcts:iterations=1000"``);
+    ``deal`` ``"plain"`` or ``"swapped"`` (the duplicate deal of each hand; hands only);
+    ``out`` the run directory (default: a temporary one, removed when the returned run is
+    no longer used); ``workers`` the cores (default: all); ``executor`` ``"local"`` or
+    ``"dask"`` (``scheduler``: a Dask scheduler's address, else a local cluster; given up
+    after ``worker_timeout`` seconds without a worker, default 60, ``notify`` told of the
+    waiting);
+    ``shard_size`` units a shard file (default 250,000 hands or 25,000 matches; the run's
+    own when resuming). A directory that already holds a run is an error unless
+    ``resume`` (which finishes an interrupted run and returns a finished one as it is) or
+    ``overwrite`` (which replaces it). ``progress(units, rows)`` is called as each shard
+    is written.
+
+    Raises InputError (bad counts, seed, workers, settings that exclude each other),
+    RulesError, PolicyError, SimulationError (a directory that holds another run, a
+    resume that does not match, a cluster out of reach), FileError.
     """
     from scopa_sim.data.run import SimConfig, mode_and_count
     from scopa_sim.sim.executors import dask_executor, local_executor
-    from scopa_sim.sim.simulate import simulate as library_simulate
+    from scopa_sim.sim.simulate import simulate as simulate_run
 
     mode, count = mode_and_count(hands, matches)
-    r = make_rules(preset, rules)
-    seed = whole("--seed", seed, 0)
-    n_workers = whole("--workers", workers, 1) if workers is not None else os.cpu_count() or 1
+    r = resolve_rules(preset, rules, overrides)
+    seed = whole("the seed", seed, 0)
+    n_workers = whole("the number of workers", workers, 1) if workers is not None else None
     if executor not in ("local", "dask"):
-        raise SimulationError(f"unknown executor {executor!r}; choose from: local, dask")
+        raise InputError(f"unknown executor {executor!r}; choose from: local, dask")
     if scheduler and executor != "dask":
-        raise SimulationError("--scheduler needs --executor dask")
+        raise InputError("a scheduler address needs the dask executor")
+    if worker_timeout is not None and not worker_timeout > 0:
+        raise InputError(
+            f"the worker timeout must be a number of seconds > 0 (or inf), not {worker_timeout}"
+        )
     if resume and overwrite:
-        raise SimulationError("--resume and --overwrite exclude each other")
-    config = SimConfig.make(preset, r, policy_texts(policy), mode, count, seed, deal=deal)
+        raise InputError("resuming a run and overwriting it exclude each other")
+    if deal != "plain" and mode != "hands":
+        raise InputError("swapped deals are for runs of hands only, not of matches")
     keep = None
     if out is None:
         keep = tempfile.TemporaryDirectory(prefix="scopa-sim-run-")
         directory = Path(keep.name) / preset
     else:
         directory = run_path(out)
+    if resume and shard_size is None:
+        shard_size = _run_shard_size(directory)
+    elif shard_size is not None:
+        shard_size = whole("the shard size", shard_size, 1)
+    try:
+        config = SimConfig.make(
+            preset, r, policy_texts(policy), mode, count, seed, shard_size, deal=deal
+        )
+    except SimulationError as e:
+        raise InputError(str(e)) from None
+    n = n_workers or os.cpu_count() or 1
     if executor == "dask":
-        run_exec = dask_executor(scheduler, n_workers)
+        timeout = {} if worker_timeout is None else {"worker_timeout": worker_timeout}
+        run_exec = dask_executor(scheduler, n, notify=notify, **timeout)
     else:
-        run_exec = local_executor(n_workers)
-    library_simulate(directory, config, run_exec, resume=resume, overwrite=overwrite)
-    from scopa_sim.analysis.analyze import open_run as library_open_run
+        run_exec = local_executor(n)
+    simulate_run(directory, config, run_exec, resume=resume, overwrite=overwrite, progress=progress)
+    from scopa_sim.data.run import open_run as open_data_run
 
-    return _wrap(library_open_run(directory), keep)
+    return dataclasses.replace(open_data_run(directory), keep=keep)
 
 
-__all__ = ["Run", "open_run", "simulate"]
+def _run_shard_size(directory: Path) -> int | None:
+    """The shard size of the run to resume in ``directory`` (None if there is no readable
+    one; resuming then says what is wrong)."""
+    from scopa_sim.data import dataset as D
+
+    try:
+        size = D.read_manifest(directory).get("config", {}).get("shard_size")
+    except (ScopaError, AttributeError):
+        return None
+    return size if type(size) is int and size >= 1 else None
+
+
+__all__ = ["as_run", "hands_with_deals", "open_run", "simulate"]

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import Estimate, box, esc, est_cells, one_line_errors, table, whole
+from scopa_sim.api.display import box, esc, est_cells, one_line_errors, table, whole
 from scopa_sim.api.inputs import game_rules
 from scopa_sim.errors import PolicyError, TournamentError
 from scopa_sim.files import json_number
@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from scopa_sim.game.rules import Rules
     from scopa_sim.sim.tournament import PairingResult, Sprt, Standing
+    from scopa_sim.stats.estimate import Estimate
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,7 @@ class Pairing:
     def of(cls, x: PairingResult) -> Pairing:
         m = x.margin
         return cls(
-            x.a, x.b, x.deal_pairs, Estimate(m.mean, m.low, m.high, m.n), x.wins, x.draws,
+            x.a, x.b, x.deal_pairs, m, x.wins, x.draws,
             x.losses, x.score, x.elo, (x.elo_low, x.elo_high), x.sprt_llr, x.sprt_verdict,
         )  # fmt: skip
 
@@ -83,7 +84,7 @@ class Tournament:
                     "a": x.a,
                     "b": x.b,
                     "deal_pairs": x.deal_pairs,
-                    "margin": x.margin.mean,
+                    "margin": x.margin.estimate,
                     "margin_ci": [json_number(x.margin.low), json_number(x.margin.high)],
                     "wins": x.wins,
                     "draws": x.draws,
@@ -119,7 +120,7 @@ class Tournament:
                 margin_ci = f"no CI (not estimated from fewer than {MIN_SAMPLES} deal pairs)"
                 elo_ci = ""
             lines.append(
-                f"{x.a} vs {x.b}: {x.margin.mean:+.3f} points per hand, {margin_ci} over "
+                f"{x.a} vs {x.b}: {x.margin.estimate:+.3f} points per hand, {margin_ci} over "
                 f"{x.deal_pairs} deal pairs; W/D/L {x.wins}/{x.draws}/{x.losses}, "
                 f"Elo {x.elo:+.0f}{elo_ci}"
             )
@@ -141,7 +142,7 @@ class Tournament:
             ci = f" [{m.low:+.3f}, {m.high:+.3f}]" if m.estimated else " (no CI)"
             worse = ", ".join(s.worse_against) if s.worse_against else "none"
             lines.append(
-                f"  {s.policy}: worst pairing {m.mean:+.3f}{ci} vs {s.worst_opponent}; "
+                f"  {s.policy}: worst pairing {m.estimate:+.3f}{ci} vs {s.worst_opponent}; "
                 f"significantly worse against: {worse}"
             )
         return "\n".join(lines) + "\n"
@@ -155,8 +156,8 @@ class Tournament:
                 "b": x.b,
                 "deal_pairs": x.deal_pairs,
                 "margin": x.margin.estimate,
-                "ci_low": x.margin.ci_low,
-                "ci_high": x.margin.ci_high,
+                "ci_low": x.margin.low,
+                "ci_high": x.margin.high,
                 "wins": x.wins,
                 "draws": x.draws,
                 "losses": x.losses,

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from scopa_sim.data import dataset as D
 from scopa_sim.errors import DatasetError
@@ -37,7 +37,19 @@ from scopa_sim.files import write_with
 if TYPE_CHECKING:
     import polars as pl
 
-    from scopa_sim.data.run import SimConfig
+    from scopa_sim.game.rules import Rules
+
+
+class RunConfig(Protocol):
+    """What the view by role reads of a run's configuration
+    (:class:`scopa_sim.data.run.SimConfig`): its rules and mode."""
+
+    @property
+    def rules(self) -> Rules: ...
+
+    @property
+    def mode(self) -> str: ...
+
 
 #: The roles of a hand whose side's figures the view gives, with the seat column naming it.
 ROLES = {"dealer": "dealer", "first": "first_player"}
@@ -86,7 +98,7 @@ def side_value(side: pl.Expr, column: str) -> pl.Expr:
     return out
 
 
-def role_items(config: SimConfig) -> tuple[str, ...]:
+def role_items(config: RunConfig) -> tuple[str, ...]:
     """The score items and pile statistics the view gives for each role: every item the
     rules score (``re_bello`` and ``napola`` only under their options), then the stats."""
     items = [
@@ -95,7 +107,7 @@ def role_items(config: SimConfig) -> tuple[str, ...]:
     return (*items, *D.SIDE_STATS)
 
 
-def by_role(hands: pl.LazyFrame, config: SimConfig) -> pl.LazyFrame:
+def by_role(hands: pl.LazyFrame, config: RunConfig) -> pl.LazyFrame:
     """The rows of a run (``hands``, with the pinned schema) as one tidy row per hand by
     role: see the module's docstring for the columns. Lazy: nothing is read until the
     frame is collected."""

@@ -1,16 +1,21 @@
-"""A run's definition and how a finished run is read back.
+"""A run: its definition and the finished run on disk.
 
 :class:`SimConfig` is everything that defines a run's data (rules, policies, mode, count,
-seed, shard size, deal, generator), and its run id; :func:`read_run` checks a complete
-run directory (manifest, configuration, shard entries, every shard file) without reading
-its rows, and :func:`scan` reads the rows lazily with the pinned schema.
+seed, shard size, deal, generator), and its run id; :class:`Run` is a finished run on
+disk (the one type for it: the analyses, the notebook API and the command line read runs
+through it), which :func:`open_run` checks (manifest, configuration, shard entries, every
+shard file) without reading its rows; :meth:`Run.scan` reads the rows lazily with the
+pinned schema. A run being written is :class:`scopa_sim.sim.shards.RunWriter`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
+import html
 import json
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,8 +25,8 @@ import numpy as np
 
 from scopa_sim.bots.registry import PolicySpec, seat_policies
 from scopa_sim.data import dataset as D
-from scopa_sim.errors import ScopaError, SimulationError
-from scopa_sim.game.rules import Rules
+from scopa_sim.errors import InputError, ScopaError, SimulationError
+from scopa_sim.game.rules import PRESETS, Rules
 
 if TYPE_CHECKING:
     import polars as pl
@@ -77,7 +82,7 @@ class SimConfig:
         if self.deal not in DEALS:
             raise SimulationError(f"deal must be one of {', '.join(DEALS)}, got {self.deal!r}")
         if self.deal != "plain" and self.mode != "hands":
-            raise SimulationError("swapped deals are for --hands runs only")
+            raise SimulationError("swapped deals are for runs of hands only, not of matches")
         if not 1 <= self.count <= MAX_UNITS:
             raise SimulationError(
                 f"the number of {self.mode} must be 1..{MAX_UNITS:,} (2**63 - 1, the range "
@@ -233,13 +238,13 @@ def mode_and_count(hands: int | None, matches: int | None) -> tuple[str, int]:
     of them, a whole number 1..:data:`MAX_UNITS`; a one-line SimulationError otherwise (the
     command line's and the Python API's message alike)."""
     if (hands is None) == (matches is None):
-        raise SimulationError("give exactly one of --hands N or --matches N")
+        raise InputError("give exactly one of a number of hands or a number of matches")
     mode = "hands" if hands is not None else "matches"
     count = hands if hands is not None else matches
     if type(count) is not int:
-        raise SimulationError(f"the number of {mode} must be a whole number, not {count!r}")
+        raise InputError(f"the number of {mode} must be a whole number, not {count!r}")
     if not 1 <= count <= MAX_UNITS:
-        raise SimulationError(f"the number of {mode} must be 1..{MAX_UNITS:,} (2**63 - 1)")
+        raise InputError(f"the number of {mode} must be 1..{MAX_UNITS:,} (2**63 - 1)")
     return mode, count
 
 
@@ -320,29 +325,105 @@ def manifest_shards(directory: Path, config: SimConfig, doc: dict[str, Any]) -> 
     return out
 
 
-@dataclass(frozen=True)
-class RunData:
-    """A complete run, checked: its manifest, configuration, and the shard files it lists
-    (each checked to belong to it by :func:`dataset.check_shard`)."""
+@dataclass(frozen=True, repr=False)
+class Run:
+    """A finished run on disk, checked: its directory, manifest, configuration, size
+    (``rows``, one a hand) and the shard files its manifest lists (each checked to belong
+    to it by :func:`dataset.check_shard`). Made by :func:`open_run`; nothing of its rows is
+    read until :meth:`scan` is collected."""
 
     directory: Path
-    manifest: dict[str, Any] = field(repr=False, compare=False)
+    manifest: dict[str, Any] = field(compare=False)
     config: SimConfig
-    files: tuple[Path, ...]
     rows: int
+    files: tuple[Path, ...] = field(compare=False)
+    #: What must live as long as the run (the temporary directory of a run made without
+    #: an output directory), or None.
+    keep: object = field(default=None, compare=False)
 
     def scan(self) -> pl.LazyFrame:
-        """The run's rows, lazily, with the pinned schema: exactly the listed shards."""
+        """The run's rows (one a hand), lazily, with the pinned schema (``docs/record.md``):
+        exactly the listed shards."""
         import polars as pl
 
         return pl.scan_parquet(list(self.files), schema=D.schema())
 
+    def by_role(self) -> pl.LazyFrame:
+        """The run's hands as a tidy frame by role (the dealer's side, the first player's
+        side, each seat), without the always-null columns: :func:`.roles.by_role`."""
+        from scopa_sim.data.roles import by_role
 
-def read_run(directory: str | Path) -> RunData:
-    """Check a complete run directory without reading its rows: the manifest (format,
+        return by_role(self.scan(), self.config)
+
+    @property
+    def label(self) -> str:
+        """A short name for tables: the directory's name."""
+        return self.directory.name or str(self.directory)
+
+    @property
+    def run_id(self) -> str:
+        return self.config.run_id
+
+    def rule_overrides(self) -> list[str]:
+        """``key=value`` options that differ from the preset (the rule overrides that make
+        its rules again from the preset)."""
+        c = self.config
+        base = Rules.make(c.preset) if c.preset in PRESETS else Rules()
+        # every option, the §9 ones and the readings included (the identity form and the
+        # complete form leave out their defaults)
+        mine, theirs = dataclasses.asdict(c.rules), dataclasses.asdict(base)
+        return [f"{k}={_text(v)}" for k, v in mine.items() if theirs[k] != v]
+
+    def command(self) -> str:
+        """The ``scopa-sim simulate`` command that reproduces this run's data."""
+        c, q = self.config, shlex.quote  # a path with spaces stays one argument
+        parts = ["scopa-sim simulate", f"--preset {q(c.preset)}"]
+        parts += [f"--rule {q(o)}" for o in self.rule_overrides()]
+        pols = c.policies if len(set(c.policies)) > 1 else c.policies[:1]
+        parts += [f"--policy {q(p)}" for p in pols]
+        parts += [f"--{c.mode} {c.count}", f"--seed {c.seed}", f"--out {q(str(self.directory))}"]
+        if c.deal != "plain":
+            parts.insert(-1, f"--deal {c.deal}")
+        return " ".join(parts)
+
+    def __repr__(self) -> str:
+        c = self.config
+        pols = ",".join(dict.fromkeys(c.policies))
+        rows = f", {self.rows:,} hands" if c.mode == "matches" else ""
+        return (
+            f"Run({str(self.directory)!r}: {c.preset}, policy {pols}, {c.count:,} {c.mode}"
+            f"{rows}, seed {c.seed}, run id {self.run_id})"
+        )
+
+    def _repr_html_(self) -> str:
+        c = self.config
+        rows = [
+            ("directory", self.directory),
+            ("preset", c.preset),
+            ("rule options", " ".join(self.rule_overrides()) or "as the preset"),
+            ("policies", ", ".join(c.policies)),
+            (c.mode, f"{c.count:,}"),
+            ("hands", f"{self.rows:,}"),
+            ("seed", c.seed),
+            ("run id", self.run_id),
+        ]
+        body = "".join(
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in rows
+        )
+        return f"<div class='scopa-sim'><b>scopa-sim run</b><table>{body}</table></div>"
+
+
+def _text(v: Any) -> str:
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+def open_run(directory: str | Path) -> Run:
+    """Check a finished run directory without reading its rows: the manifest (format,
     configuration, run id, schema, shard entries), completeness, and every listed shard
-    (:func:`dataset.check_shard`). Any mismatch is a one-line DatasetError naming the file;
-    files the manifest does not list are ignored."""
+    (:func:`dataset.check_shard`). Files the manifest does not list are ignored.
+
+    Raises a one-line DatasetError naming the file for any mismatch (a missing,
+    unreadable, incomplete, foreign or damaged run)."""
     d = Path(directory)
     doc = D.read_manifest(d)
     where = d / D.MANIFEST
@@ -352,18 +433,18 @@ def read_run(directory: str | Path) -> RunData:
         raise D.DatasetError(f"{d}: no {D.SHARD_DIR} directory")
     entries = manifest_shards(d, config, doc)
     if doc.get("complete") is not True or len(entries) != config.shards:
-        raise D.DatasetError(f"{d}: the run is not complete (use simulate --resume to finish it)")
+        raise D.DatasetError(f"{d}: the run is not complete (resume its simulation to finish it)")
     rows = 0
     for i in range(config.shards):
         rows += D.check_shard(config.shard_spec(d, i, entries[i]))
     if doc.get("rows") != rows:
         raise D.DatasetError(f"{where}: records {doc.get('rows')!r} rows, its shards hold {rows}")
     files = tuple(D.shard_path(d, i) for i in range(config.shards))
-    return RunData(d, doc, config, files, rows)
+    return Run(d, doc, config, rows, files)
 
 
 def scan(directory: str | Path) -> pl.LazyFrame:
-    """Lazily read a complete run directory with the pinned schema: exactly the shards its
-    manifest lists, each checked first to belong to the run (:func:`read_run`), so that a
-    stray, foreign or replaced file is an error naming it, never data mixed in."""
-    return read_run(directory).scan()
+    """The rows of the finished run in ``directory``, lazily, with the pinned schema
+    (``open_run(directory).scan()``): a stray, foreign or replaced file is an error naming
+    it, never data mixed in."""
+    return open_run(directory).scan()

@@ -101,7 +101,7 @@ from scopa_sim.experiments.common import (
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.sim import pool as P
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.inference import normal_ci
 
 #: The documented best bot and PIMC: the bases of the strength part.
 BASES = {"ismcts": REFERENCE, "pimc": "pimc"}
@@ -229,16 +229,16 @@ def summarise_quality(rows: list[tuple], opponent: str, hands: int) -> dict:
             x = np.array([np.mean(v) for v in by_hand.values()])
             n_dec = sum(len(v) for v in by_hand.values())
             if x.size > 1:
-                e = Estimate.of(x)
-                per[str(stage)] = {"bits_per_decision": e.mean, "ci_low": e.low,
+                e = normal_ci(x)
+                per[str(stage)] = {"bits_per_decision": e.estimate, "ci_low": e.low,
                                    "ci_high": e.high, "hands": int(x.size),
                                    "decisions": n_dec}  # fmt: skip
         sums: dict[tuple[int, int], float] = {}
         for d, seat, _, _, _, g in mine:
             sums[(d, seat)] = sums.get((d, seat), 0.0) + g
         ph = np.array([sums.get(k, 0.0) for k in {(r[0], r[1]) for r in rows}])
-        e = Estimate.of(ph)
-        out["models"][name] = {"by_round": per, "bits_per_hand": e.mean,
+        e = normal_ci(ph)
+        out["models"][name] = {"by_round": per, "bits_per_hand": e.estimate,
                                "bits_per_hand_ci": [e.low, e.high]}  # fmt: skip
     posts = [r[5] for r in rows if r[2] == "post" and r[5]]
     if posts:
@@ -271,16 +271,16 @@ def compare(
     :data:`BELIEF_MODELS`) with its margin minus the base's, paired by deal; printed as
     it goes."""
     ref, ref_ms = margins_of(results, base, opp)
-    e = Estimate.of(ref)
+    e = normal_ci(ref)
     row: dict[str, Any] = {
-        "base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.mean,
+        "base": base, "opponent": opp, "deals": int(ref.size), "base_margin": e.estimate,
         "base_ci": [e.low, e.high], "base_ms_per_move": ref_ms, "beliefs": {}}  # fmt: skip
     print(f"  {base} vs {opp}: uniform {fmt(e)} ({ref_ms:.3f} ms/move)")
     for model, st in zip(labels or BELIEF_MODELS, beliefs, strict=True):
         x, ms = margins_of(results, st, opp)
-        e, dlt = Estimate.of(x), Estimate.of(x - ref)
-        row["beliefs"][model] = {"setting": st, "margin": e.mean, "ci": [e.low, e.high],
-                                 "minus_uniform": dlt.mean,
+        e, dlt = normal_ci(x), normal_ci(x - ref)
+        row["beliefs"][model] = {"setting": st, "margin": e.estimate, "ci": [e.low, e.high],
+                                 "minus_uniform": dlt.estimate,
                                  "minus_uniform_ci": [dlt.low, dlt.high],
                                  "ms_per_move": ms}  # fmt: skip
         print(f"      {model:<18} {fmt(e)}, minus uniform {fmt(dlt)} ({st}, "
@@ -544,9 +544,9 @@ def main(
         for base in base_list:
             for opp in opps:
                 per = {st: margins_of(results, st, opp) for st in (base, ORACLE + base)}
-                dlt = Estimate.of(per[ORACLE + base][0] - per[base][0])
+                dlt = normal_ci(per[ORACLE + base][0] - per[base][0])
                 doc["oracle"].append({"base": base, "opponent": opp, "deals": int(dlt.n),
-                                      "minus_uniform": dlt.mean,
+                                      "minus_uniform": dlt.estimate,
                                       "minus_uniform_ci": [dlt.low, dlt.high],
                                       "ms_per_move": per[ORACLE + base][1]})  # fmt: skip
                 print(f"  {base} vs {opp}: {fmt(dlt)}")

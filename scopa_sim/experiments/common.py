@@ -39,7 +39,8 @@ from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.tournament import PairingResult, elo_of_score, play_pairing
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import normal_ci, normal_ci_from_stats
 
 #: The committed results of a source checkout (the experiments' default inputs).
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
@@ -381,7 +382,7 @@ def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResu
     se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size > 1 else math.nan
     return PairingResult(
         a=a, b=b, deal_pairs=int(x0.size),
-        margin=Estimate.of((x0 + x1) / 2) if x0.size > 1 else Estimate(0.0, math.nan, 1),
+        margin=normal_ci((x0 + x1) / 2) if x0.size > 1 else normal_ci_from_stats(0.0, math.nan, 1),
         wins=wins, draws=draws, losses=int(both.size) - wins - draws, score=score,
         elo=elo_of_score(score),
         elo_low=elo_of_score(score - Z * se) if se == se else math.nan,
@@ -401,7 +402,7 @@ def summary(a: str, b: str, parts: Sequence[dict[str, Any]], first: int | None =
                                                   "b_moves")}  # fmt: skip
     a_n, b_n = max(1, t["a_moves"]), max(1, t["b_moves"])
     return {"a": a, "b": b, "deals": pr.deal_pairs, "hands": 2 * pr.deal_pairs,
-            "mean_margin": pr.margin.mean, "ci_low": pr.margin.low,
+            "mean_margin": pr.margin.estimate, "ci_low": pr.margin.low,
             "ci_high": pr.margin.high, "wins": pr.wins, "draws": pr.draws,
             "losses": pr.losses, "score": pr.score, "elo": pr.elo,
             "elo_low": pr.elo_low, "elo_high": pr.elo_high,
@@ -414,7 +415,7 @@ def summary(a: str, b: str, parts: Sequence[dict[str, Any]], first: int | None =
 # --------------------------------------------------------------------------- pairings
 def fmt(m: Estimate) -> str:
     """A margin and its 95% CI, three decimals."""
-    return f"{m.mean:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
+    return f"{m.estimate:+.3f} [{m.low:+.3f}, {m.high:+.3f}]"
 
 
 def fmt_ci(m: Mapping[str, Any]) -> str:
@@ -428,7 +429,7 @@ def fmt_ci(m: Mapping[str, Any]) -> str:
 def result_json(r: PairingResult) -> dict[str, Any]:
     """A pairing as the round robin's JSON and log hold it."""
     m = r.margin
-    return {"a": r.a, "b": r.b, "deal_pairs": r.deal_pairs, "mean": m.mean, "se": m.se,
+    return {"a": r.a, "b": r.b, "deal_pairs": r.deal_pairs, "mean": m.estimate, "se": m.se,
             "n": m.n, "ci_low": m.low, "ci_high": m.high, "wins": r.wins, "draws": r.draws,
             "losses": r.losses, "score": r.score, "elo": r.elo, "elo_low": r.elo_low,
             "elo_high": r.elo_high}  # fmt: skip
@@ -437,7 +438,8 @@ def result_json(r: PairingResult) -> dict[str, Any]:
 def result_of(d: Mapping[str, Any]) -> PairingResult:
     """The pairing of a :func:`result_json` record."""
     return PairingResult(
-        a=d["a"], b=d["b"], deal_pairs=d["deal_pairs"], margin=Estimate(d["mean"], d["se"], d["n"]),
+        a=d["a"], b=d["b"], deal_pairs=d["deal_pairs"],
+        margin=normal_ci_from_stats(d["mean"], d["se"], d["n"]),
         wins=d["wins"], draws=d["draws"], losses=d["losses"], score=d["score"], elo=d["elo"],
         elo_low=d["elo_low"], elo_high=d["elo_high"],
     )  # fmt: skip

@@ -94,7 +94,7 @@ from scopa_sim.game.state import HandState
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.selfplay import selfplay_points
 from scopa_sim.sim.tournament import PairingResult, ladder
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.inference import normal_ci
 
 #: ISMCTS budgets of the ladder (iterations); ``--quick`` divides them by 10.
 BUDGETS = (100, 250, 1000, 4000)
@@ -208,8 +208,8 @@ def fused_vs_greedy(rules: Rules, deals: int, seed: int) -> dict:
         hands = (n + 1) * deals
         method = "each seat in turn against the all-greedy baseline"
     seconds = time.thread_time() - t
-    est = Estimate.of(x.astype(np.float64))
-    return {"deals": deals, "hands": hands, "method": method, "mean_margin": est.mean,
+    est = normal_ci(x.astype(np.float64))
+    return {"deals": deals, "hands": hands, "method": method, "mean_margin": est.estimate,
             "ci_low": est.low, "ci_high": est.high, "cpu_seconds": seconds,
             "hands_per_s": hands / seconds}  # fmt: skip
 
@@ -746,10 +746,10 @@ def run_only(
     ref = (np.array(first["margins_seat0"]) + np.array(first["margins_seat1"])) / 2
     for r in rows[1:]:
         x = (np.array(r["margins_seat0"]) + np.array(r["margins_seat1"])) / 2 - ref
-        e = Estimate.of(x.astype(np.float64))
-        r["minus_first"] = {"reference": first["policy"], "mean": e.mean, "ci_low": e.low,
+        e = normal_ci(x.astype(np.float64))
+        r["minus_first"] = {"reference": first["policy"], "mean": e.estimate, "ci_low": e.low,
                             "ci_high": e.high}  # fmt: skip
-        print(f"  {r['policy']} minus {first['policy']}, paired by deal: {e.mean:+.3f} "
+        print(f"  {r['policy']} minus {first['policy']}, paired by deal: {e.estimate:+.3f} "
               f"[{e.low:+.3f}, {e.high:+.3f}]")  # fmt: skip
     doc.update({"plays_per_hand": plays_per_hand, "deals": deals, "chunk": CHUNK,
                 "ladder": rows})  # fmt: skip

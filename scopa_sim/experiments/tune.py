@@ -100,8 +100,8 @@ def p_value(r: PairingResult) -> float:
     if not m.estimated:
         return math.nan
     if m.se == 0:  # every deal pair the same margin
-        return 1.0 if m.mean == 0 else 0.0
-    return 2.0 * (1.0 - NormalDist().cdf(abs(m.mean) / m.se))
+        return 1.0 if m.estimate == 0 else 0.0
+    return 2.0 * (1.0 - NormalDist().cdf(abs(m.estimate) / m.se))
 
 
 def table(calib: dict, results: dict[str, PairingResult], adj: dict[str, float], timing: dict,
@@ -121,7 +121,7 @@ def table(calib: dict, results: dict[str, PairingResult], adj: dict[str, float],
     for lab in labels:
         r, c, t = results[lab], calib[lab], timing[lab]
         q = adj[lab]
-        verdict = "" if not q < 0.05 else (" **better**" if r.margin.mean > 0 else " **worse**")
+        verdict = "" if not q < 0.05 else (" **better**" if r.margin.estimate > 0 else " **worse**")
         how = "best's iterations" if c.get("budget_of") else "calibrated"
         rows.append(
             f"| {lab} | `{c['setting']}` ({how}) | {fmt(r.margin)} | {r.wins}/{r.draws}/"
@@ -129,7 +129,7 @@ def table(calib: dict, results: dict[str, PairingResult], adj: dict[str, float],
             f"{c['reference_ms_per_move']:.3f}; {t['ms_per_move']:.3f} / "
             f"{t['reference_ms_per_move']:.3f} |"
         )
-    better = [lab for lab in labels if adj[lab] < 0.05 and results[lab].margin.mean > 0]
+    better = [lab for lab in labels if adj[lab] < 0.05 and results[lab].margin.estimate > 0]
     tail = (
         "\n\n"
         + (

@@ -27,8 +27,8 @@ import click
 import numpy as np
 
 from scopa_sim.analysis import variance as V
+from scopa_sim.analysis.study.parts_a_to_c import hand_frame
 from scopa_sim.analysis.study.plan import SEARCH_POLICY
-from scopa_sim.analysis.study.report import hand_frame
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data.run import SimConfig
 from scopa_sim.game.rules import Rules

@@ -1,6 +1,6 @@
 """Where a run's shards are computed: on this machine (in this process, in threads, or in
 the process pool of :mod:`scopa_sim.sim.pool`) or as tasks on a Dask cluster. An executor
-takes a :class:`~scopa_sim.sim.shards.Run` and the shards to do, and yields each
+takes a :class:`~scopa_sim.sim.shards.RunWriter` and the shards to do, and yields each
 :class:`~scopa_sim.sim.shards.ShardResult` as it finishes."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from typing import Any
 
 from scopa_sim.errors import ScopaError, SimulationError
 from scopa_sim.sim import pool as P
-from scopa_sim.sim.shards import Run, ShardResult, run_shard, run_shard_json
+from scopa_sim.sim.shards import RunWriter, ShardResult, run_shard, run_shard_json
 
 #: An executor: computes the shards ``todo`` of a run, yielding each as it finishes.
-Executor = Callable[[Run, Iterable[int]], Iterator[ShardResult]]
+Executor = Callable[[RunWriter, Iterable[int]], Iterator[ShardResult]]
 
 
 def local_executor(workers: int) -> Executor:
@@ -28,7 +28,7 @@ def local_executor(workers: int) -> Executor:
     interrupt, worker processes are stopped at once (threads finish their shard, a
     fraction of a second)."""
 
-    def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
+    def execute(run: RunWriter, todo: Iterable[int]) -> Iterator[ShardResult]:
         config, where = run.config, str(run.directory)
         if workers == 1:
             for i in todo:
@@ -110,7 +110,7 @@ def dask_executor(
                 f"no Dask worker at {where} within {worker_timeout:g} s (--worker-timeout)"
             ) from None
 
-    def execute(run: Run, todo: Iterable[int]) -> Iterator[ShardResult]:
+    def execute(run: RunWriter, todo: Iterable[int]) -> Iterator[ShardResult]:
         client, cluster = connect()
         try:
             with client:

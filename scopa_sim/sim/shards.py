@@ -1,6 +1,6 @@
 """A run's shards: computing one shard's rows (the jitted loop for kernel policies, bots
 decision by decision otherwise), writing its Parquet file, and the run directory being
-filled (:class:`Run`), which records each finished shard in the manifest."""
+filled (:class:`RunWriter`), which records each finished shard in the manifest."""
 
 from __future__ import annotations
 
@@ -218,7 +218,7 @@ def _shard_entry(
 
 
 @dataclass
-class Run:
+class RunWriter:
     """A run directory being filled: its manifest and the shards still to do."""
 
     directory: Path

@@ -26,10 +26,10 @@ import numpy as np
 
 from scopa_sim.data import dataset as D
 from scopa_sim.data.run import SimConfig, check_manifest, manifest_config, manifest_shards
-from scopa_sim.errors import SimulationError
+from scopa_sim.errors import InputError, SimulationError
 from scopa_sim.files import check_utf8_path
 from scopa_sim.sim.executors import Executor
-from scopa_sim.sim.shards import Run, _shard_entry, compute_rows
+from scopa_sim.sim.shards import RunWriter, _shard_entry, compute_rows
 
 LOCK = ".lock"
 
@@ -44,10 +44,10 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: bool) -> Run:
+def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: bool) -> RunWriter:
     """Create, resume or overwrite a run directory; nothing is written on an error."""
     if resume and overwrite:
-        raise SimulationError("--resume and --overwrite exclude each other")
+        raise InputError("resuming a run and overwriting it exclude each other")
     check_utf8_path(directory)  # or the run could be written and never read back
     if directory.exists() and not directory.is_dir():
         raise SimulationError(f"{directory} exists and is not a directory")
@@ -58,7 +58,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
             return _resume(directory, config, doc)
         if not overwrite:
             raise SimulationError(
-                f"{directory} already holds a run; use --resume to finish it or --overwrite"
+                f"{directory} already holds a run: resume it to finish it, or overwrite it"
             )
         shutil.rmtree(directory / D.SHARD_DIR, ignore_errors=True)
         (directory / D.MANIFEST).unlink()
@@ -74,7 +74,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
         raise SimulationError(f"cannot create {directory}: {e.strerror}") from None
     if not os.access(directory, os.W_OK):
         raise SimulationError(f"{directory} is not writable")
-    run = Run(directory, config)
+    run = RunWriter(directory, config)
     run.manifest = {
         "format": D.FORMAT,
         "run_id": config.run_id,
@@ -126,32 +126,32 @@ def spot_check(directory: Path, config: SimConfig) -> None:
             raise D.DatasetError(
                 f"{directory}: its first {n} rows come out differently with this "
                 f"scopa-sim ({c.name}): the play changed since the run was made, or the "
-                "data were altered; use --overwrite to make it again"
+                "data were altered; overwrite it to make it again"
             )
 
 
-def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> Run:
+def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> RunWriter:
     old = manifest_config(directory, doc)
     if old.generator != config.generator:
         raise SimulationError(
-            f"--resume: the run was made by data generator {old.generator}, this version of "
-            f"scopa-sim has generator {config.generator}; use --overwrite to start again"
+            f"cannot resume: the run was made by data generator {old.generator}, this version of "
+            f"scopa-sim has generator {config.generator}; overwrite it to start again"
         )
     if old.data_key() != config.data_key():
         diff = [k for k, v in config.data_key().items() if old.data_key().get(k) != v]
         raise SimulationError(
-            f"--resume: the configuration differs from the run's manifest ({', '.join(diff)})"
+            f"cannot resume: the configuration differs from the run's manifest ({', '.join(diff)})"
         )
     if old.shard_size != config.shard_size:
         raise SimulationError(
-            f"--resume: the run uses shard size {old.shard_size}, not {config.shard_size}"
+            f"cannot resume: the run uses shard size {old.shard_size}, not {config.shard_size}"
         )
     check_manifest(directory, old, doc)
     shard_dir = directory / D.SHARD_DIR
     if shard_dir.exists() and not shard_dir.is_dir():
         raise D.DatasetError(f"{shard_dir}: not a directory")
     shard_dir.mkdir(exist_ok=True)  # a missing one: every shard is computed again
-    run = Run(directory, old, doc)
+    run = RunWriter(directory, old, doc)
     listed = manifest_shards(directory, old, doc)
     on_disk = D.finished_shards(directory)
     for p in (directory / D.SHARD_DIR).glob(".shard-*.tmp"):
@@ -259,7 +259,7 @@ def _lock(directory: Path) -> IO[str]:
 
 
 def _execute(
-    run: Run, executor: Executor, progress: Callable[[int, int], None] | None
+    run: RunWriter, executor: Executor, progress: Callable[[int, int], None] | None
 ) -> RunSummary:
     """Compute the shards a run still lacks, recording each one as it finishes. The
     executor is closed before this returns or raises, so that its workers have stopped."""

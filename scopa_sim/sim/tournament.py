@@ -22,7 +22,8 @@ from scopa_sim.files import json_number
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import HandPlayer
-from scopa_sim.stats.inference import MIN_SAMPLES, Estimate
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import MIN_SAMPLES, normal_ci, normal_ci_from_stats
 
 
 @dataclass(frozen=True)
@@ -243,7 +244,9 @@ def _pairing(
         a=str(a),
         b=str(b),
         deal_pairs=len(margins),
-        margin=Estimate.of(np.asarray(margins)) if len(margins) > 1 else Estimate(0, math.nan, 1),
+        margin=normal_ci(np.asarray(margins))
+        if len(margins) > 1
+        else normal_ci_from_stats(0, math.nan, 1),
         wins=wins,
         draws=draws,
         losses=losses,
@@ -337,7 +340,7 @@ class Standing:
             "policy": self.policy,
             "elo": self.elo,
             "worst_opponent": self.worst_opponent,
-            "worst_margin": m.mean,
+            "worst_margin": m.estimate,
             "worst_margin_ci": [json_number(m.low), json_number(m.high)],
             "worse_against": list(self.worse_against),
             "unbeaten": self.unbeaten,
@@ -347,7 +350,7 @@ class Standing:
 def _side(r: PairingResult, policy: str) -> Estimate:
     """The pairing's margin per hand from ``policy``'s side."""
     m = r.margin
-    return m if r.a == policy else Estimate(-m.mean, m.se, m.n, m.level)
+    return m if r.a == policy else m.negated()
 
 
 def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list[Standing]:
@@ -367,10 +370,10 @@ def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list
         mine = [(r.b if r.a == p else r.a, _side(r, p)) for r in results if p in (r.a, r.b)]
         if not mine:
             raise TournamentError(f"{p!r} played no pairing of this round robin")
-        opp, worst = min(mine, key=lambda t: (t[1].mean, t[0]))
+        opp, worst = min(mine, key=lambda t: (t[1].estimate, t[0]))
         worse = tuple(o for o, m in mine if m.estimated and m.high < 0)
         out.append(Standing(p, elo[p], opp, worst, worse))
-    return sorted(out, key=lambda s: (not s.unbeaten, -s.worst_margin.mean, -s.elo, s.policy))
+    return sorted(out, key=lambda s: (not s.unbeaten, -s.worst_margin.estimate, -s.elo, s.policy))
 
 
 def run_tournament(

@@ -164,7 +164,7 @@ def warm(names: Sequence[str] = (), jobs: int = 1) -> Iterator[tuple[WarmTask, f
     yield each task with its seconds as it finishes. An error, an interrupt or stopping
     the iteration stops the worker processes at once."""
     if jobs < 1:
-        raise WarmError(f"--jobs must be at least 1, got {jobs}")
+        raise WarmError(f"the number of processes must be at least 1, got {jobs}")
     tasks = select(names)
     if jobs == 1:
         for t in tasks:

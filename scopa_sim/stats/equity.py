@@ -32,6 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from scopa_sim.stats.estimate import Estimate
+
 #: Flag of a hand result: no side took all the denari, the dealer's side did, the
 #: first player's side did.
 NONE, DEALER, FIRST = 0, 1, 2
@@ -421,15 +423,10 @@ def bootstrap_probs(
     return rng.multinomial(n, p, size=replicates) / n
 
 
-@dataclass(frozen=True)
-class Equity:
-    """A match-level probability with its percentile bootstrap interval."""
-
-    estimate: float
-    low: float
-    high: float
-    n: int  # hands behind it
-    replicates: int
+def bootstrap_method(replicates: int) -> str:
+    """The method of an :class:`~scopa_sim.stats.estimate.Estimate` of a match-level
+    probability: a percentile bootstrap over the hands, ``replicates`` resamples."""
+    return f"percentile bootstrap, {replicates:,} replicates"
 
 
 def equity_table(
@@ -445,22 +442,22 @@ def equity_table(
 
 def first_mover_win(
     outcomes: HandOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
-) -> Equity:
+) -> Estimate:
     """P(the side that plays first in the first hand wins the match): from 0-0 with the
     other side dealing."""
     est, low, high = equity_table(outcomes, target, denari_wins, replicates, seed)
-    return Equity(
+    return Estimate(
         float(est[0, 0, 1]),
         float(low[0, 0, 1]),
         float(high[0, 0, 1]),
         outcomes.n,
-        replicates,
+        bootstrap_method(replicates),
     )
 
 
 def side_wins3(
     outcomes: PositionOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
-) -> list[Equity]:
+) -> list[Estimate]:
     """Each side's probability of winning a three-side match, by its seat in the first
     hand (0 plays first, 2 deals), with percentile bootstrap intervals: side ``s`` is side
     0 of the programme with the deal rotated, ``V[0, 0, 0, 2 - s]``. One programme and one
@@ -471,7 +468,11 @@ def side_wins3(
     out = []
     for s in range(3):
         low, high = np.quantile(vals[:, 2 - s], [0.025, 0.975])
-        out.append(Equity(float(est[2 - s]), float(low), float(high), outcomes.n, replicates))
+        out.append(
+            Estimate(
+                float(est[2 - s]), float(low), float(high), outcomes.n, bootstrap_method(replicates)
+            )
+        )
     return out
 
 
@@ -481,7 +482,7 @@ def first_mover_win3(
     denari_wins: bool,
     replicates: int,
     seed: int,
-) -> Equity:
+) -> Estimate:
     """:func:`first_mover_win` for three sides: side 0 plays first, side 2 deals."""
     return side_wins3(outcomes, target, denari_wins, replicates, seed)[0]
 
@@ -491,9 +492,9 @@ __all__ = [
     "FIRST",
     "MAX_DEFICIT",
     "NONE",
-    "Equity",
     "HandOutcomes",
     "PositionOutcomes",
+    "bootstrap_method",
     "bootstrap_probs",
     "equity_table",
     "first_mover_win",

@@ -6,9 +6,10 @@ and never hold a run's rows in memory; the array forms (:func:`mean_ci`,
 :func:`paired_t`, :func:`welch_t`) call the matching scipy functions and exist
 for small samples and to cross-check the summary forms.
 
-Results are frozen dataclasses carrying the estimate, its confidence interval,
-the sample size, the test's name, its p-value and an effect size, so a report
-can print every number with where it came from.  :func:`holm` adjusts a family
+An interval is an :class:`~scopa_sim.stats.estimate.Estimate` (estimate, bounds, sample
+size, method); a two-sample test is a :class:`TestResult` carrying the estimate, its
+confidence interval, the sample sizes, the test's name, its p-value and an effect size,
+so a report can print every number with where it came from.  :func:`holm` adjusts a family
 of p-values (Holm's step-down procedure, which controls the family-wise error
 rate under any dependence between the tests).
 """
@@ -24,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from scopa_sim.stats.estimate import LEVEL, Estimate
+
 
 class _ScipyStats:
     """``scipy.stats``, imported on first use: it costs a second of CLI start-up."""
@@ -35,8 +38,6 @@ class _ScipyStats:
 
 
 st = _ScipyStats()
-
-LEVEL = 0.95
 
 #: The fewest samples (hands, deal pairs, worlds, visits) a normal 95% interval is
 #: estimated from, here and for the bots' play values (:mod:`scopa_sim.bots.base`).  The
@@ -57,78 +58,34 @@ def _z_quantile(level: float) -> float:
     return float(st.norm.ppf(0.5 + level / 2))
 
 
-@dataclass(frozen=True)
-class MeanCI:
-    """A sample mean with its standard deviation and a Student-t confidence interval."""
-
-    estimate: float
-    low: float
-    high: float
-    n: int
-    sd: float
-    level: float = LEVEL
-    method: str = "t"
-
-    @property
-    def se(self) -> float:
-        """Standard error of the mean."""
-        return self.sd / math.sqrt(self.n) if self.n > 0 else math.nan
-
-    @property
-    def half_width(self) -> float:
-        return (self.high - self.low) / 2
-
-    def excludes(self, value: float = 0.0) -> bool:
-        """True when the interval lies strictly on one side of ``value``."""
-        return self.low > value or self.high < value
-
-    def __str__(self) -> str:
-        return f"{self.estimate:+.4f} [{self.low:+.4f}, {self.high:+.4f}] (n={self.n:,})"
-
-
-def mean_ci_from_stats(mean: float, sd: float, n: int, level: float = LEVEL) -> MeanCI:
-    """The t interval of a mean from its summary (``sd`` with ddof=1)."""
+def mean_ci_from_stats(mean: float, sd: float, n: int, level: float = LEVEL) -> Estimate:
+    """The Student-t interval (method ``"t"``) of a mean from its summary (``sd`` with
+    ddof=1); not estimated (NaN bounds) from fewer than 2 observations."""
     n = int(n)
     if n < 2 or not math.isfinite(sd):
-        return MeanCI(float(mean) if n else math.nan, math.nan, math.nan, n, math.nan, level)
+        return Estimate(float(mean) if n else math.nan, math.nan, math.nan, n, "t", math.nan, level)
     h = _t_quantile(level, n - 1) * sd / math.sqrt(n)
-    return MeanCI(float(mean), float(mean) - h, float(mean) + h, n, float(sd), level)
+    return Estimate(float(mean), float(mean) - h, float(mean) + h, n, "t", float(sd), level)
 
 
-def mean_ci(x: np.ndarray | Sequence[float], level: float = LEVEL) -> MeanCI:
-    """The t interval of the mean of a sample."""
+def mean_ci(x: np.ndarray | Sequence[float], level: float = LEVEL) -> Estimate:
+    """The Student-t interval of the mean of a sample."""
     a = np.asarray(x, dtype=np.float64)
     sd = float(a.std(ddof=1)) if a.size > 1 else math.nan
     return mean_ci_from_stats(float(a.mean()) if a.size else math.nan, sd, a.size, level)
 
 
-@dataclass(frozen=True)
-class Proportion:
-    """A binomial proportion with its Wilson score interval."""
-
-    estimate: float
-    low: float
-    high: float
-    successes: int
-    n: int
-    level: float = LEVEL
-    method: str = "wilson"
-
-    def __str__(self) -> str:
-        return (
-            f"{self.estimate:.4f} [{self.low:.4f}, {self.high:.4f}] ({self.successes:,}/{self.n:,})"
-        )
-
-
-def wilson(successes: int, n: int, level: float = LEVEL) -> Proportion:
-    """Wilson score interval (scipy's ``binomtest(...).proportion_ci(method='wilson')``)."""
+def wilson(successes: int, n: int, level: float = LEVEL) -> Estimate:
+    """The Wilson score interval (method ``"wilson"``) of a binomial proportion, as
+    scipy's ``binomtest(...).proportion_ci(method='wilson')``; a ValueError if
+    ``successes`` is not in 0..n."""
     k, n = int(successes), int(n)
     if n == 0:
-        return Proportion(math.nan, math.nan, math.nan, 0, 0, level)
+        return Estimate(math.nan, math.nan, math.nan, 0, "wilson", level=level)
     if not 0 <= k <= n:
         raise ValueError(f"successes must be in 0..{n}, got {k}")
     ci = st.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return Proportion(k / n, float(ci.low), float(ci.high), k, n, level)
+    return Estimate(k / n, float(ci.low), float(ci.high), n, "wilson", level=level)
 
 
 @dataclass(frozen=True)
@@ -360,67 +317,49 @@ def quantiles_from_counts(
     return tuple(out)
 
 
-@dataclass(frozen=True)
-class Estimate:
-    """A sample mean with its standard error and a two-sided normal confidence interval.
+def normal_ci_from_stats(mean: float, se: float, n: int, level: float = LEVEL) -> Estimate:
+    """The two-sided normal interval (method ``"normal"``) of a mean from its standard
+    error; not estimated (NaN bounds) from fewer than :data:`MIN_SAMPLES` observations or
+    an undefined ``se``, since a normal interval from a handful of samples covers far less
+    than its level."""
+    n = int(n)
+    sd = se * math.sqrt(n) if n > 0 else math.nan
+    return _normal(mean, se, sd, n, level)
 
-    From fewer than :data:`MIN_SAMPLES` observations the interval is *not estimated*:
-    ``half_width``, ``low`` and ``high`` are NaN (``estimated`` is False), since a normal
-    interval from a handful of samples covers far less than its level."""
 
-    mean: float
-    se: float
-    n: int
-    level: float = 0.95
+def _normal(mean: float, se: float, sd: float, n: int, level: float) -> Estimate:
+    if n < MIN_SAMPLES or not math.isfinite(se):
+        return Estimate(mean, math.nan, math.nan, n, "normal", sd, level)
+    h = NormalDist().inv_cdf(0.5 + level / 2) * se
+    return Estimate(mean, mean - h, mean + h, n, "normal", sd, level)
 
-    @property
-    def estimated(self) -> bool:
-        """Whether the interval is given (enough observations and a finite spread)."""
-        return self.n >= MIN_SAMPLES and math.isfinite(self.se)
 
-    @property
-    def half_width(self) -> float:
-        if not self.estimated:
-            return math.nan
-        return NormalDist().inv_cdf(0.5 + self.level / 2) * self.se
+def normal_ci(x: np.ndarray, level: float = LEVEL) -> Estimate:
+    """The normal interval of the mean of a sample (see :func:`normal_ci_from_stats`)."""
+    n = int(x.size)
+    sd = float(x.std(ddof=1)) if n > 1 else math.nan
+    return _normal(float(x.mean()), sd / math.sqrt(n), sd, n, level)
 
-    @property
-    def low(self) -> float:
-        return self.mean - self.half_width
 
-    @property
-    def high(self) -> float:
-        return self.mean + self.half_width
-
-    @classmethod
-    def of(cls, x: np.ndarray, level: float = 0.95) -> Estimate:
-        n = int(x.size)
-        sd = float(x.std(ddof=1)) if n > 1 else math.nan
-        return cls(float(x.mean()), sd / math.sqrt(n), n, level)
-
-    @classmethod
-    def from_sums(cls, n: int, s1: int, s2: int, level: float = 0.95) -> Estimate:
-        """The estimate of ``n`` integer values from their exact sum and sum of squares."""
-        var = (n * s2 - s1 * s1) / (n * (n - 1)) if n > 1 else math.nan
-        return cls(s1 / n, math.sqrt(max(var, 0.0)) / math.sqrt(n), n, level)
-
-    def __str__(self) -> str:
-        if not self.estimated:
-            return f"{self.mean:+.4f} (interval not estimated: n={self.n})"
-        return f"{self.mean:+.4f} ± {self.half_width:.4f}"
+def normal_ci_from_sums(n: int, s1: int, s2: int, level: float = LEVEL) -> Estimate:
+    """The normal interval of the mean of ``n`` integer values from their exact sum and
+    sum of squares."""
+    var = (n * s2 - s1 * s1) / (n * (n - 1)) if n > 1 else math.nan
+    sd = math.sqrt(max(var, 0.0))
+    return _normal(s1 / n, sd / math.sqrt(n), sd, n, level)
 
 
 __all__ = [
     "LEVEL",
     "MIN_SAMPLES",
-    "Estimate",
-    "MeanCI",
-    "Proportion",
     "TestResult",
     "holm",
     "mcnemar",
     "mean_ci",
     "mean_ci_from_stats",
+    "normal_ci",
+    "normal_ci_from_stats",
+    "normal_ci_from_sums",
     "paired_t",
     "paired_t_from_stats",
     "quantiles_from_counts",

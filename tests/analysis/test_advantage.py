@@ -16,14 +16,14 @@ from scopa_sim.data.run import SimConfig, scan
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.executors import local_executor
 from scopa_sim.sim.simulate import simulate
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.inference import normal_ci
 
 
 def test_estimate_ci_covers_a_planted_mean() -> None:
     rng = np.random.default_rng(0)
     hits = 0
     for _ in range(400):
-        e = Estimate.of(rng.normal(0.3, 2.0, size=200))
+        e = normal_ci(rng.normal(0.3, 2.0, size=200))
         hits += e.low <= 0.3 <= e.high
     assert 0.92 <= hits / 400 <= 0.98  # nominal 95% coverage
 
@@ -48,7 +48,7 @@ def test_advantage_matches_simulated_dataset(tmp_path) -> None:
     dealer_pts = pl.when(pl.col("dealer") == 0).then("s0_points").otherwise("s1_points")
     first_pts = pl.when(pl.col("dealer") == 0).then("s1_points").otherwise("s0_points")
     margin = df.select((dealer_pts.cast(pl.Int32) - first_pts).mean()).item()
-    assert abs(margin - res.dealer_margin.mean) < 1e-12
+    assert abs(margin - res.dealer_margin.estimate) < 1e-12
     assert res.dealer_margin.n == 3000
 
 

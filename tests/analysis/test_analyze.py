@@ -17,7 +17,7 @@ from scopa_sim.analysis import analyze as A
 from scopa_sim.analysis.advantage import first_player_advantage
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data import dataset as D
-from scopa_sim.data.run import SimConfig, scan
+from scopa_sim.data.run import SimConfig, open_run, scan
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.executors import local_executor
 from scopa_sim.sim.simulate import simulate
@@ -75,10 +75,10 @@ def test_analysis_agrees_with_the_in_memory_estimate(runs):
     """``advantage`` plays the same hands in memory: the margins must agree exactly."""
     (g,) = A.analyze([runs["random"]]).groups
     ref = first_player_advantage(Rules.make(), seat_policies(["random"], 2), HANDS, SEED)
-    assert g.margin.estimate == pytest.approx(ref.dealer_margin.mean, abs=1e-12)
+    assert g.margin.estimate == pytest.approx(ref.dealer_margin.estimate, abs=1e-12)
     assert g.margin.sd == pytest.approx(ref.dealer_margin.se * np.sqrt(HANDS))
     for mine, theirs in zip(g.positions, ref.by_position, strict=True):
-        assert mine.estimate == pytest.approx(theirs.mean, abs=1e-12)
+        assert mine.estimate == pytest.approx(theirs.estimate, abs=1e-12)
 
 
 def test_match_statistics_against_a_direct_computation(runs):
@@ -119,12 +119,12 @@ def test_group_by_columns(runs):
     d = A.analyze([runs["random"]], by=["dealer"])
     assert [g.key for g in d.groups] == [(("dealer", 0),), (("dealer", 1),)]
     assert sum(g.hands for g in d.groups) == HANDS
-    with pytest.raises(A.AnalysisError, match="unknown --by column 'nope'"):
+    with pytest.raises(A.AnalysisError, match="unknown grouping column 'nope'"):
         A.analyze([runs["random"]], by=["nope"])
 
 
 def test_convergence_ends_at_the_full_estimate(runs):
-    run = A.open_run(runs["random"])
+    run = open_run(runs["random"])
     c = A.convergence(run)
     (g,) = A.analyze([run]).groups
     assert c.hands[-1] == HANDS and list(c.hands) == sorted(c.hands)
@@ -134,17 +134,17 @@ def test_convergence_ends_at_the_full_estimate(runs):
 
 def test_bad_directories(tmp_path, runs):
     with pytest.raises(D.DatasetError, match="no such directory"):
-        A.open_run(tmp_path / "missing")
+        open_run(tmp_path / "missing")
     (tmp_path / "empty").mkdir()
     with pytest.raises(D.DatasetError, match="not a scopa-sim run"):
-        A.open_run(tmp_path / "empty")
+        open_run(tmp_path / "empty")
     odd = tmp_path / "odd"
     shutil.copytree(runs["s3"], odd)
     doc = json.loads((odd / "manifest.json").read_text())
     doc["schema"].pop("winner")
     (odd / "manifest.json").write_text(json.dumps(doc))
     with pytest.raises(D.DatasetError, match="schema differs"):
-        A.open_run(odd)
+        open_run(odd)
 
 
 # --------------------------------------------------------------------------- compare
@@ -258,7 +258,7 @@ def test_cli_analyze(runs):
 
 
 def test_cli_analyze_bad_input(runs, tmp_path):
-    assert "unknown --by column 'colour'" in one_line_error(
+    assert "unknown grouping column 'colour'" in one_line_error(
         run("analyze", runs["random"], "--by", "colour")
     )
     assert "unknown metric" in one_line_error(run("analyze", runs["random"], "--metric", "x"))
@@ -289,7 +289,9 @@ def test_cli_compare_bad_input(runs, tmp_path):
     )
     (tmp_path / "e").mkdir()
     assert "not a scopa-sim run" in one_line_error(run("compare", runs["random"], tmp_path / "e"))
-    assert "at least twice" in one_line_error(run("compare", "--preset", "scopa", "--hands", "10"))
+    assert "at least two presets" in one_line_error(
+        run("compare", "--preset", "scopa", "--hands", "10")
+    )
     assert "unknown preset" in one_line_error(
         run("compare", "--preset", "scopa", "--preset", "nope", "--hands", "10")
     )
@@ -360,9 +362,9 @@ def test_scopa_against_escoba_with_the_same_seed_compares_paired(tmp_path):
     fm = next(r for r in pm.results if r.metric == "first_mover_wins")
     assert fm.test == "McNemar exact"
     # the command that reproduces a run names its §9 options
-    assert "--rule capture_mode=fifteen" not in A.open_run(b).command()  # the preset's own
+    assert "--rule capture_mode=fifteen" not in open_run(b).command()  # the preset's own
     c = _make_rules(tmp_path, "optional", "scopa-15", ["capture_compulsory=false"])
-    assert "--preset scopa-15 --rule capture_compulsory=false " in A.open_run(c).command()
+    assert "--preset scopa-15 --rule capture_compulsory=false " in open_run(c).command()
 
 
 def _make_rules(root: Path, name: str, preset: str, rules: list[str]) -> Path:

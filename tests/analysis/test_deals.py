@@ -18,9 +18,10 @@ from scopa_sim_cli.main import cli
 
 import scopa_sim
 from scopa_sim import _engine as K
-from scopa_sim.analysis import deals as DV
-from scopa_sim.analysis.analyze import analyze, open_run
+from scopa_sim.analysis import deal_analyses as DV
+from scopa_sim.analysis.analyze import analyze
 from scopa_sim.bots.registry import seat_policies
+from scopa_sim.data.run import open_run
 from scopa_sim.errors import AnalysisError, ScopaError
 from scopa_sim.game.cards import card_name, parse_card
 from scopa_sim.game.rules import Rules
@@ -66,12 +67,12 @@ def _sorted(deal: tuple[list[str], list[list[list[str]]]]) -> Any:
 def test_deal_columns_equal_the_records_play_writes(
     tmp_path: Path, preset: str, policy: str
 ) -> None:
-    """A --matches run's deals, dealt again (Run.hands(deal=True)), are the deals of the
+    """A --matches run's deals, dealt again (scopa_sim.hands_with_deals), are the deals of the
     records `play` writes for the same seed and matches: every hand, rotation included."""
     run = scopa_sim.simulate(preset, matches=2, seed=9, policy=policy, workers=1,
                              out=tmp_path / "run")  # fmt: skip
     rules = run.config.rules
-    frame = run.hands(deal=True).sort("match", "hand").collect()
+    frame = scopa_sim.hands_with_deals(run).sort("match", "hand").collect()
     records = [
         hand_record(rules, log)
         for m in range(2)
@@ -93,7 +94,7 @@ def test_the_play_command_s_records_match(tmp_path: Path) -> None:
                                    str(rec_file)])  # fmt: skip
     assert res.exit_code == 0, res.output
     run = scopa_sim.simulate(matches=2, seed=5, workers=1, out=tmp_path / "run")
-    frame = run.hands(deal=True).sort("match", "hand").collect()
+    frame = scopa_sim.hands_with_deals(run).sort("match", "hand").collect()
     records = [json.loads(line) for line in rec_file.read_text().splitlines()]
     assert frame.height == len(records)
     for row, rec in zip(frame.iter_rows(named=True), records, strict=True):
@@ -107,7 +108,7 @@ def test_hands_runs_and_duplicates_are_dealt_as_played(tmp_path: Path, deal: str
     rules = Rules.make("scopa-4")
     run = scopa_sim.simulate("scopa-4", hands=50, seed=3, deal=deal, workers=1,
                              out=tmp_path / deal)  # fmt: skip
-    frame = run.hands(deal=True).sort("match").collect()
+    frame = scopa_sim.hands_with_deals(run).sort("match").collect()
     player = HandPlayer(rules, seat_policies(["random"], 4), 3, swapped=deal == "swapped")
     for row in frame.iter_rows(named=True):
         u = row["match"]
@@ -144,7 +145,7 @@ def test_card_values_agree_with_the_direct_estimate(runs: dict[str, Any]) -> Non
     side (17 of 39 against 18 of 39), so under the regression's model the direct estimate
     is ``v - S / 39`` (``S`` the other cards' values summed): they must agree within the
     intervals, and the effect must be large."""
-    ds = DV.deal_sides(open_run(runs["greedy"].path))
+    ds = DV.deal_sides(open_run(runs["greedy"].directory))
     cv = DV.card_values(ds, "any")
     sb = cv.value("7D")
     direct = DV.direct_value(ds, "7D", "any")
@@ -239,15 +240,15 @@ def test_scopa_36_has_no_twos(runs: dict[str, Any]) -> None:
 
 
 def test_analyze_by_deal_features(runs: dict[str, Any]) -> None:
-    a = analyze([open_run(runs["greedy"].path)], ["has:7D@dealer"])
+    a = analyze([open_run(runs["greedy"].directory)], ["has:7D@dealer"])
     by = {g.key[0][1]: g for g in a.groups}
     assert set(by) == {0, 1} and by[0].hands + by[1].hands == 20_000
     assert by[1].margin.low > by[0].margin.high  # the dealer holding it gains
-    res = CliRunner().invoke(cli, ["analyze", str(runs["greedy"].path), "--by", "sevens@first",
+    res = CliRunner().invoke(cli, ["analyze", str(runs["greedy"].directory), "--by", "sevens@first",
                                    "--by", "table_sum", "--metric", "margin"])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert "sevens@first=3, table_sum=" in res.output and "too few hands" in res.output
-    res = CliRunner().invoke(cli, ["analyze", str(runs["s3"].path), "--by", "settebello",
+    res = CliRunner().invoke(cli, ["analyze", str(runs["s3"].directory), "--by", "settebello",
                                    "--json"])  # fmt: skip
     assert res.exit_code == 0, res.output
     keys = {g["key"][0][1] for g in json.loads(res.output)["groups"]}
@@ -261,7 +262,7 @@ def test_analyze_by_deal_features(runs: dict[str, Any]) -> None:
     "args,message",
     [
         (["--by", "has:7X"], "unknown suit"),
-        (["--by", "luck"], "unknown --by column"),
+        (["--by", "luck"], "unknown grouping column"),
         (["--by", "sevens@seat3"], "the run has 2 players"),
         (["--by", "has:7D@captain"], "unknown role"),
         (["--by", "table_sum@dealer"], "takes no card or role"),
@@ -270,7 +271,7 @@ def test_analyze_by_deal_features(runs: dict[str, Any]) -> None:
 def test_bad_features_are_one_line_errors(
     runs: dict[str, Any], args: list[str], message: str
 ) -> None:
-    res = CliRunner().invoke(cli, ["analyze", str(runs["tiny"].path), *args])
+    res = CliRunner().invoke(cli, ["analyze", str(runs["tiny"].directory), *args])
     assert res.exit_code == 2 and message in res.output
     assert "Traceback" not in res.output and len(res.output.strip().splitlines()) == 1
 
@@ -280,7 +281,7 @@ def test_bad_input_of_the_api(runs: dict[str, Any]) -> None:
         DL.parse_feature("has:2D", runs["s36"].config.rules)
     with pytest.raises(AnalysisError, match="2-player games"):
         scopa_sim.opening_hands(runs["s3"])
-    with pytest.raises(AnalysisError, match="--matches run is needed"):
+    with pytest.raises(AnalysisError, match="a run of matches is needed"):
         scopa_sim.match_wins(runs["tiny"])
     with pytest.raises(ScopaError, match="unknown deal"):
         scopa_sim.card_values(runs["tiny"], deal="second")

@@ -14,7 +14,7 @@ from matplotlib.figure import Figure
 
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis.analyze import Convergence, Distribution
-from scopa_sim.stats.inference import MeanCI
+from scopa_sim.stats import Estimate
 
 
 @pytest.fixture
@@ -39,8 +39,8 @@ def curve(label: str, units: int, rng: np.random.Generator) -> Convergence:
                        tuple(mean + half))  # fmt: skip
 
 
-def ci(x: float) -> MeanCI:
-    return MeanCI(x, x - 0.1, x + 0.1, 100, 1.0)
+def ci(x: float) -> Estimate:
+    return Estimate(x, x - 0.1, x + 0.1, 100, "t", 1.0)
 
 
 def group(k: int) -> Any:
@@ -171,7 +171,7 @@ def study_option_labels() -> list[str]:
     """The row labels of the study's effects figure: every option and sum-to-fifteen
     effect it measures, as the study writes them (the longest is 90 characters)."""
     from scopa_sim.analysis.study import plan as SP
-    from scopa_sim.analysis.study.report import _opt_label
+    from scopa_sim.analysis.study.parts_a_to_c import _opt_label
 
     labels = [_opt_label(o) for o in SP.OPTION_EFFECTS]
     labels += [_opt_label(o, b) for b, o in SP.FIFTEEN_EFFECTS]

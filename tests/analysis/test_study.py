@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from scopa_sim.analysis.study import plan as S
-from scopa_sim.analysis.study import run as RUN
-from scopa_sim.analysis.study.report import RESULT_KEYS, bootstrap_seed
+from scopa_sim.analysis.study import runner as RUN
+from scopa_sim.analysis.study.parts_a_to_c import RESULT_KEYS, bootstrap_seed
 from scopa_sim.game.rules import PRESETS, Rules
 
 #: Search cost assumed by the full scale's budget: ms per move on each of 2 cores.
@@ -321,7 +321,7 @@ def test_difference_of_nested_paired_effects() -> None:
 
     import numpy as np
 
-    from scopa_sim.analysis.study.report import _nested_var
+    from scopa_sim.analysis.study.parts_a_to_c import _nested_var
 
     rng = np.random.default_rng(1)
     common = rng.normal(0, 1, 4000)
@@ -357,7 +357,7 @@ def test_a_cell_s_estimator_is_chosen_on_its_pilot_and_computed_on_the_rest() ->
     # pairs and the estimate comes from the other hands, so that a CI never comes from the
     # estimator that looked best on the same data.
     from scopa_sim.analysis import variance as V
-    from scopa_sim.analysis.study import report as SR
+    from scopa_sim.analysis.study import parts_a_to_c as SR
     from scopa_sim.game.rules import Rules
 
     rules, rng = Rules.make("scopa"), np.random.default_rng(5)

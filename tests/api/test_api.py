@@ -1,6 +1,7 @@
-"""The notebook API (scopa_sim.api): the command line's numbers for the same input, the
-command line's one-line errors for bad input, a cheap ``import scopa_sim``, the results'
-frames and HTML."""
+"""The use-case layer (scopa_sim.api), which the command line calls: each function's
+results (and that the command prints them as they are: its ``--json`` is the result's
+``to_dict()``), its one-line errors naming no command-line option, a cheap ``import
+scopa_sim``, the results' frames and HTML."""
 
 from __future__ import annotations
 
@@ -21,11 +22,11 @@ from scopa_sim.errors import (
     AnalysisError,
     DatasetError,
     FileError,
+    InputError,
     PolicyError,
     PositionError,
     RulesError,
     ScopaError,
-    SimulationError,
     TournamentError,
 )
 
@@ -91,7 +92,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     assert result.exit_code == 0, result.output
     api = scopa_sim.simulate(hands=3000, seed=5, policy="expert", workers=1, out=d / "api")
     variant = scopa_sim.simulate(
-        hands=3000, seed=5, policy="expert", rules={"remainder_to": "dealer"}, workers=1
+        hands=3000, seed=5, policy="expert", overrides={"remainder_to": "dealer"}, workers=1
     )
     return {"dir": d, "api": api, "variant": variant}
 
@@ -100,10 +101,10 @@ def test_simulate_makes_the_commands_run(runs: dict[str, Any]) -> None:
     cli_made = scopa_sim.open_run(runs["dir"] / "cli")
     api = runs["api"]
     assert api.run_id == cli_made.run_id
-    assert api.path == runs["dir"] / "api"
+    assert api.directory == runs["dir"] / "api"
     assert api.manifest["run_id"] == api.run_id
-    assert api.hands().collect().equals(cli_made.hands().collect())
-    assert api.hands().collect_schema() == pl.Schema(scopa_sim_schema())
+    assert api.scan().collect().equals(cli_made.scan().collect())
+    assert api.scan().collect_schema() == pl.Schema(scopa_sim_schema())
     assert "--rule remainder_to=dealer" in runs["variant"].command()
 
 
@@ -118,15 +119,15 @@ def test_analyze_gives_the_commands_numbers(runs: dict[str, Any]) -> None:
     a = scopa_sim.analyze(runs["api"])
     g = doc["groups"][0]
     assert close(a.dealer_margin.estimate, g["margin"]["estimate"])
-    assert close(a.dealer_margin.ci_low, g["margin"]["low"])
-    assert close(a.dealer_margin.ci_high, g["margin"]["high"])
+    assert close(a.dealer_margin.low, g["margin"]["low"])
+    assert close(a.dealer_margin.high, g["margin"]["high"])
     assert a.dealer_margin.n == g["margin"]["n"] == 3000
     for s, e in enumerate(a.seats):
         assert close(e.estimate, g["seats"][s]["estimate"])
     for name, est in g["items"]:
         assert close(a.items[name].estimate, est["estimate"])
     frame = a.to_polars()
-    assert frame.columns == ["group", "metric", "estimate", "ci_low", "ci_high", "n"]
+    assert frame.columns == ["group", "metric", "estimate", "low", "high", "n", "method"]
     row = frame.filter(pl.col("metric") == "dealer_margin").row(0, named=True)
     assert close(row["estimate"], g["margin"]["estimate"])
     label = {"label": "same"}
@@ -145,13 +146,13 @@ def test_analyze_of_several_groups(runs: dict[str, Any]) -> None:
 
 
 def test_compare_gives_the_commands_numbers(runs: dict[str, Any]) -> None:
-    variant = runs["variant"].path
+    variant = runs["variant"].directory
     doc = cli_json("compare", str(runs["dir"] / "cli"), str(variant))
     c = scopa_sim.compare(runs["api"], runs["variant"])
     want = {r["metric"]: r for r in doc["comparisons"][0]["results"]}
     d = c.difference("margin")
     assert close(d.estimate, want["margin"]["estimate"])
-    assert close(d.ci_low, want["margin"]["low"])
+    assert close(d.low, want["margin"]["low"])
     frame = c.to_polars()
     for row in frame.iter_rows(named=True):
         assert close(row["p_holm"], want[row["metric"]]["p_holm"]), row["metric"]
@@ -164,7 +165,7 @@ def test_advantage_gives_the_commands_numbers() -> None:
     doc = cli_json("advantage", "--preset", "scopa-3", "--hands", "2000", "--seed", "2")
     adv = scopa_sim.advantage("scopa-3", hands=2000, seed=2)
     assert close(adv.dealer_margin.estimate, doc["dealer_margin"]["mean"])
-    assert close(adv.dealer_margin.ci_high, doc["dealer_margin"]["high"])
+    assert close(adv.dealer_margin.high, doc["dealer_margin"]["high"])
     for e, want in zip(adv.by_position, doc["points_by_position"], strict=True):
         assert close(e.estimate, want["mean"]) and e.n == want["n"] == 2000
     assert adv.to_polars()["metric"].to_list() == [
@@ -222,12 +223,12 @@ def test_review_gives_the_commands_numbers(tmp_path: Path) -> None:
             RulesError,
         ),
         (
-            lambda: scopa_sim.simulate(hands=10, rules={"colour": 1}),
+            lambda: scopa_sim.simulate(hands=10, overrides={"colour": 1}),
             ["--hands", "10", "--rule", "colour=1"],
             RulesError,
         ),
         (
-            lambda: scopa_sim.simulate(hands=10, rules={"target": 0}),
+            lambda: scopa_sim.simulate(hands=10, overrides={"target": 0}),
             ["--hands", "10", "--rule", "target=0"],
             RulesError,
         ),
@@ -241,13 +242,13 @@ def test_review_gives_the_commands_numbers(tmp_path: Path) -> None:
             ["--hands", "10", *["--policy", "expert"] * 3],
             PolicyError,
         ),
-        (lambda: scopa_sim.simulate(hands=0), ["--hands", "0"], SimulationError),
-        (lambda: scopa_sim.simulate(hands=-5), ["--hands", "-5"], SimulationError),
-        (lambda: scopa_sim.simulate(), [], SimulationError),
+        (lambda: scopa_sim.simulate(hands=0), ["--hands", "0"], InputError),
+        (lambda: scopa_sim.simulate(hands=-5), ["--hands", "-5"], InputError),
+        (lambda: scopa_sim.simulate(), [], InputError),
         (
             lambda: scopa_sim.simulate(hands=5, matches=5),
             ["--hands", "5", "--matches", "5"],
-            SimulationError,
+            InputError,
         ),
     ],
 )
@@ -262,17 +263,21 @@ def test_simulate_bad_input_has_the_commands_message(
 
 
 def test_other_bad_counts_are_scopa_errors() -> None:
-    with pytest.raises(SimulationError, match="whole number"):
+    with pytest.raises(InputError, match="whole number"):
         scopa_sim.simulate(hands=1.5)  # type: ignore[arg-type]
-    with pytest.raises(SimulationError, match="whole number"):
+    with pytest.raises(InputError, match="whole number"):
         scopa_sim.simulate(hands="10")  # type: ignore[arg-type]
-    with pytest.raises(SimulationError, match="--seed"):
+    with pytest.raises(InputError, match="the seed"):
         scopa_sim.simulate(hands=10, seed=-1)
-    with pytest.raises(SimulationError, match="--workers"):
+    with pytest.raises(InputError, match="the number of workers"):
         scopa_sim.simulate(hands=10, workers=0)
-    with pytest.raises(SimulationError, match="executor"):
+    with pytest.raises(InputError, match="executor"):
         scopa_sim.simulate(hands=10, executor="cloud")
-    with pytest.raises(AnalysisError, match="number of hands"):
+    with pytest.raises(InputError, match="exclude each other"):
+        scopa_sim.simulate(hands=10, resume=True, overwrite=True)
+    with pytest.raises(RulesError, match="not both"):
+        scopa_sim.simulate(hands=10, rules=scopa_sim.Rules.make(), overrides={"target": 21})
+    with pytest.raises(InputError, match="number of hands"):
         scopa_sim.advantage(hands=1)
     with pytest.raises(TournamentError, match="deals must be"):
         scopa_sim.tournament("expert", "random", deals=1)
@@ -318,6 +323,60 @@ def test_advise_and_review_bad_input() -> None:
     with pytest.raises(ScopaError) as err:
         scopa_sim.review("no-such-file.jsonl")
     assert str(err.value) == want
+
+
+def test_the_data_jobs_check_their_input_before_any_work(tmp_path: Path) -> None:
+    """Each job refuses bad arguments in words that name no command-line option."""
+    cases: list[tuple[Any, type[ScopaError], str]] = [
+        (lambda: scopa_sim.compare_presets("scopa", hands=10), InputError, "two presets"),
+        (
+            lambda: scopa_sim.compare_presets("scopa", "scopa", hands=10),
+            InputError,
+            "given twice",
+        ),
+        (
+            lambda: scopa_sim.compare_presets("scopa", "escoba", hands=1),
+            InputError,
+            "at least 2",
+        ),
+        (lambda: scopa_sim.compare_presets("scopa", "escoba"), InputError, "exactly one"),
+        (lambda: scopa_sim.equity("scopa-3", out=tmp_path / "e.json"), RulesError, "two sides"),
+        (
+            lambda: scopa_sim.equity(policy="genius", out=tmp_path / "e.json"),
+            InputError,
+            "unknown policy",
+        ),
+        (lambda: scopa_sim.study("huge"), InputError, "unknown scale"),
+        (lambda: scopa_sim.study(part="E"), InputError, "unknown part"),
+        (lambda: scopa_sim.warm(["nope"]), ScopaError, "unknown warm-up task"),
+        (lambda: scopa_sim.warm(jobs=0), ScopaError, "at least 1"),
+        (lambda: scopa_sim.variant("scopa", ["players=5"]), RulesError, "players"),
+        (lambda: scopa_sim.document("manual"), FileError, "unknown document"),
+        (lambda: scopa_sim.report(tmp_path / "none", out=tmp_path / "r"), DatasetError, "none"),
+    ]
+    for call, kind, text in cases:
+        with pytest.raises(kind, match=text) as info:
+            call()
+        assert "--" not in str(info.value), str(info.value)
+    assert not (tmp_path / "e.json").exists()
+
+
+def test_variants_and_documents() -> None:
+    assert list(scopa_sim.presets()) == list(scopa_sim.PRESETS)
+    v = scopa_sim.variant("scopa", {"target": 21})
+    assert v.rules.target == 21 and ("target", "21") in v.options
+    assert v.text().splitlines()[0].startswith("# scopa: ")
+    assert scopa_sim.document("rules").startswith("#")
+    from scopa_sim.api.reporting import EQUITY_POLICIES
+    from scopa_sim.bots.objective import MODEL_POLICIES
+
+    assert tuple(MODEL_POLICIES) == EQUITY_POLICIES
+
+
+def test_report_writes_the_commands_report(runs: dict[str, Any], tmp_path: Path) -> None:
+    files = scopa_sim.report(runs["api"], runs["variant"], out=tmp_path / "r.md")
+    assert files.markdown == tmp_path / "r.md" and files.figures
+    assert "## " in files.markdown.read_text()
 
 
 # --------------------------------------------------------------------------- typing

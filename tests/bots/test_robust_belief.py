@@ -20,7 +20,7 @@ from scopa_sim.bots.search import move_seed
 from scopa_sim.errors import PolicyError, TournamentError
 from scopa_sim.game.state import HandState
 from scopa_sim.sim.tournament import PairingResult, play_pairing, standings
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.inference import normal_ci_from_stats
 
 SEARCHER = "ismcts:iterations=300,horizon=4,c=1"
 
@@ -191,7 +191,9 @@ def test_round_robin_harness_is_the_same_for_any_number_of_workers() -> None:
 
 def _result(a: str, b: str, mean: float, half: float) -> PairingResult:
     se = half / 1.959963984540054
-    return PairingResult(a, b, 100, Estimate(mean, se, 100), 0, 0, 0, 0.5, 0.0, 0.0, 0.0)
+    return PairingResult(
+        a, b, 100, normal_ci_from_stats(mean, se, 100), 0, 0, 0, 0.5, 0.0, 0.0, 0.0
+    )
 
 
 def test_standings_rank_by_best_worst_case_among_the_unbeaten() -> None:
@@ -205,8 +207,8 @@ def test_standings_rank_by_best_worst_case_among_the_unbeaten() -> None:
     ]
     rank = standings(["A", "B", "C"], results)
     assert [s.policy for s in rank] == ["B", "A", "C"]
-    assert rank[0].worst_opponent == "C" and rank[0].worst_margin.mean == pytest.approx(0.02)
-    assert rank[1].worst_opponent == "B" and rank[1].worst_margin.mean == pytest.approx(-0.05)
+    assert rank[0].worst_opponent == "C" and rank[0].worst_margin.estimate == pytest.approx(0.02)
+    assert rank[1].worst_opponent == "B" and rank[1].worst_margin.estimate == pytest.approx(-0.05)
     assert rank[2].worse_against == ("A",) and not rank[2].unbeaten
     with pytest.raises(TournamentError, match="played no pairing"):
         standings(["A", "B", "C", "D"], results)
@@ -488,7 +490,9 @@ def test_the_elo_ladder_is_least_squares_without_lapack(monkeypatch: pytest.Monk
     monkeypatch.setattr(np.linalg, "solve", boom)
 
     def pr(a: str, b: str, elo: float) -> PairingResult:
-        return PairingResult(a, b, 10, Estimate(0.0, 0.1, 10), 5, 0, 5, 0.5, elo, elo, elo)
+        return PairingResult(
+            a, b, 10, normal_ci_from_stats(0.0, 0.1, 10), 5, 0, 5, 0.5, elo, elo, elo
+        )
 
     names = ["a", "b", "c", "d"]
     elos = {("a", "b"): 30.0, ("a", "c"): 55.5, ("a", "d"): -12.0, ("b", "c"): 7.25,

@@ -411,7 +411,7 @@ def test_compare_refuses_a_run_compared_with_itself(run_dir: Path) -> None:
     assert res.exit_code == 2 and "a run compared with itself differs in nothing" in res.output
     res = CliRunner().invoke(cli, ["compare", "--preset", "scopa", "--preset", "scopa-3",
                                    "--preset", "scopa", "--hands", "10"])  # fmt: skip
-    assert res.exit_code == 2 and "--preset scopa is given twice" in res.output, res.output
+    assert res.exit_code == 2 and "preset scopa is given twice" in res.output, res.output
 
 
 def test_a_run_path_that_is_not_utf8_is_refused_before_it_is_written(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from scopa_sim_cli.main import cli
 from scopa_sim.bots.registry import POLICIES, PolicySpec
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.tournament import Sprt, run_tournament
-from scopa_sim.stats.inference import Estimate
+from scopa_sim.stats.inference import normal_ci, normal_ci_from_sums
 
 
 def run(*args: str) -> Result:
@@ -88,9 +88,9 @@ def test_tournament_cli_workers_and_progress() -> None:
 # --------------------------------------------------------------------------- advantage
 def test_estimate_from_sums_matches_the_sample() -> None:
     x = np.random.default_rng(1).integers(-5, 9, size=1001)
-    a = Estimate.of(x.astype(np.float64))
-    b = Estimate.from_sums(x.size, int(x.sum()), int((x * x).sum()))
-    assert a.n == b.n and abs(a.mean - b.mean) < 1e-12 and abs(a.se - b.se) < 1e-12
+    a = normal_ci(x.astype(np.float64))
+    b = normal_ci_from_sums(x.size, int(x.sum()), int((x * x).sum()))
+    assert a.n == b.n and abs(a.estimate - b.estimate) < 1e-12 and abs(a.se - b.se) < 1e-12
 
 
 def test_advantage_rejects_counts_it_cannot_play() -> None:

@@ -20,7 +20,7 @@ CASES = {
     "2p-hands": {"preset": "scopa", "hands": 600},
     "3p-hands": {"preset": "scopa-3", "hands": 600, "policy": "greedy"},
     "4-teams-matches": {"preset": "scopa-4", "matches": 3, "policy": "expert"},
-    "napola-matches": {"preset": "scopa", "matches": 3, "rules": {"napola": True}},
+    "napola-matches": {"preset": "scopa", "matches": 3, "overrides": {"napola": True}},
 }
 
 
@@ -34,7 +34,7 @@ def side(seat: int, players: int, sides: int) -> int:
 
 
 def test_by_role_follows_the_raw_columns(run: scopa_sim.Run) -> None:
-    raw = run.hands().collect()
+    raw = run.scan().collect()
     tidy = run.by_role().collect()
     assert tidy.height == raw.height == run.rows
     players, sides = run.config.rules.players, run.config.rules.sides
@@ -60,7 +60,7 @@ def test_by_role_has_no_always_null_column(run: scopa_sim.Run) -> None:
     tidy = run.by_role().collect()
     empty = [c for c in tidy.columns if tidy[c].null_count() == tidy.height]
     assert empty == []
-    raw = run.hands().collect()
+    raw = run.scan().collect()
     assert any(raw[c].null_count() == raw.height for c in raw.columns)  # what it removes
     players = run.config.rules.players
     assert f"seat{players - 1}_points" in tidy.columns
@@ -78,7 +78,7 @@ def test_analyze_exports_the_view(tmp_path: Path) -> None:
     a = scopa_sim.simulate(hands=500, seed=1, out=tmp_path / "a")
     b = scopa_sim.simulate("scopa-3", hands=300, seed=1, out=tmp_path / "b")
     out = tmp_path / "hands.parquet"
-    args = ["analyze", str(a.path), str(b.path), "--by-role", str(out), "--json"]
+    args = ["analyze", str(a.directory), str(b.directory), "--by-role", str(out), "--json"]
     result = CliRunner().invoke(cli, args, prog_name="scopa-sim")
     assert result.exit_code == 0, result.output
     assert "wrote 800 hands by role" in result.stderr
@@ -87,7 +87,7 @@ def test_analyze_exports_the_view(tmp_path: Path) -> None:
     assert got.head(500).select(a.by_role().collect_schema().names()).equals(a.by_role().collect())
     assert got.tail(300)["seat2_points"].null_count() == 0
     csv = tmp_path / "hands.csv"
-    result = CliRunner().invoke(cli, ["analyze", str(a.path), "--by-role", str(csv)])
+    result = CliRunner().invoke(cli, ["analyze", str(a.directory), "--by-role", str(csv)])
     assert result.exit_code == 0, result.output
     want = a.by_role().collect()
     assert pl.read_csv(csv, schema=want.schema).equals(want)

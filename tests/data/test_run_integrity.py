@@ -19,7 +19,7 @@ from scopa_sim_cli.main import cli
 
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data import dataset as D
-from scopa_sim.data.run import SimConfig, read_run, scan
+from scopa_sim.data.run import SimConfig, open_run, scan
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.executors import local_executor
 from scopa_sim.sim.simulate import simulate
@@ -283,8 +283,8 @@ def test_files_the_manifest_does_not_list_are_not_read(made, tmp_path):
     assert json.loads(r.stdout)["groups"][0]["margin"]["n"] == HANDS
 
 
-def test_read_run_lists_exactly_the_manifest_shards(made):
-    data = read_run(made["good"])
+def test_open_run_lists_exactly_the_manifest_shards(made):
+    data = open_run(made["good"])
     assert data.rows == HANDS and [p.name for p in data.files] == [
         "shard-000000.parquet",
         "shard-000001.parquet",

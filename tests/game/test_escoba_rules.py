@@ -408,7 +408,7 @@ def test_simulate_and_analyze_list_the_four_sevens_point(tmp_path: Path) -> None
 
     from scopa_sim.analysis import analyze as A
     from scopa_sim.data import dataset as D
-    from scopa_sim.data.run import SimConfig, scan
+    from scopa_sim.data.run import SimConfig, open_run, scan
     from scopa_sim.sim.executors import local_executor
     from scopa_sim.sim.simulate import simulate
 
@@ -423,7 +423,7 @@ def test_simulate_and_analyze_list_the_four_sevens_point(tmp_path: Path) -> None
         names = [i for i, _ in g.items]
         assert ("four_sevens" in names) == on
         assert sum(e.estimate for _, e in g.items) == pytest.approx(g.margin.estimate)
-        rows = A.open_run(tmp_path / str(on)).scan().collect()
+        rows = A.scan_hands(open_run(tmp_path / str(on))).collect()
         for s in range(2):
             want = (rows[f"s{s}_sevens"] == 4).cast(pl.Int16) * int(on)
             assert rows[f"s{s}_four_sevens"].to_list() == want.to_list()

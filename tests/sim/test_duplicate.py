@@ -74,7 +74,7 @@ def test_deal_is_part_of_the_run_identity_only_when_swapped() -> None:
     assert "deal" not in plain.data_key() and swapped.data_key()["deal"] == "swapped"
     assert plain.run_id != swapped.run_id
     assert SimConfig.from_json(swapped.to_json()) == swapped
-    with pytest.raises(SimulationError, match="--hands runs only"):
+    with pytest.raises(SimulationError, match="runs of hands only"):
         SimConfig.make("scopa", r, seat_policies(["random"], 2), "matches", 10, 1, deal="swapped")
     with pytest.raises(SimulationError, match="deal must be"):
         SimConfig.make("scopa", r, seat_policies(["random"], 2), "hands", 10, 1, deal="mixed")
@@ -84,11 +84,11 @@ def test_simulate_cli_deal_option(tmp_path) -> None:
     runner = CliRunner()
     res = runner.invoke(cli, ["simulate", "--matches", "5", "--deal", "swapped", "--out",
                               str(tmp_path / "m")])  # fmt: skip
-    assert res.exit_code != 0 and "--deal swapped needs --hands" in res.output
+    assert res.exit_code != 0 and "swapped deals are for runs of hands only" in res.output
     res = runner.invoke(cli, ["simulate", "--hands", "50", "--deal", "swapped", "-q", "--out",
                               str(tmp_path / "h")])  # fmt: skip
     assert res.exit_code == 0, res.output
-    from scopa_sim.analysis.analyze import open_run
+    from scopa_sim.data.run import open_run
 
     run = open_run(tmp_path / "h")
     assert run.config.deal == "swapped" and "--deal swapped" in run.command()

@@ -145,7 +145,7 @@ def test_resume_of_a_run_by_an_older_generator_is_refused(tmp_path, old):
     doc["complete"] = False
     doc["shards"] = doc["shards"][:1]
     (d / "manifest.json").write_text(json.dumps(doc))
-    expected = rf"generator {old}, .* generator {GENERATOR}; use --overwrite"
+    expected = rf"generator {old}, .* generator {GENERATOR}; overwrite it to start again"
     with pytest.raises(SimulationError, match=expected):
         simulate(d, cfg, local_executor(1), resume=True)
     assert simulate(d, cfg, local_executor(1), overwrite=True).complete
@@ -198,7 +198,7 @@ def test_cli_simulate_and_errors(tmp_path):
         (["--hands", "5", "--policy", "bogus"], "unknown policy"),
         (["--hands", "5", "--policy", "random:x=1"], "takes no parameters"),
         (["--hands", "5", "--preset", "nope"], "unknown preset"),
-        (["--hands", "5", "--scheduler", "tcp://127.0.0.1:1"], "needs --executor dask"),
+        (["--hands", "5", "--scheduler", "tcp://127.0.0.1:1"], "needs the dask executor"),
     ]:
         res = runner.invoke(cli, ["simulate", *args, "--out", str(tmp_path / "bad")])
         assert res.exit_code == 2, (args, res.output)
@@ -436,7 +436,7 @@ def test_a_run_whose_play_changed_since_is_not_resumed(tmp_path, monkeypatch, mo
         return cols
 
     monkeypatch.setattr(SIM, "compute_rows", changed)
-    with pytest.raises(D.DatasetError, match=r"come out differently.*use --overwrite"):
+    with pytest.raises(D.DatasetError, match=r"come out differently.*overwrite it"):
         simulate(d, cfg, local_executor(1), resume=True)
     runner = CliRunner()
     args = ["simulate", "--preset", "scopa", "--policy", "greedy", "--policy", "greedy"]

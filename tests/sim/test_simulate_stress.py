@@ -193,7 +193,7 @@ def test_huge_hand_counts_start_at_once_and_stop_on_ctrl_c(tmp_path):
 
 def test_the_shard_plan_is_lazy():
     cfg = RUN.SimConfig.make("scopa", Rules(), seat_policies(["random"], 2), "hands", 10**18, 0, 1)
-    run_ = SH.Run(Path("."), cfg, {"shards": [{"index": 0}]})
+    run_ = SH.RunWriter(Path("."), cfg, {"shards": [{"index": 0}]})
     todo = run_.todo()
     assert next(todo) == 1 and next(todo) == 2  # a list would hold 10**18 entries
 

@@ -5,7 +5,7 @@ where those runs are finished) and part D's own runs (:func:`.plan.part_d_runs`)
 card's value to the side dealt it in the first deal and in any deal, the opening-hand and
 opening-table tables of the 2-player presets under ``expert``, the luck share under each
 policy and preset, and how often the stronger policy wins a match to 11
-(:mod:`scopa_sim.analysis.deals` has the estimators and their methods). Written as
+(:mod:`scopa_sim.analysis.deal_analyses` has the estimators and their methods). Written as
 ``part-d/report.md`` with figures and CSV tables, rows of ``results.json`` (part ``D``)
 and a section of the study's README between :data:`BEGIN` and :data:`END`, so that it
 can be added to (or refreshed in) a study whose parts A-C are already written.
@@ -20,14 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.analysis import deals as DV
+from scopa_sim.analysis import deal_analyses as DV
 from scopa_sim.analysis import plots as P
-from scopa_sim.analysis.analyze import Run, open_run
-from scopa_sim.analysis.study.report import Results, _ci, _header, _table, _tag_name
+from scopa_sim.analysis.study.parts_a_to_c import Results, _ci, _header, _table, _tag_name
+from scopa_sim.data.run import Run, open_run
 from scopa_sim.errors import AnalysisError
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
-from scopa_sim.stats import inference as S
+from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
     from scopa_sim.analysis.study.plan import Plan, Scale
@@ -48,7 +48,7 @@ class PartD:
     hands: list[DV.ClassTable]
     tables: list[DV.ClassTable]
     luck: list[tuple[str, str, DV.LuckShare]]  # (preset, tag, share)
-    strength: list[tuple[str, str, S.Proportion]]  # (stronger tag, weaker tag, wins)
+    strength: list[tuple[str, str, Estimate]]  # (stronger tag, weaker tag, wins)
 
 
 def _finished(path: Path) -> Run | None:
@@ -330,7 +330,7 @@ def _luck_section(d: PartD) -> list[str]:
     return [*L, ""]
 
 
-def _half(p: S.Proportion) -> str:
+def _half(p: Estimate) -> str:
     """What a proportion's interval allows against one half."""
     if not (math.isfinite(p.low) and math.isfinite(p.high)):
         return "no interval"

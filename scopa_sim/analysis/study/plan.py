@@ -1,6 +1,6 @@
 """The embedded study: first-player advantage and rule effects under weak and strong play.
 
-Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study.report`):
+Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study.parts_a_to_c`):
 
 * **A** — the dealer margin (dealer's side minus first player's side, points per hand) in
   every preset under ``random``, ``greedy``, ``expert`` and the search setting
@@ -391,7 +391,7 @@ def _own_d_runs(scale: Scale) -> list[StudyRun]:
 def part_d_runs(p: Plan) -> tuple[StudyRun, ...]:
     """The runs part D reads and needs finished: its own and part A's plain runs under the
     kernel policies (part A's runs under search are read when they are finished, never
-    simulated for part D alone: :func:`scopa_sim.analysis.study.run.run_part_d`)."""
+    simulated for part D alone: :func:`scopa_sim.analysis.study.runner.run_part_d`)."""
     return tuple(
         r
         for r in p.runs

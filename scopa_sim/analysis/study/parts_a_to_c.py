@@ -26,11 +26,12 @@ from scopa_sim.analysis import conclusions as C
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis import variance as V
 from scopa_sim.bots.registry import POLICIES
-from scopa_sim.data.run import scan
+from scopa_sim.data.run import open_run, scan
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.stats import equity as E
 from scopa_sim.stats import inference as S
+from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
     from scopa_sim.analysis.study.plan import Effect, Plan, Scale, StudyRun
@@ -202,7 +203,7 @@ def _ci(est: float, low: float, high: float, digits: int = 3, signed: bool = Tru
     return f"{est:{s}.{digits}f} [{low:{s}.{digits}f}, {high:{s}.{digits}f}]"
 
 
-def _m(e: S.MeanCI, digits: int = 3) -> str:
+def _m(e: Estimate, digits: int = 3) -> str:
     return _ci(e.estimate, e.low, e.high, digits)
 
 
@@ -270,17 +271,17 @@ class Margin:
 
     preset: str
     tag: str
-    plain: S.MeanCI  # every plain hand
-    swapped: S.MeanCI
+    plain: Estimate  # every plain hand
+    swapped: Estimate
     dup: V.Reduced  # every pair: descriptive only (its factor was measured on these hands)
     cv: V.Reduced
     method: str  # "duplicates", "control variates" or "plain hands"
-    used: S.MeanCI  # the estimate reported, from the hands after the pilot
+    used: Estimate  # the estimate reported, from the hands after the pilot
     factor: float  # the used estimator's efficiency, as measured on the pilot (1 if plain)
     pilot: int  # pairs in the pilot (0: too few hands for one, plain hands used)
 
     @property
-    def chosen(self) -> tuple[str, S.MeanCI, float]:
+    def chosen(self) -> tuple[str, Estimate, float]:
         return self.method, self.used, self.factor
 
 
@@ -327,9 +328,9 @@ class Seats:
     tag: str
     players: int
     teams: bool
-    points: tuple[S.MeanCI, ...]
+    points: tuple[Estimate, ...]
     best: int
-    lead: S.MeanCI | None  # None when the best and the next are the same side (teams)
+    lead: Estimate | None  # None when the best and the next are the same side (teams)
 
 
 def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
@@ -500,8 +501,8 @@ class MatchEffect:
 
     effect: Effect
     results: list[S.TestResult]
-    simulated: S.Proportion
-    dp: E.Equity | None
+    simulated: Estimate
+    dp: Estimate | None
 
 
 def part_b(
@@ -561,13 +562,13 @@ def part_b(
                 "included), Holm-adjusted over the table", p_value=d_.p,
                 p_holm=d_.p_holm)  # fmt: skip
     matches: list[MatchEffect] = []
-    rates: dict[str, S.Proportion] = {}
+    rates: dict[str, Estimate] = {}
     for e in data.plan.effects:
         if e.level != "match":
             continue
         pc = A.compare_pair(
-            A.open_run(data.dirs[e.baseline]),
-            A.open_run(data.dirs[e.variant]),
+            open_run(data.dirs[e.baseline]),
+            open_run(data.dirs[e.variant]),
             metrics=("first_mover_wins", "match_length"),
             strict=False,
         )
@@ -601,7 +602,7 @@ def part_b(
 
 def _match_rates(
     data: Data, res: Results, name: str, opts: Sequence[str], pol: str, base: str = "scopa"
-) -> tuple[S.Proportion, S.MeanCI]:
+) -> tuple[Estimate, Estimate]:
     df = data.matches(name)
     fmw = S.wilson(int(df["fmw"].sum()), df.height)
     length = S.mean_ci(df["length"].to_numpy())
@@ -621,8 +622,8 @@ class MatchWin:
     preset: str
     tag: str
     target: int
-    dp: E.Equity
-    simulated: S.Proportion | None
+    dp: Estimate
+    simulated: Estimate | None
     sides: int = 2
 
     @property
@@ -681,12 +682,13 @@ def part_c(
             for target in targets_of(preset):
                 seed = bootstrap_seed(data.seed, "first mover", preset, tag, target)
                 if rules.sides == 2:
-                    eq = E.first_mover_win(out2, target, denari, scale.bootstrap, seed)
-                    by_side = [eq, E.Equity(1 - eq.estimate, 1 - eq.high, 1 - eq.low, eq.n,
-                                            eq.replicates)]  # fmt: skip
+                    reps = scale.bootstrap
+                    eq = E.first_mover_win(out2, target, denari, reps, seed)
+                    by_side = [eq, Estimate(1 - eq.estimate, 1 - eq.high, 1 - eq.low, eq.n,
+                                            eq.method)]  # fmt: skip
                 else:
-                    by_side = E.side_wins3(out3, target, denari, min(scale.bootstrap,
-                                         BOOTSTRAP_3), seed)  # fmt: skip
+                    reps = min(scale.bootstrap, BOOTSTRAP_3)
+                    by_side = E.side_wins3(out3, target, denari, reps, seed)
                     eq = by_side[0]
                 over = {} if target == rules.target else {"target": target}
                 for seat in range(rules.players):
@@ -694,7 +696,7 @@ def part_c(
                     res.add("C", preset, over, policy_spec(tag), "seat_match_win", w.estimate,
                             w.low, w.high, w.n, "the seat's side's match wins, dynamic "
                             f"programme over hand results, percentile bootstrap over hands "
-                            f"({w.replicates} replicates); seat 0 plays first in the first "
+                            f"({reps} replicates); seat 0 plays first in the first "
                             "hand", seat=seat)  # fmt: skip
                 sim = None
                 if target in MATCH_CHECKS.get(preset, ()) and tag != "search":
@@ -708,7 +710,7 @@ def part_c(
                 res.add("C", preset, over, policy_spec(tag), "first_mover_match_win",
                         eq.estimate, eq.low, eq.high, eq.n,
                         f"dynamic programme over hand results, percentile bootstrap over "
-                        f"hands ({eq.replicates} replicates)")  # fmt: skip
+                        f"hands ({reps} replicates)")  # fmt: skip
             data.drop(name)
     tables = []
     for preset in EQUITY_TABLES:
@@ -810,7 +812,7 @@ def conclusion_c(wins: Sequence[MatchWin]) -> str:
     return C.win_sentence(
         d.estimate, d.low, d.high,
         who="the first mover", target=w.target, fair=w.fair,
-        interval=f"95% percentile bootstrap, {d.replicates:,} replicates",
+        interval=f"95% {d.method}",  # "percentile bootstrap, R replicates"
         policy=f"in `{w.preset}` under {_tag_name(w.tag)}", n=d.n,
     )  # fmt: skip
 
@@ -1090,7 +1092,7 @@ def _wide(t: S.TestResult) -> str:
 
 
 def A_fmt_p(p: float) -> str:
-    from scopa_sim.analysis.report import fmt_p
+    from scopa_sim.analysis.run_report import fmt_p
 
     return fmt_p(p)
 
@@ -1432,7 +1434,7 @@ def write_study(
         "B": "effect of each rule option, per hand and per match, and its policy dependence",
         "C": "match level: the first mover's match wins and the match-equity table",
     }
-    from scopa_sim.analysis.report import write_report
+    from scopa_sim.analysis.run_report import write_report
     from scopa_sim.analysis.study.plan import POLICY_TAGS
 
     details = write_report(

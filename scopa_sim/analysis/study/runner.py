@@ -1,5 +1,5 @@
 """The study's runs: simulate every run of a plan that is not finished yet, then write the
-reports (:mod:`scopa_sim.analysis.study.report`)."""
+reports (:mod:`scopa_sim.analysis.study.parts_a_to_c`)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scopa_sim.analysis.study.part_d import write_part_d
+from scopa_sim.analysis.study.parts_a_to_c import write_study
 from scopa_sim.analysis.study.plan import SCALES, Plan, StudyRun, part_d_runs, plan
-from scopa_sim.analysis.study.report import write_study
 from scopa_sim.sim.executors import local_executor
 from scopa_sim.sim.simulate import simulate
 

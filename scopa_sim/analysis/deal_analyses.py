@@ -33,11 +33,12 @@ from scopa_sim.errors import AnalysisError
 from scopa_sim.game.cards import RANKS, SUITS, card_name
 from scopa_sim.sim import deals as DL
 from scopa_sim.stats import inference as S
+from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
     import polars as pl
 
-    from scopa_sim.analysis.analyze import Run
+    from scopa_sim.data.run import Run
 
 #: Hands a cell (a card, a class) needs to be given a number; fewer is "too few".
 MIN_CELL = 30
@@ -271,7 +272,7 @@ def card_values(ds: DealSides, deal: str = "first") -> CardValues:
     )
 
 
-def direct_value(ds: DealSides, card: str, deal: str = "any") -> S.MeanCI:
+def direct_value(ds: DealSides, card: str, deal: str = "any") -> Estimate:
     """The direct estimate of a card's value: half the difference of the mean dealer margin
     in the hands whose dealer's side was dealt ``card`` and in those whose first player's
     side was (Welch's interval, halved), which the regression should agree with for a card
@@ -282,7 +283,7 @@ def direct_value(ds: DealSides, card: str, deal: str = "any") -> S.MeanCI:
     d, f = _signed(ds, deal)
     t = S.welch_t("margin", ds.margin[(d >> c) & 1 == 1], ds.margin[(f >> c) & 1 == 1])
     n = t.n_a + t.n_b
-    return S.MeanCI(t.estimate / 2, t.low / 2, t.high / 2, n, math.nan, method="Welch t / 2")
+    return Estimate(t.estimate / 2, t.low / 2, t.high / 2, n, "Welch t / 2")
 
 
 # --------------------------------------------------------------------------- opening tables
@@ -480,7 +481,7 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
 # --------------------------------------------------------------------------- matches
 
 
-def match_wins(run: Run, seat: int = 0) -> S.Proportion:
+def match_wins(run: Run, seat: int = 0) -> Estimate:
     """How often the side of ``seat`` won a match of a ``--matches`` run (Wilson CI): with
     the stronger policy at ``seat``, how often the stronger wins (the first dealer of
     each match is drawn at random, so neither seat starts ahead)."""
@@ -488,7 +489,7 @@ def match_wins(run: Run, seat: int = 0) -> S.Proportion:
 
     c = run.config
     if c.mode != "matches":
-        raise AnalysisError(f"{run.directory}: a --matches run is needed (this one has hands)")
+        raise AnalysisError(f"{run.directory}: a run of matches is needed (this one has hands)")
     if not 0 <= seat < c.rules.players:
         raise AnalysisError(f"seat {seat}: the run has {c.rules.players} players")
     side = seat & 1 if c.rules.teams else seat

@@ -24,15 +24,16 @@ from scopa_sim.analysis.analyze import (
     Comparison,
     Distribution,
     GroupResult,
-    Run,
     analyze,
     compare,
     convergence,
     open_runs,
 )
 from scopa_sim.analysis.conclusions import analysis_conclusion, comparison_conclusion
-from scopa_sim.analysis.deals import MIN_CELL
-from scopa_sim.stats.inference import MeanCI, Proportion, TestResult
+from scopa_sim.analysis.deal_analyses import MIN_CELL
+from scopa_sim.data.run import Run
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import TestResult
 
 METRIC_NAMES = {
     "margin": "dealer − first player, points",
@@ -70,12 +71,12 @@ def fmt_p(p: float | None) -> str:
     return f"{p:.4f}" if p < 0.1 else f"{p:.3f}"
 
 
-def fmt_mean(e: MeanCI, signed: bool = True, digits: int = 4) -> str:
+def fmt_mean(e: Estimate, signed: bool = True, digits: int = 4) -> str:
     s = "+" if signed else ""
     return f"{e.estimate:{s}.{digits}f} [{e.low:{s}.{digits}f}, {e.high:{s}.{digits}f}]"
 
 
-def fmt_prop(p: Proportion) -> str:
+def fmt_prop(p: Estimate) -> str:
     return f"{p.estimate:.4f} [{p.low:.4f}, {p.high:.4f}] ({p.successes:,}/{p.n:,})"
 
 

@@ -1,0 +1,63 @@
+"""The kernels compiled ahead of use: :func:`warm` (the ``warm`` command) and
+:func:`warm_tasks`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scopa_sim.api.display import one_line_errors
+from scopa_sim.errors import WarmError
+
+if TYPE_CHECKING:
+    from scopa_sim.sim.warm import WarmTask
+
+
+@dataclass(frozen=True)
+class Warming:
+    """The kernels :func:`warm` compiles: ``tasks`` largest first, in ``jobs`` processes;
+    iterate to compile them, each task with its seconds as it finishes."""
+
+    tasks: tuple[WarmTask, ...]
+    jobs: int
+
+    @property
+    def seconds(self) -> float:
+        """About how long the compilation takes on 2 free cores."""
+        n = min(self.jobs, len(self.tasks))
+        return max(sum(t.cost for t in self.tasks) / n, max(t.cost for t in self.tasks))
+
+    def __iter__(self) -> Iterator[tuple[WarmTask, float]]:
+        from scopa_sim.sim.warm import warm as compile_tasks
+
+        return compile_tasks([t.name for t in self.tasks], self.jobs)
+
+
+def warm_tasks() -> tuple[WarmTask, ...]:
+    """Every warm-up task (name, what it compiles, its cost), in the order of
+    :data:`scopa_sim.sim.warm.TASKS`."""
+    from scopa_sim.sim.warm import TASKS
+
+    return tuple(TASKS.values())
+
+
+@one_line_errors
+def warm(tasks: Iterable[str] = (), jobs: int | None = None) -> Warming:
+    """The kernels of ``tasks`` (task names, default all: :func:`warm_tasks`) to compile
+    into numba's on-disk cache in ``jobs`` processes (default: the cores, at most the
+    tasks), as ``scopa-sim warm`` does; iterate the result to compile them.
+
+    Raises WarmError (an unknown task, a number of processes below 1)."""
+    from scopa_sim.sim.warm import select
+
+    chosen = tuple(select(tuple(tasks)))
+    if jobs is not None and (type(jobs) is not int or jobs < 1):
+        raise WarmError(f"the number of processes must be at least 1, got {jobs!r}")
+    n = jobs if jobs is not None else max(1, min(os.cpu_count() or 1, len(chosen)))
+    return Warming(chosen, n)
+
+
+__all__ = ["Warming", "warm", "warm_tasks"]
