@@ -111,6 +111,17 @@ def test_deal_features_are_counted_from_the_run_decks(preset: str) -> None:
         assert np.array_equal(role[perm], -role)
 
 
+def test_feature_masks_are_the_kernels_card_groups() -> None:
+    want = [K.SEVENS, K.DENARI, K.SETTEBELLO_BIT, K.SIXES, K.ACES, K.KINGS]
+    assert [m for _, m in V.FEATURES] == [int(x) for x in want]
+
+
+def test_the_row_columns_are_the_kernels() -> None:
+    from scopa_sim.data.dataset import kernel_columns
+
+    assert len(kernel_columns()) == K.N_ROW_COLS
+
+
 def test_control_variates_and_duplicates_estimators() -> None:
     rng = np.random.default_rng(0)
     f = rng.integers(-3, 4, size=(5000, 2))

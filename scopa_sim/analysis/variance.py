@@ -23,18 +23,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim import _engine as K
+from scopa_sim.game.cards import DENARI_MASK, SETTEBELLO, rank_mask
 from scopa_sim.game.rules import Rules
+from scopa_sim.sim.duplicate import feature_counts
 from scopa_sim.stats.inference import MeanCI, mean_ci_from_stats
 
 #: Card groups of the features, as 40-bit masks.
 FEATURES: tuple[tuple[str, int], ...] = (
-    ("sevens", int(K.SEVENS)),
-    ("denari", int(K.DENARI)),
-    ("settebello", int(K.SETTEBELLO_BIT)),
-    ("sixes", int(K.SIXES)),
-    ("aces", int(K.ACES)),
-    ("kings", int(K.KINGS)),
+    ("sevens", rank_mask(6)),
+    ("denari", DENARI_MASK),
+    ("settebello", 1 << SETTEBELLO),
+    ("sixes", rank_mask(5)),
+    ("aces", rank_mask(0)),
+    ("kings", rank_mask(9)),
 )
 #: An estimator is used in place of the plain mean when it is at least this efficient.
 WORTH = 1.2
@@ -64,12 +65,8 @@ def receiver_roles(rules: Rules) -> np.ndarray:
 
 def deal_features(rules: Rules, seed: int, first: int, count: int) -> np.ndarray:
     """``[count, len(FEATURES)]`` features of hands ``first ..`` of a ``--hands`` run."""
-    out = np.zeros((count, len(FEATURES)), dtype=np.int64)
     masks = np.array([m for _, m in FEATURES], dtype=np.int64)
-    K.deal_feature_counts(
-        rules.to_array(), np.uint64(seed), first, count, receiver_roles(rules), masks, out
-    )
-    return out
+    return feature_counts(rules, seed, first, count, receiver_roles(rules), masks)
 
 
 @dataclass(frozen=True)

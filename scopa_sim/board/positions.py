@@ -27,9 +27,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from scopa_sim import _engine as K
 from scopa_sim.bots.advise import position_from_cards
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import BoardError, PositionError, ScopaError
@@ -44,7 +41,14 @@ from scopa_sim.records.record import (
     hand_record,
     position_from_record,
 )
-from scopa_sim.sim.match import STREAM_BOT, STREAM_DEAL, HandLog, first_dealer, match_winner
+from scopa_sim.sim.match import (
+    MAX_HANDS_PER_MATCH,
+    HandLog,
+    bot_seed,
+    first_dealer,
+    hand_deck,
+    match_winner,
+)
 
 #: The longest text field a request may hold (a card list, a path, a policy), and the
 #: longest record line (a 4-player hand's record is about 3 kB).
@@ -336,8 +340,7 @@ class Game:
     def bot_seed(self) -> int:
         """The seed of the bot's next decision, as ``play`` derives it (hand ``h`` of
         match 0)."""
-        seed = K.derive_seed(self.seed, 0, self.hand_no, STREAM_BOT + self.state.plays_made)
-        return int(seed) & (2**63 - 1)
+        return bot_seed(self.seed, 0, self.hand_no, self.state.plays_made)
 
 
 def new_game(doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -374,16 +377,13 @@ def game_state(doc: Mapping[str, Any]) -> Game:
     dealer = field(doc, "dealer", int, 0)
     if not 0 <= human < rules.players or not 0 <= dealer < rules.players:
         raise BoardError(f"human and dealer: seats 0..{rules.players - 1}")
-    if not 0 <= hand_no < K.MAX_HANDS_PER_MATCH:
+    if not 0 <= hand_no < MAX_HANDS_PER_MATCH:
         raise BoardError("hand_no: out of range")
     totals = field(doc, "totals", list, [0] * rules.sides)
     plays = field(doc, "plays", list, [])
     if len(plays) > MAX_PLAYS or not all(isinstance(p, str) for p in plays):
         raise BoardError(f"plays: a list of at most {MAX_PLAYS} plays as text")
-    r = rules.to_array()
-    deck = np.empty(40, dtype=np.int64)
-    K.shuffle_deal(r, K.new_rng(K.derive_seed(seed, 0, hand_no, STREAM_DEAL)), deck)
-    order = tuple(int(c) for c in deck[: rules.deck])
+    order = hand_deck(rules, seed, 0, hand_no)
     try:
         state = HandState.deal(rules, dealer=dealer, deck=order, match_totals=totals)
     except ValueError as e:
@@ -404,7 +404,7 @@ def game_view(game: Game) -> dict[str, Any]:
     doc: dict[str, Any] = {"view": view(state, game.human), "bot_to_play": game.bot_to_play}
     if state.is_over:
         score = state.score_array()
-        after = [t + int(score[s][K.I_TOTAL]) for s, t in enumerate(game.totals)]
+        after = [t + p for t, p in zip(game.totals, state.points, strict=True)]
         piles = [p.mask for p in state.piles]
         winner = match_winner(game.rules, after, piles)
         n = game.rules.players

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.errors import RulesError
+from scopa_sim.game.cards import DECK36_MASK, FULL_DECK_MASK, CardSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -188,6 +189,24 @@ class Rules:
     def sides(self) -> int:
         """Number of sides: 2 teams, or one per player."""
         return 2 if self.teams else self.players
+
+    @property
+    def deck_mask(self) -> int:
+        """The cards of the deck as a 40-bit mask: all 40, or without the four 2s for the
+        36-card deck (bit ``c`` set for each card ``c`` in play)."""
+        return FULL_DECK_MASK if self.deck == 40 else DECK36_MASK
+
+    @property
+    def deck_cards(self) -> CardSet:
+        """The cards of the deck as a :class:`~scopa_sim.game.cards.CardSet` (``deck``
+        cards; :attr:`deck_mask` as a set)."""
+        return CardSet(self.deck_mask)
+
+    @property
+    def total_plays(self) -> int:
+        """The number of plays in a hand: every card dealt to the players is played once
+        (the deck less the opening table)."""
+        return self.deck - self.table_cards
 
     def side_of(self, seat: int) -> int:
         """The side a seat belongs to (sides are numbered by their lowest seat)."""

@@ -62,8 +62,7 @@ def deal_rounds(rules: Rules) -> int:
 
 def deck_cards(rules: Rules) -> np.ndarray:
     """The cards of the rules' deck (0..39, the removed ranks left out), ascending."""
-    mask = int(rules.to_array()[K.R_DECK_MASK])
-    return np.array([c for c in range(40) if mask >> c & 1], dtype=np.int64)
+    return np.array(rules.deck_cards.cards(), dtype=np.int64)
 
 
 @dataclass(frozen=True)

@@ -62,4 +62,20 @@ def swapped_rows(
     return out
 
 
-__all__ = ["swap_permutation", "swapped_deck", "swapped_rows"]
+def feature_counts(
+    rules: Rules, seed: int, first: int, count: int, role: np.ndarray, masks: np.ndarray
+) -> np.ndarray:
+    """``out[i, f]``: for hand ``first + i`` of a ``--hands`` run with ``seed``, the sum over
+    its deck positions ``j`` of ``role[j]`` (one weight per deck position) times whether the
+    card dealt at ``j`` is in ``masks[f]`` (40-bit masks); int64, ``[count, len(masks)]``.
+    The decks are those the run dealt (the same shuffle and redeals)."""
+    out = np.zeros((count, len(masks)), dtype=np.int64)
+    K.deal_feature_counts(
+        rules.to_array(), np.uint64(seed), first, count,
+        np.ascontiguousarray(role, dtype=np.int64), np.ascontiguousarray(masks, dtype=np.int64),
+        out,
+    )  # fmt: skip
+    return out
+
+
+__all__ = ["feature_counts", "swap_permutation", "swapped_deck", "swapped_rows"]

@@ -50,6 +50,21 @@ def first_dealer(seed: int, match: int, players: int) -> int:
     return int(K.rand_below(rng, players))
 
 
+def hand_deck(rules: Rules, seed: int, match: int, hand: int) -> tuple[Card, ...]:
+    """The accepted deck order of hand ``hand`` of match ``match`` of a run with ``seed``:
+    shuffled from the stream ``(seed, match, hand, STREAM_DEAL)``, again while the kings
+    rule asks for a redeal, as every loop deals it; ``rules.deck`` cards in dealing order."""
+    deck = np.empty(40, dtype=np.int64)
+    K.shuffle_deal(rules.to_array(), K.new_rng(K.derive_seed(seed, match, hand, STREAM_DEAL)), deck)
+    return tuple(int(c) for c in deck[: rules.deck])
+
+
+def bot_seed(seed: int, match: int, hand: int, plays_made: int) -> int:
+    """The seed a bot gets for its decision after ``plays_made`` plays of hand ``hand`` of
+    match ``match`` of a run with ``seed`` (a non-negative 63-bit integer)."""
+    return int(K.derive_seed(seed, match, hand, STREAM_BOT + plays_made)) & (2**63 - 1)
+
+
 def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> int | None:
     """The side that wins after a hand with these totals and final piles, or None (the
     jitted loops' rule, :func:`scopa_sim._engine.scoring.match_winner`)."""
@@ -152,8 +167,7 @@ class HandPlayer:
             logged = []
             while not hs.is_over:
                 seat = hs.turn
-                move = K.derive_seed(self.seed, match, hand, STREAM_BOT + hs.plays_made)
-                play = self._bots[seat].choose(hs, int(move) & (2**63 - 1))
+                play = self._bots[seat].choose(hs, bot_seed(self.seed, match, hand, hs.plays_made))
                 hs.push(play)
                 logged.append((seat, play.card, play.take))
             plays = tuple(logged)
