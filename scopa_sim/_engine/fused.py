@@ -31,6 +31,7 @@ from .capture import (
     take_of_play15,
     value_sum,
 )
+from .deals import deal_round_cards
 from .layout import (
     ACES,
     C_DEALER,
@@ -326,22 +327,10 @@ def _start(deck, w, table_cards, dealer, players, teams, fifteen, opening, openi
 
 @njit(cache=True, inline="always")
 def _deal_round(deck, w, pos, size, hand_size, players, first):
-    """The next round's deal in the fused loop: ``hand_size`` cards (fewer when the
-    stock runs short) from ``deck[pos:]`` to each seat from ``first`` on; return the
+    """The next round's deal in the fused loop (:func:`.deals.deal_round_cards`) from
+    ``deck[pos:size]`` into the work array's hands, from seat ``first`` on; returns the
     new stock position."""
-    k = hand_size
-    if size - pos < players * k:
-        k = (size - pos) // players
-    seat = first
-    for _ in range(players):
-        m = np.int64(0)
-        for _i in range(k):
-            m |= np.int64(1) << deck[np.uint64(pos)]
-            pos += 1
-        w[W_HANDS + seat] = m
-        seat += 1
-        if seat == players:
-            seat = 0
+    pos, _ = deal_round_cards(deck, 0, pos, size, hand_size, players, first, w, W_HANDS)
     return pos
 
 

@@ -23,6 +23,7 @@ from .capture import (
     remainder_side,
     value_sum,
 )
+from .deals import deal_round_cards
 from .determinize import pick_weighted, unit_draw
 from .layout import (
     DENARI,
@@ -356,26 +357,13 @@ def _lay_world(w, u, nu, root, seat, players, ns, sizes, log, logging):
 def _deal_next(w, u, pos, nu, hand_size, players, dealer):
     """The next round's deal of an iteration's world: ``hand_size`` cards (fewer when
     the stock runs short) from ``u[pos:]`` to each seat after the dealer; return ``(pos,
-    inhand)``, ``inhand`` = 0 when the stock is used up (the hand is over)."""
-    if pos >= nu:
-        return pos, 0
-    k = hand_size
-    if nu - pos < players * k:
-        k = (nu - pos) // players
-    if k == 0:
-        return pos, 0
-    s = dealer + 1
-    for _i in range(players):
-        if s >= players:
-            s -= players
-        h = np.int64(0)
-        for _j in range(k):
-            h |= np.int64(1) << u[pos]
-            pos += 1
-        w[W_HANDS + s] = h
-        s += 1
-    inhand = players * k
-    return pos, inhand
+    inhand)``, ``inhand`` = 0 when the stock is used up (the hand is over). Dealt by
+    :func:`.deals.deal_round_cards`."""
+    first = dealer + 1
+    if first >= players:
+        first -= players
+    pos, k = deal_round_cards(u, 0, pos, nu, hand_size, players, first, w, W_HANDS)
+    return pos, players * k
 
 
 @njit(cache=True, inline="always")

@@ -45,21 +45,16 @@ def receiver_roles(rules: Rules) -> np.ndarray:
     """For each deck position: +1 when the dealing gives its card to the dealer's side, -1
     to the first player's side, 0 to the table or to another player (3 or 4 players
     without teams: only the dealer and the first player count)."""
-    n, size, hs = rules.players, rules.deck, rules.hand_size
-    role = np.zeros(size, dtype=np.int64)
-    pos = rules.table_cards
-    while pos < size:
-        left = size - pos
-        k = hs if left >= n * hs else left // n
-        if k == 0:
-            break
-        for p in range(n):  # position 0 is the first player, n - 1 the dealer
-            if rules.teams:
-                r = -1 if p % 2 == 0 else 1
-            else:
-                r = -1 if p == 0 else (1 if p == n - 1 else 0)
-            role[pos + p * k : pos + (p + 1) * k] = r
-        pos += n * k
+    n = rules.players
+    role = np.zeros(rules.deck, dtype=np.int64)
+    for j, slot in enumerate(rules.deal_order):
+        p = slot % n  # position 0 is the first player, n - 1 the dealer
+        if slot < 0:
+            continue
+        if rules.teams:
+            role[j] = -1 if p % 2 == 0 else 1
+        else:
+            role[j] = -1 if p == 0 else (1 if p == n - 1 else 0)
     return role
 
 

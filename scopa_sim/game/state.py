@@ -296,12 +296,13 @@ class HandState(PublicView):
             )
         order: list[Card] = list(table)
         left = rules.deck - rules.table_cards
+        sizes = rules.deal_sizes
         for d, deal in enumerate(deals):
             if left == 0:
                 raise RecordError(f"deal {d} comes after the whole deck was dealt")
             if len(deal) != n:
                 raise RecordError(f"deal {d} has {len(deal)} hands for {n} players")
-            k = rules.hand_size if left >= n * rules.hand_size else left // n
+            k = sizes[d] if d < len(sizes) else 0
             for j in range(n):
                 seat = (dealer + 1 + j) % n
                 if len(deal[seat]) != k:

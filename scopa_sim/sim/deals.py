@@ -47,17 +47,8 @@ DENARI_MASK = (1 << 10) - 1
 
 
 def deal_rounds(rules: Rules) -> int:
-    """The number of deals of a hand (as :func:`scopa_sim._engine.step.deal_round` deals
-    them: ``hand_size`` cards each, a short last round of ``left // players``)."""
-    n, pos, rounds = rules.players, rules.table_cards, 0
-    while pos < rules.deck:
-        left = rules.deck - pos
-        k = rules.hand_size if left >= n * rules.hand_size else left // n
-        if k == 0:
-            break
-        rounds += 1
-        pos += n * k
-    return rounds
+    """The number of deals of a hand (:attr:`~scopa_sim.game.rules.Rules.deal_sizes`)."""
+    return len(rules.deal_sizes)
 
 
 def deck_cards(rules: Rules) -> np.ndarray:
