@@ -204,7 +204,8 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
 def fused_hands_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``,
     ``capture_rule=hand`` or free lays (``scopa``, ``scopa-36`` and most of their
-    variants), with those options compiled in as constants: about 6% faster."""
+    variants), with those options compiled in as constants (faster: docs/results/
+    benchmarks.md, "Engine design choices"); returns what :func:`fused_hands` returns."""
     return _fused_hands(
         rules, policies, seed, first_unit, count, mode, out_points, out_cols,
         2, False, False, False, False, False, False, False,

@@ -158,10 +158,9 @@ def legal_plays(state, rules, out_card, out_take, scratch):
     cards adding up to fifteen with it; with ``capture_compulsory=false`` every card
     has its lay after its captures, and ``capture_rule`` does not apply.
 
-    The per-card listing is :func:`.capture.add_captures` written out: called (inlined,
-    with the buffers as arguments) it measured 2.5% slower for the expert through the
-    step kernels (400 hands, 60 alternating pairs); ``tests/test_capture.py`` holds the
-    two equal.
+    The per-card listing is :func:`.capture.add_captures` written out (faster than the
+    call for the expert through the step kernels); ``tests/test_capture.py`` holds the
+    two equal. Returns the number of plays written to ``out_card``/``out_take``.
     """
     if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
         return _legal_plays9(state, rules, out_card, out_take, scratch)
