@@ -17,8 +17,10 @@ re-exports the public names of its modules:
 * :mod:`.fused`: the fused self-play loop behind ``simulate``;
 * :mod:`.rows`: a run's rows through the step kernels (duplicate deals) and the deal
   features of the control variates;
-* :mod:`.deals`: the deals of any rows of a run dealt again (the opening table, each
-  seat's cards at each deal), for the analyses of what a deal is worth.
+* :mod:`.deals`: the one routine that deals a round (every loop deals with it), the
+  deal order for Python code, and the deals of any rows of a run dealt again (the
+  opening table, each seat's cards at each deal), for the analyses of what a deal is
+  worth.
 
 The search kernels are imported on their own (``from ._engine import ismcts as KI``):
 

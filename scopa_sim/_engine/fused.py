@@ -31,6 +31,7 @@ from .capture import (
     take_of_play15,
     value_sum,
 )
+from .deals import deal_round_cards
 from .layout import (
     ACES,
     C_DEALER,
@@ -132,7 +133,6 @@ __all__ = [
     "fused_hands15",
     "fused_hands15_2p",
     "fused_hands_2p",
-    "fused_hands_steps",
     "fused_kernel",
     "fused_rows",
     "selfplay_hands",
@@ -166,7 +166,7 @@ def fused_kernel(rules):
     return fused_hands_2p if plain_2p and not rules[R_CAPTURE_OPTIONAL] else fused_hands
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """Units ``first_unit .. first_unit + count - 1`` played with kernel policies; return
     (units done, rows written). A unit is a hand, or with ``mode=MODE_MATCHES`` a match
@@ -200,18 +200,19 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
     )  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def fused_hands_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``,
     ``capture_rule=hand`` or free lays (``scopa``, ``scopa-36`` and most of their
-    variants), with those options compiled in as constants: about 6% faster."""
+    variants), with those options compiled in as constants (faster: docs/results/
+    benchmarks.md, "Engine design choices"); returns what :func:`fused_hands` returns."""
     return _fused_hands(
         rules, policies, seed, first_unit, count, mode, out_points, out_cols,
         2, False, False, False, False, False, False, False,
     )  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def fused_hands15(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands` under the fifteen rule (``capture_mode=fifteen``, RULES.md §9)."""
     return _fused_hands(
@@ -222,7 +223,7 @@ def fused_hands15(rules, policies, seed, first_unit, count, mode, out_points, ou
     )  # fmt: skip
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def fused_hands15_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands15` for two players without teams, ``sum_capture=fewest`` or
     ``capture_rule=hand`` (``scopa-15``, ``escoba``), those options compiled in."""
@@ -327,22 +328,10 @@ def _start(deck, w, table_cards, dealer, players, teams, fifteen, opening, openi
 
 @njit(cache=True, inline="always")
 def _deal_round(deck, w, pos, size, hand_size, players, first):
-    """The next round's deal in the fused loop: ``hand_size`` cards (fewer when the
-    stock runs short) from ``deck[pos:]`` to each seat from ``first`` on; return the
+    """The next round's deal in the fused loop (:func:`.deals.deal_round_cards`) from
+    ``deck[pos:size]`` into the work array's hands, from seat ``first`` on; returns the
     new stock position."""
-    k = hand_size
-    if size - pos < players * k:
-        k = (size - pos) // players
-    seat = first
-    for _ in range(players):
-        m = np.int64(0)
-        for _i in range(k):
-            m |= np.int64(1) << deck[np.uint64(pos)]
-            pos += 1
-        w[W_HANDS + seat] = m
-        seat += 1
-        if seat == players:
-            seat = 0
+    pos, _ = deal_round_cards(deck, 0, pos, size, hand_size, players, first, w, W_HANDS)
     return pos
 
 
@@ -446,9 +435,8 @@ def _best_play(hand, table, packed, packed_hi, sweep_aces, fewest, optional, fif
     ``hand`` scored, the best kept, ties broken uniformly by reservoir draws from the
     play stream ``(z, spare)``; return ``(card, take, z, spare)``.
 
-    A step of :func:`_fused_hands_steps`; :func:`_fused_hands` has it written out (see
-    there).  ``tests/test_twins.py`` holds it equal to the step kernels' choice
-    (:func:`.step.choose_play`)."""
+    A step of :func:`_fused_hands`; ``tests/test_twins.py`` holds it equal to the step
+    kernels' choice (:func:`.step.choose_play`)."""
     card = 0
     take = np.int64(0)
     not_last = plays + 1 < total
@@ -674,477 +662,12 @@ def _fused_hands(
     """The body of :func:`fused_hands`, inlined into each entry point so that the options
     given as arguments (players, teams, ace sweep, sum and capture rules, free lays, the
     fifteen rule and its opening take) fold to constants where an entry point fixes
-    them.  Tables too big for the packed subset counts (free lays, the fifteen rule) are
-    decided by the step kernels (:func:`_step_decision`).
-
-    Written out in one body (454 lines): the same loop in named steps,
-    :func:`_fused_hands_steps`, measured slower (see there); a test holds the two
-    equal."""
-    g = GOLDEN
-    ns = 2 if teams else players
-    size = rules[R_DECK]
-    hand_size = rules[R_HAND_SIZE]
-    table_cards = rules[R_TABLE_CARDS]
-    kings_redeal = rules[R_KINGS_REDEAL] != 0
-    total = rules[R_TOTAL_PLAYS]
-    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
-    lps = rules[R_LAST_PLAY_SCOPA] != 0
-    remainder_dealer = rules[R_REMAINDER_DEALER] != 0
-    re_bello = rules[R_RE_BELLO] != 0
-    napola = rules[R_NAPOLA] != 0
-    napola_fixed3 = rules[R_NAPOLA_FIXED3] != 0
-    sevens = rules[R_PRIMIERA_SEVENS]  # the reading, PRIMIERA_*
-    four_sevens = rules[R_FOUR_SEVENS] != 0
-    missing_zero = rules[R_MISSING_ZERO]
-    plain_counts = not fewest and not capture_hand and not optional
-    big_table = BIG_TABLE15 if fifteen else BIG_TABLE
-    deck_mask = rules[R_DECK_MASK]
-    xflags = expert_flags(rules)
-    xs = np.empty(EXPERT_SCRATCH)
-    canon = np.empty(40, dtype=np.int64)
-    ncards = deck_cards(rules, canon)
-    deck = np.empty(40, dtype=np.int64)
-    w = np.zeros(N_WORK, dtype=np.int64)
-    it = np.zeros((4, N_ITEMS), dtype=np.int64)
-    keep_points = out_points.shape[0] > 0
-    keep_rows = out_cols.shape[1] > 0
-    all_denari_wins = napola and rules[R_ALL_DENARI_WINS] != 0
-    target = rules[R_TARGET]
-    totals = np.zeros(4, dtype=np.int64)
-    # for _step_decision: a state vector, a generator and play buffers
-    st = np.zeros(N_STATE, dtype=np.int64)
-    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
-    bc = np.empty(MAX_PLAYS if fifteen or optional else 1, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS if fifteen or optional else 1, dtype=np.int64)
-    sc = np.empty(SCRATCH, dtype=np.int64)
-    cap = out_cols.shape[1]
-    done = 0  # units (hands, or matches) done in this call
-    hand_no = 0  # hand of the match
-    row = 0
-    dealer = 0
-    while done < count:
-        unit = first_unit + done
-        if hand_no == 0:
-            if mode == MODE_MATCHES:
-                if row + 64 > cap:  # a match of more hands than that is astronomically rare
-                    return done, row
-                dealer = below(derive_seed(seed, unit, 0, STREAM_DEALER) + g, players)
-                for s in range(4):
-                    totals[s] = 0
-            else:
-                dealer = unit % players
-        elif hand_no == MAX_HANDS_PER_MATCH or row == cap:
-            raise ValueError("fused_hands: a match did not end within the output buffer")
-        redeals = 0
-        # the deal and play streams of a hand share their prefix
-        if mode == MODE_SELFPLAY:
-            prefix = seed_prefix(seed, 0, unit)
-        else:
-            prefix = seed_prefix(seed, unit, hand_no)
-        # ---------------------------------------------------------------- shuffle_deal
-        z = seed_finish(prefix, STREAM_DEAL)
-        while True:
-            for i in range(ncards):
-                deck[i] = canon[i]
-            z = fisher_yates(deck, ncards, z)
-            if not kings_redeal:
-                break
-            kings = 0
-            for i in range(table_cards):
-                kings += (KINGS >> deck[i]) & 1
-            if kings < 3:
-                break
-            redeals += 1
-        # ---------------------------------------------------------------- start_hand
-        z = seed_finish(prefix, STREAM_PLAY)
-        spare = np.uint64(0)
-        for i in range(W_SCOPE + 4):
-            w[i] = 0
-        table = np.int64(0)
-        packed = np.int64(1)
-        packed_hi = np.int64(0)  # the fifteen rule's second word
-        for i in range(table_cards):
-            c = deck[i]
-            table |= np.int64(1) << c
-            if not fifteen:
-                packed = (packed * GROW[VALUE[c]]) & LANES
-        if fifteen:
-            packed, packed_hi = packed_of(table, True)
-        pos = table_cards
-        first = dealer + 1
-        if first == players:
-            first = 0
-        turn = first
-        plays = 0
-        last_capturer = -1
-        if opening:  # opening_fifteen: the dealer's (or first player's) side takes 15s
-            taken, scope = opening_take(table)
-            if taken:
-                taker = first if rules[R_OPENING_FIRST] else dealer
-                side = taker & 1 if teams else taker
-                w[W_PILES + side] = taken
-                w[W_SCOPE + side] = scope
-                last_capturer = side
-                table = np.int64(0)
-                packed = np.int64(1)
-                packed_hi = np.int64(0)
-        # ---------------------------------------------------------------- play_out
-        while True:
-            if plays + table_cards == pos:  # every hand is empty
-                if pos == size:
-                    break
-                k = hand_size
-                if size - pos < players * k:
-                    k = (size - pos) // players
-                seat = first
-                for _ in range(players):
-                    m = np.int64(0)
-                    for _i in range(k):
-                        m |= np.int64(1) << deck[np.uint64(pos)]
-                        pos += 1
-                    w[W_HANDS + seat] = m
-                    seat += 1
-                    if seat == players:
-                        seat = 0
-            hand = w[np.uint64(W_HANDS + turn)]
-            # Plays per card: an ace sweep, one per equal card, the sum captures, or a
-            # lay (none left with capture_rule=hand once any card captures).  The play
-            # counts (at most 26) are kept 5 bits per card in ``counts``.
-            sweep_aces = ACES if ace_rule and table != 0 and (table & ACES) == 0 else 0
-            big = False
-            if fifteen or optional:
-                big = popcount(table) > big_table
-            n = np.int64(0)
-            counts = np.int64(0)
-            shift = 0
-            lay_ok = True
-            m = hand
-            # ``rare``: the cards whose captures are ace sweeps or sum captures (one
-            # bit test after the draw, rather than a branch on whether the card has an
-            # equal on the table, which is a coin flip)
-            rare = np.int64(0)
-            one = (hand & (hand - 1)) == 0  # a single card: no loops
-            if big:
-                pass  # the step kernels decide, below
-            elif fifteen:  # every capture is a set adding up (no "rare" bits needed)
-                # The plays per card (at most 228: 227 sets for a table of 11 cards, and
-                # the lay) are kept 8 bits per card in ``counts`` for hands of up to 8
-                # cards (``rare`` = 1: read them); else found again after the draw.
-                captures = np.int64(0)
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    k = count_captures(c, table, packed, packed_hi, 0, fewest, True)
-                    captures += k
-                    k += 1 if optional or k == 0 else 0
-                    if shift < 64:  # (a shift by 64 or more is undefined)
-                        counts |= k << shift
-                    shift += 8
-                    n += k
-                rare = np.int64(1 if shift <= 64 else 0)
-                lay_ok = optional or not (capture_hand and captures)
-                if not lay_ok and captures < n:  # drop the lays
-                    n = captures
-                    rare = np.int64(0)
-            elif plain_counts and one:
-                c = ctz(hand)
-                k = card_captures(c, table, packed, sweep_aces)
-                rare = np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
-                n = k + (k == 0)
-            elif plain_counts:
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    k = card_captures(c, table, packed, sweep_aces)
-                    rare |= np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
-                    k += k == 0  # a lay
-                    counts |= k << shift
-                    shift += 5
-                    n += k
-            else:
-                captures = np.int64(0)
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    if fewest:
-                        k = card_captures_fewest(c, table, packed, sweep_aces)
-                    else:
-                        k = card_captures(c, table, packed, sweep_aces)
-                    rare |= np.int64((k != 0) & ((table & SAME_MASK[c]) == 0)) << c
-                    captures += k
-                    k += 1 if optional or k == 0 else 0
-                    counts |= k << shift
-                    shift += 5
-                    n += k
-                lay_ok = optional or not (capture_hand and captures)
-                if not lay_ok and captures < n:  # drop the lays
-                    n = captures
-                    m = hand
-                    shift = 0
-                    while m:
-                        c = ctz(m)
-                        m &= m - 1
-                        k = (counts >> shift) & 31
-                        if k == 1 and not is_capture(c, table, packed, sweep_aces):
-                            counts ^= np.int64(1) << shift
-                        shift += 5
-            # ------------------------------------------------------------ choose
-            card = 0
-            take = np.int64(0)
-            pol = policies[np.uint64(turn)]
-            if big:
-                card, take, z, spare = _step_decision(
-                    st, rules, pol, rng, bc, bt, sc, w, deck, table, turn, plays, pos, dealer,
-                    last_capturer, z, spare,
-                )  # fmt: skip
-            elif pol != POLICY_RANDOM and n > 1:  # greedy or expert: score every play
-                expert = pol == POLICY_EXPERT
-                not_last = plays + 1 < total
-                table_sum = value_sum(table)
-                # the expert's view: piles, unseen cards, the next seat's hand size
-                pm = np.int64(0)
-                po = np.int64(0)
-                others = np.int64(0)
-                unseen = np.int64(0)
-                kn = 0
-                lc_rel = 0
-                d_rel = 0
-                if expert:
-                    pm, po, others, unseen, kn, lc_rel, d_rel = expert_view(
-                        w, W_HANDS, W_PILES, turn, players, teams, ns, table, deck_mask,
-                        size - pos, hand_size, last_capturer, dealer,
-                    )  # fmt: skip
-                seen_not = np.int64(0)  # greedy's unseen cards (the fifteen rule's risk)
-                if fifteen and not expert:
-                    seen = hand | table
-                    for s in range(ns):
-                        seen |= w[np.uint64(W_PILES + s)]
-                    seen_not = deck_mask & ~seen
-                best = -(1 << 62)
-                ties = 0
-                m = hand
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    k, fsize, _ = capture_count(
-                        c, table, packed, packed_hi, sweep_aces, fewest, fifteen
-                    )
-                    lays = 1 if optional or (k == 0 and lay_ok) else 0
-                    for j in range(k + lays):
-                        t = (
-                            nth_capture(c, j, table, packed, packed_hi, sweep_aces, fsize, fifteen)
-                            if j < k
-                            else np.int64(0)
-                        )
-                        if t < 0:
-                            continue
-                        if expert and fifteen:
-                            val = to_fixed(expert_play_value15(
-                                c, t, hand, table, pm, po, others, unseen, kn, plays, total,
-                                lc_rel, d_rel, size, xflags, players == 2, xs,
-                            ))  # fmt: skip
-                        elif expert:
-                            val = to_fixed(expert_play_value(
-                                c, t, hand, table, pm, po, others, unseen, kn, plays, total,
-                                lc_rel, d_rel, size, xflags, players == 2, xs,
-                            ))  # fmt: skip
-                        else:
-                            val = greedy_score(
-                                table, table_sum, not_last, lps, c, t, fifteen, seen_not
-                            )
-                        if val > best:
-                            best = val
-                            ties = 1
-                            card = c
-                            take = t
-                        elif val == best:
-                            ties += 1
-                            z, spare, d = draw(z, spare, ties)
-                            if d == 0:  # reservoir: uniform among the ties
-                                card = c
-                                take = t
-            elif fifteen:
-                z, spare, r = draw(z, spare, n)
-                card = ctz(hand)  # the card of the r-th play, then its take
-                if rare:  # from the counts, without data-dependent branches
-                    start = np.int64(0)
-                    first_r = np.int64(0)
-                    m = np.int64(0) if one else hand
-                    while m:
-                        c = ctz(m)
-                        m &= m - 1
-                        here = start <= r
-                        card = c if here else card
-                        first_r = start if here else first_r
-                        start += counts & 255
-                        counts >>= 8
-                    r -= first_r
-                else:
-                    m = hand
-                    while m:
-                        card = ctz(m)
-                        m &= m - 1
-                        k = count_captures(card, table, packed, packed_hi, 0, fewest, True)
-                        k += 1 if optional or (k == 0 and lay_ok) else 0
-                        if r < k:
-                            break
-                        r -= k
-                take = take_of_play15(card, r, table, packed, packed_hi, fewest)
-            else:
-                z, spare, r = draw(z, spare, n)
-                # The card of the r-th play: the last one whose plays start at or before
-                # r (a card with no plays shares its start with the next one).  No
-                # data-dependent branches.
-                start = np.int64(0)
-                first_r = np.int64(0)
-                m = np.int64(0) if one else hand
-                card = ctz(hand)
-                # Its equal cards on the table are chosen along with it, not looked up
-                # after: 1.5% faster.  Each card's is computed in a statement of its own:
-                # inside the conditional expression it measured 15% slower.
-                same = table & SAME_MASK[card]
-                while m:
-                    c = ctz(m)
-                    m &= m - 1
-                    here = start <= r
-                    same_c = table & SAME_MASK[c]
-                    card = c if here else card
-                    same = same_c if here else same
-                    first_r = start if here else first_r
-                    start += counts & 31
-                    counts >>= 5
-                r -= first_r
-                take = take_of_play(
-                    card, r, table, packed, sweep_aces, fewest, rare, same, optional
-                )
-            # ------------------------------------------------------------ apply_play
-            # capture.play_on_table written out: as a call (inlined) it measured 1.7%
-            # slower (random and greedy self-play, 100 alternating pairs); the
-            # cross-checks of this loop against the step kernels and
-            # tests/test_capture.py (play_on_table against apply_play) hold them equal.
-            bit = np.int64(1) << card
-            w[np.uint64(W_HANDS + turn)] = hand ^ bit
-            plays += 1
-            side = turn & 1 if teams else turn
-            if fifteen:
-                table, packed, packed_hi, pile, last_capturer, scopa = play_on_table(
-                    table, packed, packed_hi, w[np.uint64(W_PILES + side)], last_capturer,
-                    side, card, take, 0, False, plays == total, lps, False, True,
-                )  # fmt: skip
-                w[np.uint64(W_PILES + side)] = pile
-                w[np.uint64(W_SCOPE + side)] += scopa
-            elif take & (take - 1):  # several cards taken: a sum capture or an ace sweep
-                left = table & ~take
-                w[np.uint64(W_PILES + side)] |= take | bit
-                last_capturer = side
-                if left == 0:
-                    packed = np.int64(1)
-                    if lps or plays != total:
-                        ace_sweep = (sweep_aces >> card) & 1
-                        if ace_scopa or not ace_sweep:
-                            w[np.uint64(W_SCOPE + side)] += 1
-                else:
-                    m = take
-                    while m:
-                        c = ctz(m)
-                        m &= m - 1
-                        packed = (packed * SHRINK[VALUE[c]]) & LANES
-                table = left
-            else:  # a lay or a one-card capture, without data-dependent branches
-                captured = take != 0
-                x = take if captured else bit  # the card that leaves or joins the table
-                table ^= x
-                # The subset counts' factor, by card.  Without ace sweeps the card taken
-                # has the played card's value, so the played card's factors serve, and
-                # the loop's critical path no longer finds the card taken (a ctz) nor its
-                # value (a load): about 5% faster.
-                by = ctz(x) if ace_rule else card
-                packed = (packed * GROW_SHRINK[np.uint64(by + 64 * captured)]) & LANES
-                w[np.uint64(W_PILES + side)] |= (take | bit) * captured
-                last_capturer = side if captured else last_capturer
-                # A capture that empties the table (tested as one integer, so that the
-                # branch is on the rare event and not on whether the card captured); a
-                # lone card taken by an ace sweep scores only with ace_sweep_scopa.
-                if (table | (take == 0)) == 0 and (
-                    (lps or plays != total) and (ace_scopa or not (sweep_aces >> card) & 1)
-                ):
-                    w[np.uint64(W_SCOPE + side)] += 1
-            turn += 1
-            if turn == players:
-                turn = 0
-        owner = remainder_side(remainder_dealer, dealer & 1 if teams else dealer, last_capturer)
-        if table and owner >= 0:
-            w[W_PILES + owner] |= table
-        # ---------------------------------------------------------------- score_piles
-        p0 = w[W_PILES]
-        p1 = w[W_PILES + 1]
-        p2 = w[W_PILES + 2] if ns > 2 else np.int64(0)
-        p3 = w[W_PILES + 3] if ns > 3 else np.int64(0)
-        winners = item_winners(p0, p1, p2, p3, ns, sevens, missing_zero)
-        for s in range(ns):
-            items = side_items(
-                s, w[W_PILES + s], w[W_SCOPE + s], winners, re_bello, napola, napola_fixed3,
-                four_sevens,
-            )  # fmt: skip
-            for k in range(N_ITEMS):
-                it[s, k] = items[k]
-            if keep_points:
-                out_points[row, s] = items[I_TOTAL]
-        winner = -1
-        if mode == MODE_MATCHES:
-            for s in range(ns):
-                totals[s] += it[s, I_TOTAL]
-            winner = match_winner(
-                (totals[0], totals[1], totals[2], totals[3]),
-                (w[W_PILES], w[W_PILES + 1], w[W_PILES + 2], w[W_PILES + 3]),
-                ns, target, all_denari_wins,
-            )  # fmt: skip
-        else:
-            for s in range(ns):
-                totals[s] = it[s, I_TOTAL]
-        if keep_rows:  # the hand's row (match: the unit's offset in this call)
-            out_cols[C_MATCH, row] = done
-            out_cols[C_HAND, row] = hand_no
-            out_cols[C_DEALER, row] = dealer
-            out_cols[C_FIRST, row] = first
-            out_cols[C_REDEALS, row] = redeals
-            out_cols[C_PLAYS, row] = plays
-            for s in range(ns):
-                p = w[W_PILES + s]
-                for k in range(N_ITEMS):
-                    out_cols[C_ITEMS + s * N_ITEMS + k, row] = it[s, k]
-                stats = side_stats(p)
-                for k in range(4):
-                    out_cols[C_STATS + 4 * s + k, row] = stats[k]
-                out_cols[C_TOTALS + s, row] = totals[s]
-            out_cols[C_WINNER, row] = winner
-        row += 1
-        if mode != MODE_MATCHES or winner >= 0:
-            done += 1
-            hand_no = 0
-        else:
-            hand_no += 1
-            dealer += 1
-            if dealer == players:
-                dealer = 0
-    return count, row
-
-
-@njit(cache=True, inline="always")
-def _fused_hands_steps(
-    rules, policies, seed, first_unit, count, mode, out_points, out_cols,
-    players, teams, ace_rule, fewest, capture_hand, optional, fifteen, opening,
-):  # fmt: skip
-    """:func:`_fused_hands` in named steps (the same deals, draws and results): its twin.
-
-    Compiled with :data:`.pipeline.STEPS` (which made the ISMCTS loop's carve as fast
-    as its body written out), these steps still measured 2-3% slower than the body
-    written out for greedy and expert self-play (``benchmarks/bench_ab.py --base
-    8daae0f``, 40 pairs at load 3 to 4: greedy 0.979 and 0.983, expert 0.972 and 0.970;
-    random 1.006; the scoring written out in :func:`_best_play` or through
-    :func:`.plays.play_value`, the same), over the issue's 1% budget; so the kernels run
-    :func:`_fused_hands`, and ``tests/test_twins.py`` holds the two equal through
-    :func:`fused_hands_steps`."""
+    them. Written in named steps, each inlined (``inline="always"``); the entry points
+    compile it with :data:`.pipeline.STEPS`, so that the steps' array arguments add no
+    reference counting to the loop. Tables too big for the packed subset counts (free
+    lays, the fifteen rule) are decided by the step kernels (:func:`_step_decision`).
+    Returns ``(units done, rows written)`` as :func:`fused_hands` does; raises
+    ``ValueError`` when a match outgrows ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
     g = GOLDEN
     ns = 2 if teams else players
     size = rules[R_DECK]
@@ -1313,18 +836,6 @@ def _fused_hands_steps(
             if dealer == players:
                 dealer = 0
     return count, row
-
-
-@njit(cache=True, nogil=True, pipeline_class=STEPS)
-def fused_hands_steps(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
-    """:func:`fused_hands` (any rules, the capture rule read at run time) through
-    :func:`_fused_hands_steps`: the twin test's kernel."""
-    return _fused_hands_steps(
-        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
-        rules[R_PLAYERS], rules[R_TEAMS] != 0, rules[R_ACE_SWEEP] != 0,
-        rules[R_SUM_FEWEST] != 0, rules[R_CAPTURE_HAND] != 0, rules[R_CAPTURE_OPTIONAL] != 0,
-        rules[R_CAPTURE_FIFTEEN] != 0, rules[R_OPENING_FIFTEEN] != 0,
-    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------- batch simulation

@@ -23,6 +23,7 @@ from .capture import (
     remainder_side,
     value_sum,
 )
+from .deals import deal_round_cards
 from .determinize import pick_weighted, unit_draw
 from .layout import (
     DENARI,
@@ -356,26 +357,13 @@ def _lay_world(w, u, nu, root, seat, players, ns, sizes, log, logging):
 def _deal_next(w, u, pos, nu, hand_size, players, dealer):
     """The next round's deal of an iteration's world: ``hand_size`` cards (fewer when
     the stock runs short) from ``u[pos:]`` to each seat after the dealer; return ``(pos,
-    inhand)``, ``inhand`` = 0 when the stock is used up (the hand is over)."""
-    if pos >= nu:
-        return pos, 0
-    k = hand_size
-    if nu - pos < players * k:
-        k = (nu - pos) // players
-    if k == 0:
-        return pos, 0
-    s = dealer + 1
-    for _i in range(players):
-        if s >= players:
-            s -= players
-        h = np.int64(0)
-        for _j in range(k):
-            h |= np.int64(1) << u[pos]
-            pos += 1
-        w[W_HANDS + s] = h
-        s += 1
-    inhand = players * k
-    return pos, inhand
+    inhand)``, ``inhand`` = 0 when the stock is used up (the hand is over). Dealt by
+    :func:`.deals.deal_round_cards`."""
+    first = dealer + 1
+    if first >= players:
+        first -= players
+    pos, k = deal_round_cards(u, 0, pos, nu, hand_size, players, first, w, W_HANDS)
+    return pos, players * k
 
 
 @njit(cache=True, inline="always")
@@ -416,10 +404,10 @@ def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
     in_tree, z)``.
 
     The untried play is found by walking the plays in the engine's order and stopping
-    at it, as the fused loop does: listing them all first (:func:`.plays.list_plays`,
-    0.4.0's carve up to 314cbf4) cost ISMCTS at horizon 4, which expands a node in
-    nearly every iteration, 3-4% (``benchmarks/bench_ab.py``, cases ``ismcts-h4`` and
-    ``belief`` against 0d23e2b)."""
+    at it, as the fused loop does, rather than listing them all first
+    (:func:`.plays.list_plays`), which is slower at short horizons, where a node is
+    expanded in nearly every iteration (docs/results/benchmarks.md, "Engine design
+    choices")."""
     card = -1
     take = np.int64(0)
     in_tree = True
@@ -491,7 +479,7 @@ def _score_plays(hand, table, packed, packed_hi, sweep_aces, fewest, fifteen, op
     """Every legal play scored by greedy's or (``p_expert``) the expert's values, the
     seat's view read once: for a ``modelled`` seat the plays and values kept in
     ``pc``/``pt``/``pv`` (in points) for its channel's choice, else the best play kept,
-    ties broken uniformly (walked, not listed first: listing measured 5% slower);
+    ties broken uniformly (walked, not listed first, which is faster);
     return ``(card, take, npv, z)``.  ``where`` is the seat's place for the view (with
     the work array ``w``): ``(turn, players, teams, ns, deck, stock, hand_size,
     last_capturer, dealer)``, ``stock`` the cards left to deal (numbers only, and one
@@ -697,9 +685,8 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     in the rollout: deal, count the plays, the seat's play model, a tree step (UCB1 or
     an expansion), a play scored by greedy or the expert, a model's choice or a random
     play, follow the tree, apply; last the rewards, backed up.  The kernels compile it
-    with :data:`.pipeline.STEPS`: without it the reference counts of the arrays the
-    steps take made it 43% slower than the same loop written out in one body (as it was
-    up to 0.4.0); with it, the same speed (within 1%, with :func:`_tree_step`'s walk)."""
+    with :data:`.pipeline.STEPS`, so that the arrays the steps take add no reference
+    counting to the loop (docs/results/benchmarks.md, "Engine design choices")."""
     nrc = rkinds.shape[0]
     chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
     pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes

@@ -6,11 +6,8 @@ each of its parameters to a new variable: ``bt_1 = bt``.  For an array that copy
 new reference: an ``NRT_incref`` where the step starts and an ``NRT_decref`` where the
 copy dies, each an atomic operation behind a call.  Numba's reference-count pruner
 removes such pairs only within a block or simple diamonds; a step's copies inside the
-loop are neither, so they stay: 54 pairs in the ISMCTS loop, which made the carve 43%
-slower than the same loop written out.  With reference counting lowered to nothing (an
-experiment only) the carve ran as fast as the written-out body (ratio 1.004), so those
-pairs were the whole cost there.  (The fused loop's carve keeps a 2-3% cost for greedy
-and the expert with this pipeline too, from something else: it stays written out.)
+loop are neither, so they stay, and in a hot loop they cost a large share of its time
+(docs/results/benchmarks.md, "Engine design choices").
 
 :class:`ForwardArrayCopies` removes them at their source: after type inference, a copy
 ``a = b`` of an array variable where ``a`` and ``b`` each have exactly one definition in

@@ -12,8 +12,8 @@ A loop first counts the hand (:func:`count_hand`: each card and its number of
 captures), then lists the plays (:func:`list_plays`), takes the ``r``-th one
 (:func:`nth_play`, for a uniform draw without building the others), or walks them
 card by card with :func:`card_plays` and :func:`take_at` (ISMCTS's hot loops: the
-rollouts' scoring, where listing first measured 5% slower, and the tree's expansion of
-an untried play, 3-4% slower at horizon 4).  To score them it
+rollouts' scoring and the tree's expansion of an untried play, where listing first is
+slower).  To score them it
 reads the seat's view once per decision (:func:`seat_view`) and values each play with
 :func:`play_value`; :func:`state_values` does both for a state vector (the step
 kernels, the belief).  Every function here is inlined into its loop: the kernels that

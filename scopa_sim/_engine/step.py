@@ -21,6 +21,7 @@ from .capture import (
     table_reach,
     value_sum,
 )
+from .deals import deal_round_cards
 from .layout import (
     ACES,
     F_ACE_SWEEP,
@@ -97,23 +98,15 @@ __all__ = [
 # --------------------------------------------------------------------------- dealing
 @njit(cache=True)
 def deal_round(state, rules):
-    """Deal the next round from the stock, starting with the first player."""
+    """Deal the next round from the stock of ``state`` (its deck order from ``S_STOCK``)
+    into the seats' hands, from the first player on, by :func:`.deals.deal_round_cards`;
+    the stock position moves past the cards dealt. Returns nothing."""
     n = rules[R_PLAYERS]
-    left = state[S_DECK_SIZE] - state[S_STOCK]
-    k = rules[R_HAND_SIZE]
-    if left < n * k:
-        k = left // n
-    pos = state[S_STOCK]
-    seat = state[S_DEALER] + 1
-    for _ in range(n):
-        if seat >= n:
-            seat -= n
-        m = np.int64(0)
-        for _i in range(k):
-            m |= np.int64(1) << state[S_DECK + pos]
-            pos += 1
-        state[S_HANDS + seat] = m
-        seat += 1
+    first = state[S_DEALER] + 1
+    if first >= n:
+        first -= n
+    pos, _ = deal_round_cards(state, S_DECK, state[S_STOCK], state[S_DECK_SIZE],
+                              rules[R_HAND_SIZE], n, first, state, S_HANDS)  # fmt: skip
     state[S_STOCK] = pos
 
 
@@ -165,10 +158,9 @@ def legal_plays(state, rules, out_card, out_take, scratch):
     cards adding up to fifteen with it; with ``capture_compulsory=false`` every card
     has its lay after its captures, and ``capture_rule`` does not apply.
 
-    The per-card listing is :func:`.capture.add_captures` written out: called (inlined,
-    with the buffers as arguments) it measured 2.5% slower for the expert through the
-    step kernels (400 hands, 60 alternating pairs); ``tests/test_capture.py`` holds the
-    two equal.
+    The per-card listing is :func:`.capture.add_captures` written out (faster than the
+    call for the expert through the step kernels); ``tests/test_capture.py`` holds the
+    two equal. Returns the number of plays written to ``out_card``/``out_take``.
     """
     if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
         return _legal_plays9(state, rules, out_card, out_take, scratch)

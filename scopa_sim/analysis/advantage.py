@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim import _engine as K
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import AnalysisError
 from scopa_sim.game.rules import Rules
-from scopa_sim.sim.shards import compute_rows
+from scopa_sim.sim.shards import compute_rows, row_buffer, row_points
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import normal_ci_from_sums
 
@@ -82,13 +81,11 @@ def first_player_advantage(
     s1, s2 = [0] * (n + 1), [0] * (n + 1)
     start = time.perf_counter()
     done = 0
-    buf = np.zeros((K.N_ROW_COLS, min(CHUNK, hands)), dtype=np.int32)
+    buf = row_buffer(min(CHUNK, hands))
     while done < hands:
         k = min(CHUNK, hands - done)
         cols = compute_rows(config, done, k, buf)
-        points = np.stack(
-            [cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(rules.sides)], axis=1
-        ).astype(np.int64)
+        points = row_points(cols, rules.sides)
         pos = position_points(rules, points, done)
         values = np.concatenate([pos, pos[:, n - 1 : n] - pos[:, 0:1]], axis=1)
         for j in range(n + 1):

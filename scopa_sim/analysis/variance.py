@@ -23,19 +23,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scopa_sim import _engine as K
+from scopa_sim.game.cards import DENARI_MASK, SETTEBELLO, rank_mask
 from scopa_sim.game.rules import Rules
+from scopa_sim.sim.duplicate import feature_counts
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import mean_ci_from_stats
 
 #: Card groups of the features, as 40-bit masks.
 FEATURES: tuple[tuple[str, int], ...] = (
-    ("sevens", int(K.SEVENS)),
-    ("denari", int(K.DENARI)),
-    ("settebello", int(K.SETTEBELLO_BIT)),
-    ("sixes", int(K.SIXES)),
-    ("aces", int(K.ACES)),
-    ("kings", int(K.KINGS)),
+    ("sevens", rank_mask(6)),
+    ("denari", DENARI_MASK),
+    ("settebello", 1 << SETTEBELLO),
+    ("sixes", rank_mask(5)),
+    ("aces", rank_mask(0)),
+    ("kings", rank_mask(9)),
 )
 #: An estimator is used in place of the plain mean when it is at least this efficient.
 WORTH = 1.2
@@ -45,32 +46,23 @@ def receiver_roles(rules: Rules) -> np.ndarray:
     """For each deck position: +1 when the dealing gives its card to the dealer's side, -1
     to the first player's side, 0 to the table or to another player (3 or 4 players
     without teams: only the dealer and the first player count)."""
-    n, size, hs = rules.players, rules.deck, rules.hand_size
-    role = np.zeros(size, dtype=np.int64)
-    pos = rules.table_cards
-    while pos < size:
-        left = size - pos
-        k = hs if left >= n * hs else left // n
-        if k == 0:
-            break
-        for p in range(n):  # position 0 is the first player, n - 1 the dealer
-            if rules.teams:
-                r = -1 if p % 2 == 0 else 1
-            else:
-                r = -1 if p == 0 else (1 if p == n - 1 else 0)
-            role[pos + p * k : pos + (p + 1) * k] = r
-        pos += n * k
+    n = rules.players
+    role = np.zeros(rules.deck, dtype=np.int64)
+    for j, slot in enumerate(rules.deal_order):
+        p = slot % n  # position 0 is the first player, n - 1 the dealer
+        if slot < 0:
+            continue
+        if rules.teams:
+            role[j] = -1 if p % 2 == 0 else 1
+        else:
+            role[j] = -1 if p == 0 else (1 if p == n - 1 else 0)
     return role
 
 
 def deal_features(rules: Rules, seed: int, first: int, count: int) -> np.ndarray:
     """``[count, len(FEATURES)]`` features of hands ``first ..`` of a ``--hands`` run."""
-    out = np.zeros((count, len(FEATURES)), dtype=np.int64)
     masks = np.array([m for _, m in FEATURES], dtype=np.int64)
-    K.deal_feature_counts(
-        rules.to_array(), np.uint64(seed), first, count, receiver_roles(rules), masks, out
-    )
-    return out
+    return feature_counts(rules, seed, first, count, receiver_roles(rules), masks)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim.bots.base import Bot, PlayStats
 from scopa_sim.bots.registry import PolicySpec, search_policies
@@ -151,7 +150,7 @@ def position_from_cards(
         for nb, b in named[i + 1 :]:
             if a & b:
                 raise PositionError(f"{_cards_are(a & b)} both {na} and {nb}")
-    deck_set = CardSet(int(rules.to_array()[K.R_DECK_MASK]))
+    deck_set = rules.deck_cards
     for na, a in named:
         if a - deck_set:
             raise PositionError(f"{_cards_are(a - deck_set)} {na}: not in a {rules.deck}-card deck")

@@ -288,7 +288,7 @@ class Evaluator:
 
 def final_margins(state: HandState) -> np.ndarray:
     """Each side's margin in a finished hand: its points minus the best other side's."""
-    totals = state.score_array()[:, K.I_TOTAL].astype(np.float64)
+    totals = np.array(state.points, dtype=np.float64)
     return np.array([t - max(np.delete(totals, s)) for s, t in enumerate(totals)])
 
 

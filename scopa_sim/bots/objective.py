@@ -362,7 +362,7 @@ def leaf_data(
     if hands < 2:
         raise EquityError(f"a leaf calibration needs at least 2 hands, got {hands}")
     r = rules.to_array()
-    d = np.zeros((hands, int(r[K.R_TOTAL_PLAYS])))
+    d = np.zeros((hands, rules.total_plays))
     m = np.zeros(hands)
     KV.leaf_samples(r, code, hands, seed, d, m)
     return d, m

@@ -32,6 +32,14 @@ SETTEBELLO: Card = 6
 RE_BELLO: Card = 9
 
 
+def rank_mask(rank: int) -> int:
+    """The four cards of rank index ``rank`` (0..9, A..K) as a mask; raises
+    :class:`~scopa_sim.errors.CardError` for another index."""
+    if not 0 <= rank < 10:
+        raise CardError(f"rank index must be 0..9, got {rank}")
+    return sum(1 << (s * 10 + rank) for s in range(4))
+
+
 def suit_of(card: Card) -> int:
     """Suit index 0..3 (D, H, C, S) of a card."""
     return card // 10

@@ -16,6 +16,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.errors import RulesError
+from scopa_sim.game.cards import DECK36_MASK, FULL_DECK_MASK, CardSet
 
 if TYPE_CHECKING:
     import numpy as np
@@ -188,6 +189,49 @@ class Rules:
     def sides(self) -> int:
         """Number of sides: 2 teams, or one per player."""
         return 2 if self.teams else self.players
+
+    @property
+    def deck_mask(self) -> int:
+        """The cards of the deck as a 40-bit mask: all 40, or without the four 2s for the
+        36-card deck (bit ``c`` set for each card ``c`` in play)."""
+        return FULL_DECK_MASK if self.deck == 40 else DECK36_MASK
+
+    @property
+    def deck_cards(self) -> CardSet:
+        """The cards of the deck as a :class:`~scopa_sim.game.cards.CardSet` (``deck``
+        cards; :attr:`deck_mask` as a set)."""
+        return CardSet(self.deck_mask)
+
+    @property
+    def total_plays(self) -> int:
+        """The number of plays in a hand: every card dealt to the players is played once
+        (the deck less the opening table)."""
+        return self.deck - self.table_cards
+
+    @functools.cached_property
+    def deal_order(self) -> tuple[int, ...]:
+        """Where each card of a deck order goes, for positions ``0 .. deck - 1`` in
+        dealing order: ``-1`` to the opening table, ``r * players + p`` when deal ``r``
+        gives it to the ``p``-th seat after the dealer (``p = 0`` the first player,
+        ``players - 1`` the dealer), ``-2`` to no one (too few cards left for a last
+        round). Read from the kernels' one dealing routine
+        (:func:`scopa_sim._engine.deals.deal_order`), which imports the engine on first
+        use."""
+        import numpy
+
+        from scopa_sim import _engine as K
+
+        out = numpy.empty(40, dtype=numpy.int64)
+        K.deal_order(self._packed, out)
+        return tuple(int(x) for x in out[: self.deck])
+
+    @property
+    def deal_sizes(self) -> tuple[int, ...]:
+        """The cards each seat gets at each deal of a hand, in order (``hand_size``, but
+        fewer at a short last deal): one entry per deal, from :attr:`deal_order`."""
+        order = self.deal_order
+        rounds = max(order) // self.players + 1 if max(order) >= 0 else 0
+        return tuple(order.count(r * self.players) for r in range(rounds))
 
     def side_of(self, seat: int) -> int:
         """The side a seat belongs to (sides are numbered by their lowest seat)."""

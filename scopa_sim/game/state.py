@@ -266,8 +266,7 @@ class HandState(PublicView):
         else:
             order = np.zeros(40, dtype=np.int64)
             cards = list(deck)
-            expected = CardSet(int(r[K.R_DECK_MASK]))
-            if len(cards) != rules.deck or CardSet(cards) != expected:
+            if len(cards) != rules.deck or CardSet(cards) != rules.deck_cards:
                 raise ValueError(f"deck order must hold each of the {rules.deck} cards once")
             order[: len(cards)] = cards
         vec = np.zeros(K.N_STATE, dtype=np.int64)
@@ -297,12 +296,13 @@ class HandState(PublicView):
             )
         order: list[Card] = list(table)
         left = rules.deck - rules.table_cards
+        sizes = rules.deal_sizes
         for d, deal in enumerate(deals):
             if left == 0:
                 raise RecordError(f"deal {d} comes after the whole deck was dealt")
             if len(deal) != n:
                 raise RecordError(f"deal {d} has {len(deal)} hands for {n} players")
-            k = rules.hand_size if left >= n * rules.hand_size else left // n
+            k = sizes[d] if d < len(sizes) else 0
             for j in range(n):
                 seat = (dealer + 1 + j) % n
                 if len(deal[seat]) != k:
@@ -313,7 +313,7 @@ class HandState(PublicView):
             left -= n * k
         if left:
             raise RecordError(f"the deals leave {left} cards of the deck undealt")
-        deck_mask = rules.to_array()[K.R_DECK_MASK]
+        deck_mask = rules.deck_mask
         seen = 0
         for c in order:
             if not (deck_mask >> c) & 1:
@@ -377,8 +377,7 @@ class HandState(PublicView):
             if seen & cs.mask:
                 raise ValueError(f"cards given twice: {CardSet(seen & cs.mask)}")
             seen |= cs.mask
-        r = rules.to_array()
-        foreign = seen & ~int(r[K.R_DECK_MASK])
+        foreign = seen & ~rules.deck_mask
         if foreign:
             raise ValueError(f"cards not in a {rules.deck}-card deck: {CardSet(foreign)}")
         vec = np.zeros(K.N_STATE, dtype=np.int64)
@@ -402,7 +401,7 @@ class HandState(PublicView):
         # Only the number of plays left matters to the rules (the last play), so the
         # count of plays made is set from the cards still to be played.
         left = sum(len(h) for h in hands) + len(stock)
-        vec[K.S_PLAYS] = int(r[K.R_TOTAL_PLAYS]) - left
+        vec[K.S_PLAYS] = rules.total_plays - left
         vec[K.S_DONE] = int(finished)
         return cls(rules, vec, match_totals=match_totals)
 
@@ -434,7 +433,7 @@ class HandState(PublicView):
 
     @property
     def plays_left(self) -> int:
-        return int(self._r[K.R_TOTAL_PLAYS]) - self.plays_made
+        return self.rules.total_plays - self.plays_made
 
     @property
     def is_over(self) -> bool:
@@ -519,6 +518,12 @@ class HandState(PublicView):
         out = np.zeros((4, K.N_ITEMS), dtype=np.int64)
         K.score_state(self._vec, self._r, out)
         return out[: self.rules.sides]
+
+    @property
+    def points(self) -> list[int]:
+        """Each side's points of the hand as it stands (the ``total`` score item; final
+        once :attr:`is_over`)."""
+        return [int(x) for x in self.score_array()[:, K.I_TOTAL]]
 
     def score(self) -> list[dict[str, int]]:
         """Score items per side as dicts, as in a game record."""

@@ -47,23 +47,13 @@ DENARI_MASK = (1 << 10) - 1
 
 
 def deal_rounds(rules: Rules) -> int:
-    """The number of deals of a hand (as :func:`scopa_sim._engine.step.deal_round` deals
-    them: ``hand_size`` cards each, a short last round of ``left // players``)."""
-    n, pos, rounds = rules.players, rules.table_cards, 0
-    while pos < rules.deck:
-        left = rules.deck - pos
-        k = rules.hand_size if left >= n * rules.hand_size else left // n
-        if k == 0:
-            break
-        rounds += 1
-        pos += n * k
-    return rounds
+    """The number of deals of a hand (:attr:`~scopa_sim.game.rules.Rules.deal_sizes`)."""
+    return len(rules.deal_sizes)
 
 
 def deck_cards(rules: Rules) -> np.ndarray:
     """The cards of the rules' deck (0..39, the removed ranks left out), ascending."""
-    mask = int(rules.to_array()[K.R_DECK_MASK])
-    return np.array([c for c in range(40) if mask >> c & 1], dtype=np.int64)
+    return np.array(rules.deck_cards.cards(), dtype=np.int64)
 
 
 @dataclass(frozen=True)

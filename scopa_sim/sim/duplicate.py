@@ -24,22 +24,17 @@ from scopa_sim.game.rules import Rules
 
 
 def swap_permutation(rules: Rules) -> np.ndarray:
-    """``perm`` with ``swapped[i] = deck[perm[i]]``: the table stays, and the block of each
-    dealing round that would go to position ``p`` goes to position ``p - 1``. Follows
-    :func:`scopa_sim._engine.step.deal_round` (a short last round deals ``left // players``
-    cards each)."""
-    n, size, hs = rules.players, rules.deck, rules.hand_size
-    perm = np.arange(size, dtype=np.int64)
-    pos = rules.table_cards
-    while pos < size:
-        left = size - pos
-        k = hs if left >= n * hs else left // n
-        if k == 0:
-            break
-        for p in range(n):
-            src = pos + ((p + 1) % n) * k
-            perm[pos + p * k : pos + (p + 1) * k] = np.arange(src, src + k)
-        pos += n * k
+    """``perm`` (int64, ``rules.deck`` entries) with ``swapped[i] = deck[perm[i]]``: the
+    table stays, and the block of each deal that would go to playing position ``p`` goes
+    to position ``p - 1`` (the deal order of :attr:`~scopa_sim.game.rules.Rules.deal_order`)."""
+    n = rules.players
+    order = rules.deal_order
+    start = {slot: order.index(slot) for slot in set(order) if slot >= 0}  # each block's start
+    perm = np.arange(rules.deck, dtype=np.int64)
+    for j, slot in enumerate(order):
+        if slot >= 0:
+            src = slot - slot % n + (slot % n + 1) % n  # the same deal, the next position
+            perm[j] = start[src] + j - start[slot]
     return perm
 
 
@@ -62,4 +57,20 @@ def swapped_rows(
     return out
 
 
-__all__ = ["swap_permutation", "swapped_deck", "swapped_rows"]
+def feature_counts(
+    rules: Rules, seed: int, first: int, count: int, role: np.ndarray, masks: np.ndarray
+) -> np.ndarray:
+    """``out[i, f]``: for hand ``first + i`` of a ``--hands`` run with ``seed``, the sum over
+    its deck positions ``j`` of ``role[j]`` (one weight per deck position) times whether the
+    card dealt at ``j`` is in ``masks[f]`` (40-bit masks); int64, ``[count, len(masks)]``.
+    The decks are those the run dealt (the same shuffle and redeals)."""
+    out = np.zeros((count, len(masks)), dtype=np.int64)
+    K.deal_feature_counts(
+        rules.to_array(), np.uint64(seed), first, count,
+        np.ascontiguousarray(role, dtype=np.int64), np.ascontiguousarray(masks, dtype=np.int64),
+        out,
+    )  # fmt: skip
+    return out
+
+
+__all__ = ["feature_counts", "swap_permutation", "swapped_deck", "swapped_rows"]

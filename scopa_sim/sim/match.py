@@ -198,8 +198,7 @@ class HandPlayer:
             logged = []
             while not hs.is_over:
                 seat = hs.turn
-                move = K.derive_seed(self.seed, match, hand, STREAM_BOT + hs.plays_made)
-                play = self._bots[seat].choose(hs, int(move) & (2**63 - 1))
+                play = self._bots[seat].choose(hs, bot_seed(self.seed, match, hand, hs.plays_made))
                 hs.push(play)
                 logged.append((seat, play.card, play.take))
             plays = tuple(logged)

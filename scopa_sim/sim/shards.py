@@ -57,10 +57,24 @@ def compute_rows(
         return swapped_rows(config.rules, codes, config.seed, first, count)
     if config.mode == "hands":  # one row per unit: fill the caller's buffer
         if out is None or out.shape[1] != count:
-            out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+            out = row_buffer(count)
         K.fused_rows(r, codes, config.seed, False, first, count, out)
         return out
     return _match_rows(config, r, codes, first, count)
+
+
+def row_buffer(count: int) -> np.ndarray:
+    """A zeroed buffer of ``count`` rows for :func:`compute_rows`'s ``out`` (int32, one
+    row per column of ``dataset.kernel_columns()``, C-contiguous)."""
+    return np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+
+
+def row_points(cols: np.ndarray, sides: int) -> np.ndarray:
+    """Each side's points of the hand in rows ``cols`` of :func:`compute_rows`:
+    ``points[row, side]`` (int64, ``sides`` columns; the ``s{side}_points`` columns)."""
+    return np.stack(
+        [cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(sides)], axis=1
+    ).astype(np.int64)
 
 
 #: Rows the jitted loop writes per call in matches mode (a buffer of about 60 MB): a
@@ -153,7 +167,7 @@ _BUFFERS = threading.local()
 def _row_buffer(count: int) -> np.ndarray:
     buf = getattr(_BUFFERS, "rows", None)
     if buf is None or buf.shape[1] != count:
-        buf = _BUFFERS.rows = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+        buf = _BUFFERS.rows = row_buffer(count)
     return buf
 
 

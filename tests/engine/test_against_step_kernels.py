@@ -1,9 +1,9 @@
 """Twins: hot sections of the kernels held equal to the slower, plainer code beside them.
 
-* :func:`scopa_sim._engine.fused._fused_hands` (the fused loop's body, written out) and
-  :func:`~scopa_sim._engine.fused._fused_hands_steps` (the same loop in named steps,
-  :func:`~scopa_sim._engine.fused.fused_hands_steps`, 2-3% slower for greedy and the
-  expert): the same points and rows for every preset, policy and mode;
+* the fused loop (:func:`scopa_sim._engine.fused._fused_hands`, with the options its
+  entry points compile in) against the step kernels' hands
+  (:func:`~scopa_sim._engine.rows.step_rows`) and against the general kernel of its
+  capture rule: the same points and rows for every preset, policy and mode;
 * :func:`scopa_sim._engine.fused._best_play` (the fused loop's "score every play, keep
   the best", walking the plays through the capture module's fast accessors) against
   the step kernels' :func:`~scopa_sim._engine.step.choose_play` (the plays listed by
@@ -180,18 +180,26 @@ _RULES = [(p, ()) for p in PRESETS] + [("scopa", ("capture_compulsory=false",))]
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("preset", "overrides"), _RULES)
-def test_fused_loop_written_out_and_in_steps_give_the_same_hands(
+def test_fused_loop_and_step_kernels_give_the_same_hands(
     preset: str, overrides: tuple[str, ...]
 ) -> None:
+    """The fused loop (the kernel :func:`~scopa_sim._engine.fused.fused_kernel` picks, its
+    options compiled in) plays the hands of a ``--hands`` run as the step kernels do
+    (:func:`~scopa_sim._engine.rows.step_rows`), and, in every mode, as the general
+    kernel of its capture rule that reads those options at run time."""
     rules = Rules.make(preset, overrides=list(overrides))
     r = rules.to_array()
     kernel = K.fused_kernel(r)
+    general = KF.fused_hands15 if rules.capture_mode == "fifteen" else KF.fused_hands
+    ident = np.arange(rules.deck, dtype=np.int64)
     for pol in (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT):
         pols = np.array([pol, K.POLICY_RANDOM, pol, K.POLICY_GREEDY], np.int64)
         hands = 30 if pol == K.POLICY_EXPERT else 200
+        steps = np.zeros((K.N_ROW_COLS, hands), np.int32)
+        K.step_rows(r, pols, np.uint64(11 + pol), 5, hands, ident, False, steps)
         for mode in (K.MODE_SELFPLAY, K.MODE_HANDS, K.MODE_MATCHES):
             got = []
-            for run in (kernel, KF.fused_hands_steps):
+            for run in (kernel, general):
                 points = np.zeros((0, 4) if mode == K.MODE_MATCHES else (hands, 4), np.int64)
                 cols = np.zeros((K.N_ROW_COLS, 64 * 4 if mode == K.MODE_MATCHES else hands),
                                 np.int32)  # fmt: skip
@@ -202,3 +210,5 @@ def test_fused_loop_written_out_and_in_steps_give_the_same_hands(
             assert d0 == d1 and d0[1] > 0
             assert np.array_equal(p0, p1)
             assert np.array_equal(c0, c1)
+            if mode == K.MODE_HANDS:
+                assert np.array_equal(c0, steps)

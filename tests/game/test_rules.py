@@ -523,3 +523,20 @@ def test_the_target_range_keeps_matches_inside_the_kernels_limit() -> None:
     from scopa_sim.game.rules import MAX_TARGET
 
     assert 4 * MAX_TARGET < K.MAX_HANDS_PER_MATCH
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_deck_and_the_plays_a_hand_has_agree_with_the_kernel_vector(preset: str) -> None:
+    """The faces of the packing (``deck_mask``, ``deck_cards``, ``total_plays``) read what
+    the kernels read, without the engine."""
+    from scopa_sim import _engine as K
+
+    for deck in (40, 36):
+        try:
+            rules = Rules.make(preset, [f"deck={deck}", "napola=false"])
+        except RulesError:  # more cards dealt than 36
+            continue
+        r = rules.to_array()
+        assert rules.deck_mask == int(r[K.R_DECK_MASK])
+        assert rules.deck_cards.mask == rules.deck_mask and len(rules.deck_cards) == rules.deck
+        assert rules.total_plays == int(r[K.R_TOTAL_PLAYS])

@@ -45,3 +45,10 @@ def test_no_argument_queries_are_properties() -> None:
         if params == ["self"]:
             found.add(name)
     assert found == NO_ARGUMENT_METHODS
+
+
+def test_points_are_the_total_score_item_of_each_side() -> None:
+    s = HandState.deal(Rules.make("scopa-3"), seed=5, dealer=2)
+    while not s.is_over:
+        s.push(s.legal_plays[0])
+    assert s.points == [row["total"] for row in s.score()]

@@ -111,6 +111,17 @@ def test_deal_features_are_counted_from_the_run_decks(preset: str) -> None:
         assert np.array_equal(role[perm], -role)
 
 
+def test_feature_masks_are_the_kernels_card_groups() -> None:
+    want = [K.SEVENS, K.DENARI, K.SETTEBELLO_BIT, K.SIXES, K.ACES, K.KINGS]
+    assert [m for _, m in V.FEATURES] == [int(x) for x in want]
+
+
+def test_the_row_columns_are_the_kernels() -> None:
+    from scopa_sim.data.dataset import kernel_columns
+
+    assert len(kernel_columns()) == K.N_ROW_COLS
+
+
 def test_control_variates_and_duplicates_estimators() -> None:
     rng = np.random.default_rng(0)
     f = rng.integers(-3, 4, size=(5000, 2))
@@ -123,3 +134,35 @@ def test_control_variates_and_duplicates_estimators() -> None:
     ind = V.duplicates(rng.normal(0, 1, 5000), rng.normal(0, 1, 5000))
     assert 0.9 < ind.factor < 1.1
     assert np.isnan(V.control_variates(y[:4], f[:4]).factor)
+
+
+def _old_blocks(rules: Rules) -> list[tuple[int, int]]:
+    """The deals' ``(start, k)`` as the dealing rule states them (hand_size cards each, a
+    short last deal of ``left // players``): the reference of the tests below."""
+    n, pos, out = rules.players, rules.table_cards, []
+    while pos < rules.deck:
+        left = rules.deck - pos
+        k = rules.hand_size if left >= n * rules.hand_size else left // n
+        if k == 0:
+            break
+        out.append((pos, k))
+        pos += n * k
+    return out
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_deal_order_is_the_dealing_rule(preset: str) -> None:
+    rules = Rules.make(preset)
+    n = rules.players
+    blocks = _old_blocks(rules)
+    assert rules.deal_sizes == tuple(k for _, k in blocks)
+    want = [-1] * rules.table_cards
+    for r, (_, k) in enumerate(blocks):
+        want += [r * n + p for p in range(n) for _ in range(k)]
+    assert list(rules.deal_order) == want + [-2] * (rules.deck - len(want))
+    perm = np.arange(rules.deck)
+    for pos, k in blocks:
+        for p in range(n):
+            src = pos + ((p + 1) % n) * k
+            perm[pos + p * k : pos + (p + 1) * k] = np.arange(src, src + k)
+    assert np.array_equal(swap_permutation(rules), perm)
