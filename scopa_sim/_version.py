@@ -1,3 +1,3 @@
 """The package's version, in a module of its own so that any layer can read it."""
 
-__version__ = "0.4.0"
+__version__ = "0.5.0"
