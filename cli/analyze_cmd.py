@@ -12,9 +12,8 @@ from pathlib import Path
 import click
 
 import scopa_sim
-from scopa_sim.analysis.analyze import COMPARE_METRICS, GROUP_KEYS, SECTIONS
+from scopa_sim.api.choices import COMPARE_METRICS, FEATURE_HELP, GROUP_KEYS, SECTIONS
 from scopa_sim.errors import FileError, ScopaError
-from scopa_sim.sim.deals import FEATURE_HELP
 
 from .options import (
     BadInput,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
+from scopa_sim.api.interrupts import Terminated
 from scopa_sim.errors import ScopaError
-from scopa_sim.sim.pool import Terminated
 
 from .options import WORKERS, BadInput
 
@@ -37,8 +37,7 @@ def board_cmd(port: int, host: str, open_browser: bool, workers: int) -> None:
     """Serve the analysis board: set up or load a position and see every play's value,
     step through a recorded game with its review, play the bots, solve puzzles drawn
     from your mistakes. Stop it with Ctrl-C."""
-    from scopa_sim.board.app import loopback
-    from scopa_sim.board.server import serve
+    from scopa_sim.board import loopback, serve
 
     if not loopback(host):
         click.echo(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 import scopa_sim
-from scopa_sim.api.reporting import EQUITY_POLICIES, MAX_EQUITY_HANDS
+from scopa_sim.api.choices import EQUITY_POLICIES, MAX_EQUITY_HANDS
 
 from .options import PathArg, make_rules, rules_options, seed_option, usage_errors
 from .progress import Progress, progress_option, wanted

@@ -12,8 +12,8 @@ import click
 
 import scopa_sim
 from scopa_sim import __version__
+from scopa_sim.api.interrupts import Terminated, abandoned, interrupt_on_sigterm
 from scopa_sim.errors import FileError, ScopaError
-from scopa_sim.sim.pool import Terminated, abandoned, interrupt_on_sigterm
 
 from .options import BadInput, usage_errors
 
@@ -48,7 +48,7 @@ NO_KERNELS = frozenset({"variants", "rules", "warm"})
 class ScopaGroup(click.Group):
     """A group whose library errors (bad cards, records, ...) become one-line messages,
     and whose commands are imported when used. A command runs with SIGTERM turned into
-    ``KeyboardInterrupt`` (:func:`scopa_sim.sim.pool.interrupt_on_sigterm`), so that
+    ``KeyboardInterrupt`` (:func:`scopa_sim.api.interrupts.interrupt_on_sigterm`), so that
     ``kill PID`` stops it as Ctrl-C does, its worker processes with it; either ends it
     with one line on standard error and status 130 (Ctrl-C) or 143 (SIGTERM), unless
     the command says more itself (``simulate`` and ``study`` say how to resume)."""
@@ -60,13 +60,13 @@ class ScopaGroup(click.Group):
         self, ctx: click.Context, args: list[str]
     ) -> tuple[str | None, click.Command | None, list[str]]:
         """The command to run; a command that may compile kernels runs with the compile
-        notices on (:mod:`scopa_sim.sim.compiling`: one line on standard error when a
+        notices on (:func:`scopa_sim.api.warming.compile_notices`: one line on standard error when a
         kernel compiles for the first time), until the group's context closes."""
         name, command, rest = super().resolve_command(ctx, args)
         if name not in NO_KERNELS:
-            from scopa_sim.sim.compiling import notices
+            from scopa_sim.api.warming import compile_notices
 
-            ctx.with_resource(notices())
+            ctx.with_resource(compile_notices())
         return name, command, rest
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from scopa_sim.bots.registry import POLICIES, PolicySpec, seat_policies
+from scopa_sim.api.choices import POLICIES, PRESETS
+from scopa_sim.api.inputs import parse_overrides, resolve_rules
 from scopa_sim.errors import InputError, PolicyError, RulesError, ScopaError
-from scopa_sim.game.rules import PRESETS, Rules, parse_overrides
+
+if TYPE_CHECKING:
+    from scopa_sim import Rules
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -103,7 +106,7 @@ def policy_option(f: F) -> F:
 def make_rules(preset: str, rules: tuple[str, ...]) -> Rules:
     """Rules from the command line; bad input is a usage error (exit 2)."""
     try:
-        return Rules.make(preset, rules)
+        return resolve_rules(preset, overrides=rules)
     except ScopaError as e:
         raise BadInput(str(e)) from None
 
@@ -125,12 +128,4 @@ def usage_errors() -> Iterator[None]:
     try:
         yield
     except (InputError, RulesError, PolicyError) as e:
-        raise BadInput(str(e)) from None
-
-
-def make_policies(texts: tuple[str, ...], players: int) -> list[PolicySpec]:
-    """Seat policies from the command line; bad input is a usage error (exit 2)."""
-    try:
-        return seat_policies(texts, players)
-    except ScopaError as e:
         raise BadInput(str(e)) from None

@@ -11,8 +11,8 @@ import click
 from scopa_sim.api import play as play_matches
 from scopa_sim.api import replay as replay_file
 from scopa_sim.api import replay_hands
+from scopa_sim.api.games import record_file
 from scopa_sim.errors import FileError, RecordError, ScopaError
-from scopa_sim.files import output
 
 from .options import (
     COUNT_MAX,
@@ -57,7 +57,7 @@ def play(
         out = None
         if record_path:
             try:  # a path that cannot be opened is a usage error; a full disk later is not
-                out = stack.enter_context(output(record_path))
+                out = stack.enter_context(record_file(record_path))
             except FileError as e:
                 raise BadInput(str(e)) from None
         try:

@@ -8,7 +8,7 @@ import sys
 import click
 
 from scopa_sim.api import review
-from scopa_sim.bots.belief import SHOWN_BELIEFS
+from scopa_sim.api.choices import SHOWN_BELIEFS
 from scopa_sim.errors import ScopaError
 
 from .options import WORKERS, BadInput, PathArg, seed_option

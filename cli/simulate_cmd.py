@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 import scopa_sim
-from scopa_sim.sim.pool import Terminated
+from scopa_sim.api.interrupts import Terminated
 
 from .options import (
     PathArg,

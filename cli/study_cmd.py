@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 import scopa_sim
-from scopa_sim.analysis.advantage import MAX_HANDS
-from scopa_sim.sim.pool import Terminated
+from scopa_sim.api.choices import MAX_ADVANTAGE_HANDS
+from scopa_sim.api.interrupts import Terminated
 
 from .options import (
     PathArg,
@@ -30,7 +30,7 @@ from .progress import Progress, progress_option, wanted
 @rules_options
 @click.option(
     "--hands",
-    type=click.IntRange(min=2, max=MAX_HANDS),
+    type=click.IntRange(min=2, max=MAX_ADVANTAGE_HANDS),
     default=1_000_000,
     show_default=True,
     help="Independent hands (dealer rotates with the hand number), at most 10^15.",

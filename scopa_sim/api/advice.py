@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import box, fmt, one_line_errors, table, whole
-from scopa_sim.api.inputs import cards, game_rules, pair
+from scopa_sim.api.display import box, fmt, table
+from scopa_sim.api.inputs import cards, one_line_errors, pair, resolve_rules, whole
 from scopa_sim.errors import PolicyError, PositionError
 
 if TYPE_CHECKING:
@@ -252,12 +252,13 @@ def position(
         PositionError: a position that cannot occur under the rules.
         CardError: a malformed card, or a card given twice.
         RulesError: unknown rules.
+        InputError: a count of opponent cards that is not a whole number from 0.
     """
     from scopa_sim.bots.advise import position_from_cards
 
     if opponent_cards is not None:
         whole("opponent cards", opponent_cards, 0)
-    _, r = game_rules(preset, rules, overrides)
+    r = resolve_rules(preset, rules, overrides)
     return position_from_cards(
         r,
         cards(hand, "hand"),
@@ -321,6 +322,7 @@ def advise(
         PositionError: a position that cannot occur, or cards given with ``position``.
         CardError: a malformed card, or a card given twice.
         RulesError: unknown rules.
+        InputError: a seed or count of opponent cards that is not a whole number from 0.
     """
     from scopa_sim.bots.advise import advice_json
     from scopa_sim.bots.advise import advise as rank
@@ -473,6 +475,7 @@ def review(
             evaluator.
         RecordError: a record that does not follow from its rules.
         PolicyError: an unknown belief model.
+        InputError: a seat, seed or number of workers that is not a whole number in range.
     """
     from scopa_sim.errors import ReviewError
     from scopa_sim.records.review import run_review

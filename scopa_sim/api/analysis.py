@@ -16,18 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from scopa_sim.api.display import (
-    box,
-    esc,
-    est_cells,
-    fmt,
-    one_line_errors,
-    policy_texts,
-    resolve_rules,
-    run_path,
-    table,
-    whole,
-)
+from scopa_sim.api.display import box, esc, est_cells, fmt, table
+from scopa_sim.api.inputs import one_line_errors, policy_texts, resolve_rules, run_path, whole
 from scopa_sim.api.runs import as_run
 from scopa_sim.errors import AnalysisError, InputError, RulesError
 from scopa_sim.stats.estimate import Estimate

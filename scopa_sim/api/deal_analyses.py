@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, TypeAlias
 
-from scopa_sim.api.display import one_line_errors
+from scopa_sim.api.inputs import one_line_errors
 from scopa_sim.api.runs import as_run
 
 if TYPE_CHECKING:

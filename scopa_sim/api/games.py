@@ -9,12 +9,12 @@ import contextlib
 import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from scopa_sim.api.display import one_line_errors, policy_texts, whole
-from scopa_sim.api.inputs import game_rules
-from scopa_sim.errors import FileError, RecordError, ScopaError, SimulationError
+from scopa_sim.api.inputs import named_rules, one_line_errors, policy_texts, whole
+from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
@@ -95,7 +95,7 @@ def play(
         PolicyError: an unknown policy, or as many as neither one nor the seats.
         RulesError: unknown rules.
         FileError: a record file that cannot be written.
-        SimulationError: a count that is not a whole number in range.
+        InputError: a count or seed that is not a whole number in range.
     """
     try:
         return _play(policy, preset, rules, overrides, matches, seed, record)
@@ -115,16 +115,15 @@ def _play(
     """:func:`play`, whose errors are the project's; a broken pipe (the reader of records
     written to standard output went away) is left to the caller, which ends quietly."""
     from scopa_sim.bots.registry import seat_policies
-    from scopa_sim.files import output
     from scopa_sim.records.record import deals_from_deck, opening_of, write_records
     from scopa_sim.sim import match as M
     from scopa_sim.sim.pool import interruptible
 
-    name, r = game_rules(preset, rules, overrides)
+    name, r = named_rules(preset, rules, overrides)
     specs = seat_policies(policy_texts(policy) if policy is not None else (), r.players)
     matches = whole("matches", matches, 1)
     if matches > MAX_MATCHES:
-        raise SimulationError(f"matches must be at most {MAX_MATCHES}, not {matches}")
+        raise InputError(f"matches must be at most {MAX_MATCHES}, not {matches}")
     seed = whole("seed", seed, 0)
     if isinstance(record, str | os.PathLike) and os.fspath(record) == "":
         raise FileError("record '': give a file name, '-' for standard output, or a stream")
@@ -136,7 +135,7 @@ def _play(
     with contextlib.ExitStack() as stack:
         out: TextIO | None = None
         if isinstance(record, str | os.PathLike):
-            out = stack.enter_context(output(os.fspath(record)))
+            out = stack.enter_context(record_file(record))
         elif record is not None:
             out = record
         for m in range(matches):
@@ -158,6 +157,18 @@ def _play(
         name, r, seed, tuple(str(p) for p in specs), matches, hands, tuple(wins),
         tuple(points), openings if r.opening_fifteen else None, time.perf_counter() - start,
     )  # fmt: skip
+
+
+def record_file(path: str | os.PathLike[str]) -> AbstractContextManager[TextIO]:
+    """A context giving the text stream to write game records to, for :func:`play`'s
+    ``record``: ``path`` opened for writing (``"-"``: standard output, left open).
+
+    Raises:
+        FileError: a path that cannot be opened, or written or closed later, naming it.
+    """
+    from scopa_sim.files import output
+
+    return output(os.fspath(path))
 
 
 def _write(write: Any, out: TextIO, *args: Any) -> None:
@@ -233,7 +244,7 @@ def replay_hands(
         FileError: a file that is missing or cannot be read.
         RecordError: a file that is not UTF-8 text, holds no records or no such line, or
             a hand that is not a valid record (``line N: reason``), raised when reached.
-        ScopaError: a line number that is not a whole number from 1.
+        InputError: a line number that is not a whole number from 1.
     """
     import json
 
@@ -265,4 +276,4 @@ def replay_hands(
         raise RecordError(f"{shown} has lines 1..{count}, not {line}")
 
 
-__all__ = ["MAX_MATCHES", "Matches", "play", "replay", "replay_hands"]
+__all__ = ["MAX_MATCHES", "Matches", "play", "record_file", "replay", "replay_hands"]

@@ -1,56 +1,178 @@
-"""The input checks the games, search and board functions of the use-case layer share:
-the rules a call names (:func:`game_rules`), card lists and pairs of counts, each raising
-the project's one-line errors in words that name no command-line option.
+"""The input checks of the use-case layer: each raises the project's one-line errors in
+words that name no command-line option, before the function it guards does any work.
+
+* :func:`resolve_rules` (and :func:`named_rules`, which adds the name a result shows):
+  the rules a call names, from a preset, a :class:`~scopa_sim.game.rules.Rules` or
+  options changed on top of the preset's;
+* :func:`whole` (counts and seeds), :func:`run_path` (run directories),
+  :func:`policy_texts`, :func:`cards` and :func:`pair`;
+* :func:`one_line_errors`, the decorator that keeps a use-case function's errors the
+  project's one-line errors.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import functools
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from scopa_sim.errors import CardError, PositionError, RulesError
+from scopa_sim.errors import (
+    CardError,
+    FileError,
+    InputError,
+    PolicyError,
+    PositionError,
+    RulesError,
+    ScopaError,
+)
 
 if TYPE_CHECKING:
     from scopa_sim.game.cards import CardSet
     from scopa_sim.game.rules import Rules
 
+P = ParamSpec("P")
+T = TypeVar("T")
 
-def game_rules(
-    preset: str | None, rules: Rules | None, overrides: Mapping[str, Any] | None
-) -> tuple[str, Rules]:
-    """The rules a call plays by, and the name its results show for them.
+
+def one_line_errors(f: Callable[P, T]) -> Callable[P, T]:
+    """Raise the project's one-line errors only: an operating-system error (a full disk,
+    an unreadable file) becomes a FileError naming the file, and a NUL character in a
+    path a FileError, as on the command line; a ScopaError raised inside a library
+    (polars, numba) call loses its chained traceback."""
+
+    @functools.wraps(f)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> T:
+        try:
+            return f(*args, **kwargs)
+        except ScopaError as e:
+            raise e.with_traceback(None) from None
+        except OSError as e:
+            what = e.strerror or str(e) or type(e).__name__
+            where = f": {e.filename}" if e.filename is not None else ""
+            raise FileError(f"{what}{where}") from None
+        except ValueError as e:
+            if "null byte" not in str(e) and "null character" not in str(e):
+                raise
+            raise FileError("a path cannot contain a NUL character") from None
+
+    return wrapper
+
+
+def resolve_rules(
+    preset: str | None = None,
+    rules: Rules | None = None,
+    overrides: Mapping[str, Any] | Iterable[str] | None = None,
+) -> Rules:
+    """The rules a call plays by.
 
     Args:
-        preset: a preset name (default ``"scopa"``); with ``rules`` given, only the name
-            shown (default: the preset ``rules`` equal, else ``"custom"``).
+        preset: a preset name (default ``"scopa"``); with ``rules`` given, only checked
+            (:func:`named_rules` shows it as the rules' name).
         rules: the rules themselves, or None for the preset's.
-        overrides: options changed on top (option name -> value, as ``{"target": 21}``).
+        overrides: options changed on top of the preset's rules (option name -> value, as
+            ``{"target": 21}``, or ``"key=value"`` texts).
+
+    Returns:
+        ``rules`` as given, or else the rules of ``preset`` with the ``overrides``.
+
+    Raises:
+        RulesError: an unknown preset, option or value, rules that are not a
+            :class:`~scopa_sim.game.rules.Rules`, overrides that are neither a mapping
+            nor texts, both rules and overrides given.
+    """
+    from scopa_sim.game.rules import PRESETS, Rules
+
+    if preset is not None and (not isinstance(preset, str) or preset not in PRESETS):
+        raise RulesError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
+    if rules is not None:
+        if not isinstance(rules, Rules):
+            raise RulesError(f"rules must be a Rules (scopa_sim.Rules.make(...)), not {rules!r}")
+        if overrides:
+            raise RulesError("give rules, or overrides of the preset's rules, not both")
+        return rules
+    if overrides is not None and not isinstance(overrides, Mapping | tuple | list):
+        raise RulesError(f"overrides must map option names to values, not {overrides!r}")
+    return Rules.make("scopa" if preset is None else preset, overrides)
+
+
+def named_rules(
+    preset: str | None,
+    rules: Rules | None,
+    overrides: Mapping[str, Any] | Iterable[str] | None,
+) -> tuple[str, Rules]:
+    """:func:`resolve_rules`, with the name a result shows for the rules: ``preset`` if
+    given, else the preset the rules equal (``"custom"`` for none; ``"scopa"`` by default).
 
     Returns:
         ``(name, rules)``.
 
     Raises:
-        RulesError: an unknown preset, option or value, rules that are not a
-            :class:`~scopa_sim.game.rules.Rules`, overrides that are not a mapping.
+        RulesError: as :func:`resolve_rules`.
     """
-    from scopa_sim.game.rules import PRESETS, Rules, parse_overrides
-
-    if preset is not None and not isinstance(preset, str):
-        raise RulesError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-    if overrides is not None and not isinstance(overrides, Mapping):
-        raise RulesError(
-            f"rule overrides are a mapping of option names to values, not {overrides!r}"
-        )
+    r = resolve_rules(preset, rules, overrides)
+    if preset is not None:
+        return preset, r
     if rules is None:
-        name = "scopa" if preset is None else preset
-        return name, Rules.make(name, overrides)
-    if not isinstance(rules, Rules):
-        raise RulesError(f"rules must be a Rules (scopa_sim.Rules.make(...)), not {rules!r}")
-    if preset is not None and preset not in PRESETS:
-        raise RulesError(f"unknown preset {preset!r}; presets: {', '.join(PRESETS)}")
-    if overrides:
-        rules = rules.replace(**parse_overrides(overrides))
-    return preset or rules.preset_name() or "custom", rules
+        return "scopa", r
+    return r.preset_name() or "custom", r
+
+
+def parse_overrides(texts: Iterable[str]) -> dict[str, Any]:
+    """Rule options given as ``"key=value"`` texts (the command line's ``--rule``), typed:
+    option name -> value, for a function's ``overrides`` (which checks them against the
+    rest of the rules).
+
+    Raises:
+        RulesError: a malformed text, an unknown option or a value of the wrong type.
+    """
+    from scopa_sim.game.rules import parse_overrides as parse
+
+    return parse(texts)
+
+
+def whole(name: str, value: object, lo: int | None = None) -> int:
+    """``value`` as a whole number of at least ``lo``.
+
+    Raises:
+        InputError: ``value`` is not a whole number of at least ``lo``, the message led
+            by ``name`` (e.g. "the seed").
+    """
+    if type(value) is not int:
+        raise InputError(f"{name} must be a whole number, not {value!r}")
+    if lo is not None and value < lo:
+        raise InputError(f"{name} must be at least {lo}, not {value}")
+    return value
+
+
+def run_path(path: object) -> Path:
+    """``path`` as a directory path.
+
+    Raises:
+        FileError: anything that cannot name a directory (not a path, a NUL character).
+    """
+    if not isinstance(path, str | os.PathLike):
+        raise FileError(f"a run directory is a path, not {path!r}")
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if "\x00" in text:
+        raise FileError("a path cannot contain a NUL character")
+    return Path(text)
+
+
+def policy_texts(policy: str | Iterable[str]) -> tuple[str, ...]:
+    """``policy`` (one text for every seat, or one per seat) as the command line's
+    repeated ``--policy``.
+
+    Raises:
+        PolicyError: no text, or something else than texts.
+    """
+    texts = (policy,) if isinstance(policy, str) else tuple(policy)
+    if not texts or not all(isinstance(t, str) for t in texts):
+        raise PolicyError(f"a policy is a name such as 'expert' (or one per seat), not {policy!r}")
+    return texts
 
 
 def cards(value: str | CardSet | None, name: str) -> CardSet:
@@ -86,4 +208,14 @@ def pair(value: object, name: str, example: str) -> tuple[int, int]:
     raise PositionError(f"{name} {value!r}: expected two counts like {example}")
 
 
-__all__ = ["cards", "game_rules", "pair"]
+__all__ = [
+    "cards",
+    "named_rules",
+    "one_line_errors",
+    "pair",
+    "parse_overrides",
+    "policy_texts",
+    "resolve_rules",
+    "run_path",
+    "whole",
+]

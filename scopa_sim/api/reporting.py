@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from scopa_sim.api.display import one_line_errors, resolve_rules, run_path, whole
+from scopa_sim.api.inputs import one_line_errors, resolve_rules, run_path, whole
 from scopa_sim.api.runs import as_run
 from scopa_sim.errors import FileError, InputError, RulesError
 

@@ -12,13 +12,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import (
-    one_line_errors,
-    policy_texts,
-    resolve_rules,
-    run_path,
-    whole,
-)
+from scopa_sim.api.inputs import one_line_errors, policy_texts, resolve_rules, run_path, whole
 from scopa_sim.errors import InputError, ScopaError, SimulationError
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import box, esc, est_cells, one_line_errors, table, whole
-from scopa_sim.api.inputs import game_rules
+from scopa_sim.api.display import box, esc, est_cells, table
+from scopa_sim.api.inputs import named_rules, one_line_errors, whole
 from scopa_sim.errors import PolicyError, TournamentError
 from scopa_sim.files import json_number
 
@@ -218,15 +218,16 @@ def tournament(
         The :class:`Tournament`.
 
     Raises:
-        TournamentError: fewer than two policies, twice the same, too few deals, a bad
-            sequential test, rules without two sides.
+        InputError: a count (deals, seed, workers) that is not a whole number in range.
+        TournamentError: fewer than two policies, twice the same, a bad sequential
+            test, rules without two sides.
         PolicyError: an unknown policy or parameter.
         RulesError: unknown rules.
     """
     from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.sim.tournament import Sprt, ladder, run_tournament, standings
 
-    name, r = game_rules(preset, rules, overrides)
+    name, r = named_rules(preset, rules, overrides)
     if not all(isinstance(p, str) for p in policies):
         raise PolicyError(f"a policy is a text such as 'expert', not {policies!r}")
     specs = [PolicySpec.parse(p) for p in policies]
@@ -245,6 +246,7 @@ def tournament(
         raise TournamentError(
             "alpha and beta are the error rates of the sequential test: give sprt too"
         )
+    deals = whole("deals", deals, 2)
     seed = whole("seed", seed, 0)
     workers = whole("workers", workers, 1)
     results = run_tournament(r, specs, deals, seed, test, progress, workers)

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import one_line_errors, resolve_rules
+from scopa_sim.api.inputs import one_line_errors, resolve_rules
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
@@ -49,7 +49,7 @@ def variant(preset: str, overrides: Mapping[str, Any] | Iterable[str] | None = N
     from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS
 
     texts = overrides if overrides is None or isinstance(overrides, Mapping) else tuple(overrides)
-    r = resolve_rules(preset, overrides=texts)  # type: ignore[arg-type]
+    r = resolve_rules(preset, overrides=texts)
     options = []
     for key in OPTION_NAMES:
         value = getattr(r, key)

@@ -1,15 +1,17 @@
 """The kernels compiled ahead of use: :func:`warm` (the ``warm`` command) and
-:func:`warm_tasks`.
+:func:`warm_tasks`; and :func:`compile_notices`, which says when a kernel compiles on
+first use instead.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from scopa_sim.api.display import one_line_errors
+from scopa_sim.api.inputs import one_line_errors
 from scopa_sim.errors import WarmError
 
 if TYPE_CHECKING:
@@ -44,6 +46,17 @@ def warm_tasks() -> tuple[WarmTask, ...]:
     return tuple(TASKS.values())
 
 
+def compile_notices(
+    write: Callable[[str], None] | None = None,
+) -> AbstractContextManager[None]:
+    """A context in which a kernel compiled on first use is announced in one line (with
+    ``write``, default standard error), in this process and in the workers of the process
+    pools started inside it, each group of kernels once (:mod:`scopa_sim.sim.compiling`)."""
+    from scopa_sim.sim.compiling import notices
+
+    return notices(write)
+
+
 @one_line_errors
 def warm(tasks: Iterable[str] = (), jobs: int | None = None) -> Warming:
     """The kernels of ``tasks`` (task names, default all: :func:`warm_tasks`) to compile
@@ -60,4 +73,4 @@ def warm(tasks: Iterable[str] = (), jobs: int | None = None) -> Warming:
     return Warming(chosen, n)
 
 
-__all__ = ["Warming", "warm", "warm_tasks"]
+__all__ = ["Warming", "compile_notices", "warm", "warm_tasks"]

@@ -279,7 +279,7 @@ def test_other_bad_counts_are_scopa_errors() -> None:
         scopa_sim.simulate(hands=10, rules=scopa_sim.Rules.make(), overrides={"target": 21})
     with pytest.raises(InputError, match="number of hands"):
         scopa_sim.advantage(hands=1)
-    with pytest.raises(TournamentError, match="deals must be"):
+    with pytest.raises(InputError, match="deals must be at least 2"):
         scopa_sim.tournament("expert", "random", deals=1)
     with pytest.raises(TournamentError, match="elo0 must be below its elo1"):
         scopa_sim.tournament("expert", "random", sprt=(10, 0))

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
 import scopa_sim
-from scopa_sim.errors import FileError, PolicyError, RecordError, RulesError, SimulationError
+from scopa_sim.errors import FileError, InputError, PolicyError, RecordError, RulesError
 
 
 def cli_run(*args: str) -> str:
@@ -63,7 +63,7 @@ def test_replay_checks_as_the_command(tmp_path: Path) -> None:
 def test_bad_input_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(PolicyError, match="unknown policy"):
         scopa_sim.play("genius")
-    with pytest.raises(SimulationError, match="matches must be at least 1"):
+    with pytest.raises(InputError, match="matches must be at least 1"):
         scopa_sim.play(matches=0)
     with pytest.raises(RulesError, match="unknown preset"):
         scopa_sim.play(preset="scopa-9")

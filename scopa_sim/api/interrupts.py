@@ -1,0 +1,17 @@
+"""Interrupts for a front door that runs the use-case functions: SIGTERM turned into
+:class:`Terminated` (a ``KeyboardInterrupt``, so that a run stops as on Ctrl-C), and
+whether an interrupted search was left running in a thread (then the process should end
+at once rather than wait for it).
+
+* :func:`interrupt_on_sigterm`: a context in which SIGTERM raises :class:`Terminated`;
+* :class:`Terminated`: the ``KeyboardInterrupt`` it raises;
+* :func:`abandoned`: whether an interrupted search still runs in a thread.
+
+They are :mod:`scopa_sim.sim.pool`'s, which every long function runs its work on.
+"""
+
+from __future__ import annotations
+
+from scopa_sim.sim.pool import Terminated, abandoned, interrupt_on_sigterm
+
+__all__ = ["Terminated", "abandoned", "interrupt_on_sigterm"]
