@@ -13,6 +13,8 @@ package uses it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from numba import njit
 
@@ -30,6 +32,7 @@ from .layout import (
     I_TOTAL,
     MAX_PLAYS,
     N_ITEMS,
+    N_ROW_COLS,
     N_STATE,
     R_DECK,
     R_PLAYERS,
@@ -43,7 +46,15 @@ from .scoring import side_stats
 from .step import play_out, score_state, start_hand
 from .streams import RNG_WORDS, derive_seed, reseed, shuffle_deal
 
-__all__ = ["deal_feature_counts", "step_rows"]
+__all__ = [
+    "deal_feature_counts",
+    "hand_row",
+    "offset_row_matches",
+    "row_dealers",
+    "row_side_denari",
+    "row_side_points",
+    "step_rows",
+]
 
 
 @njit(cache=True, nogil=True)
@@ -114,3 +125,64 @@ def deal_feature_counts(rules, seed, first, count, role, masks, out):
                 for f in range(masks.shape[0]):
                     if (masks[f] >> c) & 1:
                         out[i, f] += role[j]
+
+
+# -- the row columns, for Python callers (sim, bots) ------------------------------------
+def row_dealers(cols: np.ndarray) -> np.ndarray:
+    """The dealer seat of each row of ``cols`` (rows as :func:`step_rows` and the fused
+    loop write them, ``cols[column, row]``): a view of the ``C_DEALER`` column."""
+    return cols[C_DEALER]
+
+
+def row_side_points(cols: np.ndarray, side: int) -> np.ndarray:
+    """Side ``side``'s points of the hand (its ``total`` score item) in each row of
+    ``cols``: a view of that column (int32)."""
+    return cols[C_ITEMS + side * N_ITEMS + I_TOTAL]
+
+
+def row_side_denari(cols: np.ndarray, side: int) -> np.ndarray:
+    """The denari in side ``side``'s final pile in each row of ``cols`` (the second of
+    its ``C_STATS`` columns, :func:`scopa_sim._engine.scoring.side_stats`): a view."""
+    return cols[C_STATS + 4 * side + 1]
+
+
+def offset_row_matches(cols: np.ndarray, offset: int) -> None:
+    """Add ``offset`` to the match number (``C_MATCH``) of every row of ``cols``, in
+    place (rows computed from a later first unit, renumbered from an earlier one)."""
+    cols[C_MATCH] += offset
+
+
+def hand_row(
+    *,
+    match: int,
+    hand: int,
+    dealer: int,
+    players: int,
+    redeals: int,
+    plays: int,
+    score: Sequence[Sequence[int]],
+    piles: Sequence[int],
+    totals: Sequence[int],
+    winner: int | None,
+) -> np.ndarray:
+    """One hand's row as the fused loop writes it (int32, ``N_ROW_COLS`` columns), from a
+    hand played in Python: ``score[side]`` its score items (``I_*`` order), ``piles[side]``
+    each side's final pile mask, ``totals[side]`` the match totals after it, ``winner``
+    the side that won the match with it (None: none); the first player is the seat after
+    the dealer among ``players``. ``score``, ``piles`` and ``totals`` hold one entry a
+    side."""
+    row = np.zeros(N_ROW_COLS, dtype=np.int32)
+    row[[C_MATCH, C_HAND, C_DEALER, C_FIRST, C_REDEALS, C_PLAYS]] = (
+        match,
+        hand,
+        dealer,
+        (dealer + 1) % players,
+        redeals,
+        plays,
+    )
+    for s, (items, pile, total) in enumerate(zip(score, piles, totals, strict=True)):
+        row[C_ITEMS + s * N_ITEMS : C_ITEMS + (s + 1) * N_ITEMS] = items
+        row[C_STATS + 4 * s : C_STATS + 4 * s + 4] = side_stats(pile)
+        row[C_TOTALS + s] = total
+    row[C_WINNER] = -1 if winner is None else winner
+    return row

@@ -59,6 +59,7 @@ from scopa_sim._engine import belief as KB
 from scopa_sim._engine import determinize as KD
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.cards import CardSet, card_name
+from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.state import HandState
 
 #: The expert channel's temperature (points) and uniform floor of ``belief=expert``:
@@ -234,10 +235,11 @@ def get_model(name: str | BeliefModel | None) -> BeliefModel | None:
 class Observations:
     """What ``seat`` has seen of a hand: its view of the position before each pushed play
     (``hist[d]``, a canonical world: the unseen cards in card order), the plays
-    (``cards``, ``takes``), and its view now (``root``).  Built from the true state, it
-    holds nothing of the hidden cards."""
+    (``cards``, ``takes``), and its view now (``infoset``, an
+    :class:`~scopa_sim.game.infoset.InfoSet`; ``root``, its canonical world's vector).
+    Built from the true state, it holds nothing of the hidden cards."""
 
-    __slots__ = ("cards", "hist", "root", "rules", "seat", "takes")
+    __slots__ = ("cards", "hist", "infoset", "root", "rules", "seat", "takes")
 
     def __init__(self, state: HandState, seat: int | None = None) -> None:
         seat = state.turn if seat is None else seat
@@ -257,8 +259,8 @@ class Observations:
             self.takes[i] = play.take
         self.hist = np.empty_like(raw)
         KB.canonical_history(raw, r, seat, self.hist)
-        self.root = np.empty(K.N_STATE, dtype=np.int64)
-        KD.canonical_world(state._vec, r, seat, self.root)
+        self.infoset = InfoSet(state, seat)
+        self.root = self.infoset.vector
 
     @property
     def plays(self) -> int:
@@ -295,20 +297,13 @@ class Belief:
             return []
         return [s for s in range(self.observations.rules.players) if self.parts[0, s] >= 0]
 
-    @property
+    @cached_property
     def unseen(self) -> CardSet:
         """The cards the seat cannot see: the other hands and the stock."""
-        root, seat = self.observations.root, self.seat
-        m = 0
-        for s in range(self.observations.rules.players):
-            if s != seat:
-                m |= int(root[K.S_HANDS + s])
-        for i in range(int(root[K.S_STOCK]), int(root[K.S_DECK_SIZE])):
-            m |= 1 << int(root[K.S_DECK + i])
-        return CardSet(m)
+        return self.observations.infoset.unseen
 
     def hand_size(self, seat: int) -> int:
-        return int(self.observations.root[K.S_HANDS + seat]).bit_count()
+        return self.observations.infoset.hand_sizes[seat]
 
     def holdings(self, seat: int, top: int | None = None) -> list[tuple[CardSet, float]]:
         """The hands ``seat`` may hold with their probabilities, most likely first (ties
@@ -435,7 +430,7 @@ def compute_belief(obs: Observations, model: str | BeliefModel | None, seed: int
     ``mcmc``): the same observations, model and seed give the same belief."""
     m = get_model(model)
     nm = 1 if m is None else len(m.channels)
-    if m is None or obs.root[K.S_DONE]:
+    if m is None or obs.infoset.is_over:
         post = np.full((4, nm), 1.0 / nm)
         return Belief(obs, m, _NO_PARTS, _NO_CUM, post, "uniform")
     kinds, taus, eps, logprior, flat = m.arrays()

@@ -269,9 +269,7 @@ class Evaluator:
         if state.is_over:
             return final_margins(state)[None, :]
         if view == DEALT:
-            vec = state._vec.copy()
-            lo, hi = K.S_DECK + int(vec[K.S_STOCK]), K.S_DECK + int(vec[K.S_DECK_SIZE])
-            vec[lo:hi] = np.sort(vec[lo:hi])
+            vec = state.with_sorted_stock()._vec
         elif view == PUBLIC or 0 <= view < state.players:
             vec = np.empty(K.N_STATE, dtype=np.int64)
             KD.canonical_world(state._vec, state._r, view, vec)

@@ -266,9 +266,10 @@ def hand_outcomes(
         n = min(_BLOCK, hands - first)
         cols = np.zeros((K.N_ROW_COLS, n), dtype=np.int32)
         K.fused_rows(r, codes.astype(np.int64), seed, False, first, n, cols)
-        dealer_side = cols[K.C_DEALER] % 2 if rules.teams else cols[K.C_DEALER]
-        pts = np.stack([cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(2)])
-        den = np.stack([cols[K.C_STATS + 4 * s + 1] for s in range(2)])
+        dealers = K.row_dealers(cols)
+        dealer_side = dealers % 2 if rules.teams else dealers
+        pts = np.stack([K.row_side_points(cols, s) for s in range(2)])
+        den = np.stack([K.row_side_denari(cols, s) for s in range(2)])
         idx = np.arange(n)
         dp.append(pts[dealer_side, idx])
         fp.append(pts[1 - dealer_side, idx])

@@ -101,7 +101,7 @@ class InfoSet(PublicView):
                 if out
                 else ""
             )
-            + (" over" if self._vec[K.S_DONE] else "")
+            + (" over" if self.is_over else "")
             + (f" match={'-'.join(map(str, self.match_totals))}" if any(self.match_totals) else "")
         )
 

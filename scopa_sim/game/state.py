@@ -42,6 +42,13 @@ def score_items(rules: Rules) -> tuple[str, ...]:
     return tuple(i for i in SCORE_ITEMS if i != "four_sevens")
 
 
+def score_points(rows: Any) -> list[int]:
+    """Each side's points of a hand (its ``total`` item) from its score rows
+    ``rows[side]`` in :data:`SCORE_ITEMS` order (a :meth:`HandState.score_array`, or the
+    tuples of a hand's log or record), as ints."""
+    return [int(row[K.I_TOTAL]) for row in rows]
+
+
 def score_dicts(rules: Rules, rows: Any) -> list[dict[str, int]]:
     """Score rows (``[side][item]`` in :data:`SCORE_ITEMS` order) as the objects of a
     record's ``score``: the items of :func:`score_items` by name."""
@@ -195,6 +202,13 @@ class PublicView:
         return [CardSet(int(self._vec[K.S_PILES + s])) for s in range(self.rules.sides)]
 
     @property
+    def pile_masks(self) -> tuple[int, ...]:
+        """Captured cards per side as card masks (:attr:`piles` as ints, as a hand's log
+        and record hold them)."""
+        vec = self._vec
+        return tuple(int(vec[K.S_PILES + s]) for s in range(self.rules.sides))
+
+    @property
     def scope(self) -> list[int]:
         """Scope per side."""
         return [int(self._vec[K.S_SCOPE + s]) for s in range(self.rules.sides)]
@@ -202,6 +216,12 @@ class PublicView:
     @property
     def plays_made(self) -> int:
         return int(self._vec[K.S_PLAYS])
+
+    @property
+    def is_over(self) -> bool:
+        """True once the last card is played and the table remainder assigned (a
+        property, as :attr:`turn` and :attr:`legal_plays` are: ``while not s.is_over:``)."""
+        return bool(self._vec[K.S_DONE])
 
     @property
     def last_capturer(self) -> int | None:
@@ -431,15 +451,18 @@ class HandState(PublicView):
         lo, hi = int(self._vec[K.S_STOCK]), int(self._vec[K.S_DECK_SIZE])
         return [int(c) for c in self._vec[K.S_DECK + lo : K.S_DECK + hi]]
 
+    def with_sorted_stock(self) -> HandState:
+        """A copy whose stock holds the same cards in card order (every hand known, only
+        the stock's order not: what the deals have decided so far); history not
+        included."""
+        vec = self._vec.copy()
+        lo, hi = K.S_DECK + int(vec[K.S_STOCK]), K.S_DECK + int(vec[K.S_DECK_SIZE])
+        vec[lo:hi] = np.sort(vec[lo:hi])
+        return HandState(self.rules, vec, match_totals=self.match_totals)
+
     @property
     def plays_left(self) -> int:
         return self.rules.total_plays - self.plays_made
-
-    @property
-    def is_over(self) -> bool:
-        """True once the last card is played and the table remainder assigned (a
-        property, as :attr:`turn` and :attr:`legal_plays` are: ``while not s.is_over:``)."""
-        return bool(self._vec[K.S_DONE])
 
     @property
     def history(self) -> list[Play]:
@@ -523,7 +546,7 @@ class HandState(PublicView):
     def points(self) -> list[int]:
         """Each side's points of the hand as it stands (the ``total`` score item; final
         once :attr:`is_over`)."""
-        return [int(x) for x in self.score_array()[:, K.I_TOTAL]]
+        return score_points(self.score_array())
 
     def score(self) -> list[dict[str, int]]:
         """Score items per side as dicts, as in a game record."""

@@ -17,7 +17,7 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import MatchError
 from scopa_sim.game.cards import Card
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import HandState, check_match_totals
+from scopa_sim.game.state import HandState, check_match_totals, score_points
 
 #: Stream numbers of :func:`_engine.streams.derive_seed` (those of the jitted loops).
 STREAM_DEAL = K.STREAM_DEAL
@@ -80,7 +80,7 @@ def hand_log(
     after it and the match's winner, if it is won."""
     rules = state.rules
     score = state.score_array()
-    after = tuple(int(t) + int(score[s][K.I_TOTAL]) for s, t in enumerate(totals_before))
+    after = tuple(int(t) + p for t, p in zip(totals_before, score_points(score), strict=True))
     piles = tuple(p.mask for p in state.piles)
     return HandLog(
         match=match,
@@ -157,7 +157,7 @@ class HandPlayer:
         self._scratch = np.empty(K.SCRATCH, dtype=np.int64)
         self._log_card = np.empty(40, dtype=np.int64)
         self._log_take = np.empty(40, dtype=np.int64)
-        self._score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
+        self._hand = HandState(rules, self._state)  # a face on the kernels' state
 
     def play(
         self, match: int, hand: int, dealer: int, totals: Sequence[int] | None = None
@@ -185,14 +185,13 @@ class HandPlayer:
                 self._log_card,
                 self._log_take,
             )
-            K.score_state(state, r, self._score)
             n = rules.players
             plays = tuple(
                 ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))
                 for i in range(int(made))
             )
-            piles = tuple(int(state[K.S_PILES + s]) for s in range(rules.sides))
-            score = self._score
+            piles = self._hand.pile_masks
+            score = self._hand.score_array()
         else:
             hs = HandState.deal(rules, dealer=dealer, deck=deck, match_totals=totals)
             logged = []
@@ -247,7 +246,7 @@ def play_match(
     for hand in range(MAX_HANDS_PER_MATCH):
         hp = player.play(match, hand, dealer, totals)
         before = tuple(totals)
-        totals = [t + hp.score[s][K.I_TOTAL] for s, t in enumerate(totals)]
+        totals = [t + p for t, p in zip(totals, score_points(hp.score), strict=True)]
         winner = match_winner(rules, totals, hp.piles)
         yield HandLog(
             match=match,

@@ -19,6 +19,7 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.data import dataset as D
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import SimulationError
+from scopa_sim.game.state import score_points
 from scopa_sim.sim.match import HandLog, HandPlayer, play_match
 from scopa_sim.sim.pool import parent_gone
 
@@ -72,9 +73,7 @@ def row_buffer(count: int) -> np.ndarray:
 def row_points(cols: np.ndarray, sides: int) -> np.ndarray:
     """Each side's points of the hand in rows ``cols`` of :func:`compute_rows`:
     ``points[row, side]`` (int64, ``sides`` columns; the ``s{side}_points`` columns)."""
-    return np.stack(
-        [cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL] for s in range(sides)], axis=1
-    ).astype(np.int64)
+    return np.stack([K.row_side_points(cols, s) for s in range(sides)], axis=1).astype(np.int64)
 
 
 #: Rows the jitted loop writes per call in matches mode (a buffer of about 60 MB): a
@@ -116,7 +115,7 @@ def _match_rows(
                         f"match {first + done} did not end within {K.MAX_HANDS_PER_MATCH:,} hands"
                     ) from None
         part = buf[:, :rows] if 2 * rows > cap else buf[:, :rows].copy()  # free the rest
-        part[K.C_MATCH] += done
+        K.offset_row_matches(part, done)
         parts.append(part)
         done += int(units)
         rows_done += int(rows)
@@ -136,25 +135,22 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
             hp = player.play(unit, 0, unit % rules.players)
             logs = [
                 HandLog(unit, 0, unit % rules.players, hp.deck, hp.plays, hp.score, hp.piles,
-                        (0,) * rules.sides, tuple(s[K.I_TOTAL] for s in hp.score), None,
+                        (0,) * rules.sides, tuple(score_points(hp.score)), None,
                         hp.redeals)
             ]  # fmt: skip
         for log in logs:
-            row = np.zeros(K.N_ROW_COLS, dtype=np.int32)
-            row[[K.C_MATCH, K.C_HAND, K.C_DEALER, K.C_FIRST, K.C_REDEALS, K.C_PLAYS]] = (
-                log.match - first,
-                log.hand,
-                log.dealer,
-                (log.dealer + 1) % rules.players,
-                log.redeals,
-                len(log.plays),
+            row = K.hand_row(
+                match=log.match - first,
+                hand=log.hand,
+                dealer=log.dealer,
+                players=rules.players,
+                redeals=log.redeals,
+                plays=len(log.plays),
+                score=log.score,
+                piles=log.piles,
+                totals=log.totals_after,
+                winner=log.winner,
             )
-            for s in range(rules.sides):
-                pile = log.piles[s]
-                row[K.C_ITEMS + s * K.N_ITEMS : K.C_ITEMS + (s + 1) * K.N_ITEMS] = log.score[s]
-                row[K.C_STATS + 4 * s : K.C_STATS + 4 * s + 4] = K.side_stats(pile)
-                row[K.C_TOTALS + s] = log.totals_after[s]
-            row[K.C_WINNER] = -1 if log.winner is None else log.winner
             rows.append(row)
     return np.stack(rows, axis=1)
 

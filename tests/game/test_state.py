@@ -12,7 +12,7 @@ from scopa_sim.game.state import HandState
 
 #: The public methods of HandState that take no argument: each acts on the state or
 #: makes something new from it. A new query without arguments must be a property.
-NO_ARGUMENT_METHODS = {"pop", "clone", "score", "score_array"}
+NO_ARGUMENT_METHODS = {"pop", "clone", "score", "score_array", "with_sorted_stock"}
 
 
 def test_is_over_is_a_property_and_a_hand_plays_out() -> None:
