@@ -4,6 +4,7 @@ size and writes its JSON. Speed is never asserted; only that the scripts work.""
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -15,12 +16,12 @@ pytestmark = pytest.mark.slow
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
-def _run(script: str, *args: str, out: Path) -> dict:
+def _run(script: str, *args: str, out: Path, timeout: float = 300) -> dict:
     proc = subprocess.run(
         [sys.executable, str(BENCH / script), *args, "--json", str(out)],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     return json.loads(out.read_text())
@@ -55,15 +56,32 @@ def test_bench_search(tmp_path: Path) -> None:
 
 
 def test_bench_ab(tmp_path: Path) -> None:
-    """The paired A/B harness loads a git revision's kernels beside the working tree's."""
+    """The paired A/B runs a revision exported from git against the work tree, each in
+    fresh processes on the public API, and finds both give the same results."""
     git = subprocess.run(["git", "-C", str(BENCH), "rev-parse", "HEAD"], capture_output=True)
     if git.returncode != 0:  # pragma: no cover - not a git checkout
         pytest.skip("needs a git checkout")
-    doc = _run("bench_ab.py", "--base", "HEAD", "--pairs", "2", "--case", "solver",
-               out=tmp_path / "ab.json")  # fmt: skip
-    res = doc["results"]["solver"]
-    assert res["pairs"] == 2 and len(res["ratios"]) == 2 and res["same_results"]
-    assert res["ratio_median"] > 0
+    doc = _run("bench_ab.py", "--base", "HEAD", "--pairs", "1", "--case", "random",
+               "--scale", "0.001", out=tmp_path / "ab.json", timeout=900)  # fmt: skip
+    assert doc["pairs"] == 1 and list(doc["results"]) == ["random"]
+    res = doc["results"]["random"]
+    assert res["pairs"] == 1 and len(res["ratios"]) == 1 and res["same_results"]
+    assert all(math.isfinite(res[k]) and res[k] > 0 for k in ("ratio_median", "a_median"))
+    (a,), (b,) = res["a"], res["b"]
+    assert Path(a["file"]).parts[-3].startswith(doc["base"][1][:12])  # the exported tree's
+    assert Path(b["file"]).parent.parent == BENCH.parent  # the work tree's
+    assert a["digest"] == b["digest"] and a["warm_cpu"] > 0 and a["run_cpu"] > 0
+
+
+@pytest.mark.parametrize(
+    "args", [("--base", "no-such-revision"), ("--case", "nope"), ("--pairs", "0")]
+)
+def test_bench_ab_bad_input(args: tuple[str, ...]) -> None:
+    """Bad input is a one-line error with exit status 2, before anything runs."""
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_ab.py"), *args],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("bench_ab.py: ") and proc.stderr.count("\n") == 1
 
 
 def test_bench_deals(tmp_path: Path) -> None:
