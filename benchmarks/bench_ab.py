@@ -24,12 +24,10 @@ exported trees; bad input is a one-line error with exit status 2.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import resource
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -37,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from scopa_sim.api import interrupts as P
 
 ROOT = Path(__file__).resolve().parent.parent
 _UNSEEN = {"AH", "6S", "QD"}  # the other seat's hand in the solver's endgame
@@ -87,11 +87,6 @@ print(json.dumps(out))
 """
 
 
-def _dies_with_parent() -> None:
-    """In the child before exec: SIGKILL when this script dies, even by ``kill -9``."""
-    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-
 def _fail(message: str) -> None:
     """One line on stderr, exit status 2."""
     sys.stderr.write(f"bench_ab.py: {message}\n")
@@ -107,8 +102,11 @@ def _git(*args: str) -> str:
 
 def export(rev: str, tmp: Path) -> tuple[Path, str]:
     """The tree holding revision ``rev``'s ``scopa_sim`` (in ``tmp``) and its commit."""
-    cmd = ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"]
-    sha = subprocess.run(cmd, capture_output=True, text=True).stdout.strip()
+    sha = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     if not sha:
         _fail(f"--base/--head {rev!r}: not a revision of this repository")
     tree = tmp / sha[:12]
@@ -132,7 +130,7 @@ def child(tree: Path, case: str, seed: int, scratch: Path) -> dict[str, Any]:
     spec = json.dumps([call, size, args, seed, str(scratch)])
     cmd = [sys.executable, "-c", CHILD, spec]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            cwd=scratch, preexec_fn=_dies_with_parent)  # fmt: skip
+                            cwd=scratch, preexec_fn=P.dies_with_parent())  # fmt: skip
     try:
         out, err = proc.communicate()
     finally:
@@ -207,21 +205,26 @@ def main(argv: list[str] | None = None) -> None:
     for name in opts.case or []:  # sizes scaled before any run
         call, size, unit, args = CASES[name]
         CASES[name] = (call, max(1, round(size * opts.scale)), unit, args)
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # finally: cleans up as Ctrl-C
-    with tempfile.TemporaryDirectory(prefix="bench-ab-") as tmp:
-        tree_a, sha_a = export(opts.base, Path(tmp))
-        if opts.head is None:
-            tree_b, sha_b = ROOT, "on " + _git("rev-parse", "HEAD")
-        else:
-            tree_b, sha_b = export(opts.head, Path(tmp))
-        load, results = [os.getloadavg()], {}
-        for name in opts.case or list(CASES):
-            a, b = [], []
-            for i in range(opts.pairs):
-                for side in (0, 1) if i % 2 == 0 else (1, 0):
-                    (a, b)[side].append(child((tree_a, tree_b)[side], name, i, Path(tmp, "runs")))
-            results[name] = _summary(a, b, CASES[name][2])
-        load.append(os.getloadavg())
+    try:  # SIGTERM as Ctrl-C: the children and the exported trees go in the finally blocks
+        with P.interrupt_on_sigterm():  # noqa: SIM117 (the tests look for this line)
+            with tempfile.TemporaryDirectory(prefix="bench-ab-") as tmp:
+                tree_a, sha_a = export(opts.base, Path(tmp))
+                if opts.head is None:
+                    tree_b, sha_b = ROOT, "on " + _git("rev-parse", "HEAD")
+                else:
+                    tree_b, sha_b = export(opts.head, Path(tmp))
+                load, results = [os.getloadavg()], {}
+                for name in opts.case or list(CASES):
+                    a, b = [], []
+                    for i in range(opts.pairs):
+                        for side in (0, 1) if i % 2 == 0 else (1, 0):
+                            tree = (tree_a, tree_b)[side]
+                            (a, b)[side].append(child(tree, name, i, Path(tmp, "runs")))
+                    results[name] = _summary(a, b, CASES[name][2])
+                load.append(os.getloadavg())
+    except KeyboardInterrupt as e:
+        sys.stderr.write("bench_ab.py: interrupted\n")
+        raise SystemExit(143 if isinstance(e, P.Terminated) else 130) from None
     print(f"A = {opts.base} ({sha_a}), B = {opts.head or 'the work tree'} ({sha_b})")
     print(
         f"{opts.pairs} pairs, ABBA; rates per CPU second of the measured call; "

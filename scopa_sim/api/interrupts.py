@@ -5,13 +5,15 @@ at once rather than wait for it).
 
 * :func:`interrupt_on_sigterm`: a context in which SIGTERM raises :class:`Terminated`;
 * :class:`Terminated`: the ``KeyboardInterrupt`` it raises;
-* :func:`abandoned`: whether an interrupted search still runs in a thread.
+* :func:`abandoned`: whether an interrupted search still runs in a thread;
+* :func:`dies_with_parent`: a ``preexec_fn`` that ends a program started by a front door
+  (or a benchmark) with the process that started it.
 
 They are :mod:`scopa_sim.sim.pool`'s, which every long function runs its work on.
 """
 
 from __future__ import annotations
 
-from scopa_sim.sim.pool import Terminated, abandoned, interrupt_on_sigterm
+from scopa_sim.sim.pool import Terminated, abandoned, dies_with_parent, interrupt_on_sigterm
 
-__all__ = ["Terminated", "abandoned", "interrupt_on_sigterm"]
+__all__ = ["Terminated", "abandoned", "dies_with_parent", "interrupt_on_sigterm"]
