@@ -354,9 +354,9 @@ def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
     nxt = next((p for p in order[1:] if p % rules.sides != best % rules.sides), None)
     if nxt is None:
         return Seats(preset, tag, rules.players, rules.teams, points, best, None)
-    t = S.paired_t("seat_lead", cols[best][half:], cols[nxt][half:])
-    lead = S.MeanCI(t.estimate, t.low, t.high, t.n, math.nan, method="paired t, held-out half")
-    return Seats(preset, tag, rules.players, rules.teams, points, best, lead, nxt, t.p_value)
+    lead = S.mean_ci(cols[best][half:] - cols[nxt][half:])  # paired t, the held-out half
+    p = t_p_value(lead)
+    return Seats(preset, tag, rules.players, rules.teams, points, best, lead, nxt, p)
 
 
 def lead_verdict(st: Seats) -> str:
