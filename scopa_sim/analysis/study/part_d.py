@@ -370,7 +370,9 @@ def _luck_section(d: PartD) -> list[str]:
          "another's by its sample size, not by its play.", ""]  # fmt: skip
     rows = [[f"`{p}`", _tag_name(t), _pct(x), _used(x, m), str(x.features)]
             for p, t, x, m in d.luck if x.reported]  # fmt: skip
-    L += [*_table(["preset", "policy", "luck share (R²)", "hands used", "features"], rows), ""]
+    if rows:
+        head = ["preset", "policy", "luck share (R²)", "hands used", "features"]
+        L += [*_table(head, rows), ""]
     few = [f"`{p}` under {_tag_name(t)} ({m:,} hands)" for p, t, x, m in d.luck
            if not x.reported]  # fmt: skip
     if few:
