@@ -9,13 +9,21 @@ Every figure comes from a run's rows and its deals dealt again
 * a card *dealt to a side* in the **first** deal is in the opening hand of one of the
   side's seats; in **any** deal, in one of the side's hands at some deal (the table's
   cards, and with three players the third seat's, are dealt to neither side);
-* a **card value** is the coefficient ``v_c`` of the OLS regression of the dealer margin on
-  an intercept and, for each card of the deck, ``x_c`` = +1 when the card is dealt to the
-  dealer's side, -1 to the first player's, 0 otherwise: the margin a side gains, all other
-  cards held fixed, from being dealt the card rather than neither side (twice that when the
-  card would otherwise go to the opponent). Intervals from heteroscedasticity-robust (HC1)
-  standard errors; a card dealt to a side in fewer than :data:`MIN_CELL` hands is reported
-  as too few, never as a number; the cards the deck lacks (``scopa-36``) are absent;
+* a **card value** is what a side gains, in margin points per hand, from being dealt the
+  card *instead of an average card of the deck*: ``v_c - mean(v)`` in the OLS regression
+  of the dealer margin on an intercept and, for each card of the deck, ``x_c`` = +1 when
+  the card is dealt to the dealer's side, -1 to the first player's, 0 otherwise, all other
+  cards held fixed. Each side is dealt as many cards as the other, so the ``x_c`` of a
+  hand sum to zero and only such contrasts are identified (a value "against the card
+  going to neither side" is not): the fit is reference-coded (the deck's last card left
+  out) and the contrasts computed from it explicitly, so the values sum to zero; the
+  difference of two values is what swapping one card for the other is worth. The
+  intercept is the margin predicted when both sides' cards are worth the same (the
+  seats' edge net of the cards). Intervals from heteroscedasticity-robust (HC1)
+  standard errors, transformed to the contrasts; a card dealt to a side in fewer than
+  :data:`MIN_CELL` hands is reported as too few, never as a number; a card never dealt
+  to one of the sides is an error (its value is not identified); the cards the deck
+  lacks (``scopa-36``) are absent;
 * the **luck share** is the cross-validated R² of a linear deal-only predictor
   (:data:`LUCK_METHOD`).
 """
@@ -24,7 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -48,8 +56,12 @@ Z = 1.959963984540054
 CHUNK = 1 << 18
 #: Folds of the luck share's cross-validation.
 FOLDS = 10
-#: Hands the luck share needs (ten a fold).
-MIN_LUCK_HANDS = 10 * FOLDS
+#: Hands the luck share needs: below this its cross-validated R² is shrunk, by the noise of
+#: fitting its features on the training folds (about ``(1 - R²) p / n_train`` for ``p``
+#: features), by more than the reports' precision (0.1 percentage point; the curve
+#: measured on subsamples is in ``docs/guide/deals.md``), so a smaller run is refused
+#: rather than reported beside larger ones.
+MIN_LUCK_HANDS = 200_000
 #: The most hands the luck share's fit uses (its cost grows with the square of its
 #: features): the first ones of the run.
 LUCK_HANDS = 1_000_000
@@ -57,8 +69,9 @@ LUCK_METHOD = (
     f"{FOLDS}-fold cross-validated R² (folds: hand index mod {FOLDS}) of a least-squares fit "
     "of the dealer margin on deal-only features: each card's place (+1 dealer's side, -1 "
     "first player's, in the first deal and in a later deal; on the table), and for each "
-    "side indicators of how many sevens, sixes, aces and denari it was dealt; 95% CI from "
-    f"the spread of the {FOLDS} folds' R² (t, {FOLDS - 1} df)"
+    "side indicators of how many sevens, sixes, aces and denari it was dealt; 95% CI over "
+    "hands (delta method on each hand's held-out squared error); from at least "
+    f"{MIN_LUCK_HANDS:,} hands, below which the estimate is shrunk by its own fit"
 )
 SIXES_MASK = sum(1 << (10 * s + 5) for s in range(4))
 ACES_MASK = sum(1 << (10 * s) for s in range(4))
@@ -172,9 +185,45 @@ def ols_hc1(chunks: Chunks) -> Fit:
 
 
 @dataclass(frozen=True)
+class CovFit:
+    """An OLS fit of full column rank: coefficients, their HC1 covariance, observations."""
+
+    beta: np.ndarray
+    cov: np.ndarray
+    n: int
+
+
+def ols_hc1_cov(chunks: Chunks) -> CovFit:
+    """OLS of ``y`` on ``X`` over the chunks ``(X, y)`` of ``chunks()`` (called twice),
+    with White's heteroscedasticity-robust covariance scaled by ``n / (n - k)`` (HC1), for
+    a design of full column rank: a rank-deficient ``X`` raises :class:`AnalysisError`
+    (no parametrisation is chosen silently; impose a constraint or a reference first)."""
+    xtx: np.ndarray | None = None
+    xty: np.ndarray | None = None
+    n = 0
+    for X, y in chunks():
+        xtx = X.T @ X if xtx is None else xtx + X.T @ X
+        xty = X.T @ y if xty is None else xty + X.T @ y
+        n += y.shape[0]
+    if xtx is None or xty is None:
+        raise AnalysisError("no hands to fit")
+    k = xtx.shape[0]
+    if n <= k or int(np.linalg.matrix_rank(xtx)) < k:
+        raise AnalysisError(f"the design has rank below its {k} columns ({n:,} rows)")
+    inv = np.linalg.inv(xtx)
+    beta = inv @ xty
+    meat = np.zeros_like(xtx)
+    for X, y in chunks():
+        xe = X * (y - X @ beta)[:, None]
+        meat += xe.T @ xe
+    return CovFit(beta, inv @ meat @ inv * (n / (n - k)), n)
+
+
+@dataclass(frozen=True)
 class CardValue:
-    """What a card is worth to the side dealt it: margin points per hand, with its 95% CI
-    (NaN when too few hands: ``dealt`` < :data:`MIN_CELL`)."""
+    """What a card is worth to the side dealt it instead of an average card of the deck
+    (module docstring): margin points per hand, with its 95% CI (NaN when too few hands:
+    ``dealt`` < :data:`MIN_CELL`)."""
 
     card: str
     estimate: float
@@ -190,15 +239,20 @@ class CardValue:
 
 @dataclass(frozen=True)
 class CardValues:
-    """Every card's value in one run, for cards dealt in the ``first`` or ``any`` deal."""
+    """Every card's value in one run, for cards dealt in the ``first`` or ``any`` deal:
+    each against the average card of the deck (the values sum to zero), so a value's sign
+    says above or below the average card, and ``value(a).estimate - value(b).estimate``
+    is what holding ``a`` instead of ``b`` is worth (:meth:`swap` gives its interval)."""
 
     preset: str
     policy: str
     deal: str
     hands: int
-    intercept: float  # the dealer margin with every card dealt to neither side
-    values: tuple[CardValue, ...]
+    intercept: float  # the dealer margin predicted when both sides' cards are worth the same
+    values: tuple[CardValue, ...]  # each against the average card: they sum to zero
     method: str
+    #: The values' HC1 covariance (deck order, as ``values``), for contrasts between cards.
+    cov: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def value(self, card: str) -> CardValue:
         """The value of ``card`` (``7D``); an AnalysisError for a card the deck lacks."""
@@ -209,6 +263,20 @@ class CardValues:
             if v.card == name:
                 return v
         raise AnalysisError(f"{name} is not in this game's deck ({self.preset})")
+
+    def swap(self, held: str, instead: str) -> Estimate:
+        """What holding ``held`` instead of ``instead`` is worth to a side (margin points per
+        hand; the difference of their values), with its HC1 95% interval.
+
+        :raises AnalysisError: a card the deck lacks, or either card has too few hands.
+        """
+        a, b = self.value(held), self.value(instead)
+        if a.too_few or b.too_few or self.cov is None:
+            raise AnalysisError(f"{a.card} or {b.card} has too few hands for a contrast")
+        i, j = self.values.index(a), self.values.index(b)
+        var = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
+        est, h = a.estimate - b.estimate, Z * math.sqrt(max(float(var), 0.0))
+        return Estimate(est, est - h, est + h, self.hands, "HC1 contrast")
 
     def grid(self) -> np.ndarray:
         """The values as a 4 x 10 array (suits D, H, C, S by ranks A..K), NaN where a
@@ -243,32 +311,80 @@ def _signed(ds: DealSides, deal: str) -> tuple[np.ndarray, np.ndarray]:
     raise AnalysisError(f"unknown deal {deal!r}; choose from: first, any")
 
 
+#: What a card value measures, as the reports say it.
+CARD_VALUE_CONTRAST = "the card against the average card of the deck (values sum to zero)"
+
+
+def _values_identified(ds: DealSides, d: np.ndarray, f: np.ndarray, deal: str) -> None:
+    """Raise :class:`AnalysisError` unless both sides are dealt as many cards in every hand
+    (the identity that makes the values contrasts) and every card reached each side."""
+    cards = ds.cards
+    if not np.array_equal(DL.popcount(d), DL.popcount(f)):
+        raise AnalysisError(
+            f"card values need both sides dealt as many cards in every hand ({deal} deal of "
+            f"{ds.run.config.preset})"
+        )
+    for side, masks in (("dealer's side", d), ("first player's side", f)):
+        counts = ((masks[:, None] >> cards[None, :]) & 1).sum(axis=0)
+        if counts.min() == 0:
+            rate = float(DL.popcount(masks).mean()) / cards.size
+            need = math.ceil(MIN_CELL / rate) if rate > 0 else 0
+            name = card_name(int(cards[int(np.argmin(counts))]))
+            raise AnalysisError(
+                f"too few hands for card values ({ds.n:,}): {name} was never dealt to the "
+                f"{side} ({deal} deal); at least {need:,} hands give each card about "
+                f"{MIN_CELL} hands a side"
+            )
+
+
 def card_values(ds: DealSides, deal: str = "first") -> CardValues:
-    """Each card's value (module docstring) from the hands of ``ds``, for the cards dealt
-    in the ``first`` deal or in ``any`` deal."""
+    """Each card's value (module docstring: the card against the average card of the
+    deck) from the hands of ``ds``, for the cards dealt in the ``first`` deal or in
+    ``any`` deal, with HC1 95% intervals for those contrasts.
+
+    :raises AnalysisError: an unknown ``deal``; a card never dealt to one of the sides
+        (the message names the hands needed); sides dealt unequal numbers of cards.
+    """
     d, f = _signed(ds, deal)
     cards = ds.cards
+    k = cards.size
+    _values_identified(ds, d, f, deal)
 
     def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        # reference coding: the last card's column is minus the sum of the others
         for lo in range(0, ds.n, CHUNK):
             hi = min(ds.n, lo + CHUNK)
-            X = np.empty((hi - lo, cards.size + 1))
+            X = np.empty((hi - lo, k))
             X[:, 0] = 1.0
-            X[:, 1:] = bits(d[lo:hi], cards) - bits(f[lo:hi], cards)
+            X[:, 1:] = bits(d[lo:hi], cards[:-1]) - bits(f[lo:hi], cards[:-1])
             yield X, ds.margin[lo:hi]
 
-    fit = ols_hc1(chunks)
+    fit = ols_hc1_cov(chunks)
+    # values = M [b_1 .. b_{k-1}, 0] with M = I - J / k: each card against the average
+    C = np.zeros((k, k))
+    C[:, 1:] = np.eye(k)[:, : k - 1] - 1.0 / k
+    est, cov = C @ fit.beta, C @ fit.cov @ C.T
+    se_all = np.sqrt(np.maximum(np.diag(cov), 0.0))
     dealt = np.array([int((((d | f) >> c) & 1).sum()) for c in cards], dtype=np.int64)
     values = []
     for j, c in enumerate(cards):
-        b, se, k = float(fit.beta[j + 1]), float(fit.se[j + 1]), int(dealt[j])
-        if k < MIN_CELL:
+        b, se, n_c = float(est[j]), float(se_all[j]), int(dealt[j])
+        if n_c < MIN_CELL:
             b = se = math.nan
-        values.append(CardValue(card_name(int(c)), b, b - Z * se, b + Z * se, se, k))
-    method = (f"OLS of the dealer margin on {cards.size} card indicators (+1 dealer's side, "
-              f"-1 first player's, {deal} deal) and an intercept; HC1 robust 95% CI")  # fmt: skip
+        values.append(CardValue(card_name(int(c)), b, b - Z * se, b + Z * se, se, n_c))
+    method = (f"OLS of the dealer margin on {k} card indicators (+1 dealer's side, -1 first "
+              f"player's, {deal} deal) and an intercept, reference-coded (their sum is 0 in "
+              f"every hand); each value is {CARD_VALUE_CONTRAST}; HC1 robust 95% CI of "
+              "that contrast")  # fmt: skip
     return CardValues(
-        ds.run.config.preset, ds.policy, deal, ds.n, float(fit.beta[0]), tuple(values), method
+        ds.run.config.preset,
+        ds.policy,
+        deal,
+        ds.n,
+        float(fit.beta[0]),
+        tuple(values),
+        method,
+        cov,
     )
 
 
@@ -394,9 +510,15 @@ class LuckShare:
     low: float
     high: float
     folds: tuple[float, ...]
-    hands: int
+    hands: int  # the hands used (the first ones of the run)
     features: int
     method: str = LUCK_METHOD
+    se: float = math.nan  # the estimate's standard error over hands
+
+    @property
+    def reported(self) -> bool:
+        """Whether there is a number (enough hands: :data:`MIN_LUCK_HANDS`)."""
+        return math.isfinite(self.estimate)
 
 
 def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[float, list[float]]:
@@ -440,6 +562,83 @@ def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[floa
     return float(1 - sse_all / sst_all), per
 
 
+@dataclass(frozen=True)
+class CvR2:
+    """A cross-validated R² (:func:`cv_r2_over_hands`): the pooled estimate, each fold's,
+    the hands, and the estimate's standard error over hands."""
+
+    r2: float
+    folds: tuple[float, ...]
+    n: int
+    se: float
+
+
+def cv_r2_over_hands(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> CvR2:
+    """:func:`cv_r2` (the same estimate and folds) with the estimate's standard error over
+    hands: a second pass gives each hand its held-out squared error ``a`` (under the fit
+    of the other folds) and its squared deviation ``b`` from those folds' mean, and
+    ``R² = 1 - sum(a) / sum(b)`` gets the delta method's
+    ``sd(a - (1 - R²) b) / (mean(b) sqrt(n))``. It treats the fold fits as fixed, which
+    holds where the fits' own noise is negligible (the luck share's
+    :data:`LUCK_MIN_HANDS`); the folds' spread would not (they share their training
+    hands).
+
+    :raises AnalysisError: fewer than two hands a fold.
+    """
+    stats: list[list[Any]] = []
+    row = 0
+    for X, y in chunks():
+        if not stats:
+            stats = [[np.zeros((X.shape[1],) * 2), np.zeros(X.shape[1]), 0.0, 0] for _ in
+                     range(folds)]  # fmt: skip
+        fold = (np.arange(row, row + y.shape[0])) % folds
+        for k in range(folds):
+            sel = fold == k
+            xs, ys = X[sel], y[sel]
+            stats[k][0] += xs.T @ xs
+            stats[k][1] += xs.T @ ys
+            stats[k][2] += float(ys @ ys)
+            stats[k][3] += int(ys.shape[0])
+        row += y.shape[0]
+    if not stats or row < 2 * folds:
+        raise AnalysisError(f"too few hands for a {folds}-fold cross-validation ({row})")
+    tot = [sum(s[i] for s in stats) for i in range(4)]
+    betas, means = [], []
+    sse_all = sst_all = 0.0
+    per = []
+    for xtx_k, xty_k, yy_k, n_k in stats:  # the estimate exactly as :func:`cv_r2` has it
+        xtx, xty, n = tot[0] - xtx_k, tot[1] - xty_k, tot[3] - n_k
+        pen = np.eye(xtx.shape[0]) * ridge * n
+        pen[0, 0] = 0.0
+        beta = np.linalg.solve(xtx + pen, xty)
+        sse = yy_k - 2 * beta @ xty_k + beta @ xtx_k @ beta
+        ybar = xty[0] / n
+        sst = yy_k - 2 * ybar * xty_k[0] + n_k * ybar * ybar
+        sse_all += sse
+        sst_all += sst
+        per.append(float(1 - sse / sst) if sst > 0 else math.nan)
+        betas.append(beta)
+        means.append(ybar)
+    r2 = float(1 - sse_all / sst_all)
+    sums = np.zeros(5)  # a, b, a², b², ab
+    row = 0
+    for X, y in chunks():
+        fold = (np.arange(row, row + y.shape[0])) % folds
+        B = np.stack(betas)[fold]
+        a = (y - np.einsum("ij,ij->i", X, B)) ** 2
+        b = (y - np.asarray(means)[fold]) ** 2
+        sums += [a.sum(), b.sum(), a @ a, b @ b, a @ b]
+        row += y.shape[0]
+    n = row
+    ma, mb = sums[0] / n, sums[1] / n
+    va = sums[2] / n - ma * ma
+    vb = sums[3] / n - mb * mb
+    cab = sums[4] / n - ma * mb
+    q = 1 - r2
+    var_u = max(va - 2 * q * cab + q * q * vb, 0.0) * n / (n - 1)
+    return CvR2(r2, tuple(per), n, math.sqrt(var_u / n) / mb)
+
+
 def luck_features(ds: DealSides, lo: int, hi: int) -> np.ndarray:
     """The luck share's design matrix for the hands from ``lo`` to ``hi - 1``
     (:data:`LUCK_METHOD`)."""
@@ -461,7 +660,11 @@ def luck_features(ds: DealSides, lo: int, hi: int) -> np.ndarray:
 
 def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
     """The cross-validated share of the dealer margin's variance that the deal explains
-    (:data:`LUCK_METHOD`), from the first ``max_hands`` hands of ``ds``."""
+    (:data:`LUCK_METHOD`), from the first ``max_hands`` hands of ``ds``, with its 95%
+    interval over hands (:func:`cv_r2_over_hands`).
+
+    :raises AnalysisError: fewer than :data:`MIN_LUCK_HANDS` hands (the message names it).
+    """
     n = min(ds.n, max_hands)
 
     def chunks() -> Iterator[tuple[np.ndarray, np.ndarray]]:
@@ -470,12 +673,14 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
             yield luck_features(ds, lo, hi), ds.margin[lo:hi]
 
     if n < MIN_LUCK_HANDS:
-        raise AnalysisError(f"too few hands for the luck share ({n}; at least {MIN_LUCK_HANDS})")
-    r2, per = cv_r2(chunks)
-    ok = [p for p in per if math.isfinite(p)]
-    sd = float(np.std(ok, ddof=1)) if len(ok) > 1 else math.nan
-    h = S._t_quantile(0.95, len(ok) - 1) * sd / math.sqrt(len(ok)) if len(ok) > 1 else math.nan
-    return LuckShare(r2, r2 - h, r2 + h, tuple(per), n, luck_features(ds, 0, 1).shape[1])
+        raise AnalysisError(
+            f"too few hands for the luck share ({n:,}; at least {MIN_LUCK_HANDS:,}: below it "
+            "the cross-validated R² is shrunk by its own fit)"
+        )
+    cv = cv_r2_over_hands(chunks)
+    h = Z * cv.se
+    return LuckShare(cv.r2, cv.r2 - h, cv.r2 + h, cv.folds, n, luck_features(ds, 0, 1).shape[1],
+                     LUCK_METHOD, cv.se)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- matches
@@ -503,6 +708,7 @@ def match_wins(run: Run, seat: int = 0) -> Estimate:
 
 
 __all__ = [
+    "CARD_VALUE_CONTRAST",
     "FOLDS",
     "LUCK_METHOD",
     "MIN_CELL",
@@ -511,18 +717,22 @@ __all__ = [
     "CardValues",
     "ClassCell",
     "ClassTable",
+    "CovFit",
+    "CvR2",
     "DealSides",
     "Fit",
     "LuckShare",
     "bits",
     "card_values",
     "cv_r2",
+    "cv_r2_over_hands",
     "deal_sides",
     "direct_value",
     "luck_features",
     "luck_share",
     "match_wins",
     "ols_hc1",
+    "ols_hc1_cov",
     "opening_hands",
     "opening_tables",
 ]

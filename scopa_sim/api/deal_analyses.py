@@ -34,9 +34,12 @@ def _sides(run: RunLike, max_hands: int | None = None):  # type: ignore[no-untyp
 @one_line_errors
 def card_values(run: RunLike, deal: str = "first", max_hands: int | None = None) -> CardValues:
     """Each card's value to the side dealt it in the ``first`` deal (its opening hand) or
-    in ``any`` deal: margin points per hand, with HC1-robust 95% CIs (an OLS of the dealer
-    margin on the card indicators), from the run's first ``max_hands`` hands (default all).
-    ``.value("7D")``, ``.grid()`` (4 x 10), ``.to_polars()``."""
+    in ``any`` deal, *against the average card of the deck* (the values sum to zero):
+    margin points per hand, with HC1-robust 95% CIs (an OLS of the dealer margin on the
+    card indicators, the contrasts computed explicitly), from the run's first
+    ``max_hands`` hands (default all). ``.value("7D")``, ``.swap("7D", "AD")`` (holding one
+    card instead of another), ``.grid()`` (4 x 10), ``.to_polars()``. A card never dealt to
+    one side is an error naming the hands needed."""
     from scopa_sim.analysis.deal_analyses import card_values as library_card_values
 
     return library_card_values(_sides(run, max_hands), deal)

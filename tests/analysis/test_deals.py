@@ -198,7 +198,8 @@ def test_luck_share_recovers_a_known_r2() -> None:
     assert abs(noise) < 0.005
 
 
-def test_luck_share_of_a_run(runs: dict[str, Any]) -> None:
+def test_luck_share_of_a_run(runs: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(DV, "MIN_LUCK_HANDS", 10_000)  # refused below 100,000 otherwise
     share = scopa_sim.luck_share(runs["greedy"], max_hands=10_000)
     assert share.hands == 10_000 and 0.02 < share.estimate < 0.6
     assert share.low < share.estimate < share.high and "cross-validated" in share.method

@@ -293,7 +293,11 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert "in `scopa` under `expert`" in opening["a"]
     assert ("not resolved" in opening["a"]) == (m["ci_low"] <= 0 <= m["ci_high"])
     effects = [r for r in rows if r["metric"] == "effect:dealer_margin" and r["policy"] == "expert"]
-    sure = [r for r in effects if r["ci_low"] > 0 or r["ci_high"] < 0]
+    sure = [
+        r
+        for r in effects
+        if (r["ci_low"] > 0 or r["ci_high"] < 0) and r["p_holm"] is not None and r["p_holm"] < 0.05
+    ]  # non-zero after Holm
     assert opening["b"].startswith(f"**{len(sure)} of " if sure else "**No rule variant")
     assert "a match to 11" in opening["c"] and "bootstrap" in opening["c"]
     _check_part_d(out, rows, index)

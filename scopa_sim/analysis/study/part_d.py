@@ -27,6 +27,7 @@ from scopa_sim.data.run import Run, open_run
 from scopa_sim.errors import AnalysisError
 from scopa_sim.files import write_text
 from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.stats import inference as S
 from scopa_sim.stats.estimate import Estimate
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ class PartD:
     values: list[DV.CardValues]
     hands: list[DV.ClassTable]
     tables: list[DV.ClassTable]
-    luck: list[tuple[str, str, DV.LuckShare]]  # (preset, tag, share)
+    luck: list[tuple[str, str, DV.LuckShare, int]]  # (preset, tag, share, the run's hands)
     strength: list[tuple[str, str, Estimate]]  # (stronger tag, weaker tag, wins)
 
 
@@ -88,11 +89,12 @@ def compute(
                     out.values.append(cv)
                     _value_rows(res, cv)
             luck = _luck(ds)
-            out.luck.append((preset, tag, luck))
+            out.luck.append((preset, tag, luck, ds.n))
             res.add("D", preset, {}, run.config.policies[0], "luck_share", luck.estimate,
                     luck.low, luck.high, luck.hands, luck.method, features=luck.features,
                     folds=[_num(f) for f in luck.folds],
-                    too_few=not math.isfinite(luck.estimate))  # fmt: skip
+                    too_few=not luck.reported, run_hands=ds.n,
+                    min_hands=DV.MIN_LUCK_HANDS)  # fmt: skip
             if tag == "expert" and Rules.make(preset).players == 2:
                 for table in (DV.opening_hands(ds), DV.opening_tables(ds)):
                     (out.hands if table.what == "hand" else out.tables).append(table)
@@ -113,9 +115,10 @@ def compute(
 
 
 def _luck(ds: DV.DealSides) -> DV.LuckShare:
-    """The run's luck share, or a share without a number when it has too few hands for
-    the cross-validation (a search run of a tiny study)."""
-    if ds.n < DV.MIN_LUCK_HANDS:
+    """The run's luck share, or a share without a number when it has fewer hands than
+    :data:`~scopa_sim.analysis.deal_analyses.MIN_LUCK_HANDS` (the search runs; every run of a small
+    study), where the cross-validated R² is shrunk by its own fit."""
+    if min(ds.n, DV.LUCK_HANDS) < DV.MIN_LUCK_HANDS:
         return DV.LuckShare(math.nan, math.nan, math.nan, (), ds.n, 0)
     return DV.luck_share(ds)
 
@@ -146,18 +149,39 @@ def _class_rows(res: Results, t: DV.ClassTable) -> None:
 
 
 def _pct(x: DV.LuckShare) -> str:
-    if not math.isfinite(x.estimate):
-        return f"too few hands (fewer than {DV.MIN_LUCK_HANDS})"
+    if not x.reported:
+        return f"not reported (fewer than {DV.MIN_LUCK_HANDS:,} hands)"
     return _ci(100 * x.estimate, 100 * x.low, 100 * x.high, 1, False) + " %"
+
+
+def _used(x: DV.LuckShare, run_hands: int) -> str:
+    """The hands a luck share used, against the run's."""
+    if x.hands >= run_hands:
+        return f"n={x.hands:,} hands"
+    return f"n={x.hands:,} hands: the first of the run's {run_hands:,}"
 
 
 def _v(v: DV.CardValue) -> str:
     return "too few" if v.too_few else _ci(v.estimate, v.low, v.high, 3)
 
 
-def _cell(c: DV.ClassCell) -> list[str]:
-    est = "too few" if c.too_few else _ci(c.estimate, c.low, c.high, 3)
-    return [f"`{c.key}`", est, f"{c.hands:,}"]
+def simultaneous(c: DV.ClassCell, classes: int) -> tuple[float, float]:
+    """A class's 95% interval made simultaneous over ``classes`` classes (Bonferroni: each
+    at level 1 - 0.05 / classes), which still holds for a class picked for being at the
+    top or the bottom of them; its t interval widened by the ratio of the quantiles."""
+    if c.too_few or classes < 1:
+        return math.nan, math.nan
+    wide = S._z_quantile(1 - 0.05 / classes) / S._z_quantile(0.95)
+    h = (c.high - c.low) / 2 * wide
+    return c.estimate - h, c.estimate + h
+
+
+def _selected(c: DV.ClassCell, classes: int) -> list[str]:
+    """A shown class's row: its key, its simultaneous interval over ``classes``, its plain
+    t interval, its hands."""
+    lo, hi = simultaneous(c, classes)
+    return [f"`{c.key}`", _ci(c.estimate, lo, hi, 3), _ci(c.estimate, c.low, c.high, 3),
+            f"{c.hands:,}"]  # fmt: skip
 
 
 def _find(items: Sequence[Any], **want: Any) -> Any:
@@ -171,7 +195,7 @@ def conclusion(d: PartD) -> str:
     """Part D's conclusion in a sentence: the settebello's worth and the luck share in
     `scopa` under `expert`, with what their intervals allow."""
     cv = _find(d.values, preset="scopa", policy="expert", deal="first")
-    luck = next((x for p, t, x in d.luck if p == "scopa" and t == "expert"), None)
+    luck = next(((x, m) for p, t, x, m in d.luck if p == "scopa" and t == "expert"), None)
     parts = []
     if cv is not None:
         sb = cv.value("7D")
@@ -180,9 +204,10 @@ def conclusion(d: PartD) -> str:
         else:
             parts.append(f"in `scopa` under `expert` the settebello in the opening hand is worth "
                          f"{_ci(sb.estimate, sb.low, sb.high)} points of margin per hand "
-                         f"(n={cv.hands:,} hands)")  # fmt: skip
-    if luck is not None:
-        parts.append(f"the deal alone explains {_pct(luck)} of the variance of a hand's margin")
+                         f"against an average card (n={cv.hands:,} hands)")  # fmt: skip
+    if luck is not None and luck[0].reported:
+        parts.append(f"the deal alone explains {_pct(luck[0])} of the variance of a hand's "
+                     f"margin ({_used(*luck)})")  # fmt: skip
     return "; ".join(parts) or "no run of part D was finished"
 
 
@@ -190,12 +215,18 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
     from scopa_sim.game.cards import RANKS, SUITS
 
     L = ["## Card values", "",
-         "What a card is worth to the side dealt it, in points of margin per hand (its "
-         "side's points minus the other side's): the coefficient of the card in an OLS "
-         "regression of the dealer margin on an intercept and, for each card of the deck, +1 "
-         "when it is dealt to the dealer's side, -1 to the first player's, 0 otherwise "
-         "(on the table or, with three players, to the third seat); all other cards held "
-         "fixed. 95% CIs from HC1 (heteroscedasticity-robust) standard errors. **First "
+         "What a card is worth to the side dealt it **instead of an average card of the "
+         "deck**, in points of margin per hand (its side's points minus the other side's), "
+         "all other cards held fixed: from an OLS regression of the dealer margin on an "
+         "intercept and, for each card of the deck, +1 when it is dealt to the dealer's "
+         "side, -1 to the first player's, 0 otherwise (on the table or, with three players, "
+         "to the third seat). Both sides are dealt as many cards, so the indicators sum to "
+         "zero in every hand and only contrasts between cards are identified: the fit is "
+         "reference-coded and each value is the card's coefficient minus the average of all "
+         "(the values sum to zero). A negative value is a card below the average card, not "
+         "a card that costs points; the difference of two values is what holding one "
+         "instead of the other is worth. 95% CIs from HC1 (heteroscedasticity-robust) "
+         "standard errors of these contrasts. **First "
          "deal**: the card is in the side's opening hand; **any deal**: in one of its hands. "
          "A card dealt to a side in fewer than "
          f"{DV.MIN_CELL} hands is reported as too few; the cards a deck lacks are absent (—).",
@@ -208,7 +239,8 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
         hw = max((v.high - v.low) / 2 for v in cv.values if not v.too_few) if any(
             not v.too_few for v in cv.values) else math.nan  # fmt: skip
         L += [f"### `scopa` under `expert`, {deal} deal ({cv.hands:,} hands; largest CI "
-              f"half-width ±{hw:.3f}; intercept {cv.intercept:+.3f})", ""]  # fmt: skip
+              f"half-width ±{hw:.3f}; margin with both sides' cards of equal value "
+              f"{cv.intercept:+.3f})", ""]  # fmt: skip
         by = {v.card: v for v in cv.values}
         rows = []
         for s in SUITS:
@@ -218,7 +250,8 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
     if grids:
         png = P.card_heatmap(grids, folder / "card-values-scopa-expert.png",
                              "Card values, scopa under expert",
-                             "margin points per hand to the side dealt it")  # fmt: skip
+                             "margin points per hand to the side dealt it, against the "
+                             "average card")  # fmt: skip
         L += [f"![card values]({png.name})", ""]
     figs = []
     for preset in dict.fromkeys(cv.preset for cv in d.values):
@@ -226,7 +259,8 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
                   if cv.preset == preset and cv.deal == "first"]  # fmt: skip
         png = P.card_heatmap(panels, folder / f"card-values-{preset}.png",
                              f"Card values, {preset}, first deal",
-                             "margin points per hand to the side dealt it")  # fmt: skip
+                             "margin points per hand to the side dealt it, against the "
+                             "average card")  # fmt: skip
         figs.append(f"[`{preset}`]({png.name})")
     L += ["### Every preset and kernel policy", "",
           "Heatmaps of the first deal's values under each kernel policy: " + ", ".join(figs)
@@ -273,8 +307,12 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
          "t 95% CIs and the hands behind each cell, best first; and the dealer's mean margin "
          "by the class of the opening table (its ranks, `+7D`; the first player's is its "
          f"opposite). Cells of fewer than {DV.MIN_CELL} hands are too few. The "
-         f"{SHOWN} best and worst of each are shown; every class is in the CSV files.",
-         ""]  # fmt: skip
+         f"{SHOWN} best and worst of each are shown: they are *selected* for being at the "
+         "top or the bottom of many classes, where a plain 95% interval is too short (the "
+         "extremes regress towards the mean on fresh data), so the interval beside each is "
+         "**simultaneous over all the classes with a number** (Bonferroni), which holds for "
+         "a selected class too; the plain t interval follows for reference. Every class is "
+         "in the CSV files.", ""]  # fmt: skip
     for t in d.hands:
         L += [f"### `{t.preset}`: opening hands ({t.hands:,} hands)", ""]
         for role in ("first", "dealer"):
@@ -283,7 +321,9 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
             shown = cells if len(cells) <= 2 * SHOWN else cells[:SHOWN] + cells[-SHOWN:]
             who = "first player" if role == "first" else "dealer"
             L += [f"**{who}** ({len(cells)} classes with a number, {few} too few):", ""]
-            L += _table(["hand class", f"{who}'s margin", "hands"], [_cell(c) for c in shown])
+            L += _table(["hand class", f"{who}'s margin [simultaneous 95% CI over "
+                         f"{len(cells)}]", "plain t 95% CI", "hands"],
+                        [_selected(c, len(cells)) for c in shown])  # fmt: skip
             L += [""]
         png = P.class_margin_plot(
             [(f"{'first player' if r == 'first' else 'dealer'}", [c for c in t.role(r)
@@ -302,7 +342,15 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
         shown = cells if len(cells) <= 2 * SHOWN else cells[:SHOWN] + cells[-SHOWN:]
         L += [f"### `{t.preset}`: opening tables ({t.hands:,} hands; {len(cells)} classes "
               f"with a number, {few} too few)", ""]  # fmt: skip
-        L += _table(["table class", "dealer's margin", "hands"], [_cell(c) for c in shown])
+        L += _table(
+            [
+                "table class",
+                f"dealer's margin [simultaneous 95% CI over {len(cells)}]",
+                "plain t 95% CI",
+                "hands",
+            ],
+            [_selected(c, len(cells)) for c in shown],
+        )
         png = P.class_margin_plot([("dealer", cells)], folder / f"opening-tables-{t.preset}.png",
                                   f"{t.preset} under {t.policy}: margin by opening table class",
                                   "dealer's margin, points per hand")  # fmt: skip
@@ -316,10 +364,21 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
 def _luck_section(d: PartD) -> list[str]:
     L = ["## Luck and skill", "", f"**Luck share**: {DV.LUCK_METHOD}. A linear predictor is "
          "a lower bound on what the deal determines: the share the best possible deal-only "
-         "predictor explains can only be larger.", ""]  # fmt: skip
-    rows = [[f"`{p}`", _tag_name(t), _pct(x), f"{x.hands:,}", str(x.features)]
-            for p, t, x in d.luck]  # fmt: skip
-    L += [*_table(["preset", "policy", "luck share (R²)", "hands", "features"], rows), ""]
+         "predictor explains can only be larger. Below "
+         f"{DV.MIN_LUCK_HANDS:,} hands the cross-validated R² is shrunk by the noise of its "
+         "own fit (the curve measured on subsamples of one run is in the deals guide), so "
+         "runs that small are not given a number: a policy's row would differ from "
+         "another's by its sample size, not by its play.", ""]  # fmt: skip
+    rows = [[f"`{p}`", _tag_name(t), _pct(x), _used(x, m), str(x.features)]
+            for p, t, x, m in d.luck if x.reported]  # fmt: skip
+    if rows:
+        head = ["preset", "policy", "luck share (R²)", "hands used", "features"]
+        L += [*_table(head, rows), ""]
+    few = [f"`{p}` under {_tag_name(t)} ({m:,} hands)" for p, t, x, m in d.luck
+           if not x.reported]  # fmt: skip
+    if few:
+        L += [f"Not reported (fewer than {DV.MIN_LUCK_HANDS:,} hands): " + "; ".join(few)
+              + ".", ""]  # fmt: skip
     L += ["**The stronger policy wins a match to 11** (`scopa`; the stronger at seat 0, each "
           "match's first dealer drawn at random; Wilson 95% CI): a plain measure of how much "
           "skill decides a match.", ""]  # fmt: skip
@@ -362,24 +421,26 @@ def headlines(d: PartD) -> list[str]:
         cv = _find(d.values, preset="scopa", policy="expert", deal=deal)
         if cv is not None:
             sb = cv.value("7D")
-            out.append(f"* the settebello dealt to a side ({deal} deal) is worth {_v(sb)} points "
-                       f"of margin per hand in `scopa` under `expert` (n={cv.hands:,} hands, "
-                       "OLS with HC1 CI)")  # fmt: skip
+            out.append(f"* the settebello dealt to a side ({deal} deal) instead of an average "
+                       f"card is worth {_v(sb)} points of margin per hand in `scopa` under "
+                       f"`expert` (n={cv.hands:,} hands, OLS contrast with HC1 CI)")  # fmt: skip
     t = _find(d.hands, preset="scopa")
     if t is not None:
         for role in ("first", "dealer"):
             cells = [c for c in t.role(role) if not c.too_few]
             if cells:
                 who = "first player" if role == "first" else "dealer"
-                out.append(f"* best opening hand for the {who} in `scopa`: `{cells[0].key}` "
-                           f"{_ci(cells[0].estimate, cells[0].low, cells[0].high)} (n="
-                           f"{cells[0].hands:,}); worst `{cells[-1].key}` "
-                           f"{_ci(cells[-1].estimate, cells[-1].low, cells[-1].high)} "
-                           f"(n={cells[-1].hands:,})")  # fmt: skip
-    for p, tag, x in d.luck:
-        if p == "scopa":
+                top, low = cells[0], cells[-1]
+                a, b = simultaneous(top, len(cells)), simultaneous(low, len(cells))
+                out.append(f"* best opening hand for the {who} in `scopa`: `{top.key}` "
+                           f"{_ci(top.estimate, *a)} (n={top.hands:,}); worst `{low.key}` "
+                           f"{_ci(low.estimate, *b)} (n={low.hands:,}); both selected from "
+                           f"{len(cells)} classes, intervals simultaneous over them "
+                           "(Bonferroni)")  # fmt: skip
+    for p, tag, x, m in d.luck:
+        if p == "scopa" and x.reported:
             out.append(f"* the deal alone explains {_pct(x)} of the variance of a hand's "
-                       f"margin in `scopa` under {_tag_name(tag)}")  # fmt: skip
+                       f"margin in `scopa` under {_tag_name(tag)} ({_used(x, m)})")  # fmt: skip
     for s, w, won in d.strength:
         out.append(f"* {_tag_name(s)} beats {_tag_name(w)} in a match to 11 with probability "
                    f"{_ci(won.estimate, won.low, won.high, 3, False)} (n={won.n:,} "
@@ -391,7 +452,8 @@ def readme_block(d: PartD, report: Path, out: Path) -> list[str]:
     """Part D's section of the study's README (between :data:`BEGIN` and :data:`END`)."""
     return [BEGIN, "", f"## {TITLE}", "", f"* [{TITLE}]({report.relative_to(out)})", "",
             *headlines(d), "",
-            "Its `results.json` rows (part `D`): `card_value` (key `card`, e.g. `7D`; `deal`: "
+            "Its `results.json` rows (part `D`): `card_value` (key `card`, e.g. `7D`; the card "
+            "against the average card of the deck, the values summing to zero; `deal`: "
             "`first` or `any`; `dealt`: hands with the card dealt to a side), "
             "`opening_hand_margin` (key `hand_class`, `role`: `first` or `dealer`), "
             "`opening_table_margin` (key `table_class`, the dealer's margin), `luck_share` and "

@@ -8,6 +8,7 @@ both to a report table (with its interval, sample size, policy and test) and to
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -279,6 +280,7 @@ class Margin:
     used: Estimate  # the estimate reported, from the hands after the pilot
     factor: float  # the used estimator's efficiency, as measured on the pilot (1 if plain)
     pilot: int  # pairs in the pilot (0: too few hands for one, plain hands used)
+    p_holm: float = math.nan  # the used estimate's t test against 0, Holm over part A's
 
     @property
     def chosen(self) -> tuple[str, Estimate, float]:
@@ -321,8 +323,11 @@ def choose_margin(
 class Seats:
     """Each seat's points per hand (its side's points) in one preset under one policy,
     seat 0 = the first player .. the last = the dealer, from the plain hands; ``best`` is
-    the seat with the most and ``lead`` its paired margin over the next best seat (per
-    hand, the same hands)."""
+    the seat with the most on the first half of the hands, ``nxt`` the next best seat of
+    another side there, and ``lead`` the best's paired margin over ``nxt`` on the *other*
+    half (per hand, the same hands), so that the hands that chose the seat do not measure
+    its lead; ``lead_p`` its paired t p-value, ``lead_p_holm`` adjusted over every seat
+    lead of the study."""
 
     preset: str
     tag: str
@@ -331,6 +336,9 @@ class Seats:
     points: tuple[Estimate, ...]
     best: int
     lead: Estimate | None  # None when the best and the next are the same side (teams)
+    nxt: int | None = None
+    lead_p: float = math.nan
+    lead_p_holm: float = math.nan
 
 
 def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
@@ -339,12 +347,32 @@ def seat_points(name: str, preset: str, tag: str, data: Data) -> Seats:
     pos = data.hands(name)
     cols = [pos[f"pos{p}"].to_numpy().astype(np.float64) for p in range(rules.players)]
     points = tuple(S.mean_ci(c) for c in cols)
-    order = sorted(range(rules.players), key=lambda p: -points[p].estimate)
+    half = cols[0].size // 2  # the first half picks the seat, the other measures its lead
+    pick = [float(c[:half].mean()) if half else float(c.mean()) for c in cols]
+    order = sorted(range(rules.players), key=lambda p: -pick[p])
     best = order[0]
     # positions alternate between the sides (partners are 2 apart in team games)
     nxt = next((p for p in order[1:] if p % rules.sides != best % rules.sides), None)
-    lead = S.mean_ci(cols[best] - cols[nxt]) if nxt is not None else None
-    return Seats(preset, tag, rules.players, rules.teams, points, best, lead)
+    if nxt is None:
+        return Seats(preset, tag, rules.players, rules.teams, points, best, None)
+    lead = S.mean_ci(cols[best][half:] - cols[nxt][half:])  # paired t, the held-out half
+    p = t_p_value(lead)
+    return Seats(preset, tag, rules.players, rules.teams, points, best, lead, nxt, p)
+
+
+def lead_verdict(st: Seats) -> str:
+    """What a seat lead lets one conclude: non-zero only when its Holm-adjusted p is below
+    :data:`ALPHA` (and its interval clear of 0)."""
+    e = st.lead
+    if e is None or not (math.isfinite(e.low) and math.isfinite(e.high)):
+        return "no interval"
+    q = st.lead_p_holm
+    p = f"p (Holm) {A_fmt_p(q)}"
+    if math.isfinite(q) and q < ALPHA and (e.low > 0 or e.high < 0):
+        return f"{'positive' if e.low > 0 else 'negative'}, {p}"
+    if e.low > 0 or e.high < 0:
+        return f"**not significant after Holm**, {p}"
+    return f"**CI includes 0: too wide to conclude**, {p}"
 
 
 def seat_name(seat: int, players: int) -> str:
@@ -376,11 +404,13 @@ def part_a(
         policy_spec,
     )
 
-    out, seats = [], []
+    out: list[Margin] = []
+    seats: list[Seats] = []
+    rows: list[dict[str, Any]] = []
     for tag in POLICY_TAGS:
         for preset in PRESETS:
             name = f"{preset}-{tag}"
-            out.append(_margin_cell(data, res, name, preset, preset, (), tag))
+            out.append(_margin_cell(data, res, name, preset, preset, (), tag, rows))
             st = seat_points(name, preset, tag, data)
             seats.append(st)
             for p, e in enumerate(st.points):
@@ -392,16 +422,64 @@ def part_a(
             data.drop(name)
         for preset, opts in READINGS_A if tag in KERNEL_POLICIES else ():  # other readings
             label = option_name(opts, preset)
-            out.append(_margin_cell(data, res, f"{label}-{tag}", label, preset, opts, tag))
+            out.append(_margin_cell(data, res, f"{label}-{tag}", label, preset, opts, tag, rows))
             data.drop(f"{label}-{tag}-swapped")
             data.drop(f"{label}-{tag}")
         say(f"part A: {tag} done")
-    return out, seats
+    adj = S.holm([t_p_value(m.used) for m in out])
+    fam = f"{HOLM_FAMILIES['dealer_margin']} ({sum(1 for q in adj if math.isfinite(q))} tests)"
+    for row, q in zip(rows, adj, strict=True):
+        row["p_holm"], row["holm_family"] = _num(q), fam
+    out = [dataclasses.replace(m, p_holm=q) for m, q in zip(out, adj, strict=True)]
+    return out, _seat_leads(seats, res)
+
+
+def _seat_leads(seats: list[Seats], res: Results) -> list[Seats]:
+    """The seats with their leads Holm-adjusted over every lead of the study (one family),
+    each lead added to ``res`` as a ``seat_lead`` row."""
+    from scopa_sim.analysis.study.plan import policy_spec
+
+    led = [i for i, st in enumerate(seats) if st.lead is not None]
+    adj = S.holm([seats[i].lead_p for i in led])
+    m = sum(1 for i in led if math.isfinite(seats[i].lead_p))
+    out = list(seats)
+    for i, q in zip(led, adj, strict=True):
+        st = out[i] = dataclasses.replace(seats[i], lead_p_holm=q)
+        e = st.lead
+        assert e is not None
+        res.add("A", st.preset, {}, policy_spec(st.tag), "seat_lead", e.estimate, e.low,
+                e.high, e.n, "the best seat's points per hand minus the next best seat's "
+                "(of another side): the seats picked on the first half of the plain hands, "
+                "the lead measured on the other half, paired t interval",
+                seat=st.best, next_seat=st.nxt, p_value=_num(st.lead_p), p_holm=_num(q),
+                holm_family=f"{HOLM_FAMILIES['seat_lead']} ({m} tests)")  # fmt: skip
+    return out
+
+
+def t_p_value(e: Estimate) -> float:
+    """The two-sided p-value of a mean's t test against 0, from its t interval."""
+    if e.n < 2 or not (math.isfinite(e.low) and math.isfinite(e.high)):
+        return math.nan
+    h = (e.high - e.low) / 2
+    if h <= 0:
+        return 1.0 if e.estimate == 0 else 0.0
+    t = e.estimate / (h / S._t_quantile(e.level, e.n - 1))
+    return float(2 * S.st.t.sf(abs(t), e.n - 1))
+
+
+def margin_verdict(m: Margin) -> str:
+    """What a dealer margin lets one conclude: a sign only when its Holm-adjusted p (over
+    every dealer margin of part A) is below :data:`ALPHA` and its interval clear of 0."""
+    e = m.used
+    v = _verdict(e.low, e.high)
+    if v in ("positive", "negative") and not (math.isfinite(m.p_holm) and m.p_holm < ALPHA):
+        return f"**not significant after Holm** (p (Holm) {A_fmt_p(m.p_holm)})"
+    return v
 
 
 def _margin_cell(
     data: Data, res: Results, name: str, label: str, preset: str, opts: tuple[str, ...],
-    tag: str,
+    tag: str, rows: list[dict[str, Any]] | None = None,
 ) -> Margin:  # fmt: skip
     """The dealer margin of part A's run ``name`` and its swapped twin by every estimator,
     added to ``res`` (under ``preset`` with the rule overrides ``opts``); ``label`` names
@@ -417,8 +495,11 @@ def _margin_cell(
            f"pairs that chose it" if mg.pilot else
            f"plain hands (fewer than {int(MIN_PILOT / PILOT_SHARE):,} pairs: no "
            "pilot), t interval")  # fmt: skip
-    res.add("A", preset, over, pol, "dealer_margin", est.estimate, est.low, est.high,
-            est.n, how, factor=mg.factor, pilot_pairs=mg.pilot)  # fmt: skip
+    row = res.add("A", preset, over, pol, "dealer_margin", est.estimate, est.low, est.high,
+                  est.n, how, factor=mg.factor, pilot_pairs=mg.pilot,
+                  p_value=_num(t_p_value(est)))  # fmt: skip
+    if rows is not None:
+        rows.append(row)
     res.add("A", preset, over, pol, "dealer_margin:plain", plain.estimate, plain.low,
             plain.high, plain.n, "plain hands, t interval")  # fmt: skip
     res.add("A", preset, over, pol, "dealer_margin:swapped", swapped.estimate,
@@ -434,6 +515,44 @@ def _margin_cell(
 
 
 # --------------------------------------------------------------------------- part B
+
+
+#: The families of tests whose p-values are Holm-adjusted together (``holm_family`` in
+#: results.json): every option's per-hand effect on the dealer margin under every policy;
+#: every per-match effect under ``expert`` (first mover's wins and match length); every
+#: difference of an option's effect between two policies; every seat lead (part A).
+HOLM_FAMILIES = {
+    "effect:dealer_margin": "every option's per-hand effect on the dealer margin, under "
+    "every policy",
+    "effect:match": "every option's per-match effect under expert (first mover's match "
+    "wins and match length)",
+    "effect_difference:dealer_margin": "every option's difference of effects between two policies",
+    "seat_lead": "every best seat's lead over the next, under every policy and preset",
+    "dealer_margin": "every preset's (and reading's) dealer margin, under every policy",
+}
+#: The family-wise error rate a "non-zero" claim is held to.
+ALPHA = 0.05
+
+
+def significant(t: S.TestResult) -> bool:
+    """Whether a test of a family is non-zero after Holm's adjustment (``p_holm`` <
+    :data:`ALPHA`, and its interval on one side of 0)."""
+    q = t.p_holm
+    return q is not None and math.isfinite(q) and q < ALPHA and (t.low > 0 or t.high < 0)
+
+
+def adjust_rows(
+    tests: Sequence[S.TestResult], rows: Sequence[dict[str, Any]], family: str
+) -> tuple[S.TestResult, ...]:
+    """The ``tests`` of one family with ``p_holm`` set (:func:`S.with_holm`), and the same
+    ``p_holm`` and ``holm_family`` (with the family's size) written into their ``rows``
+    of results.json (in the same order)."""
+    adjusted = S.with_holm(tests)
+    m = sum(1 for t in tests if math.isfinite(t.p_value))
+    for row, t in zip(rows, adjusted, strict=True):
+        row["p_holm"] = _num(t.p_holm if t.p_holm is not None else math.nan)
+        row["holm_family"] = f"{HOLM_FAMILIES[family]} ({m} tests)"
+    return adjusted
 
 
 @dataclass(frozen=True)
@@ -511,6 +630,7 @@ def part_b(
     from scopa_sim.analysis.study.plan import option_name, policy_spec
 
     hand: list[HandEffect] = []
+    hand_rows: list[dict[str, Any]] = []
     deps: list[Dependence] = []
     by_option: dict[tuple[str, tuple[str, ...]], list[Effect]] = {}
     for e in data.plan.effects:
@@ -527,9 +647,10 @@ def part_b(
             est[e.tag] = t.estimate
             pol = policy_spec(e.tag)
             test = "paired t on (match, hand)" if paired else "Welch t (decks differ: unpaired)"
-            res.add("B", e.base, _overrides(e.option), pol, "effect:dealer_margin", t.estimate,
-                    t.low, t.high, t.n_a if paired else t.n_a + t.n_b, test,
-                    p_value=t.p_value)  # fmt: skip
+            hand_rows.append(res.add("B", e.base, _overrides(e.option), pol,
+                             "effect:dealer_margin", t.estimate, t.low, t.high,
+                             t.n_a if paired else t.n_a + t.n_b, test,
+                             p_value=t.p_value))  # fmt: skip
             vm = S.mean_ci(data.margin(e.variant))
             res.add("B", e.base, _overrides(e.option), pol, "dealer_margin", vm.estimate,
                     vm.low, vm.high, vm.n, "plain hands, t interval")  # fmt: skip
@@ -548,6 +669,8 @@ def part_b(
             p = float(2 * S.st.norm.sf(abs(diff / se))) if se > 0 else math.nan
             deps.append(Dependence(opt, a, b, diff, se, p, base=base))
     say("part B: per-hand effects done")
+    tests = adjust_rows([h.test for h in hand], hand_rows, "effect:dealer_margin")
+    hand = [HandEffect(h.effect, t, h.paired) for h, t in zip(hand, tests, strict=True)]
     adj = S.holm([d.p for d in deps])
     deps = [
         Dependence(x.option, x.a, x.b, x.diff, x.se, x.p, q, x.base)
@@ -560,8 +683,11 @@ def part_b(
                 "effect_difference:dealer_margin", d_.diff, d_.low, d_.high,
                 0, "z test of the difference of two paired effects (common decks' covariance "
                 "included), Holm-adjusted over the table", p_value=d_.p,
-                p_holm=d_.p_holm)  # fmt: skip
+                p_holm=_num(d_.p_holm),
+                holm_family=f"{HOLM_FAMILIES['effect_difference:dealer_margin']} "
+                f"({sum(1 for x in deps if math.isfinite(x.p))} tests)")  # fmt: skip
     matches: list[MatchEffect] = []
+    match_rows: list[dict[str, Any]] = []
     rates: dict[str, Estimate] = {}
     for e in data.plan.effects:
         if e.level != "match":
@@ -593,10 +719,15 @@ def part_b(
         matches.append(MatchEffect(e, list(pc.results), rates[e.variant], dp))
         for r in pc.results:
             metric = "first_mover_match_win" if r.metric == "first_mover_wins" else "match_length"
-            res.add("B", e.base, _overrides(e.option), pol, f"effect:{metric}", r.estimate,
-                    r.low, r.high, r.n_a if r.paired else r.n_a + r.n_b, r.test,
-                    p_value=r.p_value)  # fmt: skip
+            match_rows.append(res.add("B", e.base, _overrides(e.option), pol,
+                              f"effect:{metric}", r.estimate, r.low, r.high,
+                              r.n_a if r.paired else r.n_a + r.n_b, r.test,
+                              p_value=r.p_value))  # fmt: skip
     say("part B: per-match effects done")
+    done = iter(adjust_rows([r for me in matches for r in me.results], match_rows,
+                            "effect:match"))  # fmt: skip
+    matches = [MatchEffect(me.effect, [next(done) for _ in me.results], me.simulated, me.dp)
+               for me in matches]  # fmt: skip
     return hand, deps, matches
 
 
@@ -784,20 +915,21 @@ def conclusion_b(hand: Sequence[HandEffect], tag: str = "expert") -> str:
     per hand under ``tag``, and the largest."""
     tag = tag if any(h.effect.tag == tag for h in hand) else hand[0].effect.tag
     mine = [h for h in hand if h.effect.tag == tag]
-    sure = [h for h in mine if C.resolved(h.test.low, h.test.high)]
+    sure = [h for h in mine if significant(h.test)]
     n = min(h.test.n_a for h in mine)
     size = f"at least {n:,} hands per variant"
+    family = f"Holm-adjusted over the {len(hand)} per-hand effects of every policy"
     if not sure:
         return (
             f"no rule variant's effect on the dealer margin per hand is resolved at this "
-            f"sample size under {_tag_name(tag)}: every 95% interval of the {len(mine)} "
-            f"tested (paired t, or Welch t for `deck=36`) includes 0; {size}"
+            f"sample size under {_tag_name(tag)}: none of the {len(mine)} tested (paired t, "
+            f"or Welch t for `deck=36`) has p < {ALPHA} {family}; {size}"
         )
     top = max(sure, key=lambda h: abs(h.test.estimate))
     t = top.test
     return (
         f"{len(sure)} of {len(mine)} rule variants change the dealer margin per hand under "
-        f"{_tag_name(tag)} (95% intervals of paired t, or Welch t for `deck=36`, excluding 0), "
+        f"{_tag_name(tag)} (paired t, or Welch t for `deck=36`, p < {ALPHA} {family}), "
         f"the most {_opt_text(top.effect.option, top.effect.base)}: "
         f"{_ci(t.estimate, t.low, t.high)} points per hand; the other "
         f"{len(mine) - len(sure)} are not resolved at this sample size; {size}"
@@ -851,6 +983,9 @@ def write_a(
         "describe the data, they do not choose. A factor f means the interval is as narrow "
         "as f times as many plain hands would give.",
         "",
+        "**sign**: positive or negative only when the used estimate's t test against 0, "
+        "Holm-adjusted over every dealer margin of this table (one family), has p < 0.05.",
+        "",
         "`escoba+opening_fifteen_to-first_player` is `escoba` under the other reading of its "
         "opening take: an opening table of fifteen goes to the first player's side instead of "
         "the dealer's (docs/rules.md §9); under the kernel policies only.",
@@ -864,7 +999,7 @@ def write_a(
             f"{_m(m.dup.estimate)} (n={m.dup.estimate.n:,} pairs) ×{m.dup.factor:.2f}",
             f"{_m(m.cv.estimate)} ×{m.cv.factor:.2f}",
             f"{_m(m.used)} ({m.method}, n={m.used.n:,}; {pilot})",
-            _verdict(m.used.low, m.used.high),
+            margin_verdict(m),
         ])  # fmt: skip
     L += _table(["preset", "policy", "plain", "duplicates", "control variates", "used",
                  "sign"], rows)  # fmt: skip
@@ -906,13 +1041,15 @@ def _write_seats(seats: list[Seats], folder: Path) -> list[str]:
     L = ["", "## Every seat", "",
          "Each seat's points per hand (its side's points; in team games partners share them), "
          "from the first player to the dealer, from the plain hands, with 95% t intervals; "
-         "**best** is the seat with the most, and **lead** its margin over the next best "
-         "seat of another side, per hand on the same hands (paired t interval).", ""]  # fmt: skip
+         "**best** is the seat with the most points on the first half of the hands, and "
+         "**lead** its margin over the next best seat of another side there, measured per "
+         "hand on the *other* half (paired t interval), so that the hands that picked the "
+         "seat do not measure its lead; a lead is called non-zero only when its p-value, "
+         "Holm-adjusted over every lead of this table, is below 0.05.", ""]  # fmt: skip
     rows = []
     for st in seats:
         cells = [f"{_m(e)}" for e in st.points] + [""] * (width - st.players)
-        lead = (f"{_m(st.lead)} ({_verdict(st.lead.low, st.lead.high)})" if st.lead
-                else "partners only")  # fmt: skip
+        lead = f"{_m(st.lead)} ({lead_verdict(st)})" if st.lead else "partners only"
         rows.append([st.preset, _tag_name(st.tag), *cells, best_name(st), lead])
     head = ["preset", "policy", *[f"seat {i + 1}" for i in range(width)], "best", "lead"]
     head[2], head[1 + width] = "seat 1 (first)", f"seat {width} (dealer if {width} players)"
@@ -965,8 +1102,9 @@ def write_b(
         "## Effect on the dealer margin, per hand, by policy (policy dependence)",
         "",
         "The last column lists the pairs of policies between which the effect differs: in "
-        "*sign* (both CIs exclude 0, on opposite sides) or in *size* (the difference is "
-        "significant after Holm's correction; test and details in the next section).",
+        "*sign* (both effects non-zero after Holm, on opposite sides) or in *size* (the "
+        "difference is significant after Holm's correction; test and details in the next "
+        "section).",
         "",
     ]
     options = list(dict.fromkeys(h.effect.key for h in hand))
@@ -983,16 +1121,16 @@ def write_b(
                 continue
             t = h.test
             n = t.n_a if h.paired else t.n_a + t.n_b
-            if t.low == t.high == 0:
-                wide = " (no difference in any hand)"
-            else:
-                wide = "" if t.low > 0 or t.high < 0 else " (CI includes 0)"
-            r.append(f"{_ci(t.estimate, t.low, t.high)} n={n:,}{wide}")
+            r.append(f"{_ci(t.estimate, t.low, t.high)} n={n:,}{_holm_note(t)}")
         r.append(_differs(opt, deps, cell))
         rows.append(r)
     L += _table(["option", *(_tag_name(t) for t in POLICY_TAGS), "differs between policies"],
                 rows)  # fmt: skip
-    L += ["", "n: paired hands (unpaired: hands of both runs).", ""]
+    L += ["", f"n: paired hands (unpaired: hands of both runs). p (Holm): the p-value adjusted "
+          f"over the {len(hand)} effects of this table (every option under every policy, one "
+          f"family); an effect is called non-zero only when it is below {ALPHA} (an unadjusted "
+          "95% CI that excludes 0 is not enough: such cells say *not significant after "
+          "Holm*).", ""]  # fmt: skip
     series = []
     for tag in POLICY_TAGS:
         vals: list[tuple[float, float, float] | None] = []
@@ -1012,7 +1150,7 @@ def write_b(
         "95% normal interval; its variance counts the covariance of the two effect estimates "
         "over their common decks (the runs share the seed), so this is a z test on the "
         "difference of two paired estimates. p-values are Holm-adjusted over the "
-        f"{len(deps)} tests of the table. **sign** marks effects whose CIs exclude 0 on "
+        f"{len(deps)} tests of the table. **sign** marks effects non-zero after Holm on "
         "opposite sides; **size** marks a difference significant after Holm (p < 0.05).",
         "",
     ]
@@ -1030,7 +1168,9 @@ def write_b(
         "first mover is the side that plays first in the match's first hand. Tests: McNemar "
         "exact (first mover's wins, paired), paired t (match length); unpaired for `deck=36` "
         "(two-proportion z, Welch t). The sum-to-fifteen variants are compared with their own "
-        "baseline (`scopa` or `scopa-15`, as named); `escoba` plays to 15.",
+        "baseline (`scopa` or `scopa-15`, as named); `escoba` plays to 15. p (Holm): adjusted "
+        "over every test of this table (one family); a difference is called non-zero only "
+        f"below {ALPHA}.",
         "",
     ]
     mrows = []
@@ -1041,9 +1181,9 @@ def write_b(
         mrows.append([
             _opt_text(e.option, e.base),
             f"{fm.a:.4f} vs {fm.b:.4f}: {_ci(fm.estimate, fm.low, fm.high, 4)} ({fm.test}, "
-            f"p {A_fmt_p(fm.p_value)}){_wide(fm)}" if fm else "—",
+            f"p {A_fmt_p(fm.p_value)}){_holm_note(fm)}" if fm else "—",
             f"{ln.a:.3f} vs {ln.b:.3f}: {_ci(ln.estimate, ln.low, ln.high)} ({ln.test}, "
-            f"p {A_fmt_p(ln.p_value)}){_wide(ln)}" if ln else "—",
+            f"p {A_fmt_p(ln.p_value)}){_holm_note(ln)}" if ln else "—",
             f"{fm.n_a:,}" if fm else "—",
             _ci(me.simulated.estimate, me.simulated.low, me.simulated.high, 4, False),
             _ci(me.dp.estimate, me.dp.low, me.dp.high, 4, False) if me.dp else "—",
@@ -1065,8 +1205,8 @@ def _marks(
     d: Dependence, cell: dict[tuple[tuple[str, tuple[str, ...]], str], HandEffect]
 ) -> list[str]:
     ha, hb = cell[(d.key, d.a)].test, cell[(d.key, d.b)].test
-    sign = (ha.low > 0 and hb.high < 0) or (ha.high < 0 and hb.low > 0)
-    size = d.p_holm < 0.05
+    sign = significant(ha) and significant(hb) and (ha.estimate > 0) != (hb.estimate > 0)
+    size = d.p_holm < ALPHA
     return [x for x, on in (("sign", sign), ("size", size)) if on]
 
 
@@ -1084,11 +1224,17 @@ def _differs(
     return "; ".join(out) or "—"
 
 
-def _wide(t: S.TestResult) -> str:
-    """A note on an interval that cannot tell the sign of an effect."""
+def _holm_note(t: S.TestResult) -> str:
+    """A table cell's verdict on an effect of a Holm family: its adjusted p, and a note
+    when it is not called non-zero."""
     if t.low == t.high == 0:
-        return " (no difference)"
-    return "" if t.low > 0 or t.high < 0 else " **CI includes 0**"
+        return " (no difference in any hand)"
+    q = t.p_holm if t.p_holm is not None else math.nan
+    if significant(t):
+        return f", p (Holm) {A_fmt_p(q)}"
+    if t.low > 0 or t.high < 0:
+        return f", p (Holm) {A_fmt_p(q)} (**not significant after Holm**)"
+    return f", p (Holm) {A_fmt_p(q)} (CI includes 0)"
 
 
 def A_fmt_p(p: float) -> str:
@@ -1240,15 +1386,14 @@ def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin
         method, e, factor = got[0].chosen
         how = f"{method}, ×{factor:.2f}" if factor != 1 else method
         out.append(f"* dealer margin under {_tag_name(tag)}: {_m(e)} points per hand "
-                   f"(n={e.n:,}, {how}): {_verdict(e.low, e.high)}")  # fmt: skip
+                   f"(n={e.n:,}, {how}): {margin_verdict(got[0])}")  # fmt: skip
     for opts in KEY_OPTIONS:
         cells = []
         for tag in POLICY_TAGS:
             h = [x for x in hand if x.effect.key == ("scopa", opts) and x.effect.tag == tag]
             if h:
                 t = h[0].test
-                wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
-                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{wide}")
+                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{_holm_note(t)}")
         out.append(f"* effect of {_opt_text(opts)} on the dealer margin: " + "; ".join(cells))
     for tag in POLICY_TAGS:
         w = [x for x in wins if x.preset == "scopa" and x.tag == tag and x.target == 11]
@@ -1270,18 +1415,20 @@ TABLE_SIZES = (
 
 
 def seat_headlines(seats: list[Seats]) -> list[str]:
-    """For each table size, the best seat under each policy, with its paired lead over the
-    next best seat and whether that lead is clear of 0."""
+    """For each table size, the best seat under each policy (picked on the first half of
+    the hands), with its paired lead over the next best seat measured on the other half
+    and whether that lead is non-zero after Holm."""
     out = []
     for size, preset in TABLE_SIZES:
         cells = []
         for st in (s for s in seats if s.preset == preset):
             best = best_name(st)
-            lead = (f"by {_m(st.lead)} ({_verdict(st.lead.low, st.lead.high)})"
-                    if st.lead else "")  # fmt: skip
+            lead = f"by {_m(st.lead)} ({lead_verdict(st)})" if st.lead else ""
             cells.append(f"{_tag_name(st.tag)} {best} {lead}".rstrip())
         if cells:
-            out.append(f"* best seat at {size} (`{preset}`): " + "; ".join(cells))
+            out.append(f"* best seat at {size} (`{preset}`): " + "; ".join(cells)
+                       + " (each seat picked on half the hands, its lead measured on the "
+                       "other half)")  # fmt: skip
     return out
 
 
@@ -1303,15 +1450,14 @@ def fifteen_headlines(
                 method, e, _ = got[0].chosen
                 out.append(f"* `{preset}`: dealer margin under {_tag_name(tag)} {_m(e)} "
                            f"points per hand (n={e.n:,}, {method}): "
-                           f"{_verdict(e.low, e.high)}")  # fmt: skip
+                           f"{margin_verdict(got[0])}")  # fmt: skip
     for key in KEY_FIFTEEN_EFFECTS:
         cells = []
         for tag in strong:
             h = [x for x in hand if x.effect.key == key and x.effect.tag == tag]
             if h:
                 t = h[0].test
-                wide = "" if t.low > 0 or t.high < 0 else ", CI includes 0"
-                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{wide}")
+                cells.append(f"{tag} {_ci(t.estimate, t.low, t.high)}{_holm_note(t)}")
         out.append(f"* effect of {_opt_text(key[1], key[0])} on the dealer margin: "
                    + "; ".join(cells))  # fmt: skip
     for preset in FIFTEEN_PRESETS:
@@ -1373,7 +1519,9 @@ def write_index(
         "A list of objects, one per estimate, with keys `part`, `preset`, `rules` (the rule "
         "overrides, an object), `policy`, `metric`, `estimate`, `ci_low`, `ci_high` (95%), "
         "`n` (hands, pairs or matches behind it) and `method` (estimator and interval or "
-        "test); some have `factor` (variance reduction), `p_value`, `p_holm`. Metrics:",
+        "test); some have `factor` (variance reduction), `p_value`, and with it `p_holm` "
+        "(Holm-adjusted over the family named by `holm_family`, whose tests are adjusted "
+        'together; a "non-zero" in the reports means `p_holm` < 0.05). Metrics:',
         "",
         "* `dealer_margin`: dealer's side minus first player's side, points per hand (part A: "
         "the estimator used, chosen on a pilot of `pilot_pairs` pairs and computed on the "
@@ -1381,6 +1529,9 @@ def write_index(
         "`:swapped`, `:duplicates`, `:control_variates` are all of them, on every hand);",
         "* `seat_points`: each seat's points per hand (its side's), `seat` counted from the "
         "first player (0) to the dealer, plain hands (part A);",
+        "* `seat_lead`: the best seat (`seat`, picked on the first half of the plain hands) "
+        "minus the next best of another side (`next_seat`), measured on the other half "
+        "(part A);",
         "* `seat_match_win`: each seat's side's probability of winning the match, `seat` "
         "counted from the first player of the first hand (part C, 2 and 3 sides);",
         "* `effect:dealer_margin`: variant minus baseline, paired on (match, hand);",
