@@ -2,13 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from scopa_sim import __version__  # noqa: E402
+from scopa_sim import __version__  # the installed package (make docs: .venv's Sphinx)
 
 
 def _load_every_command() -> None:
