@@ -27,6 +27,7 @@ QUICK = [
 
 def test_the_committed_fingerprints_cover_every_case() -> None:
     import fingerprint  # tests/ is on sys.path (pyproject: pythonpath)
+
     want = json.loads((HERE / "fingerprints.json").read_text())
     assert set(want) == set(fingerprint.cases(with_study=True))
     assert set(QUICK) <= set(want)
