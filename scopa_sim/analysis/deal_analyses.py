@@ -521,13 +521,12 @@ class LuckShare:
         return math.isfinite(self.estimate)
 
 
-def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[float, list[float]]:
-    """The ``folds``-fold cross-validated R² of a least-squares fit of ``y`` on ``X`` (whose
-    first column is the intercept), rows assigned to folds by their index mod ``folds``:
-    pooled ``1 - SSE / SST`` over the held-out folds (SST about the training folds' mean),
-    and each fold's. One pass: each fold's sums of squares and cross products give its
-    held-out errors exactly. ``ridge`` (times the training rows) keeps the normal equations
-    solvable when a feature never varies; the intercept is not penalised."""
+def _fold_sums(chunks: Chunks, folds: int) -> tuple[list[list[Any]], list[Any]]:
+    """Each fold's sums of the cross-validations (``X'X``, ``X'y``, ``y'y``, rows), rows
+    assigned to folds by their index mod ``folds``, and their totals over the folds.
+
+    :raises AnalysisError: fewer than two hands a fold.
+    """
     stats: list[list[Any]] = []
     row = 0
     for X, y in chunks():
@@ -546,6 +545,17 @@ def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[floa
     if not stats or row < 2 * folds:
         raise AnalysisError(f"too few hands for a {folds}-fold cross-validation ({row})")
     tot = [sum(s[i] for s in stats) for i in range(4)]
+    return stats, tot
+
+
+def cv_r2(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) -> tuple[float, list[float]]:
+    """The ``folds``-fold cross-validated R² of a least-squares fit of ``y`` on ``X`` (whose
+    first column is the intercept), rows assigned to folds by their index mod ``folds``:
+    pooled ``1 - SSE / SST`` over the held-out folds (SST about the training folds' mean),
+    and each fold's. One pass: each fold's sums of squares and cross products give its
+    held-out errors exactly. ``ridge`` (times the training rows) keeps the normal equations
+    solvable when a feature never varies; the intercept is not penalised."""
+    stats, tot = _fold_sums(chunks, folds)
     sse_all = sst_all = 0.0
     per = []
     for xtx_k, xty_k, yy_k, n_k in stats:
@@ -585,24 +595,7 @@ def cv_r2_over_hands(chunks: Chunks, folds: int = FOLDS, ridge: float = 1e-6) ->
 
     :raises AnalysisError: fewer than two hands a fold.
     """
-    stats: list[list[Any]] = []
-    row = 0
-    for X, y in chunks():
-        if not stats:
-            stats = [[np.zeros((X.shape[1],) * 2), np.zeros(X.shape[1]), 0.0, 0] for _ in
-                     range(folds)]  # fmt: skip
-        fold = (np.arange(row, row + y.shape[0])) % folds
-        for k in range(folds):
-            sel = fold == k
-            xs, ys = X[sel], y[sel]
-            stats[k][0] += xs.T @ xs
-            stats[k][1] += xs.T @ ys
-            stats[k][2] += float(ys @ ys)
-            stats[k][3] += int(ys.shape[0])
-        row += y.shape[0]
-    if not stats or row < 2 * folds:
-        raise AnalysisError(f"too few hands for a {folds}-fold cross-validation ({row})")
-    tot = [sum(s[i] for s in stats) for i in range(4)]
+    stats, tot = _fold_sums(chunks, folds)
     betas, means = [], []
     sse_all = sst_all = 0.0
     per = []
