@@ -66,6 +66,16 @@ def resolved(low: float, high: float, value: float = 0.0) -> bool:
     return math.isfinite(low) and math.isfinite(high) and (low > value or high < value)
 
 
+def _holm_blocks(holm: tuple[float, int] | None) -> bool:
+    """Whether a family's Holm-adjusted p (``holm``: the adjusted p and the family's size;
+    None when the figure is not one of a family) stops a claim: not below :data:`ALPHA`."""
+    return holm is not None and not (math.isfinite(holm[0]) and holm[0] < ALPHA)
+
+
+def _holm_words(holm: tuple[float, int]) -> str:
+    return f"p = {holm[0]:.3g} after Holm's adjustment over {holm[1]} tests"
+
+
 def margin_sentence(
     estimate: float,
     low: float,
@@ -75,19 +85,30 @@ def margin_sentence(
     interval: str,
     policy: str,
     unit: str = "hands",
+    holm: tuple[float, int] | None = None,
 ) -> str:
     """The dealer's side's margin over the first player's side, in points per hand, with
-    its 95% interval (named by ``interval``), the policy phrase and the sample size."""
+    its 95% interval (named by ``interval``), the policy phrase and the sample size. When
+    the margin is one of a family of tests, ``holm`` gives its Holm-adjusted p and the
+    family's size: a side is named only when that p is below :data:`ALPHA` too."""
     if not (math.isfinite(low) and math.isfinite(high)):
         return (
             f"the dealer's margin over the first player's side is {estimate:+.3f} points per "
             f"hand, with no interval (too few hands) {policy}; {_n(n, unit)}"
         )
+    if resolved(low, high) and _holm_blocks(holm):
+        assert holm is not None
+        return (
+            f"the difference between {DEALER} and {FIRST} is not significant after Holm's "
+            f"adjustment: {estimate:+.3f} [{low:+.3f}, {high:+.3f}] points per hand "
+            f"({interval}; {_holm_words(holm)}) {policy}; {_n(n, unit)}"
+        )
     if resolved(low, high):
         ahead, behind = (DEALER, "the first player's") if estimate > 0 else (FIRST, "the dealer's")
+        adjusted = f"; {_holm_words(holm)}" if holm is not None else ""
         return (
             f"{ahead} scores {_size(estimate, low, high)} points per hand more than {behind} "
-            f"({interval}) {policy}; {_n(n, unit)}"
+            f"({interval}{adjusted}) {policy}; {_n(n, unit)}"
         )
     return (
         f"the difference between {DEALER} and {FIRST} is not resolved at this sample size: "
@@ -227,9 +248,12 @@ def win_sentence(
     interval: str,
     policy: str,
     n: int,
+    holm: tuple[float, int] | None = None,
 ) -> str:
     """``who`` wins a match to ``target`` with a probability (95% interval named by
-    ``interval``; NaN bounds: none), against the fair chance ``fair``."""
+    ``interval``; NaN bounds: none), against the fair chance ``fair``. When the chance is
+    one of a family of tests, ``holm`` gives its Holm-adjusted p and the family's size: a
+    way is named only when that p is below :data:`ALPHA` too."""
     size = _n(n, "hands")
     if not (math.isfinite(low) and math.isfinite(high)):
         return (
@@ -237,11 +261,19 @@ def win_sentence(
             f"no interval) {policy}; from {size}"
         )
     est = _interval(estimate, low, high)
+    if resolved(low, high, fair) and _holm_blocks(holm):
+        assert holm is not None
+        return (
+            f"whether {who} wins a match to {target} more often than a fair {fair:.3g} is not "
+            f"significant after Holm's adjustment: {est} ({interval}; {_holm_words(holm)}) "
+            f"{policy}; from {size}"
+        )
     if resolved(low, high, fair):
         way = "more" if estimate > fair else "less"
+        adjusted = f"; {_holm_words(holm)}" if holm is not None else ""
         return (
             f"{who} wins a match to {target} {way} often than a fair {fair:.3g}: with "
-            f"probability {est} ({interval}) {policy}; from {size}"
+            f"probability {est} ({interval}{adjusted}) {policy}; from {size}"
         )
     return (
         f"whether {who} wins a match to {target} more often than a fair {fair:.3g} is not "

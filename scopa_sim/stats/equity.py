@@ -27,6 +27,7 @@ programme solved again for each replicate.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -429,30 +430,53 @@ def bootstrap_method(replicates: int) -> str:
     return f"percentile bootstrap, {replicates:,} replicates"
 
 
+def _bootstrapped(
+    outcomes: HandOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """``V[x, y, d]`` of the observed hands (see :func:`solve`) and its ``replicates``
+    bootstrap copies ``V[b, x, y, d]``."""
+    est, _ = solve(outcomes, target, denari_wins)
+    boot, _ = solve(outcomes, target, denari_wins, bootstrap_probs(outcomes, replicates, seed))
+    return est[0], boot
+
+
+def _bootstrap_estimate(est: float, boot: np.ndarray, n: int, replicates: int) -> Estimate:
+    """A match-level probability with its 95% percentile interval; ``sd`` is ``sqrt(n)``
+    times the replicates' standard deviation, so that the estimate's ``se`` is the
+    bootstrap standard error (what :func:`bootstrap_z_p` tests with)."""
+    low, high = np.quantile(boot, [0.025, 0.975])
+    sd = float(np.std(boot, ddof=1)) * math.sqrt(n) if len(boot) > 1 else math.nan
+    return Estimate(float(est), float(low), float(high), n, bootstrap_method(replicates), sd)
+
+
+def bootstrap_z_p(e: Estimate, null: float) -> float:
+    """The two-sided p-value of a bootstrap z test of ``e`` against ``null``: ``(estimate -
+    null) / se`` referred to the standard normal, ``se`` the bootstrap standard error
+    (:func:`first_mover_win`, :func:`side_wins3`). NaN when the estimate has no ``se``."""
+    se = e.se
+    if not (math.isfinite(se) and se > 0):
+        return math.nan
+    return float(math.erfc(abs(e.estimate - null) / se / math.sqrt(2)))
+
+
 def equity_table(
     outcomes: HandOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Point estimates and 95% percentile bounds of ``V[x, y, d]`` (see :func:`solve`)."""
-    est, _ = solve(outcomes, target, denari_wins)
-    boot, _ = solve(outcomes, target, denari_wins, bootstrap_probs(outcomes, replicates, seed))
+    est, boot = _bootstrapped(outcomes, target, denari_wins, replicates, seed)
     low = np.quantile(boot, 0.025, axis=0)
     high = np.quantile(boot, 0.975, axis=0)
-    return est[0], low, high
+    return est, low, high
 
 
 def first_mover_win(
     outcomes: HandOutcomes, target: int, denari_wins: bool, replicates: int, seed: int
 ) -> Estimate:
     """P(the side that plays first in the first hand wins the match): from 0-0 with the
-    other side dealing."""
-    est, low, high = equity_table(outcomes, target, denari_wins, replicates, seed)
-    return Estimate(
-        float(est[0, 0, 1]),
-        float(low[0, 0, 1]),
-        float(high[0, 0, 1]),
-        outcomes.n,
-        bootstrap_method(replicates),
-    )
+    other side dealing; a 95% percentile bootstrap interval over the hands (``replicates``
+    resamples drawn from ``seed``), and the bootstrap standard error as ``se``."""
+    est, boot = _bootstrapped(outcomes, target, denari_wins, replicates, seed)
+    return _bootstrap_estimate(est[0, 0, 1], boot[:, 0, 0, 1], outcomes.n, replicates)
 
 
 def side_wins3(
@@ -465,15 +489,9 @@ def side_wins3(
     est = solve3(outcomes, target, denari_wins)[0, 0, 0, 0]
     boot = bootstrap_probs(outcomes, replicates, seed)
     vals = solve3(outcomes, target, denari_wins, boot)[:, 0, 0, 0]
-    out = []
-    for s in range(3):
-        low, high = np.quantile(vals[:, 2 - s], [0.025, 0.975])
-        out.append(
-            Estimate(
-                float(est[2 - s]), float(low), float(high), outcomes.n, bootstrap_method(replicates)
-            )
-        )
-    return out
+    return [
+        _bootstrap_estimate(est[2 - s], vals[:, 2 - s], outcomes.n, replicates) for s in range(3)
+    ]
 
 
 def first_mover_win3(
@@ -496,6 +514,7 @@ __all__ = [
     "PositionOutcomes",
     "bootstrap_method",
     "bootstrap_probs",
+    "bootstrap_z_p",
     "equity_table",
     "first_mover_win",
     "first_mover_win3",

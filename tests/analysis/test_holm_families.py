@@ -138,3 +138,65 @@ def test_a_dealer_margin_gets_a_sign_only_after_holm() -> None:
     assert "not significant after Holm" in R.margin_verdict(shaky)  # type: ignore[arg-type]
     sure = SimpleNamespace(used=e, p_holm=0.01)
     assert R.margin_verdict(sure) == "positive"  # type: ignore[arg-type]
+
+
+def test_part_a_opening_sentence_rests_on_the_holm_p() -> None:
+    """Part A's first sentence names the side ahead only when the margin is non-zero after
+    Holm over every dealer margin of part A, not from its unadjusted interval alone."""
+    from types import SimpleNamespace
+
+    e = Estimate(0.02, 0.001, 0.039, 10_000, "t", 0.97)
+    m = SimpleNamespace(preset="scopa", tag="expert", used=e, method="plain", p_holm=0.2)
+    others = [SimpleNamespace(preset="x", tag="expert", used=e, method="plain", p_holm=0.2)] * 4
+    text = R.conclusion_a([m, *others])  # type: ignore[list-item]
+    assert "not significant after Holm's adjustment" in text and "over 5 tests" in text
+    assert "scores" not in text
+    m.p_holm = 0.001
+    assert R.conclusion_a([m, *others]).startswith("the dealer's side scores")  # type: ignore[list-item]
+
+
+def _win(p: float, est: float = 0.51, lo: float = 0.501, hi: float = 0.519) -> R.MatchWin:
+    return R.MatchWin("scopa", "expert", 11, Estimate(est, lo, hi, 10_000, "boot", 0.45), None,
+                      2, p)  # fmt: skip
+
+
+def test_part_c_match_wins_are_one_holm_family(tmp_path: Path) -> None:
+    """Each first mover's match win carries a bootstrap z test against the fair chance and
+    its Holm p over all of part C's; a cell or headline calls the first mover favoured only
+    when that p is below 0.05."""
+    wins = [_win(0.03)] + [R.MatchWin(f"p{i}", "expert", 11, _win(0.5).dp, None, 2, 0.5)
+                           for i in range(5)]  # fmt: skip
+    rows: list[dict] = [{} for _ in wins]
+    out = R._adjust_wins(wins, rows)
+    assert out[0].p_holm == pytest.approx(0.18)  # 6 x 0.03
+    assert rows[0]["p_holm"] == pytest.approx(0.18) and "(6 tests)" in rows[0]["holm_family"]
+    assert out[0].dp.excludes(0.5) and not out[0].resolved
+    assert "not significant after Holm" in R._win_bullet(out[0])
+    assert "not significant after Holm's adjustment" in R.conclusion_c(out)
+    md = R.write_c(out, [], tmp_path, ["# Part C", ""]).read_text()
+    line = next(ln for ln in md.splitlines() if ln.startswith("| scopa |"))
+    assert "not significant after Holm" in line
+    sure = dataclasses_replace(out[0], p_holm=0.001)
+    assert sure.resolved and R._win_bullet(sure).endswith("]")
+
+
+def dataclasses_replace(w: R.MatchWin, **kw: float) -> R.MatchWin:
+    import dataclasses
+
+    return dataclasses.replace(w, **kw)
+
+
+def test_the_bootstrap_z_test_reads_the_bootstrap_standard_error() -> None:
+    """:func:`equity.bootstrap_z_p` refers the distance from the fair chance to the
+    replicates' standard deviation (the estimate's ``se``), checked on a known normal."""
+    from scopa_sim.stats import equity as E
+
+    outcomes = E.HandOutcomes.of(np.array([3, 1, 2, 0] * 50), np.array([1, 3, 0, 2] * 50),
+                                 np.zeros(200, dtype=np.int64))  # fmt: skip
+    w = E.first_mover_win(outcomes, 11, False, 200, 7)
+    assert math.isfinite(w.se) and w.se > 0 and w.low <= w.estimate <= w.high
+    z = (w.estimate - 0.5) / w.se
+    assert E.bootstrap_z_p(w, 0.5) == pytest.approx(math.erfc(abs(z) / math.sqrt(2)))
+    e = Estimate(0.53, 0.51, 0.55, 100, "boot", 0.01 * math.sqrt(100))  # se 0.01: z = 3
+    assert E.bootstrap_z_p(e, 0.5) == pytest.approx(0.0027, abs=1e-4)
+    assert math.isnan(E.bootstrap_z_p(Estimate(0.5, 0.4, 0.6, 10, "boot"), 0.5))

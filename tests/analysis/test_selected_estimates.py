@@ -31,3 +31,27 @@ def test_the_opening_tables_say_they_are_selected(tmp_path: Path) -> None:
     assert "*selected*" in text and "simultaneous 95% CI over 60" in text
     row = next(ln for ln in text.splitlines() if ln.startswith("| `c0`"))
     assert row.count("[") == 2  # the simultaneous and the plain interval
+
+
+def test_results_json_and_the_csv_carry_the_simultaneous_interval(tmp_path: Path) -> None:
+    """Every class's row of results.json and of the CSV file gives its interval made
+    simultaneous over the classes of its role with a number, beside the plain one."""
+    import polars as pl
+
+    from scopa_sim.analysis.study.parts_a_to_c import Results
+
+    t = DV.ClassTable("table", "scopa", "expert", 100_000, tuple(_cells(60)))
+    res = Results()
+    PD._class_rows(res, t)
+    assert len(res.rows) == 60
+    for row, c in zip(res.rows, t.cells, strict=True):
+        lo, hi = PD.simultaneous(c, 60)
+        assert row["simultaneous_over"] == 60
+        assert math.isclose(row["simultaneous_low"], lo) and math.isclose(
+            row["simultaneous_high"], hi
+        )
+        assert row["simultaneous_low"] < row["ci_low"] < row["ci_high"] < row["simultaneous_high"]
+    PD._class_csv(tmp_path / "t.csv", t)
+    df = pl.read_csv(tmp_path / "t.csv")
+    assert df.columns[-2:] == ["simultaneous_low", "simultaneous_high"]
+    assert math.isclose(df["simultaneous_low"][0], PD.simultaneous(t.cells[0], 60)[0], rel_tol=1e-5)

@@ -139,10 +139,34 @@ def _class_rows(res: Results, t: DV.ClassTable) -> None:
         "opening_table_margin", "table_class")  # fmt: skip
     method = (f"mean margin of the {{role}} over the hands of the class, t 95% CI; fewer "
               f"than {DV.MIN_CELL} hands: too few (null)")  # fmt: skip
+    classes = _classes_by_role(t)
     for c in t.cells:
+        lo, hi = simultaneous(c, classes[c.role])
         res.add("D", t.preset, {}, t.policy, metric, c.estimate, c.low, c.high, c.hands,
                 method.format(role="dealer" if c.role == "dealer" else "first player"),
-                **{key: c.key}, role=c.role, too_few=c.too_few)  # fmt: skip
+                **{key: c.key}, role=c.role, too_few=c.too_few, simultaneous_low=_num(lo),
+                simultaneous_high=_num(hi), simultaneous_over=classes[c.role])  # fmt: skip
+
+
+def _classes_by_role(t: DV.ClassTable) -> dict[str, int]:
+    """How many classes of each role of ``t`` have a number: the family a class's
+    simultaneous interval (:func:`simultaneous`) holds over."""
+    out: dict[str, int] = {}
+    for c in t.cells:
+        out[c.role] = out.get(c.role, 0) + (not c.too_few)
+    return out
+
+
+def _class_csv(path: Path, t: DV.ClassTable) -> None:
+    """Every class of ``t``: its plain t interval and its interval simultaneous over the
+    classes of its role with a number."""
+    classes = _classes_by_role(t)
+    rows = []
+    for c in t.cells:
+        lo, hi = simultaneous(c, classes[c.role])
+        rows.append([c.key, c.role, c.hands, c.estimate, c.low, c.high, lo, hi])
+    _csv(path, ["class", "role", "hands", "margin", "ci_low", "ci_high", "simultaneous_low",
+                "simultaneous_high"], rows)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- report
@@ -312,7 +336,8 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
          "extremes regress towards the mean on fresh data), so the interval beside each is "
          "**simultaneous over all the classes with a number** (Bonferroni), which holds for "
          "a selected class too; the plain t interval follows for reference. Every class is "
-         "in the CSV files.", ""]  # fmt: skip
+         "in the CSV files and `results.json` with both intervals (`simultaneous_low`, "
+         "`simultaneous_high`, over `simultaneous_over` classes).", ""]  # fmt: skip
     for t in d.hands:
         L += [f"### `{t.preset}`: opening hands ({t.hands:,} hands)", ""]
         for role in ("first", "dealer"):
@@ -333,9 +358,7 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
             "margin, points per hand",
         )  # fmt: skip
         L += [f"![opening hands]({png.name})", ""]
-        _csv(folder / f"opening-hands-{t.preset}.csv", ["class", "role", "hands", "margin",
-             "ci_low", "ci_high"], [[c.key, c.role, c.hands, c.estimate, c.low, c.high]
-             for c in t.cells])  # fmt: skip
+        _class_csv(folder / f"opening-hands-{t.preset}.csv", t)
     for t in d.tables:
         cells = [c for c in t.cells if not c.too_few]
         few = len(t.cells) - len(cells)
@@ -355,9 +378,7 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
                                   f"{t.preset} under {t.policy}: margin by opening table class",
                                   "dealer's margin, points per hand")  # fmt: skip
         L += ["", f"![opening tables]({png.name})", ""]
-        _csv(folder / f"opening-tables-{t.preset}.csv", ["class", "role", "hands", "margin",
-             "ci_low", "ci_high"], [[c.key, c.role, c.hands, c.estimate, c.low, c.high]
-             for c in t.cells])  # fmt: skip
+        _class_csv(folder / f"opening-tables-{t.preset}.csv", t)
     return L
 
 

@@ -529,6 +529,8 @@ HOLM_FAMILIES = {
     "effect_difference:dealer_margin": "every option's difference of effects between two policies",
     "seat_lead": "every best seat's lead over the next, under every policy and preset",
     "dealer_margin": "every preset's (and reading's) dealer margin, under every policy",
+    "first_mover_match_win": "every first mover's chance of winning the match against the "
+    "fair chance (bootstrap z test), under every policy, preset and target",
 }
 #: The family-wise error rate a "non-zero" claim is held to.
 ALPHA = 0.05
@@ -756,11 +758,31 @@ class MatchWin:
     dp: Estimate
     simulated: Estimate | None
     sides: int = 2
+    p_value: float = math.nan  # bootstrap z test of dp against the fair chance
+    p_holm: float = math.nan  # the same, Holm over every first mover's match win of part C
 
     @property
     def fair(self) -> float:
         """The probability of a match with no first-mover effect."""
         return 1 / self.sides
+
+    @property
+    def resolved(self) -> bool:
+        """Whether the first mover's chance differs from the fair one: Holm-adjusted p
+        below :data:`ALPHA` and the interval clear of the fair chance."""
+        return math.isfinite(self.p_holm) and self.p_holm < ALPHA and self.dp.excludes(self.fair)
+
+
+def _adjust_wins(wins: list[MatchWin], rows: list[dict[str, Any]]) -> list[MatchWin]:
+    """``wins`` with ``p_holm`` set (Holm over all of them: family ``first_mover_match_win``)
+    and the same ``p_holm`` and ``holm_family`` written into their ``rows`` of results.json
+    (in the same order)."""
+    adj = S.holm([w.p_value for w in wins])
+    m = sum(1 for w in wins if math.isfinite(w.p_value))
+    for row, q in zip(rows, adj, strict=True):
+        row["p_holm"] = _num(q)
+        row["holm_family"] = f"{HOLM_FAMILIES['first_mover_match_win']} ({m} tests)"
+    return [dataclasses.replace(w, p_holm=q) for w, q in zip(wins, adj, strict=True)]
 
 
 #: Bootstrap replicates of the three-side programme at most (it costs 27 times the
@@ -793,7 +815,8 @@ def part_c(
         targets_of,
     )
 
-    wins = []
+    wins: list[MatchWin] = []
+    win_rows: list[dict[str, Any]] = []
     for tag in POLICY_TAGS:
         for preset in PRESETS:
             name = f"{preset}-{tag}"
@@ -837,12 +860,15 @@ def part_c(
                     if mname in data.dirs:
                         df = data.matches(mname)
                         sim = S.wilson(int(df["fmw"].sum()), df.height)
-                wins.append(MatchWin(preset, tag, target, eq, sim, rules.sides))
-                res.add("C", preset, over, policy_spec(tag), "first_mover_match_win",
-                        eq.estimate, eq.low, eq.high, eq.n,
-                        f"dynamic programme over hand results, percentile bootstrap over "
-                        f"hands ({reps} replicates)")  # fmt: skip
+                p = E.bootstrap_z_p(eq, 1 / rules.sides)
+                wins.append(MatchWin(preset, tag, target, eq, sim, rules.sides, p))
+                win_rows.append(res.add(
+                    "C", preset, over, policy_spec(tag), "first_mover_match_win",
+                    eq.estimate, eq.low, eq.high, eq.n,
+                    f"dynamic programme over hand results, percentile bootstrap over "
+                    f"hands ({reps} replicates)", p_value=_num(p)))  # fmt: skip
             data.drop(name)
+    wins = _adjust_wins(wins, win_rows)
     tables = []
     for preset in EQUITY_TABLES:
         rules = data.rules(f"{preset}-expert")
@@ -902,11 +928,13 @@ def conclusion_a(margins: Sequence[Margin]) -> str:
     """Part A's conclusion: the dealer margin of `scopa` under `expert` (the estimator used)."""
     m = _pick(margins)
     e = m.used
+    family = sum(1 for x in margins if math.isfinite(t_p_value(x.used)))
     return C.margin_sentence(
         e.estimate, e.low, e.high, e.n,
         interval=f"95% t interval, {m.method}",
         policy=f"in `{m.preset}` under {_tag_name(m.tag)}",
         unit="pairs of hands" if m.method == "duplicates" else "hands",
+        holm=(m.p_holm, family),
     )  # fmt: skip
 
 
@@ -941,11 +969,13 @@ def conclusion_c(wins: Sequence[MatchWin]) -> str:
     under `expert`, against the fair chance."""
     w = _pick([x for x in wins if x.target == 11] or list(wins))
     d = w.dp
+    family = sum(1 for x in wins if math.isfinite(x.p_value))
     return C.win_sentence(
         d.estimate, d.low, d.high,
         who="the first mover", target=w.target, fair=w.fair,
         interval=f"95% {d.method}",  # "percentile bootstrap, R replicates"
         policy=f"in `{w.preset}` under {_tag_name(w.tag)}", n=d.n,
+        holm=(w.p_holm, family),
     )  # fmt: skip
 
 
@@ -1243,6 +1273,27 @@ def A_fmt_p(p: float) -> str:
     return fmt_p(p)
 
 
+def _win_mark(w: MatchWin) -> str:
+    """What a first mover's match win lets one conclude, as a suffix of its cell: nothing
+    when it differs from the fair chance after Holm, else why not."""
+    if w.resolved:
+        return ""
+    if w.dp.excludes(w.fair):
+        return f" (not significant after Holm: p (Holm) {A_fmt_p(w.p_holm)})"
+    return f" (includes {'0.5' if w.sides == 2 else '1/3'})"
+
+
+def _win_bullet(w: MatchWin) -> str:
+    """A headline's words for a first mover's match win: the chance, its interval and
+    what it lets one conclude (after Holm)."""
+    d = w.dp
+    return (
+        f"the first mover wins a match to {w.target} under {_tag_name(w.tag)} with "
+        f"probability {_ci(d.estimate, d.low, d.high, 4, False)}"
+        + _win_mark(w).replace("(includes", "(CI includes")
+    )
+
+
 def write_c(
     wins: list[MatchWin],
     equity: list[EquityTable],
@@ -1287,16 +1338,17 @@ def write_c(
             rows.append([p, _tag_name(tag), f"{n:,}"] + [
                 "—" if t not in got else
                 _ci(got[t].dp.estimate, got[t].dp.low, got[t].dp.high, 4, signed=False)
-                + (
-                    ""
-                    if got[t].dp.low > got[t].fair or got[t].dp.high < got[t].fair
-                    else f" (includes {'0.5' if got[t].sides == 2 else '1/3'})"
-                )
+                + _win_mark(got[t])
                 for t in columns
             ])  # fmt: skip
+    family = sum(1 for w in wins if math.isfinite(w.p_value))
     L += _table(["preset", "policy", "hands", *(f"to {t}" for t in columns)], rows)
     L += ["", "(includes 0.5), or 1/3 with three players: the interval cannot tell whether "
-          "the first mover is favoured.", ""]  # fmt: skip
+          "the first mover is favoured. (not significant after Holm): the interval excludes "
+          "the fair chance but the bootstrap z test against it (the estimate over its "
+          f"bootstrap standard error) is not significant after Holm's adjustment over the "
+          f"{family} chances of this table (p (Holm) ≥ {ALPHA}). Every other cell differs "
+          "from the fair chance after that adjustment.", ""]  # fmt: skip
     panels = []
     for t in TARGETS:
         series = []
@@ -1398,10 +1450,7 @@ def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin
     for tag in POLICY_TAGS:
         w = [x for x in wins if x.preset == "scopa" and x.tag == tag and x.target == 11]
         if w:
-            d = w[0].dp
-            wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
-            out.append(f"* the first mover wins a match to 11 under {_tag_name(tag)} with "
-                       f"probability {_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+            out.append(f"* {_win_bullet(w[0])}")
     return out
 
 
@@ -1465,11 +1514,7 @@ def fifteen_headlines(
         for tag in strong:
             w = [x for x in wins if x.preset == preset and x.tag == tag and x.target == target]
             if w:
-                d = w[0].dp
-                wide = "" if d.low > 0.5 or d.high < 0.5 else " (CI includes 0.5)"
-                out.append(f"* `{preset}`: the first mover wins a match to {target} under "
-                           f"{_tag_name(tag)} with probability "
-                           f"{_ci(d.estimate, d.low, d.high, 4, False)}{wide}")  # fmt: skip
+                out.append(f"* `{preset}`: {_win_bullet(w[0])}")
     return out
 
 
@@ -1539,7 +1584,8 @@ def write_index(
         "(`policy` is `a vs b`, `n` is 0);",
         "* `first_mover_match_win`, `match_length` and their `effect:` forms: simulated "
         "matches (part B), or the dynamic programme (part C, `rules.target` for the targets "
-        "other than the preset's own);",
+        "other than the preset's own; its `p_value` is a bootstrap z test against the fair "
+        "chance, 1/2 or 1/3);",
         "* `match_equity`: P(win the match) under `expert` in `scopa` and `scopa-15` to 11 "
         "and in `escoba` to 15 (each preset's own target; `preset` says which) at `score` "
         "against `opponent_score`, `deals_next` `player` or `opponent`.",
