@@ -5,13 +5,13 @@ of an opening chart; and every figure a report folder holds is linked from a rep
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 import pytest
+from helpers.figures import unlinked_figures
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import Collection
@@ -299,19 +299,6 @@ def test_a_report_title_names_who_played() -> None:
 
 
 # --------------------------------------------------------------------------- links
-LINK = re.compile(r"\]\(([^)\s]+)\)")
-
-
-def unlinked_figures(folder: Path) -> list[Path]:
-    """The PNG files under ``folder`` that no Markdown file under it links to (links are
-    relative to the Markdown file)."""
-    linked: set[Path] = set()
-    for md in folder.rglob("*.md"):
-        for target in LINK.findall(md.read_text(encoding="utf-8")):
-            linked.add((md.parent / target).resolve())
-    return sorted(p for p in folder.rglob("*.png") if p.resolve() not in linked)
-
-
 def test_unlinked_figures_are_found(tmp_path: Path) -> None:
     (tmp_path / "part-a").mkdir()
     (tmp_path / "part-a" / "report.md").write_text("![x](a.png) [b](../b.png)\n")
