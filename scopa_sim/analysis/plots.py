@@ -114,7 +114,7 @@ MAX_BAR_SERIES = 6
 CLASS_TICKS = 6
 
 
-def series_style(k: int) -> dict[str, object]:
+def series_style(k: int) -> dict[str, str]:
     """Colour and marker of series ``k`` of an axes (``0 <= k <`` :data:`MAX_SERIES`).
 
     :raises ValueError: if ``k`` is not a series an axes may carry.
@@ -399,7 +399,7 @@ def _grouped_forest_axes(
         err = np.array([[v[0] - v[1] for _, v in pts], [v[2] - v[0] for _, v in pts]])
         style = series_style(j)
         c = style["color"]
-        ax.errorbar(est, yy, xerr=np.abs(err), fmt=str(style["marker"]), color=c, ecolor=c,
+        ax.errorbar(est, yy, xerr=np.abs(err), fmt=style["marker"], color=c, ecolor=c,
                     capsize=3, ms=5, label=name)  # fmt: skip
     if reference is not None:
         ax.axvline(reference, color="grey", lw=1, ls="--")

@@ -247,7 +247,7 @@ FAMILY_STYLE = {
     "pimc belief": ("tab:pink", "D", (-10, 0)),
     "ismcts horizon=4,c=1,belief=fit": ("tab:olive", "P", (6, 6)),
     "ismcts horizon=4,c=1,belief=expert": ("tab:cyan", "P", (6, -12)),
-    "ismcts belief=fit,reply=tree": ("tab:olive", "*", (6, 6)),
+    "ismcts belief=fit,reply=tree": ("black", "*", (6, 6)),
 }
 
 
