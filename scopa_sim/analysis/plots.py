@@ -418,7 +418,10 @@ def grouped_forest_plot(
     reference: float | None = 0.0,
 ) -> Path:
     """One row per label with one point and CI per series (``(estimate, low, high)`` or
-    None when a series has no value there), series offset vertically, legend below."""
+    None when a series has no value there), series offset vertically, legend below.
+
+    :raises ValueError: with more than :data:`MAX_SERIES` series.
+    """
     k = max(1, len(series))
     labels = [wrap(label) for label in labels]
     per_row = max(0.22 * k, 0.2 * _lines(labels))
@@ -449,7 +452,10 @@ def grouped_forest_panels(
     reference: float | None = 0.0,
 ) -> Path:
     """:func:`grouped_forest_plot` side by side, one panel per ``(panel title, series)``
-    with the same rows and series, sharing the rows' labels and one legend below."""
+    with the same rows and series, sharing the rows' labels and one legend below.
+
+    :raises ValueError: with more than :data:`MAX_SERIES` series in a panel.
+    """
     n = max(1, len(panels))
     k = max(1, max((len(s) for _, s in panels), default=1))
     labels = [wrap(label) for label in labels]

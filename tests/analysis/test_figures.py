@@ -5,6 +5,7 @@ of an opening chart; and every figure a report folder holds is linked from a rep
 
 from __future__ import annotations
 
+import doctest
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -280,6 +281,7 @@ def test_series_styles_are_one_palette_within_the_limit() -> None:
     assert [len(r) for r in P.panels_of(18)] == [6, 6, 6]
     assert [len(r) for r in P.panels_of(9)] == [5, 4]
     assert P.panels_of(0) == [range(0, 0)]
+    assert doctest.testmod(P).failed == 0  # panels_of's examples
 
 
 def test_a_report_title_names_who_played() -> None:
