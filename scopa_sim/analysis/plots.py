@@ -8,6 +8,7 @@ threads and never leak open windows.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -97,37 +98,44 @@ def _category_ticks(ax: Axes, labels: Sequence[str]) -> None:
     ax.set_xticks(x[::step], [labels[i] for i in range(0, len(labels), step)])
 
 
-#: Ten distinct colours; series past the tenth reuse them with another hatch (bars) or
-#: line style and marker (lines), so no two series of a figure look the same.
-COLORS = (
-    "tab:blue",
-    "tab:orange",
-    "tab:green",
-    "tab:red",
-    "tab:purple",
-    "tab:brown",
-    "tab:pink",
-    "tab:gray",
-    "tab:olive",
-    "tab:cyan",
-)
-HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++++")
-LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)))
-MARKERS = ("o", "s", "^", "D", "v", "P")
-#: Grouped bars are readable up to this many series; past it a figure switches to a
-#: layout with one row or line per series.
+#: The most series (labelled lines, bar groups or point sets) one axes carries: past it a
+#: figure is drawn as small multiples, the series split over panels of at most this many.
+MAX_SERIES = 8
+#: The one palette of every figure: distinct colours (Okabe-Ito without its yellow, which
+#: fades on white, and a wine red), series ``k`` of an axes in ``PALETTE[k]``.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000",
+           "#882255")  # fmt: skip
+#: The marker of series ``k`` of an axes, so that series differ in shape as well as colour.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+#: Grouped bars are readable up to this many series; past it a panel draws one line with
+#: markers per series.
 MAX_BAR_SERIES = 6
+#: Class names written along the x axis of a chart of classes from best to worst.
+CLASS_TICKS = 6
 
 
-def series_style(k: int) -> dict[str, object]:
-    """Colour, hatch, line style and marker of series ``k`` (distinct for 60 series)."""
-    variant = (k // len(COLORS)) % len(HATCHES)
-    return {
-        "color": COLORS[k % len(COLORS)],
-        "hatch": HATCHES[variant],
-        "linestyle": LINESTYLES[variant],
-        "marker": MARKERS[(k // len(COLORS)) % len(MARKERS)],
-    }
+def series_style(k: int) -> dict[str, str]:
+    """Colour and marker of series ``k`` of an axes (``0 <= k <`` :data:`MAX_SERIES`).
+
+    :raises ValueError: if ``k`` is not a series an axes may carry.
+    """
+    if not 0 <= k < MAX_SERIES:
+        raise ValueError(f"series {k}: an axes carries at most {MAX_SERIES} series")
+    return {"color": PALETTE[k], "marker": MARKERS[k]}
+
+
+def panels_of(count: int) -> list[range]:
+    """``range(count)`` split into the fewest runs of at most :data:`MAX_SERIES`, of
+    sizes differing by at most one: the series of each panel of a small-multiples figure.
+
+    >>> panels_of(18)
+    [range(0, 6), range(6, 12), range(12, 18)]
+    >>> panels_of(3)
+    [range(0, 3)]
+    """
+    n = max(1, -(-count // MAX_SERIES))
+    bounds = [-(-i * count // n) for i in range(n + 1)]
+    return [range(a, b) for a, b in itertools.pairwise(bounds)]
 
 
 def _legend(ax: Axes, count: int) -> None:
@@ -213,16 +221,13 @@ def items_plot(
         est = np.array([got[i].estimate if i in got else np.nan for i in items])
         low = np.array([got[i].low if i in got else np.nan for i in items])
         high = np.array([got[i].high if i in got else np.nan for i in items])
-        style = series_style(k)
         ax.bar(
             x + (k - (len(groups) - 1) / 2) * width,
             est,
             width,
             yerr=[est - low, high - est],
             capsize=3,
-            color=style["color"],
-            hatch=style["hatch"],
-            edgecolor="white" if style["hatch"] else None,
+            color=series_style(k)["color"],
             label=f"{g.label} (n={g.hands:,})",
         )
     ax.axhline(0, color="grey", lw=1)
@@ -255,7 +260,7 @@ def _items_panels(
                 xerr=[[e.estimate - e.low], [e.high - e.estimate]],
                 fmt="o",
                 ms=4,
-                color=series_style(k % len(COLORS))["color"],
+                color=PALETTE[0],  # rows, labelled on the left: one colour
                 ecolor="black",
                 elinewidth=1,
                 capsize=2,
@@ -283,11 +288,24 @@ def convergence_plot(
     Checkpoints before ``min_hands`` are left out of large runs, whose first intervals
     are so wide that they would set the scale of the whole figure; a run of fewer than
     ``4 * min_hands`` units starts at a quarter of its size (at least 2, the first
-    point with an interval), so a small run still draws a curve.
+    point with an interval), so a small run still draws a curve.  Past
+    :data:`MAX_SERIES` curves the figure is small multiples: panels one above the other,
+    each with at most that many curves and its own legend beside it.
     """
-    fig = Figure(figsize=(10.0, 4.6), layout="constrained")
-    ax = fig.add_subplot()
-    few = len(curves) <= len(COLORS)
+    chunks = panels_of(len(curves))
+    fig = Figure(figsize=(10.0, 1.0 + 3.6 * len(chunks)), layout="constrained")
+    axes = fig.subplots(len(chunks), 1, squeeze=False)[:, 0]
+    for ax, chunk in zip(axes, chunks, strict=True):
+        _convergence_axes(ax, [curves[i] for i in chunk], min_hands)
+        ax.set_ylabel("running mean, points\nper hand (95% CI)")
+        _legend(ax, len(chunk))
+    axes[-1].set_xlabel("hands")
+    _title(fig, title)
+    return _save(fig, path)
+
+
+def _convergence_axes(ax: Axes, curves: Sequence[Convergence], min_hands: int) -> None:
+    """The curves of :func:`convergence_plot` (at most :data:`MAX_SERIES`) on ``ax``."""
     for k, c in enumerate(curves):
         n = np.array(c.hands)
         style = series_style(k)
@@ -301,21 +319,15 @@ def convergence_plot(
             n[keep],
             mean,
             color=style["color"],
-            linestyle=style["linestyle"],
-            marker=None if few and keep.sum() > 1 else style["marker"],
+            marker=style["marker"],
             markevery=max(1, int(keep.sum()) // 8),
             ms=4,
             label=f"{c.label} (n={n[-1]:,})",
         )
-        ax.fill_between(n[keep], low, high, color=style["color"], alpha=0.2 if few else 0.1, lw=0)
+        ax.fill_between(n[keep], low, high, color=style["color"], alpha=0.15, lw=0)
     ax.axhline(0, color="grey", lw=1, ls="--")
     ax.set_xscale("log")
     _plain_log_labels(ax, max((c.hands[-1] for c in curves if c.hands), default=10))
-    ax.set_xlabel("hands")
-    ax.set_ylabel("running mean, points per hand (95% CI)")
-    _title(fig, title)
-    _legend(ax, len(curves))
-    return _save(fig, path)
 
 
 def distribution_plot(
@@ -324,13 +336,29 @@ def distribution_plot(
     xlabel: str,
     title: str,
 ) -> Path:
-    """Relative frequencies of discrete distributions: side-by-side bars for a few
-    series, one line with markers per series past :data:`MAX_BAR_SERIES`."""
+    """Relative frequencies of discrete distributions: side-by-side bars for up to
+    :data:`MAX_BAR_SERIES` series, one line with markers per series past it; past
+    :data:`MAX_SERIES` series, small multiples (panels one above the other, each with at
+    most that many series and its own legend beside it, on the same values)."""
     seen = {v for _, d in series for v in d.values}
     # Every integer between the extremes, so that a gap in the data shows as a zero.
     values = list(range(min(seen), max(seen) + 1)) if seen else []
-    fig = Figure(figsize=(10.5, 4.6), layout="constrained")
-    ax = fig.add_subplot()
+    chunks = panels_of(len(series))
+    fig = Figure(figsize=(10.5, 1.0 + 3.6 * len(chunks)), layout="constrained")
+    axes = fig.subplots(len(chunks), 1, squeeze=False)[:, 0]
+    for ax, chunk in zip(axes, chunks, strict=True):
+        _distribution_axes(ax, [series[i] for i in chunk], values)
+        ax.set_ylabel("relative frequency")
+        _legend(ax, len(chunk))
+    axes[-1].set_xlabel(xlabel)
+    _title(fig, title)
+    return _save(fig, path)
+
+
+def _distribution_axes(
+    ax: Axes, series: Sequence[tuple[str, Distribution]], values: list[int]
+) -> None:
+    """The series of :func:`distribution_plot` (at most :data:`MAX_SERIES`) on ``ax``."""
     x = np.arange(len(values))
     width = 0.8 / max(1, len(series))
     lines = len(series) > MAX_BAR_SERIES
@@ -340,37 +368,12 @@ def distribution_plot(
         text = f"{label} (n={d.n:,}, mean {d.mean.estimate:.3f})"
         style = series_style(k)
         if lines:
-            ax.plot(
-                x,
-                freq,
-                color=style["color"],
-                linestyle=style["linestyle"],
-                marker=style["marker"],
-                ms=4,
-                lw=1.2,
-                label=text,
-            )
+            ax.plot(x, freq, color=style["color"], marker=style["marker"], ms=4, lw=1.2,
+                    label=text)  # fmt: skip
         else:
-            ax.bar(
-                x + (k - (len(series) - 1) / 2) * width,
-                freq,
-                width,
-                color=style["color"],
-                hatch=style["hatch"],
-                edgecolor="white" if style["hatch"] else None,
-                label=text,
-            )
+            ax.bar(x + (k - (len(series) - 1) / 2) * width, freq, width,
+                   color=style["color"], label=text)  # fmt: skip
     _category_ticks(ax, [str(v) for v in values])
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("relative frequency")
-    _title(fig, title)
-    _legend(ax, len(series))
-    return _save(fig, path)
-
-
-#: Distinct colours (Okabe-Ito) and markers for the series of the study's figures.
-SERIES_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#000000")
-SERIES_MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 
 
 def _grouped_forest_axes(
@@ -394,9 +397,10 @@ def _grouped_forest_axes(
         yy = np.array([p for p, _ in pts])
         est = np.array([v[0] for _, v in pts])
         err = np.array([[v[0] - v[1] for _, v in pts], [v[2] - v[0] for _, v in pts]])
-        c = SERIES_COLOURS[j % len(SERIES_COLOURS)]
-        ax.errorbar(est, yy, xerr=np.abs(err), fmt=SERIES_MARKERS[j % len(SERIES_MARKERS)],
-                    color=c, ecolor=c, capsize=3, ms=5, label=name)  # fmt: skip
+        style = series_style(j)
+        c = style["color"]
+        ax.errorbar(est, yy, xerr=np.abs(err), fmt=style["marker"], color=c, ecolor=c,
+                    capsize=3, ms=5, label=name)  # fmt: skip
     if reference is not None:
         ax.axvline(reference, color="grey", lw=1, ls="--")
     ax.set_yticks(y, list(labels))
@@ -414,7 +418,10 @@ def grouped_forest_plot(
     reference: float | None = 0.0,
 ) -> Path:
     """One row per label with one point and CI per series (``(estimate, low, high)`` or
-    None when a series has no value there), series offset vertically, legend below."""
+    None when a series has no value there), series offset vertically, legend below.
+
+    :raises ValueError: with more than :data:`MAX_SERIES` series.
+    """
     k = max(1, len(series))
     labels = [wrap(label) for label in labels]
     per_row = max(0.22 * k, 0.2 * _lines(labels))
@@ -445,7 +452,10 @@ def grouped_forest_panels(
     reference: float | None = 0.0,
 ) -> Path:
     """:func:`grouped_forest_plot` side by side, one panel per ``(panel title, series)``
-    with the same rows and series, sharing the rows' labels and one legend below."""
+    with the same rows and series, sharing the rows' labels and one legend below.
+
+    :raises ValueError: with more than :data:`MAX_SERIES` series in a panel.
+    """
     n = max(1, len(panels))
     k = max(1, max((len(s) for _, s in panels), default=1))
     labels = [wrap(label) for label in labels]
@@ -529,29 +539,36 @@ def class_margin_plot(
 ) -> Path:
     """Mean margins with 95% CIs of classes sorted from best to worst (one panel each,
     the x axis the class's rank), with the zero line: the shape of a starting-hand chart
-    when there are too many classes to name each."""
+    when there are too many classes to name each.  Each cell has ``key`` (the class's
+    name), ``estimate``, ``low`` and ``high`` (a
+    :class:`~scopa_sim.analysis.deal_analyses.ClassCell`); the best, the worst and
+    evenly spaced classes between (:data:`CLASS_TICKS` in all) are named along the x
+    axis, their rank below their name, and marked on the curve."""
     n = len(panels)
-    fig = Figure(figsize=(8.0, 2.8 * n + 0.8), layout="constrained")
+    fig = Figure(figsize=(8.0, 3.2 * n + 0.8), layout="constrained")
     axes = fig.subplots(n, 1, squeeze=False)[:, 0]
     for ax, (name, cells) in zip(axes, panels, strict=True):
+        ax.set_title(wrap(name, 80), fontsize="medium")
         if not cells:
             ax.text(0.5, 0.5, "no class has enough hands for a number", ha="center",
                     va="center", transform=ax.transAxes)  # fmt: skip
             ax.set_xticks([])
-            ax.set_title(wrap(name, 80), fontsize="medium")
+            ax.set_yticks([])
             continue
         x = np.arange(1, len(cells) + 1)
         est = np.array([c.estimate for c in cells])
         low = np.array([c.low for c in cells])
         high = np.array([c.high for c in cells])
-        ax.fill_between(x, low, high, color="tab:blue", alpha=0.25, linewidth=0)
-        ax.plot(x, est, color="tab:blue", linewidth=1.2)
+        ax.fill_between(x, low, high, color=PALETTE[0], alpha=0.25, linewidth=0)
+        ax.plot(x, est, color=PALETTE[0], linewidth=1.2)
         ax.axhline(0.0, color="black", linewidth=0.7)
-        ax.set_xlabel("class, best to worst (cells with enough hands)")
-        # cells: anything with estimate, low, high (ClassCell, Estimate)
+        named = np.unique(np.linspace(0, len(cells) - 1, min(CLASS_TICKS, len(cells))).round())
+        named = named.astype(int)
+        ax.plot(x[named], est[named], "o", color=PALETTE[1], ms=4)
+        ax.set_xticks(x[named], [f"{cells[i].key}\n#{i + 1}" for i in named], fontsize="small")
+        ax.set_xlim(0.5 - 0.02 * len(cells), len(cells) + 0.5 + 0.02 * len(cells))
+        ax.set_xlabel("class, best to worst (classes with enough hands; rank below the name)")
         ax.set_ylabel(ylabel)
-        ax.set_title(wrap(name, 80), fontsize="medium")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     _title(fig, title)
     return _save(fig, path)
 
@@ -566,6 +583,7 @@ __all__ = [
     "grouped_forest_panels",
     "grouped_forest_plot",
     "items_plot",
+    "panels_of",
     "series_style",
     "wrap",
 ]

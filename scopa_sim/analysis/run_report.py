@@ -278,14 +278,24 @@ class _Figures:
         def path(name: str) -> Path:
             return folder / f"{prefix}{name}.png"
 
-        forest = P.forest_plot([(g.label, g.margin) for g in groups], path("forest"))
-        items = P.items_plot(groups, path("items"))
-        conv = P.convergence_plot([convergence(r) for r in runs], path("convergence"))
+        under = who_played(runs)
+        forest = P.forest_plot(
+            [(g.label, g.margin) for g in groups],
+            path("forest"),
+            f"Dealer minus first player, points per hand, {under}",
+        )
+        items = P.items_plot(
+            groups, path("items"), f"Score items: dealer minus first player, per hand, {under}"
+        )
+        conv = P.convergence_plot(
+            [convergence(r) for r in runs], path("convergence"),
+            f"Convergence of the dealer margin, {under}",
+        )  # fmt: skip
         points = P.distribution_plot(
             [(g.label, g.total_points) for g in groups],
             path("points"),
             "points per hand (all sides)",
-            "Points per hand",
+            f"Points per hand, {under}",
         )
         length = None
         if any(g.matches is not None for g in groups):
@@ -293,10 +303,32 @@ class _Figures:
                 [(g.label, g.matches.length) for g in groups if g.matches is not None],
                 path("match-length"),
                 "hands per match",
-                "Match length",
+                f"Match length, {under}",
             )
         drawn = (forest, items, conv, points) + ((length,) if length is not None else ())
         return cls(forest, items, conv, points, length, drawn)
+
+
+#: A figure's title lists each run's policy up to this many characters; past it, it
+#: points to the runs table.
+WHO_CHARS = 90
+
+
+def who_played(runs: Sequence[Run]) -> str:
+    """Which policies played the runs, for a figure's title: ``under expert`` when every
+    run has the same (``under expert vs greedy`` when the seats differ), else the runs'
+    policies in turn, or when that is too long (:data:`WHO_CHARS`), a pointer to the
+    report's table of runs."""
+
+    def policy(r: Run) -> str:
+        return " vs ".join(dict.fromkeys(r.config.policies))
+
+    names = list(dict.fromkeys(policy(r) for r in runs))
+    if len(names) == 1:
+        return f"under {names[0]}"
+    how = "in turn" if len(names) == len(runs) else "(see the table of runs)"
+    text = f"runs under {', '.join(names)} {how}"
+    return text if len(text) <= WHO_CHARS else "each run under its policies (table of runs)"
 
 
 def _link(p: Path, alt: str) -> str:

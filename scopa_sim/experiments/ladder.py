@@ -235,20 +235,33 @@ def frontier(points: Sequence[tuple[str, float, float]]) -> list[str]:
 
 
 # --------------------------------------------------------------------------- output
-#: Colour, marker and label offset (points) of each family on the plot.
+#: Marker and label offset (points) of each family on the plot.
 FAMILY_STYLE = {
-    "jitted": ("tab:gray", "s", (7, -4)),
-    "pimc": ("tab:purple", "D", (-10, 0)),
-    "ismcts": ("tab:blue", "o", (5, -13)),
-    "ismcts horizon=4,c=1": ("tab:orange", "o", (-6, 9)),
-    "ismcts rollout=greedy": ("tab:green", "^", (7, -6)),
-    "ismcts rollout=expert": ("tab:red", "v", (7, -4)),
-    "ismcts horizon=4,c=1,rollout=expert": ("tab:brown", "v", (-4, 10)),
-    "pimc belief": ("tab:pink", "D", (-10, 0)),
-    "ismcts horizon=4,c=1,belief=fit": ("tab:olive", "P", (6, 6)),
-    "ismcts horizon=4,c=1,belief=expert": ("tab:cyan", "P", (6, -12)),
-    "ismcts belief=fit,reply=tree": ("tab:olive", "*", (6, 6)),
+    "jitted": ("s", (7, -4)),
+    "pimc": ("D", (-10, 0)),
+    "ismcts": ("o", (5, -13)),
+    "ismcts horizon=4,c=1": ("o", (-6, 9)),
+    "ismcts rollout=greedy": ("^", (7, -6)),
+    "ismcts rollout=expert": ("v", (7, -4)),
+    "ismcts horizon=4,c=1,rollout=expert": ("v", (-4, 10)),
+    "pimc belief": ("D", (-10, 0)),
+    "ismcts horizon=4,c=1,belief=fit": ("P", (6, 6)),
+    "ismcts horizon=4,c=1,belief=expert": ("P", (6, -12)),
+    "ismcts belief=fit,reply=tree": ("*", (6, 6)),
 }
+#: The close-up panels of the search settings: a title and its families (at most
+#: ``plots.MAX_SERIES`` - 1 each, the frontier being the last series of a panel).
+SEARCH_PANELS = (
+    ("ISMCTS: budgets and rollouts (labels: iterations)",
+     ("ismcts", "ismcts horizon=4,c=1", "ismcts rollout=greedy", "ismcts rollout=expert",
+      "ismcts horizon=4,c=1,rollout=expert")),
+    ("PIMC and belief-weighted searches (labels: iterations)",
+     ("pimc", "pimc belief", "ismcts horizon=4,c=1,belief=fit",
+      "ismcts horizon=4,c=1,belief=expert", "ismcts belief=fit,reply=tree")),
+)  # fmt: skip
+#: The frontier's band: the palette's yellow, which a thin line would lose but a broad
+#: band shows.
+FRONTIER_COLOUR = "#F0E442"
 
 
 def short_label(text: str) -> str:
@@ -259,67 +272,100 @@ def short_label(text: str) -> str:
     return text.replace("pimc:", "pimc ")
 
 
-def _panel(ax, rows: list[dict], labels: bool, zero: bool) -> None:
-    """One panel of :func:`plot`: the frontier, then each family's points with CI bars
-    (an ISMCTS variant's budgets joined by a line)."""
+def _frontier(ax, rows: list[dict]) -> None:
+    """The frontier of ``rows`` on ``ax``: a broad band through its settings."""
     front = sorted((r for r in rows if r["on_frontier"]), key=lambda r: r["cost_ms_per_move"])
     ax.plot([r["cost_ms_per_move"] for r in front], [r["mean_margin"] for r in front],
-            color="gold", lw=10, alpha=0.5, zorder=1, solid_capstyle="round",
+            color=FRONTIER_COLOUR, lw=10, alpha=0.8, zorder=1, solid_capstyle="round",
             label="frontier: no cheaper setting as strong")  # fmt: skip
-    for fam, (color, marker, offset) in FAMILY_STYLE.items():
-        pts = sorted((r for r in rows if r["family"] == fam), key=lambda r: r["cost_ms_per_move"])
-        if not pts:
-            continue
-        xs = [r["cost_ms_per_move"] for r in pts]
-        ys = [r["mean_margin"] for r in pts]
-        err = [[r["mean_margin"] - r["ci_low"] for r in pts],
-               [r["ci_high"] - r["mean_margin"] for r in pts]]  # fmt: skip
-        ax.errorbar(xs, ys, yerr=err, fmt=marker, color=color, ms=7, capsize=3, lw=1.3,
-                    zorder=3, linestyle="-" if fam.startswith("ismcts") else "none",
-                    label="jitted (fused-loop cost)" if fam == "jitted" else fam)  # fmt: skip
-        for r in pts:
-            if not labels and fam != "jitted":
-                continue
-            dx, dy = offset
-            if fam.startswith("pimc"):
-                dy = 8 if "expert" in r["policy"] else -14
-            ax.annotate(short_label(r["policy"]), (r["cost_ms_per_move"], r["mean_margin"]),
-                        xytext=(dx, dy), textcoords="offset points", fontsize=9, color=color,
-                        ha="right" if dx < 0 else "left", zorder=4,
-                        fontweight="bold" if r["on_frontier"] else "normal")  # fmt: skip
-    if zero:
-        ax.axhline(0, color="black", lw=0.8, zorder=0)
+
+
+def _points(ax, pts: list[dict], color: str, marker: str, label: str, line: bool) -> None:
+    """Settings with their CI bars on ``ax``, as one series (joined when ``line``)."""
+    pts = sorted(pts, key=lambda r: r["cost_ms_per_move"])
+    err = [[r["mean_margin"] - r["ci_low"] for r in pts],
+           [r["ci_high"] - r["mean_margin"] for r in pts]]  # fmt: skip
+    ax.errorbar([r["cost_ms_per_move"] for r in pts], [r["mean_margin"] for r in pts],
+                yerr=err, fmt=marker, color=color, ms=7, capsize=3, lw=1.3, zorder=3,
+                linestyle="-" if line else "none", label=label)  # fmt: skip
+
+
+def _label(ax, r: dict, color: str, fam: str) -> None:
+    """Setting ``r``'s short name beside its point (bold when on the frontier)."""
+    dx, dy = FAMILY_STYLE[fam][1]
+    if fam.startswith("pimc"):
+        dy = 8 if "expert" in r["policy"] else -14
+    ax.annotate(short_label(r["policy"]), (r["cost_ms_per_move"], r["mean_margin"]),
+                xytext=(dx, dy), textcoords="offset points", fontsize=9, color=color,
+                ha="right" if dx < 0 else "left", zorder=4,
+                fontweight="bold" if r["on_frontier"] else "normal")  # fmt: skip
+
+
+def _finish(ax, title: str) -> None:
+    """A panel's log cost axis, grid, title and legend below it."""
     ax.set_xscale("log")
     ax.grid(True, which="both", alpha=0.25)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("CPU ms per move, one core (log)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=9, frameon=False)
+
+
+def figure(rows: list[dict], title: str) -> Any:
+    """The strength-cost figure (a matplotlib ``Figure``): log cost on x, margin against
+    greedy with its 95% interval on y, the frontier highlighted. On the left every
+    setting (the jitted policies by name, the search settings as one series), then one
+    close-up panel per group of search families (:data:`SEARCH_PANELS`, those with
+    settings, on one scale, with the search settings' part of the frontier), each family
+    in its own colour and labelled with its ISMCTS iterations (bold: on the frontier); at
+    most ``plots.MAX_SERIES`` series per panel."""
+    from matplotlib.figure import Figure
+
+    from scopa_sim.analysis.plots import PALETTE, wrap
+
+    panels = [(t, [f for f in fams if any(r["family"] == f for r in rows)])
+              for t, fams in SEARCH_PANELS]  # fmt: skip
+    panels = [(t, fams) for t, fams in panels if fams]
+    fig = Figure(figsize=(6.0 + 5.5 * len(panels), 7.5), layout="constrained")
+    axes = fig.subplots(1, 1 + len(panels), squeeze=False,
+                        gridspec_kw={"width_ratios": [1.0] + [1.3] * len(panels)})[0]  # fmt: skip
+    left = axes[0]
+    _frontier(left, rows)
+    jitted = [r for r in rows if r["family"] == "jitted"]
+    search = [r for r in rows if r["family"] != "jitted"]
+    if jitted:
+        _points(left, jitted, "0.35", "s", "jitted (fused-loop cost)", line=False)
+        for r in jitted:
+            _label(left, r, "0.35", "jitted")
+    if search:
+        _points(left, search, PALETTE[0], "o", "search settings (close-ups on the right)",
+                line=False)  # fmt: skip
+    left.axhline(0, color="black", lw=0.8, zorder=0)
+    left.set_ylabel("margin against greedy, points per hand (95% CI)")
+    _finish(left, "every setting")
+    for ax in axes[2:]:  # the close-ups on one scale, to compare them
+        ax.sharex(axes[1])
+        ax.sharey(axes[1])
+    for ax, (name, fams) in zip(axes[1:], panels, strict=True):
+        shown = [r for r in rows if r["family"] in fams]
+        _frontier(ax, search)
+        ax.margins(x=0.1)
+        for k, fam in enumerate(fams):
+            pts = [r for r in shown if r["family"] == fam]
+            _points(ax, pts, PALETTE[k], FAMILY_STYLE[fam][0], fam,
+                    line=fam.startswith("ismcts"))  # fmt: skip
+            for r in pts:
+                _label(ax, r, PALETTE[k], fam)
+        _finish(ax, name)
+    fig.suptitle(wrap(title, int(fig.get_figwidth() * 10)), fontsize=12)
+    return fig
 
 
 def plot(rows: list[dict], path: str, title: str) -> None:
-    """The strength-cost plot: log cost on x, margin against greedy with its 95% interval
-    on y, the frontier highlighted; on the left every setting, on the right the search
-    settings close up, labelled with their ISMCTS iterations (bold: on the frontier)."""
+    """:func:`figure` written to ``path`` as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    fig = Figure(figsize=(15, 7.5))
-    left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.7]})
-    _panel(left, rows, labels=False, zero=True)
-    left.set_title("every setting", fontsize=10)
-    left.set_ylabel("margin against greedy, points per hand (95% CI)")
-    left.set_xlabel("CPU ms per move, one core (log)")
-    search = [r for r in rows if r["family"] != "jitted"]
-    _panel(right, search, labels=True, zero=False)
-    right.set_title("search settings (labels: ISMCTS iterations)", fontsize=10)
-    right.set_xlabel("CPU ms per move, one core (log)")
-    handles, names = right.get_legend_handles_labels()
-    jitted = left.get_legend_handles_labels()
-    handles.insert(1, jitted[0][1])
-    names.insert(1, jitted[1][1])
-    fig.legend(handles, names, loc="lower center", ncol=4, fontsize=9, frameon=False)
-    fig.suptitle(title, fontsize=12)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
-    fig.savefig(path, dpi=110, format="png")
+    figure(rows, title).savefig(path, dpi=110, format="png")
 
 
 def plot_title(deals: int, seed: int) -> str:

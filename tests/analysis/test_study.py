@@ -8,6 +8,7 @@ import json
 import matplotlib.image as mpimg
 import numpy as np
 import pytest
+from helpers.figures import unlinked_figures
 
 from scopa_sim.analysis.study import plan as S
 from scopa_sim.analysis.study import runner as RUN
@@ -215,6 +216,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert "## The sum-to-fifteen family" in index
     for png in out.glob("part-*/*.png"):
         assert mpimg.imread(png).ndim == 3
+    assert unlinked_figures(out) == []  # every figure written is linked (issue 40)
     rows = json.loads((out / "results.json").read_text())
     assert all(set(RESULT_KEYS) <= set(r) for r in rows)
     assert all(isinstance(r["rules"], dict) and isinstance(r["n"], int) for r in rows)

@@ -105,6 +105,28 @@ def _ladder(tmp_path: Path, *args: str) -> dict:
     return doc
 
 
+def test_the_ladder_figure_of_every_family_is_readable() -> None:
+    """A ladder of every family drew 11 families and the frontier on one axes, two of them
+    in the same olive (issue 40): now close-up panels of at most 8 series each."""
+    from helpers.figures import LIMIT, check_figure, series_of
+
+    from scopa_sim.experiments.ladder import FAMILY_STYLE, figure, ladder_settings
+
+    rows = []
+    for k, (family, policy) in enumerate(ladder_settings(quick=False)):
+        m = -1.3 + 2.6 * k / 30
+        rows.append({"family": family, "policy": policy, "cost_ms_per_move": 1e-5 * 1.5**k,
+                     "mean_margin": m, "ci_low": m - 0.1, "ci_high": m + 0.1,
+                     "on_frontier": k % 4 == 0})  # fmt: skip
+    assert {r["family"] for r in rows} == set(FAMILY_STYLE)
+    fig = figure(rows, "Strength against cost, 2-player scopa (1000 paired deals against "
+                 "greedy each, seed 2026)")  # fmt: skip
+    check_figure(fig)
+    shown = {label for ax in fig.axes for _, label in series_of(ax)}
+    assert set(FAMILY_STYLE) - {"jitted"} <= shown
+    assert all(len(series_of(ax)) <= LIMIT for ax in fig.axes)
+
+
 def test_ladder_quick(tmp_path: Path) -> None:
     doc = _ladder(tmp_path, "--workers", "2")
     rows = {r["policy"]: r for r in doc["ladder"]}

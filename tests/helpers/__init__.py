@@ -7,4 +7,5 @@ reference of the rules is ``tests/reference.py``, imported as ``import reference
 * :mod:`helpers.board`: game records to open, the board served by the installed command;
 * :mod:`helpers.belief`: hands played to a point, beliefs by brute force;
 * :mod:`helpers.golden`: the fifteen family's rule sets and golden legal-play counts.
+* :mod:`helpers.figures`: the figures of a report folder that no report links.
 """
