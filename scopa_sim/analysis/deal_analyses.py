@@ -222,18 +222,19 @@ def ols_hc1_cov(chunks: Chunks) -> CovFit:
 @dataclass(frozen=True)
 class CardValue:
     """What a card is worth to the side dealt it instead of an average card of the deck
-    (module docstring): margin points per hand, with its 95% CI (NaN when too few hands:
-    ``dealt`` < :data:`MIN_CELL`)."""
+    (module docstring): ``value``, margin points per hand with its HC1 95% interval
+    (``n``: the hands of the fit; NaN when too few hands: ``dealt`` < :data:`MIN_CELL`),
+    ``se`` its HC1 standard error, ``dealt`` the hands in which the card was dealt to the
+    dealer's or the first player's side."""
 
     card: str
-    estimate: float
-    low: float
-    high: float
+    value: Estimate
     se: float
-    dealt: int  # hands in which it was dealt to the dealer's or the first player's side
+    dealt: int
 
     @property
     def too_few(self) -> bool:
+        """Whether the card was dealt to a side in fewer than :data:`MIN_CELL` hands."""
         return self.dealt < MIN_CELL
 
 
@@ -275,7 +276,7 @@ class CardValues:
             raise AnalysisError(f"{a.card} or {b.card} has too few hands for a contrast")
         i, j = self.values.index(a), self.values.index(b)
         var = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
-        est, h = a.estimate - b.estimate, Z * math.sqrt(max(float(var), 0.0))
+        est, h = a.value.estimate - b.value.estimate, Z * math.sqrt(max(float(var), 0.0))
         return Estimate(est, est - h, est + h, self.hands, "HC1 contrast")
 
     def grid(self) -> np.ndarray:
@@ -284,7 +285,7 @@ class CardValues:
         g = np.full((4, 10), np.nan)
         for v in self.values:
             c = SUITS.index(v.card[1]) * 10 + RANKS.index(v.card[0])
-            g[c // 10, c % 10] = v.estimate
+            g[c // 10, c % 10] = v.value.estimate
         return g
 
     def to_polars(self) -> pl.DataFrame:
@@ -292,8 +293,9 @@ class CardValues:
 
         return pl.DataFrame(
             [
-                {"card": v.card, "value": _nan_none(v.estimate), "ci_low": _nan_none(v.low),
-                 "ci_high": _nan_none(v.high), "se": _nan_none(v.se), "dealt": v.dealt}
+                {"card": v.card, "value": _nan_none(v.value.estimate),
+                 "ci_low": _nan_none(v.value.low), "ci_high": _nan_none(v.value.high),
+                 "se": _nan_none(v.se), "dealt": v.dealt}
                 for v in self.values
             ]
         )  # fmt: skip
@@ -371,7 +373,8 @@ def card_values(ds: DealSides, deal: str = "first") -> CardValues:
         b, se, n_c = float(est[j]), float(se_all[j]), int(dealt[j])
         if n_c < MIN_CELL:
             b = se = math.nan
-        values.append(CardValue(card_name(int(c)), b, b - Z * se, b + Z * se, se, n_c))
+        value = Estimate(b, b - Z * se, b + Z * se, ds.n, "HC1")
+        values.append(CardValue(card_name(int(c)), value, se, n_c))
     method = (f"OLS of the dealer margin on {k} card indicators (+1 dealer's side, -1 first "
               f"player's, {deal} deal) and an intercept, reference-coded (their sum is 0 in "
               f"every hand); each value is {CARD_VALUE_CONTRAST}; HC1 robust 95% CI of "
@@ -407,17 +410,22 @@ def direct_value(ds: DealSides, card: str, deal: str = "any") -> Estimate:
 
 @dataclass(frozen=True)
 class ClassCell:
-    """A role's mean margin over the hands of one class (NaN when too few hands)."""
+    """A role's mean margin over the hands of one class: ``key`` the class, ``role``
+    ``"first"`` or ``"dealer"``, ``margin`` the mean with its t 95% interval (``n``: the
+    class's hands; NaN when too few hands)."""
 
     key: str
-    role: str  # "first" or "dealer"
-    hands: int
-    estimate: float
-    low: float
-    high: float
+    role: str
+    margin: Estimate
+
+    @property
+    def hands(self) -> int:
+        """The hands of the class."""
+        return self.margin.n
 
     @property
     def too_few(self) -> bool:
+        """Whether the class has fewer than :data:`MIN_CELL` hands (no number)."""
         return self.hands < MIN_CELL
 
 
@@ -441,8 +449,8 @@ class ClassTable:
         return pl.DataFrame(
             [
                 {"class": c.key, "role": c.role, "hands": c.hands,
-                 "margin": _nan_none(c.estimate), "ci_low": _nan_none(c.low),
-                 "ci_high": _nan_none(c.high)}
+                 "margin": _nan_none(c.margin.estimate), "ci_low": _nan_none(c.margin.low),
+                 "ci_high": _nan_none(c.margin.high)}
                 for c in self.cells
             ],
             schema={"class": pl.String, "role": pl.String, "hands": pl.Int64,
@@ -464,13 +472,13 @@ def _class_cells(
     for j, name in enumerate(names):
         nj = int(n[j])
         if nj < MIN_CELL:
-            cells.append(ClassCell(name, role, nj, math.nan, math.nan, math.nan))
+            cells.append(ClassCell(name, role, Estimate(math.nan, math.nan, math.nan, nj, "t")))
             continue
         mean = s1[j] / nj
         sd = math.sqrt(max(s2[j] - nj * mean * mean, 0.0) / (nj - 1))
         ci = S.mean_ci_from_stats(float(mean), sd, nj)
-        cells.append(ClassCell(name, role, nj, ci.estimate, ci.low, ci.high))
-    cells.sort(key=lambda c: (c.too_few, -c.estimate if not c.too_few else 0, c.key))
+        cells.append(ClassCell(name, role, ci))
+    cells.sort(key=lambda c: (c.too_few, -c.margin.estimate if not c.too_few else 0, c.key))
     return cells
 
 
@@ -504,21 +512,26 @@ def opening_tables(ds: DealSides) -> ClassTable:
 
 @dataclass(frozen=True)
 class LuckShare:
-    """The share of the variance of the dealer margin that the deal alone explains."""
+    """The share of the variance of the dealer margin that the deal alone explains:
+    ``share``, the cross-validated R² with its 95% interval over hands (``n``: the hands
+    used, the first ones of the run; ``method``: :data:`LUCK_METHOD`; NaN when not
+    reported), ``folds`` each fold's R², ``features`` the predictor's columns and ``se``
+    the share's standard error over hands."""
 
-    estimate: float
-    low: float
-    high: float
+    share: Estimate
     folds: tuple[float, ...]
-    hands: int  # the hands used (the first ones of the run)
     features: int
-    method: str = LUCK_METHOD
-    se: float = math.nan  # the estimate's standard error over hands
+    se: float = math.nan
+
+    @property
+    def hands(self) -> int:
+        """The hands used (the first ones of the run)."""
+        return self.share.n
 
     @property
     def reported(self) -> bool:
         """Whether there is a number (enough hands: :data:`MIN_LUCK_HANDS`)."""
-        return math.isfinite(self.estimate)
+        return math.isfinite(self.share.estimate)
 
 
 def _fold_sums(chunks: Chunks, folds: int) -> tuple[list[list[Any]], list[Any]]:
@@ -672,8 +685,8 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
         )
     cv = cv_r2_over_hands(chunks)
     h = Z * cv.se
-    return LuckShare(cv.r2, cv.r2 - h, cv.r2 + h, cv.folds, n, luck_features(ds, 0, 1).shape[1],
-                     LUCK_METHOD, cv.se)  # fmt: skip
+    share = Estimate(cv.r2, cv.r2 - h, cv.r2 + h, n, LUCK_METHOD)
+    return LuckShare(share, cv.folds, luck_features(ds, 0, 1).shape[1], cv.se)
 
 
 # --------------------------------------------------------------------------- matches

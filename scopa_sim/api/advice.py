@@ -123,7 +123,8 @@ class Advice:
         p_win = {p.play: p.p_win for p in self.plays}
         for p in result.plays:
             mark = "  <- best" if p.chosen else ""
-            ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]" if p.estimated and not p.exact else ""
+            m = p.margin
+            ci = f"[{m.low:+.2f}, {m.high:+.2f}]" if p.estimated and not p.exact else ""
             pw = f"  {p_win[str(p.play)]:7.3f}" if match else ""
             ci = ci or interval_kind(p)
             lines.append(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{pw}{mark}")
@@ -354,8 +355,8 @@ def advise(
         PlayValue(
             str(p.play),
             float(p.mean),
-            float(p.ci_low),
-            float(p.ci_high),
+            float(p.margin.low),
+            float(p.margin.high),
             int(p.n),
             bool(p.chosen),
             float(win(state, p.mean)) if match and win else None,

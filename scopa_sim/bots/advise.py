@@ -327,8 +327,8 @@ def advice_json(result: Advice, spec: PolicySpec, bot: Bot, seed: int) -> dict[s
             {
                 "play": str(p.play),
                 "mean_margin": json_number(p.mean),
-                "ci_low": json_number(p.ci_low),
-                "ci_high": json_number(p.ci_high),
+                "ci_low": json_number(p.margin.low),
+                "ci_high": json_number(p.margin.high),
                 "interval": interval_kind(p),
                 "n": p.n,
                 "chosen": p.chosen,

@@ -33,7 +33,7 @@ from scopa_sim._engine import ismcts as KI
 from scopa_sim._engine import pimc as KP
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import values as KV
-from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats
+from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats, exact_estimate
 from scopa_sim.bots.belief import (
     SEARCH_CHANNEL,
     Belief,
@@ -48,6 +48,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.stats.estimate import Estimate
 
 #: Transposition-table entries of the solver (a power of two).
 TT_SIZE = 1 << 18
@@ -320,8 +321,8 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         stats = []
         for i in range(n):
             v = float(vals[i])
-            low, high = (v, v) if exact else (math.nan, math.nan)
-            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, low, high, 1, False, exact))
+            value = exact_estimate(v) if exact else Estimate(v, math.nan, math.nan, 1, "one layout")
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), value, False, exact))
         return _rank(stats, lambda s: (-s.mean,))
 
 
@@ -576,7 +577,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         stats = []
         for i in range(n):
             v = float(vals[i])
-            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, v, v, 1, False, exact=True))
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), exact_estimate(v), False, True))
         return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take))
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -599,7 +600,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 var = max(0.0, (sq - n * mean * mean) / (n - 1)) if n > 1 else 0.0
                 out.append(_stats(play, n, mean, var))
             else:
-                out.append(PlayStats(play, math.nan, math.nan, math.nan, 0, False))
+                out.append(
+                    PlayStats(play, Estimate(math.nan, math.nan, math.nan, 0, "normal"), False)
+                )
             ch = int(tree[ch, KI.T_NEXT])
         # children are linked newest first; rank by visits, then mean, then play order
         return _rank(
