@@ -389,12 +389,24 @@ def check_distinct(runs: Sequence[Run], why: str = "its hands would count twice"
         seen[r.run_id] = r
 
 
+def distinct_labels(runs: Sequence[Run]) -> tuple[Run, ...]:
+    """``runs`` with every label told apart: a label that two runs share gets the run's
+    place among them (``scopa #1``, ``scopa #2``), so that no comparison reads "scopa
+    against scopa"; the others are kept."""
+    labels = [r.label for r in runs]
+    return tuple(
+        r.labelled(f"{r.label} #{i + 1}") if labels.count(r.label) > 1 else r
+        for i, r in enumerate(runs)
+    )
+
+
 def analyze(directories: Sequence[str | Path] | Sequence[Run], by: Sequence[str] = ()) -> Analysis:
     """Analyse runs, grouped by ``by`` (default: one group per run directory)."""
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if not runs:
         raise AnalysisError("no run directory given")
     check_distinct(runs)
+    runs = distinct_labels(runs)
     keys = check_by(by) or (("run",) if len(runs) > 1 else ())
     lf = scan_runs(runs, [k for k in keys if k not in GROUP_KEYS])
     hm, mm = hand_metrics(), match_metrics()
@@ -795,6 +807,7 @@ def compare(
     if len(runs) < 2:
         raise AnalysisError("compare needs at least two runs")
     check_distinct(runs, "a run compared with itself differs in nothing")
+    runs = distinct_labels(runs)
     pairs = [compare_pair(runs[0], b, metrics, paired, strict) for b in runs[1:]]
     flat = S.with_holm([r for p in pairs for r in p.results])
     out, i = [], 0

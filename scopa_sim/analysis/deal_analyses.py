@@ -30,8 +30,9 @@ Every figure comes from a run's rows and its deals dealt again
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -219,7 +220,7 @@ def ols_hc1_cov(chunks: Chunks) -> CovFit:
     return CovFit(beta, inv @ meat @ inv * (n / (n - k)), n)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CardValue:
     """What a card is worth to the side dealt it instead of an average card of the deck
     (module docstring): ``value``, margin points per hand with its HC1 95% interval
@@ -237,8 +238,18 @@ class CardValue:
         """Whether the card was dealt to a side in fewer than :data:`MIN_CELL` hands."""
         return self.dealt < MIN_CELL
 
+    def __repr__(self) -> str:
+        """``CardValue(7D +1.151 [+1.131, +1.171], dealt in 12,345 hands)``."""
+        v = "too few hands" if self.too_few else self.value.text("+.3f")
+        return f"CardValue({self.card} {v}, dealt in {self.dealt:,} hands)"
 
-@dataclass(frozen=True)
+    def _repr_html_(self) -> str:
+        row = [self.card, *_cells(self.value, self.too_few), f"{self.dealt:,}"]
+        return _html_table("card value (against the average card)",
+                           ["card", "value", "95% CI", "dealt"], [row])  # fmt: skip
+
+
+@dataclass(frozen=True, repr=False)
 class CardValues:
     """Every card's value in one run, for cards dealt in the ``first`` or ``any`` deal:
     each against the average card of the deck (the values sum to zero), so a value's sign
@@ -288,7 +299,29 @@ class CardValues:
             g[c // 10, c % 10] = v.value.estimate
         return g
 
+    def __repr__(self) -> str:
+        """Two lines: the run and the deal, then the settebello's value and the extremes."""
+        ok = sorted((v for v in self.values if not v.too_few), key=lambda v: -v.value.estimate)
+        head = (f"CardValues({len(self.values)} cards, {self.preset} under {self.policy}, "
+                f"{self.deal} deal, n={self.hands:,} hands; against the average card)")  # fmt: skip
+        if not ok:
+            return head + "\n  every card has too few hands"
+        parts = [f"{v.card} {v.value.text('+.3f')}" for v in self.values if v.card == "7D"]
+        parts += [f"most {ok[0].card} {ok[0].value.estimate:+.3f}",
+                  f"least {ok[-1].card} {ok[-1].value.estimate:+.3f}"]  # fmt: skip
+        return head + "\n  " + "; ".join(parts)
+
+    def _repr_html_(self) -> str:
+        """A table of the cards, most valuable first."""
+        order = sorted(self.values, key=lambda v: (v.too_few, -v.value.estimate))
+        rows = [[v.card, *_cells(v.value, v.too_few), f"{v.dealt:,}"] for v in order]
+        title = (f"card values: {self.preset} under {self.policy}, {self.deal} deal, "
+                 f"{self.hands:,} hands (each card against the average card)")  # fmt: skip
+        return _html_table(title, ["card", "value", "95% CI", "dealt"], rows)
+
     def to_polars(self) -> pl.DataFrame:
+        """One row a card: ``card``, ``value``, ``ci_low``, ``ci_high``, ``se``, ``dealt``
+        (null where too few hands)."""
         import polars as pl
 
         return pl.DataFrame(
@@ -303,6 +336,25 @@ class CardValues:
 
 def _nan_none(x: float) -> float | None:
     return x if math.isfinite(x) else None
+
+
+def _cells(e: Estimate, too_few: bool, spec: str = "+.3f") -> list[str]:
+    """An estimate as two HTML cells: its value and its interval (``too few`` instead)."""
+    if too_few:
+        return ["too few", ""]
+    t = e.text(spec)
+    value, _, ci = t.partition(" ")
+    return [value, ci]
+
+
+def _html_table(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A result's HTML view: a titled table (every cell escaped)."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return (f"<div class='scopa-sim'><b>{html.escape(title)}</b>"
+            f"<table><tr>{th}</tr>{body}</table></div>")  # fmt: skip
 
 
 def _signed(ds: DealSides, deal: str) -> tuple[np.ndarray, np.ndarray]:
@@ -408,7 +460,7 @@ def direct_value(ds: DealSides, card: str, deal: str = "any") -> Estimate:
 # --------------------------------------------------------------------------- opening tables
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ClassCell:
     """A role's mean margin over the hands of one class: ``key`` the class, ``role``
     ``"first"`` or ``"dealer"``, ``margin`` the mean with its t 95% interval (``n``: the
@@ -428,8 +480,18 @@ class ClassCell:
         """Whether the class has fewer than :data:`MIN_CELL` hands (no number)."""
         return self.hands < MIN_CELL
 
+    def __repr__(self) -> str:
+        """``ClassCell(7-7-K:1d+7D, first: +0.800 [+0.500, +1.100], 1,234 hands)``."""
+        m = "too few hands" if self.too_few else self.margin.text("+.3f")
+        return f"ClassCell({self.key}, {self.role}: {m}, {self.hands:,} hands)"
 
-@dataclass(frozen=True)
+    def _repr_html_(self) -> str:
+        row = [self.role, self.key, *_cells(self.margin, self.too_few), f"{self.hands:,}"]
+        return _html_table("mean margin of a class",
+                           ["role", "class", "margin", "95% CI", "hands"], [row])  # fmt: skip
+
+
+@dataclass(frozen=True, repr=False)
 class ClassTable:
     """Mean margins by opening-hand (``what="hand"``) or opening-table class, each role's
     cells sorted from best to worst (too few last)."""
@@ -441,9 +503,37 @@ class ClassTable:
     cells: tuple[ClassCell, ...]
 
     def role(self, role: str) -> tuple[ClassCell, ...]:
+        """The cells of ``role`` (``"first"`` or ``"dealer"``), best first (too few last)."""
         return tuple(c for c in self.cells if c.role == role)
 
+    def __repr__(self) -> str:
+        """A line on the table, then a line a role: its best and worst class."""
+        ok = [c for c in self.cells if not c.too_few]
+        lines = [f"ClassTable(opening {self.what}s, {self.preset} under {self.policy}, "
+                 f"n={self.hands:,} hands: {len(self.cells)} cells, {len(ok)} with a "
+                 "number)"]  # fmt: skip
+        for role in dict.fromkeys(c.role for c in self.cells):
+            cells = [c for c in self.role(role) if not c.too_few]
+            if cells:
+                best, worst = cells[0], cells[-1]
+                lines.append(f"  {role}: best {best.key} {best.margin.estimate:+.3f}, "
+                             f"worst {worst.key} {worst.margin.estimate:+.3f}")  # fmt: skip
+        return "\n".join(lines)
+
+    def _repr_html_(self, shown: int = 10) -> str:
+        """A table a role of its best and worst ``shown`` classes (all in :meth:`to_polars`)."""
+        rows = []
+        for role in dict.fromkeys(c.role for c in self.cells):
+            cells = [c for c in self.role(role) if not c.too_few]
+            picked = cells if len(cells) <= 2 * shown else cells[:shown] + cells[-shown:]
+            rows += [[role, c.key, *_cells(c.margin, False), f"{c.hands:,}"] for c in picked]
+        title = (f"opening {self.what}s: {self.preset} under {self.policy}, {self.hands:,} "
+                 f"hands (best and worst {shown} classes a role with a number)")  # fmt: skip
+        return _html_table(title, ["role", "class", "margin", "95% CI", "hands"], rows)
+
     def to_polars(self) -> pl.DataFrame:
+        """One row a cell: ``class``, ``role``, ``hands``, ``margin``, ``ci_low``,
+        ``ci_high`` (null where too few hands)."""
         import polars as pl
 
         return pl.DataFrame(
@@ -510,7 +600,7 @@ def opening_tables(ds: DealSides) -> ClassTable:
 # --------------------------------------------------------------------------- luck
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LuckShare:
     """The share of the variance of the dealer margin that the deal alone explains:
     ``share``, the cross-validated R² with its 95% interval over hands (``n``: the hands
@@ -532,6 +622,25 @@ class LuckShare:
     def reported(self) -> bool:
         """Whether there is a number (enough hands: :data:`MIN_LUCK_HANDS`)."""
         return math.isfinite(self.share.estimate)
+
+    def _text(self) -> str:
+        if not self.reported:
+            return f"not reported (fewer than {MIN_LUCK_HANDS:,} hands), n={self.hands:,} hands"
+        s = self.share
+        return (f"{s.estimate:.2%} [{s.low:.2%}, {s.high:.2%}] of the dealer margin's "
+                f"variance, n={self.hands:,} hands, {self.features} features, "
+                f"{len(self.folds)}-fold cross-validated")  # fmt: skip
+
+    def __repr__(self) -> str:
+        """``LuckShare(17.51% [17.40%, 17.62%] of the dealer margin's variance, ...)``."""
+        return f"LuckShare({self._text()})"
+
+    def _repr_html_(self) -> str:
+        s = self.share
+        rows = [["luck share", *_cells(s, not self.reported, ".4f"), f"{self.hands:,}",
+                 str(self.features), str(len(self.folds))]]  # fmt: skip
+        head = ["figure", "share", "95% CI", "hands", "features", "folds"]
+        return _html_table(f"luck share: {self._text()}", head, rows)
 
 
 def _fold_sums(chunks: Chunks, folds: int) -> tuple[list[list[Any]], list[Any]]:

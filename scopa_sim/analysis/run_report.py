@@ -210,12 +210,25 @@ def comparison_text(c: Comparison) -> str:
 # --------------------------------------------------------------------------- Markdown report
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ReportFiles:
-    """What :func:`write_report` wrote."""
+    """What :func:`write_report` wrote: the ``markdown`` report and its ``figures``."""
 
     markdown: Path
     figures: tuple[Path, ...]
+
+    def __repr__(self) -> str:
+        """``ReportFiles(out/report.md, 6 figures)``."""
+        return f"ReportFiles({self.markdown}, {len(self.figures)} figure(s))"
+
+    def _repr_html_(self) -> str:
+        """The files written, as a table."""
+        import html
+
+        rows = [("report", self.markdown), *(("figure", f) for f in self.figures)]
+        body = "".join(f"<tr><td>{k}</td><td>{html.escape(str(f))}</td></tr>" for k, f in rows)
+        return (f"<div class='scopa-sim'><b>scopa-sim report</b><table><tr><th>file</th>"
+                f"<th>path</th></tr>{body}</table></div>")  # fmt: skip
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

@@ -330,7 +330,9 @@ class Run:
     """A finished run on disk, checked: its directory, manifest, configuration, size
     (``rows``, one a hand) and the shard files its manifest lists (each checked to belong
     to it by :func:`dataset.check_shard`). Made by :func:`open_run`; nothing of its rows is
-    read until :meth:`scan` is collected."""
+    read until :meth:`scan` is collected. ``name`` is the label given to it (by
+    :meth:`labelled`, or ``scopa_sim.simulate(label=...)``), None for the default
+    (:attr:`label`)."""
 
     directory: Path
     manifest: dict[str, Any] = field(compare=False)
@@ -340,6 +342,7 @@ class Run:
     #: What must live as long as the run (the temporary directory of a run made without
     #: an output directory), or None.
     keep: object = field(default=None, compare=False)
+    name: str | None = field(default=None, compare=False)
 
     def scan(self) -> pl.LazyFrame:
         """The run's rows (one a hand), lazily, with the pinned schema (``docs/record.md``):
@@ -357,8 +360,27 @@ class Run:
 
     @property
     def label(self) -> str:
-        """A short name for tables: the directory's name."""
+        """A short name for tables and comparisons: the label given (:attr:`name`), else
+        for a run in a temporary directory (``simulate`` without ``out``) its preset,
+        policies and rule overrides (``scopa expert remainder_to=dealer``), else the
+        directory's name."""
+        if self.name is not None:
+            return self.name
+        if self.keep is not None:
+            c = self.config
+            return " ".join([c.preset, ",".join(dict.fromkeys(c.policies)), *self.rule_overrides()])
         return self.directory.name or str(self.directory)
+
+    def labelled(self, label: str) -> Run:
+        """This run under another :attr:`label` (the same run: its data is not copied).
+
+        Raises:
+            InputError: ``label`` is not a non-empty text of at most 200 characters.
+        """
+        if not isinstance(label, str) or not label.strip() or len(label) > 200:
+            raise InputError(f"a run's label must be a non-empty text of at most 200 "
+                             f"characters, not {label!r:.60}")  # fmt: skip
+        return dataclasses.replace(self, name=label)
 
     @property
     def run_id(self) -> str:
