@@ -220,10 +220,14 @@ class Distribution:
 
     @property
     def n(self) -> int:
+        """The observations counted."""
         return sum(self.counts)
 
     @classmethod
     def of(cls, values: Sequence[int], counts: Sequence[int]) -> Distribution:
+        """The distribution of integer ``values`` seen ``counts`` times each: its mean with a t
+        interval and its :data:`QUANTILES`.
+        """
         pairs = sorted((int(v), int(c)) for v, c in zip(values, counts, strict=True))
         vs, cs = tuple(v for v, _ in pairs), tuple(c for _, c in pairs)
         n = sum(cs)
@@ -352,6 +356,12 @@ def check_by(by: Sequence[str]) -> tuple[str, ...]:
 
 
 def check_sections(sections: Sequence[str]) -> tuple[str, ...]:
+    """The analysis sections asked for, each once, in their order (none asked: every
+    section of :data:`SECTIONS`).
+
+    Raises:
+        AnalysisError: an unknown section.
+    """
     for s in sections:
         if s not in SECTIONS:
             raise AnalysisError(f"unknown metric {s!r}; choose from: {', '.join(SECTIONS)}")
@@ -401,7 +411,20 @@ def distinct_labels(runs: Sequence[Run]) -> tuple[Run, ...]:
 
 
 def analyze(directories: Sequence[str | Path] | Sequence[Run], by: Sequence[str] = ()) -> Analysis:
-    """Analyse runs, grouped by ``by`` (default: one group per run directory)."""
+    """Analyse runs, grouped by ``by`` (default: one group per run directory).
+
+    Args:
+        directories: the runs, or their directories.
+        by: the grouping keys (:func:`check_by`); runs of one label are told apart
+            (:func:`distinct_labels`).
+
+    Returns:
+        The :class:`Analysis`: one :class:`GroupResult` a group.
+
+    Raises:
+        AnalysisError: no run, the same run twice, an unknown grouping key.
+        DatasetError: a directory that holds no finished run.
+    """
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if not runs:
         raise AnalysisError("no run directory given")
@@ -583,6 +606,9 @@ class Comparison:
     pairs: tuple[PairComparison, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, as ``scopa-sim compare --json`` prints it: the runs, the baseline and each
+        pair's tests (estimates ``b - a``, Holm-adjusted p-values).
+        """
         return {
             "runs": [_run_dict(r) for r in self.runs],
             "baseline": str(self.runs[0].directory),
@@ -629,6 +655,11 @@ def pairing(a: Run, b: Run) -> tuple[bool, str]:
 
 
 def check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
+    """The metrics asked for, each once, in their order.
+
+    Raises:
+        AnalysisError: a metric not in :data:`COMPARE_METRICS`.
+    """
     for m in metrics:
         if m not in COMPARE_METRICS:
             raise AnalysisError(f"unknown metric {m!r}; choose from: {', '.join(COMPARE_METRICS)}")
@@ -802,7 +833,22 @@ def compare(
     paired: bool | None = None,
     strict: bool = True,
 ) -> Comparison:
-    """Each run against the first; Holm's correction over every test reported."""
+    """Each run against the first; Holm's correction over every test reported.
+
+    Args:
+        directories: the runs, or their directories; the first is the baseline.
+        metrics: the metrics to compare (default: every one the runs allow).
+        paired: pair by deal (None: exactly when the runs were dealt the same decks).
+        strict: refuse metrics the runs cannot compare instead of leaving them out.
+
+    Returns:
+        The :class:`Comparison`: one :class:`PairComparison` a run after the first.
+
+    Raises:
+        AnalysisError: fewer than two runs, the same run twice, an unknown metric, runs
+            that cannot be compared or paired.
+        DatasetError: a directory that holds no finished run.
+    """
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if len(runs) < 2:
         raise AnalysisError("compare needs at least two runs")

@@ -97,6 +97,7 @@ class DealSides:
 
     @property
     def n(self) -> int:
+        """The hands."""
         return int(self.margin.shape[0])
 
     @property
@@ -106,11 +107,16 @@ class DealSides:
 
     @property
     def policy(self) -> str:
+        """The run's policies, each once, joined by commas."""
         return ",".join(dict.fromkeys(self.run.config.policies))
 
 
 def deal_sides(run: Run, max_hands: int | None = None) -> DealSides:
-    """The run's hands (the first ``max_hands``, or all) dealt again (:class:`DealSides`)."""
+    """The run's hands (the first ``max_hands``, or all) dealt again (:class:`DealSides`).
+
+    Raises:
+        AnalysisError: the run has no hands.
+    """
     import polars as pl
 
     from scopa_sim.analysis.analyze import hand_metrics
@@ -804,7 +810,11 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
 def match_wins(run: Run, seat: int = 0) -> Estimate:
     """How often the side of ``seat`` won a match of a ``--matches`` run (Wilson CI): with
     the stronger policy at ``seat``, how often the stronger wins (the first dealer of
-    each match is drawn at random, so neither seat starts ahead)."""
+    each match is drawn at random, so neither seat starts ahead).
+
+    Raises:
+        AnalysisError: a run of hands (not of matches), or a seat the game does not have.
+    """
     import polars as pl
 
     c = run.config

@@ -76,6 +76,7 @@ class Layout:
         )
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: the kind, exactness, seed, each other seat's hand and the stock."""
         return {
             "layout": self.kind,
             "exact": self.exact,
@@ -118,6 +119,7 @@ class Advice:
 
     @property
     def chosen(self) -> Play:
+        """The play the bot chose (ranked first)."""
         return next(p.play for p in self.plays if p.chosen)
 
 
@@ -140,6 +142,10 @@ def position_from_cards(
     seats' hand sizes follow from the round (``opponent_cards`` picks between a full
     round and one where the others played first); the rest of the unseen cards are the
     stock. ``totals`` are the match points of the two sides before this hand.
+
+    Raises:
+        PositionError: rules of more than two sides, a card given twice or not in the
+            deck, an empty or too large hand, an impossible scope count or position.
     """
     if rules.sides != 2:
         raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
@@ -277,7 +283,11 @@ def advise(state: HandState, bot: Bot, seed: int, *, recorded: bool = False) -> 
     """Rank every legal play of the seat to move with ``bot``.  A perfect-information bot
     (:attr:`Bot.perfect_information`) searches one layout of the hidden cards
     (:func:`perfect_information_world`; ``recorded``: ``state`` is a game record's, whose
-    true layout it then sees), named in :attr:`Advice.layout`."""
+    true layout it then sees), named in :attr:`Advice.layout`.
+
+    Raises:
+        PositionError: the hand is over (no play to advise).
+    """
     bot.prepare(state.rules)
     if state.is_over:
         raise PositionError("the hand is over: there is no play to advise")

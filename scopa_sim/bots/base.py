@@ -144,6 +144,11 @@ class KernelBot(Bot):
     0."""
 
     def __init__(self, policy: str) -> None:
+        """The kernel policy ``policy`` (``random``, ``greedy`` or ``expert``) as a bot.
+
+        Raises:
+            PolicyError: an unknown kernel policy.
+        """
         code = KERNEL_CODES.get(policy)
         if code is None:
             allowed = ", ".join(KERNEL_CODES)
@@ -152,6 +157,9 @@ class KernelBot(Bot):
         self._code = code
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play, the one the kernel policy picks first (chosen); no values: NaN means,
+        ``n`` 0.
+        """
         info = InfoSet(state)
         vec, r = info.vector, state._r
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)

@@ -105,10 +105,12 @@ class Evaluation:
 
     @property
     def worlds(self) -> int:
+        """The common worlds the plays were valued on."""
         return int(self.values.shape[0])
 
     @functools.cached_property
     def means(self) -> np.ndarray:
+        """Each play's mean value over the worlds (legal-play order)."""
         return self.values.mean(axis=0)
 
     @property
@@ -288,12 +290,19 @@ class EvalBot(Bot):
 
     def __init__(self, worlds: int = DEFAULT_WORLDS, rollout: str = DEFAULT_ROLLOUT,
                  exact: int = 1) -> None:  # fmt: skip
+        """The evaluator as a bot: ``worlds`` common worlds, ``rollout`` the policy that
+        finishes them, ``exact`` 1 to solve a position of one world exactly.
+
+        Raises:
+            PolicyError: ``exact`` is not 0 or 1.
+        """
         if exact not in (0, 1):
             raise PolicyError(f"policy 'eval' parameter exact={exact!r}: expected 0 or 1")
         self.evaluator = Evaluator(worlds, rollout, bool(exact))
         self.name = self.evaluator.name
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play valued on common worlds (:meth:`Evaluation.play_stats`), best first."""
         return self.evaluator.evaluate(state, seed).play_stats()
 
 

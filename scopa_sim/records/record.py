@@ -118,6 +118,7 @@ class ReplaySummary:
 
     @property
     def ok(self) -> bool:
+        """Whether every record replayed without an error."""
         return not self.errors
 
 

@@ -147,6 +147,7 @@ class Decision:
         return "95%" if all(math.isfinite(x) for x in self.loss_ci) else "not estimated"
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready, as ``scopa-sim review --json`` gives a decision."""
         extra: dict[str, Any] = {}
         if self.belief:
             extra["belief"] = {
@@ -195,6 +196,7 @@ class Deal:
 
     @property
     def luck(self) -> tuple[float, ...]:
+        """Each side's luck of the deal: its expected margin after the deal minus before."""
         return tuple(a - b for a, b in zip(self.after, self.before, strict=True))
 
 
@@ -252,6 +254,7 @@ class Summary:
         return all(math.isfinite(x) for x in self.mean_loss_ci)
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready, as ``scopa-sim review --json`` gives a seat's or a side's summary."""
         out: dict[str, Any] = {
             "decisions": self.decisions,
             "forced": self.forced,
@@ -306,11 +309,13 @@ class Review:
         ]
 
     def seat_summaries(self) -> list[Summary]:
+        """A :class:`Summary` for each seat under review."""
         ds = self.decisions()
         seats = sorted({d.seat for d in ds})
         return [summarize(f"seat {s}", [d for d in ds if d.seat == s]) for s in seats]
 
     def side_summaries(self) -> list[Summary]:
+        """A :class:`Summary` for each side, with its luck, skill and result over its hands."""
         ds = self.decisions()
         out = []
         for side in sorted({d.side for d in ds}):
@@ -345,7 +350,11 @@ def parse_targets(args: Sequence[str]) -> list[tuple[str, list[range] | None]]:
     """``FILE [LINE|A-B ...] [FILE ...]`` into (file, its line ranges or None for all).
     An argument that looks like a line number or range belongs to the file before it.
     Ranges stay ranges until the file's length is known (:func:`load_tasks`): ``1-10**30``
-    is a line that does not exist, not a list too long to build."""
+    is a line that does not exist, not a list too long to build.
+
+    Raises:
+        ReviewError: no record file, or a bad line range.
+    """
     out: list[tuple[str, list[range] | None]] = []
     for a in args:
         m = _LINE_SPEC.match(a)
@@ -429,7 +438,11 @@ def _which(text: str) -> str:
 
 
 def check_seats(tasks: Sequence[HandTask], seats: Iterable[int]) -> None:
-    """Every seat asked for must exist in every hand reviewed."""
+    """Every seat asked for must exist in every hand reviewed.
+
+    Raises:
+        ReviewError: a seat that a reviewed hand does not have.
+    """
     for t in tasks:
         players = int(json.loads(t.text)["rules"]["players"])
         for s in seats:
@@ -442,7 +455,12 @@ def check_seats(tasks: Sequence[HandTask], seats: Iterable[int]) -> None:
 
 def parse_evaluator(text: str) -> Evaluator:
     """An evaluator from its policy text (``eval:worlds=256,rollout=greedy,exact=1``);
-    other policies give no paired values per world, so they are refused."""
+    other policies give no paired values per world, so they are refused.
+
+    Raises:
+        ReviewError: a policy other than ``eval``.
+        PolicyError: bad parameters of ``eval``.
+    """
     spec = PolicySpec.parse(text)
     if spec.name != "eval":
         raise ReviewError(
@@ -566,7 +584,7 @@ def review_tasks(
     in order); each hand depends only on its record, the evaluator and the seed, so the
     results are the same for any number of workers.  ``progress(1)`` after each hand.
 
-    Threads, not processes: about 92% of a review's time is the evaluator's kernel, which
+    Threads, not processes: nearly all of a review's time is the evaluator's kernel, which
     runs without the GIL, so threads scale without starting processes that must load the
     kernels and compute the prior again.  Each thread reviews with its own copy of the
     evaluator, whose transposition table that kernel writes without the GIL: one table

@@ -123,7 +123,11 @@ def _seat_number(role: str, players: int) -> int:
 
 def redeal(config: SimConfig, match: np.ndarray, hand: np.ndarray, dealer: np.ndarray) -> Deals:
     """Rows ``(match, hand, dealer)`` of the run of ``config`` dealt again, as it dealt
-    them (its seed, rules and ``deal``)."""
+    them (its seed, rules and ``deal``).
+
+    Raises:
+        AnalysisError: ``match``, ``hand`` and ``dealer`` are not 1-d arrays of one length.
+    """
     rules = config.rules
     m = np.ascontiguousarray(match, dtype=np.int64)
     h = np.ascontiguousarray(hand, dtype=np.int64)

@@ -238,7 +238,11 @@ def play_match(
 ) -> Iterator[HandLog]:
     """Play match ``match`` of a run to its end, yielding each hand as it is scored;
     ``start`` gives the sides' totals it starts from (default 0 each: a match from a
-    given score, e.g. to study play near the target)."""
+    given score, e.g. to study play near the target).
+
+    Raises:
+        MatchError: the match did not end within :data:`MAX_HANDS_PER_MATCH` hands.
+    """
     n = rules.players
     totals = start_totals(rules, start)
     player = player or HandPlayer(rules, policies, seed)

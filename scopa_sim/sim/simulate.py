@@ -45,7 +45,13 @@ def _versions() -> dict[str, str]:
 
 
 def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: bool) -> RunWriter:
-    """Create, resume or overwrite a run directory; nothing is written on an error."""
+    """Create, resume or overwrite a run directory; nothing is written on an error.
+
+    Raises:
+        InputError: both ``resume`` and ``overwrite``.
+        SimulationError: as :func:`simulate` says, before anything is written.
+        DatasetError: the run to resume is damaged.
+    """
     if resume and overwrite:
         raise InputError("resuming a run and overwriting it exclude each other")
     check_utf8_path(directory)  # or the run could be written and never read back
@@ -176,6 +182,10 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> RunWrite
 
 @dataclass(frozen=True)
 class RunSummary:
+    """What a call of :func:`simulate` did: the run, the units and rows this call added, its
+    seconds, whether the run is complete and its rows in all.
+    """
+
     directory: Path
     config: SimConfig
     units_done: int
@@ -201,6 +211,17 @@ def simulate(
     run that fails before any shard is written (an unreachable Dask scheduler, say) leaves
     nothing behind; an interrupt (KeyboardInterrupt, or SIGTERM turned into one by the
     command) keeps its finished shards, to be resumed, and removes its temporary files.
+
+    Returns:
+        A :class:`RunSummary` of what this call did.
+
+    Raises:
+        InputError: both ``resume`` and ``overwrite``.
+        SimulationError: the directory is not a directory, already holds a run (neither
+            resumed nor overwritten), holds something else, has no run to resume, differs
+            from the run to resume, cannot be written, is locked by another simulation, or
+            a worker failed writing it.
+        DatasetError: the run to resume is damaged or its rows come out differently.
     """
     made = not directory.exists()
     lock = _lock(directory) if directory.is_dir() else None

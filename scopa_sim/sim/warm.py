@@ -1,9 +1,9 @@
 """Compile the kernels ahead of use (``scopa-sim warm``).
 
 numba compiles a kernel the first time it runs and keeps it in its on-disk cache; after
-that every process loads it in a fraction of a second. The big loops take long to
-compile (on a 2-core machine the fused playout loop about 25 s per variant, ISMCTS
-about 60 s per capture rule), so the first ``simulate``, ``advise`` or ``tournament``
+that every process loads it from there. The big loops take long to compile (the fused
+playout loop for each variant, ISMCTS for each capture rule: each task's ``cost`` in
+:data:`TASKS`), so the first ``simulate``, ``advise`` or ``tournament``
 on a fresh machine waits minutes, and processes that start together (the workers of a
 run, of a cluster, of the test suite) each compile the same kernel at once. :func:`warm`
 compiles them all once, in parallel processes, each task a different kernel: run it when
