@@ -78,7 +78,12 @@ def scan_hands(run: Run) -> pl.LazyFrame:
 
 def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
     """The finished runs of ``directories`` (:func:`scopa_sim.data.run.open_run`); an
-    AnalysisError if there is none."""
+    AnalysisError if there is none.
+
+    Raises:
+        AnalysisError: no directory given.
+        DatasetError: a directory that holds no finished run.
+    """
     runs = tuple(open_run(d) for d in directories)
     if not runs:
         raise AnalysisError("no run directory given")
@@ -339,7 +344,12 @@ def _jsonable(x: Any) -> Any:
 def check_by(by: Sequence[str]) -> tuple[str, ...]:
     """The ``--by`` keys, each a column of :data:`GROUP_KEYS` or a deal feature
     (:mod:`scopa_sim.sim.deals`, whose syntax is checked here and whose fit to each run's
-    rules when the runs are read); an AnalysisError otherwise."""
+    rules when the runs are read); an AnalysisError otherwise.
+
+    Raises:
+        AnalysisError: a key that is neither a column of :data:`GROUP_KEYS` nor a deal
+            feature.
+    """
     from scopa_sim.sim import deals as DL
 
     for b in by:
@@ -387,7 +397,11 @@ def _key_of(row: dict[str, Any], by: tuple[str, ...]) -> tuple[Any, ...]:
 def check_distinct(runs: Sequence[Run], why: str = "its hands would count twice") -> None:
     """An AnalysisError when two of ``runs`` are the same run (the same directory, or two
     copies of one run: the same run id): its hands would be counted twice (``why``
-    says what else would go wrong)."""
+    says what else would go wrong).
+
+    Raises:
+        AnalysisError: two of ``runs`` are the same run.
+    """
     seen: dict[str, Run] = {}
     for r in runs:
         if r.run_id in seen:
@@ -774,6 +788,10 @@ def compare_pair(
     ``paired=None`` pairs exactly when the runs were dealt the same decks.  Runs
     with different players or sides cannot be compared side by side: with
     ``strict`` that is an error, otherwise only the other metrics are compared.
+
+    Raises:
+        AnalysisError: an unknown metric, runs that cannot be compared (with ``strict``) or
+            paired (``paired=True``), paired runs with no common hand.
     """
     asked = check_metrics(metrics)
     chosen, note = _metrics_for(a, b, asked, strict)

@@ -170,7 +170,11 @@ def ols_hc1(chunks: Chunks) -> Fit:
     """OLS of ``y`` on ``X`` over the chunks ``(X, y)`` that ``chunks()`` yields (called
     twice: the normal equations, then the residuals), with White's heteroscedasticity-
     robust covariance scaled by ``n / (n - k)`` (HC1). Columns that are always zero get 0
-    and a standard error of 0 (the callers report them as too few)."""
+    and a standard error of 0 (the callers report them as too few).
+
+    Raises:
+        AnalysisError: no rows to fit.
+    """
     xtx: np.ndarray | None = None
     xty: np.ndarray | None = None
     n = 0
@@ -204,7 +208,11 @@ def ols_hc1_cov(chunks: Chunks) -> CovFit:
     """OLS of ``y`` on ``X`` over the chunks ``(X, y)`` of ``chunks()`` (called twice),
     with White's heteroscedasticity-robust covariance scaled by ``n / (n - k)`` (HC1), for
     a design of full column rank: a rank-deficient ``X`` raises :class:`AnalysisError`
-    (no parametrisation is chosen silently; impose a constraint or a reference first)."""
+    (no parametrisation is chosen silently; impose a constraint or a reference first).
+
+    Raises:
+        AnalysisError: no rows to fit, or a design of rank below its columns.
+    """
     xtx: np.ndarray | None = None
     xty: np.ndarray | None = None
     n = 0
@@ -273,7 +281,12 @@ class CardValues:
     cov: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def value(self, card: str) -> CardValue:
-        """The value of ``card`` (``7D``); an AnalysisError for a card the deck lacks."""
+        """The value of ``card`` (``7D``); an AnalysisError for a card the deck lacks.
+
+        Raises:
+            AnalysisError: a card the deck lacks.
+            CardError: a text that is not a card.
+        """
         from scopa_sim.game.cards import parse_card
 
         name = card_name(parse_card(card))

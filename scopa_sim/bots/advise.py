@@ -235,6 +235,9 @@ def check_scope(state: HandState) -> None:
     ``opening_fifteen``), and at most half as many as the cards in its
     pile (``--scope 50,0`` on an empty table at the start of a hand is impossible, not a
     50-point lead).
+
+    Raises:
+        PositionError: a side's scope count that its plays so far cannot have made.
     """
     rules, made = state.rules, state.plays_made
     # Plays go round in seat order and the seat before the one to play made the last.
@@ -271,7 +274,11 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
 
 def check_advisor(spec: PolicySpec) -> None:
     """A PolicyError unless ``spec`` can rank plays: a search policy (a jitted policy
-    picks a play but gives no values to rank by)."""
+    picks a play but gives no values to rank by).
+
+    Raises:
+        PolicyError: a kernel policy.
+    """
     if spec.is_kernel:
         raise PolicyError(
             f"policy {spec}: the plays are ranked by a search policy "

@@ -229,7 +229,11 @@ SHOWN_BELIEFS: tuple[str, ...] = tuple(n for n, m in MODELS.items() if m is not 
 
 def get_model(name: str | BeliefModel | None) -> BeliefModel | None:
     """A belief model by name (or as given); raises :class:`PolicyError` naming the
-    allowed names."""
+    allowed names.
+
+    Raises:
+        PolicyError: an unknown model name.
+    """
     if name is None or isinstance(name, BeliefModel):
         return name
     if name not in MODELS:

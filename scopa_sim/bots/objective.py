@@ -166,7 +166,11 @@ class EquityTable:
     @classmethod
     def load(cls, path: str | Path) -> EquityTable:
         """A table written by :meth:`save`; any missing, unreadable or malformed file is
-        an :class:`EquityError`."""
+        an :class:`EquityError`.
+
+        Raises:
+            EquityError: a missing, unreadable, malformed or altered file.
+        """
         p = Path(path)
         where = f"equity table {path}"
         if p.is_dir():
@@ -219,7 +223,11 @@ class EquityTable:
         return cls(rules, policy, hands, seed, outcomes, win, tie)
 
     def check(self, rules: Rules) -> None:
-        """Raise :class:`EquityError` unless this table is for ``rules``."""
+        """Raise :class:`EquityError` unless this table is for ``rules``.
+
+        Raises:
+            EquityError: the table is for other sides, another target or other rules.
+        """
         mine = self.rules
         if mine == rules:
             return

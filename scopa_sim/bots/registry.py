@@ -262,7 +262,12 @@ def search_policies() -> list[str]:
 
 def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
     """A bot by name (any registered policy) with text parameters, validated; raises
-    :class:`PolicyError` naming the bad parameter."""
+    :class:`PolicyError` naming the bad parameter.
+
+    Raises:
+        PolicyError: an unknown bot, an unknown or bad parameter, parameters to an alias, a
+            combination of parameters the bot refuses.
+    """
     key = name.strip().lower()
     if key in ALIASES:
         if params:

@@ -169,7 +169,11 @@ def _int_list(obj: dict[str, Any], key: str, n: int) -> list[int]:
 
 
 def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandState]:
-    """Check one record against its rules and the match so far; raise RecordError."""
+    """Check one record against its rules and the match so far; raise RecordError.
+
+    Raises:
+        RecordError: a record that breaks the rules or does not follow the match so far.
+    """
     rules, match, hand, dealer, before = _header(obj)
     _check_continuity(prev, rules, match, hand, dealer, before)
     state, after, winner = _check_content(obj, rules, dealer, before)
@@ -180,7 +184,12 @@ def check_record(obj: Any) -> HandState:
     """Check one record on its own, as :func:`check_hand` does but without the match
     around it (a hand taken out of its file, as the board shows one): header, deals,
     plays, score and totals; raise RecordError (or CardError, ValueError). Returns the
-    finished hand."""
+    finished hand.
+
+    Raises:
+        RecordError: a record that breaks the rules.
+        CardError: a card that is not one.
+    """
     rules, _match, _hand, dealer, before = _header(obj)
     state, _after, _winner = _check_content(obj, rules, dealer, before)
     return state
@@ -382,6 +391,9 @@ def position_from_record(spec: str) -> HandState:
 
     Every way this can fail (no such file, a directory, a binary file, a line or play
     out of range, a line that is not a valid record) is a :class:`PositionError`.
+
+    Raises:
+        PositionError: as said above, for every way it can fail.
     """
     form = f"position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
     parts = spec.rsplit(":", 2)
@@ -451,6 +463,9 @@ def show_hand(obj: Any) -> list[str]:
     The record is checked on its own first (rules, deals, legal plays, score, totals,
     winner; not its place in a match), so what is shown is what the rules make of it;
     a record that fails raises :class:`RecordError`.
+
+    Raises:
+        RecordError: a record that fails the check, or holds a number too large.
     """
     rules, match, hand, dealer, before = _header(obj)
     try:
@@ -632,7 +647,11 @@ MAX_LINE = 1 << 20
 
 def iter_lines(stream: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
     """Lines of a text stream without their newline, each read with a bound: a line
-    longer than ``limit`` characters is a :class:`RecordError`."""
+    longer than ``limit`` characters is a :class:`RecordError`.
+
+    Raises:
+        RecordError: a line longer than ``limit`` characters.
+    """
     lineno = 0
     while True:
         line = stream.readline(limit + 1)

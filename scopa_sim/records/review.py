@@ -381,7 +381,12 @@ def load_tasks(
     A hand asked for twice -- the same line twice (``games.jsonl 2 1-3``), the same file
     twice, or a copy of the same record line in another file -- is a ReviewError naming
     both places: each hand's result, luck and skill would count twice in the summaries
-    (a +4 hand reported as +8), and no reading of such a request needs that."""
+    (a +4 hand reported as +8), and no reading of such a request needs that.
+
+    Raises:
+        ReviewError: a missing, unreadable, non-text or invalid file, a line it does not
+            have, a hand asked for twice.
+    """
     tasks: list[HandTask] = []
     seen: dict[str, HandTask] = {}  # the record, canonical, -> where it was first asked for
     for path, lines in targets:
@@ -589,7 +594,11 @@ def review_tasks(
     kernels and compute the prior again.  Each thread reviews with its own copy of the
     evaluator, whose transposition table that kernel writes without the GIL: one table
     shared by two threads could mix their entries.  An error or an interrupt cancels the
-    hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs."""
+    hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs.
+
+    Raises:
+        ReviewError: ``workers`` below 1.
+    """
     if workers < 1:
         raise ReviewError(f"workers must be at least 1, not {workers}")
     out: list[HandReview] = []

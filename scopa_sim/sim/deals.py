@@ -309,7 +309,11 @@ def _settebello(deals: Deals) -> list[str]:
 def parse_feature(text: str, rules: Rules) -> Feature:
     """A deal feature (see the module) checked against the run's rules: an AnalysisError
     for an unknown feature or role, a seat the game does not have, or a card its deck
-    does not have (the 2s of ``scopa-36``)."""
+    does not have (the 2s of ``scopa-36``).
+
+    Raises:
+        AnalysisError: as said above.
+    """
     name, _, role = text.partition("@")
     kind, _, arg = name.partition(":")
     if kind in DEAL_FEATURES:

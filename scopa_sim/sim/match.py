@@ -214,7 +214,11 @@ class HandPlayer:
 
 def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
     """The totals a match starts from: 0 for each side, or ``start``, checked (one total a
-    side, each below the target); :class:`MatchError` otherwise."""
+    side, each below the target); :class:`MatchError` otherwise.
+
+    Raises:
+        MatchError: not one total a side, or a total at or above the target.
+    """
     try:  # one count of points >= 0 a side, as for any hand's match totals
         totals = check_match_totals(rules, start)
     except ValueError:

@@ -138,7 +138,11 @@ TASKS: dict[str, WarmTask] = {
 
 def select(names: Sequence[str] = ()) -> list[WarmTask]:
     """The tasks named (all when none), largest first; an unknown name is a
-    :class:`WarmError` that lists the known ones."""
+    :class:`WarmError` that lists the known ones.
+
+    Raises:
+        WarmError: an unknown task name.
+    """
     for name in names:
         if name not in TASKS:
             raise WarmError(f"unknown warm-up task {name!r}: one of {', '.join(TASKS)}")
@@ -162,7 +166,11 @@ def warm(names: Sequence[str] = (), jobs: int = 1) -> Iterator[tuple[WarmTask, f
     """Run the tasks ``names`` (all by default) in ``jobs`` processes (1: in this one) of
     :func:`scopa_sim.sim.pool.process_pool`, every task queued at once, largest first;
     yield each task with its seconds as it finishes. An error, an interrupt or stopping
-    the iteration stops the worker processes at once."""
+    the iteration stops the worker processes at once.
+
+    Raises:
+        WarmError: an unknown task name, or ``jobs`` below 1.
+    """
     if jobs < 1:
         raise WarmError(f"the number of processes must be at least 1, got {jobs}")
     tasks = select(names)
