@@ -105,7 +105,7 @@ def simulate(
     RulesError, PolicyError, SimulationError (a directory that holds another run, a
     resume that does not match, a cluster out of reach), FileError.
     """
-    from scopa_sim.data.run import SimConfig, mode_and_count
+    from scopa_sim.data.run import SimConfig, check_label, mode_and_count
     from scopa_sim.sim.executors import dask_executor, local_executor
     from scopa_sim.sim.simulate import simulate as simulate_run
 
@@ -125,9 +125,8 @@ def simulate(
         raise InputError("resuming a run and overwriting it exclude each other")
     if deal != "plain" and mode != "hands":
         raise InputError("swapped deals are for runs of hands only, not of matches")
-    if label is not None and (not isinstance(label, str) or not label.strip() or len(label) > 200):
-        raise InputError(f"a run's label must be a non-empty text of at most 200 characters, "
-                         f"not {label!r:.60}")  # fmt: skip
+    if label is not None:
+        check_label(label)
     keep = None
     if out is None:
         keep = tempfile.TemporaryDirectory(prefix="scopa-sim-run-")

@@ -377,10 +377,7 @@ class Run:
         Raises:
             InputError: ``label`` is not a non-empty text of at most 200 characters.
         """
-        if not isinstance(label, str) or not label.strip() or len(label) > 200:
-            raise InputError(f"a run's label must be a non-empty text of at most 200 "
-                             f"characters, not {label!r:.60}")  # fmt: skip
-        return dataclasses.replace(self, name=label)
+        return dataclasses.replace(self, name=check_label(label))
 
     @property
     def run_id(self) -> str:
@@ -433,6 +430,19 @@ class Run:
             f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in rows
         )
         return f"<div class='scopa-sim'><b>scopa-sim run</b><table>{body}</table></div>"
+
+
+def check_label(label: object) -> str:
+    """``label`` if it can name a run (:attr:`Run.label`).
+
+    Raises:
+        InputError: ``label`` is not a non-empty text of at most 200 characters.
+    """
+    if not isinstance(label, str) or not label.strip() or len(label) > 200:
+        raise InputError(
+            f"a run's label must be a non-empty text of at most 200 characters, not {label!r:.60}"
+        )
+    return label
 
 
 def _text(v: Any) -> str:

@@ -99,6 +99,8 @@ def test_a_run_made_in_memory_is_labelled_by_its_preset_and_policy() -> None:
     assert scopa_sim.open_run(named.directory, label="again").label == "again"
     with pytest.raises(InputError, match="label"):
         a.labelled("")
+    with pytest.raises(InputError, match="label"):  # refused before any work
+        scopa_sim.simulate(hands=10, label=5)  # type: ignore[arg-type]
 
 
 def test_runs_of_the_same_name_are_told_apart(tmp_path: Path) -> None:
