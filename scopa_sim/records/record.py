@@ -103,9 +103,11 @@ def write_records(out: TextIO, rules: Rules, logs: Iterable[HandLog]) -> int:
 
 
 # --------------------------------------------------------------------------- checking
-@dataclass
+@dataclass(repr=False)
 class ReplaySummary:
-    """What a valid (or partly valid) file holds."""
+    """What a valid (or partly valid) file holds: its ``lines``, ``hands``, ``matches``
+    (``finished_matches`` of them played to the end), the matches each side ``wins``,
+    the ``scope`` and ``plays`` made, and the ``errors`` found (line number, message)."""
 
     lines: int = 0
     hands: int = 0
@@ -120,6 +122,33 @@ class ReplaySummary:
     def ok(self) -> bool:
         """Whether every record replayed without an error."""
         return not self.errors
+
+    def __repr__(self) -> str:
+        """``ReplaySummary(5 lines, 5 hands, 1 match(es) (1 finished), ...: valid)``."""
+        wins = ", ".join(f"side {s} {n}" for s, n in sorted(self.wins.items())) or "none"
+        if self.ok:
+            verdict = "valid"
+        else:
+            line, message = self.errors[0]
+            verdict = f"{len(self.errors)} error(s), first: line {line}: {message[:80]}"
+        return (f"ReplaySummary({self.lines:,} lines, {self.hands:,} hands, {self.matches:,} "
+                f"match(es) ({self.finished_matches:,} finished), wins {wins}, {self.scope:,} "
+                f"scope, {self.plays:,} plays: {verdict})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """The counts and the first errors as a table."""
+        import html
+
+        rows = [("lines", f"{self.lines:,}"), ("hands", f"{self.hands:,}"),
+                ("matches", f"{self.matches:,} ({self.finished_matches:,} finished)"),
+                *((f"side {s} wins", f"{n:,}") for s, n in sorted(self.wins.items())),
+                ("scope", f"{self.scope:,}"), ("plays", f"{self.plays:,}"),
+                *((f"error, line {n}", message) for n, message in self.errors[:10])]  # fmt: skip
+        body = "".join(
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows
+        )
+        title = "scopa-sim replay: " + ("valid" if self.ok else f"{len(self.errors)} error(s)")
+        return f"<div class='scopa-sim'><b>{title}</b><table>{body}</table></div>"
 
 
 @dataclass

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,7 +38,16 @@ class WarmTask:
     name: str
     summary: str
     cost: float
-    run: Callable[[], None]
+    run: Callable[[], None] = field(repr=False, compare=False)
+
+    def _repr_html_(self) -> str:
+        """The task as a one-row table."""
+        import html
+
+        cells = "".join(f"<td>{html.escape(str(c))}</td>" for c in (self.name, self.summary,
+                                                                   f"{self.cost:g}"))  # fmt: skip
+        return ("<div class='scopa-sim'><table><tr><th>task</th><th>compiles</th>"
+                f"<th>seconds</th></tr><tr>{cells}</tr></table></div>")  # fmt: skip
 
 
 def _fused(preset: str, *overrides: str) -> Callable[[], None]:

@@ -62,6 +62,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "ReportFiles": api.ReportFiles(tmp / "report.md", (tmp / "a.png", tmp / "b.png")),
     }
     out["GameReview"] = scopa_sim.review(record, "1", policy="eval:worlds=2", seed=1, workers=1)
+    out["ReplaySummary"] = scopa_sim.replay(record)
+    out["WarmTask"] = scopa_sim.warm_tasks()[0]
     return out
 
 
@@ -76,7 +78,12 @@ def test_every_public_result_type_is_covered(results: dict[str, Any]) -> None:
         assert type(value).__name__ == name
 
 
-@pytest.mark.parametrize("name", sorted([*public_result_types(), "CardValue", "ClassCell"]))
+#: Results that are not exported classes: rows of a result, and what replay and
+#: warm_tasks return.
+OTHER_RESULTS = ["CardValue", "ClassCell", "ReplaySummary", "WarmTask"]
+
+
+@pytest.mark.parametrize("name", sorted([*public_result_types(), *OTHER_RESULTS]))
 def test_a_result_has_a_short_repr_and_an_html_table(results: dict[str, Any], name: str) -> None:
     value = results[name]
     text = repr(value)
