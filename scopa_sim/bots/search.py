@@ -648,7 +648,14 @@ def play_deal(
     rules: Rules, bots_by_seat: Sequence[Bot], deck_seed: int, dealer: int = 0
 ) -> list[int]:
     """Play one hand dealt from ``deck_seed`` (as :meth:`HandState.deal`) with one bot per
-    seat; return the points of each side.  Each move's seed is :func:`move_seed`."""
+    seat; return the points of each side.  Each move's seed is :func:`move_seed`.
+
+    Args:
+        rules: the rules of the hand.
+        bots_by_seat: one bot a seat.
+        deck_seed: the seed of the deck.
+        dealer: the dealer's seat.
+    """
     if len(bots_by_seat) != rules.players:
         raise ValueError(f"need {rules.players} bots, got {len(bots_by_seat)}")
     state = HandState.deal(rules, dealer=dealer, seed=deck_seed)

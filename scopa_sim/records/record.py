@@ -595,7 +595,15 @@ def _totals(values: Sequence[int]) -> str:
 
 
 def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplaySummary:
-    """Check every line of a record file; collect ``(line, reason)`` for each violation."""
+    """Check every line of a record file; collect ``(line, reason)`` for each violation.
+
+    Args:
+        lines: the lines of the file, without their newlines.
+        allow_unfinished: accept a last match that is not played to its end.
+
+    Returns:
+        The :class:`ReplaySummary` (its ``errors`` empty when every line is valid).
+    """
     summary = ReplaySummary()
     prev: _MatchCursor | None = None
     last_line = 0

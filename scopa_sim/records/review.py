@@ -776,7 +776,27 @@ def run_review(
     belief_model: str | None = None,
 ) -> Review:
     """Everything ``scopa-sim review`` does before printing: parse, check, review
-    (``belief_model``: also each decision's belief, see :func:`review_hand`)."""
+    (``belief_model``: also each decision's belief, see :func:`review_hand`).
+
+    Args:
+        args: the record files and their lines, as ``scopa-sim review`` takes them
+            (:func:`parse_targets`).
+        evaluator: the evaluator or its policy text (:func:`parse_evaluator`).
+        seed: the seed of the evaluator's worlds.
+        seats: the seats whose decisions are reviewed (default all).
+        workers: the threads to review in.
+        allow_unfinished: accept files whose last match is unfinished.
+        progress: called with 1 after each hand.
+        on_tasks: called with the number of hands once they are known.
+        belief_model: also give each decision's belief under this model.
+
+    Returns:
+        The :class:`Review`.
+
+    Raises:
+        ReviewError: a bad file, line, seat or evaluator.
+        PolicyError: a bad belief model or evaluator parameter.
+    """
     ev = parse_evaluator(evaluator) if isinstance(evaluator, str) else evaluator
     if belief_model is not None:
         get_model(belief_model)  # an unknown name fails before any work

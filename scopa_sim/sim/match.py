@@ -244,8 +244,19 @@ def play_match(
     ``start`` gives the sides' totals it starts from (default 0 each: a match from a
     given score, e.g. to study play near the target).
 
+    Args:
+        rules: the rules of the match.
+        policies: one policy a seat.
+        seed: the run's seed; with ``match``, it fixes every deal of the match.
+        match: the match's number in the run.
+        dealer: the first dealer (default: drawn from ``seed`` and ``match``,
+            :func:`first_dealer`).
+        player: the hand player to reuse (default: one made for ``rules`` and ``policies``).
+        start: the sides' totals before the first hand (:func:`start_totals`).
+
     Raises:
-        MatchError: the match did not end within :data:`MAX_HANDS_PER_MATCH` hands.
+        MatchError: a bad ``start`` (:func:`start_totals`), or the match did not end within
+            :data:`MAX_HANDS_PER_MATCH` hands.
     """
     n = rules.players
     totals = start_totals(rules, start)

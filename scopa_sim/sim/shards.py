@@ -173,7 +173,16 @@ def _row_buffer(count: int) -> np.ndarray:
 
 def run_shard(config: SimConfig, index: int, directory: str) -> ShardResult:
     """Compute and write one shard (in this process, in a thread, or in a worker process
-    or Dask task through :func:`run_shard_json`)."""
+    or Dask task through :func:`run_shard_json`).
+
+    Args:
+        config: the run's configuration.
+        index: the shard's number.
+        directory: the run directory.
+
+    Returns:
+        The :class:`ShardResult` (the shard file is written atomically).
+    """
     t0 = time.perf_counter()
     first, count = config.units(index)
     cols = compute_rows(

@@ -212,6 +212,15 @@ def simulate(
     nothing behind; an interrupt (KeyboardInterrupt, or SIGTERM turned into one by the
     command) keeps its finished shards, to be resumed, and removes its temporary files.
 
+    Args:
+        directory: the run directory (made if missing).
+        config: what to simulate (:class:`~scopa_sim.data.run.SimConfig`).
+        executor: where the shards are computed (:mod:`scopa_sim.sim.executors`).
+        resume: finish the interrupted run in ``directory`` (a finished one is returned as
+            it is).
+        overwrite: replace the run in ``directory``.
+        progress: called with ``(units, rows)`` as each shard is written.
+
     Returns:
         A :class:`RunSummary` of what this call did.
 

@@ -184,6 +184,21 @@ def play_pairing(
     With ``workers > 1`` the deals are played in that many processes; the result is the
     same, since every deal depends on the seed and its number only and the statistics
     (and the SPRT) take the deals in order.
+
+    Args:
+        rules: the rules of every deal (two sides).
+        a, b: the two policies; margins are ``a``'s points minus ``b``'s per hand.
+        deals: the deal pairs, each deal played twice with the seats swapped.
+        seed: the seed of the deals.
+        sprt: a sequential test that may stop the pairing early.
+        progress: called with 1 after each deal pair.
+        workers: the processes to play in.
+
+    Returns:
+        The :class:`PairingResult`.
+
+    Raises:
+        TournamentError: rules of other than two sides.
     """
     workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:
@@ -393,6 +408,18 @@ def run_tournament(
     """Every pairing of distinct policies, on the same deals; ``progress(1)`` after each
     deal pair. ``workers > 1`` plays the deals in that many processes, with the same
     results.
+
+    Args:
+        rules: the rules of every deal (two sides).
+        policies: the policies, each once.
+        deals: the deal pairs of each pairing (at least 2).
+        seed: the seed of the deals, the same for every pairing.
+        sprt: a sequential test (two policies only).
+        progress: called with 1 after each deal pair.
+        workers: the processes to play in.
+
+    Returns:
+        One :class:`PairingResult` a pair of policies, in the order of ``policies``.
 
     Raises:
         TournamentError: fewer than 2 deal pairs or 2 policies, a policy given twice, a
