@@ -405,6 +405,9 @@ def decode_hand(obj: Any) -> tuple[HandState, list[Play]]:
     rules (:meth:`HandState.from_deals`). Whether each play is legal shows when the
     caller makes it (:meth:`HandState.push` raises IllegalPlayError). The state carries
     the match totals before the hand (a bot playing for the match reads them).
+
+    Raises:
+        RecordError: a bad header, deal or play field, or deals the rules do not make.
     """
     rules, _match, _hand, dealer, before = _header(obj)
     table, deals = _deals(obj)

@@ -106,8 +106,11 @@ def spot_check(directory: Path, config: SimConfig) -> None:
     of two versions of the engine's play (or data altered after the fact).
 
     The run's identity covers its configuration, seed and data generator, not every
-    change of a policy's play: the study's cache once kept escoba runs of an expert
-    whose play had since changed in 1 hand of 3,000."""
+    change of a policy's play, which this check catches.
+
+    Raises:
+        DatasetError: the rows made again differ from the stored ones.
+    """
     path = D.shard_path(directory, 0)
     first, count = config.units(0)
     cols = compute_rows(config, first, min(count, SPOT_UNITS if config.is_kernel else 1))
