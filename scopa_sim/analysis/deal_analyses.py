@@ -325,7 +325,8 @@ class CardValues:
                 f"{self.deal} deal, n={self.hands:,} hands; against the average card)")  # fmt: skip
         if not ok:
             return head + "\n  every card has too few hands"
-        parts = [f"{v.card} {v.value.text('+.3f')}" for v in self.values if v.card == "7D"]
+        parts = [f"{v.card} " + ("too few hands" if v.too_few else v.value.text("+.3f"))
+                 for v in self.values if v.card == "7D"]  # fmt: skip
         parts += [f"most {ok[0].card} {ok[0].value.estimate:+.3f}",
                   f"least {ok[-1].card} {ok[-1].value.estimate:+.3f}"]  # fmt: skip
         return head + "\n  " + "; ".join(parts)
