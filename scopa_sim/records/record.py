@@ -29,7 +29,8 @@ FORMAT = "scopa-record/1"
 def deals_from_deck(
     rules: Rules, deck: Sequence[Card], dealer: int
 ) -> tuple[list[Card], list[list[list[Card]]]]:
-    """Split a deck order into the table and the successive deals (``deals[d][seat]``)."""
+    """Split the deck order ``deck`` of a hand dealt by ``dealer`` under ``rules`` into the
+    table and the successive deals (``deals[d][seat]``)."""
     n = rules.players
     table = list(deck[: rules.table_cards])
     pos = rules.table_cards
@@ -94,7 +95,8 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
 
 
 def write_records(out: TextIO, rules: Rules, logs: Iterable[HandLog]) -> int:
-    """Write hands as JSON lines; return how many."""
+    """Write the hands ``logs`` (played under ``rules``) to ``out`` as JSON lines, one
+    record a hand (:func:`hand_record`); return how many."""
     n = 0
     for log in logs:
         out.write(json.dumps(hand_record(rules, log), separators=(",", ":")) + "\n")
@@ -198,7 +200,9 @@ def _int_list(obj: dict[str, Any], key: str, n: int) -> list[int]:
 
 
 def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandState]:
-    """Check one record against its rules and the match so far; raise RecordError.
+    """Check one record ``obj`` (a decoded JSON line) against its rules and the match so
+    far (``prev``: the cursor after the previous hand of the file, None for the first);
+    return the cursor after it and the finished hand.
 
     Raises:
         RecordError: a record that breaks the rules or does not follow the match so far.

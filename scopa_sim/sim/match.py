@@ -45,7 +45,8 @@ class HandLog:
 
 
 def first_dealer(seed: int, match: int, players: int) -> int:
-    """The first dealer of a match, drawn from the match's own stream."""
+    """The first dealer (a seat of ``players``) of match ``match`` of a run of ``seed``,
+    drawn from the match's own stream."""
     rng = K.new_rng(K.derive_seed(seed, match, 0, STREAM_DEALER))
     return int(K.rand_below(rng, players))
 
