@@ -76,7 +76,8 @@ def run(n, tmp):
         return r.run_id + ":" + h.hexdigest()[:16]
     for k in range(n):
         a = scopa_sim.advise(**args, seed=seed * 1000 + k)
-        h.update(repr([(p.play, p.mean, p.ci_low, p.ci_high, p.n) for p in a.plays]).encode())
+        rows = [(p.play, p.mean, p.margin.low, p.margin.high, p.n) for p in a.plays]
+        h.update(repr(rows).encode())
     return h.hexdigest()[:16]
 out = {"file": scopa_sim.__file__, "version": scopa_sim.__version__}
 for key, n in (("warm", max(1, size // 100)), ("run", size)):

@@ -94,8 +94,8 @@ def main(hands: int, seed: int, workers: int, json_path: str | None) -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     analysis_s = t4 - t1
-    sb = first.value("7D")
-    hw = max((v.high - v.low) / 2 for v in first.values)
+    sb = first.value("7D").value
+    hw = max((v.value.high - v.value.low) / 2 for v in first.values)
     load1 = os.getloadavg()
     print(f"card values: {analysis_s:.1f} s (reading and dealing {t2 - t1:.1f} s, first deal "
           f"{t3 - t2:.1f} s, any deal {t4 - t3:.1f} s); ratio to the simulation "

@@ -60,7 +60,11 @@ def first_player_advantage(
     seed: int,
     progress: Callable[[int], None] | None = None,
 ) -> AdvantageResult:
-    """Play ``hands`` independent hands and estimate the points per position."""
+    """Play ``hands`` independent hands and estimate the points per position.
+
+    Raises:
+        AnalysisError: ``hands`` is not a whole number from 2 to 10^15.
+    """
     if type(hands) is not int or not 2 <= hands <= MAX_HANDS:
         raise AnalysisError(
             f"the number of hands must be a whole number 2..10^15 (two at least for a "

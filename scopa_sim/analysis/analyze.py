@@ -78,7 +78,12 @@ def scan_hands(run: Run) -> pl.LazyFrame:
 
 def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:
     """The finished runs of ``directories`` (:func:`scopa_sim.data.run.open_run`); an
-    AnalysisError if there is none."""
+    AnalysisError if there is none.
+
+    Raises:
+        AnalysisError: no directory given.
+        DatasetError: a directory that holds no finished run.
+    """
     runs = tuple(open_run(d) for d in directories)
     if not runs:
         raise AnalysisError("no run directory given")
@@ -220,10 +225,14 @@ class Distribution:
 
     @property
     def n(self) -> int:
+        """The observations counted."""
         return sum(self.counts)
 
     @classmethod
     def of(cls, values: Sequence[int], counts: Sequence[int]) -> Distribution:
+        """The distribution of integer ``values`` seen ``counts`` times each: its mean with a t
+        interval and its :data:`QUANTILES`.
+        """
         pairs = sorted((int(v), int(c)) for v, c in zip(values, counts, strict=True))
         vs, cs = tuple(v for v, _ in pairs), tuple(c for _, c in pairs)
         n = sum(cs)
@@ -335,7 +344,12 @@ def _jsonable(x: Any) -> Any:
 def check_by(by: Sequence[str]) -> tuple[str, ...]:
     """The ``--by`` keys, each a column of :data:`GROUP_KEYS` or a deal feature
     (:mod:`scopa_sim.sim.deals`, whose syntax is checked here and whose fit to each run's
-    rules when the runs are read); an AnalysisError otherwise."""
+    rules when the runs are read); an AnalysisError otherwise.
+
+    Raises:
+        AnalysisError: a key that is neither a column of :data:`GROUP_KEYS` nor a deal
+            feature.
+    """
     from scopa_sim.sim import deals as DL
 
     for b in by:
@@ -352,6 +366,12 @@ def check_by(by: Sequence[str]) -> tuple[str, ...]:
 
 
 def check_sections(sections: Sequence[str]) -> tuple[str, ...]:
+    """The analysis sections asked for, each once, in their order (none asked: every
+    section of :data:`SECTIONS`).
+
+    Raises:
+        AnalysisError: an unknown section.
+    """
     for s in sections:
         if s not in SECTIONS:
             raise AnalysisError(f"unknown metric {s!r}; choose from: {', '.join(SECTIONS)}")
@@ -377,7 +397,11 @@ def _key_of(row: dict[str, Any], by: tuple[str, ...]) -> tuple[Any, ...]:
 def check_distinct(runs: Sequence[Run], why: str = "its hands would count twice") -> None:
     """An AnalysisError when two of ``runs`` are the same run (the same directory, or two
     copies of one run: the same run id): its hands would be counted twice (``why``
-    says what else would go wrong)."""
+    says what else would go wrong).
+
+    Raises:
+        AnalysisError: two of ``runs`` are the same run.
+    """
     seen: dict[str, Run] = {}
     for r in runs:
         if r.run_id in seen:
@@ -389,12 +413,37 @@ def check_distinct(runs: Sequence[Run], why: str = "its hands would count twice"
         seen[r.run_id] = r
 
 
+def distinct_labels(runs: Sequence[Run]) -> tuple[Run, ...]:
+    """``runs`` with every label told apart: a label that two runs share gets the run's
+    place among them (``scopa #1``, ``scopa #2``), so that no comparison reads "scopa
+    against scopa"; the others are kept."""
+    labels = [r.label for r in runs]
+    return tuple(
+        r.labelled(f"{r.label} #{i + 1}") if labels.count(r.label) > 1 else r
+        for i, r in enumerate(runs)
+    )
+
+
 def analyze(directories: Sequence[str | Path] | Sequence[Run], by: Sequence[str] = ()) -> Analysis:
-    """Analyse runs, grouped by ``by`` (default: one group per run directory)."""
+    """Analyse runs, grouped by ``by`` (default: one group per run directory).
+
+    Args:
+        directories: the runs, or their directories.
+        by: the grouping keys (:func:`check_by`); runs of one label are told apart
+            (:func:`distinct_labels`).
+
+    Returns:
+        The :class:`Analysis`: one :class:`GroupResult` a group.
+
+    Raises:
+        AnalysisError: no run, the same run twice, an unknown grouping key.
+        DatasetError: a directory that holds no finished run.
+    """
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if not runs:
         raise AnalysisError("no run directory given")
     check_distinct(runs)
+    runs = distinct_labels(runs)
     keys = check_by(by) or (("run",) if len(runs) > 1 else ())
     lf = scan_runs(runs, [k for k in keys if k not in GROUP_KEYS])
     hm, mm = hand_metrics(), match_metrics()
@@ -571,6 +620,9 @@ class Comparison:
     pairs: tuple[PairComparison, ...]
 
     def to_dict(self) -> dict[str, Any]:
+        """JSON-ready, as ``scopa-sim compare --json`` prints it: the runs, the baseline and each
+        pair's tests (estimates ``b - a``, Holm-adjusted p-values).
+        """
         return {
             "runs": [_run_dict(r) for r in self.runs],
             "baseline": str(self.runs[0].directory),
@@ -617,6 +669,11 @@ def pairing(a: Run, b: Run) -> tuple[bool, str]:
 
 
 def check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
+    """The metrics asked for, each once, in their order.
+
+    Raises:
+        AnalysisError: a metric not in :data:`COMPARE_METRICS`.
+    """
     for m in metrics:
         if m not in COMPARE_METRICS:
             raise AnalysisError(f"unknown metric {m!r}; choose from: {', '.join(COMPARE_METRICS)}")
@@ -731,6 +788,10 @@ def compare_pair(
     ``paired=None`` pairs exactly when the runs were dealt the same decks.  Runs
     with different players or sides cannot be compared side by side: with
     ``strict`` that is an error, otherwise only the other metrics are compared.
+
+    Raises:
+        AnalysisError: an unknown metric, runs that cannot be compared (with ``strict``) or
+            paired (``paired=True``), paired runs with no common hand.
     """
     asked = check_metrics(metrics)
     chosen, note = _metrics_for(a, b, asked, strict)
@@ -790,11 +851,27 @@ def compare(
     paired: bool | None = None,
     strict: bool = True,
 ) -> Comparison:
-    """Each run against the first; Holm's correction over every test reported."""
+    """Each run against the first; Holm's correction over every test reported.
+
+    Args:
+        directories: the runs, or their directories; the first is the baseline.
+        metrics: the metrics to compare (default: every one the runs allow).
+        paired: pair by deal (None: exactly when the runs were dealt the same decks).
+        strict: refuse metrics the runs cannot compare instead of leaving them out.
+
+    Returns:
+        The :class:`Comparison`: one :class:`PairComparison` a run after the first.
+
+    Raises:
+        AnalysisError: fewer than two runs, the same run twice, an unknown metric, runs
+            that cannot be compared or paired.
+        DatasetError: a directory that holds no finished run.
+    """
     runs = tuple(r if isinstance(r, Run) else open_run(r) for r in directories)
     if len(runs) < 2:
         raise AnalysisError("compare needs at least two runs")
     check_distinct(runs, "a run compared with itself differs in nothing")
+    runs = distinct_labels(runs)
     pairs = [compare_pair(runs[0], b, metrics, paired, strict) for b in runs[1:]]
     flat = S.with_holm([r for p in pairs for r in p.results])
     out, i = [], 0

@@ -30,8 +30,9 @@ Every figure comes from a run's rows and its deals dealt again
 
 from __future__ import annotations
 
+import html
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +97,7 @@ class DealSides:
 
     @property
     def n(self) -> int:
+        """The hands."""
         return int(self.margin.shape[0])
 
     @property
@@ -105,11 +107,16 @@ class DealSides:
 
     @property
     def policy(self) -> str:
+        """The run's policies, each once, joined by commas."""
         return ",".join(dict.fromkeys(self.run.config.policies))
 
 
 def deal_sides(run: Run, max_hands: int | None = None) -> DealSides:
-    """The run's hands (the first ``max_hands``, or all) dealt again (:class:`DealSides`)."""
+    """The run's hands (the first ``max_hands``, or all) dealt again (:class:`DealSides`).
+
+    Raises:
+        AnalysisError: the run has no hands.
+    """
     import polars as pl
 
     from scopa_sim.analysis.analyze import hand_metrics
@@ -163,7 +170,11 @@ def ols_hc1(chunks: Chunks) -> Fit:
     """OLS of ``y`` on ``X`` over the chunks ``(X, y)`` that ``chunks()`` yields (called
     twice: the normal equations, then the residuals), with White's heteroscedasticity-
     robust covariance scaled by ``n / (n - k)`` (HC1). Columns that are always zero get 0
-    and a standard error of 0 (the callers report them as too few)."""
+    and a standard error of 0 (the callers report them as too few).
+
+    Raises:
+        AnalysisError: no rows to fit.
+    """
     xtx: np.ndarray | None = None
     xty: np.ndarray | None = None
     n = 0
@@ -197,7 +208,11 @@ def ols_hc1_cov(chunks: Chunks) -> CovFit:
     """OLS of ``y`` on ``X`` over the chunks ``(X, y)`` of ``chunks()`` (called twice),
     with White's heteroscedasticity-robust covariance scaled by ``n / (n - k)`` (HC1), for
     a design of full column rank: a rank-deficient ``X`` raises :class:`AnalysisError`
-    (no parametrisation is chosen silently; impose a constraint or a reference first)."""
+    (no parametrisation is chosen silently; impose a constraint or a reference first).
+
+    Raises:
+        AnalysisError: no rows to fit, or a design of rank below its columns.
+    """
     xtx: np.ndarray | None = None
     xty: np.ndarray | None = None
     n = 0
@@ -219,25 +234,36 @@ def ols_hc1_cov(chunks: Chunks) -> CovFit:
     return CovFit(beta, inv @ meat @ inv * (n / (n - k)), n)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class CardValue:
     """What a card is worth to the side dealt it instead of an average card of the deck
-    (module docstring): margin points per hand, with its 95% CI (NaN when too few hands:
-    ``dealt`` < :data:`MIN_CELL`)."""
+    (module docstring): ``value``, margin points per hand with its HC1 95% interval
+    (``n``: the hands of the fit; NaN when too few hands: ``dealt`` < :data:`MIN_CELL`),
+    ``se`` its HC1 standard error, ``dealt`` the hands in which the card was dealt to the
+    dealer's or the first player's side."""
 
     card: str
-    estimate: float
-    low: float
-    high: float
+    value: Estimate
     se: float
-    dealt: int  # hands in which it was dealt to the dealer's or the first player's side
+    dealt: int
 
     @property
     def too_few(self) -> bool:
+        """Whether the card was dealt to a side in fewer than :data:`MIN_CELL` hands."""
         return self.dealt < MIN_CELL
 
+    def __repr__(self) -> str:
+        """``CardValue(7D +1.151 [+1.131, +1.171], dealt in 12,345 hands)``."""
+        v = "too few hands" if self.too_few else self.value.text("+.3f")
+        return f"CardValue({self.card} {v}, dealt in {self.dealt:,} hands)"
 
-@dataclass(frozen=True)
+    def _repr_html_(self) -> str:
+        row = [self.card, *_cells(self.value, self.too_few), f"{self.dealt:,}"]
+        return _html_table("card value (against the average card)",
+                           ["card", "value", "95% CI", "dealt"], [row])  # fmt: skip
+
+
+@dataclass(frozen=True, repr=False)
 class CardValues:
     """Every card's value in one run, for cards dealt in the ``first`` or ``any`` deal:
     each against the average card of the deck (the values sum to zero), so a value's sign
@@ -255,7 +281,12 @@ class CardValues:
     cov: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def value(self, card: str) -> CardValue:
-        """The value of ``card`` (``7D``); an AnalysisError for a card the deck lacks."""
+        """The value of ``card`` (``7D``); an AnalysisError for a card the deck lacks.
+
+        Raises:
+            AnalysisError: a card the deck lacks.
+            CardError: a text that is not a card.
+        """
         from scopa_sim.game.cards import parse_card
 
         name = card_name(parse_card(card))
@@ -275,7 +306,7 @@ class CardValues:
             raise AnalysisError(f"{a.card} or {b.card} has too few hands for a contrast")
         i, j = self.values.index(a), self.values.index(b)
         var = self.cov[i, i] + self.cov[j, j] - 2 * self.cov[i, j]
-        est, h = a.estimate - b.estimate, Z * math.sqrt(max(float(var), 0.0))
+        est, h = a.value.estimate - b.value.estimate, Z * math.sqrt(max(float(var), 0.0))
         return Estimate(est, est - h, est + h, self.hands, "HC1 contrast")
 
     def grid(self) -> np.ndarray:
@@ -284,16 +315,40 @@ class CardValues:
         g = np.full((4, 10), np.nan)
         for v in self.values:
             c = SUITS.index(v.card[1]) * 10 + RANKS.index(v.card[0])
-            g[c // 10, c % 10] = v.estimate
+            g[c // 10, c % 10] = v.value.estimate
         return g
 
+    def __repr__(self) -> str:
+        """Two lines: the run and the deal, then the settebello's value and the extremes."""
+        ok = sorted((v for v in self.values if not v.too_few), key=lambda v: -v.value.estimate)
+        head = (f"CardValues({len(self.values)} cards, {self.preset} under {self.policy}, "
+                f"{self.deal} deal, n={self.hands:,} hands; against the average card)")  # fmt: skip
+        if not ok:
+            return head + "\n  every card has too few hands"
+        parts = [f"{v.card} " + ("too few hands" if v.too_few else v.value.text("+.3f"))
+                 for v in self.values if v.card == "7D"]  # fmt: skip
+        parts += [f"most {ok[0].card} {ok[0].value.estimate:+.3f}",
+                  f"least {ok[-1].card} {ok[-1].value.estimate:+.3f}"]  # fmt: skip
+        return head + "\n  " + "; ".join(parts)
+
+    def _repr_html_(self) -> str:
+        """A table of the cards, most valuable first."""
+        order = sorted(self.values, key=lambda v: (v.too_few, -v.value.estimate))
+        rows = [[v.card, *_cells(v.value, v.too_few), f"{v.dealt:,}"] for v in order]
+        title = (f"card values: {self.preset} under {self.policy}, {self.deal} deal, "
+                 f"{self.hands:,} hands (each card against the average card)")  # fmt: skip
+        return _html_table(title, ["card", "value", "95% CI", "dealt"], rows)
+
     def to_polars(self) -> pl.DataFrame:
+        """One row a card: ``card``, ``value``, ``ci_low``, ``ci_high``, ``se``, ``dealt``
+        (null where too few hands)."""
         import polars as pl
 
         return pl.DataFrame(
             [
-                {"card": v.card, "value": _nan_none(v.estimate), "ci_low": _nan_none(v.low),
-                 "ci_high": _nan_none(v.high), "se": _nan_none(v.se), "dealt": v.dealt}
+                {"card": v.card, "value": _nan_none(v.value.estimate),
+                 "ci_low": _nan_none(v.value.low), "ci_high": _nan_none(v.value.high),
+                 "se": _nan_none(v.se), "dealt": v.dealt}
                 for v in self.values
             ]
         )  # fmt: skip
@@ -301,6 +356,25 @@ class CardValues:
 
 def _nan_none(x: float) -> float | None:
     return x if math.isfinite(x) else None
+
+
+def _cells(e: Estimate, too_few: bool, spec: str = "+.3f") -> list[str]:
+    """An estimate as two HTML cells: its value and its interval (``too few`` instead)."""
+    if too_few:
+        return ["too few", ""]
+    t = e.text(spec)
+    value, _, ci = t.partition(" ")
+    return [value, ci]
+
+
+def _html_table(title: str, head: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A result's HTML view: a titled table (every cell escaped)."""
+    th = "".join(f"<th>{html.escape(h)}</th>" for h in head)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in r) + "</tr>" for r in rows
+    )
+    return (f"<div class='scopa-sim'><b>{html.escape(title)}</b>"
+            f"<table><tr>{th}</tr>{body}</table></div>")  # fmt: skip
 
 
 def _signed(ds: DealSides, deal: str) -> tuple[np.ndarray, np.ndarray]:
@@ -371,7 +445,8 @@ def card_values(ds: DealSides, deal: str = "first") -> CardValues:
         b, se, n_c = float(est[j]), float(se_all[j]), int(dealt[j])
         if n_c < MIN_CELL:
             b = se = math.nan
-        values.append(CardValue(card_name(int(c)), b, b - Z * se, b + Z * se, se, n_c))
+        value = Estimate(b, b - Z * se, b + Z * se, ds.n, "HC1")
+        values.append(CardValue(card_name(int(c)), value, se, n_c))
     method = (f"OLS of the dealer margin on {k} card indicators (+1 dealer's side, -1 first "
               f"player's, {deal} deal) and an intercept, reference-coded (their sum is 0 in "
               f"every hand); each value is {CARD_VALUE_CONTRAST}; HC1 robust 95% CI of "
@@ -405,23 +480,38 @@ def direct_value(ds: DealSides, card: str, deal: str = "any") -> Estimate:
 # --------------------------------------------------------------------------- opening tables
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ClassCell:
-    """A role's mean margin over the hands of one class (NaN when too few hands)."""
+    """A role's mean margin over the hands of one class: ``key`` the class, ``role``
+    ``"first"`` or ``"dealer"``, ``margin`` the mean with its t 95% interval (``n``: the
+    class's hands; NaN when too few hands)."""
 
     key: str
-    role: str  # "first" or "dealer"
-    hands: int
-    estimate: float
-    low: float
-    high: float
+    role: str
+    margin: Estimate
+
+    @property
+    def hands(self) -> int:
+        """The hands of the class."""
+        return self.margin.n
 
     @property
     def too_few(self) -> bool:
+        """Whether the class has fewer than :data:`MIN_CELL` hands (no number)."""
         return self.hands < MIN_CELL
 
+    def __repr__(self) -> str:
+        """``ClassCell(7-7-K:1d+7D, first: +0.800 [+0.500, +1.100], 1,234 hands)``."""
+        m = "too few hands" if self.too_few else self.margin.text("+.3f")
+        return f"ClassCell({self.key}, {self.role}: {m}, {self.hands:,} hands)"
 
-@dataclass(frozen=True)
+    def _repr_html_(self) -> str:
+        row = [self.role, self.key, *_cells(self.margin, self.too_few), f"{self.hands:,}"]
+        return _html_table("mean margin of a class",
+                           ["role", "class", "margin", "95% CI", "hands"], [row])  # fmt: skip
+
+
+@dataclass(frozen=True, repr=False)
 class ClassTable:
     """Mean margins by opening-hand (``what="hand"``) or opening-table class, each role's
     cells sorted from best to worst (too few last)."""
@@ -433,16 +523,44 @@ class ClassTable:
     cells: tuple[ClassCell, ...]
 
     def role(self, role: str) -> tuple[ClassCell, ...]:
+        """The cells of ``role`` (``"first"`` or ``"dealer"``), best first (too few last)."""
         return tuple(c for c in self.cells if c.role == role)
 
+    def __repr__(self) -> str:
+        """A line on the table, then a line a role: its best and worst class."""
+        ok = [c for c in self.cells if not c.too_few]
+        lines = [f"ClassTable(opening {self.what}s, {self.preset} under {self.policy}, "
+                 f"n={self.hands:,} hands: {len(self.cells)} cells, {len(ok)} with a "
+                 "number)"]  # fmt: skip
+        for role in dict.fromkeys(c.role for c in self.cells):
+            cells = [c for c in self.role(role) if not c.too_few]
+            if cells:
+                best, worst = cells[0], cells[-1]
+                lines.append(f"  {role}: best {best.key} {best.margin.estimate:+.3f}, "
+                             f"worst {worst.key} {worst.margin.estimate:+.3f}")  # fmt: skip
+        return "\n".join(lines)
+
+    def _repr_html_(self, shown: int = 10) -> str:
+        """A table a role of its best and worst ``shown`` classes (all in :meth:`to_polars`)."""
+        rows = []
+        for role in dict.fromkeys(c.role for c in self.cells):
+            cells = [c for c in self.role(role) if not c.too_few]
+            picked = cells if len(cells) <= 2 * shown else cells[:shown] + cells[-shown:]
+            rows += [[role, c.key, *_cells(c.margin, False), f"{c.hands:,}"] for c in picked]
+        title = (f"opening {self.what}s: {self.preset} under {self.policy}, {self.hands:,} "
+                 f"hands (best and worst {shown} classes a role with a number)")  # fmt: skip
+        return _html_table(title, ["role", "class", "margin", "95% CI", "hands"], rows)
+
     def to_polars(self) -> pl.DataFrame:
+        """One row a cell: ``class``, ``role``, ``hands``, ``margin``, ``ci_low``,
+        ``ci_high`` (null where too few hands)."""
         import polars as pl
 
         return pl.DataFrame(
             [
                 {"class": c.key, "role": c.role, "hands": c.hands,
-                 "margin": _nan_none(c.estimate), "ci_low": _nan_none(c.low),
-                 "ci_high": _nan_none(c.high)}
+                 "margin": _nan_none(c.margin.estimate), "ci_low": _nan_none(c.margin.low),
+                 "ci_high": _nan_none(c.margin.high)}
                 for c in self.cells
             ],
             schema={"class": pl.String, "role": pl.String, "hands": pl.Int64,
@@ -464,13 +582,13 @@ def _class_cells(
     for j, name in enumerate(names):
         nj = int(n[j])
         if nj < MIN_CELL:
-            cells.append(ClassCell(name, role, nj, math.nan, math.nan, math.nan))
+            cells.append(ClassCell(name, role, Estimate(math.nan, math.nan, math.nan, nj, "t")))
             continue
         mean = s1[j] / nj
         sd = math.sqrt(max(s2[j] - nj * mean * mean, 0.0) / (nj - 1))
         ci = S.mean_ci_from_stats(float(mean), sd, nj)
-        cells.append(ClassCell(name, role, nj, ci.estimate, ci.low, ci.high))
-    cells.sort(key=lambda c: (c.too_few, -c.estimate if not c.too_few else 0, c.key))
+        cells.append(ClassCell(name, role, ci))
+    cells.sort(key=lambda c: (c.too_few, -c.margin.estimate if not c.too_few else 0, c.key))
     return cells
 
 
@@ -502,23 +620,47 @@ def opening_tables(ds: DealSides) -> ClassTable:
 # --------------------------------------------------------------------------- luck
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class LuckShare:
-    """The share of the variance of the dealer margin that the deal alone explains."""
+    """The share of the variance of the dealer margin that the deal alone explains:
+    ``share``, the cross-validated R² with its 95% interval over hands (``n``: the hands
+    used, the first ones of the run; ``method``: :data:`LUCK_METHOD`; NaN when not
+    reported), ``folds`` each fold's R², ``features`` the predictor's columns and ``se``
+    the share's standard error over hands."""
 
-    estimate: float
-    low: float
-    high: float
+    share: Estimate
     folds: tuple[float, ...]
-    hands: int  # the hands used (the first ones of the run)
     features: int
-    method: str = LUCK_METHOD
-    se: float = math.nan  # the estimate's standard error over hands
+    se: float = math.nan
+
+    @property
+    def hands(self) -> int:
+        """The hands used (the first ones of the run)."""
+        return self.share.n
 
     @property
     def reported(self) -> bool:
         """Whether there is a number (enough hands: :data:`MIN_LUCK_HANDS`)."""
-        return math.isfinite(self.estimate)
+        return math.isfinite(self.share.estimate)
+
+    def _text(self) -> str:
+        if not self.reported:
+            return f"not reported (fewer than {MIN_LUCK_HANDS:,} hands), n={self.hands:,} hands"
+        s = self.share
+        return (f"{s.estimate:.2%} [{s.low:.2%}, {s.high:.2%}] of the dealer margin's "
+                f"variance, n={self.hands:,} hands, {self.features} features, "
+                f"{len(self.folds)}-fold cross-validated")  # fmt: skip
+
+    def __repr__(self) -> str:
+        """``LuckShare(17.51% [17.40%, 17.62%] of the dealer margin's variance, ...)``."""
+        return f"LuckShare({self._text()})"
+
+    def _repr_html_(self) -> str:
+        s = self.share
+        rows = [["luck share", *_cells(s, not self.reported, ".4f"), f"{self.hands:,}",
+                 str(self.features), str(len(self.folds))]]  # fmt: skip
+        head = ["figure", "share", "95% CI", "hands", "features", "folds"]
+        return _html_table(f"luck share: {self._text()}", head, rows)
 
 
 def _fold_sums(chunks: Chunks, folds: int) -> tuple[list[list[Any]], list[Any]]:
@@ -672,8 +814,8 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
         )
     cv = cv_r2_over_hands(chunks)
     h = Z * cv.se
-    return LuckShare(cv.r2, cv.r2 - h, cv.r2 + h, cv.folds, n, luck_features(ds, 0, 1).shape[1],
-                     LUCK_METHOD, cv.se)  # fmt: skip
+    share = Estimate(cv.r2, cv.r2 - h, cv.r2 + h, n, LUCK_METHOD)
+    return LuckShare(share, cv.folds, luck_features(ds, 0, 1).shape[1], cv.se)
 
 
 # --------------------------------------------------------------------------- matches
@@ -682,7 +824,11 @@ def luck_share(ds: DealSides, max_hands: int = LUCK_HANDS) -> LuckShare:
 def match_wins(run: Run, seat: int = 0) -> Estimate:
     """How often the side of ``seat`` won a match of a ``--matches`` run (Wilson CI): with
     the stronger policy at ``seat``, how often the stronger wins (the first dealer of
-    each match is drawn at random, so neither seat starts ahead)."""
+    each match is drawn at random, so neither seat starts ahead).
+
+    Raises:
+        AnalysisError: a run of hands (not of matches), or a seat the game does not have.
+    """
     import polars as pl
 
     c = run.config

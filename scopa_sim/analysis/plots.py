@@ -540,7 +540,7 @@ def class_margin_plot(
     """Mean margins with 95% CIs of classes sorted from best to worst (one panel each,
     the x axis the class's rank), with the zero line: the shape of a starting-hand chart
     when there are too many classes to name each.  Each cell has ``key`` (the class's
-    name), ``estimate``, ``low`` and ``high`` (a
+    name) and ``margin`` (an :class:`~scopa_sim.stats.Estimate`: a
     :class:`~scopa_sim.analysis.deal_analyses.ClassCell`); the best, the worst and
     evenly spaced classes between (:data:`CLASS_TICKS` in all) are named along the x
     axis, their rank below their name, and marked on the curve."""
@@ -556,9 +556,9 @@ def class_margin_plot(
             ax.set_yticks([])
             continue
         x = np.arange(1, len(cells) + 1)
-        est = np.array([c.estimate for c in cells])
-        low = np.array([c.low for c in cells])
-        high = np.array([c.high for c in cells])
+        est = np.array([c.margin.estimate for c in cells])
+        low = np.array([c.margin.low for c in cells])
+        high = np.array([c.margin.high for c in cells])
         ax.fill_between(x, low, high, color=PALETTE[0], alpha=0.25, linewidth=0)
         ax.plot(x, est, color=PALETTE[0], linewidth=1.2)
         ax.axhline(0.0, color="black", linewidth=0.7)

@@ -49,12 +49,16 @@ METRIC_NAMES = {
 
 
 def metric_name(m: str) -> str:
+    """A metric's name for humans (``margin_X``: the dealer's side minus the first player's in the
+    score item X).
+    """
     if m.startswith("margin_"):
         return f"dealer − first player, {m.removeprefix('margin_')}"
     return METRIC_NAMES.get(m, m)
 
 
 def position_name(p: int, players: int) -> str:
+    """The name of playing position ``p`` of ``players``: first player, position p, dealer."""
     if p == players - 1:
         return "dealer"
     return "first player" if p == 0 else f"position {p}"
@@ -72,15 +76,18 @@ def fmt_p(p: float | None) -> str:
 
 
 def fmt_mean(e: Estimate, signed: bool = True, digits: int = 4) -> str:
+    """An estimate and its interval, ``digits`` decimals (signed unless ``signed`` is False)."""
     s = "+" if signed else ""
     return f"{e.estimate:{s}.{digits}f} [{e.low:{s}.{digits}f}, {e.high:{s}.{digits}f}]"
 
 
 def fmt_prop(p: Estimate) -> str:
+    """A proportion with its interval and its count (``0.5123 [0.50, 0.52] (512/1,000)``)."""
     return f"{p.estimate:.4f} [{p.low:.4f}, {p.high:.4f}] ({p.successes:,}/{p.n:,})"
 
 
 def fmt_test(r: TestResult) -> str:
+    """A test's estimate (``b - a``) and its interval."""
     return f"{r.estimate:+.4f} [{r.low:+.4f}, {r.high:+.4f}]"
 
 
@@ -92,6 +99,9 @@ def _quantiles(d: Distribution) -> str:
 
 
 def run_line(r: Run) -> str:
+    """One line on a run: its label, preset and overrides, policies, size, seed, run id and
+    directory.
+    """
     c = r.config
     pols = ",".join(c.policies)
     over = " " + " ".join(r.rule_overrides()) if r.rule_overrides() else ""
@@ -210,12 +220,25 @@ def comparison_text(c: Comparison) -> str:
 # --------------------------------------------------------------------------- Markdown report
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class ReportFiles:
-    """What :func:`write_report` wrote."""
+    """What :func:`write_report` wrote: the ``markdown`` report and its ``figures``."""
 
     markdown: Path
     figures: tuple[Path, ...]
+
+    def __repr__(self) -> str:
+        """``ReportFiles(out/report.md, 6 figures)``."""
+        return f"ReportFiles({self.markdown}, {len(self.figures)} figure(s))"
+
+    def _repr_html_(self) -> str:
+        """The files written, as a table."""
+        import html
+
+        rows = [("report", self.markdown), *(("figure", f) for f in self.figures)]
+        body = "".join(f"<tr><td>{k}</td><td>{html.escape(str(f))}</td></tr>" for k, f in rows)
+        return (f"<div class='scopa-sim'><b>scopa-sim report</b><table><tr><th>file</th>"
+                f"<th>path</th></tr>{body}</table></div>")  # fmt: skip
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -275,6 +298,10 @@ class _Figures:
     def draw(
         cls, runs: Sequence[Run], groups: Sequence[GroupResult], folder: Path, prefix: str
     ) -> _Figures:
+        """Draw every figure of the report of ``runs`` into ``folder``, each file named ``prefix``
+        and the figure's name.
+        """
+
         def path(name: str) -> Path:
             return folder / f"{prefix}{name}.png"
 

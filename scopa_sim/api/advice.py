@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import box, fmt, table
+from scopa_sim.api.display import box, esc, fmt, table
 from scopa_sim.api.inputs import cards, one_line_errors, pair, resolve_rules, whole
 from scopa_sim.errors import PolicyError, PositionError
 
@@ -33,7 +33,7 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pl.DataFrame:
 
 
 # --------------------------------------------------------------------------- advise
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class PlayValue:
     """One legal play as the policy valued it: the mean (of the hand's point margin for
     the side to play, or of the match objective's value) with its 95% interval over
@@ -47,6 +47,20 @@ class PlayValue:
     n: int
     chosen: bool
     p_win: float | None = None
+
+    def __repr__(self) -> str:
+        """``PlayValue(3S x AD 2S +2.255 [+1.9, +2.6], n=8, chosen)``."""
+        win = f", P(win) {self.p_win:.3f}" if self.p_win is not None else ""
+        return (f"PlayValue({self.play} {fmt(self.mean, '+.3f')} [{fmt(self.ci_low, '+.3f')}, "
+                f"{fmt(self.ci_high, '+.3f')}], n={self.n:,}{win}"
+                f"{', chosen' if self.chosen else ''})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """The play as a one-row table."""
+        row = [esc(self.play), fmt(self.mean, "+.3f"),
+               f"[{fmt(self.ci_low, '+.2f')}, {fmt(self.ci_high, '+.2f')}]", f"{self.n:,}",
+               "best" if self.chosen else ""]  # fmt: skip
+        return box("scopa-sim play value", table(["play", "mean", "95% CI", "n", ""], [row]))
 
 
 @dataclass(frozen=True, repr=False)
@@ -123,7 +137,8 @@ class Advice:
         p_win = {p.play: p.p_win for p in self.plays}
         for p in result.plays:
             mark = "  <- best" if p.chosen else ""
-            ci = f"[{p.ci_low:+.2f}, {p.ci_high:+.2f}]" if p.estimated and not p.exact else ""
+            m = p.margin
+            ci = f"[{m.low:+.2f}, {m.high:+.2f}]" if p.estimated and not p.exact else ""
             pw = f"  {p_win[str(p.play)]:7.3f}" if match else ""
             ci = ci or interval_kind(p)
             lines.append(f"  {p.play!s:<{width}}  {p.mean:+7.3f}  {ci:>17}  {p.n:>7}{pw}{mark}")
@@ -147,7 +162,8 @@ class Advice:
         best = next(p for p in self.plays if p.chosen)
         return (
             f"Advice(seat {self.seat}, hand [{self.hand}], table [{self.table}]: best "
-            f"{best.play} {best.mean:+.3f} [{best.ci_low:+.3f}, {best.ci_high:+.3f}] of "
+            f"{best.play} {fmt(best.mean, '+.3f')} [{fmt(best.ci_low, '+.3f')}, "
+            f"{fmt(best.ci_high, '+.3f')}] of "
             f"{len(self.plays)} plays; policy {self.policy}, seed {self.seed})"
         )
 
@@ -354,8 +370,8 @@ def advise(
         PlayValue(
             str(p.play),
             float(p.mean),
-            float(p.ci_low),
-            float(p.ci_high),
+            float(p.margin.low),
+            float(p.margin.high),
             int(p.n),
             bool(p.chosen),
             float(win(state, p.mean)) if match and win else None,
@@ -420,11 +436,15 @@ class GameReview:
         write_text(os.fspath(path), self.to_html())
 
     def __repr__(self) -> str:
-        from scopa_sim.records.review import summary_lines
-
+        """One line: each seat's mean loss, accuracy and its labelled decisions."""
         r = self.result
-        lines = "; ".join(line.strip() for line in summary_lines(r))
-        return f"GameReview({len(r.hands)} hand(s), evaluator {r.evaluator}: {lines})"
+        seats = []
+        for s in r.seat_summaries():
+            marks = ", ".join(f"{n} {name}" for name, n in s.counts.items() if n)
+            seats.append(f"{s.who} mean loss {fmt(s.mean_loss, '.3f')}, accuracy "
+                         f"{s.accuracy:.1f}%" + (f", {marks}" if marks else ""))  # fmt: skip
+        return (f"GameReview({len(r.hands)} hand(s), evaluator {r.evaluator}: "
+                f"{'; '.join(seats[:4])})")  # fmt: skip
 
     def _repr_html_(self) -> str:
         from scopa_sim.records.review_html import hand_section, summary_table

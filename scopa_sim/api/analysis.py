@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from scopa_sim.api.display import box, esc, est_cells, fmt, table
+from scopa_sim.api.display import box, esc, est_cells, first_few, fmt, table
 from scopa_sim.api.inputs import one_line_errors, policy_texts, resolve_rules, run_path, whole
 from scopa_sim.api.runs import as_run
 from scopa_sim.errors import AnalysisError, InputError, RulesError
@@ -48,7 +48,7 @@ def _frame(rows: Sequence[Mapping[str, Any]], columns: Sequence[str]) -> pl.Data
     return pl.DataFrame([dict(r) for r in rows], schema=list(columns), orient="row")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GroupFigures:
     """The figures of one group of hands (one run, unless grouped with ``by``), each an
     :class:`Estimate`. The *margin* of a hand is the dealer's side's points minus the first
@@ -98,6 +98,17 @@ class GroupFigures:
         if self.first_mover_wins is not None:
             out.append(("first_mover_wins", self.first_mover_wins))
         return out
+
+    def __repr__(self) -> str:
+        """``GroupFigures(scopa: dealer margin +0.1450 [...] (n=1,000, t), 1,000 hands)``."""
+        return (f"GroupFigures({self.label}: dealer margin {self.dealer_margin}, "
+                f"{self.hands:,} hands)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """A table of every figure."""
+        rows = [[esc(m), *est_cells(e)] for m, e in self.figures()]
+        return box(f"scopa-sim figures of {self.label}",
+                   table(["metric", "estimate", "95% CI", "n"], rows))  # fmt: skip
 
 
 @dataclass(frozen=True, repr=False)
@@ -182,7 +193,7 @@ class Analysis:
             f"{g.label}: dealer margin {g.dealer_margin} points per hand, {g.hands:,} hands"
             for g in self.groups
         ]
-        return "Analysis(" + "; ".join(parts) + ")"
+        return "Analysis(" + first_few(parts) + ")"
 
     def _repr_html_(self) -> str:
         tables = []
@@ -295,7 +306,7 @@ class Comparison:
                 f"[{fmt(d.low)}, {fmt(d.high)}], p={p_value:.3g} (Holm; "
                 f"{'paired' if p.paired else 'unpaired'})"
             )
-        return "Comparison(" + "; ".join(parts) + ")"
+        return "Comparison(" + first_few(parts) + ")"
 
     def _repr_html_(self) -> str:
         tables = []

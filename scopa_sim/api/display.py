@@ -70,9 +70,15 @@ def fmt(x: float, spec: str = "+.4f") -> str:
     return "-" if not math.isfinite(x) else format(x, spec)
 
 
+def first_few(parts: Sequence[str], shown: int = 3, sep: str = "; ") -> str:
+    """``parts`` joined, the first ``shown`` of them and how many more (a short repr)."""
+    more = len(parts) - shown
+    return sep.join(parts[:shown]) + (f"{sep}... {more} more" if more > 0 else "")
+
+
 def est_cells(e: Estimate, spec: str = "+.4f") -> list[str]:
     """An estimate as three cells: the estimate, its interval, its sample size."""
     return [fmt(e.estimate, spec), f"[{fmt(e.low, spec)}, {fmt(e.high, spec)}]", f"{e.n:,}"]
 
 
-__all__ = ["box", "esc", "est_cells", "fmt", "scoped_css", "table"]
+__all__ = ["box", "esc", "est_cells", "first_few", "fmt", "scoped_css", "table"]

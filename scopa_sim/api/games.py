@@ -13,6 +13,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
+from scopa_sim.api.display import box, table
 from scopa_sim.api.inputs import named_rules, one_line_errors, policy_texts, whole
 from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
 
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 MAX_MATCHES = 2**63 - 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Matches:
     """Matches played (the ``play`` command): per side its wins and points; with
     ``opening_fifteen``, the hands whose first table the opening side took."""
@@ -64,6 +65,23 @@ class Matches:
             lines.append(f"records: {record}")
         lines.append(f"time: {self.seconds:.2f} s")
         return "\n".join(lines) + "\n"
+
+    def __repr__(self) -> str:
+        """``Matches(scopa, greedy vs greedy, 1 match, 5 hands, seed 3: side 0 0 wins ...)``."""
+        sides = "; ".join(
+            f"side {s} {self.wins[s]} wins, {self.points_per_hand[s]:.3f} points per hand"
+            for s in range(len(self.wins))
+        )
+        return (f"Matches({self.preset}, {' vs '.join(self.policies)}, {self.matches:,} "
+                f"match(es), {self.hands:,} hands, seed {self.seed}: {sides})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """A table a side: its wins and its points."""
+        rows = [[str(s), f"{self.wins[s]:,}", f"{self.points[s]:,}",
+                 f"{self.points_per_hand[s]:.3f}"] for s in range(len(self.wins))]  # fmt: skip
+        title = (f"scopa-sim matches: {self.preset}, {' vs '.join(self.policies)}, "
+                 f"{self.matches:,} match(es), {self.hands:,} hands, seed {self.seed}")  # fmt: skip
+        return box(title, table(["side", "wins", "points", "points per hand"], rows))
 
 
 def play(

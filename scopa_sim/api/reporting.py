@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
+from scopa_sim.api.display import box, esc, table
 from scopa_sim.api.inputs import one_line_errors, resolve_rules, run_path, whole
 from scopa_sim.api.runs import as_run
 from scopa_sim.errors import FileError, InputError, RulesError
@@ -98,7 +99,7 @@ def study(
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class EquityTableFile:
     """A match-equity table written to ``path`` (the ``equity`` command): ``table`` the
     table itself, ``first_mover_wins`` the share of matches from 0-0 the side that plays
@@ -124,6 +125,19 @@ class EquityTableFile:
                 f"{self.first_mover_wins:.4f} of matches from 0-0",
             ]
         )
+
+    def __repr__(self) -> str:
+        """``EquityTableFile(scopa, expert, 200 hands: first mover wins 0.4930; eq.json)``."""
+        return (f"EquityTableFile({self.preset}, {self.policy}, {self.hands:,} hands: first "
+                f"mover wins {self.first_mover_wins:.4f}; {self.path})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """What was written, as a table."""
+        rows = [["preset", esc(self.preset)], ["policy", esc(self.policy)],
+                ["hands", f"{self.hands:,}"],
+                ["first mover wins (from 0-0)", f"{self.first_mover_wins:.4f}"],
+                ["file", esc(self.path)]]  # fmt: skip
+        return box("scopa-sim match-equity table", table(["", ""], rows))
 
 
 @one_line_errors

@@ -23,15 +23,18 @@ if TYPE_CHECKING:
 
 
 @one_line_errors
-def open_run(path: str | os.PathLike[str]) -> Run:
+def open_run(path: str | os.PathLike[str], label: str | None = None) -> Run:
     """The finished run in directory ``path`` (as ``simulate`` writes it), checked without
-    reading its rows (:func:`scopa_sim.data.run.open_run`).
+    reading its rows (:func:`scopa_sim.data.run.open_run`), under ``label`` in tables and
+    comparisons (default: the directory's name).
 
     Raises DatasetError naming the file if it is missing, unreadable, incomplete or not a
-    run of this format; FileError if ``path`` cannot name a directory."""
+    run of this format; FileError if ``path`` cannot name a directory; InputError for a
+    bad ``label``."""
     from scopa_sim.data.run import open_run as open_data_run
 
-    return open_data_run(run_path(path))
+    run = open_data_run(run_path(path))
+    return run if label is None else run.labelled(label)
 
 
 def as_run(run: Run | str | os.PathLike[str]) -> Run:
@@ -75,9 +78,12 @@ def simulate(
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
     notify: Callable[[str], None] | None = None,
+    label: str | None = None,
 ) -> Run:
     """Simulate ``hands`` independent hands or ``matches`` complete matches into the run
-    directory ``out`` (the ``simulate`` command) and return the finished run.
+    directory ``out`` (the ``simulate`` command) and return the finished run, named
+    ``label`` in tables and comparisons (default: the directory's name, or for a run
+    without ``out`` its preset, policies and overrides: :attr:`Run.label`).
 
     ``rules`` are the rules of the run (default: the preset's with ``overrides``, option
     name -> value, e.g. ``{"target": 21}``); ``policy`` one policy text for every seat or
@@ -94,11 +100,12 @@ def simulate(
     ``overwrite`` (which replaces it). ``progress(units, rows)`` is called as each shard
     is written.
 
-    Raises InputError (bad counts, seed, workers, settings that exclude each other),
+    Raises InputError (bad counts, seed, workers, settings that exclude each other, a
+    bad ``label``),
     RulesError, PolicyError, SimulationError (a directory that holds another run, a
     resume that does not match, a cluster out of reach), FileError.
     """
-    from scopa_sim.data.run import SimConfig, mode_and_count
+    from scopa_sim.data.run import SimConfig, check_label, mode_and_count
     from scopa_sim.sim.executors import dask_executor, local_executor
     from scopa_sim.sim.simulate import simulate as simulate_run
 
@@ -118,6 +125,8 @@ def simulate(
         raise InputError("resuming a run and overwriting it exclude each other")
     if deal != "plain" and mode != "hands":
         raise InputError("swapped deals are for runs of hands only, not of matches")
+    if label is not None:
+        check_label(label)
     keep = None
     if out is None:
         keep = tempfile.TemporaryDirectory(prefix="scopa-sim-run-")
@@ -143,7 +152,7 @@ def simulate(
     simulate_run(directory, config, run_exec, resume=resume, overwrite=overwrite, progress=progress)
     from scopa_sim.data.run import open_run as open_data_run
 
-    return dataclasses.replace(open_data_run(directory), keep=keep)
+    return dataclasses.replace(open_data_run(directory), keep=keep, name=label)
 
 
 def _run_shard_size(directory: Path) -> int | None:

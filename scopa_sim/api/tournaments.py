@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scopa_sim.api.display import box, esc, est_cells, table
+from scopa_sim.api.display import box, esc, est_cells, first_few, table
 from scopa_sim.api.inputs import named_rules, one_line_errors, whole
 from scopa_sim.errors import PolicyError, TournamentError
 from scopa_sim.files import json_number
@@ -21,7 +21,11 @@ if TYPE_CHECKING:
     from scopa_sim.stats.estimate import Estimate
 
 
-@dataclass(frozen=True)
+#: The columns of a pairing's row in the HTML views.
+PAIRING_HEAD = ["a", "b", "a - b per hand", "95% CI", "deal pairs", "W/D/L", "Elo (95% CI)"]
+
+
+@dataclass(frozen=True, repr=False)
 class Pairing:
     """Policy ``a`` against ``b`` over ``deal_pairs`` deals, each played twice with the
     sides swapped: ``margin`` is a's points minus b's per hand, ``score`` a's share of
@@ -47,6 +51,22 @@ class Pairing:
             x.a, x.b, x.deal_pairs, m, x.wins, x.draws,
             x.losses, x.score, x.elo, (x.elo_low, x.elo_high), x.sprt_llr, x.sprt_verdict,
         )  # fmt: skip
+
+    def _cells(self) -> list[str]:
+        return [esc(self.a), esc(self.b), *est_cells(self.margin, "+.3f"),
+                f"{self.wins}/{self.draws}/{self.losses}",
+                f"{self.elo:+.0f} [{self.elo_ci[0]:+.0f}, {self.elo_ci[1]:+.0f}]"]  # fmt: skip
+
+    def __repr__(self) -> str:
+        """``Pairing(expert vs random: +2.375 [+1.9, +2.8] points per hand, ...)``."""
+        return (f"Pairing({self.a} vs {self.b}: {self.margin.text('+.3f')} points per hand, "
+                f"{self.deal_pairs:,} deal pairs, W/D/L {self.wins}/{self.draws}/{self.losses},"
+                f" Elo {self.elo:+.0f})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """The pairing as a one-row table."""
+        title = f"scopa-sim pairing: {self.a} against {self.b}"
+        return box(title, table(PAIRING_HEAD, [self._cells()]))
 
 
 @dataclass(frozen=True, repr=False)
@@ -171,19 +191,14 @@ class Tournament:
 
     def __repr__(self) -> str:
         parts = [f"{x.a} vs {x.b}: {x.margin} points per hand" for x in self.pairings]
-        board = ", ".join(f"{p} {e:+.0f}" for p, e in self.ladder)
-        return f"Tournament({'; '.join(parts)}; Elo {board})"
+        board = first_few([f"{p} {e:+.0f}" for p, e in self.ladder], 6, ", ")
+        return f"Tournament({first_few(parts, 2)}; Elo {board})"
 
     def _repr_html_(self) -> str:
-        rows = [
-            [esc(x.a), esc(x.b), *est_cells(x.margin, "+.3f"), f"{x.wins}/{x.draws}/{x.losses}",
-             f"{x.elo:+.0f} [{x.elo_ci[0]:+.0f}, {x.elo_ci[1]:+.0f}]"]
-            for x in self.pairings
-        ]  # fmt: skip
-        head = ["a", "b", "a - b per hand", "95% CI", "deal pairs", "W/D/L", "Elo (95% CI)"]
+        rows = [x._cells() for x in self.pairings]
         board = table(["policy", "Elo"], [[esc(p), f"{e:+.1f}"] for p, e in self.ladder])
         title = f"scopa-sim tournament: {self.preset}, seed {self.seed}, {self.deals} deal pairs"
-        return box(title, table(head, rows), "<br>", board)
+        return box(title, table(PAIRING_HEAD, rows), "<br>", board)
 
 
 @one_line_errors

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from scopa_sim.api.display import box, esc, table
 from scopa_sim.api.inputs import one_line_errors, resolve_rules
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ def presets() -> dict[str, str]:
     return {p: PRESET_DESCRIPTIONS[p] for p in PRESETS}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Variant:
     """A preset's rules with overrides: ``options`` every option of the rules with its
     value as a ``key=value`` text takes it (booleans in lower case)."""
@@ -38,6 +39,19 @@ class Variant:
         lines = [f"# {self.preset}: {self.description}"]
         lines += [f"{key} = {value}" for key, value in self.options]
         return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        """``Variant(scopa: Classic 2-player Scopa..., 2 players, target 11, rules 1a2b...)``."""
+        r = self.rules
+        return (f"Variant({self.preset}: {self.description}; {r.players} players, deck "
+                f"{r.deck}, target {r.target}, rules {r.digest()}; .text() for every "
+                "option)")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """Every option and its value, as a table."""
+        rows = [[esc(k), esc(v)] for k, v in self.options]
+        return box(f"scopa-sim rules: {self.preset}: {self.description}",
+                   table(["option", "value"], rows))  # fmt: skip
 
 
 @one_line_errors

@@ -11,6 +11,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from scopa_sim.api.display import box, esc, first_few, table
 from scopa_sim.api.inputs import one_line_errors
 from scopa_sim.errors import WarmError
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from scopa_sim.sim.warm import WarmTask
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Warming:
     """The kernels :func:`warm` compiles: ``tasks`` largest first, in ``jobs`` processes;
     iterate to compile them, each task with its seconds as it finishes."""
@@ -36,6 +37,18 @@ class Warming:
         from scopa_sim.sim.warm import warm as compile_tasks
 
         return compile_tasks([t.name for t in self.tasks], self.jobs)
+
+    def __repr__(self) -> str:
+        """``Warming(14 tasks in 2 processes, about 130 s: ismcts, ismcts15, ...)``."""
+        names = first_few([t.name for t in self.tasks], 4, ", ")
+        return (f"Warming({len(self.tasks)} task(s) in {self.jobs} process(es), about "
+                f"{self.seconds:.0f} s: {names})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """The tasks as a table: name, what it compiles, its cost."""
+        rows = [[esc(t.name), esc(t.summary), f"{t.cost:.0f}"] for t in self.tasks]
+        title = f"scopa-sim warm-up: {len(self.tasks)} task(s) in {self.jobs} process(es)"
+        return box(title, table(["task", "compiles", "seconds"], rows))
 
 
 def warm_tasks() -> tuple[WarmTask, ...]:

@@ -177,8 +177,8 @@ def puzzles_of_hand(text: str, name: str, line: int, evaluator: str, seed: int) 
                     {
                         "play": str(p.play),
                         "mean_margin": p.mean,
-                        "ci_low": p.ci_low if math.isfinite(p.ci_low) else None,
-                        "ci_high": p.ci_high if math.isfinite(p.ci_high) else None,
+                        "ci_low": p.margin.low if math.isfinite(p.margin.low) else None,
+                        "ci_high": p.margin.high if math.isfinite(p.margin.high) else None,
                         "best": p.chosen,
                     }
                     for p in e.play_stats()

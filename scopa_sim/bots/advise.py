@@ -76,6 +76,7 @@ class Layout:
         )
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: the kind, exactness, seed, each other seat's hand and the stock."""
         return {
             "layout": self.kind,
             "exact": self.exact,
@@ -118,6 +119,7 @@ class Advice:
 
     @property
     def chosen(self) -> Play:
+        """The play the bot chose (ranked first)."""
         return next(p.play for p in self.plays if p.chosen)
 
 
@@ -140,6 +142,10 @@ def position_from_cards(
     seats' hand sizes follow from the round (``opponent_cards`` picks between a full
     round and one where the others played first); the rest of the unseen cards are the
     stock. ``totals`` are the match points of the two sides before this hand.
+
+    Raises:
+        PositionError: rules of more than two sides, a card given twice or not in the
+            deck, an empty or too large hand, an impossible scope count or position.
     """
     if rules.sides != 2:
         raise PositionError("the advisor takes positions of 2-sided games (2 players or teams)")
@@ -229,6 +235,9 @@ def check_scope(state: HandState) -> None:
     ``opening_fifteen``), and at most half as many as the cards in its
     pile (``--scope 50,0`` on an empty table at the start of a hand is impossible, not a
     50-point lead).
+
+    Raises:
+        PositionError: a side's scope count that its plays so far cannot have made.
     """
     rules, made = state.rules, state.plays_made
     # Plays go round in seat order and the seat before the one to play made the last.
@@ -265,7 +274,11 @@ def _stock_ok(rules: Rules, stock: int) -> bool:
 
 def check_advisor(spec: PolicySpec) -> None:
     """A PolicyError unless ``spec`` can rank plays: a search policy (a jitted policy
-    picks a play but gives no values to rank by)."""
+    picks a play but gives no values to rank by).
+
+    Raises:
+        PolicyError: a kernel policy.
+    """
     if spec.is_kernel:
         raise PolicyError(
             f"policy {spec}: the plays are ranked by a search policy "
@@ -277,7 +290,11 @@ def advise(state: HandState, bot: Bot, seed: int, *, recorded: bool = False) -> 
     """Rank every legal play of the seat to move with ``bot``.  A perfect-information bot
     (:attr:`Bot.perfect_information`) searches one layout of the hidden cards
     (:func:`perfect_information_world`; ``recorded``: ``state`` is a game record's, whose
-    true layout it then sees), named in :attr:`Advice.layout`."""
+    true layout it then sees), named in :attr:`Advice.layout`.
+
+    Raises:
+        PositionError: the hand is over (no play to advise).
+    """
     bot.prepare(state.rules)
     if state.is_over:
         raise PositionError("the hand is over: there is no play to advise")
@@ -327,8 +344,8 @@ def advice_json(result: Advice, spec: PolicySpec, bot: Bot, seed: int) -> dict[s
             {
                 "play": str(p.play),
                 "mean_margin": json_number(p.mean),
-                "ci_low": json_number(p.ci_low),
-                "ci_high": json_number(p.ci_high),
+                "ci_low": json_number(p.margin.low),
+                "ci_high": json_number(p.margin.high),
                 "interval": interval_kind(p),
                 "n": p.n,
                 "chosen": p.chosen,

@@ -23,6 +23,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 
 #: The policies jitted into the playout loops, by name: their kernel codes.
@@ -45,26 +46,48 @@ def interval(mean: float, sd: float, n: int) -> tuple[float, float]:
     return mean - half, mean + half
 
 
+def normal_estimate(mean: float, sd: float, n: int) -> Estimate:
+    """The mean of ``n`` samples of standard deviation ``sd`` as an :class:`Estimate` with
+    its 95% normal interval (method ``"normal"``; NaN bounds, not estimated, from fewer
+    than :data:`MIN_SAMPLES` samples)."""
+    low, high = interval(mean, sd, n)
+    return Estimate(mean, low, high, n, "normal", sd)
+
+
+def exact_estimate(value: float, n: int = 1) -> Estimate:
+    """An exact value as an :class:`Estimate` (an interval of no width, method
+    ``"exact"``)."""
+    return Estimate(value, value, value, n, "exact")
+
+
 @dataclass(frozen=True)
 class PlayStats:
-    """One candidate play as a bot saw it: mean final margin for the deciding side with a
-    95% interval, ``n`` samples (ISMCTS visits or PIMC worlds), and whether it was
-    chosen.  ``exact``: the value is exact (a solve of a position whose information set
-    is one world: the interval has no width); an interval from fewer than
-    :data:`MIN_SAMPLES` samples is not estimated (NaN bounds, :attr:`estimated` False)."""
+    """One candidate play as a bot saw it: ``margin``, the deciding side's mean final
+    margin with its 95% interval and ``n`` samples (ISMCTS visits or PIMC worlds), and
+    whether it was ``chosen``.  ``exact``: the value is exact (a solve of a position whose
+    information set is one world: the interval has no width); an interval from fewer
+    than :data:`MIN_SAMPLES` samples is not estimated (NaN bounds, :attr:`estimated`
+    False)."""
 
     play: Play
-    mean: float
-    ci_low: float
-    ci_high: float
-    n: int
+    margin: Estimate
     chosen: bool
     exact: bool = False
 
     @property
+    def mean(self) -> float:
+        """The mean margin (``margin.estimate``; NaN when the bot gives no values)."""
+        return self.margin.estimate
+
+    @property
+    def n(self) -> int:
+        """The samples behind the mean (``margin.n``)."""
+        return self.margin.n
+
+    @property
     def estimated(self) -> bool:
         """Whether the play has an interval (exact, or from enough samples)."""
-        return math.isfinite(self.ci_low) and math.isfinite(self.ci_high)
+        return self.margin.estimated
 
 
 def _mask63(x: int) -> int:
@@ -72,8 +95,7 @@ def _mask63(x: int) -> int:
 
 
 def _stats(play: Play, n: int, mean: float, var: float) -> PlayStats:
-    low, high = interval(mean, math.sqrt(var), n)
-    return PlayStats(play, mean, low, high, n, False)
+    return PlayStats(play, normal_estimate(mean, math.sqrt(var), n), False)
 
 
 def _rank(stats: list[PlayStats], key: Callable[[PlayStats], tuple[float, ...]]) -> list[PlayStats]:
@@ -122,6 +144,11 @@ class KernelBot(Bot):
     0."""
 
     def __init__(self, policy: str) -> None:
+        """The kernel policy ``policy`` (``random``, ``greedy`` or ``expert``) as a bot.
+
+        Raises:
+            PolicyError: an unknown kernel policy.
+        """
         code = KERNEL_CODES.get(policy)
         if code is None:
             allowed = ", ".join(KERNEL_CODES)
@@ -130,6 +157,9 @@ class KernelBot(Bot):
         self._code = code
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play, the one the kernel policy picks first (chosen); no values: NaN means,
+        ``n`` 0.
+        """
         info = InfoSet(state)
         vec, r = info.vector, state._r
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
@@ -139,6 +169,7 @@ class KernelBot(Bot):
         pick = int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
         nan = math.nan
         out = [
-            PlayStats(Play(int(bc[i]), int(bt[i])), nan, nan, nan, 0, i == pick) for i in range(n)
+            PlayStats(Play(int(bc[i]), int(bt[i])), Estimate(nan, nan, nan, 0, "none"), i == pick)
+            for i in range(n)
         ]
         return sorted(out, key=lambda s: not s.chosen)

@@ -108,6 +108,7 @@ class Channel:
 
     @property
     def label(self) -> str:
+        """The channel's name: its kind and parameters, and whether its hands are flat."""
         text = (
             "random" if self.kind == "random" else f"{self.kind}(tau={self.tau:g},eps={self.eps:g})"
         )
@@ -127,8 +128,8 @@ class BeliefModel:
     hands: at most 1,488, always exact); several
     enumerated seats give ``particles`` joint particles by rejection; beyond ``cap``
     a Metropolis chain (``burn`` swaps, then a particle every ``thin``) gives
-    ``chain`` particles (each swap costs two seats' likelihoods: the chain is short,
-    so that a 10-card hand's belief costs a few ms)."""
+    ``chain`` particles (each swap costs two seats' likelihoods: the chain is kept
+    short, so that a 10-card hand's belief stays cheap)."""
 
     name: str
     channels: tuple[Channel, ...]
@@ -190,7 +191,11 @@ def robust_model(uniform: float = ROBUST_UNIFORM) -> BeliefModel:
     type of prior ``1 - uniform`` and a flat one of prior ``uniform`` (each of the
     other types has prior 1).  ``uniform`` in [0, 1]; 0 keeps the searcher's inference
     (only random play flat), 1 gives a seat that plays like a search uniform worlds.
-    The name is ``robust`` at the default weight, ``robust(uniform=W)`` otherwise."""
+    The name is ``robust`` at the default weight, ``robust(uniform=W)`` otherwise.
+
+    Raises:
+        PolicyError: ``uniform`` is not a number in [0, 1].
+    """
     if not (isinstance(uniform, int | float) and 0.0 <= uniform <= 1.0):
         raise PolicyError(f"belief weight uniform={uniform!r}: need a number in [0, 1]")
     name = "robust" if uniform == ROBUST_UNIFORM else f"robust(uniform={uniform:g})"
@@ -224,7 +229,11 @@ SHOWN_BELIEFS: tuple[str, ...] = tuple(n for n, m in MODELS.items() if m is not 
 
 def get_model(name: str | BeliefModel | None) -> BeliefModel | None:
     """A belief model by name (or as given); raises :class:`PolicyError` naming the
-    allowed names."""
+    allowed names.
+
+    Raises:
+        PolicyError: an unknown model name.
+    """
     if name is None or isinstance(name, BeliefModel):
         return name
     if name not in MODELS:
@@ -264,6 +273,7 @@ class Observations:
 
     @property
     def plays(self) -> int:
+        """The plays observed."""
         return int(self.cards.shape[0])
 
 
@@ -283,6 +293,7 @@ class Belief:
 
     @property
     def seat(self) -> int:
+        """The seat whose belief this is (the one that observed)."""
         return self.observations.seat
 
     @cached_property
@@ -303,6 +314,7 @@ class Belief:
         return self.observations.infoset.unseen
 
     def hand_size(self, seat: int) -> int:
+        """How many cards ``seat`` holds."""
         return self.observations.infoset.hand_sizes[seat]
 
     def holdings(self, seat: int, top: int | None = None) -> list[tuple[CardSet, float]]:

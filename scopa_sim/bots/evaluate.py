@@ -46,11 +46,12 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import evaluator as KE
-from scopa_sim.bots.base import Bot, PlayStats, interval
+from scopa_sim.bots.base import Bot, PlayStats, exact_estimate, normal_estimate
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.stats.estimate import Estimate
 
 #: Worlds per decision by default (the speed target: a 2-player hand in under 2 s).
 DEFAULT_WORLDS = 256
@@ -87,28 +88,6 @@ def _stream(seed: int, vec: np.ndarray, seat: int) -> int:
     return _mask63(K.derive_seed(_mask63(seed), 15, h & 0xFFFFFFFF, h >> 32))
 
 
-@dataclass(frozen=True)
-class Loss:
-    """Points lost by a play against the best one: the mean paired difference over the
-    worlds with its 95% interval (zero width when exact; NaN bounds when not estimated,
-    from too few worlds: :data:`~scopa_sim.stats.inference.MIN_SAMPLES`)."""
-
-    mean: float
-    low: float
-    high: float
-
-    @property
-    def estimated(self) -> bool:
-        """Whether the loss has an interval (exact, or from enough worlds)."""
-        return math.isfinite(self.low) and math.isfinite(self.high)
-
-    @property
-    def distinguishable(self) -> bool:
-        """True when the interval excludes 0 (or the loss is exact and positive); never
-        when the interval is not estimated."""
-        return self.estimated and self.low > 0
-
-
 @dataclass(frozen=True, eq=False)
 class Evaluation:
     """Every legal play of one decision valued on common worlds.
@@ -126,10 +105,12 @@ class Evaluation:
 
     @property
     def worlds(self) -> int:
+        """The common worlds the plays were valued on."""
         return int(self.values.shape[0])
 
     @functools.cached_property
     def means(self) -> np.ndarray:
+        """Each play's mean value over the worlds (legal-play order)."""
         return self.values.mean(axis=0)
 
     @property
@@ -141,16 +122,21 @@ class Evaluation:
         """Index of ``play`` among :attr:`plays`; raises ValueError if it is not legal."""
         return self.plays.index(play)
 
-    def loss(self, i: int) -> Loss:
-        """Points lost by play ``i``: best mean minus its mean, with a 95% interval from
-        the per-world paired differences (zero width when exact; not estimated, NaN
-        bounds, from fewer than :data:`~scopa_sim.stats.inference.MIN_SAMPLES` worlds)."""
+    def loss(self, i: int) -> Estimate:
+        """Points lost by play ``i``: the best play's mean minus its mean, with a 95%
+        normal interval from the per-world paired differences (method ``"exact"``, zero
+        width, when exact; not estimated, NaN bounds, from fewer than
+        :data:`~scopa_sim.stats.inference.MIN_SAMPLES` worlds); ``n`` the worlds.
+
+        Raises:
+            IndexError: ``i`` is not the index of a legal play.
+        """
         d = self.values[:, self.best] - self.values[:, i]
         mean = float(d.mean())
-        if self.exact:
-            return Loss(mean, mean, mean)
         w = d.shape[0]
-        return Loss(mean, *interval(mean, float(d.std(ddof=1)) if w > 1 else math.nan, w))
+        if self.exact:
+            return exact_estimate(mean, w)
+        return normal_estimate(mean, float(d.std(ddof=1)) if w > 1 else math.nan, w)
 
     @property
     def random_loss(self) -> float:
@@ -167,10 +153,10 @@ class Evaluation:
         for i, p in enumerate(self.plays):
             mean = float(self.means[i])
             if self.exact:
-                out.append(PlayStats(p, mean, mean, mean, w, False, exact=True))
+                out.append(PlayStats(p, exact_estimate(mean, w), False, exact=True))
                 continue
             sd = float(self.values[:, i].std(ddof=1)) if w > 1 else math.nan
-            out.append(PlayStats(p, mean, *interval(mean, sd, w), w, False))
+            out.append(PlayStats(p, normal_estimate(mean, sd, w), False))
         order = sorted(range(len(out)), key=lambda i: (-self.means[i], i))
         ranked = [out[i] for i in order]
         ranked[0] = dataclasses.replace(ranked[0], chosen=True)
@@ -304,13 +290,20 @@ class EvalBot(Bot):
 
     def __init__(self, worlds: int = DEFAULT_WORLDS, rollout: str = DEFAULT_ROLLOUT,
                  exact: int = 1) -> None:  # fmt: skip
+        """The evaluator as a bot: ``worlds`` common worlds, ``rollout`` the policy that
+        finishes them, ``exact`` 1 to solve a position of one world exactly.
+
+        Raises:
+            PolicyError: ``exact`` is not 0 or 1.
+        """
         if exact not in (0, 1):
             raise PolicyError(f"policy 'eval' parameter exact={exact!r}: expected 0 or 1")
         self.evaluator = Evaluator(worlds, rollout, bool(exact))
         self.name = self.evaluator.name
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play valued on common worlds (:meth:`Evaluation.play_stats`), best first."""
         return self.evaluator.evaluate(state, seed).play_stats()
 
 
-__all__ = ["DEFAULT_ROLLOUT", "DEFAULT_WORLDS", "EvalBot", "Evaluation", "Evaluator", "Loss"]
+__all__ = ["DEFAULT_ROLLOUT", "DEFAULT_WORLDS", "EvalBot", "Evaluation", "Evaluator"]

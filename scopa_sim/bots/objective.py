@@ -129,6 +129,9 @@ class EquityTable:
 
     # -- files --------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
+        """JSON-ready: the format, the rules (and their digest), the table and the hand outcomes it
+        was solved from (:meth:`load` reads it back).
+        """
         o = self.outcomes
         return {
             "format": FORMAT,
@@ -150,6 +153,11 @@ class EquityTable:
         }
 
     def save(self, path: str | Path) -> None:
+        """Write the table to ``path`` as JSON (:meth:`to_json`), atomically.
+
+        Raises:
+            EquityError: the file cannot be written.
+        """
         try:  # atomically, with one-line errors (a full disk, a missing directory)
             write_text(path, json.dumps(self.to_json()) + "\n")
         except FileError as e:
@@ -158,7 +166,11 @@ class EquityTable:
     @classmethod
     def load(cls, path: str | Path) -> EquityTable:
         """A table written by :meth:`save`; any missing, unreadable or malformed file is
-        an :class:`EquityError`."""
+        an :class:`EquityError`.
+
+        Raises:
+            EquityError: a missing, unreadable, malformed or altered file.
+        """
         p = Path(path)
         where = f"equity table {path}"
         if p.is_dir():
@@ -211,7 +223,11 @@ class EquityTable:
         return cls(rules, policy, hands, seed, outcomes, win, tie)
 
     def check(self, rules: Rules) -> None:
-        """Raise :class:`EquityError` unless this table is for ``rules``."""
+        """Raise :class:`EquityError` unless this table is for ``rules``.
+
+        Raises:
+            EquityError: the table is for other sides, another target or other rules.
+        """
         mine = self.rules
         if mine == rules:
             return
@@ -254,7 +270,12 @@ def hand_outcomes(
     """The results of ``hands`` independent hands of ``policy`` self-play (hand ``h`` is
     hand 0 of match ``h`` of ``seed``, as ``simulate --hands`` numbers them), as the
     dealer's side's points, the first player's side's and which took all the denari;
-    ``progress(n)`` after each block of ``n`` hands."""
+    ``progress(n)`` after each block of ``n`` hands.
+
+    Raises:
+        EquityError: ``hands`` is below 1, rules of other than two sides, a policy not in
+            :data:`MODEL_POLICIES`.
+    """
     _two_sides(rules)
     code = _model_code(policy)
     if hands < 1:
@@ -357,7 +378,12 @@ def leaf_data(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(d, m)``: the margin the leaf estimates before each play (``d[h, p]``) and the
     final margin (``m[h]``) of ``hands`` hands of ``policy`` self-play
-    (:func:`scopa_sim._engine.values.leaf_samples`)."""
+    (:func:`scopa_sim._engine.values.leaf_samples`).
+
+    Raises:
+        EquityError: ``hands`` is below 2, rules of other than two sides, a policy not in
+            :data:`MODEL_POLICIES`.
+    """
     _two_sides(rules)
     code = _model_code(policy)
     if hands < 2:
@@ -449,6 +475,13 @@ class MatchObjective:
     hand, computed once and kept."""
 
     def __init__(self, source: str = "expert", leaf: str = "normal") -> None:
+        """The match objective of a search: its equity table from ``source`` and its
+        ``leaf`` (one of :data:`MATCH_LEAVES`).
+
+        Raises:
+            EquityError: an unknown leaf, or a ``source`` that is neither a model policy
+                nor a readable equity table file.
+        """
         if leaf not in MATCH_LEAVES:
             raise EquityError(f"unknown match leaf {leaf!r}; allowed: {', '.join(MATCH_LEAVES)}")
         self.source = source

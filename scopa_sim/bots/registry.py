@@ -123,6 +123,7 @@ class PolicyKind:
 
     @property
     def is_kernel(self) -> bool:
+        """Whether the policy is jitted into the playout loops (it has a kernel code)."""
         return self.kernel is not None
 
 
@@ -261,7 +262,12 @@ def search_policies() -> list[str]:
 
 def make_bot(name: str, params: Mapping[str, str] | None = None) -> Bot:
     """A bot by name (any registered policy) with text parameters, validated; raises
-    :class:`PolicyError` naming the bad parameter."""
+    :class:`PolicyError` naming the bad parameter.
+
+    Raises:
+        PolicyError: an unknown bot, an unknown or bad parameter, parameters to an alias, a
+            combination of parameters the bot refuses.
+    """
     key = name.strip().lower()
     if key in ALIASES:
         if params:
@@ -293,6 +299,14 @@ class PolicySpec:
 
     @classmethod
     def parse(cls, text: str) -> PolicySpec:
+        """A policy text (``ismcts:iterations=1000,c=1``) as a :class:`PolicySpec`: its
+        name, or an alias of one, and its ``k=v`` parameters (checked against the policy's
+        when its bot is made: :func:`make_bot`).
+
+        Raises:
+            PolicyError: an unknown policy, a parameter not written ``k=v`` or given twice,
+                parameters to a kernel policy or an alias, a number beyond 2^31 - 1.
+        """
         name, sep, rest = text.strip().partition(":")
         name = name.strip().lower()
         if name in ALIASES:
@@ -333,7 +347,11 @@ class PolicySpec:
 
     @property
     def code(self) -> int:
-        """The kernel code of a jitted policy."""
+        """The kernel code of a jitted policy.
+
+        Raises:
+            PolicyError: a search policy (it has no kernel code).
+        """
         if not self.is_kernel:
             raise PolicyError(f"policy {self} is a search policy, not a kernel policy")
         code = POLICIES[self.name].kernel
@@ -355,6 +373,9 @@ def seat_policies(policies: Sequence[str | PolicySpec], players: int) -> list[Po
 
     Texts are parsed (each distinct text once: parsing a search policy builds its bot to
     check the parameters); a :class:`PolicySpec` is already parsed and is kept as it is.
+
+    Raises:
+        PolicyError: as many policies as neither one nor the seats, or a bad policy text.
     """
     parsed: dict[str, PolicySpec] = {}
 

@@ -33,7 +33,7 @@ from scopa_sim._engine import ismcts as KI
 from scopa_sim._engine import pimc as KP
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import values as KV
-from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats
+from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats, exact_estimate
 from scopa_sim.bots.belief import (
     SEARCH_CHANNEL,
     Belief,
@@ -48,6 +48,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.stats.estimate import Estimate
 
 #: Transposition-table entries of the solver (a power of two).
 TT_SIZE = 1 << 18
@@ -156,6 +157,12 @@ class _ObjectiveMixin:
         )
 
     def prepare(self, rules: Rules) -> None:
+        """Load the match objective's equity table for ``rules`` before the first decision.
+
+        Raises:
+            EquityError: the rules have other than two sides, or the table does not fit
+                them.
+        """
         if self._match is not None:
             self._match.table(rules)
 
@@ -255,6 +262,9 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play valued over sampled worlds of the hidden cards, best first (95%
+        intervals over worlds).
+        """
         plays, vals = self.values(state, seed)
         w = self.worlds
         stats = [
@@ -301,6 +311,10 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         self.nodes = 0
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play valued by the solver on the true layout of the hidden cards, best
+        first: exact when the seat's information set is that one world, else one sample (no
+        interval).
+        """
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
         info[KSO.V_TT_MASK] = TT_SIZE - 1
@@ -320,8 +334,8 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         stats = []
         for i in range(n):
             v = float(vals[i])
-            low, high = (v, v) if exact else (math.nan, math.nan)
-            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, low, high, 1, False, exact))
+            value = exact_estimate(v) if exact else Estimate(v, math.nan, math.nan, 1, "one layout")
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), value, False, exact))
         return _rank(stats, lambda s: (-s.mean,))
 
 
@@ -344,9 +358,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     reached is valued by a heuristic (``leaf=estimate``, the default:
     :func:`scopa_sim._engine.values.estimate`; ``leaf=expert``: the expert policy's evaluation,
     :func:`scopa_sim._engine.values.expert_leaf`; piles, scope so far) instead of being played
-    out: cheaper and far less noisy.  ``horizon=4,c=1``
-    beats PIMC (12 worlds, depth 5) at equal time per move in 2-player ``scopa``
-    (``benchmarks/bench_search.py``).  Without ``horizon`` (the default) the search is
+    out: cheaper and less noisy (``benchmarks/bench_search.py`` measures it against
+    PIMC at equal time per move).  Without ``horizon`` (the default) the search is
     exactly as before the option existed.
 
     With ``belief=expert`` or ``fit`` every iteration's world is drawn from that belief
@@ -374,9 +387,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     share (a fifth each under ``robust``), so ``reply=weak`` alone plays a strong
     opponent as random or greedy in about a third of the iterations; with
     ``reply_min=0.5`` a seat is played as weak only once its plays have made that type
-    the more likely half: in 2-player ``scopa``, at 70% of a seat's decisions against
-    ``greedy`` (from about its fifth), at 3 to 7% against the searches of the round
-    robin (``python -m scopa_sim.experiments.reply_min``, 40 hands each).
+    the more likely half (how often that happens against ``greedy`` and against the
+    searches of the round robin: ``python -m scopa_sim.experiments.reply_min``).
     ``reply_gate=x`` in [0, 1] (with ``reply=tree|model|weak``, instead of ``reply_min``)
     is ``reply_min=x`` that also falls back all the way: at a decision where no other
     side's seat has a posterior on a modelled type that reaches ``x``, the search is the
@@ -576,10 +588,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         stats = []
         for i in range(n):
             v = float(vals[i])
-            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), v, v, v, 1, False, exact=True))
+            stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), exact_estimate(v), False, True))
         return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take))
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
+        """Every legal play at the root of the search tree, most visited first, with its mean value
+        and 95% interval over its visits (solved exactly with ``exact=1`` when the information
+        set is one world).
+        """
         if self.exact:
             info = InfoSet(state)
             others = [n for s, n in enumerate(info.hand_sizes) if s != info.seat and n]
@@ -599,7 +615,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 var = max(0.0, (sq - n * mean * mean) / (n - 1)) if n > 1 else 0.0
                 out.append(_stats(play, n, mean, var))
             else:
-                out.append(PlayStats(play, math.nan, math.nan, math.nan, 0, False))
+                out.append(
+                    PlayStats(play, Estimate(math.nan, math.nan, math.nan, 0, "normal"), False)
+                )
             ch = int(tree[ch, KI.T_NEXT])
         # children are linked newest first; rank by visits, then mean, then play order
         return _rank(
@@ -630,7 +648,14 @@ def play_deal(
     rules: Rules, bots_by_seat: Sequence[Bot], deck_seed: int, dealer: int = 0
 ) -> list[int]:
     """Play one hand dealt from ``deck_seed`` (as :meth:`HandState.deal`) with one bot per
-    seat; return the points of each side.  Each move's seed is :func:`move_seed`."""
+    seat; return the points of each side.  Each move's seed is :func:`move_seed`.
+
+    Args:
+        rules: the rules of the hand.
+        bots_by_seat: one bot a seat.
+        deck_seed: the seed of the deck.
+        dealer: the dealer's seat.
+    """
     if len(bots_by_seat) != rules.players:
         raise ValueError(f"need {rules.players} bots, got {len(bots_by_seat)}")
     state = HandState.deal(rules, dealer=dealer, seed=deck_seed)

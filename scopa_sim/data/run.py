@@ -330,7 +330,9 @@ class Run:
     """A finished run on disk, checked: its directory, manifest, configuration, size
     (``rows``, one a hand) and the shard files its manifest lists (each checked to belong
     to it by :func:`dataset.check_shard`). Made by :func:`open_run`; nothing of its rows is
-    read until :meth:`scan` is collected."""
+    read until :meth:`scan` is collected. ``name`` is the label given to it (by
+    :meth:`labelled`, or ``scopa_sim.simulate(label=...)``), None for the default
+    (:attr:`label`)."""
 
     directory: Path
     manifest: dict[str, Any] = field(compare=False)
@@ -340,6 +342,7 @@ class Run:
     #: What must live as long as the run (the temporary directory of a run made without
     #: an output directory), or None.
     keep: object = field(default=None, compare=False)
+    name: str | None = field(default=None, compare=False)
 
     def scan(self) -> pl.LazyFrame:
         """The run's rows (one a hand), lazily, with the pinned schema (``docs/record.md``):
@@ -357,8 +360,24 @@ class Run:
 
     @property
     def label(self) -> str:
-        """A short name for tables: the directory's name."""
+        """A short name for tables and comparisons: the label given (:attr:`name`), else
+        for a run in a temporary directory (``simulate`` without ``out``) its preset,
+        policies and rule overrides (``scopa expert remainder_to=dealer``), else the
+        directory's name."""
+        if self.name is not None:
+            return self.name
+        if self.keep is not None:
+            c = self.config
+            return " ".join([c.preset, ",".join(dict.fromkeys(c.policies)), *self.rule_overrides()])
         return self.directory.name or str(self.directory)
+
+    def labelled(self, label: str) -> Run:
+        """This run under another :attr:`label` (the same run: its data is not copied).
+
+        Raises:
+            InputError: ``label`` is not a non-empty text of at most 200 characters.
+        """
+        return dataclasses.replace(self, name=check_label(label))
 
     @property
     def run_id(self) -> str:
@@ -411,6 +430,19 @@ class Run:
             f"<tr><th>{html.escape(k)}</th><td>{html.escape(str(v))}</td></tr>" for k, v in rows
         )
         return f"<div class='scopa-sim'><b>scopa-sim run</b><table>{body}</table></div>"
+
+
+def check_label(label: object) -> str:
+    """``label`` if it can name a run (:attr:`Run.label`).
+
+    Raises:
+        InputError: ``label`` is not a non-empty text of at most 200 characters.
+    """
+    if not isinstance(label, str) or not label.strip() or len(label) > 200:
+        raise InputError(
+            f"a run's label must be a non-empty text of at most 200 characters, not {label!r:.60}"
+        )
+    return label
 
 
 def _text(v: Any) -> str:

@@ -149,9 +149,9 @@ def endgame_check(rules: Rules, count: int, seed: int, ev: E.Evaluator) -> dict[
         exact = {p.play: p.mean for p in solver.analyse(s, 0)}
         best = max(exact.values())
         for i, p in enumerate(e.plays):
-            worst = max(worst, abs(e.loss(i).mean - (best - exact[p])))
+            worst = max(worst, abs(e.loss(i).estimate - (best - exact[p])))
             checked += 1
-        solver_loss += e.loss(e.index(solver.choose(s, 0))).mean
+        solver_loss += e.loss(e.index(solver.choose(s, 0))).estimate
     return {
         "positions": count,
         "plays_checked": checked,

@@ -210,7 +210,7 @@ class Rules:
 
     @functools.cached_property
     def deal_order(self) -> tuple[int, ...]:
-        """Where each card of a deck order goes, for positions ``0 .. deck - 1`` in
+        """Where each card of a deck order goes, for positions ``0`` to ``deck - 1`` in
         dealing order: ``-1`` to the opening table, ``r * players + p`` when deal ``r``
         gives it to the ``p``-th seat after the dealer (``p = 0`` the first player,
         ``players - 1`` the dealer), ``-2`` to no one (too few cards left for a last

@@ -29,7 +29,8 @@ FORMAT = "scopa-record/1"
 def deals_from_deck(
     rules: Rules, deck: Sequence[Card], dealer: int
 ) -> tuple[list[Card], list[list[list[Card]]]]:
-    """Split a deck order into the table and the successive deals (``deals[d][seat]``)."""
+    """Split the deck order ``deck`` of a hand dealt by ``dealer`` under ``rules`` into the
+    table and the successive deals (``deals[d][seat]``)."""
     n = rules.players
     table = list(deck[: rules.table_cards])
     pos = rules.table_cards
@@ -94,7 +95,8 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
 
 
 def write_records(out: TextIO, rules: Rules, logs: Iterable[HandLog]) -> int:
-    """Write hands as JSON lines; return how many."""
+    """Write the hands ``logs`` (played under ``rules``) to ``out`` as JSON lines, one
+    record a hand (:func:`hand_record`); return how many."""
     n = 0
     for log in logs:
         out.write(json.dumps(hand_record(rules, log), separators=(",", ":")) + "\n")
@@ -103,9 +105,11 @@ def write_records(out: TextIO, rules: Rules, logs: Iterable[HandLog]) -> int:
 
 
 # --------------------------------------------------------------------------- checking
-@dataclass
+@dataclass(repr=False)
 class ReplaySummary:
-    """What a valid (or partly valid) file holds."""
+    """What a valid (or partly valid) file holds: its ``lines``, ``hands``, ``matches``
+    (``finished_matches`` of them played to the end), the matches each side ``wins``,
+    the ``scope`` and ``plays`` made, and the ``errors`` found (line number, message)."""
 
     lines: int = 0
     hands: int = 0
@@ -118,7 +122,35 @@ class ReplaySummary:
 
     @property
     def ok(self) -> bool:
+        """Whether every record replayed without an error."""
         return not self.errors
+
+    def __repr__(self) -> str:
+        """``ReplaySummary(5 lines, 5 hands, 1 match(es) (1 finished), ...: valid)``."""
+        wins = ", ".join(f"side {s} {n}" for s, n in sorted(self.wins.items())) or "none"
+        if self.ok:
+            verdict = "valid"
+        else:
+            line, message = self.errors[0]
+            verdict = f"{len(self.errors)} error(s), first: line {line}: {message[:80]}"
+        return (f"ReplaySummary({self.lines:,} lines, {self.hands:,} hands, {self.matches:,} "
+                f"match(es) ({self.finished_matches:,} finished), wins {wins}, {self.scope:,} "
+                f"scope, {self.plays:,} plays: {verdict})")  # fmt: skip
+
+    def _repr_html_(self) -> str:
+        """The counts and the first errors as a table."""
+        import html
+
+        rows = [("lines", f"{self.lines:,}"), ("hands", f"{self.hands:,}"),
+                ("matches", f"{self.matches:,} ({self.finished_matches:,} finished)"),
+                *((f"side {s} wins", f"{n:,}") for s, n in sorted(self.wins.items())),
+                ("scope", f"{self.scope:,}"), ("plays", f"{self.plays:,}"),
+                *((f"error, line {n}", message) for n, message in self.errors[:10])]  # fmt: skip
+        body = "".join(
+            f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in rows
+        )
+        title = "scopa-sim replay: " + ("valid" if self.ok else f"{len(self.errors)} error(s)")
+        return f"<div class='scopa-sim'><b>{title}</b><table>{body}</table></div>"
 
 
 @dataclass
@@ -168,7 +200,13 @@ def _int_list(obj: dict[str, Any], key: str, n: int) -> list[int]:
 
 
 def check_hand(obj: Any, prev: _MatchCursor | None) -> tuple[_MatchCursor, HandState]:
-    """Check one record against its rules and the match so far; raise RecordError."""
+    """Check one record ``obj`` (a decoded JSON line) against its rules and the match so
+    far (``prev``: the cursor after the previous hand of the file, None for the first);
+    return the cursor after it and the finished hand.
+
+    Raises:
+        RecordError: a record that breaks the rules or does not follow the match so far.
+    """
     rules, match, hand, dealer, before = _header(obj)
     _check_continuity(prev, rules, match, hand, dealer, before)
     state, after, winner = _check_content(obj, rules, dealer, before)
@@ -179,7 +217,12 @@ def check_record(obj: Any) -> HandState:
     """Check one record on its own, as :func:`check_hand` does but without the match
     around it (a hand taken out of its file, as the board shows one): header, deals,
     plays, score and totals; raise RecordError (or CardError, ValueError). Returns the
-    finished hand."""
+    finished hand.
+
+    Raises:
+        RecordError: a record that breaks the rules.
+        CardError: a card that is not one.
+    """
     rules, _match, _hand, dealer, before = _header(obj)
     state, _after, _winner = _check_content(obj, rules, dealer, before)
     return state
@@ -366,6 +409,9 @@ def decode_hand(obj: Any) -> tuple[HandState, list[Play]]:
     rules (:meth:`HandState.from_deals`). Whether each play is legal shows when the
     caller makes it (:meth:`HandState.push` raises IllegalPlayError). The state carries
     the match totals before the hand (a bot playing for the match reads them).
+
+    Raises:
+        RecordError: a bad header, deal or play field, or deals the rules do not make.
     """
     rules, _match, _hand, dealer, before = _header(obj)
     table, deals = _deals(obj)
@@ -381,6 +427,9 @@ def position_from_record(spec: str) -> HandState:
 
     Every way this can fail (no such file, a directory, a binary file, a line or play
     out of range, a line that is not a valid record) is a :class:`PositionError`.
+
+    Raises:
+        PositionError: as said above, for every way it can fail.
     """
     form = f"position {spec!r}: expected FILE.jsonl:LINE:PLAY (LINE from 1, PLAY from 0)"
     parts = spec.rsplit(":", 2)
@@ -450,6 +499,9 @@ def show_hand(obj: Any) -> list[str]:
     The record is checked on its own first (rules, deals, legal plays, score, totals,
     winner; not its place in a match), so what is shown is what the rules make of it;
     a record that fails raises :class:`RecordError`.
+
+    Raises:
+        RecordError: a record that fails the check, or holds a number too large.
     """
     rules, match, hand, dealer, before = _header(obj)
     try:
@@ -550,7 +602,15 @@ def _totals(values: Sequence[int]) -> str:
 
 
 def check_lines(lines: Iterable[str], allow_unfinished: bool = False) -> ReplaySummary:
-    """Check every line of a record file; collect ``(line, reason)`` for each violation."""
+    """Check every line of a record file; collect ``(line, reason)`` for each violation.
+
+    Args:
+        lines: the lines of the file, without their newlines.
+        allow_unfinished: accept a last match that is not played to its end.
+
+    Returns:
+        The :class:`ReplaySummary` (its ``errors`` empty when every line is valid).
+    """
     summary = ReplaySummary()
     prev: _MatchCursor | None = None
     last_line = 0
@@ -631,7 +691,11 @@ MAX_LINE = 1 << 20
 
 def iter_lines(stream: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
     """Lines of a text stream without their newline, each read with a bound: a line
-    longer than ``limit`` characters is a :class:`RecordError`."""
+    longer than ``limit`` characters is a :class:`RecordError`.
+
+    Raises:
+        RecordError: a line longer than ``limit`` characters.
+    """
     lineno = 0
     while True:
         line = stream.readline(limit + 1)

@@ -147,6 +147,7 @@ class Decision:
         return "95%" if all(math.isfinite(x) for x in self.loss_ci) else "not estimated"
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready, as ``scopa-sim review --json`` gives a decision."""
         extra: dict[str, Any] = {}
         if self.belief:
             extra["belief"] = {
@@ -195,6 +196,7 @@ class Deal:
 
     @property
     def luck(self) -> tuple[float, ...]:
+        """Each side's luck of the deal: its expected margin after the deal minus before."""
         return tuple(a - b for a, b in zip(self.after, self.before, strict=True))
 
 
@@ -252,6 +254,7 @@ class Summary:
         return all(math.isfinite(x) for x in self.mean_loss_ci)
 
     def as_dict(self) -> dict[str, Any]:
+        """JSON-ready, as ``scopa-sim review --json`` gives a seat's or a side's summary."""
         out: dict[str, Any] = {
             "decisions": self.decisions,
             "forced": self.forced,
@@ -306,11 +309,13 @@ class Review:
         ]
 
     def seat_summaries(self) -> list[Summary]:
+        """A :class:`Summary` for each seat under review."""
         ds = self.decisions()
         seats = sorted({d.seat for d in ds})
         return [summarize(f"seat {s}", [d for d in ds if d.seat == s]) for s in seats]
 
     def side_summaries(self) -> list[Summary]:
+        """A :class:`Summary` for each side, with its luck, skill and result over its hands."""
         ds = self.decisions()
         out = []
         for side in sorted({d.side for d in ds}):
@@ -345,7 +350,11 @@ def parse_targets(args: Sequence[str]) -> list[tuple[str, list[range] | None]]:
     """``FILE [LINE|A-B ...] [FILE ...]`` into (file, its line ranges or None for all).
     An argument that looks like a line number or range belongs to the file before it.
     Ranges stay ranges until the file's length is known (:func:`load_tasks`): ``1-10**30``
-    is a line that does not exist, not a list too long to build."""
+    is a line that does not exist, not a list too long to build.
+
+    Raises:
+        ReviewError: no record file, or a bad line range.
+    """
     out: list[tuple[str, list[range] | None]] = []
     for a in args:
         m = _LINE_SPEC.match(a)
@@ -372,7 +381,12 @@ def load_tasks(
     A hand asked for twice -- the same line twice (``games.jsonl 2 1-3``), the same file
     twice, or a copy of the same record line in another file -- is a ReviewError naming
     both places: each hand's result, luck and skill would count twice in the summaries
-    (a +4 hand reported as +8), and no reading of such a request needs that."""
+    (a +4 hand reported as +8), and no reading of such a request needs that.
+
+    Raises:
+        ReviewError: a missing, unreadable, non-text or invalid file, a line it does not
+            have, a hand asked for twice.
+    """
     tasks: list[HandTask] = []
     seen: dict[str, HandTask] = {}  # the record, canonical, -> where it was first asked for
     for path, lines in targets:
@@ -429,7 +443,11 @@ def _which(text: str) -> str:
 
 
 def check_seats(tasks: Sequence[HandTask], seats: Iterable[int]) -> None:
-    """Every seat asked for must exist in every hand reviewed."""
+    """Every seat asked for must exist in every hand reviewed.
+
+    Raises:
+        ReviewError: a seat that a reviewed hand does not have.
+    """
     for t in tasks:
         players = int(json.loads(t.text)["rules"]["players"])
         for s in seats:
@@ -442,7 +460,12 @@ def check_seats(tasks: Sequence[HandTask], seats: Iterable[int]) -> None:
 
 def parse_evaluator(text: str) -> Evaluator:
     """An evaluator from its policy text (``eval:worlds=256,rollout=greedy,exact=1``);
-    other policies give no paired values per world, so they are refused."""
+    other policies give no paired values per world, so they are refused.
+
+    Raises:
+        ReviewError: a policy other than ``eval``.
+        PolicyError: bad parameters of ``eval``.
+    """
     spec = PolicySpec.parse(text)
     if spec.name != "eval":
         raise ReviewError(
@@ -512,10 +535,10 @@ def review_hand(
                 best=str(e.plays[e.best]),
                 chosen_value=float(e.means[i]),
                 best_value=float(e.means[e.best]),
-                loss=loss.mean,
+                loss=loss.estimate,
                 loss_ci=(loss.low, loss.high),
                 random_loss=e.random_loss,
-                label=None if forced else label_for(loss.mean, loss.low),
+                label=None if forced else label_for(loss.estimate, loss.low),
                 hand_cards=str(state.hand(seat)),
                 table=str(state.table),
                 piles=tuple(str(x) for x in state.piles),
@@ -566,12 +589,16 @@ def review_tasks(
     in order); each hand depends only on its record, the evaluator and the seed, so the
     results are the same for any number of workers.  ``progress(1)`` after each hand.
 
-    Threads, not processes: about 92% of a review's time is the evaluator's kernel, which
+    Threads, not processes: nearly all of a review's time is the evaluator's kernel, which
     runs without the GIL, so threads scale without starting processes that must load the
     kernels and compute the prior again.  Each thread reviews with its own copy of the
     evaluator, whose transposition table that kernel writes without the GIL: one table
     shared by two threads could mix their entries.  An error or an interrupt cancels the
-    hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs."""
+    hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs.
+
+    Raises:
+        ReviewError: ``workers`` below 1.
+    """
     if workers < 1:
         raise ReviewError(f"workers must be at least 1, not {workers}")
     out: list[HandReview] = []
@@ -749,7 +776,27 @@ def run_review(
     belief_model: str | None = None,
 ) -> Review:
     """Everything ``scopa-sim review`` does before printing: parse, check, review
-    (``belief_model``: also each decision's belief, see :func:`review_hand`)."""
+    (``belief_model``: also each decision's belief, see :func:`review_hand`).
+
+    Args:
+        args: the record files and their lines, as ``scopa-sim review`` takes them
+            (:func:`parse_targets`).
+        evaluator: the evaluator or its policy text (:func:`parse_evaluator`).
+        seed: the seed of the evaluator's worlds.
+        seats: the seats whose decisions are reviewed (default all).
+        workers: the threads to review in.
+        allow_unfinished: accept files whose last match is unfinished.
+        progress: called with 1 after each hand.
+        on_tasks: called with the number of hands once they are known.
+        belief_model: also give each decision's belief under this model.
+
+    Returns:
+        The :class:`Review`.
+
+    Raises:
+        ReviewError: a bad file, line, seat or evaluator.
+        PolicyError: a bad belief model or evaluator parameter.
+    """
     ev = parse_evaluator(evaluator) if isinstance(evaluator, str) else evaluator
     if belief_model is not None:
         get_model(belief_model)  # an unknown name fails before any work

@@ -89,6 +89,7 @@ def play_html(text: str) -> str:
 
 
 def label_html(label: str | None) -> str:
+    """A decision's label as a coloured badge (empty for no label)."""
     if label is None:
         return ""
     return f'<span class="lab" style="background:{COLOURS[label]}">{_e(label)}</span>'
@@ -99,6 +100,7 @@ def _fmt(x: float | None, spec: str = "+.2f") -> str:
 
 
 def summary_table(rows: Sequence[Summary]) -> str:
+    """The summaries of the seats and sides as an HTML table."""
     head = (
         "<tr><th>who</th><th>unforced decisions</th><th>forced</th>"
         "<th>mean loss per decision (95% CI)</th><th>accuracy</th>"
@@ -217,6 +219,9 @@ def _piles(piles: Sequence[str], scope: Sequence[int]) -> str:
 
 
 def hand_section(h: HandReview, seats: frozenset[int] | None) -> str:
+    """One reviewed hand as HTML: its header, luck and skill, the curve of expected margins and
+    every decision of the ``seats`` under review (all when None).
+    """
     title = (
         f"{h.file} line {h.line}: match {h.match}, hand {h.hand}, dealer seat {h.dealer}, "
         f"{h.players} players"

@@ -109,6 +109,7 @@ class _Listener:
         self.said: set[str] = set()
 
     def start(self, data: dict[str, Any]) -> None:
+        """A kernel starts compiling: announce its group once, if it is the outermost compile."""
         depth = getattr(self.depth, "n", 0)
         self.depth.n = depth + 1
         if depth:
@@ -123,6 +124,7 @@ class _Listener:
         self.write(text)
 
     def end(self) -> None:
+        """A kernel finished compiling."""
         self.depth.n = max(0, getattr(self.depth, "n", 1) - 1)
 
     def _first(self, group: str) -> bool:

@@ -123,7 +123,11 @@ def _seat_number(role: str, players: int) -> int:
 
 def redeal(config: SimConfig, match: np.ndarray, hand: np.ndarray, dealer: np.ndarray) -> Deals:
     """Rows ``(match, hand, dealer)`` of the run of ``config`` dealt again, as it dealt
-    them (its seed, rules and ``deal``)."""
+    them (its seed, rules and ``deal``).
+
+    Raises:
+        AnalysisError: ``match``, ``hand`` and ``dealer`` are not 1-d arrays of one length.
+    """
     rules = config.rules
     m = np.ascontiguousarray(match, dtype=np.int64)
     h = np.ascontiguousarray(hand, dtype=np.int64)
@@ -305,7 +309,11 @@ def _settebello(deals: Deals) -> list[str]:
 def parse_feature(text: str, rules: Rules) -> Feature:
     """A deal feature (see the module) checked against the run's rules: an AnalysisError
     for an unknown feature or role, a seat the game does not have, or a card its deck
-    does not have (the 2s of ``scopa-36``)."""
+    does not have (the 2s of ``scopa-36``).
+
+    Raises:
+        AnalysisError: as said above.
+    """
     name, _, role = text.partition("@")
     kind, _, arg = name.partition(":")
     if kind in DEAL_FEATURES:

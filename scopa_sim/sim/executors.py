@@ -67,7 +67,12 @@ def dask_executor(
     """Shards as tasks on a Dask distributed cluster (a LocalCluster when no address), at
     most two a worker thread in flight. With no worker (none has joined, or all have
     gone) it says that it is waiting (``notify``) and gives up with a SimulationError
-    after ``worker_timeout`` seconds without one."""
+    after ``worker_timeout`` seconds without one.
+
+    Raises:
+        SimulationError: dask is not installed, a bad or unreachable scheduler address, no
+            worker within ``worker_timeout`` seconds.
+    """
     try:
         from distributed import Client, LocalCluster
         from distributed import wait as dask_wait
@@ -167,7 +172,11 @@ def dask_executor(
 def check_scheduler_address(address: str) -> None:
     """A SimulationError unless ``address`` is a Dask scheduler address that could be
     reached (a known scheme, and a host and port for network schemes); checked before a
-    client is made, since a client that fails to start can deadlock when collected."""
+    client is made, since a client that fails to start can deadlock when collected.
+
+    Raises:
+        SimulationError: an address that is not one of a Dask scheduler.
+    """
     from distributed.comm.addressing import parse_address, parse_host_port
     from distributed.comm.registry import get_backend
 

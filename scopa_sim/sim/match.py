@@ -45,7 +45,8 @@ class HandLog:
 
 
 def first_dealer(seed: int, match: int, players: int) -> int:
-    """The first dealer of a match, drawn from the match's own stream."""
+    """The first dealer (a seat of ``players``) of match ``match`` of a run of ``seed``,
+    drawn from the match's own stream."""
     rng = K.new_rng(K.derive_seed(seed, match, 0, STREAM_DEALER))
     return int(K.rand_below(rng, players))
 
@@ -214,7 +215,11 @@ class HandPlayer:
 
 def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
     """The totals a match starts from: 0 for each side, or ``start``, checked (one total a
-    side, each below the target); :class:`MatchError` otherwise."""
+    side, each below the target); :class:`MatchError` otherwise.
+
+    Raises:
+        MatchError: not one total a side, or a total at or above the target.
+    """
     try:  # one count of points >= 0 a side, as for any hand's match totals
         totals = check_match_totals(rules, start)
     except ValueError:
@@ -238,7 +243,22 @@ def play_match(
 ) -> Iterator[HandLog]:
     """Play match ``match`` of a run to its end, yielding each hand as it is scored;
     ``start`` gives the sides' totals it starts from (default 0 each: a match from a
-    given score, e.g. to study play near the target)."""
+    given score, e.g. to study play near the target).
+
+    Args:
+        rules: the rules of the match.
+        policies: one policy a seat.
+        seed: the run's seed; with ``match``, it fixes every deal of the match.
+        match: the match's number in the run.
+        dealer: the first dealer (default: drawn from ``seed`` and ``match``,
+            :func:`first_dealer`).
+        player: the hand player to reuse (default: one made for ``rules`` and ``policies``).
+        start: the sides' totals before the first hand (:func:`start_totals`).
+
+    Raises:
+        MatchError: a bad ``start`` (:func:`start_totals`), or the match did not end within
+            :data:`MAX_HANDS_PER_MATCH` hands.
+    """
     n = rules.players
     totals = start_totals(rules, start)
     player = player or HandPlayer(rules, policies, seed)

@@ -205,7 +205,9 @@ def stream(
 def ordered(
     pool: Any, fn: Callable[..., T], args: Iterable[tuple[Any, ...]], ahead: int
 ) -> Generator[T, None, None]:
-    """Like :func:`stream`, but the results come in the order of ``args``."""
+    """Like :func:`stream`, but the results come in the order of ``args``: ``fn(*a)`` for
+    each ``a`` of ``args`` on ``pool``, with at most ``ahead`` tasks submitted and not yet
+    yielded."""
     pending: deque[Future[T]] = deque()
     queue = iter(args)
     try:

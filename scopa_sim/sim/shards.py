@@ -26,6 +26,10 @@ from scopa_sim.sim.pool import parent_gone
 
 @dataclass(frozen=True)
 class ShardResult:
+    """A shard written by a worker: its index, rows, units, file, size and checksum, and its
+    seconds (whole, computing, writing).
+    """
+
     index: int
     rows: int
     units: int
@@ -169,7 +173,16 @@ def _row_buffer(count: int) -> np.ndarray:
 
 def run_shard(config: SimConfig, index: int, directory: str) -> ShardResult:
     """Compute and write one shard (in this process, in a thread, or in a worker process
-    or Dask task through :func:`run_shard_json`)."""
+    or Dask task through :func:`run_shard_json`).
+
+    Args:
+        config: the run's configuration.
+        index: the shard's number.
+        directory: the run directory.
+
+    Returns:
+        The :class:`ShardResult` (the shard file is written atomically).
+    """
     t0 = time.perf_counter()
     first, count = config.units(index)
     cols = compute_rows(
@@ -242,6 +255,7 @@ class RunWriter:
         return (i for i in range(self.config.shards) if i not in done)
 
     def record(self, res: ShardResult) -> None:
+        """Add a finished shard to the manifest and save it."""
         seconds = (res.seconds, res.compute_seconds, res.write_seconds)
         self.manifest["shards"].append(
             _shard_entry(res.index, res.file, res.units, res.rows, res.size, res.crc32, seconds)
@@ -250,6 +264,7 @@ class RunWriter:
         self.save()
 
     def save(self) -> None:
+        """Write the manifest (its row count and completeness updated), atomically."""
         self.manifest["rows"] = sum(s["rows"] for s in self.manifest["shards"])
         self.manifest["complete"] = len(self.manifest["shards"]) == self.config.shards
         D.write_manifest(self.directory, self.manifest)

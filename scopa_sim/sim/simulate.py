@@ -45,7 +45,13 @@ def _versions() -> dict[str, str]:
 
 
 def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: bool) -> RunWriter:
-    """Create, resume or overwrite a run directory; nothing is written on an error."""
+    """Create, resume or overwrite a run directory; nothing is written on an error.
+
+    Raises:
+        InputError: both ``resume`` and ``overwrite``.
+        SimulationError: as :func:`simulate` says, before anything is written.
+        DatasetError: the run to resume is damaged.
+    """
     if resume and overwrite:
         raise InputError("resuming a run and overwriting it exclude each other")
     check_utf8_path(directory)  # or the run could be written and never read back
@@ -100,8 +106,11 @@ def spot_check(directory: Path, config: SimConfig) -> None:
     of two versions of the engine's play (or data altered after the fact).
 
     The run's identity covers its configuration, seed and data generator, not every
-    change of a policy's play: the study's cache once kept escoba runs of an expert
-    whose play had since changed in 1 hand of 3,000."""
+    change of a policy's play, which this check catches.
+
+    Raises:
+        DatasetError: the rows made again differ from the stored ones.
+    """
     path = D.shard_path(directory, 0)
     first, count = config.units(0)
     cols = compute_rows(config, first, min(count, SPOT_UNITS if config.is_kernel else 1))
@@ -176,6 +185,10 @@ def _resume(directory: Path, config: SimConfig, doc: dict[str, Any]) -> RunWrite
 
 @dataclass(frozen=True)
 class RunSummary:
+    """What a call of :func:`simulate` did: the run, the units and rows this call added, its
+    seconds, whether the run is complete and its rows in all.
+    """
+
     directory: Path
     config: SimConfig
     units_done: int
@@ -201,6 +214,26 @@ def simulate(
     run that fails before any shard is written (an unreachable Dask scheduler, say) leaves
     nothing behind; an interrupt (KeyboardInterrupt, or SIGTERM turned into one by the
     command) keeps its finished shards, to be resumed, and removes its temporary files.
+
+    Args:
+        directory: the run directory (made if missing).
+        config: what to simulate (:class:`~scopa_sim.data.run.SimConfig`).
+        executor: where the shards are computed (:mod:`scopa_sim.sim.executors`).
+        resume: finish the interrupted run in ``directory`` (a finished one is returned as
+            it is).
+        overwrite: replace the run in ``directory``.
+        progress: called with ``(units, rows)`` as each shard is written.
+
+    Returns:
+        A :class:`RunSummary` of what this call did.
+
+    Raises:
+        InputError: both ``resume`` and ``overwrite``.
+        SimulationError: the directory is not a directory, already holds a run (neither
+            resumed nor overwritten), holds something else, has no run to resume, differs
+            from the run to resume, cannot be written, is locked by another simulation, or
+            a worker failed writing it.
+        DatasetError: the run to resume is damaged or its rows come out differently.
     """
     made = not directory.exists()
     lock = _lock(directory) if directory.is_dir() else None

@@ -65,6 +65,7 @@ class Sprt:
         return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * var)
 
     def verdict(self, llr: float) -> str | None:
+        """The test's decision at log-likelihood ratio ``llr``: ``H1``, ``H0``, or None to go on."""
         lo, hi = self.bounds
         if llr >= hi:
             return "H1"
@@ -183,6 +184,21 @@ def play_pairing(
     With ``workers > 1`` the deals are played in that many processes; the result is the
     same, since every deal depends on the seed and its number only and the statistics
     (and the SPRT) take the deals in order.
+
+    Args:
+        rules: the rules of every deal (two sides).
+        a, b: the two policies; margins are ``a``'s points minus ``b``'s per hand.
+        deals: the deal pairs, each deal played twice with the seats swapped.
+        seed: the seed of the deals.
+        sprt: a sequential test that may stop the pairing early.
+        progress: called with 1 after each deal pair.
+        workers: the processes to play in.
+
+    Returns:
+        The :class:`PairingResult`.
+
+    Raises:
+        TournamentError: rules of other than two sides.
     """
     workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:
@@ -363,7 +379,11 @@ def standings(policies: Sequence[str], results: Sequence[PairingResult]) -> list
     several pairings a policy plays: the rule is the stricter for it).  The documented
     best bot's rule then ties the first with the settings a pairing shows level with it
     (its CI within a stated margin) and breaks the tie by the best bot's targets,
-    measured elsewhere (:func:`scopa_sim.sim.ranking.pick_best`)."""
+    measured elsewhere (:func:`scopa_sim.sim.ranking.pick_best`).
+
+    Raises:
+        TournamentError: a policy that played no pairing of the round robin.
+    """
     elo = dict(ladder(policies, results))
     out = []
     for p in policies:
@@ -387,7 +407,24 @@ def run_tournament(
 ) -> list[PairingResult]:
     """Every pairing of distinct policies, on the same deals; ``progress(1)`` after each
     deal pair. ``workers > 1`` plays the deals in that many processes, with the same
-    results."""
+    results.
+
+    Args:
+        rules: the rules of every deal (two sides).
+        policies: the policies, each once.
+        deals: the deal pairs of each pairing (at least 2).
+        seed: the seed of the deals, the same for every pairing.
+        sprt: a sequential test (two policies only).
+        progress: called with 1 after each deal pair.
+        workers: the processes to play in.
+
+    Returns:
+        One :class:`PairingResult` a pair of policies, in the order of ``policies``.
+
+    Raises:
+        TournamentError: fewer than 2 deal pairs or 2 policies, a policy given twice, a
+            sequential test of other than two policies, rules of other than two sides.
+    """
     if type(deals) is not int or deals < 2:
         raise TournamentError(f"deals must be a whole number of at least 2, not {deals!r}")
     if len(policies) < 2:

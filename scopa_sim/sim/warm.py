@@ -1,9 +1,9 @@
 """Compile the kernels ahead of use (``scopa-sim warm``).
 
 numba compiles a kernel the first time it runs and keeps it in its on-disk cache; after
-that every process loads it in a fraction of a second. The big loops take long to
-compile (on a 2-core machine the fused playout loop about 25 s per variant, ISMCTS
-about 60 s per capture rule), so the first ``simulate``, ``advise`` or ``tournament``
+that every process loads it from there. The big loops take long to compile (the fused
+playout loop for each variant, ISMCTS for each capture rule: each task's ``cost`` in
+:data:`TASKS`), so the first ``simulate``, ``advise`` or ``tournament``
 on a fresh machine waits minutes, and processes that start together (the workers of a
 run, of a cluster, of the test suite) each compile the same kernel at once. :func:`warm`
 compiles them all once, in parallel processes, each task a different kernel: run it when
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,7 +38,16 @@ class WarmTask:
     name: str
     summary: str
     cost: float
-    run: Callable[[], None]
+    run: Callable[[], None] = field(repr=False, compare=False)
+
+    def _repr_html_(self) -> str:
+        """The task as a one-row table."""
+        import html
+
+        cells = "".join(f"<td>{html.escape(str(c))}</td>" for c in (self.name, self.summary,
+                                                                   f"{self.cost:g}"))  # fmt: skip
+        return ("<div class='scopa-sim'><table><tr><th>task</th><th>compiles</th>"
+                f"<th>seconds</th></tr><tr>{cells}</tr></table></div>")  # fmt: skip
 
 
 def _fused(preset: str, *overrides: str) -> Callable[[], None]:
@@ -138,7 +147,11 @@ TASKS: dict[str, WarmTask] = {
 
 def select(names: Sequence[str] = ()) -> list[WarmTask]:
     """The tasks named (all when none), largest first; an unknown name is a
-    :class:`WarmError` that lists the known ones."""
+    :class:`WarmError` that lists the known ones.
+
+    Raises:
+        WarmError: an unknown task name.
+    """
     for name in names:
         if name not in TASKS:
             raise WarmError(f"unknown warm-up task {name!r}: one of {', '.join(TASKS)}")
@@ -162,7 +175,11 @@ def warm(names: Sequence[str] = (), jobs: int = 1) -> Iterator[tuple[WarmTask, f
     """Run the tasks ``names`` (all by default) in ``jobs`` processes (1: in this one) of
     :func:`scopa_sim.sim.pool.process_pool`, every task queued at once, largest first;
     yield each task with its seconds as it finishes. An error, an interrupt or stopping
-    the iteration stops the worker processes at once."""
+    the iteration stops the worker processes at once.
+
+    Raises:
+        WarmError: an unknown task name, or ``jobs`` below 1.
+    """
     if jobs < 1:
         raise WarmError(f"the number of processes must be at least 1, got {jobs}")
     tasks = select(names)

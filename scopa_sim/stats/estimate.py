@@ -93,12 +93,16 @@ class Estimate:
         return f"{self.text()} (n={self.n:,}, {self.method})"
 
     def _repr_html_(self) -> str:
+        """A one-row table: the estimate, its interval, ``n`` and the method."""
+        f = _formatter("+.4f")
+        cells = [f(self.estimate), f"[{f(self.low)}, {f(self.high)}]", f"{self.n:,}", self.method]
+        head = ["estimate", f"{self.level:.0%} CI", "n", "method"]
         return (
-            f"<span class='scopa-sim-estimate'><b>{html.escape(_formatter('+.4f')(self.estimate))}"
-            f"</b> [{html.escape(_formatter('+.4f')(self.low))}, "
-            f"{html.escape(_formatter('+.4f')(self.high))}] "
-            f"<small>(n={self.n:,}, {html.escape(self.method)}, "
-            f"{self.level:.0%} interval)</small></span>"
+            "<table class='scopa-sim-estimate'><tr>"
+            + "".join(f"<th>{html.escape(h)}</th>" for h in head)
+            + "</tr><tr>"
+            + "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+            + "</tr></table>"
         )
 
 

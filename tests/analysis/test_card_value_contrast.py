@@ -48,7 +48,7 @@ def test_values_are_the_card_against_the_average_card(run: Any, deal: str) -> No
     ds = DV.deal_sides(open_run(run.directory))
     cv = DV.card_values(ds, deal)
     want, se = _direct(ds, deal)
-    got = np.array([v.estimate for v in cv.values])
+    got = np.array([v.value.estimate for v in cv.values])
     assert np.allclose(got, want, atol=1e-9)
     assert np.allclose([v.se for v in cv.values], se, rtol=1e-7)
     assert abs(got.sum()) < 1e-9  # against the average card: the values sum to zero
@@ -61,12 +61,13 @@ def test_values_are_the_card_against_the_average_card(run: Any, deal: str) -> No
 def test_a_swap_is_the_difference_of_two_values_with_its_own_interval(run: Any) -> None:
     cv = scopa_sim.card_values(run, deal="any")
     s = cv.swap("7D", "5S")
-    assert s.estimate == pytest.approx(cv.value("7D").estimate - cv.value("5S").estimate)
+    assert s.estimate == pytest.approx(
+        cv.value("7D").value.estimate - cv.value("5S").value.estimate
+    )
     assert s.low < s.estimate < s.high
     # not the two intervals added: the covariance counts
-    assert s.high - s.low < (cv.value("7D").high - cv.value("7D").low) + (
-        cv.value("5S").high - cv.value("5S").low
-    )
+    a, b = cv.value("7D").value, cv.value("5S").value
+    assert s.high - s.low < (a.high - a.low) + (b.high - b.low)
     # the intercept: the margin when both sides' cards are worth the same, which for this
     # symmetric deal is the mean margin less the cards' predicted share
     assert math.isfinite(cv.intercept)

@@ -149,16 +149,16 @@ def test_card_values_agree_with_the_direct_estimate(runs: dict[str, Any]) -> Non
     cv = DV.card_values(ds, "any")
     sb = cv.value("7D")
     direct = DV.direct_value(ds, "7D", "any")
-    others = sum(v.estimate for v in cv.values if v.card != "7D")
-    want = sb.estimate - others / 39
+    others = sum(v.value.estimate for v in cv.values if v.card != "7D")
+    want = sb.value.estimate - others / 39
     se = math.hypot(sb.se, (direct.high - direct.low) / 2 / 1.96)
-    assert sb.low > 0.3  # a large effect
+    assert sb.value.low > 0.3  # a large effect
     assert abs(direct.estimate - want) < 1.96 * se
     # the plain difference also lies near the value
-    assert abs(direct.estimate - sb.estimate) < 4 * se + abs(others) / 39
+    assert abs(direct.estimate - sb.value.estimate) < 4 * se + abs(others) / 39
     # first deal: the settebello in the opening hand is worth something too
     first = DV.card_values(ds, "first")
-    assert first.value("7D").low > 0 and first.hands == 20_000
+    assert first.value("7D").value.low > 0 and first.hands == 20_000
     assert first.grid().shape == (4, 10) and np.isfinite(first.grid()).all()
 
 
@@ -201,8 +201,9 @@ def test_luck_share_recovers_a_known_r2() -> None:
 def test_luck_share_of_a_run(runs: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(DV, "MIN_LUCK_HANDS", 10_000)  # refused below 100,000 otherwise
     share = scopa_sim.luck_share(runs["greedy"], max_hands=10_000)
-    assert share.hands == 10_000 and 0.02 < share.estimate < 0.6
-    assert share.low < share.estimate < share.high and "cross-validated" in share.method
+    assert share.hands == 10_000 and 0.02 < share.share.estimate < 0.6
+    s = share.share
+    assert s.low < s.estimate < s.high and "cross-validated" in s.method
 
 
 def test_analysis_is_deterministic(runs: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
@@ -218,10 +219,10 @@ def test_opening_tables_and_too_few_cells(runs: dict[str, Any]) -> None:
     t = scopa_sim.opening_hands(runs["greedy"])
     first = t.role("first")
     ok = [c for c in first if not c.too_few]
-    assert ok and all(a.estimate >= b.estimate for a, b in itertools.pairwise(ok))
+    assert ok and all(a.margin.estimate >= b.margin.estimate for a, b in itertools.pairwise(ok))
     assert sum(c.hands for c in first) == 20_000
     few = [c for c in first if c.too_few]
-    assert few and all(math.isnan(c.estimate) for c in few)  # never a number
+    assert few and all(math.isnan(c.margin.estimate) for c in few)  # never a number
     df = t.to_polars()
     assert df.filter(pl.col("hands") < DV.MIN_CELL)["margin"].null_count() == len(
         df.filter(pl.col("hands") < DV.MIN_CELL)

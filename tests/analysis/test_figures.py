@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 
 from scopa_sim.analysis import plots as P
 from scopa_sim.analysis.analyze import Convergence, Distribution
+from scopa_sim.analysis.deal_analyses import ClassCell
 from scopa_sim.stats import Estimate
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,11 +65,11 @@ def dist(k: int) -> Distribution:
     return Distribution.of(values, counts)
 
 
-def cell(key: str, x: float) -> Any:
-    return SimpleNamespace(key=key, estimate=x, low=x - 0.2, high=x + 0.2, hands=500)
+def cell(key: str, x: float) -> ClassCell:
+    return ClassCell(key, "dealer", Estimate(x, x - 0.2, x + 0.2, 500, "t"))
 
 
-def hand_classes(count: int) -> list[Any]:
+def hand_classes(count: int) -> list[ClassCell]:
     """``count`` opening-hand classes named as part D names them, best first."""
     ranks = ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"]
     names = [f"{a}-{b}-{c}:{d}d" + ("+7D" if a == "7" and d else "")

@@ -15,6 +15,7 @@ import scopa_sim
 from scopa_sim.analysis import deal_analyses as DV
 from scopa_sim.analysis.study import part_d as PD
 from scopa_sim.errors import ScopaError
+from scopa_sim.stats.estimate import Estimate
 
 
 def _synthetic(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -58,8 +59,9 @@ def test_a_run_below_the_threshold_is_a_one_line_error(tmp_path: Any) -> None:
 
 def _share(estimate: float, hands: int) -> DV.LuckShare:
     if not math.isfinite(estimate):
-        return DV.LuckShare(math.nan, math.nan, math.nan, (), hands, 0)
-    return DV.LuckShare(estimate, estimate - 0.002, estimate + 0.002, (), hands, 165)
+        return DV.LuckShare(Estimate(math.nan, math.nan, math.nan, hands, DV.LUCK_METHOD), (), 0)
+    share = Estimate(estimate, estimate - 0.002, estimate + 0.002, hands, DV.LUCK_METHOD)
+    return DV.LuckShare(share, (), 165)
 
 
 def test_part_d_prints_only_the_rows_it_can_stand_behind_with_the_hands_used() -> None:

@@ -8,10 +8,12 @@ from pathlib import Path
 
 from scopa_sim.analysis import deal_analyses as DV
 from scopa_sim.analysis.study import part_d as PD
+from scopa_sim.stats.estimate import Estimate
 
 
 def _cells(k: int) -> list[DV.ClassCell]:
-    return [DV.ClassCell(f"c{i}", "dealer", 1000, 0.5 - i / k, 0.45 - i / k, 0.55 - i / k)
+    return [DV.ClassCell(f"c{i}", "dealer", Estimate(0.5 - i / k, 0.45 - i / k, 0.55 - i / k,
+                                                     1000, "t"))
             for i in range(k)]  # fmt: skip
 
 
@@ -19,9 +21,9 @@ def test_a_selected_class_gets_an_interval_simultaneous_over_all_classes() -> No
     c = _cells(860)[0]
     lo, hi = PD.simultaneous(c, 860)
     # Bonferroni over 860: z at 1 - 0.05 / 1720 (4.02) against 1.96, about twice as wide
-    assert math.isclose((hi - lo) / (c.high - c.low), 4.0202 / 1.9600, rel_tol=0.001)
+    assert math.isclose((hi - lo) / (c.margin.high - c.margin.low), 4.0202 / 1.9600, rel_tol=0.001)
     one = PD.simultaneous(c, 1)  # one class: the plain interval
-    assert math.isclose(one[0], c.low) and math.isclose(one[1], c.high)
+    assert math.isclose(one[0], c.margin.low) and math.isclose(one[1], c.margin.high)
 
 
 def test_the_opening_tables_say_they_are_selected(tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ def test_analyze_of_several_groups(runs: dict[str, Any]) -> None:
     assert len(a.groups) == 2
     with pytest.raises(AnalysisError, match="2 groups"):
         a.dealer_margin  # noqa: B018
-    assert set(a.to_polars()["group"]) == {"api", "scopa"}
+    assert set(a.to_polars()["group"]) == {"api", "scopa expert remainder_to=dealer"}
 
 
 def test_compare_gives_the_commands_numbers(runs: dict[str, Any]) -> None:

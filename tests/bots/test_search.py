@@ -311,7 +311,7 @@ def test_bots_are_deterministic_per_seed() -> None:
     stats = ISMCTSBot(iterations=300).analyse(state, 5)
     assert sum(s.n for s in stats) == 300
     assert stats[0].n == max(s.n for s in stats)
-    assert all(s.ci_low <= s.mean <= s.ci_high for s in stats if s.n > 1)
+    assert all(s.margin.low <= s.mean <= s.margin.high for s in stats if s.n > 1)
     assert len(PIMCBot(worlds=4).analyse(state, 5)) == len(state.legal_plays)
 
 
@@ -348,7 +348,7 @@ def test_ismcts_horizon_reports_points() -> None:
         s = stats[Play(int(tree[ch, KI.T_CARD]), int(tree[ch, KI.T_TAKE]))]
         assert s.n == n
         assert s.mean == pytest.approx(tree[ch, KI.T_SUM] / n / KI.EST_UNIT)
-        assert -12 < s.ci_low <= s.mean <= s.ci_high < 12
+        assert -12 < s.margin.low <= s.mean <= s.margin.high < 12
         ch = int(tree[ch, KI.T_NEXT])
     assert sum(s.n for s in stats.values()) == 300
 

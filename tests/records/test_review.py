@@ -82,16 +82,16 @@ def test_losses_are_paired_differences_on_common_worlds() -> None:
     assert list(e.plays) == list(s.legal_plays)
     best = e.best
     assert e.means[best] == e.means.max()
-    assert e.loss(best).mean == e.loss(best).low == e.loss(best).high == 0.0
+    assert e.loss(best).estimate == e.loss(best).low == e.loss(best).high == 0.0
     for i in range(len(e.plays)):
         loss = e.loss(i)
-        assert loss.mean == pytest.approx(e.means[best] - e.means[i])
-        assert loss.low <= loss.mean <= loss.high
+        assert loss.estimate == pytest.approx(e.means[best] - e.means[i])
+        assert loss.low <= loss.estimate <= loss.high
     # paired: the loss's interval is narrower than the sum of the two plays' own halves
     stats = {p.play: p for p in e.play_stats()}
     worst = int(np.argmin(e.means))
-    own = [stats[e.plays[j]].ci_high - stats[e.plays[j]].mean for j in (best, worst)]
-    assert e.loss(worst).high - e.loss(worst).mean < sum(own)
+    own = [stats[e.plays[j]].margin.high - stats[e.plays[j]].mean for j in (best, worst)]
+    assert e.loss(worst).high - e.loss(worst).estimate < sum(own)
 
 
 def test_same_position_and_seed_same_numbers_and_seeds_matter() -> None:
@@ -126,9 +126,9 @@ def test_open_endgames_are_exact_and_the_solver_loses_nothing() -> None:
         top = max(exact.values())
         for i, p in enumerate(e.plays):
             assert e.means[i] == exact[p]
-            assert e.loss(i).mean == top - exact[p]
-            assert e.loss(i).low == e.loss(i).high == e.loss(i).mean
-        assert e.loss(e.index(solver.choose(s, 0))).mean == 0.0
+            assert e.loss(i).estimate == top - exact[p]
+            assert e.loss(i).low == e.loss(i).high == e.loss(i).estimate
+        assert e.loss(e.index(solver.choose(s, 0))).estimate == 0.0
 
 
 def test_position_values_views() -> None:

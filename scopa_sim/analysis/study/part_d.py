@@ -90,8 +90,9 @@ def compute(
                     _value_rows(res, cv)
             luck = _luck(ds)
             out.luck.append((preset, tag, luck, ds.n))
-            res.add("D", preset, {}, run.config.policies[0], "luck_share", luck.estimate,
-                    luck.low, luck.high, luck.hands, luck.method, features=luck.features,
+            res.add("D", preset, {}, run.config.policies[0], "luck_share", luck.share.estimate,
+                    luck.share.low, luck.share.high, luck.hands, luck.share.method,
+                    features=luck.features,
                     folds=[_num(f) for f in luck.folds],
                     too_few=not luck.reported, run_hands=ds.n,
                     min_hands=DV.MIN_LUCK_HANDS)  # fmt: skip
@@ -119,7 +120,7 @@ def _luck(ds: DV.DealSides) -> DV.LuckShare:
     :data:`~scopa_sim.analysis.deal_analyses.MIN_LUCK_HANDS` (the search runs; every run of a small
     study), where the cross-validated R² is shrunk by its own fit."""
     if min(ds.n, DV.LUCK_HANDS) < DV.MIN_LUCK_HANDS:
-        return DV.LuckShare(math.nan, math.nan, math.nan, (), ds.n, 0)
+        return DV.LuckShare(Estimate(math.nan, math.nan, math.nan, ds.n, DV.LUCK_METHOD), (), 0)
     return DV.luck_share(ds)
 
 
@@ -130,7 +131,8 @@ def _num(x: float) -> float | None:
 def _value_rows(res: Results, cv: DV.CardValues) -> None:
     for v in cv.values:
         res.add("D", cv.preset, {}, cv.policy, "card_value",
-                v.estimate, v.low, v.high, cv.hands, cv.method, card=v.card, deal=cv.deal,
+                v.value.estimate, v.value.low, v.value.high, cv.hands, cv.method, card=v.card,
+                deal=cv.deal,
                 dealt=v.dealt, too_few=v.too_few)  # fmt: skip
 
 
@@ -142,7 +144,8 @@ def _class_rows(res: Results, t: DV.ClassTable) -> None:
     classes = _classes_by_role(t)
     for c in t.cells:
         lo, hi = simultaneous(c, classes[c.role])
-        res.add("D", t.preset, {}, t.policy, metric, c.estimate, c.low, c.high, c.hands,
+        res.add("D", t.preset, {}, t.policy, metric, c.margin.estimate, c.margin.low,
+                c.margin.high, c.hands,
                 method.format(role="dealer" if c.role == "dealer" else "first player"),
                 **{key: c.key}, role=c.role, too_few=c.too_few, simultaneous_low=_num(lo),
                 simultaneous_high=_num(hi), simultaneous_over=classes[c.role])  # fmt: skip
@@ -164,7 +167,8 @@ def _class_csv(path: Path, t: DV.ClassTable) -> None:
     rows = []
     for c in t.cells:
         lo, hi = simultaneous(c, classes[c.role])
-        rows.append([c.key, c.role, c.hands, c.estimate, c.low, c.high, lo, hi])
+        m = c.margin
+        rows.append([c.key, c.role, c.hands, m.estimate, m.low, m.high, lo, hi])
     _csv(path, ["class", "role", "hands", "margin", "ci_low", "ci_high", "simultaneous_low",
                 "simultaneous_high"], rows)  # fmt: skip
 
@@ -175,7 +179,7 @@ def _class_csv(path: Path, t: DV.ClassTable) -> None:
 def _pct(x: DV.LuckShare) -> str:
     if not x.reported:
         return f"not reported (fewer than {DV.MIN_LUCK_HANDS:,} hands)"
-    return _ci(100 * x.estimate, 100 * x.low, 100 * x.high, 1, False) + " %"
+    return _ci(100 * x.share.estimate, 100 * x.share.low, 100 * x.share.high, 1, False) + " %"
 
 
 def _used(x: DV.LuckShare, run_hands: int) -> str:
@@ -186,7 +190,7 @@ def _used(x: DV.LuckShare, run_hands: int) -> str:
 
 
 def _v(v: DV.CardValue) -> str:
-    return "too few" if v.too_few else _ci(v.estimate, v.low, v.high, 3)
+    return "too few" if v.too_few else _ci(v.value.estimate, v.value.low, v.value.high, 3)
 
 
 def simultaneous(c: DV.ClassCell, classes: int) -> tuple[float, float]:
@@ -196,15 +200,16 @@ def simultaneous(c: DV.ClassCell, classes: int) -> tuple[float, float]:
     if c.too_few or classes < 1:
         return math.nan, math.nan
     wide = S._z_quantile(1 - 0.05 / classes) / S._z_quantile(0.95)
-    h = (c.high - c.low) / 2 * wide
-    return c.estimate - h, c.estimate + h
+    h = (c.margin.high - c.margin.low) / 2 * wide
+    return c.margin.estimate - h, c.margin.estimate + h
 
 
 def _selected(c: DV.ClassCell, classes: int) -> list[str]:
     """A shown class's row: its key, its simultaneous interval over ``classes``, its plain
     t interval, its hands."""
     lo, hi = simultaneous(c, classes)
-    return [f"`{c.key}`", _ci(c.estimate, lo, hi, 3), _ci(c.estimate, c.low, c.high, 3),
+    m = c.margin
+    return [f"`{c.key}`", _ci(m.estimate, lo, hi, 3), _ci(m.estimate, m.low, m.high, 3),
             f"{c.hands:,}"]  # fmt: skip
 
 
@@ -226,8 +231,9 @@ def conclusion(d: PartD) -> str:
         if sb.too_few:
             parts.append("too few hands to value the settebello in `scopa` under `expert`")
         else:
+            v = sb.value
             parts.append(f"in `scopa` under `expert` the settebello in the opening hand is worth "
-                         f"{_ci(sb.estimate, sb.low, sb.high)} points of margin per hand "
+                         f"{_ci(v.estimate, v.low, v.high)} points of margin per hand "
                          f"against an average card (n={cv.hands:,} hands)")  # fmt: skip
     if luck is not None and luck[0].reported:
         parts.append(f"the deal alone explains {_pct(luck[0])} of the variance of a hand's "
@@ -260,7 +266,7 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
         cv = _find(d.values, preset="scopa", policy="expert", deal=deal)
         if cv is None:
             continue
-        hw = max((v.high - v.low) / 2 for v in cv.values if not v.too_few) if any(
+        hw = max((v.value.high - v.value.low) / 2 for v in cv.values if not v.too_few) if any(
             not v.too_few for v in cv.values) else math.nan  # fmt: skip
         L += [f"### `scopa` under `expert`, {deal} deal ({cv.hands:,} hands; largest CI "
               f"half-width ±{hw:.3f}; margin with both sides' cards of equal value "
@@ -299,16 +305,18 @@ def _values_section(d: PartD, folder: Path) -> list[str]:
             rows.append([f"`{cv.preset}`", f"`{cv.policy}`", cv.deal, "too few", "", "", "",
                          f"{cv.hands:,}"])  # fmt: skip
             continue
-        best, worst = max(ok, key=lambda v: v.estimate), min(ok, key=lambda v: v.estimate)
-        hw = max((v.high - v.low) / 2 for v in ok)
+        best = max(ok, key=lambda v: v.value.estimate)
+        worst = min(ok, key=lambda v: v.value.estimate)
+        hw = max((v.value.high - v.value.low) / 2 for v in ok)
         rows.append([f"`{cv.preset}`", f"`{cv.policy}`", cv.deal, _v(cv.value("7D")),
-                     f"{best.card} {best.estimate:+.3f}", f"{worst.card} {worst.estimate:+.3f}",
+                     f"{best.card} {best.value.estimate:+.3f}",
+                     f"{worst.card} {worst.value.estimate:+.3f}",
                      f"±{hw:.3f}", f"{cv.hands:,}"])  # fmt: skip
     head = ["preset", "policy", "deal", "7D (settebello)", "most", "least", "largest ±", "hands"]
     L += [*_table(head, rows), ""]
     _csv(folder / "card-values.csv", ["preset", "policy", "deal", "card", "value", "ci_low",
          "ci_high", "se", "dealt", "hands"], [[cv.preset, cv.policy, cv.deal, v.card,
-         v.estimate, v.low, v.high, v.se, v.dealt, cv.hands] for cv in d.values
+         v.value.estimate, v.value.low, v.value.high, v.se, v.dealt, cv.hands] for cv in d.values
          for v in cv.values])  # fmt: skip
     return L
 
@@ -374,7 +382,8 @@ def _classes_section(d: PartD, folder: Path) -> list[str]:
             ],
             [_selected(c, len(cells)) for c in shown],
         )
-        png = P.class_margin_plot([("dealer", cells)], folder / f"opening-tables-{t.preset}.png",
+        png = P.class_margin_plot([("dealer", cells)],
+                                  folder / f"opening-tables-{t.preset}.png",
                                   f"{t.preset} under {t.policy}: margin by opening table class",
                                   "dealer's margin, points per hand")  # fmt: skip
         L += ["", f"![opening tables]({png.name})", ""]
@@ -454,8 +463,8 @@ def headlines(d: PartD) -> list[str]:
                 top, low = cells[0], cells[-1]
                 a, b = simultaneous(top, len(cells)), simultaneous(low, len(cells))
                 out.append(f"* best opening hand for the {who} in `scopa`: `{top.key}` "
-                           f"{_ci(top.estimate, *a)} (n={top.hands:,}); worst `{low.key}` "
-                           f"{_ci(low.estimate, *b)} (n={low.hands:,}); both selected from "
+                           f"{_ci(top.margin.estimate, *a)} (n={top.hands:,}); worst `{low.key}` "
+                           f"{_ci(low.margin.estimate, *b)} (n={low.hands:,}); both selected from "
                            f"{len(cells)} classes, intervals simultaneous over them "
                            "(Bonferroni)")  # fmt: skip
     for p, tag, x, m in d.luck:
