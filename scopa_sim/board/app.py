@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -31,7 +32,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scopa_sim.api.advice import advisor
+from scopa_sim.api.advice import advisor, review_labels, reviewer
+from scopa_sim.api.games import record_lines
 from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
 from scopa_sim.board.positions import (
@@ -50,9 +52,9 @@ from scopa_sim.bots.advise import describe
 from scopa_sim.bots.belief import BELIEFS
 from scopa_sim.bots.registry import POLICIES, PolicySpec, search_policies
 from scopa_sim.errors import BoardError, ScopaError
+from scopa_sim.files import shown_path
 from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
 from scopa_sim.records.record import iter_lines
-from scopa_sim.records.review import LABELS, THRESHOLDS, parse_evaluator
 from scopa_sim.records.review_html import CARD_CSS, COLOURS, SUIT_TITLE, SYMBOL
 
 log = logging.getLogger("scopa_sim.board")
@@ -76,8 +78,16 @@ class TooLarge(BoardError):
     """A body over the bound: 413."""
 
 
+class JSON(JSONResponse):
+    """A JSON answer in ASCII: a text holding a lone surrogate (a path or name a request
+    sent) is escaped rather than failing to encode."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSON({"error": message}, status_code=status)
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -137,7 +147,7 @@ def api(fn: Callable[[Request], Awaitable[Any]]) -> Handler:
 
     async def endpoint(request: Request) -> Response:
         try:
-            return JSONResponse(await fn(request))
+            return JSON(await fn(request))
         except TooLarge as e:
             return _error(413, str(e))
         except Busy as e:
@@ -173,8 +183,8 @@ class Board:
             "symbols": SYMBOL,
             "suit_names": SUIT_TITLE,
             "label_colours": {str(k): v for k, v in COLOURS.items()},
-            "labels": list(LABELS),
-            "thresholds": THRESHOLDS,
+            "labels": list(review_labels()),
+            "thresholds": review_labels(),
         }
 
     async def position(self, request: Request) -> dict[str, Any]:
@@ -234,7 +244,8 @@ class Board:
         """The hands of a record file the user names by its path."""
         doc = await _json(request, "path")
         path = field(doc, "path", str)
-        return record_hands(read_record(path), path)
+        lines = await run_in_threadpool(read_record, path)
+        return record_hands(lines, shown_path(path))
 
     async def record_upload(self, request: Request) -> dict[str, Any]:
         """The hands of a record file sent as the body (an upload from the page)."""
@@ -257,8 +268,7 @@ class Board:
         page = _page(doc)
         text = field(doc, "text", str)
         record_frames(text)  # checked here: a broken record is a 400 now, not a failed job
-        evaluator = field(doc, "evaluator", str, DEFAULT_EVALUATOR)
-        parse_evaluator(evaluator)
+        evaluator = reviewer(field(doc, "evaluator", str, DEFAULT_EVALUATOR))
         name, line = field(doc, "name", str, "board"), field(doc, "line", int, 1)
         args = (text, name[:200], line, evaluator, seed_of(doc))
         stage = Stage(work.review_line, args, 1.0, f"review with {evaluator}")
@@ -293,10 +303,9 @@ class Board:
         limit = field(doc, "limit", int, 40)
         if not 1 <= limit <= MAX_PUZZLE_HANDS:
             raise BoardError(f"limit: 1 to {MAX_PUZZLE_HANDS} hands")
-        evaluator = field(doc, "evaluator", str, DEFAULT_EVALUATOR)
-        parse_evaluator(evaluator)
+        evaluator = reviewer(field(doc, "evaluator", str, DEFAULT_EVALUATOR))
         seed = seed_of(doc)
-        hands = folder_hands(folder, limit)
+        hands = await run_in_threadpool(folder_hands, folder, limit)
         stages = [
             Stage(
                 work.puzzles_of_hand,
@@ -330,39 +339,30 @@ def _lines(stream: Any, name: str) -> list[str]:
 
 def read_record(path: str) -> list[str]:
     """The lines of the record file at ``path`` (one the user names): a regular file of
-    at most :data:`MAX_UPLOAD` bytes, UTF-8 text."""
-    if "\x00" in path:
-        raise BoardError("a path cannot contain a NUL character")
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise BoardError(f"no such file: {path}")
-    if not p.is_file():
-        raise BoardError(f"{path} is not a record file (a directory or a device)")
-    try:
-        if p.stat().st_size > MAX_UPLOAD:
-            raise BoardError(f"{path} is too large for a record file (over {MAX_UPLOAD:,} bytes)")
-        with p.open(encoding="utf-8-sig") as f:
-            return _lines(f, path)
-    except UnicodeDecodeError:
-        raise BoardError(f"{path}: not a text (UTF-8) file, so not a record file") from None
-    except OSError as e:
-        raise BoardError(f"cannot read {path}: {e.strerror or e}") from None
+    at most :data:`MAX_UPLOAD` bytes, UTF-8 text (:func:`scopa_sim.api.record_lines`).
+    Call it off the event loop: it reads a file."""
+    return record_lines(path, max_bytes=MAX_UPLOAD)
 
 
 def folder_hands(folder: str, limit: int) -> list[tuple[str, int, str]]:
     """Up to ``limit`` hands (file, line, text) of the record files (``*.jsonl``) of a
     folder the user names, in file-name order; each file checked as ``replay`` does."""
-    if "\x00" in folder:
-        raise BoardError("a path cannot contain a NUL character")
-    d = Path(folder).expanduser()
-    if not d.is_dir():
-        raise BoardError(f"{folder} is not a folder")
+    shown = shown_path(folder)
     try:
+        d = Path(folder).expanduser()
+        if not d.is_dir():
+            raise BoardError(f"{shown} is not a folder")
         paths = sorted(p for p in d.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    except ScopaError:
+        raise
+    except RuntimeError:  # ~user of no such user
+        raise BoardError(f"{shown} is not a folder") from None
+    except (ValueError, UnicodeError):  # a NUL or a lone surrogate
+        raise BoardError("the path cannot name a folder (a NUL or an invalid character)") from None
     except OSError as e:
-        raise BoardError(f"cannot read {folder}: {e.strerror or e}") from None
+        raise BoardError(f"cannot read {shown}: {e.strerror or type(e).__name__}") from None
     if not paths:
-        raise BoardError(f"{folder} holds no record file (*.jsonl)")
+        raise BoardError(f"{shown} holds no record file (*.jsonl)")
     out: list[tuple[str, int, str]] = []
     for p in paths:
         hands = record_hands(read_record(str(p)), str(p))["hands"]

@@ -256,7 +256,7 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
         ("/api/position", {"position": {"record": {"text": "{}"}}}, "not a valid"),
         ("/api/position", {"position": {"record": {"text": "[" * 50000}}}, "not a valid"),
         ("/api/record/open", {"path": str(tmp_path / "bad.jsonl")}, "not a valid"),
-        ("/api/record/open", {"path": "/dev/zero"}, "not a record file"),
+        ("/api/record/open", {"path": "/dev/zero"}, "not a regular file"),
         ("/api/record/open", {"path": "a\x00b"}, "NUL"),
         ("/api/record/frames", {"text": broken}, "not a valid"),
         ("/api/analyse", {"position": CARDS, "policy": "greedy"}, "gives no values"),
