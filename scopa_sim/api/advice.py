@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     import polars as pl
 
     from scopa_sim.bots.advise import Advice as Ranking
+    from scopa_sim.bots.base import Bot
     from scopa_sim.bots.belief import Belief
     from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.game.cards import CardSet
@@ -273,6 +275,24 @@ def position(
     )
 
 
+_LAST_BOT = threading.local()  # per thread: (policy text, its bot) of the last advise
+
+
+def _bot(spec: PolicySpec) -> Bot:
+    """The bot of ``spec``: the one the calling thread's last :func:`advise` made when it
+    had the same policy (a bot's analysis depends only on the state and the seed, and
+    keeping it saves allocating its tables again), else a new one."""
+    key = str(spec)
+    last = getattr(_LAST_BOT, "value", None)
+    if last is not None and last[0] == key:
+        bot: Bot = last[1]
+        return bot
+    _LAST_BOT.value = None  # the old bot's memory freed before the new one's is taken
+    bot = spec.bot()
+    _LAST_BOT.value = (key, bot)
+    return bot
+
+
 @one_line_errors
 def advise(
     hand: str | CardSet | None = None,
@@ -341,10 +361,14 @@ def advise(
         "preset": preset, "rules": rules, "overrides": overrides,
     }  # fmt: skip
     state, true_layout = _position(position, recorded, given)
-    bot = spec.bot()
+    bot = _bot(spec)
     # on a worker thread, so that Ctrl-C (and SIGTERM on the command line) stops a long
     # search at once (:func:`scopa_sim.sim.pool.interruptible`)
-    result = interruptible(rank, state, bot, seed, recorded=true_layout)
+    try:
+        result = interruptible(rank, state, bot, seed, recorded=true_layout)
+    except BaseException:
+        _LAST_BOT.value = None  # an interrupted search may still use it: never again
+        raise
     params = dict(spec.params)
     match = params.get("objective") == "match"
     values = "match_win_points" if match else "hand_margin"
