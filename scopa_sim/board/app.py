@@ -2,20 +2,25 @@
 every answer to bad input is a 4xx JSON error (``{"error": "one line"}``), never a
 traceback; long work goes to :mod:`scopa_sim.board.jobs`.
 
-**Safety.** The app reads only files a request names (a record or a folder of records the
-user opens); its static files are served from the package only. Every ``POST`` needs the
-header ``X-Scopa-Board: 1`` (a page on another site cannot send it without the browser
-asking first, which this app never allows), and on a loopback address a request must
-name a loopback host (``Host:``), so that another site cannot reach the board through a
-name pointing to 127.0.0.1. Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_UPLOAD`).
+**Safety** (:class:`Guard`). Each launch has a secret token, in the address the command
+prints; that address sets a strict cookie, and every ``/api`` route needs the token (403
+otherwise). Every ``POST`` needs the header ``X-Scopa-Board: 1`` and, when the browser
+sends an ``Origin``, the board's own; a request must name an allowed host (``Host``,
+parsed strictly: loopback names, the served address and the names allowed); every answer
+forbids framing (``frame-ancestors 'none'``) and sniffing. The app reads only files a
+request names (a record or a folder of records the user opens), regular files only, off
+the event loop; its static files are served from the package only. Bodies are bounded
+(:data:`MAX_BODY`, :data:`MAX_UPLOAD`).
 """
 
 from __future__ import annotations
 
+import hmac
 import io
 import json
 import logging
 import re
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -398,11 +403,16 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(
-    jobs: Jobs | None = None, hosts: frozenset[str] | None = frozenset(_LOOPBACK)
+    jobs: Jobs | None = None,
+    hosts: frozenset[str] | None = frozenset(_LOOPBACK),
+    token: str | None = None,
 ) -> Starlette:
     """The board's app over ``jobs`` (a new :class:`Jobs` of one worker by default);
-    ``hosts``: the host names a request may name (default: loopback names; None: any,
-    for a non-loopback ``--host``). The jobs' workers stop with the app (its lifespan)."""
+    ``hosts``: the host names a request may name (default: loopback names; None: any);
+    ``token``: the secret every ``/api`` request must carry (:class:`Guard`; default a
+    new random one), in ``app.state.token``. The jobs' workers stop with the app (its
+    lifespan)."""
+    token = token or secrets.token_urlsafe(24)
     jobs = jobs or Jobs(1, work.warm)
     b = Board(jobs)
     routes = [
@@ -437,34 +447,142 @@ def create_app(
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
-        middleware=[Middleware(Guard, hosts=hosts)],
+        middleware=[Middleware(Guard, hosts=hosts, token=token)],
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    app.state.token = token
     return app
 
 
-class Guard:
-    """Refuse (403) a request naming a foreign host, or a POST without the board's
-    header (see the module docstring); an ASGI middleware."""
+#: The header and the cookie that carry the board's token (the cookie's name ends with
+#: the port: two boards on one machine keep theirs apart).
+TOKEN_HEADER = "x-scopa-token"
+COOKIE = "scopa_board_token"
+#: What every answer says about itself: no framing by another site, no sniffing, no
+#: referrer (the page's address can hold the token), only the package's own scripts.
+SECURITY_HEADERS = (
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self' "
+     b"'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+     b"form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+)  # fmt: skip
+_HOST = re.compile(
+    r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(\d{1,5}))?$"
+)
 
-    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None) -> None:
-        self.app, self.hosts = app, hosts
+
+def parse_host(value: str) -> tuple[str, int | None] | None:
+    """A ``Host`` header's name (lower case; an IPv6 address in brackets) and port, or
+    None when it is anything but ``name[:port]`` (``127.0.0.1:1@evil.example`` is
+    not)."""
+    m = _HOST.match(value)
+    if m is None:
+        return None
+    port = int(m.group(2)) if m.group(2) is not None else None
+    if port is not None and not 0 < port <= 65535:
+        return None
+    return m.group(1).lower(), port
+
+
+class Guard:
+    """The board's gate, an ASGI middleware in front of every route:
+
+    * a request must name an allowed host (``Host``, parsed strictly: 403 otherwise);
+    * every ``/api`` route needs the launch's token, from the cookie the page got or the
+      ``X-Scopa-Token`` header (a script's); the page itself is served to the address
+      printed at launch (``/?token=...``), which sets the cookie (``HttpOnly``,
+      ``SameSite=Strict``) and sends the browser on to ``/``;
+    * a ``POST`` needs the header ``X-Scopa-Board: 1``, and an ``Origin``, when sent,
+      must be the board's own;
+    * every answer carries :data:`SECURITY_HEADERS`.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None, token: str) -> None:
+        self.app, self.hosts, self.token = app, hosts, token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-            host = headers.get("host", "")
-            name = host if host.endswith("]") else host.rsplit(":", 1)[0]
-            refusal = None
-            if self.hosts is not None and name not in self.hosts:
-                refusal = f"this board answers requests for {', '.join(sorted(self.hosts))} only"
-            elif scope["method"] == "POST" and headers.get("x-scopa-board") != "1":
-                refusal = "a request to the board needs the header X-Scopa-Board: 1"
-            if refusal is not None:
-                await _error(403, refusal)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                   *SECURITY_HEADERS]}  # fmt: skip
+            await send(message)
+
+        headers: dict[str, str] = {}
+        for k, v in scope["headers"]:
+            headers.setdefault(k.decode("latin-1"), v.decode("latin-1"))
+        answer = self._check(scope, headers)
+        if answer is not None:
+            await answer(scope, receive, secured)
+            return
+        await self.app(scope, receive, secured)
+
+    def _check(self, scope: Scope, headers: dict[str, str]) -> Response | None:
+        """The answer refusing (or redirecting) the request; None to serve it."""
+        host = parse_host(headers.get("host", ""))
+        if host is None:
+            return _error(403, "the request's Host is not a host name and port")
+        if self.hosts is not None and host[0] not in self.hosts:
+            return _error(
+                403, f"this board answers requests for {', '.join(sorted(self.hosts))} only"
+            )
+        path, method = scope["path"], scope["method"]
+        if method == "POST":
+            if headers.get("x-scopa-board") != "1":
+                return _error(403, "a request to the board needs the header X-Scopa-Board: 1")
+            origin = headers.get("origin")
+            if (
+                origin is not None
+                and origin != f"{scope.get('scheme', 'http')}://{headers['host']}"
+            ):
+                return _error(403, "a request from another site's page is refused")
+        server = scope.get("server") or ("", host[1] or 80)
+        cookie = f"{COOKIE}_{server[1]}"
+        if path == "/" and "token=" in scope.get("query_string", b"").decode("latin-1"):
+            given = dict(
+                p.split("=", 1)
+                for p in scope["query_string"].decode("latin-1").split("&")
+                if "=" in p
+            ).get("token", "")
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                return _refused_page("this address's token is not this board's")
+            r = Response(status_code=303, headers={"location": "/"})
+            r.set_cookie(cookie, self.token, httponly=True, samesite="strict", path="/")
+            return r
+        if path == "/" or path.startswith("/api/"):
+            given = headers.get(TOKEN_HEADER) or _cookie(headers.get("cookie", ""), cookie)
+            if not given or not hmac.compare_digest(given.encode(), self.token.encode()):
+                if path == "/":
+                    return _refused_page(
+                        "open the address scopa-sim board printed (with its token)"
+                    )
+                return _error(403, "the board's token is missing or wrong: open the address "
+                              "scopa-sim board printed")  # fmt: skip
+        return None
+
+
+def _cookie(header: str, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header."""
+    for part in header.split(";"):
+        k, _, v = part.strip().partition("=")
+        if k == name:
+            return v
+    return None
+
+
+def _refused_page(reason: str) -> Response:
+    body = (
+        "<!doctype html><meta charset=utf-8><title>scopa-sim board</title>"
+        f"<p>This board needs its token: {reason}.</p>"
+    )
+    return Response(body, status_code=403, media_type="text/html")
 
 
 def loopback(host: str) -> bool:
@@ -472,11 +590,35 @@ def loopback(host: str) -> bool:
     return host in _LOOPBACK or host == "::1" or host.startswith("127.")
 
 
-def allowed_hosts(host: str) -> frozenset[str] | None:
-    """The host names requests may name when serving on ``host`` (None: any)."""
-    if loopback(host):
-        return _LOOPBACK | {f"[{host}]" if ":" in host else host}
-    return None
+def allowed_hosts(host: str, allow: tuple[str, ...] | list[str] = ()) -> frozenset[str]:
+    """The host names requests may name when serving on ``host``: the loopback names,
+    ``host`` itself (unless it is every address, ``0.0.0.0`` or ``::``) and the names
+    or addresses in ``allow`` (lower case; an IPv6 address in brackets).
+
+    Raises:
+        BoardError: a name that is not a host name or address (``a@b``, ``x:80``).
+    """
+    names = set(_LOOPBACK)
+    for h in (host, *allow):
+        if h in ("0.0.0.0", "::", ""):
+            continue
+        name = f"[{h}]" if ":" in h and not h.startswith("[") else h.lower()
+        if parse_host(name) != (name, None):
+            raise BoardError(f"host {h!r}: a host name or address, such as board.lan")
+        names.add(name)
+    return frozenset(names)
 
 
-__all__ = ["MAX_BODY", "MAX_UPLOAD", "Board", "Guard", "allowed_hosts", "create_app", "loopback"]
+__all__ = [
+    "COOKIE",
+    "MAX_BODY",
+    "MAX_UPLOAD",
+    "SECURITY_HEADERS",
+    "TOKEN_HEADER",
+    "Board",
+    "Guard",
+    "allowed_hosts",
+    "create_app",
+    "loopback",
+    "parse_host",
+]

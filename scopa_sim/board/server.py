@@ -46,11 +46,12 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def url_of(host: str, sock: socket.socket) -> str:
+def url_of(host: str, sock: socket.socket, token: str | None = None) -> str:
+    """The address the board is opened at (with ``?token=`` when given)."""
     port = sock.getsockname()[1]
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
     shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
-    return f"http://{shown}:{port}/"
+    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
 
 
 def serve(
@@ -59,14 +60,20 @@ def serve(
     open_browser: bool = False,
     workers: int = 1,
     announce: Callable[[str], None] = print,
+    allow_hosts: tuple[str, ...] = (),
 ) -> None:
-    """Serve the board until Ctrl-C or SIGTERM; ``announce(url)`` once it listens;
-    ``open_browser``: open the page in the user's browser."""
+    """Serve the board until Ctrl-C or SIGTERM; ``announce(url)`` once it listens (the
+    address with this launch's token, see :class:`~scopa_sim.board.app.Guard`);
+    ``open_browser``: open the page in the user's browser; ``allow_hosts``: host names or
+    addresses requests may name besides loopback ones and ``host``."""
+    import secrets
+
     import uvicorn
 
     sock = bind(host, port)
-    url = url_of(host, sock)
-    app = create_app(Jobs(workers, work.warm), allowed_hosts(host))
+    token = secrets.token_urlsafe(24)
+    url = url_of(host, sock, token)
+    app = create_app(Jobs(workers, work.warm), allowed_hosts(host, allow_hosts), token)
     config = uvicorn.Config(
         app,
         log_level="warning",

@@ -34,7 +34,9 @@ CARDS = {"cards": {"hand": "7D 3S KH", "table": "7C 5H 2S 4D"}}
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(), base_url="http://127.0.0.1") as c:
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        assert c.get(f"/?token={app.state.token}").status_code == 200  # the cookie set
         yield c
 
 
@@ -302,7 +304,8 @@ def test_foreign_pages_and_hosts_are_refused(client: TestClient) -> None:
     assert r.status_code == 403 and "X-Scopa-Board" in r.json()["error"]
     r = client.get("/api/meta", headers={"Host": "evil.example:8765"})
     assert r.status_code == 403
-    assert client.get("/api/meta", headers={"Host": "localhost:8765"}).status_code == 200
+    token = {"X-Scopa-Token": client.app.state.token}  # type: ignore[attr-defined]
+    assert client.get("/api/meta", headers={"Host": "localhost:8765", **token}).status_code == 200
 
 
 def test_only_the_package_s_static_files_are_served(client: TestClient) -> None:

@@ -43,7 +43,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("board")
     (root / "games").mkdir()
     records = make_records(root / "games" / "games.jsonl")
-    with served(root) as (_proc, url), sync_playwright() as pw:
+    with served(root) as (proc, _url), sync_playwright() as pw:
+        url = proc.page_url  # type: ignore[attr-defined]
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             yield {"url": url, "records": records, "browser": browser}

@@ -95,9 +95,13 @@ def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
 
 
 def test_a_host_other_than_loopback_is_warned_about(tmp_path: Path) -> None:
-    with served(tmp_path, "--host", "0.0.0.0") as (proc, url):
+    with served(tmp_path, "--host", "0.0.0.0", "--allow-host", "board.example") as (proc, url):
         assert "warning: serving on 0.0.0.0" in proc.said[0]  # type: ignore[attr-defined]
         status, _ = post(url + "api/position", {"position": CARDS})
-        assert status == 200  # any host name is served there (as warned)
-        headers = {**HEADERS, "Host": "example.org"}
+        assert status == 200
+        headers = {**HEADERS, "Host": "board.example"}  # a name the user allows
         assert post(url + "api/position", {"position": CARDS}, headers=headers)[0] == 200
+        headers = {**HEADERS, "Host": "example.org"}  # and no other
+        assert post(url + "api/position", {"position": CARDS}, headers=headers)[0] == 403
+        no_token = {k: v for k, v in HEADERS.items() if k != "X-Scopa-Token"}
+        assert post(url + "api/position", {"position": CARDS}, headers=no_token)[0] == 403
