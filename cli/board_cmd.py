@@ -67,3 +67,4 @@ def board_cmd(
     except KeyboardInterrupt as e:
         what = "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
         click.echo(f"board stopped ({what})", err=True)
+        raise SystemExit(143 if isinstance(e, Terminated) else 130) from None

@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.display import box, fmt, table
-from scopa_sim.api.inputs import cards, one_line_errors, pair, resolve_rules, whole
+from scopa_sim.api.inputs import (
+    cards,
+    one_line_errors,
+    pair,
+    resolve_rules,
+    search_budget,
+    whole,
+)
 from scopa_sim.errors import InputError, PolicyError, PositionError, ScopaError
 
 if TYPE_CHECKING:
@@ -191,7 +198,7 @@ def advisor(policy: str) -> PolicySpec:
         raise PolicyError(f"a policy is a text such as 'ismcts', not {policy!r}")
     spec = PolicySpec.parse(policy)
     check_advisor(spec)
-    return spec
+    return search_budget(spec)
 
 
 #: The arguments :func:`advise` takes for a position from the cards seat 0 knows.
@@ -533,7 +540,7 @@ def review(
             raise ReviewError("give record files or a record text, not both")
         if not isinstance(policy, str):
             raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
-        ev = parse_evaluator(policy)
+        ev = parse_evaluator(reviewer(policy))
         if belief is not None:
             from scopa_sim.bots.belief import get_model
 
@@ -553,8 +560,7 @@ def review(
     args = [os.fspath(t) if isinstance(t, os.PathLike) else t for t in targets]
     if not all(isinstance(a, str) for a in args):
         raise ReviewError(f"review takes record files and line numbers, not {targets!r}")
-    if not isinstance(policy, str):
-        raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
+    reviewer(policy)
     chosen = [whole("seat", s, 0) for s in seats] if seats is not None else None
     n = whole("workers", workers, 1) if workers is not None else os.cpu_count() or 1
     result = run_review(
@@ -580,11 +586,13 @@ def reviewer(policy: str) -> str:
             paired values per world).
         PolicyError: an unknown parameter or a value out of range.
     """
+    from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.errors import ReviewError
     from scopa_sim.records.review import parse_evaluator
 
     if not isinstance(policy, str):
         raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
+    search_budget(PolicySpec.parse(policy))
     parse_evaluator(policy)
     return policy
 

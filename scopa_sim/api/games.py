@@ -13,7 +13,13 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
-from scopa_sim.api.inputs import named_rules, one_line_errors, policy_texts, whole
+from scopa_sim.api.inputs import (
+    named_rules,
+    one_line_errors,
+    policy_texts,
+    search_budget,
+    whole,
+)
 from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
 
 if TYPE_CHECKING:
@@ -121,6 +127,8 @@ def _play(
 
     name, r = named_rules(preset, rules, overrides)
     specs = seat_policies(policy_texts(policy) if policy is not None else (), r.players)
+    for spec in specs:
+        search_budget(spec)
     matches = whole("matches", matches, 1)
     if matches > MAX_MATCHES:
         raise InputError(f"matches must be at most {MAX_MATCHES}, not {matches}")

@@ -42,6 +42,8 @@ from scopa_sim.api.games import record_lines
 from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
 from scopa_sim.board.positions import (
+    MAX_BUDGET,
+    capped,
     field,
     game_state,
     game_view,
@@ -185,6 +187,12 @@ class Board:
             "search_policies": search_policies(),
             "beliefs": list(BELIEFS),
             "default_policy": DEFAULT_POLICY,
+            "limits": {
+                **MAX_BUDGET,
+                "job_seconds": self.jobs.max_seconds,
+                "abandon_seconds": self.jobs.abandon_seconds,
+                "file_bytes": MAX_UPLOAD,
+            },
             "symbols": SYMBOL,
             "suit_names": SUIT_TITLE,
             "label_colours": {str(k): v for k, v in COLOURS.items()},
@@ -195,7 +203,7 @@ class Board:
     async def position(self, request: Request) -> dict[str, Any]:
         """A position's view (validated): what the page draws before any analysis."""
         doc = await _json(request, "position")
-        pos = position_of(field(doc, "position", dict))
+        pos = await run_in_threadpool(position_of, field(doc, "position", dict))
         state = pos.state
         out = view(state, reveal=pos.reveal)
         out["summary"] = "the hand is over" if state.is_over else describe(state, state.turn)
@@ -206,12 +214,15 @@ class Board:
         in stages (:func:`scopa_sim.board.work.stages`)."""
         doc = await _json(request, "page", "position", "policy", "seed")
         page = _page(doc)
-        pos = position_of(field(doc, "position", dict))
-        spec = advisor(field(doc, "policy", str, DEFAULT_POLICY))
+        pos = await run_in_threadpool(position_of, field(doc, "position", dict))
+        policy = field(doc, "policy", str, DEFAULT_POLICY)
         seed = seed_of(doc)
         if pos.state.is_over:
             raise BoardError("the hand is over: there is no play to analyse")
-        specs = work.stages(spec)
+        # off the event loop: a policy's equity= table is a file read when its bot is made
+        specs = await run_in_threadpool(
+            lambda: work.stages(advisor(str(capped(PolicySpec.parse(policy)))))
+        )
         weights = [_weight(s) for s in specs]
         stages = [
             Stage(
@@ -229,7 +240,7 @@ class Board:
         """Start the page's "what can they hold" for a position under a belief model."""
         doc = await _json(request, "page", "position", "model", "seed")
         page = _page(doc)
-        pos = position_of(field(doc, "position", dict))
+        pos = await run_in_threadpool(position_of, field(doc, "position", dict))
         model = field(doc, "model", str, "fit")
         if model not in BELIEFS:
             raise BoardError(f"model {model!r}: one of {', '.join(BELIEFS)}")
@@ -250,7 +261,7 @@ class Board:
         doc = await _json(request, "path")
         path = field(doc, "path", str)
         lines = await run_in_threadpool(read_record, path)
-        return record_hands(lines, shown_path(path))
+        return record_hands(lines, shown_path(path), quote=False)
 
     async def record_upload(self, request: Request) -> dict[str, Any]:
         """The hands of a record file sent as the body (an upload from the page)."""
@@ -273,7 +284,8 @@ class Board:
         page = _page(doc)
         text = field(doc, "text", str)
         record_frames(text)  # checked here: a broken record is a 400 now, not a failed job
-        evaluator = reviewer(field(doc, "evaluator", str, DEFAULT_EVALUATOR))
+        evaluator = field(doc, "evaluator", str, DEFAULT_EVALUATOR)
+        reviewer(str(capped(PolicySpec.parse(evaluator))))
         name, line = field(doc, "name", str, "board"), field(doc, "line", int, 1)
         args = (text, name[:200], line, evaluator, seed_of(doc))
         stage = Stage(work.review_line, args, 1.0, f"review with {evaluator}")
@@ -308,7 +320,8 @@ class Board:
         limit = field(doc, "limit", int, 40)
         if not 1 <= limit <= MAX_PUZZLE_HANDS:
             raise BoardError(f"limit: 1 to {MAX_PUZZLE_HANDS} hands")
-        evaluator = reviewer(field(doc, "evaluator", str, DEFAULT_EVALUATOR))
+        evaluator = field(doc, "evaluator", str, DEFAULT_EVALUATOR)
+        reviewer(str(capped(PolicySpec.parse(evaluator))))
         seed = seed_of(doc)
         hands = await run_in_threadpool(folder_hands, folder, limit)
         stages = [
@@ -370,7 +383,7 @@ def folder_hands(folder: str, limit: int) -> list[tuple[str, int, str]]:
         raise BoardError(f"{shown} holds no record file (*.jsonl)")
     out: list[tuple[str, int, str]] = []
     for p in paths:
-        hands = record_hands(read_record(str(p)), str(p))["hands"]
+        hands = record_hands(read_record(str(p)), shown_path(p), quote=False)["hands"]
         out += [(str(p), h["line"], h["text"]) for h in hands]
         if len(out) >= limit:
             break

@@ -138,7 +138,7 @@ def test_the_final_values_are_advise_json_s(client: TestClient) -> None:
 
 
 def test_a_new_analysis_replaces_the_page_s_last(client: TestClient) -> None:
-    slow = {"page": "r", "position": CARDS, "policy": "ismcts:iterations=4000000"}
+    slow = {"page": "r", "position": CARDS, "policy": "ismcts:iterations=2000000"}
     first = post(client, "/api/analyse", slow)
     second = finish(client, post(client, "/api/analyse", {"page": "r", "position": CARDS}))
     assert second["status"] == "done"
@@ -149,7 +149,7 @@ def test_a_new_analysis_replaces_the_page_s_last(client: TestClient) -> None:
 def test_cancel_stops_a_running_stage_and_the_board_goes_on(client: TestClient) -> None:
     jobs = client.app.state.jobs  # type: ignore[attr-defined]
     restarts = jobs.restarts
-    body = {"page": "c", "position": CARDS, "policy": "ismcts:iterations=4000000"}
+    body = {"page": "c", "position": CARDS, "policy": "ismcts:iterations=2000000"}
     job = post(client, "/api/analyse", body)
     while job["stage"] < 1:  # the cheap first stage is let finish; the second is stopped
         time.sleep(0.05)

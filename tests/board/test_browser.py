@@ -87,7 +87,7 @@ def test_set_up_a_position_and_get_values(page: Page) -> None:
 def test_a_long_analysis_is_cancelled_with_escape(page: Page) -> None:
     page.fill("#f-hand", "7D 3S KH")
     page.fill("#f-table", "7C 5H 2S 4D")
-    page.fill("#policy", "ismcts:iterations=4000000")
+    page.fill("#policy", "ismcts:iterations=2000000")
     page.click("#set-position")
     page.wait_for_selector("#values tr.best", timeout=60_000)  # the first stage's values
     page.wait_for_function("document.querySelector('#an-status').textContent.includes('stage 2')")
