@@ -112,6 +112,39 @@ def test_bad_input_is_a_message_on_the_page(page: Page) -> None:
     page.wait_for_function("document.querySelector('#message').textContent.includes('no such')")
 
 
+def test_the_board_as_players_expect(site: dict[str, Any]) -> None:
+    """Issue 40: values beside the cards, the best play marked on them, an evaluation bar,
+    the values table above the fold at 1400x950, and nothing stale after an error."""
+    ctx = site["browser"].new_context(viewport={"width": 1400, "height": 950})
+    page = ctx.new_page()
+    try:
+        page.goto(site["url"])
+        page.wait_for_selector("body[data-ready='1']")
+        page.fill("#f-hand", "7D 3S KH")
+        page.fill("#f-table", "7C 5H 2S 4D")
+        page.click("#set-position")
+        page.wait_for_selector("#values[data-final='1']", timeout=60_000)
+        table = page.locator("#values").bounding_box()
+        assert table is not None and table["y"] + 60 < 950  # its first rows on screen
+        hand = page.locator("#board .seatrow[data-seat='0'] .slot .val").all_inner_texts()
+        assert len(hand) == 3 and all(v.startswith(("+", "-")) for v in hand)
+        assert page.locator("#board .slot.bestcard").count() == 1
+        bar = page.locator("#evalbar")
+        assert bar.is_visible() and "for side 0" in bar.inner_text()
+        best = page.locator("#values tr.best td .c").first.get_attribute("title") or ""
+        marked = page.locator("#board .slot.bestcard").get_attribute("data-card") or "?"
+        assert best.startswith(marked)  # the best play's card is the one marked
+        assert "at most" in page.inner_text("#limits")  # the board's caps, stated
+        page.fill("#f-scope", "9,0")  # an impossible position: the old one goes
+        page.click("#set-position")
+        page.wait_for_selector("#message:not([hidden])")
+        assert page.locator("#values tr").count() == 0
+        assert page.locator("#board .slot").count() == 0
+        assert page.is_disabled("#analyse")
+    finally:
+        ctx.close()
+
+
 def test_load_a_record_and_step_through_it(page: Page, site: dict[str, Any]) -> None:
     page.click("#tab-game")
     page.set_input_files("#rec-file", str(site["records"]))  # an upload
