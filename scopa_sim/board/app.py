@@ -260,18 +260,24 @@ class Board:
         """The hands of a record file the user names by its path."""
         doc = await _json(request, "path")
         path = field(doc, "path", str)
-        lines = await run_in_threadpool(read_record, path)
-        return record_hands(lines, shown_path(path), quote=False)
+        # off the event loop: reading and checking a large file takes seconds
+        return await run_in_threadpool(
+            lambda: record_hands(read_record(path), shown_path(path), quote=False)
+        )
 
     async def record_upload(self, request: Request) -> dict[str, Any]:
         """The hands of a record file sent as the body (an upload from the page)."""
         raw = await _body(request, MAX_UPLOAD)
         name = request.query_params.get("name", "upload.jsonl")[:200]
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise BoardError(f"{name}: not a text (UTF-8) file, so not a record file") from None
-        return record_hands(_lines(io.StringIO(text), name), name)
+
+        def hands() -> dict[str, Any]:
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise BoardError(f"{name}: not a text (UTF-8) file, so not a record file") from None
+            return record_hands(_lines(io.StringIO(text), name), name)
+
+        return await run_in_threadpool(hands)  # checking 8 MB of records takes seconds
 
     async def record_frames(self, request: Request) -> dict[str, Any]:
         """Every position of one recorded hand, to step through."""

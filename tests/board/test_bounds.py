@@ -183,3 +183,27 @@ def test_a_review_named_with_a_lone_surrogate_polls_cleanly(
 def test_rules_of_a_game_are_the_play_routes_own(client: TestClient) -> None:
     game = {"rules": Rules.make("scopa").as_dict(), "match": None}
     assert _status(client, "/api/play/state", {"game": game})[0] == 200
+
+
+def test_a_large_file_is_read_while_the_board_keeps_answering(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """Reading a 50 MB position file (issue 40: it froze the server for 6 to 18 s) runs
+    off the event loop: other requests are answered meanwhile."""
+    import threading
+
+    big = tmp_path / "big.jsonl"
+    with big.open("w") as f:
+        for _ in range(50):
+            f.write("x\n" * (1 << 19))
+    done: list[int] = []
+    body = {"position": {"advise": f"{big}:99999999:0"}}
+    t = threading.Thread(target=lambda: done.append(_status(client, "/api/position", body)[0]))
+    t.start()
+    time.sleep(0.3)
+    t0 = time.monotonic()
+    assert client.get("/api/meta").status_code == 200
+    waited = time.monotonic() - t0
+    t.join(120)
+    assert done == [400]
+    assert waited < 1.0  # answered while the file was being read
