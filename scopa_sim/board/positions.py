@@ -23,6 +23,7 @@ answers it with a 400 and its message), never a traceback.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -154,6 +155,23 @@ def policy_of(doc: Mapping[str, Any], default: str) -> PolicySpec:
     return capped(PolicySpec.parse(field(doc, "policy", str, default)))
 
 
+#: The largest record file a position is read from (bytes).
+MAX_POSITION_FILE = 64 << 20
+
+
+def _within_cap(path: str) -> None:
+    """A BoardError if ``path`` names a file over :data:`MAX_POSITION_FILE` bytes (other
+    failures are left to the reader, which words them)."""
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return
+    if size > MAX_POSITION_FILE:
+        raise BoardError(
+            f"position: the file is over {MAX_POSITION_FILE >> 20} MB: too large for the board"
+        )
+
+
 # --------------------------------------------------------------------------- positions
 @dataclass(frozen=True)
 class Position:
@@ -177,6 +195,7 @@ def position_of(doc: Mapping[str, Any]) -> Position:
         return Position(cards_position(field(doc, "cards", dict)), False, False)
     if kind == "advise":
         spec = field(doc, "advise", str)
+        _within_cap(spec.rsplit(":", 2)[0])
         try:
             return Position(position_from_record(spec), True, False)
         except PositionError as e:  # the file's own content is never quoted back

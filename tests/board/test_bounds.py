@@ -207,3 +207,14 @@ def test_a_large_file_is_read_while_the_board_keeps_answering(
     t.join(120)
     assert done == [400]
     assert waited < 1.0  # answered while the file was being read
+
+
+def test_a_position_file_over_the_cap_is_refused(client: TestClient, tmp_path: Path) -> None:
+    from scopa_sim.board.positions import MAX_POSITION_FILE
+
+    big = tmp_path / "huge.jsonl"
+    with big.open("wb") as f:
+        f.truncate(MAX_POSITION_FILE + 1)  # sparse: nothing written
+    t0 = time.monotonic()
+    status, error = _status(client, "/api/position", {"position": {"advise": f"{big}:1:0"}})
+    assert status == 400 and "too large" in error and time.monotonic() - t0 < 5
