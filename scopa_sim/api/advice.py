@@ -19,6 +19,7 @@ from scopa_sim.api.inputs import (
     resolve_rules,
     search_budget,
     whole,
+    wholes,
 )
 from scopa_sim.errors import InputError, PolicyError, PositionError, ScopaError
 
@@ -533,7 +534,7 @@ def review(
         InputError: a seat, seed or number of workers that is not a whole number in range.
     """
     from scopa_sim.errors import ReviewError
-    from scopa_sim.records.review import parse_evaluator, review_tasks, run_review
+    from scopa_sim.records.review import check_seats, parse_evaluator, review_tasks, run_review
 
     if text is not None:
         if targets:
@@ -545,9 +546,11 @@ def review(
             from scopa_sim.bots.belief import get_model
 
             get_model(belief)
-        tasks = _text_tasks(text, name, first_line)  # each hand alone: any match unfinished
-        chosen = [whole("seat", s, 0) for s in seats] if seats is not None else None
+        chosen = wholes("seats", seats, 0) if seats is not None else None
         n = whole("workers", workers, 1) if workers is not None else os.cpu_count() or 1
+        tasks = _text_tasks(text, name, first_line)  # each hand alone: any match unfinished
+        if chosen:
+            check_seats(tasks, chosen)
         if on_hands:
             on_hands(len(tasks))
         result = review_tasks(
@@ -561,7 +564,7 @@ def review(
     if not all(isinstance(a, str) for a in args):
         raise ReviewError(f"review takes record files and line numbers, not {targets!r}")
     reviewer(policy)
-    chosen = [whole("seat", s, 0) for s in seats] if seats is not None else None
+    chosen = wholes("seats", seats, 0) if seats is not None else None
     n = whole("workers", workers, 1) if workers is not None else os.cpu_count() or 1
     result = run_review(
         [str(a) for a in args],

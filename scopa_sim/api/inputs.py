@@ -148,6 +148,18 @@ def whole(name: str, value: object, lo: int | None = None) -> int:
     return value
 
 
+def wholes(name: str, values: object, lo: int | None = None) -> list[int]:
+    """``values`` (an iterable such as a list of seats) as whole numbers of at least
+    ``lo``.
+
+    Raises:
+        InputError: not an iterable of whole numbers of at least ``lo``.
+    """
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise InputError(f"{name} must be a list of whole numbers, not {values!r}")
+    return [whole(name, v, lo) for v in values]
+
+
 def run_path(path: object) -> Path:
     """``path`` as a directory path.
 
@@ -266,4 +278,5 @@ __all__ = [
     "run_path",
     "search_budget",
     "whole",
+    "wholes",
 ]

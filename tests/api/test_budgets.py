@@ -39,3 +39,11 @@ def test_a_budget_within_memory_passes() -> None:
 def test_the_review_s_evaluator_budget_too() -> None:
     with pytest.raises(ScopaError, match="more than this machine's"):
         scopa_sim.review(text="{}", policy="eval:worlds=2147483647")
+
+
+@pytest.mark.parametrize("seats", [5, "0", {"a": 0}, [0, "1"], [-1]])
+def test_review_seats_of_the_wrong_type_are_an_input_error(seats: object) -> None:
+    from scopa_sim.errors import InputError
+
+    with pytest.raises(InputError, match="seats"):
+        scopa_sim.review(text="{}", seats=seats)  # type: ignore[arg-type]
