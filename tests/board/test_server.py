@@ -127,3 +127,25 @@ def test_half_open_connections_are_closed(tmp_path: Path) -> None:
             s.close()
         assert time.monotonic() - t0 < HEADER_SECONDS + 5
         assert get(url + "api/meta")["presets"]
+
+
+def test_connections_are_limited(tmp_path: Path) -> None:
+    """Past MAX_CONNECTIONS open connections a request is answered 503 (not queued
+    without end); once they close, the board serves again."""
+    import urllib.error
+
+    from scopa_sim.board.server import MAX_CONNECTIONS
+
+    with served(tmp_path) as (_proc, url):
+        host, port = url.split("//")[1].rstrip("/").rsplit(":", 1)
+        held = [socket.create_connection((host, int(port))) for _ in range(MAX_CONNECTIONS)]
+        try:
+            time.sleep(0.5)
+            with pytest.raises(urllib.error.HTTPError) as e:
+                get(url + "api/meta")
+            assert e.value.code == 503
+        finally:
+            for s in held:
+                s.close()
+        time.sleep(0.5)
+        assert get(url + "api/meta")["presets"]
