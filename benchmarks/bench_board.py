@@ -103,14 +103,16 @@ def start(cwd: Path) -> tuple[subprocess.Popen[str], str]:
         preexec_fn=P.dies_with_parent(),  # a killed benchmark leaves no board running
     )
     assert proc.stderr is not None
-    m = re.search(r"(http://\S+/)", proc.stderr.readline())
+    m = re.search(r"(http://\S+/)\?token=(\S+)", proc.stderr.readline())
     if not m:
         proc.terminate()
         raise SystemExit("the board did not start")
-    url = m.group(1)
+    base, token = m.groups()
+    url = f"{base}?token={token}"  # the page's address (it sets the token's cookie)
+    meta = urllib.request.Request(base + "api/meta", headers={"X-Scopa-Token": token})
     for _ in range(600):
         try:
-            urllib.request.urlopen(url + "api/meta", timeout=5).read()
+            urllib.request.urlopen(meta, timeout=5).read()
             return proc, url
         except OSError:
             time.sleep(0.1)

@@ -25,6 +25,14 @@ from .options import WORKERS, BadInput
     help="Address to serve on. Anything but a loopback address lets other machines use "
     "the board (and open files on this one by their paths): a warning is printed.",
 )
+@click.option(
+    "--allow-host",
+    "allow_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="A host name or address the board may be reached by besides loopback ones and "
+    "--host (repeatable; e.g. this machine's name on the network).",
+)
 @click.option("--open", "open_browser", is_flag=True, help="Open the board in your browser.")
 @click.option(
     "--workers",
@@ -33,7 +41,9 @@ from .options import WORKERS, BadInput
     show_default=True,
     help="Worker processes for the evaluations (jobs of several pages run side by side).",
 )
-def board_cmd(port: int, host: str, open_browser: bool, workers: int) -> None:
+def board_cmd(
+    port: int, host: str, allow_hosts: tuple[str, ...], open_browser: bool, workers: int
+) -> None:
     """Serve the analysis board: set up or load a position and see every play's value,
     step through a recorded game with its review, play the bots, solve puzzles drawn
     from your mistakes. Stop it with Ctrl-C."""
@@ -48,11 +58,13 @@ def board_cmd(port: int, host: str, open_browser: bool, workers: int) -> None:
 
     def announce(url: str) -> None:
         click.echo(f"scopa-sim board at {url} (Ctrl-C to stop)", err=True)
+        click.echo("  (the address holds this launch's token: open the board with it)", err=True)
 
     try:
-        serve(host, port, open_browser, workers, announce)
+        serve(host, port, open_browser, workers, announce, allow_hosts)
     except ScopaError as e:
         raise BadInput(str(e)) from None
     except KeyboardInterrupt as e:
         what = "SIGTERM" if isinstance(e, Terminated) else "Ctrl-C"
         click.echo(f"board stopped ({what})", err=True)
+        raise SystemExit(143 if isinstance(e, Terminated) else 130) from None

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -109,18 +110,63 @@ def check_utf8_path(path: str | Path) -> None:
         ) from None
 
 
-def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
-    """The text of ``path`` (UTF-8, a BOM dropped), refused past ``limit`` characters and
-    as a FileError naming the path when it cannot be read."""
+def open_regular(path: str | Path, limit: int | None = None) -> TextIO:
+    """``path`` opened for reading as UTF-8 text (a BOM dropped), if it is a regular file
+    (of at most ``limit`` bytes): a named pipe, a device or a directory is refused
+    without waiting for it (the file is opened without blocking, then checked).
+
+    Raises:
+        FileError: not a regular file, over ``limit`` bytes, or a path that cannot name
+            a file (a NUL character, a lone surrogate).
+        OSError: the file cannot be opened (missing, not permitted...): the caller
+            names it in its own words.
+    """
     try:
-        with open(path, encoding="utf-8-sig") as f:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except (ValueError, UnicodeError):  # a NUL character, a surrogate not encodable
+        raise FileError("the path cannot name a file (a NUL or an invalid character)") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = (
+                "a directory" if stat.S_ISDIR(st.st_mode)
+                else "a named pipe" if stat.S_ISFIFO(st.st_mode)
+                else "a device or socket"
+            )  # fmt: skip
+            raise FileError(f"{shown_path(path)} is {kind}, not a regular file")
+        if limit is not None and st.st_size > limit:
+            raise FileError(f"{shown_path(path)} is larger than {limit:,} bytes: refused")
+        os.set_blocking(fd, True)
+        return open(fd, encoding="utf-8-sig")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+#: The most characters of a path an error message shows.
+SHOWN_PATH = 120
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as an error message shows it: printable whatever its characters (a lone
+    surrogate escaped), a long one cut to :data:`SHOWN_PATH` characters."""
+    text = str(path).encode("utf-8", "backslashreplace").decode("utf-8")
+    return text if len(text) <= SHOWN_PATH else text[: SHOWN_PATH - 3] + "..."
+
+
+def read_text(path: str | Path, limit: int = MAX_TEXT) -> str:
+    """The text of ``path`` (UTF-8, a BOM dropped), a regular file only
+    (:func:`open_regular`), refused past ``limit`` characters and as a FileError naming
+    the path when it cannot be read."""
+    try:
+        with open_regular(path) as f:
             text = f.read(limit + 1)
     except FileNotFoundError:
-        raise FileError(f"no such file: {path}") from None
+        raise FileError(f"no such file: {shown_path(path)}") from None
     except UnicodeDecodeError:
-        raise FileError(f"{path} is not a text (UTF-8) file") from None
+        raise FileError(f"{shown_path(path)} is not a text (UTF-8) file") from None
     except OSError as e:
-        raise FileError(f"cannot read {path}: {_reason(e)}") from None
+        raise FileError(f"cannot read {shown_path(path)}: {_reason(e)}") from None
     if len(text) > limit:
         raise FileError(f"{path} is longer than {limit:,} characters: refused")
     return text
@@ -138,8 +184,10 @@ __all__ = [
     "check_utf8_path",
     "document",
     "json_number",
+    "open_regular",
     "output",
     "read_text",
+    "shown_path",
     "write_text",
     "write_with",
 ]

@@ -30,7 +30,7 @@ from scopa_sim.api.deal_analyses import (
     opening_hands,
     opening_tables,
 )
-from scopa_sim.api.games import Matches, play, replay, replay_hands
+from scopa_sim.api.games import Matches, play, record_lines, replay, replay_hands
 from scopa_sim.api.reporting import EquityTableFile, equity, report, study
 from scopa_sim.api.runs import hands_with_deals, open_run, simulate
 from scopa_sim.api.tournaments import Pairing, Tournament, tournament
@@ -101,6 +101,7 @@ __all__ = [
     "opening_tables",
     "play",
     "presets",
+    "record_lines",
     "replay",
     "replay_hands",
     "report",

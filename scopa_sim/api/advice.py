@@ -6,23 +6,34 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.display import box, esc, fmt, table
-from scopa_sim.api.inputs import cards, one_line_errors, pair, resolve_rules, whole
-from scopa_sim.errors import PolicyError, PositionError
+from scopa_sim.api.inputs import (
+    cards,
+    one_line_errors,
+    pair,
+    resolve_rules,
+    search_budget,
+    whole,
+    wholes,
+)
+from scopa_sim.errors import InputError, PolicyError, PositionError, ScopaError
 
 if TYPE_CHECKING:
     import polars as pl
 
     from scopa_sim.bots.advise import Advice as Ranking
+    from scopa_sim.bots.base import Bot
     from scopa_sim.bots.belief import Belief
     from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.game.cards import CardSet
     from scopa_sim.game.rules import Rules
     from scopa_sim.game.state import HandState
+    from scopa_sim.records.review import HandTask
     from scopa_sim.records.review import Review as LibraryReview
 
 
@@ -204,7 +215,7 @@ def advisor(policy: str) -> PolicySpec:
         raise PolicyError(f"a policy is a text such as 'ismcts', not {policy!r}")
     spec = PolicySpec.parse(policy)
     check_advisor(spec)
-    return spec
+    return search_budget(spec)
 
 
 #: The arguments :func:`advise` takes for a position from the cards seat 0 knows.
@@ -288,6 +299,24 @@ def position(
     )
 
 
+_LAST_BOT = threading.local()  # per thread: (policy text, its bot) of the last advise
+
+
+def _bot(spec: PolicySpec) -> Bot:
+    """The bot of ``spec``: the one the calling thread's last :func:`advise` made when it
+    had the same policy (a bot's analysis depends only on the state and the seed, and
+    keeping it saves allocating its tables again), else a new one."""
+    key = str(spec)
+    last = getattr(_LAST_BOT, "value", None)
+    if last is not None and last[0] == key:
+        bot: Bot = last[1]
+        return bot
+    _LAST_BOT.value = None  # the old bot's memory freed before the new one's is taken
+    bot = spec.bot()
+    _LAST_BOT.value = (key, bot)
+    return bot
+
+
 @one_line_errors
 def advise(
     hand: str | CardSet | None = None,
@@ -356,10 +385,14 @@ def advise(
         "preset": preset, "rules": rules, "overrides": overrides,
     }  # fmt: skip
     state, true_layout = _position(position, recorded, given)
-    bot = spec.bot()
+    bot = _bot(spec)
     # on a worker thread, so that Ctrl-C (and SIGTERM on the command line) stops a long
     # search at once (:func:`scopa_sim.sim.pool.interruptible`)
-    result = interruptible(rank, state, bot, seed, recorded=true_layout)
+    try:
+        result = interruptible(rank, state, bot, seed, recorded=true_layout)
+    except BaseException:
+        _LAST_BOT.value = None  # an interrupted search may still use it: never again
+        raise
     params = dict(spec.params)
     match = params.get("objective") == "match"
     values = "match_win_points" if match else "hand_margin"
@@ -435,6 +468,22 @@ class GameReview:
 
         write_text(os.fspath(path), self.to_html())
 
+    def margin_plot(self, hand: int = 0, width: int = 900, height: int = 240) -> str:
+        """The review page's expected-margin curve of hand ``hand`` (0-based, in review
+        order) as inline SVG of ``width`` x ``height`` pixels.
+
+        Raises:
+            InputError: no such hand, or sizes that are not whole numbers from 1.
+        """
+        from scopa_sim.records.review_html import margin_plot
+
+        hands = self.result.hands
+        i = whole("hand", hand, 0)
+        if i >= len(hands):
+            raise InputError(f"the review has hands 0..{len(hands) - 1}, not {i}")
+        svg: str = margin_plot(hands[i], whole("width", width, 1), whole("height", height, 1))
+        return svg
+
     def __repr__(self) -> str:
         """One line: each seat's mean loss, accuracy and its labelled decisions."""
         r = self.result
@@ -468,6 +517,9 @@ def review(
     belief: str | None = None,
     progress: Callable[[int], None] | None = None,
     on_hands: Callable[[int], None] | None = None,
+    text: str | None = None,
+    name: str = "record",
+    first_line: int = 1,
 ) -> GameReview:
     """Grade every decision of recorded hands (the ``review`` command): each decision's
     loss against the evaluator's best play (95% CI over common worlds), labels, luck per
@@ -486,6 +538,10 @@ def review(
             the other hands.
         progress: called with 1 after each hand reviewed.
         on_hands: called once with the number of hands to review, before the first.
+        text: instead of files, record lines held in memory (one hand per line), each
+            checked on its own (the match around it is not asked for).
+        name, first_line: what the review calls ``text`` and the line number of its
+            first line (a hand taken out of a file keeps its place).
 
     Returns:
         The :class:`GameReview`.
@@ -498,16 +554,37 @@ def review(
         InputError: a seat, seed or number of workers that is not a whole number in range.
     """
     from scopa_sim.errors import ReviewError
-    from scopa_sim.records.review import run_review
+    from scopa_sim.records.review import check_seats, parse_evaluator, review_tasks, run_review
 
+    if text is not None:
+        if targets:
+            raise ReviewError("give record files or a record text, not both")
+        if not isinstance(policy, str):
+            raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
+        ev = parse_evaluator(reviewer(policy))
+        if belief is not None:
+            from scopa_sim.bots.belief import get_model
+
+            get_model(belief)
+        chosen = wholes("seats", seats, 0) if seats is not None else None
+        n = whole("workers", workers, 1) if workers is not None else os.cpu_count() or 1
+        tasks = _text_tasks(text, name, first_line)  # each hand alone: any match unfinished
+        if chosen:
+            check_seats(tasks, chosen)
+        if on_hands:
+            on_hands(len(tasks))
+        result = review_tasks(
+            tasks, ev, whole("seed", seed, 0), workers=n, seats=chosen or None,
+            progress=progress, belief_model=belief,
+        )  # fmt: skip
+        return GameReview(result)
     if not targets:
         raise ReviewError("give a record file to review")
     args = [os.fspath(t) if isinstance(t, os.PathLike) else t for t in targets]
     if not all(isinstance(a, str) for a in args):
         raise ReviewError(f"review takes record files and line numbers, not {targets!r}")
-    if not isinstance(policy, str):
-        raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
-    chosen = [whole("seat", s, 0) for s in seats] if seats is not None else None
+    reviewer(policy)
+    chosen = wholes("seats", seats, 0) if seats is not None else None
     n = whole("workers", workers, 1) if workers is not None else os.cpu_count() or 1
     result = run_review(
         [str(a) for a in args],
@@ -523,8 +600,81 @@ def review(
     return GameReview(result)
 
 
+def reviewer(policy: str) -> str:
+    """The evaluator a review grades decisions by, checked (the board checks a request
+    with it before queueing the work); returns its text.
+
+    Raises:
+        ReviewError: not a text, or not an ``eval`` policy (the search bots give no
+            paired values per world).
+        PolicyError: an unknown parameter or a value out of range.
+    """
+    from scopa_sim.bots.registry import PolicySpec
+    from scopa_sim.errors import ReviewError
+    from scopa_sim.records.review import parse_evaluator
+
+    if not isinstance(policy, str):
+        raise ReviewError(f"an evaluator is a policy text such as 'eval', not {policy!r}")
+    search_budget(PolicySpec.parse(policy))
+    parse_evaluator(policy)
+    return policy
+
+
+def review_labels() -> dict[str, float]:
+    """The labels a review gives a decision, mildest first, each with the loss (points)
+    from which it is given when the loss's interval excludes 0."""
+    from scopa_sim.records.review import THRESHOLDS
+
+    return dict(THRESHOLDS)
+
+
+#: The longest record text :func:`review` takes (characters).
+MAX_RECORD_TEXT = 8 << 20
+
+
+def _text_tasks(text: object, name: object, first_line: object) -> list[HandTask]:
+    """The hands of a record text (one per line, blank lines skipped), each checked on
+    its own as the board checks a hand taken out of its file; a ReviewError naming the
+    first line that is not a valid hand."""
+    import json
+
+    from scopa_sim.errors import ReviewError
+    from scopa_sim.records.record import check_record
+    from scopa_sim.records.review import HandTask as Task
+
+    if not isinstance(text, str):
+        raise ReviewError(f"a record text is a str of record lines, not {type(text).__name__}")
+    if not isinstance(name, str):
+        raise ReviewError(f"a record text's name is a str, not {type(name).__name__}")
+    if len(text) > MAX_RECORD_TEXT:
+        raise ReviewError(f"{name}: a record text is at most {MAX_RECORD_TEXT:,} characters")
+    start = whole("first line", first_line, 1)
+    tasks = []
+    for i, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        where = f"{name} line {start + i}"
+        try:
+            check_record(json.loads(line))
+        except RecursionError:
+            raise ReviewError(
+                f"{where}: not a valid scopa-record/1 hand: nested too deeply"
+            ) from None
+        except json.JSONDecodeError as e:
+            raise ReviewError(
+                f"{where}: not a valid scopa-record/1 hand: malformed JSON ({e.msg})"
+            ) from None
+        except (ScopaError, ValueError, OverflowError) as e:
+            raise ReviewError(f"{where}: not a valid scopa-record/1 hand: {e}") from None
+        tasks.append(Task(name, start + i, line))
+    if not tasks:
+        raise ReviewError(f"{name}: the record text holds no hand")
+    return tasks
+
+
 __all__ = [
     "CARD_ARGUMENTS",
+    "MAX_RECORD_TEXT",
     "Advice",
     "GameReview",
     "PlayValue",
@@ -532,4 +682,6 @@ __all__ = [
     "advisor",
     "position",
     "review",
+    "review_labels",
+    "reviewer",
 ]

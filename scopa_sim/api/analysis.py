@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from scopa_sim.api.display import box, esc, est_cells, first_few, fmt, table
-from scopa_sim.api.inputs import one_line_errors, policy_texts, resolve_rules, run_path, whole
+from scopa_sim.api.inputs import (
+    one_line_errors,
+    policy_texts,
+    resolve_rules,
+    run_path,
+    search_budget,
+    whole,
+)
 from scopa_sim.api.runs import as_run
 from scopa_sim.errors import AnalysisError, InputError, RulesError
 from scopa_sim.stats.estimate import Estimate
@@ -545,6 +552,8 @@ def advantage(
     seed = whole("the seed", seed, 0)
     r = resolve_rules(preset, rules, overrides)
     specs = seat_policies(policy_texts(policy), r.players)
+    for spec in specs:
+        search_budget(spec)
     res = first_player_advantage(r, specs, hands, seed, progress)
     return Advantage(res.dealer_margin, res.by_position, res, preset)
 

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TextIO
 
 from scopa_sim.api.display import box, table
-from scopa_sim.api.inputs import named_rules, one_line_errors, policy_texts, whole
+from scopa_sim.api.inputs import (
+    named_rules,
+    one_line_errors,
+    policy_texts,
+    search_budget,
+    whole,
+)
 from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
 
 if TYPE_CHECKING:
@@ -139,6 +145,8 @@ def _play(
 
     name, r = named_rules(preset, rules, overrides)
     specs = seat_policies(policy_texts(policy) if policy is not None else (), r.players)
+    for spec in specs:
+        search_budget(spec)
     matches = whole("matches", matches, 1)
     if matches > MAX_MATCHES:
         raise InputError(f"matches must be at most {MAX_MATCHES}, not {matches}")
@@ -294,4 +302,56 @@ def replay_hands(
         raise RecordError(f"{shown} has lines 1..{count}, not {line}")
 
 
-__all__ = ["MAX_MATCHES", "Matches", "play", "record_file", "replay", "replay_hands"]
+#: The largest record file :func:`record_lines` reads by default (bytes).
+MAX_RECORD_BYTES = 8 << 20
+
+
+@one_line_errors
+def record_lines(path: str | os.PathLike[str], *, max_bytes: int = MAX_RECORD_BYTES) -> list[str]:
+    """The lines of a game record file (``~`` expanded), read as ``replay`` reads them but
+    from a regular file only, of at most ``max_bytes`` bytes: a named pipe or a device is
+    refused at once, never waited on. The lines are not checked (:func:`replay` does).
+
+    Raises:
+        FileError: no such file, not a regular file, larger than ``max_bytes``, a path
+            that cannot name a file, or a file that cannot be read.
+        RecordError: a file that is not UTF-8 text, or a line too long for a record.
+        InputError: ``max_bytes`` not a whole number from 1.
+    """
+    from pathlib import Path
+
+    from scopa_sim.files import open_regular, shown_path
+    from scopa_sim.records.record import iter_lines
+
+    limit = whole("max_bytes", max_bytes, 1)
+    if not isinstance(path, str | os.PathLike):
+        raise FileError(f"a record file is a path, not {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise FileError("a record file is a path given as text")
+    shown = shown_path(text)
+    try:
+        full = Path(text).expanduser() if text.startswith("~") else Path(text)
+    except RuntimeError:  # ~user of no such user
+        raise FileError(f"no such file: {shown}") from None
+    try:
+        with open_regular(full, limit) as f:
+            return list(iter_lines(f))
+    except FileNotFoundError:
+        raise FileError(f"no such file: {shown}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{shown}: not a text (UTF-8) file, so not a record file") from None
+    except OSError as e:
+        raise FileError(f"cannot read {shown}: {e.strerror or type(e).__name__}") from None
+
+
+__all__ = [
+    "MAX_MATCHES",
+    "MAX_RECORD_BYTES",
+    "Matches",
+    "play",
+    "record_file",
+    "record_lines",
+    "replay",
+    "replay_hands",
+]

@@ -5,7 +5,8 @@ words that name no command-line option, before the function it guards does any w
   the rules a call names, from a preset, a :class:`~scopa_sim.game.rules.Rules` or
   options changed on top of the preset's;
 * :func:`whole` (counts and seeds), :func:`run_path` (run directories),
-  :func:`policy_texts`, :func:`cards` and :func:`pair`;
+  :func:`policy_texts`, :func:`search_budget` (a search's budget, before it allocates),
+  :func:`cards` and :func:`pair`;
 * :func:`one_line_errors`, the decorator that keeps a use-case function's errors the
   project's one-line errors.
 """
@@ -29,6 +30,7 @@ from scopa_sim.errors import (
 )
 
 if TYPE_CHECKING:
+    from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.game.cards import CardSet
     from scopa_sim.game.rules import Rules
 
@@ -146,6 +148,18 @@ def whole(name: str, value: object, lo: int | None = None) -> int:
     return value
 
 
+def wholes(name: str, values: object, lo: int | None = None) -> list[int]:
+    """``values`` (an iterable such as a list of seats) as whole numbers of at least
+    ``lo``.
+
+    Raises:
+        InputError: not an iterable of whole numbers of at least ``lo``.
+    """
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Iterable):
+        raise InputError(f"{name} must be a list of whole numbers, not {values!r}")
+    return [whole(name, v, lo) for v in values]
+
+
 def run_path(path: object) -> Path:
     """``path`` as a directory path.
 
@@ -169,10 +183,55 @@ def policy_texts(policy: str | Iterable[str]) -> tuple[str, ...]:
     Raises:
         PolicyError: no text, or something else than texts.
     """
-    texts = (policy,) if isinstance(policy, str) else tuple(policy)
+    if isinstance(policy, str):
+        texts: tuple[Any, ...] = (policy,)
+    elif isinstance(policy, Iterable) and not isinstance(policy, bytes | Mapping):
+        texts = tuple(policy)
+    else:
+        texts = ()
     if not texts or not all(isinstance(t, str) for t in texts):
         raise PolicyError(f"a policy is a name such as 'expert' (or one per seat), not {policy!r}")
     return texts
+
+
+#: Bytes of the largest table a search allocates per unit of its budget: a world of
+#: ``eval`` or ``pimc`` holds four values for each of up to 40 plays, an iteration of
+#: ``ismcts`` one tree node (8 64-bit columns).
+BYTES_PER_WORLD = 40 * 4 * 8
+BYTES_PER_ITERATION = 8 * 8
+
+
+def _memory() -> int:
+    """This machine's physical memory in bytes (64 GiB when it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (ValueError, OSError, AttributeError):
+        return 64 << 30
+
+
+def search_budget(spec: PolicySpec) -> PolicySpec:
+    """``spec`` checked for a budget the search could not hold: its ``worlds`` or
+    ``iterations`` whose tables would need more than this machine's memory (checked before
+    anything is allocated).
+
+    Raises:
+        PolicyError: a budget whose tables would not fit in memory, with the largest one
+            that would.
+    """
+    params = dict(spec.params)
+    memory = _memory()
+    for key, size in (("worlds", BYTES_PER_WORLD), ("iterations", BYTES_PER_ITERATION)):
+        text = params.get(key)
+        if text is None or not text.strip().isdecimal():
+            continue
+        value = int(text)
+        if value * size > memory:
+            raise PolicyError(
+                f"policy {str(spec)!r}: {value:,} {key} need about {value * size / 2**30:,.0f} "
+                f"GiB, more than this machine's {memory / 2**30:,.1f} GiB: at most "
+                f"{memory // size:,} {key} here"
+            )
+    return spec
 
 
 def cards(value: str | CardSet | None, name: str) -> CardSet:
@@ -217,5 +276,7 @@ __all__ = [
     "policy_texts",
     "resolve_rules",
     "run_path",
+    "search_budget",
     "whole",
+    "wholes",
 ]

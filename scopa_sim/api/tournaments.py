@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from scopa_sim.api.display import box, esc, est_cells, first_few, table
-from scopa_sim.api.inputs import named_rules, one_line_errors, whole
+from scopa_sim.api.inputs import named_rules, one_line_errors, search_budget, whole
 from scopa_sim.errors import PolicyError, TournamentError
 from scopa_sim.files import json_number
 
@@ -245,7 +245,7 @@ def tournament(
     name, r = named_rules(preset, rules, overrides)
     if not all(isinstance(p, str) for p in policies):
         raise PolicyError(f"a policy is a text such as 'expert', not {policies!r}")
-    specs = [PolicySpec.parse(p) for p in policies]
+    specs = [search_budget(PolicySpec.parse(p)) for p in policies]
     test = None
     if sprt is not None:
         if not (

@@ -2,20 +2,25 @@
 every answer to bad input is a 4xx JSON error (``{"error": "one line"}``), never a
 traceback; long work goes to :mod:`scopa_sim.board.jobs`.
 
-**Safety.** The app reads only files a request names (a record or a folder of records the
-user opens); its static files are served from the package only. Every ``POST`` needs the
-header ``X-Scopa-Board: 1`` (a page on another site cannot send it without the browser
-asking first, which this app never allows), and on a loopback address a request must
-name a loopback host (``Host:``), so that another site cannot reach the board through a
-name pointing to 127.0.0.1. Bodies are bounded (:data:`MAX_BODY`, :data:`MAX_UPLOAD`).
+**Safety** (:class:`Guard`). Each launch has a secret token, in the address the command
+prints; that address sets a strict cookie, and every ``/api`` route needs the token (403
+otherwise). Every ``POST`` needs the header ``X-Scopa-Board: 1`` and, when the browser
+sends an ``Origin``, the board's own; a request must name an allowed host (``Host``,
+parsed strictly: loopback names, the served address and the names allowed); every answer
+forbids framing (``frame-ancestors 'none'``) and sniffing. The app reads only files a
+request names (a record or a folder of records the user opens), regular files only, off
+the event loop; its static files are served from the package only. Bodies are bounded
+(:data:`MAX_BODY`, :data:`MAX_UPLOAD`).
 """
 
 from __future__ import annotations
 
+import hmac
 import io
 import json
 import logging
 import re
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from importlib.resources import files
@@ -23,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -31,10 +37,13 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scopa_sim.api.advice import advisor
+from scopa_sim.api.advice import advisor, review_labels, reviewer
+from scopa_sim.api.games import record_lines
 from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
 from scopa_sim.board.positions import (
+    MAX_BUDGET,
+    capped,
     field,
     game_state,
     game_view,
@@ -50,9 +59,9 @@ from scopa_sim.bots.advise import describe
 from scopa_sim.bots.belief import BELIEFS
 from scopa_sim.bots.registry import POLICIES, PolicySpec, search_policies
 from scopa_sim.errors import BoardError, ScopaError
+from scopa_sim.files import shown_path
 from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS, PRESETS
 from scopa_sim.records.record import iter_lines
-from scopa_sim.records.review import LABELS, THRESHOLDS, parse_evaluator
 from scopa_sim.records.review_html import CARD_CSS, COLOURS, SUIT_TITLE, SYMBOL
 
 log = logging.getLogger("scopa_sim.board")
@@ -76,8 +85,16 @@ class TooLarge(BoardError):
     """A body over the bound: 413."""
 
 
+class JSON(JSONResponse):
+    """A JSON answer in ASCII: a text holding a lone surrogate (a path or name a request
+    sent) is escaped rather than failing to encode."""
+
+    def render(self, content: Any) -> bytes:
+        return json.dumps(content, allow_nan=False, separators=(",", ":")).encode("ascii")
+
+
 def _error(status: int, message: str) -> JSONResponse:
-    return JSONResponse({"error": message}, status_code=status)
+    return JSON({"error": message}, status_code=status)
 
 
 async def _body(request: Request, limit: int) -> bytes:
@@ -137,7 +154,7 @@ def api(fn: Callable[[Request], Awaitable[Any]]) -> Handler:
 
     async def endpoint(request: Request) -> Response:
         try:
-            return JSONResponse(await fn(request))
+            return JSON(await fn(request))
         except TooLarge as e:
             return _error(413, str(e))
         except Busy as e:
@@ -170,17 +187,23 @@ class Board:
             "search_policies": search_policies(),
             "beliefs": list(BELIEFS),
             "default_policy": DEFAULT_POLICY,
+            "limits": {
+                **MAX_BUDGET,
+                "job_seconds": self.jobs.max_seconds,
+                "abandon_seconds": self.jobs.abandon_seconds,
+                "file_bytes": MAX_UPLOAD,
+            },
             "symbols": SYMBOL,
             "suit_names": SUIT_TITLE,
             "label_colours": {str(k): v for k, v in COLOURS.items()},
-            "labels": list(LABELS),
-            "thresholds": THRESHOLDS,
+            "labels": list(review_labels()),
+            "thresholds": review_labels(),
         }
 
     async def position(self, request: Request) -> dict[str, Any]:
         """A position's view (validated): what the page draws before any analysis."""
         doc = await _json(request, "position")
-        pos = position_of(field(doc, "position", dict))
+        pos = await run_in_threadpool(position_of, field(doc, "position", dict))
         state = pos.state
         out = view(state, reveal=pos.reveal)
         out["summary"] = "the hand is over" if state.is_over else describe(state, state.turn)
@@ -191,12 +214,15 @@ class Board:
         in stages (:func:`scopa_sim.board.work.stages`)."""
         doc = await _json(request, "page", "position", "policy", "seed")
         page = _page(doc)
-        pos = position_of(field(doc, "position", dict))
-        spec = advisor(field(doc, "policy", str, DEFAULT_POLICY))
+        pos = await run_in_threadpool(position_of, field(doc, "position", dict))
+        policy = field(doc, "policy", str, DEFAULT_POLICY)
         seed = seed_of(doc)
         if pos.state.is_over:
             raise BoardError("the hand is over: there is no play to analyse")
-        specs = work.stages(spec)
+        # off the event loop: a policy's equity= table is a file read when its bot is made
+        specs = await run_in_threadpool(
+            lambda: work.stages(advisor(str(capped(PolicySpec.parse(policy)))))
+        )
         weights = [_weight(s) for s in specs]
         stages = [
             Stage(
@@ -214,7 +240,7 @@ class Board:
         """Start the page's "what can they hold" for a position under a belief model."""
         doc = await _json(request, "page", "position", "model", "seed")
         page = _page(doc)
-        pos = position_of(field(doc, "position", dict))
+        pos = await run_in_threadpool(position_of, field(doc, "position", dict))
         model = field(doc, "model", str, "fit")
         if model not in BELIEFS:
             raise BoardError(f"model {model!r}: one of {', '.join(BELIEFS)}")
@@ -234,17 +260,24 @@ class Board:
         """The hands of a record file the user names by its path."""
         doc = await _json(request, "path")
         path = field(doc, "path", str)
-        return record_hands(read_record(path), path)
+        # off the event loop: reading and checking a large file takes seconds
+        return await run_in_threadpool(
+            lambda: record_hands(read_record(path), shown_path(path), quote=False)
+        )
 
     async def record_upload(self, request: Request) -> dict[str, Any]:
         """The hands of a record file sent as the body (an upload from the page)."""
         raw = await _body(request, MAX_UPLOAD)
         name = request.query_params.get("name", "upload.jsonl")[:200]
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise BoardError(f"{name}: not a text (UTF-8) file, so not a record file") from None
-        return record_hands(_lines(io.StringIO(text), name), name)
+
+        def hands() -> dict[str, Any]:
+            try:
+                text = raw.decode("utf-8-sig")
+            except UnicodeDecodeError:
+                raise BoardError(f"{name}: not a text (UTF-8) file, so not a record file") from None
+            return record_hands(_lines(io.StringIO(text), name), name)
+
+        return await run_in_threadpool(hands)  # checking 8 MB of records takes seconds
 
     async def record_frames(self, request: Request) -> dict[str, Any]:
         """Every position of one recorded hand, to step through."""
@@ -258,7 +291,7 @@ class Board:
         text = field(doc, "text", str)
         record_frames(text)  # checked here: a broken record is a 400 now, not a failed job
         evaluator = field(doc, "evaluator", str, DEFAULT_EVALUATOR)
-        parse_evaluator(evaluator)
+        reviewer(str(capped(PolicySpec.parse(evaluator))))
         name, line = field(doc, "name", str, "board"), field(doc, "line", int, 1)
         args = (text, name[:200], line, evaluator, seed_of(doc))
         stage = Stage(work.review_line, args, 1.0, f"review with {evaluator}")
@@ -294,9 +327,9 @@ class Board:
         if not 1 <= limit <= MAX_PUZZLE_HANDS:
             raise BoardError(f"limit: 1 to {MAX_PUZZLE_HANDS} hands")
         evaluator = field(doc, "evaluator", str, DEFAULT_EVALUATOR)
-        parse_evaluator(evaluator)
+        reviewer(str(capped(PolicySpec.parse(evaluator))))
         seed = seed_of(doc)
-        hands = folder_hands(folder, limit)
+        hands = await run_in_threadpool(folder_hands, folder, limit)
         stages = [
             Stage(
                 work.puzzles_of_hand,
@@ -330,42 +363,33 @@ def _lines(stream: Any, name: str) -> list[str]:
 
 def read_record(path: str) -> list[str]:
     """The lines of the record file at ``path`` (one the user names): a regular file of
-    at most :data:`MAX_UPLOAD` bytes, UTF-8 text."""
-    if "\x00" in path:
-        raise BoardError("a path cannot contain a NUL character")
-    p = Path(path).expanduser()
-    if not p.exists():
-        raise BoardError(f"no such file: {path}")
-    if not p.is_file():
-        raise BoardError(f"{path} is not a record file (a directory or a device)")
-    try:
-        if p.stat().st_size > MAX_UPLOAD:
-            raise BoardError(f"{path} is too large for a record file (over {MAX_UPLOAD:,} bytes)")
-        with p.open(encoding="utf-8-sig") as f:
-            return _lines(f, path)
-    except UnicodeDecodeError:
-        raise BoardError(f"{path}: not a text (UTF-8) file, so not a record file") from None
-    except OSError as e:
-        raise BoardError(f"cannot read {path}: {e.strerror or e}") from None
+    at most :data:`MAX_UPLOAD` bytes, UTF-8 text (:func:`scopa_sim.api.record_lines`).
+    Call it off the event loop: it reads a file."""
+    return record_lines(path, max_bytes=MAX_UPLOAD)
 
 
 def folder_hands(folder: str, limit: int) -> list[tuple[str, int, str]]:
     """Up to ``limit`` hands (file, line, text) of the record files (``*.jsonl``) of a
     folder the user names, in file-name order; each file checked as ``replay`` does."""
-    if "\x00" in folder:
-        raise BoardError("a path cannot contain a NUL character")
-    d = Path(folder).expanduser()
-    if not d.is_dir():
-        raise BoardError(f"{folder} is not a folder")
+    shown = shown_path(folder)
     try:
+        d = Path(folder).expanduser()
+        if not d.is_dir():
+            raise BoardError(f"{shown} is not a folder")
         paths = sorted(p for p in d.iterdir() if p.suffix == ".jsonl" and p.is_file())
+    except ScopaError:
+        raise
+    except RuntimeError:  # ~user of no such user
+        raise BoardError(f"{shown} is not a folder") from None
+    except (ValueError, UnicodeError):  # a NUL or a lone surrogate
+        raise BoardError("the path cannot name a folder (a NUL or an invalid character)") from None
     except OSError as e:
-        raise BoardError(f"cannot read {folder}: {e.strerror or e}") from None
+        raise BoardError(f"cannot read {shown}: {e.strerror or type(e).__name__}") from None
     if not paths:
-        raise BoardError(f"{folder} holds no record file (*.jsonl)")
+        raise BoardError(f"{shown} holds no record file (*.jsonl)")
     out: list[tuple[str, int, str]] = []
     for p in paths:
-        hands = record_hands(read_record(str(p)), str(p))["hands"]
+        hands = record_hands(read_record(str(p)), shown_path(p), quote=False)["hands"]
         out += [(str(p), h["line"], h["text"]) for h in hands]
         if len(out) >= limit:
             break
@@ -398,11 +422,16 @@ async def _server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(
-    jobs: Jobs | None = None, hosts: frozenset[str] | None = frozenset(_LOOPBACK)
+    jobs: Jobs | None = None,
+    hosts: frozenset[str] | None = frozenset(_LOOPBACK),
+    token: str | None = None,
 ) -> Starlette:
     """The board's app over ``jobs`` (a new :class:`Jobs` of one worker by default);
-    ``hosts``: the host names a request may name (default: loopback names; None: any,
-    for a non-loopback ``--host``). The jobs' workers stop with the app (its lifespan)."""
+    ``hosts``: the host names a request may name (default: loopback names; None: any);
+    ``token``: the secret every ``/api`` request must carry (:class:`Guard`; default a
+    new random one), in ``app.state.token``. The jobs' workers stop with the app (its
+    lifespan)."""
+    token = token or secrets.token_urlsafe(24)
     jobs = jobs or Jobs(1, work.warm)
     b = Board(jobs)
     routes = [
@@ -437,34 +466,142 @@ def create_app(
     app = Starlette(
         routes=routes,
         exception_handlers={HTTPException: _http_error, Exception: _server_error},
-        middleware=[Middleware(Guard, hosts=hosts)],
+        middleware=[Middleware(Guard, hosts=hosts, token=token)],
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    app.state.token = token
     return app
 
 
-class Guard:
-    """Refuse (403) a request naming a foreign host, or a POST without the board's
-    header (see the module docstring); an ASGI middleware."""
+#: The header and the cookie that carry the board's token (the cookie's name ends with
+#: the port: two boards on one machine keep theirs apart).
+TOKEN_HEADER = "x-scopa-token"
+COOKIE = "scopa_board_token"
+#: What every answer says about itself: no framing by another site, no sniffing, no
+#: referrer (the page's address can hold the token), only the package's own scripts.
+SECURITY_HEADERS = (
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self' "
+     b"'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'none'; "
+     b"form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cache-control", b"no-store"),
+)  # fmt: skip
+_HOST = re.compile(
+    r"^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?)(?::(\d{1,5}))?$"
+)
 
-    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None) -> None:
-        self.app, self.hosts = app, hosts
+
+def parse_host(value: str) -> tuple[str, int | None] | None:
+    """A ``Host`` header's name (lower case; an IPv6 address in brackets) and port, or
+    None when it is anything but ``name[:port]`` (``127.0.0.1:1@evil.example`` is
+    not)."""
+    m = _HOST.match(value)
+    if m is None:
+        return None
+    port = int(m.group(2)) if m.group(2) is not None else None
+    if port is not None and not 0 < port <= 65535:
+        return None
+    return m.group(1).lower(), port
+
+
+class Guard:
+    """The board's gate, an ASGI middleware in front of every route:
+
+    * a request must name an allowed host (``Host``, parsed strictly: 403 otherwise);
+    * every ``/api`` route needs the launch's token, from the cookie the page got or the
+      ``X-Scopa-Token`` header (a script's); the page itself is served to the address
+      printed at launch (``/?token=...``), which sets the cookie (``HttpOnly``,
+      ``SameSite=Strict``) and sends the browser on to ``/``;
+    * a ``POST`` needs the header ``X-Scopa-Board: 1``, and an ``Origin``, when sent,
+      must be the board's own;
+    * every answer carries :data:`SECURITY_HEADERS`.
+    """
+
+    def __init__(self, app: ASGIApp, hosts: frozenset[str] | None, token: str) -> None:
+        self.app, self.hosts, self.token = app, hosts, token
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
-            host = headers.get("host", "")
-            name = host if host.endswith("]") else host.rsplit(":", 1)[0]
-            refusal = None
-            if self.hosts is not None and name not in self.hosts:
-                refusal = f"this board answers requests for {', '.join(sorted(self.hosts))} only"
-            elif scope["method"] == "POST" and headers.get("x-scopa-board") != "1":
-                refusal = "a request to the board needs the header X-Scopa-Board: 1"
-            if refusal is not None:
-                await _error(403, refusal)(scope, receive, send)
-                return
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def secured(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []),
+                                                   *SECURITY_HEADERS]}  # fmt: skip
+            await send(message)
+
+        headers: dict[str, str] = {}
+        for k, v in scope["headers"]:
+            headers.setdefault(k.decode("latin-1"), v.decode("latin-1"))
+        answer = self._check(scope, headers)
+        if answer is not None:
+            await answer(scope, receive, secured)
+            return
+        await self.app(scope, receive, secured)
+
+    def _check(self, scope: Scope, headers: dict[str, str]) -> Response | None:
+        """The answer refusing (or redirecting) the request; None to serve it."""
+        host = parse_host(headers.get("host", ""))
+        if host is None:
+            return _error(403, "the request's Host is not a host name and port")
+        if self.hosts is not None and host[0] not in self.hosts:
+            return _error(
+                403, f"this board answers requests for {', '.join(sorted(self.hosts))} only"
+            )
+        path, method = scope["path"], scope["method"]
+        if method == "POST":
+            if headers.get("x-scopa-board") != "1":
+                return _error(403, "a request to the board needs the header X-Scopa-Board: 1")
+            origin = headers.get("origin")
+            if (
+                origin is not None
+                and origin != f"{scope.get('scheme', 'http')}://{headers['host']}"
+            ):
+                return _error(403, "a request from another site's page is refused")
+        server = scope.get("server") or ("", host[1] or 80)
+        cookie = f"{COOKIE}_{server[1]}"
+        if path == "/" and "token=" in scope.get("query_string", b"").decode("latin-1"):
+            given = dict(
+                p.split("=", 1)
+                for p in scope["query_string"].decode("latin-1").split("&")
+                if "=" in p
+            ).get("token", "")
+            if not hmac.compare_digest(given.encode(), self.token.encode()):
+                return _refused_page("this address's token is not this board's")
+            r = Response(status_code=303, headers={"location": "/"})
+            r.set_cookie(cookie, self.token, httponly=True, samesite="strict", path="/")
+            return r
+        if path == "/" or path.startswith("/api/"):
+            given = headers.get(TOKEN_HEADER) or _cookie(headers.get("cookie", ""), cookie)
+            if not given or not hmac.compare_digest(given.encode(), self.token.encode()):
+                if path == "/":
+                    return _refused_page(
+                        "open the address scopa-sim board printed (with its token)"
+                    )
+                return _error(403, "the board's token is missing or wrong: open the address "
+                              "scopa-sim board printed")  # fmt: skip
+        return None
+
+
+def _cookie(header: str, name: str) -> str | None:
+    """The value of cookie ``name`` in a ``Cookie`` header."""
+    for part in header.split(";"):
+        k, _, v = part.strip().partition("=")
+        if k == name:
+            return v
+    return None
+
+
+def _refused_page(reason: str) -> Response:
+    body = (
+        "<!doctype html><meta charset=utf-8><title>scopa-sim board</title>"
+        f"<p>This board needs its token: {reason}.</p>"
+    )
+    return Response(body, status_code=403, media_type="text/html")
 
 
 def loopback(host: str) -> bool:
@@ -472,11 +609,35 @@ def loopback(host: str) -> bool:
     return host in _LOOPBACK or host == "::1" or host.startswith("127.")
 
 
-def allowed_hosts(host: str) -> frozenset[str] | None:
-    """The host names requests may name when serving on ``host`` (None: any)."""
-    if loopback(host):
-        return _LOOPBACK | {f"[{host}]" if ":" in host else host}
-    return None
+def allowed_hosts(host: str, allow: tuple[str, ...] | list[str] = ()) -> frozenset[str]:
+    """The host names requests may name when serving on ``host``: the loopback names,
+    ``host`` itself (unless it is every address, ``0.0.0.0`` or ``::``) and the names
+    or addresses in ``allow`` (lower case; an IPv6 address in brackets).
+
+    Raises:
+        BoardError: a name that is not a host name or address (``a@b``, ``x:80``).
+    """
+    names = set(_LOOPBACK)
+    for h in (host, *allow):
+        if h in ("0.0.0.0", "::", ""):
+            continue
+        name = f"[{h}]" if ":" in h and not h.startswith("[") else h.lower()
+        if parse_host(name) != (name, None):
+            raise BoardError(f"host {h!r}: a host name or address, such as board.lan")
+        names.add(name)
+    return frozenset(names)
 
 
-__all__ = ["MAX_BODY", "MAX_UPLOAD", "Board", "Guard", "allowed_hosts", "create_app", "loopback"]
+__all__ = [
+    "COOKIE",
+    "MAX_BODY",
+    "MAX_UPLOAD",
+    "SECURITY_HEADERS",
+    "TOKEN_HEADER",
+    "Board",
+    "Guard",
+    "allowed_hosts",
+    "create_app",
+    "loopback",
+    "parse_host",
+]

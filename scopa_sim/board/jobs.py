@@ -11,17 +11,22 @@ evaluation and a cancel stops one at once.
   latest stage's result (:meth:`Job.as_dict`) with the progress, so the first values
   are on screen as soon as the first stage ends.
 * **Cancel** drops a job's stages not started; a stage already running in the worker is
-  stopped by terminating the worker (:func:`scopa_sim.sim.pool.stop`), unless it is a
-  *cheap* one (the first, small stage of an analysis), which is let finish and its
-  result dropped: a new worker must load the kernels again, which costs more than
-  that stage.  Stages of other jobs caught by a terminated worker are submitted again
-  on the new one; a worker that dies by itself (out of memory, killed) fails the job
-  with a one-line message.
+  stopped by terminating the worker (:func:`scopa_sim.sim.pool.stop`). A *cheap* one (the
+  first, small stage of an analysis) is given :data:`CHEAP_GRACE` seconds to end by
+  itself, its result dropped (a new worker must load the kernels again, which costs more
+  than such a stage), and stopped as any other if it runs on: every cancel stops its
+  stage within a second.  Stages of other jobs caught by a terminated worker are
+  submitted again on the new one; a worker that dies by itself (out of memory, killed)
+  fails the job with a one-line message.
+* **Bounds**: a job is stopped (an error on its page) after :data:`MAX_JOB_SECONDS`, and
+  cancelled when its page has not asked for it for :data:`ABANDON_SECONDS` (the page was
+  closed).
 """
 
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import logging
 import time
@@ -44,6 +49,16 @@ MAX_ACTIVE = 32
 KEEP_FINISHED = 200
 #: Times a stage is submitted again after the worker was replaced under it.
 RETRIES = 3
+#: Seconds a cancelled cheap stage may run on before its worker is stopped.
+CHEAP_GRACE = 0.5
+#: The longest a job may run (seconds), and how long it runs on once its page has
+#: stopped asking for it (seconds without a poll).
+MAX_JOB_SECONDS = 300.0
+ABANDON_SECONDS = 20.0
+#: The longest the shutdown waits for the pool to release its queues (seconds).
+CLOSE_SECONDS = 2.0
+#: How often the running jobs are checked against those bounds (seconds).
+SWEEP_SECONDS = 1.0
 
 
 class Busy(BoardError):
@@ -81,6 +96,7 @@ class Job:
     first: float | None = None  # seconds from start to the first stage's result
     future: Future[Any] | None = None
     running: Stage | None = None
+    seen: float = field(default_factory=time.monotonic)  # the page's last poll
 
     @property
     def finished(self) -> bool:
@@ -115,6 +131,9 @@ class Jobs:
         self._current: dict[tuple[str, str], Job] = {}
         self._ids = itertools.count(1)
         self.restarts = 0
+        self.max_seconds, self.abandon_seconds = MAX_JOB_SECONDS, ABANDON_SECONDS
+        self._sweeping = False
+        self._tasks: set[asyncio.Task[None]] = set()
 
     # -- the pool --------------------------------------------------------------------
     def pool(self) -> Any:
@@ -139,9 +158,16 @@ class Jobs:
         for job in self._jobs.values():
             if not job.finished:
                 job.status = "cancelled"
-        if self._pool is not None:
-            P.stop(self._pool)
-            self._pool = None
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            P.stop(pool)
+            # its manager thread closes the pool's queues once the workers are gone: waited
+            # for, so that their semaphores are released before the process ends
+            manager = getattr(pool, "_executor_manager_thread", None)
+            if manager is not None:
+                manager.join(CLOSE_SECONDS)
+            del pool, manager
+            gc.collect()  # the queues' semaphores are unregistered as they are collected
 
     # -- jobs ------------------------------------------------------------------------
     def start(
@@ -162,14 +188,44 @@ class Jobs:
         self._jobs[job.id] = job
         self._current[(page, kind)] = job
         self._forget()
-        asyncio.get_running_loop().create_task(self._run(job))
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(self._run(job))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        if not self._sweeping:
+            self._sweeping = True
+            loop.call_later(SWEEP_SECONDS, self._sweep)
         return job
 
     def get(self, job_id: str) -> Job:
+        """A job by its id (the page's poll: it keeps the job alive)."""
         job = self._jobs.get(job_id)
         if job is None:
-            raise BoardError(f"no job {job_id!r} (finished jobs are kept a while only)")
+            shown = job_id if len(job_id) <= 40 and job_id.isprintable() else "of that name"
+            raise BoardError(f"no job {shown} (finished jobs are kept a while only)")
+        job.seen = time.monotonic()
         return job
+
+    def _sweep(self) -> None:
+        """Stop the jobs over :data:`MAX_JOB_SECONDS` and those no page polls any more;
+        again every :data:`SWEEP_SECONDS` while jobs run."""
+        now = time.monotonic()
+        active = [j for j in self._jobs.values() if not j.finished]
+        for job in active:
+            if now - job.started > self.max_seconds:
+                self.cancel(job.id)
+                job.status = "error"
+                job.error = (
+                    f"stopped after {self.max_seconds:.0f} s, the board's limit for a job: "
+                    "give a smaller budget (or use the command line)"
+                )
+            elif now - job.seen > self.abandon_seconds:
+                self.cancel(job.id)
+                job.error = "cancelled: its page stopped asking for it"
+        if any(not j.finished for j in self._jobs.values()):
+            asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._sweep)
+        else:
+            self._sweeping = False
 
     def cancel(self, job_id: str) -> Job:
         """Cancel a job: its stages not started are dropped, a running one stopped (see
@@ -180,9 +236,17 @@ class Jobs:
         job.status = "cancelled"
         fut = job.future
         running = fut is not None and not fut.done() and not fut.cancel()
-        if running and (job.running is None or not job.running.cheap):
+        if running and job.running is not None and job.running.cheap:
+            generation = self._generation
+            asyncio.get_running_loop().call_later(CHEAP_GRACE, self._stop_if, fut, generation)
+        elif running:
             self._restart()
         return job
+
+    def _stop_if(self, fut: Future[Any] | None, generation: int) -> None:
+        """Stop the workers if the cancelled stage ``fut`` still runs on them."""
+        if fut is not None and not fut.done() and generation == self._generation:
+            self._restart()
 
     def _forget(self) -> None:
         finished = [k for k, j in self._jobs.items() if j.finished]

@@ -23,6 +23,8 @@ answers it with a 400 and its message), never a traceback.
 from __future__ import annotations
 
 import json
+import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -125,8 +127,49 @@ def rules_of(doc: Mapping[str, Any]) -> Rules:
     return Rules.make(preset, options)
 
 
+#: The largest budgets the board runs (the command line and the Python API take more, up
+#: to what memory holds): a search's worlds, iterations and milliseconds per decision.
+MAX_BUDGET: dict[str, int] = {"worlds": 16_384, "iterations": 2_000_000, "ms": 60_000}
+
+
+def capped(spec: PolicySpec) -> PolicySpec:
+    """``spec`` if its budget is within :data:`MAX_BUDGET`; a BoardError naming the cap
+    otherwise."""
+    for key, value in spec.params:
+        cap = MAX_BUDGET.get(key)
+        if cap is None:
+            continue
+        try:
+            number = float(value)
+        except ValueError:
+            continue  # the policy's own check words it
+        if number > cap:
+            raise BoardError(
+                f"{key}={value}: the board runs at most {key}={cap:,} (the command line takes more)"
+            )
+    return spec
+
+
 def policy_of(doc: Mapping[str, Any], default: str) -> PolicySpec:
-    return PolicySpec.parse(field(doc, "policy", str, default))
+    """The ``policy`` field as a policy, its budget within the board's caps."""
+    return capped(PolicySpec.parse(field(doc, "policy", str, default)))
+
+
+#: The largest record file a position is read from (bytes).
+MAX_POSITION_FILE = 64 << 20
+
+
+def _within_cap(path: str) -> None:
+    """A BoardError if ``path`` names a file over :data:`MAX_POSITION_FILE` bytes (other
+    failures are left to the reader, which words them)."""
+    try:
+        size = os.stat(path).st_size
+    except (OSError, ValueError):
+        return
+    if size > MAX_POSITION_FILE:
+        raise BoardError(
+            f"position: the file is over {MAX_POSITION_FILE >> 20} MB: too large for the board"
+        )
 
 
 # --------------------------------------------------------------------------- positions
@@ -152,7 +195,17 @@ def position_of(doc: Mapping[str, Any]) -> Position:
         return Position(cards_position(field(doc, "cards", dict)), False, False)
     if kind == "advise":
         spec = field(doc, "advise", str)
-        return Position(position_from_record(spec), True, False)
+        _within_cap(spec.rsplit(":", 2)[0])
+        try:
+            return Position(position_from_record(spec), True, False)
+        except PositionError as e:  # the file's own content is never quoted back
+            m = re.match(r"position: line (\d+): ", str(e))
+            if m is None:
+                raise
+            raise BoardError(
+                f"position: line {m.group(1)} of the file is not a valid scopa-record/1 hand "
+                "(scopa-sim replay says why)"
+            ) from None
     if kind == "record":
         body = field(doc, "record", dict)
         only(body, ("text", "play", "reveal"), "record")
@@ -228,14 +281,21 @@ def record_frames(text: str) -> dict[str, Any]:
     }
 
 
-def record_hands(texts: list[str], name: str) -> dict[str, Any]:
+def record_hands(texts: list[str], name: str, quote: bool = True) -> dict[str, Any]:
     """The hands of a record file (its lines), checked as ``replay`` checks a file: a
-    BoardError naming the first violation, or each line's header for the page's list."""
+    BoardError naming the first violation (``quote``: with the checker's reason, which
+    may quote the file; a file read from a path gets the line only), or each line's
+    header for the page's list."""
     if not texts:
         raise BoardError(f"{name}: the file holds no record line")
     summary = check_lines(texts, allow_unfinished=True)
     if summary.errors:
         line, reason = summary.errors[0]
+        if not quote:
+            where = f" (line {line})" if line else ""
+            raise BoardError(
+                f"{name}: not a valid scopa-record/1 file{where}: scopa-sim replay says why"
+            )
         where = f"line {line}: " if line else ""
         raise BoardError(f"{name}: not a valid scopa-record/1 file: {where}{reason}")
     hands = []
@@ -366,9 +426,14 @@ def game_state(doc: Mapping[str, Any]) -> Game:
         raise BoardError(f"human and dealer: seats 0..{rules.players - 1}")
     if not 0 <= hand_no < MAX_HANDS_PER_MATCH:
         raise BoardError("hand_no: out of range")
+    field(doc, "match", bool, False)
     totals = field(doc, "totals", list, [0] * rules.sides)
+    if len(totals) != rules.sides or not all(
+        isinstance(t, int) and not isinstance(t, bool) and 0 <= t < 2**31 for t in totals
+    ):
+        raise BoardError(f"totals: {rules.sides} whole numbers >= 0, one per side")
     plays = field(doc, "plays", list, [])
-    if len(plays) > MAX_PLAYS or not all(isinstance(p, str) for p in plays):
+    if len(plays) > MAX_PLAYS or not all(isinstance(p, str) and len(p) < 100 for p in plays):
         raise BoardError(f"plays: a list of at most {MAX_PLAYS} plays as text")
     order = hand_deck(rules, seed, 0, hand_no)
     try:

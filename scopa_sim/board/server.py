@@ -1,7 +1,8 @@
 """Serving the board: a socket bound on the given address (127.0.0.1 by default), the app
 run by uvicorn on it, its worker pool stopped when the server stops.
 
-Ctrl-C and SIGTERM stop uvicorn gracefully (open connections get
+Connections are bounded (:data:`MAX_CONNECTIONS` at once, :data:`HEADER_SECONDS` to
+send a request's headers). Ctrl-C and SIGTERM stop uvicorn gracefully (open connections get
 :data:`GRACE_SECONDS`), the app's lifespan then terminates the worker processes
 (:meth:`scopa_sim.board.jobs.Jobs.close`), and uvicorn raises the signal again once it
 is done, which the command reports as it ends.
@@ -13,6 +14,7 @@ import socket
 import threading
 import webbrowser
 from collections.abc import Callable
+from typing import Any
 
 from scopa_sim.board import work
 from scopa_sim.board.app import allowed_hosts, create_app
@@ -23,6 +25,55 @@ from scopa_sim.errors import BoardError
 PORT = 8765
 #: Seconds open connections get to finish once the server is told to stop.
 GRACE_SECONDS = 1
+#: Connections served at once (more get 503 until some close), seconds a connection may
+#: take to send a request's headers (then it is closed), and seconds an idle
+#: keep-alive connection is kept.
+MAX_CONNECTIONS = 64
+HEADER_SECONDS = 10.0
+KEEP_ALIVE_SECONDS = 5
+
+
+def _bounded_protocol() -> type:
+    """uvicorn's HTTP/1.1 protocol, closing a connection that has not sent a whole
+    request's headers within :data:`HEADER_SECONDS` of opening or of its last answer (a
+    half-open or slow connection would otherwise be held forever)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class BoundedH11(H11Protocol):
+        _deadline: Any = None
+
+        def _arm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+            self._deadline = self.loop.call_later(HEADER_SECONDS, self._too_slow)
+
+        def _too_slow(self) -> None:
+            self._deadline = None
+            if self.cycle is None or self.cycle.response_complete:  # no request under way
+                self.transport.close()
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            under_way = self.cycle is not None and not self.cycle.response_complete
+            if under_way and self._deadline is not None:  # the headers are in: it runs
+                self._deadline.cancel()
+                self._deadline = None
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+            super().connection_lost(exc)
+
+    return BoundedH11
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -46,11 +97,12 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
-def url_of(host: str, sock: socket.socket) -> str:
+def url_of(host: str, sock: socket.socket, token: str | None = None) -> str:
+    """The address the board is opened at (with ``?token=`` when given)."""
     port = sock.getsockname()[1]
-    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    shown = "127.0.0.1" if host in ("0.0.0.0", "", "::") else host
     shown = f"[{shown}]" if ":" in shown and not shown.startswith("[") else shown
-    return f"http://{shown}:{port}/"
+    return f"http://{shown}:{port}/" + (f"?token={token}" if token else "")
 
 
 def serve(
@@ -59,20 +111,29 @@ def serve(
     open_browser: bool = False,
     workers: int = 1,
     announce: Callable[[str], None] = print,
+    allow_hosts: tuple[str, ...] = (),
 ) -> None:
-    """Serve the board until Ctrl-C or SIGTERM; ``announce(url)`` once it listens;
-    ``open_browser``: open the page in the user's browser."""
+    """Serve the board until Ctrl-C or SIGTERM; ``announce(url)`` once it listens (the
+    address with this launch's token, see :class:`~scopa_sim.board.app.Guard`);
+    ``open_browser``: open the page in the user's browser; ``allow_hosts``: host names or
+    addresses requests may name besides loopback ones and ``host``."""
+    import secrets
+
     import uvicorn
 
     sock = bind(host, port)
-    url = url_of(host, sock)
-    app = create_app(Jobs(workers, work.warm), allowed_hosts(host))
+    token = secrets.token_urlsafe(24)
+    url = url_of(host, sock, token)
+    app = create_app(Jobs(workers, work.warm), allowed_hosts(host, allow_hosts), token)
     config = uvicorn.Config(
         app,
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=GRACE_SECONDS,
         access_log=False,
+        http=_bounded_protocol(),
+        limit_concurrency=MAX_CONNECTIONS,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
     )
     server = uvicorn.Server(config)
     announce(url)
@@ -84,4 +145,12 @@ def serve(
         sock.close()
 
 
-__all__ = ["GRACE_SECONDS", "PORT", "bind", "serve", "url_of"]
+__all__ = [
+    "GRACE_SECONDS",
+    "HEADER_SECONDS",
+    "MAX_CONNECTIONS",
+    "PORT",
+    "bind",
+    "serve",
+    "url_of",
+]

@@ -3,7 +3,7 @@ project's one pool, :mod:`scopa_sim.sim.pool`): every function here is a plain f
 picklable arguments returning JSON-ready data, and reuses the library's own code --
 :func:`scopa_sim.api.advise` for a position's values (as the ``advise`` command does),
 :func:`~scopa_sim.bots.belief.belief` for what the other seats can hold,
-:func:`~scopa_sim.records.review.review_hand` for a recorded hand's review.
+:func:`scopa_sim.api.review` for a recorded hand's review.
 
 **Stages.** A search policy with a budget (``eval`` and ``pimc``: worlds; ``ismcts``:
 iterations) is run first with a sixteenth and a quarter of its budget, then with the
@@ -18,7 +18,7 @@ import dataclasses
 import math
 from typing import Any
 
-from scopa_sim.api.advice import advise
+from scopa_sim.api.advice import advise, review, review_labels
 from scopa_sim.board.positions import record_position
 from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.registry import PolicySpec
@@ -26,16 +26,6 @@ from scopa_sim.errors import PositionError
 from scopa_sim.game.cards import card_name
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
-from scopa_sim.records.review import (
-    LABELS,
-    THRESHOLDS,
-    HandTask,
-    Review,
-    parse_evaluator,
-    review_hand,
-    to_json,
-)
-from scopa_sim.records.review_html import margin_plot
 
 #: The parameter that sets each staged policy's budget, and the smallest first stage.
 BUDGETS: dict[str, tuple[str, int]] = {
@@ -88,8 +78,9 @@ def warm() -> bool:
     state.push(state.legal_plays[0])
     holdings(state, "fit", 0)
     bot_play(state, "greedy", 0)
+    evaluator = PolicySpec.parse("eval").bot().evaluator  # type: ignore[attr-defined]
     for dealer in range(state.players):  # the review's priors (cached in the worker)
-        parse_evaluator("eval").prior(state.rules, dealer)
+        evaluator.prior(state.rules, dealer)
     return True
 
 
@@ -140,12 +131,12 @@ def bot_play(state: HandState, policy: str, seed: int) -> str:
 def review_line(text: str, name: str, line: int, evaluator: str, seed: int) -> dict[str, Any]:
     """The review of one recorded hand (``review FILE LINE --json``'s numbers for it), with
     the expected-margin plot of the review page (SVG)."""
-    ev = parse_evaluator(evaluator)
-    hand = review_hand(HandTask(name, line, text), ev, seed)
-    doc = to_json(Review(str(ev), seed, (hand,), None, (name,)))
-    doc["plot"] = margin_plot(hand, width=640, height=200)
-    doc["labels"] = list(LABELS)
-    doc["label_thresholds"] = THRESHOLDS
+    done = review(text=text, name=name, first_line=line, policy=evaluator, seed=seed, workers=1)
+    doc = done.to_dict()
+    doc["plot"] = done.margin_plot(0, width=640, height=200)
+    thresholds = review_labels()
+    doc["labels"] = list(thresholds)
+    doc["label_thresholds"] = thresholds
     return doc
 
 
@@ -153,35 +144,34 @@ def puzzles_of_hand(text: str, name: str, line: int, evaluator: str, seed: int) 
     """The puzzles one recorded hand gives: each decision the review labels a mistake or a
     blunder, with every legal play's value (the review's evaluation of that decision,
     same worlds and seed)."""
-    ev = parse_evaluator(evaluator)
-    hand = review_hand(HandTask(name, line, text), ev, seed)
+    done = review(text=text, name=name, first_line=line, policy=evaluator, seed=seed, workers=1)
     out = []
-    for d in hand.decisions:
-        if d.label not in PUZZLE_LABELS:
+    for d in done.to_dict()["decisions"]:
+        if d["label"] not in PUZZLE_LABELS:
             continue
-        state = record_position(text, d.play)
-        e = ev.evaluate(state, seed)
+        state = record_position(text, d["play"])
+        values = advise(position=state, recorded=True, policy=evaluator, seed=seed).plays
         out.append(
             {
                 "file": name,
                 "line": line,
-                "play": d.play,
-                "seat": d.seat,
-                "label": d.label,
-                "chosen": d.chosen,
-                "best": d.best,
-                "loss": d.loss,
-                "loss_ci": [d.loss_ci[0], d.loss_ci[1]],
+                "play": d["play"],
+                "seat": d["seat"],
+                "label": d["label"],
+                "chosen": d["chosen"],
+                "best": d["best"],
+                "loss": d["loss"],
+                "loss_ci": d["loss_ci"],
                 "text": text,
                 "values": [
                     {
-                        "play": str(p.play),
+                        "play": p.play,
                         "mean_margin": p.mean,
                         "ci_low": p.margin.low if math.isfinite(p.margin.low) else None,
                         "ci_high": p.margin.high if math.isfinite(p.margin.high) else None,
                         "best": p.chosen,
                     }
-                    for p in e.play_stats()
+                    for p in values
                 ],
             }
         )

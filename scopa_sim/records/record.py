@@ -6,17 +6,18 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TextIO
 
 from scopa_sim.errors import (
     CardError,
+    FileError,
     IllegalPlayError,
     PositionError,
     RecordError,
     RulesError,
     ScopaError,
 )
+from scopa_sim.files import open_regular, shown_path
 from scopa_sim.game.cards import Card, CardSet, card_name, parse_card
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -468,26 +469,26 @@ def position_from_record(spec: str) -> HandState:
 def _record_line(path: str, line_no: int) -> str:
     """Line ``line_no`` (1-based) of a record file, for a position of a record; a PositionError
     for a file that is missing, a directory, not text, or too short."""
-    p = Path(path)
-    if p.is_dir():
-        raise PositionError(f"position: {path} is a directory, not a record file")
-    if not p.exists():
-        raise PositionError(f"position: no such file {path}")
+    shown = shown_path(path)
     count = 0
     try:
-        with p.open(encoding="utf-8-sig") as f:  # lines read with a bound: /dev/zero ends
+        with open_regular(path) as f:  # a pipe or device refused; lines read with a bound
             for count, line in enumerate(iter_lines(f), start=1):
                 if count == line_no:
                     return line
     except RecordError as e:
-        raise PositionError(f"position: {path}: {e}") from None
+        raise PositionError(f"position: {shown}: {e}") from None
+    except FileError as e:
+        raise PositionError(f"position: {e}") from None
     except UnicodeDecodeError:
-        raise PositionError(f"position: {path} is not a text (UTF-8) record file") from None
+        raise PositionError(f"position: {shown} is not a text (UTF-8) record file") from None
+    except FileNotFoundError:
+        raise PositionError(f"position: no such file {shown}") from None
     except OSError as e:
-        raise PositionError(f"position: cannot read {path}: {e.strerror or e}") from None
+        raise PositionError(f"position: cannot read {shown}: {e.strerror or e}") from None
     if count == 0:
-        raise PositionError(f"position: {path} is empty")
-    raise PositionError(f"position: {path} has lines 1..{count}, not {line_no}")
+        raise PositionError(f"position: {shown} is empty")
+    raise PositionError(f"position: {shown} has lines 1..{count}, not {line_no}")
 
 
 # --------------------------------------------------------------------------- showing

@@ -269,31 +269,65 @@ def interruptible(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     interrupt the worker, which cannot be stopped inside a kernel, is left running, and
     :func:`abandoned` tells the process to end without waiting for it.
 
+    The worker threads are kept and reused (starting a thread costs about a millisecond,
+    more than a small search): a call takes an idle one or starts one; a worker left
+    running by an interrupt ends once its call returns and is never reused.
+
     The wait is on an event the worker sets, not ``Thread.join``: CPython 3.11's join,
     interrupted by a signal, can mark a thread that still runs as stopped (its
     bpo-45274 clean-up), and ``is_alive`` then says False."""
+    with _IDLE_LOCK:
+        worker = _IDLE.pop() if _IDLE else None
+    if worker is None:
+        worker = _Worker()
     box: dict[str, Any] = {}
     finished = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = fn(*args, **kwargs)
-        except BaseException as e:  # raised again in the waiting thread
-            box["error"] = e
-        finally:
-            finished.set()
-
-    threading.Thread(target=run, name="interruptible", daemon=True).start()
+    worker.calls.append((fn, args, kwargs, box, finished))
+    worker.wake.release()
     try:
         while not finished.wait(SLICE_SECONDS):
             pass
     except BaseException:
         _ABANDONED.append(finished)
+        worker.calls.append(None)  # it ends after the call it runs
+        worker.wake.release()
         raise
+    with _IDLE_LOCK:
+        _IDLE.append(worker)
     if "error" in box:
-        raise box["error"]
+        error: BaseException = box["error"]
+        raise error
     value: T = box["value"]
     return value
+
+
+class _Worker:
+    """A daemon thread running the calls :func:`interruptible` hands it, one at a time,
+    until it is handed None."""
+
+    def __init__(self) -> None:
+        self.calls: deque[Any] = deque()
+        self.wake = threading.Semaphore(0)
+        threading.Thread(target=self._loop, name="interruptible", daemon=True).start()
+
+    def _loop(self) -> None:
+        while True:
+            self.wake.acquire()
+            call = self.calls.popleft()
+            if call is None:
+                return
+            fn, args, kwargs, box, finished = call
+            try:
+                box["value"] = fn(*args, **kwargs)
+            except BaseException as e:  # raised again in the waiting thread
+                box["error"] = e
+            finally:
+                del fn, args, kwargs, call
+                finished.set()
+
+
+_IDLE: list[_Worker] = []  # the workers waiting for a call
+_IDLE_LOCK = threading.Lock()
 
 
 def abandoned() -> bool:

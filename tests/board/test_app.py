@@ -34,7 +34,9 @@ CARDS = {"cards": {"hand": "7D 3S KH", "table": "7C 5H 2S 4D"}}
 
 @pytest.fixture(scope="module")
 def client() -> Iterator[TestClient]:
-    with TestClient(create_app(), base_url="http://127.0.0.1") as c:
+    app = create_app()
+    with TestClient(app, base_url="http://127.0.0.1") as c:
+        assert c.get(f"/?token={app.state.token}").status_code == 200  # the cookie set
         yield c
 
 
@@ -136,7 +138,7 @@ def test_the_final_values_are_advise_json_s(client: TestClient) -> None:
 
 
 def test_a_new_analysis_replaces_the_page_s_last(client: TestClient) -> None:
-    slow = {"page": "r", "position": CARDS, "policy": "ismcts:iterations=4000000"}
+    slow = {"page": "r", "position": CARDS, "policy": "ismcts:iterations=2000000"}
     first = post(client, "/api/analyse", slow)
     second = finish(client, post(client, "/api/analyse", {"page": "r", "position": CARDS}))
     assert second["status"] == "done"
@@ -147,7 +149,7 @@ def test_a_new_analysis_replaces_the_page_s_last(client: TestClient) -> None:
 def test_cancel_stops_a_running_stage_and_the_board_goes_on(client: TestClient) -> None:
     jobs = client.app.state.jobs  # type: ignore[attr-defined]
     restarts = jobs.restarts
-    body = {"page": "c", "position": CARDS, "policy": "ismcts:iterations=4000000"}
+    body = {"page": "c", "position": CARDS, "policy": "ismcts:iterations=2000000"}
     job = post(client, "/api/analyse", body)
     while job["stage"] < 1:  # the cheap first stage is let finish; the second is stopped
         time.sleep(0.05)
@@ -256,7 +258,7 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
         ("/api/position", {"position": {"record": {"text": "{}"}}}, "not a valid"),
         ("/api/position", {"position": {"record": {"text": "[" * 50000}}}, "not a valid"),
         ("/api/record/open", {"path": str(tmp_path / "bad.jsonl")}, "not a valid"),
-        ("/api/record/open", {"path": "/dev/zero"}, "not a record file"),
+        ("/api/record/open", {"path": "/dev/zero"}, "not a regular file"),
         ("/api/record/open", {"path": "a\x00b"}, "NUL"),
         ("/api/record/frames", {"text": broken}, "not a valid"),
         ("/api/analyse", {"position": CARDS, "policy": "greedy"}, "gives no values"),
@@ -302,7 +304,8 @@ def test_foreign_pages_and_hosts_are_refused(client: TestClient) -> None:
     assert r.status_code == 403 and "X-Scopa-Board" in r.json()["error"]
     r = client.get("/api/meta", headers={"Host": "evil.example:8765"})
     assert r.status_code == 403
-    assert client.get("/api/meta", headers={"Host": "localhost:8765"}).status_code == 200
+    token = {"X-Scopa-Token": client.app.state.token}  # type: ignore[attr-defined]
+    assert client.get("/api/meta", headers={"Host": "localhost:8765", **token}).status_code == 200
 
 
 def test_only_the_package_s_static_files_are_served(client: TestClient) -> None:

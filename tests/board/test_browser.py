@@ -43,7 +43,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     root = tmp_path_factory.mktemp("board")
     (root / "games").mkdir()
     records = make_records(root / "games" / "games.jsonl")
-    with served(root) as (_proc, url), sync_playwright() as pw:
+    with served(root) as (proc, _url), sync_playwright() as pw:
+        url = proc.page_url  # type: ignore[attr-defined]
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
         try:
             yield {"url": url, "records": records, "browser": browser}
@@ -53,7 +54,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
 
 @pytest.fixture
 def page(site: dict[str, Any]) -> Iterator[Page]:
-    ctx = site["browser"].new_context(viewport={"width": 1280, "height": 860})
+    # bypass_csp: the tests' own wait_for_function evaluates strings, which the board's
+    # CSP forbids; test_the_board_as_players_expect runs the page under its CSP
+    ctx = site["browser"].new_context(viewport={"width": 1280, "height": 860}, bypass_csp=True)
     pg = ctx.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -86,7 +89,7 @@ def test_set_up_a_position_and_get_values(page: Page) -> None:
 def test_a_long_analysis_is_cancelled_with_escape(page: Page) -> None:
     page.fill("#f-hand", "7D 3S KH")
     page.fill("#f-table", "7C 5H 2S 4D")
-    page.fill("#policy", "ismcts:iterations=4000000")
+    page.fill("#policy", "ismcts:iterations=2000000")
     page.click("#set-position")
     page.wait_for_selector("#values tr.best", timeout=60_000)  # the first stage's values
     page.wait_for_function("document.querySelector('#an-status').textContent.includes('stage 2')")
@@ -109,6 +112,42 @@ def test_bad_input_is_a_message_on_the_page(page: Page) -> None:
     page.fill("#rec-path", "/no/such/file.jsonl")
     page.click("#rec-open")
     page.wait_for_function("document.querySelector('#message').textContent.includes('no such')")
+
+
+def test_the_board_as_players_expect(site: dict[str, Any]) -> None:
+    """Issue 40: values beside the cards, the best play marked on them, an evaluation bar,
+    the values table above the fold at 1400x950, and nothing stale after an error."""
+    ctx = site["browser"].new_context(viewport={"width": 1400, "height": 950})  # its CSP on
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        page.goto(site["url"])
+        page.wait_for_selector("body[data-ready='1']")
+        page.fill("#f-hand", "7D 3S KH")
+        page.fill("#f-table", "7C 5H 2S 4D")
+        page.click("#set-position")
+        page.wait_for_selector("#values[data-final='1']", timeout=60_000)
+        table = page.locator("#values").bounding_box()
+        assert table is not None and table["y"] + 60 < 950  # its first rows on screen
+        hand = page.locator("#board .seatrow[data-seat='0'] .slot .val").all_inner_texts()
+        assert len(hand) == 3 and all(v.startswith(("+", "-")) for v in hand)
+        assert page.locator("#board .slot.bestcard").count() == 1
+        bar = page.locator("#evalbar")
+        assert bar.is_visible() and "for side 0" in bar.inner_text()
+        best = page.locator("#values tr.best td .c").first.get_attribute("title") or ""
+        marked = page.locator("#board .slot.bestcard").get_attribute("data-card") or "?"
+        assert best.startswith(marked)  # the best play's card is the one marked
+        assert "at most" in page.inner_text("#limits")  # the board's caps, stated
+        page.fill("#f-scope", "9,0")  # an impossible position: the old one goes
+        page.click("#set-position")
+        page.wait_for_selector("#message:not([hidden])")
+        assert page.locator("#values tr").count() == 0
+        assert page.locator("#board .slot").count() == 0
+        assert page.is_disabled("#analyse")
+        assert not errors, errors  # no script error, nothing the CSP refused
+    finally:
+        ctx.close()
 
 
 def test_load_a_record_and_step_through_it(page: Page, site: dict[str, Any]) -> None:
@@ -176,7 +215,9 @@ def test_solve_a_puzzle(page: Page, site: dict[str, Any]) -> None:
 
 
 def test_readable_on_a_phone(site: dict[str, Any]) -> None:
-    ctx = site["browser"].new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    ctx = site["browser"].new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, bypass_csp=True
+    )
     pg = ctx.new_page()
     pg.goto(site["url"])
     pg.wait_for_selector("body[data-ready='1']")

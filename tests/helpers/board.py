@@ -58,12 +58,14 @@ def served(cwd: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str]]
         said = []
         while True:  # a warning may come first, then the address
             said.append(proc.stderr.readline())
-            m = re.search(r"(http://\S+/)", said[-1])
+            m = re.search(r"(http://\S+/)\?token=(\S+)", said[-1])
             assert said[-1], f"no address announced: {said!r}"
             if m:
                 break
         url = m.group(1)
+        HEADERS["X-Scopa-Token"] = m.group(2)  # every request of the tests carries it
         proc.said = said  # type: ignore[attr-defined]
+        proc.page_url = f"{url}?token={m.group(2)}"  # type: ignore[attr-defined]
         deadline = time.monotonic() + 60
         while True:  # the server answers once uvicorn runs
             try:
@@ -85,7 +87,9 @@ def served(cwd: Path, *args: str) -> Iterator[tuple[subprocess.Popen[str], str]]
 
 
 def get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=30) as r:
+    """GET JSON with the running board's token."""
+    req = urllib.request.Request(url, headers={"X-Scopa-Token": HEADERS.get("X-Scopa-Token", "")})
+    with urllib.request.urlopen(req, timeout=30) as r:
         return json.load(r)
 
 

@@ -25,6 +25,12 @@ function card(name) {
 function cards(list) {
   return list && list.length ? list.map(card).join("") : '<span class="empty">-</span>';
 }
+// Cards on the board, each in a slot that the analysis writes its value beside.
+function slots(list) {
+  return list && list.length ? list.map((c) =>
+    `<span class="slot" data-card="${esc(c)}">${card(c)}<span class="val"></span></span>`).join("") :
+    '<span class="empty">-</span>';
+}
 // A play (7D x 5H 2S) as its card, a cross and the cards taken (review_html.play_html).
 function play(text) {
   const [c, take] = text.split(" x ");
@@ -125,17 +131,19 @@ function seatName(v, s) {
 function drawView(v, extra = "") {
   const me = v.seat;
   const others = v.hands.filter((h) => h.seat !== me);
-  let html = "";
+  let html = '<div id="evalbar" class="evalbar" hidden aria-label="evaluation of the position">' +
+    '<div class="track"><div class="fill"></div></div><span class="evaltext"></span></div>';
   for (const h of others) {
-    const inner = h.cards ? cards(h.cards) : '<span class="back"></span>'.repeat(h.count);
+    const inner = h.cards ? slots(h.cards) : '<span class="back"></span>'.repeat(h.count);
     const turn = v.turn === h.seat ? " turn" : "";
-    html += `<div class="seatrow big${turn}"><span class="who">${seatName(v, h.seat)}, side ${h.side}` +
-      `${h.seat === v.dealer ? ", dealer" : ""}</span>${inner || '<span class="empty">no cards</span>'}</div>`;
+    html += `<div class="seatrow big${turn}" data-seat="${h.seat}"><span class="who">` +
+      `${seatName(v, h.seat)}, side ${h.side}${h.seat === v.dealer ? ", dealer" : ""}</span>` +
+      `${inner || '<span class="empty">no cards</span>'}</div>`;
   }
-  html += `<div class="tablearea big" aria-label="table"><span class="who">table</span> ${cards(v.table)}</div>`;
+  html += `<div class="tablearea big" aria-label="table"><span class="who">table</span> ${slots(v.table)}</div>`;
   const mine = v.hands[me];
-  html += `<div class="seatrow big${v.turn === me ? " turn" : ""}"><span class="who">${seatName(v, me)}, ` +
-    `side ${mine.side}${me === v.dealer ? ", dealer" : ""}</span>${cards(mine.cards)}</div>`;
+  html += `<div class="seatrow big${v.turn === me ? " turn" : ""}" data-seat="${me}"><span class="who">` +
+    `${seatName(v, me)}, side ${mine.side}${me === v.dealer ? ", dealer" : ""}</span>${slots(mine.cards)}</div>`;
   html += '<div class="piles">';
   v.piles.forEach((p, s) => {
     html += `<div class="pile"><span class="who">side ${s}: ${p.length} cards, ${v.scope[s]} scop` +
@@ -150,6 +158,69 @@ function drawView(v, extra = "") {
       "</div>";
   }
   $("board").innerHTML = html + extra;
+}
+
+// Nothing stale: the board, its values and beliefs cleared (after an error, say).
+function clearPosition(why) {
+  current = null;
+  $("board").innerHTML = `<p class="hint">${esc(why)}</p>`;
+  $("values").innerHTML = "";
+  $("values").dataset.final = "0";
+  $("holdings").innerHTML = "";
+  $("analyse").disabled = true;
+  $("hold").disabled = true;
+  $("cancel").disabled = true;
+  $("progress").value = 0;
+  $("an-status").textContent = "";
+  tokens.analyse = null;
+  tokens.holdings = null;
+}
+
+// The analysis on the cards: each card of the seat to play with the best value of its
+// plays beside it, the best play's card and the cards it takes marked, and the
+// evaluation bar (the best play's value, for the side to play).
+function markCards(res) {
+  const board = $("board");
+  for (const el of board.querySelectorAll(".slot")) {
+    el.classList.remove("bestcard", "bestcapture");
+    el.querySelector(".val").textContent = "";
+  }
+  const bar = $("evalbar");
+  if (!res || !res.plays || !res.plays.length) {
+    if (bar) bar.hidden = true;
+    return;
+  }
+  const row = board.querySelector(`.seatrow[data-seat="${res.seat}"]`);
+  const best = {};
+  for (const p of res.plays) {
+    const c = p.play.split(" x ")[0].trim();
+    if (p.mean_margin !== null && (best[c] === undefined || p.mean_margin > best[c])) best[c] = p.mean_margin;
+  }
+  if (row) {
+    for (const [c, v] of Object.entries(best)) {
+      const el = row.querySelector(`.slot[data-card="${c}"] .val`);
+      if (el) el.textContent = num(v, 2);
+    }
+  }
+  const top = res.plays.find((p) => p.chosen) || res.plays[0];
+  const [c, take] = top.play.split(" x ");
+  const cardEl = row && row.querySelector(`.slot[data-card="${c.trim()}"]`);
+  if (cardEl) cardEl.classList.add("bestcard");
+  for (const t of (take || "").trim().split(/\s+/).filter(Boolean)) {
+    const el = board.querySelector(`.tablearea .slot[data-card="${t}"]`);
+    if (el) el.classList.add("bestcapture");
+  }
+  if (bar && top.mean_margin !== null && res.values === "hand_margin") {
+    const v = top.mean_margin, side = res.seat % (current && current.view ? current.view.piles.length : 2);
+    const share = Math.max(0, Math.min(1, 0.5 + v / 12));
+    bar.querySelector(".fill").style.width = `${(100 * share).toFixed(1)}%`;
+    bar.querySelector(".evaltext").textContent = `${num(v, 2)} for side ${side}`;
+    bar.title = `expected margin of the best play (${top.play}) for side ${side}, seat ` +
+      `${res.seat} to play`;
+    bar.hidden = false;
+  } else if (bar) {
+    bar.hidden = true;
+  }
 }
 
 // Put a position on the board; analyse it at once with opts.analyse.
@@ -171,7 +242,13 @@ function setPosition(spec, v, opts = {}) {
 
 async function loadPosition(spec, opts = {}) {
   return guarded(async () => {
-    const v = await api("/api/position", { position: spec });
+    let v;
+    try {
+      v = await api("/api/position", { position: spec });
+    } catch (e) {
+      clearPosition("no position: it could not be read (see the message above)");
+      throw e;
+    }
     setPosition(spec, v, opts);
     return v;
   });
@@ -193,6 +270,7 @@ function drawValues(res, job) {
   }
   $("values").innerHTML = html;
   $("values").dataset.final = job.status === "done" ? "1" : "0";
+  markCards(res);
 }
 
 async function analyse() {
@@ -220,7 +298,11 @@ async function analyse() {
         j.status === "cancelled" ? "cancelled" : j.status === "error" ? "" :
         j.result ? `values so far from ${j.label}; computing more...` : `computing ${j.label}...`;
       $("an-status").textContent = what;
-      if (j.error) throw new BoardError(j.error);
+      if (j.error) {
+        $("values").innerHTML = "";
+        markCards(null);
+        throw new BoardError(j.error);
+      }
     });
     if (job && job.final) $("cancel").disabled = true;
   });
@@ -320,7 +402,13 @@ async function setUp() {
       hand: $("f-hand").value, table: $("f-table").value, mine: $("f-mine").value,
       theirs: $("f-theirs").value, seen: $("f-seen").value, scope: pairOf("f-scope"),
       totals: pairOf("f-totals"), opponent_cards: opp ? Number(opp) : null } };
-    const v = await api("/api/position", { position: spec });
+    let v;
+    try {
+      v = await api("/api/position", { position: spec });
+    } catch (e) {
+      clearPosition("no position: this one cannot be set up (see the message above)");
+      throw e;
+    }
     setPosition(spec, v, { analyse: true });
   });
 }
@@ -631,6 +719,10 @@ async function init() {
   $("model").innerHTML = META.beliefs.map((b) => `<option${b === "fit" ? " selected" : ""}>${esc(b)}</option>`).join("");
   $("policy-names").innerHTML = [...Object.keys(META.policies), "eval:worlds=1024",
     "ismcts:iterations=20000", "pimc:worlds=32"].map((p) => `<option value="${esc(p)}">`).join("");
+  const L = META.limits;
+  $("limits").textContent = `On this board a search takes at most ${L.worlds.toLocaleString("en")} ` +
+    `worlds, ${L.iterations.toLocaleString("en")} iterations or ${L.ms.toLocaleString("en")} ms; ` +
+    `a job stops after ${L.job_seconds} s (the command line takes more).`;
   buildPicker();
   for (const t of ["position", "game", "play", "puzzles"]) {
     $("tab-" + t).addEventListener("click", () => selectTab(t));
