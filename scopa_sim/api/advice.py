@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from scopa_sim.game.state import HandState
     from scopa_sim.records.review import HandTask
     from scopa_sim.records.review import Review as LibraryReview
+    from scopa_sim.stats import Estimate
 
 
 def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pl.DataFrame:
@@ -46,32 +47,42 @@ def _frame(rows: list[dict[str, Any]], columns: list[str]) -> pl.DataFrame:
 # --------------------------------------------------------------------------- advise
 @dataclass(frozen=True, repr=False)
 class PlayValue:
-    """One legal play as the policy valued it: the mean (of the hand's point margin for
-    the side to play, or of the match objective's value) with its 95% interval over
-    ``n`` samples, whether the policy chose it, and with ``objective=match`` its chance
-    to win the match."""
+    """One legal play as the policy valued it: ``margin``, the mean (of the hand's point
+    margin for the side to play, or of the match objective's value: see
+    :attr:`Advice.values`) with its 95% interval over ``margin.n`` samples (an
+    :class:`~scopa_sim.stats.Estimate`), whether the policy chose it, and with
+    ``objective=match`` its chance to win the match."""
 
     play: str
-    mean: float
-    ci_low: float
-    ci_high: float
-    n: int
+    margin: Estimate
     chosen: bool
     p_win: float | None = None
+
+    @property
+    def mean(self) -> float:
+        """The play's mean value (``margin.estimate``)."""
+        return self.margin.estimate
+
+    @property
+    def n(self) -> int:
+        """The samples behind the mean (``margin.n``)."""
+        return self.margin.n
 
     def __repr__(self) -> str:
         """``PlayValue(3S x AD 2S +2.255 [+1.9, +2.6], n=8, chosen)``."""
         win = f", P(win) {self.p_win:.3f}" if self.p_win is not None else ""
-        return (f"PlayValue({self.play} {fmt(self.mean, '+.3f')} [{fmt(self.ci_low, '+.3f')}, "
-                f"{fmt(self.ci_high, '+.3f')}], n={self.n:,}{win}"
+        return (f"PlayValue({self.play} {self.margin.text('+.3f')}, n={self.n:,}{win}"
                 f"{', chosen' if self.chosen else ''})")  # fmt: skip
 
     def _repr_html_(self) -> str:
         """The play as a one-row table."""
-        row = [esc(self.play), fmt(self.mean, "+.3f"),
-               f"[{fmt(self.ci_low, '+.2f')}, {fmt(self.ci_high, '+.2f')}]", f"{self.n:,}",
+        row = [esc(self.play), fmt(self.mean, "+.3f"), _bounds(self.margin), f"{self.n:,}",
                "best" if self.chosen else ""]  # fmt: skip
         return box("scopa-sim play value", table(["play", "mean", "95% CI", "n", ""], [row]))
+
+
+def _bounds(e: Estimate) -> str:
+    return f"[{fmt(e.low, '+.2f')}, {fmt(e.high, '+.2f')}]"
 
 
 @dataclass(frozen=True, repr=False)
@@ -173,8 +184,7 @@ class Advice:
         best = next(p for p in self.plays if p.chosen)
         return (
             f"Advice(seat {self.seat}, hand [{self.hand}], table [{self.table}]: best "
-            f"{best.play} {fmt(best.mean, '+.3f')} [{fmt(best.ci_low, '+.3f')}, "
-            f"{fmt(best.ci_high, '+.3f')}] of "
+            f"{best.play} {best.margin.text('+.3f')} of "
             f"{len(self.plays)} plays; policy {self.policy}, seed {self.seed})"
         )
 
@@ -186,7 +196,7 @@ class Advice:
             [
                 play_html(p.play),
                 fmt(p.mean, "+.3f"),
-                f"[{fmt(p.ci_low, '+.2f')}, {fmt(p.ci_high, '+.2f')}]",
+                _bounds(p.margin),
                 f"{p.n:,}",
                 "best" if p.chosen else "",
             ]
@@ -402,10 +412,7 @@ def advise(
     plays = tuple(
         PlayValue(
             str(p.play),
-            float(p.mean),
-            float(p.margin.low),
-            float(p.margin.high),
-            int(p.n),
+            p.margin,
             bool(p.chosen),
             float(win(state, p.mean)) if match and win else None,
         )
