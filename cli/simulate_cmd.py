@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
 import scopa_sim
-from scopa_sim.api.interrupts import Terminated
 
+from .interrupted import exit_interrupted
 from .options import (
     PathArg,
     make_rules,
@@ -132,13 +131,11 @@ def simulate_cmd(
                 notify=lambda message: click.echo(message, err=True),
             )
     except KeyboardInterrupt as e:
-        what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-        click.echo(
-            f"{what}: finished shards are kept in {out_dir}; "
+        exit_interrupted(
+            e,
+            f"finished shards are kept in {out_dir}; "
             "run the same command with --resume to complete the run",
-            err=True,
         )
-        sys.exit(143 if isinstance(e, Terminated) else 130)
     c = run.config
     if done[0] == 0:
         click.echo(
