@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from scopa_sim.api.display import box, fmt, table
 from scopa_sim.api.inputs import cards, one_line_errors, pair, resolve_rules, whole
 from scopa_sim.errors import PolicyError, PositionError
+from scopa_sim.wording import plural
 
 if TYPE_CHECKING:
     import polars as pl
@@ -399,11 +400,13 @@ class GameReview:
 
         return pl.DataFrame(rows)
 
-    def to_text(self) -> str:
-        """What ``scopa-sim review`` prints."""
+    def to_text(self, details: bool = False) -> str:
+        """What ``scopa-sim review`` prints: the summary per seat and side, then per hand
+        its result (luck and skill) and its labelled decisions; with ``details`` (as
+        ``review --details``) every decision of every hand and each deal's luck."""
         from scopa_sim.records.review import to_text
 
-        text: str = to_text(self.result)
+        text: str = to_text(self.result, details)
         return text
 
     def to_html(self) -> str:
@@ -424,7 +427,7 @@ class GameReview:
 
         r = self.result
         lines = "; ".join(line.strip() for line in summary_lines(r))
-        return f"GameReview({len(r.hands)} hand(s), evaluator {r.evaluator}: {lines})"
+        return f"GameReview({plural(len(r.hands), 'hand')}, evaluator {r.evaluator}: {lines})"
 
     def _repr_html_(self) -> str:
         from scopa_sim.records.review_html import hand_section, summary_table
