@@ -108,6 +108,14 @@ def _watch_parent() -> None:
     os._exit(1)
 
 
+def progress_queue() -> Any:
+    """A queue that the workers of a :func:`process_pool` started after it can be given
+    (through its ``initargs``) to report to this process (``put``; ``get`` here): of the
+    pool's start method's context."""
+    method = "forkserver" if os.name == "posix" else "spawn"
+    return mp.get_context(method).SimpleQueue()
+
+
 def process_pool(
     workers: int,
     initializer: Callable[..., None] | None = None,
@@ -377,6 +385,7 @@ __all__ = [
     "ordered",
     "parent_gone",
     "process_pool",
+    "progress_queue",
     "stop",
     "stream",
     "watch",

@@ -293,7 +293,7 @@ def test_resume_takes_the_runs_shard_size(tmp_path):
 
 
 def _interrupt_after(n: int):
-    def execute(run_, todo):
+    def execute(run_, todo, done=None):
         for i in itertools.islice(todo, n):
             yield SH.run_shard(run_.config, i, str(run_.directory))
         raise KeyboardInterrupt
