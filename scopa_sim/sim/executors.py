@@ -56,17 +56,17 @@ def local_executor(workers: int) -> Executor:
             return
         # worker processes get its JSON form, and report through a queue
         queue = P.progress_queue() if done is not None else None
-        reader = _read_progress(queue, done) if queue is not None and done is not None else None
+        stop = threading.Event()
+        reader = _read_progress(queue, done, stop) if queue is not None and done else None
         doc, report = config.to_json(), queue is not None
         try:
             with P.process_pool(workers, _set_progress_queue, (queue,)) as pool:
                 shards = ((doc, i, where, report) for i in todo)
                 yield from P.stream(pool, _run_shard_reporting, shards, 2 * workers)
         finally:
-            if queue is not None and reader is not None:
-                queue.put(None)  # the reader's end
-                reader.join(timeout=5)
-                queue.close()
+            stop.set()
+            if reader is not None:
+                reader.join(timeout=1)
 
     return execute
 
@@ -92,17 +92,19 @@ def _run_shard_reporting(doc: dict[str, Any], index: int, directory: str, report
     return run_shard_json(doc, index, directory, done)
 
 
-def _read_progress(queue: Any, done: Done) -> threading.Thread:
-    """A thread that passes each ``(shard, units)`` of ``queue`` to ``done`` until it
-    reads None."""
+def _read_progress(queue: Any, done: Done, stop: threading.Event) -> threading.Thread:
+    """A thread that passes each ``(shard, units)`` of ``queue`` to ``done`` until
+    ``stop`` is set. This process never writes to the queue: a worker stopped while
+    writing may hold its lock."""
 
     def read() -> None:
-        while True:
+        while not stop.is_set():
             try:
+                if queue.empty():
+                    time.sleep(0.05)
+                    continue
                 item = queue.get()
             except (EOFError, OSError):
-                return
-            if item is None:
                 return
             done(*item)
 

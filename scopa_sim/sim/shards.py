@@ -38,12 +38,12 @@ class ShardResult:
 
 
 #: Seconds of work per call of the jitted loop, about, when a shard reports its progress
-#: as it goes (:func:`compute_rows`' ``done``): a shard that takes longer than
-#: :data:`PROGRESS_SECONDS` is computed in blocks of hands, so that the progress moves
-#: several times a second; a faster one in one call, as without progress.
+#: as it goes (:func:`compute_rows`' ``done``): a shard that would take longer than 3
+#: times :data:`PROGRESS_SECONDS` is computed in blocks of hands, so that the progress
+#: moves several times a second; a faster one in one call, as without progress.
 PROGRESS_SECONDS = 0.25
-#: Hands of the first block of a run's first shard, which measures the loop's speed;
-#: blocks are whole multiples of it.
+#: Hands of the block that measures the loop's speed (on the first shard of given rules
+#: and policies in a process); blocks are whole multiples of it.
 PROGRESS_HANDS = 4096
 _RATES: dict[str, float] = {}  # rules and policies -> hands a second of one thread
 
