@@ -61,8 +61,8 @@ def local_executor(workers: int) -> Executor:
         doc, report = config.to_json(), queue is not None
         try:
             with P.process_pool(workers, _set_progress_queue, (queue,)) as pool:
-                shards = ((doc, i, where, report) for i in todo)
-                yield from P.stream(pool, _run_shard_reporting, shards, 2 * workers)
+                jobs = ((doc, i, where, report) for i in todo)
+                yield from P.stream(pool, _run_shard_reporting, jobs, 2 * workers)
         finally:
             stop.set()
             if reader is not None:
@@ -171,7 +171,7 @@ def dask_executor(
                 f"no Dask worker at {where} within {worker_timeout:g} s (--worker-timeout)"
             ) from None
 
-    def execute(run: RunWriter, todo: Iterable[int], done: Done | None) -> Iterator[ShardResult]:
+    def execute(run: RunWriter, todo: Iterable[int], told: Done | None) -> Iterator[ShardResult]:
         client, cluster = connect()
         try:
             with client:

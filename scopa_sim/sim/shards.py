@@ -120,7 +120,7 @@ def _hand_rows_in_blocks(
         K.fused_rows(r, codes, config.seed, False, first, count, out)
         done(count - start)
         start = count
-    while start < count:
+    while start < count and rate is not None:
         size = max(1, round(PROGRESS_SECONDS * rate / PROGRESS_HANDS)) * PROGRESS_HANDS
         n = min(size, count - start)
         t = time.perf_counter()
