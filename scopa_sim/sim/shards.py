@@ -147,7 +147,7 @@ def _block_into(
     part = out[:, start : start + n]
     part[...] = buf
     if start:
-        part[K.C_MATCH] += start
+        K.offset_row_matches(part, start)
 
 
 def row_buffer(count: int) -> np.ndarray:
