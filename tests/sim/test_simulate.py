@@ -532,7 +532,9 @@ def test_rows_computed_in_blocks_are_those_of_one_call(preset, monkeypatch):
         (1, "random", "hands", 900, 400),  # in this process
         (2, "expert", "hands", 900, 400),  # threads
         (2, "expert", "matches", 6, 4),  # threads, the matches loop
-        (2, "ismcts:iterations=4", "hands", 12, 5),  # worker processes, through a queue
+        pytest.param(  # worker processes, through a queue
+            2, "ismcts:iterations=4", "hands", 12, 5, marks=pytest.mark.slow
+        ),
     ],
 )
 def test_progress_within_shards_adds_up_and_changes_no_shard(
