@@ -533,7 +533,7 @@ def test_rows_computed_in_blocks_are_those_of_one_call(preset, monkeypatch):
         (2, "expert", "hands", 900, 400),  # threads
         (2, "expert", "matches", 6, 4),  # threads, the matches loop
         pytest.param(  # worker processes, through a queue
-            2, "ismcts:iterations=4", "hands", 12, 5, marks=pytest.mark.slow
+            2, "ismcts:iterations=300", "hands", 12, 5, marks=pytest.mark.slow
         ),
     ],
 )
