@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: study test test-quick docs lint bench clean
+.PHONY: study test test-quick docs tutorial lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,11 @@ test-quick: $(STAMP)
 docs: $(STAMP)
 	rm -rf docs/_build docs/reference/generated
 	$(BIN)/sphinx-build -W --keep-going -q -b html docs docs/_build/html
+
+## The tutorial's outputs: run docs/tutorial.ipynb in a fresh kernel and write its outputs
+## into it (the docs show them; tests/docs/test_tutorial.py fails while they are stale).
+tutorial: $(STAMP)
+	SCOPA_SIM_WRITE_TUTORIAL=1 $(BIN)/pytest tests/docs/test_tutorial.py -p no:xdist -q
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_engine.py

@@ -52,6 +52,8 @@ _OPENING = {"hand": "7D 3S KC", "table": "5C 2H 4S AD"}
 CASES: dict[str, tuple[str, int, str, dict[str, Any]]] = {
     "random": ("simulate", 2_000_000, "hands/s", {"policy": "random"}),
     "greedy": ("simulate", 500_000, "hands/s", {"policy": "greedy"}),
+    # as the command line runs it: progress reported within the shards (blocks of hands)
+    "random-progress": ("simulate", 2_000_000, "hands/s", {"policy": "random", "progress": 1}),
     "expert": ("simulate", 20_000, "hands/s", {"policy": "expert"}),
     "ismcts": ("advise", 100, "positions/s", {"policy": "ismcts:iterations=4000", **_OPENING}),
     "solver": ("advise", 1000, "positions/s", {"policy": "solver", **_ENDGAME}),
@@ -63,6 +65,8 @@ from pathlib import Path
 import polars as pl
 import scopa_sim
 call, size, args, seed, tmp = json.loads(sys.argv[1])
+if args.pop("progress", None):
+    args["progress"] = lambda units, rows: None
 def cpu():
     s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime

@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import importlib.abc
 import os
+import signal
 import sys
 from importlib.machinery import ModuleSpec
+from types import FrameType
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
@@ -57,4 +59,26 @@ def _numba_or_exit() -> None:
         sys.exit(2)
 
 
+def _interrupted_while_starting(signum: int, frame: FrameType | None) -> None:
+    """Ctrl-C while the command's modules load (a second or so: numba, the library):
+    nothing to clean up yet, so one line and status 130 at once, not the traceback of
+    an import. :func:`scopa_sim_cli.main.main` hands Ctrl-C back to Python."""
+    try:
+        sys.stderr.write("interrupted: scopa-sim stopped while starting\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+def _catch_ctrl_c_while_starting() -> None:
+    """In the ``scopa-sim`` command only (not in a program or test that imports this
+    package), and unless Ctrl-C is ignored (a background job): Ctrl-C during the
+    imports ends the command in one line (:func:`_interrupted_while_starting`)."""
+    if os.path.basename(sys.argv[0] if sys.argv else "") != "scopa-sim":
+        return
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+
+_catch_ctrl_c_while_starting()
 _numba_or_exit()

@@ -14,6 +14,7 @@ import click
 import scopa_sim
 from scopa_sim.api.choices import COMPARE_METRICS, FEATURE_HELP, GROUP_KEYS, SECTIONS
 from scopa_sim.errors import FileError, ScopaError
+from scopa_sim.wording import plural
 
 from .options import (
     BadInput,
@@ -80,7 +81,10 @@ def analyze_cmd(
     DIRS are run directories written by `scopa-sim simulate`. Every number comes with a
     95% confidence interval and its sample size; aggregations run lazily over the shards.
     """
-    with _bad_input(), Progress(wanted(progress), "analyze", text=f"reading {len(dirs)} run(s)"):
+    with (
+        _bad_input(),
+        Progress(wanted(progress), "analyze", text=f"reading {plural(len(dirs), 'run')}"),
+    ):
         result = scopa_sim.analyze(*dirs, by=by, sections=metrics, by_role_file=by_role_file)
     if by_role_file is not None:
         hands = sum(r.rows for r in result.runs)
@@ -205,7 +209,7 @@ def report_cmd(dirs: tuple[Path, ...], out: Path, progress: bool | None) -> None
     cmd = "scopa-sim report " + " ".join(
         [*(shlex.quote(str(d)) for d in dirs), "--out", shlex.quote(str(out))]
     )
-    drawing = f"reading {len(dirs)} run(s), drawing the figures"
+    drawing = f"reading {plural(len(dirs), 'run')}, drawing the figures"
     with _bad_input(but=FileError), Progress(wanted(progress), "report", text=drawing):
         files = scopa_sim.report(*dirs, out=out, command=cmd)
-    click.echo(f"wrote {files.markdown} and {len(files.figures)} figures")
+    click.echo(f"wrote {files.markdown} and {plural(len(files.figures), 'figure')}")

@@ -6,15 +6,17 @@ import errno
 import importlib
 import io
 import os
+import signal
 import sys
 
 import click
 
 import scopa_sim
 from scopa_sim import __version__
-from scopa_sim.api.interrupts import Terminated, abandoned, interrupt_on_sigterm
+from scopa_sim.api.interrupts import abandoned, interrupt_on_sigterm
 from scopa_sim.errors import FileError, ScopaError
 
+from .interrupted import exit_interrupted
 from .options import BadInput, usage_errors
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
@@ -81,10 +83,8 @@ class ScopaGroup(click.Group):
             with interrupt_on_sigterm():
                 return super().invoke(ctx)
         except KeyboardInterrupt as e:
-            what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
             command = ctx.invoked_subcommand or "the command"
-            click.echo(f"{what}: {command} stopped before it finished", err=True)
-            sys.exit(143 if isinstance(e, Terminated) else 130)
+            exit_interrupted(e, f"{command} stopped before it finished")
         except ScopaError as e:
             raise click.ClickException(str(e)) from None
         except ValueError as e:  # a NUL in a path given inside another value (equity=...)
@@ -163,6 +163,7 @@ def main() -> None:
     in a thread (:func:`scopa_sim.sim.pool.interruptible`), which nothing can stop.
     """
     _closed_streams()
+    _python_ctrl_c()
     try:
         cli.main(prog_name="scopa-sim")  # standalone mode: always ends in SystemExit
     except SystemExit as e:
@@ -176,6 +177,13 @@ def main() -> None:
             if err.errno != errno.EPIPE:
                 _fail_output(err)
         raise
+
+
+def _python_ctrl_c() -> None:
+    """Ctrl-C raises ``KeyboardInterrupt`` again (while the modules loaded, it ended the
+    process at once: :mod:`scopa_sim_cli`), unless it is ignored (a background job)."""
+    if signal.getsignal(signal.SIGINT) not in (signal.SIG_IGN, signal.default_int_handler):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 class _ClosedOutput(io.TextIOBase):

@@ -13,6 +13,7 @@ from scopa_sim.api import replay as replay_file
 from scopa_sim.api import replay_hands
 from scopa_sim.api.games import record_file
 from scopa_sim.errors import FileError, RecordError, ScopaError
+from scopa_sim.wording import plural
 
 from .options import (
     COUNT_MAX,
@@ -116,13 +117,18 @@ def replay(path: str, allow_unfinished: bool, quiet: bool, show: str | None) -> 
     if summary.errors:
         for line, reason in summary.errors:
             click.echo(f"line {line}: {reason}" if line else reason)
-        click.echo(f"{len(summary.errors)} violation(s) in {summary.lines} line(s)", err=True)
+        click.echo(
+            f"{plural(len(summary.errors), 'violation')} in {plural(summary.lines, 'line')}",
+            err=True,
+        )
         sys.exit(1)
     if not quiet:
         wins = ", ".join(f"side {s}: {w}" for s, w in sorted(summary.wins.items()))
         click.echo(
-            f"valid: {summary.lines} hand(s) in {summary.matches} match(es) "
-            f"({summary.finished_matches} finished), {summary.plays} plays, {summary.scope} scope"
+            f"valid: {plural(summary.lines, 'hand')} in "
+            f"{plural(summary.matches, 'match', 'matches')} "
+            f"({summary.finished_matches} finished), {plural(summary.plays, 'play')}, "
+            f"{summary.scope} scope"
         )
         if wins:
             click.echo(f"wins: {wins}")

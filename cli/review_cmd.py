@@ -33,6 +33,12 @@ from .progress import Progress, progress_option, wanted
     help="The evaluator: eval[:worlds=256,rollout=greedy,exact=1] (as advise --policy eval).",
 )
 @seed_option
+@click.option(
+    "--details",
+    is_flag=True,
+    help="Every decision of every hand and each deal's luck (default: the summary, then "
+    "each hand's result and its labelled decisions).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the review as JSON.")
 @click.option(
     "--html",
@@ -65,6 +71,7 @@ def review_cmd(
     seats: tuple[int, ...],
     evaluator: str,
     seed: int,
+    details: bool,
     as_json: bool,
     html_path: str | None,
     workers: int | None,
@@ -75,7 +82,8 @@ def review_cmd(
 ) -> None:
     """Grade every decision of recorded hands: points lost against the evaluator's best
     play (95% CI over common worlds), labels, luck per deal and a summary per seat and
-    side.
+    side. The text leads with the summary, then each hand's result and its labelled
+    decisions; --details lists every decision.
 
     Each FILE is a scopa-record/1 file (as written by play --record), checked as replay
     does; the line numbers (N or A-B) after a file pick its hands (default: all).
@@ -110,6 +118,6 @@ def review_cmd(
         json.dump(result.to_dict(), sys.stdout, indent=2)
         click.echo()
     else:
-        click.echo(result.to_text(), nl=False)
+        click.echo(result.to_text(details), nl=False)
     if html_path:
         click.echo(f"html report: {html_path}", err=True)

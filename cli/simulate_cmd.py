@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
 import scopa_sim
-from scopa_sim.api.interrupts import Terminated
+from scopa_sim.wording import plural
 
+from .interrupted import exit_interrupted
 from .options import (
     PathArg,
     make_rules,
@@ -132,17 +132,15 @@ def simulate_cmd(
                 notify=lambda message: click.echo(message, err=True),
             )
     except KeyboardInterrupt as e:
-        what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-        click.echo(
-            f"{what}: finished shards are kept in {out_dir}; "
+        exit_interrupted(
+            e,
+            f"finished shards are kept in {out_dir}; "
             "run the same command with --resume to complete the run",
-            err=True,
         )
-        sys.exit(143 if isinstance(e, Terminated) else 130)
     c = run.config
     if done[0] == 0:
         click.echo(
-            f"the run in {out_dir} is already complete ({c.count:,} {c.mode}"
+            f"the run in {out_dir} is already complete ({plural(c.count, c.mode[:-1], c.mode)}"
             + (f", {run.rows:,} hands" if c.mode == "matches" else "")
             + f"; run {run.run_id}): nothing to do"
         )
@@ -151,9 +149,9 @@ def simulate_cmd(
     rate = done[1] / seconds if seconds > 0 else float("nan")
     n_workers = workers or os.cpu_count() or 1
     click.echo(
-        f"{done[0]:,} {c.mode}"
+        plural(done[0], c.mode[:-1], c.mode)
         + (f" ({done[1]:,} hands)" if c.mode == "matches" else "")
         + f" in {seconds:.2f} s, "
-        f"{rate:,.0f} hands/s; run {run.run_id}, {n_workers} worker(s), {executor} executor"
+        f"{rate:,.0f} hands/s; run {run.run_id}, {plural(n_workers, 'worker')}, {executor} executor"
     )
     click.echo(f"data: {out_dir}/shards/*.parquet (manifest: {out_dir}/manifest.json)")

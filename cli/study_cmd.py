@@ -12,8 +12,8 @@ import click
 
 import scopa_sim
 from scopa_sim.api.choices import MAX_ADVANTAGE_HANDS
-from scopa_sim.api.interrupts import Terminated
 
+from .interrupted import exit_interrupted
 from .options import (
     PathArg,
     make_rules,
@@ -134,10 +134,8 @@ def study(
                 on_run=on_run if bar.show else None,
             )
     except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM (see ScopaGroup)
-        what = "terminated (SIGTERM)" if isinstance(e, Terminated) else "interrupted"
-        click.echo(
-            f"{what}: finished runs and shards are kept in {runs_dir / scale}; "
+        exit_interrupted(
+            e,
+            f"finished runs and shards are kept in {runs_dir / scale}; "
             "run the same command again to resume",
-            err=True,
         )
-        sys.exit(143 if isinstance(e, Terminated) else 130)

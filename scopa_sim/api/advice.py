@@ -22,6 +22,7 @@ from scopa_sim.api.inputs import (
     wholes,
 )
 from scopa_sim.errors import InputError, PolicyError, PositionError, ScopaError
+from scopa_sim.wording import plural
 
 if TYPE_CHECKING:
     import polars as pl
@@ -455,11 +456,13 @@ class GameReview:
 
         return pl.DataFrame(rows)
 
-    def to_text(self) -> str:
-        """What ``scopa-sim review`` prints."""
+    def to_text(self, details: bool = False) -> str:
+        """What ``scopa-sim review`` prints: the summary per seat and side, then per hand
+        its result (luck and skill) and its labelled decisions; with ``details`` (as
+        ``review --details``) every decision of every hand and each deal's luck."""
         from scopa_sim.records.review import to_text
 
-        text: str = to_text(self.result)
+        text: str = to_text(self.result, details)
         return text
 
     def to_html(self) -> str:
@@ -496,10 +499,10 @@ class GameReview:
         r = self.result
         seats = []
         for s in r.seat_summaries():
-            marks = ", ".join(f"{n} {name}" for name, n in s.counts.items() if n)
+            marks = ", ".join(plural(n, name) for name, n in s.counts.items() if n)
             seats.append(f"{s.who} mean loss {fmt(s.mean_loss, '.3f')}, accuracy "
                          f"{s.accuracy:.1f}%" + (f", {marks}" if marks else ""))  # fmt: skip
-        return (f"GameReview({len(r.hands)} hand(s), evaluator {r.evaluator}: "
+        return (f"GameReview({plural(len(r.hands), 'hand')}, evaluator {r.evaluator}: "
                 f"{'; '.join(seats[:4])})")  # fmt: skip
 
     def _repr_html_(self) -> str:

@@ -22,6 +22,7 @@ from scopa_sim.api.inputs import (
     whole,
 )
 from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
+from scopa_sim.wording import plural
 
 if TYPE_CHECKING:
     from scopa_sim.game.rules import Rules
@@ -57,16 +58,18 @@ class Matches:
         r = self.rules
         seats = ", ".join(f"seat {i}: {p}" for i, p in enumerate(self.policies))
         lines = [
-            f"{self.matches} match(es), {self.hands} hands, rules {self.preset} "
+            f"{plural(self.matches, 'match', 'matches')}, {plural(self.hands, 'hand')}, "
+            f"rules {self.preset} "
             f"({r.digest()}), seed {self.seed}",
             f"policies: {seats}",
         ]
         lines += [
-            f"side {s}: {self.wins[s]} win(s), {self.points[s] / self.hands:.3f} points per hand"
+            f"side {s}: {plural(self.wins[s], 'win')}, "
+            f"{self.points[s] / self.hands:.3f} points per hand"
             for s in range(r.sides)
         ]
         if self.openings is not None:
-            lines.append(f"opening takes: {self.openings} of {self.hands} hands")
+            lines.append(f"opening takes: {self.openings} of {plural(self.hands, 'hand')}")
         if record is not None:
             lines.append(f"records: {record}")
         lines.append(f"time: {self.seconds:.2f} s")

@@ -6,6 +6,8 @@ at once rather than wait for it).
 * :func:`interrupt_on_sigterm`: a context in which SIGTERM raises :class:`Terminated`;
 * :class:`Terminated`: the ``KeyboardInterrupt`` it raises;
 * :func:`abandoned`: whether an interrupted search still runs in a thread;
+* :func:`ignore_interrupts`: no further Ctrl-C or SIGTERM while an interrupted front door
+  ends;
 * :func:`dies_with_parent`: a ``preexec_fn`` that ends a program started by a front door
   (or a benchmark) with the process that started it.
 
@@ -14,6 +16,18 @@ They are :mod:`scopa_sim.sim.pool`'s, which every long function runs its work on
 
 from __future__ import annotations
 
-from scopa_sim.sim.pool import Terminated, abandoned, dies_with_parent, interrupt_on_sigterm
+from scopa_sim.sim.pool import (
+    Terminated,
+    abandoned,
+    dies_with_parent,
+    ignore_interrupts,
+    interrupt_on_sigterm,
+)
 
-__all__ = ["Terminated", "abandoned", "dies_with_parent", "interrupt_on_sigterm"]
+__all__ = [
+    "Terminated",
+    "abandoned",
+    "dies_with_parent",
+    "ignore_interrupts",
+    "interrupt_on_sigterm",
+]

@@ -28,6 +28,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, check_match_totals
+from scopa_sim.wording import plural
 
 #: :attr:`Layout.kind`: the position has no hidden cards (the seat's information set is
 #: one world), one layout was drawn from it with the seed, or the record's was used.
@@ -256,8 +257,9 @@ def check_scope(state: HandState) -> None:
             who = names[s] if names else f"side {s}"
             also = f" plus {extra} at the opening" if extra else ""
             raise PositionError(
-                f"{who} cannot have {count} scope: it has made {side_plays[s]} play(s){also} "
-                f"and holds {len(pile)} captured card(s), so at most {most} (a scopa is a "
+                f"{who} cannot have {count} scope: it has made {plural(side_plays[s], 'play')}"
+                f"{also} and holds {plural(len(pile), 'captured card')}, so at most {most} (a "
+                "scopa is a "
                 "capture of at least 2 cards)"
             )
 

@@ -23,6 +23,7 @@ from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, score_dicts, score_items
 from scopa_sim.sim.match import HandLog, match_winner
+from scopa_sim.wording import plural
 
 FORMAT = "scopa-record/1"
 
@@ -574,9 +575,9 @@ def show_hand(obj: Any) -> list[str]:
     for s, items in enumerate(score):
         parts = ", ".join(f"{k} {v}" for k, v in items.items() if k != "total" and v)
         out.append(
-            f"  {side_word} {s}: {items['total']} point(s)"
+            f"  {side_word} {s}: {plural(items['total'], 'point')}"
             + (f" ({parts})" if parts else "")
-            + f", {len(end.piles[s])} cards captured"
+            + f", {plural(len(end.piles[s]), 'card')} captured"
         )
     result_text = f"winner: {side_word} {winner}" if winner is not None else "no winner yet"
     out.append(f"totals after: {_totals(after)}; {result_text}")

@@ -55,6 +55,7 @@ from scopa_sim.game.state import HandState
 from scopa_sim.records.record import check_lines, decode_hand, iter_lines
 from scopa_sim.sim import pool as P
 from scopa_sim.stats.inference import MIN_SAMPLES
+from scopa_sim.wording import plural
 
 #: Labels from the mildest, with the smallest loss (points) that earns each, derived from
 #: the losses measured by ``benchmarks/bench_review.py`` (``benchmarks/results/review.json``,
@@ -409,7 +410,7 @@ def load_tasks(
             line, reason = summary.errors[0]
             where = f"line {line}: " if line else ""
             more = len(summary.errors) - 1
-            extra = f" (and {more} more violation(s); see scopa-sim replay)" if more else ""
+            extra = f" (and {plural(more, 'more violation')}; see scopa-sim replay)" if more else ""
             raise ReviewError(f"{path}: not a valid scopa-record/1 file: {where}{reason}{extra}")
         wanted = lines if lines is not None else [range(1, len(texts) + 1)]
         for span in wanted:
@@ -676,8 +677,13 @@ def _signed(xs: Sequence[float]) -> str:
     return ", ".join(f"side {s} {x:+.2f}" for s, x in enumerate(xs))
 
 
+#: The labels' plurals, for counts.
+_LABELS_PLURAL = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+
+
 def summary_lines(review: Review) -> list[str]:
-    """The summary block of the text report."""
+    """The summary block of the text report: a line per seat and side (with the side's
+    result, luck and skill)."""
     out = []
     for s in [*review.seat_summaries(), *review.side_summaries()]:
         if s.decisions and s.ci_estimated:
@@ -687,38 +693,73 @@ def summary_lines(review: Review) -> list[str]:
             loss = f"mean loss {s.mean_loss:.3f} [interval not estimated]"
         else:
             loss = "mean loss -"
-        counts = ", ".join(f"{n} {name}" for name, n in s.counts.items())
+        counts = ", ".join(plural(n, name, _LABELS_PLURAL[name]) for name, n in s.counts.items())
         line = (
-            f"  {s.who}: {s.decisions} unforced decision(s) ({s.forced} forced), {loss} "
-            f"point(s) per decision, accuracy {s.accuracy:.1f}%, {counts}; band {s.band}"
+            f"  {s.who}: {plural(s.decisions, 'unforced decision')} ({s.forced} forced), {loss} "
+            f"points per decision, accuracy {s.accuracy:.1f}%, {counts}; band {s.band}"
         )
         if s.luck is not None:
             line += (
-                f"\n    {s.hands} hand(s): result {s.result:+.2f} = luck {s.luck:+.2f} "
+                f"\n    {plural(s.hands, 'hand')}: result {s.result:+.2f} = luck {s.luck:+.2f} "
                 f"+ skill {s.skill:+.2f}"
             )
         out.append(line)
     return out
 
 
-def to_text(review: Review) -> str:
-    """A readable report: per hand each play with its loss and label, then the summary."""
+def _result_line(h: HandReview) -> str:
+    return "; ".join(
+        f"side {s} {h.result[s]:+.0f} = luck {h.luck[s]:+.2f} + skill {h.skill[s]:+.2f}"
+        for s in range(h.sides)
+    )
+
+
+def _decision_cells(d: Decision) -> tuple[str, str]:
+    """A decision's interval cell and label cell in the report."""
+    if d.forced:
+        return "", "(forced)"
+    if d.best == d.chosen:
+        return "", ""
+    if d.exact:
+        return "exact", d.label or ""
+    if d.interval == "not estimated":
+        return "not estimated", ""
+    return f"[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]", d.label or ""
+
+
+def to_text(review: Review, details: bool = False) -> str:
+    """A readable report: what was reviewed, the summary per seat and side, then per hand
+    its result split into luck and skill and the decisions given a label (``details``:
+    every decision of every hand, with the luck of each deal)."""
     lines = [
-        f"review: {len(review.hands)} hand(s), evaluator {review.evaluator}, seed {review.seed}",
+        f"review: {plural(len(review.hands), 'hand')}, evaluator {review.evaluator}, "
+        f"seed {review.seed}",
         "values: expected hand point margins of the deciding side; loss = best - chosen, "
         f"95% CI over the common worlds (exact: solved; not estimated from fewer than "
         f"{MIN_SAMPLES} worlds)",
         "labels (an estimated CI excluding 0): "
         + ", ".join(f"{k} >= {v:g}" for k, v in THRESHOLDS.items())
         + " points",
+        "",
+        "summary",
+        *summary_lines(review),
     ]
     seats = review.seats
     for h in review.hands:
+        shown = [d for d in h.decisions if seats is None or d.seat in seats]
         lines.append("")
-        lines.append(
-            f"{h.file} line {h.line}: match {h.match} hand {h.hand}, dealer seat {h.dealer}, "
-            f"{h.players} players"
-        )
+        where = f"{h.file} line {h.line}: match {h.match} hand {h.hand}"
+        if not details:
+            flagged = [d for d in shown if d.label and not d.forced]
+            lines.append(f"{where}: {_result_line(h)}")
+            for d in flagged:
+                ci, label = _decision_cells(d)
+                lines.append(
+                    f"  play {d.play}, seat {d.seat}: {d.chosen}, best {d.best}, loss "
+                    f"{d.loss:.3f} {ci} {label}"
+                )
+            continue
+        lines.append(f"{where}, dealer seat {h.dealer}, {h.players} players")
         lines.append(f"  prior (expected margin of the position): {_signed(h.prior)}")
         deals = {d.after_plays: d for d in h.deals}
         width = max([len(d.chosen) for d in h.decisions] + [len(d.best) for d in h.decisions] + [6])
@@ -732,34 +773,19 @@ def to_text(review: Review) -> str:
                 lines.append(f"  -- deal {dl.index}: luck {_signed(dl.luck)}")
             if seats is not None and d.seat not in seats:
                 continue
-            if d.forced:
-                ci, label = "", "(forced)"
-            elif d.best == d.chosen:
-                ci, label = "", ""
-            elif d.exact:
-                ci, label = "exact", d.label or ""
-            elif d.interval == "not estimated":
-                ci, label = "not estimated", ""
-            else:
-                ci, label = f"[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]", d.label or ""
+            ci, label = _decision_cells(d)
             best = "=" if d.best == d.chosen else d.best
             lines.append(
                 f"  {d.play:>3} {d.seat:>4}  {d.chosen:<{width}}  {best:<{width}}  "
                 f"{d.loss:6.3f}  {ci:<17} {label}".rstrip()
             )
             for seat, top in d.belief:
-                shown = ", ".join(f"[{h}] {p:.0%}" for h, p in top)
-                lines.append(f"{'':>10}belief: seat {seat} holds {shown}")
-        lines.append(
-            "  result: "
-            + "; ".join(
-                f"side {s} {h.result[s]:+.0f} = luck {h.luck[s]:+.2f} + skill {h.skill[s]:+.2f}"
-                for s in range(h.sides)
-            )
-        )
-    lines.append("")
-    lines.append("summary")
-    lines.extend(summary_lines(review))
+                held = ", ".join(f"[{h}] {p:.0%}" for h, p in top)
+                lines.append(f"{'':>10}belief: seat {seat} holds {held}")
+        lines.append(f"  result: {_result_line(h)}")
+    if not details and review.hands:
+        lines.append("")
+        lines.append("every decision, with each deal's luck: --details (details=True in Python)")
     return "\n".join(lines) + "\n"
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from scopa_sim.game.cards import RANKS, SUITS
 from scopa_sim.records.review import LABELS, THRESHOLDS, HandReview, Review, Summary
 from scopa_sim.stats.inference import MIN_SAMPLES
+from scopa_sim.wording import plural
 
 SYMBOL = {"D": "\u2666", "H": "\u2665", "C": "\u2663", "S": "\u2660"}
 SUIT_TITLE = {"D": "denari", "H": "coppe", "C": "bastoni", "S": "spade"}
@@ -116,7 +117,7 @@ def summary_table(rows: Sequence[Summary]) -> str:
             else "<small>interval not estimated</small>"
         )
         split = (
-            f"{_fmt(s.result)} = {_fmt(s.luck)} + {_fmt(s.skill)} ({s.hands} hands)"
+            f"{_fmt(s.result)} = {_fmt(s.luck)} + {_fmt(s.skill)} ({plural(s.hands, 'hand')})"
             if s.luck is not None
             else ""
         )
@@ -281,7 +282,7 @@ def to_html(review: Review) -> str:
     body = [
         "<h1>Game review</h1>",
         f"<div class='meta'>evaluator {_e(review.evaluator)}, seed {review.seed}; "
-        f"{len(review.hands)} hand(s) from {_e(', '.join(review.files))}. Values are "
+        f"{plural(len(review.hands), 'hand')} from {_e(', '.join(review.files))}. Values are "
         "expected hand point margins of the deciding side; loss = best &minus; chosen, "
         f"95% CI over common worlds (not estimated from fewer than {MIN_SAMPLES} worlds: "
         "no label); a label needs a CI above 0: "

@@ -1,12 +1,17 @@
 """Where a run's shards are computed: on this machine (in this process, in threads, or in
 the process pool of :mod:`scopa_sim.sim.pool`) or as tasks on a Dask cluster. An executor
-takes a :class:`~scopa_sim.sim.shards.RunWriter` and the shards to do, and yields each
-:class:`~scopa_sim.sim.shards.ShardResult` as it finishes."""
+takes a :class:`~scopa_sim.sim.shards.RunWriter`, the shards to do and a ``done(shard,
+units)`` callback (or None), and yields each :class:`~scopa_sim.sim.shards.ShardResult` as
+it finishes; ``done`` is told of a shard's units as they are computed, before the shard
+finishes, from any thread (the local executor; a Dask cluster's shards report only as
+they finish)."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import itertools
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -15,8 +20,11 @@ from scopa_sim.errors import ScopaError, SimulationError
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.shards import RunWriter, ShardResult, run_shard, run_shard_json
 
-#: An executor: computes the shards ``todo`` of a run, yielding each as it finishes.
-Executor = Callable[[RunWriter, Iterable[int]], Iterator[ShardResult]]
+#: ``done(shard, units)``: units of a shard computed, before the shard finishes.
+Done = Callable[[int, int], None]
+#: An executor: computes the shards ``todo`` of a run, yielding each as it finishes, and
+#: tells ``done`` (when not None) of their units as they are computed.
+Executor = Callable[[RunWriter, Iterable[int], Done | None], Iterator[ShardResult]]
 
 
 def local_executor(workers: int) -> Executor:
@@ -26,30 +34,83 @@ def local_executor(workers: int) -> Executor:
     must import and load the kernels), or in processes for search policies (which run
     Python between kernel calls). At most two shards a worker are queued at a time. On an
     interrupt, worker processes are stopped at once (threads finish their shard, a
-    fraction of a second)."""
+    fraction of a second). Worker processes tell ``done`` of their units through a queue
+    that a thread of this process reads."""
 
-    def execute(run: RunWriter, todo: Iterable[int]) -> Iterator[ShardResult]:
+    def execute(run: RunWriter, todo: Iterable[int], done: Done | None) -> Iterator[ShardResult]:
         config, where = run.config, str(run.directory)
+
+        def told(i: int) -> Callable[[int], None] | None:
+            return None if done is None else functools.partial(done, i)
+
         if workers == 1:
             for i in todo:
-                yield run_shard(config, i, where)
+                yield run_shard(config, i, where, told(i))
             return
-        from concurrent.futures import Executor as Pool
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool: Pool
-        task: Callable[..., ShardResult]
-        arg: object
         if config.is_kernel:  # threads share the configuration as it is
-            pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shard")
-            task, arg = run_shard, config
-        else:  # worker processes get its JSON form
-            pool = P.process_pool(workers)
-            task, arg = run_shard_json, config.to_json()
-        with pool:
-            yield from P.stream(pool, task, ((arg, i, where) for i in todo), 2 * workers)
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="shard") as threads:
+                shards = ((config, i, where, told(i)) for i in todo)
+                yield from P.stream(threads, run_shard, shards, 2 * workers)
+            return
+        # worker processes get its JSON form, and report through a queue
+        queue = P.progress_queue() if done is not None else None
+        stop = threading.Event()
+        reader = _read_progress(queue, done, stop) if queue is not None and done else None
+        doc, report = config.to_json(), queue is not None
+        try:
+            with P.process_pool(workers, _set_progress_queue, (queue,)) as pool:
+                jobs = ((doc, i, where, report) for i in todo)
+                yield from P.stream(pool, _run_shard_reporting, jobs, 2 * workers)
+        finally:
+            stop.set()
+            if reader is not None:
+                reader.join(timeout=1)
 
     return execute
+
+
+_QUEUE: list[Any] = []  # in a worker process: the queue its shards report to
+
+
+def _set_progress_queue(queue: Any) -> None:
+    """A worker process's initializer: the queue its shards report their units to."""
+    _QUEUE[:] = [queue] if queue is not None else []
+
+
+def _run_shard_reporting(doc: dict[str, Any], index: int, directory: str, report: bool) -> Any:
+    """A worker process's task: :func:`run_shard_json`, reporting ``(index, units)`` to
+    the queue of :func:`_set_progress_queue` as units are computed when ``report``."""
+    done = None
+    if report and _QUEUE:
+        queue = _QUEUE[0]
+
+        def done(n: int) -> None:
+            queue.put((index, n))
+
+    return run_shard_json(doc, index, directory, done)
+
+
+def _read_progress(queue: Any, done: Done, stop: threading.Event) -> threading.Thread:
+    """A thread that passes each ``(shard, units)`` of ``queue`` to ``done`` until
+    ``stop`` is set. This process never writes to the queue: a worker stopped while
+    writing may hold its lock."""
+
+    def read() -> None:
+        while not stop.is_set():
+            try:
+                if queue.empty():
+                    time.sleep(0.05)
+                    continue
+                item = queue.get()
+            except (EOFError, OSError):
+                return
+            done(*item)
+
+    thread = threading.Thread(target=read, name="shard-progress", daemon=True)
+    thread.start()
+    return thread
 
 
 #: Seconds the Dask executor waits for a worker by default (``--worker-timeout``).
@@ -115,7 +176,7 @@ def dask_executor(
                 f"no Dask worker at {where} within {worker_timeout:g} s (--worker-timeout)"
             ) from None
 
-    def execute(run: RunWriter, todo: Iterable[int]) -> Iterator[ShardResult]:
+    def execute(run: RunWriter, todo: Iterable[int], told: Done | None) -> Iterator[ShardResult]:
         client, cluster = connect()
         try:
             with client:

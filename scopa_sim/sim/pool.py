@@ -108,6 +108,14 @@ def _watch_parent() -> None:
     os._exit(1)
 
 
+def progress_queue() -> Any:
+    """A queue that the workers of a :func:`process_pool` started after it can be given
+    (through its ``initargs``) to report to this process (``put``; ``get`` here): of the
+    pool's start method's context."""
+    method = "forkserver" if os.name == "posix" else "spawn"
+    return mp.get_context(method).SimpleQueue()
+
+
 def process_pool(
     workers: int,
     initializer: Callable[..., None] | None = None,
@@ -174,10 +182,26 @@ def stop(pool: Any) -> None:
 
 
 def _result(f: Future[T]) -> T:
+    """``f``'s result, waited for in slices of :data:`SLICE_SECONDS` (see :func:`_wait`);
+    a worker that died is a :class:`WorkerError`."""
+    while not _wait({f}):
+        pass
     try:
         return f.result()
     except BrokenProcessPool as e:
         raise WorkerError(f"a worker process died: {e}") from None
+
+
+def _wait(pending: set[Future[T]]) -> set[Future[T]]:
+    """The futures of ``pending`` finished within :data:`SLICE_SECONDS` (maybe none).
+
+    The wait is in slices, never unbounded: a signal sent to the process (a terminal's
+    Ctrl-C) is taken by whichever thread the kernel picks, and when that is not the main
+    thread, a main thread blocked on a lock without a timeout is not woken: the
+    ``KeyboardInterrupt`` waited for the next result (a block of searches: minutes), and
+    a command seemed to ignore Ctrl-C. Woken every slice, the main thread raises it."""
+    finished, _ = wait(pending, timeout=SLICE_SECONDS, return_when=FIRST_COMPLETED)
+    return finished
 
 
 def stream(
@@ -194,10 +218,12 @@ def stream(
                 pending.add(pool.submit(fn, *a))
             if not pending:
                 return
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            finished = _wait(pending)
+            pending -= finished
             for f in finished:
                 yield _result(f)
-    except BaseException:
+    except BaseException as e:
+        _stopping(e)
         stop(pool)
         raise
 
@@ -218,9 +244,17 @@ def ordered(
             for a in itertools.islice(queue, 1):
                 pending.append(pool.submit(fn, *a))
             yield done
-    except BaseException:
+    except BaseException as e:
+        _stopping(e)
         stop(pool)
         raise
+
+
+def _stopping(e: BaseException) -> None:
+    """On an interrupt (Ctrl-C, or SIGTERM as :class:`Terminated`): ignore further ones
+    (:func:`ignore_interrupts`) while the pool stops and the command ends."""
+    if isinstance(e, KeyboardInterrupt):
+        ignore_interrupts()
 
 
 class Terminated(KeyboardInterrupt):
@@ -249,6 +283,17 @@ def interrupt_on_sigterm() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def ignore_interrupts() -> None:
+    """From now on, ignore Ctrl-C and SIGTERM in this process (from the main thread; elsewhere
+    nothing): for a command ending after an interrupt, whose clean-up and exit (the
+    pool's workers stopped, the interpreter's exit handlers, among them
+    ``concurrent.futures``' join of its threads) a second Ctrl-C would otherwise break
+    with a traceback."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 #: Seconds between the waiting thread's checks in :func:`interruptible`.
@@ -370,11 +415,13 @@ __all__ = [
     "Terminated",
     "abandoned",
     "dies_with_parent",
+    "ignore_interrupts",
     "interrupt_on_sigterm",
     "interruptible",
     "ordered",
     "parent_gone",
     "process_pool",
+    "progress_queue",
     "stop",
     "stream",
     "watch",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,8 +41,23 @@ class ShardResult:
     crc32: int  # of the file's bytes, likewise
 
 
+#: Seconds of work per call of the jitted loop, about, when a shard reports its progress
+#: as it goes (:func:`compute_rows`' ``done``): a shard that would take longer than 3
+#: times :data:`PROGRESS_SECONDS` is computed in blocks of hands, so that the progress
+#: moves several times a second; a faster one in one call, as without progress.
+PROGRESS_SECONDS = 0.25
+#: Hands of the block that measures the loop's speed (on the first shard of given rules
+#: and policies in a process); blocks are whole multiples of it.
+PROGRESS_HANDS = 4096
+_RATES: dict[str, float] = {}  # rules and policies -> hands a second of one thread
+
+
 def compute_rows(
-    config: SimConfig, first: int, count: int, out: np.ndarray | None = None
+    config: SimConfig,
+    first: int,
+    count: int,
+    out: np.ndarray | None = None,
+    done: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """The rows (one per hand) of ``count`` units from ``first``, column-major: ``cols[C_*,
     row]`` in the order of ``dataset.kernel_columns()``, with ``cols[C_MATCH]`` the unit's
@@ -50,22 +65,93 @@ def compute_rows(
     hand with bots. ``out`` (int32, ``N_ROW_COLS`` rows, zeroed once) is a buffer to reuse
     for ``--hands`` runs; the result is then that buffer. One of another width than
     ``count`` is not used (a slice of it would not be C-contiguous, and the jitted loop
-    would compile a second time for that layout).
+    would compile a second time for that layout). ``done(n)``, when given, is called as
+    each ``n`` more units are computed (in blocks of hands of about
+    :data:`PROGRESS_SECONDS`, each bot-played unit, each call of the matches loop); the
+    rows are the same either way.
     """
     if not config.is_kernel:
-        return _bot_rows(config, list(config.specs), first, count)
+        return _bot_rows(config, list(config.specs), first, count, done)
     r = config.rules.to_array()
     codes = config.kernel_codes
     if config.deal == "swapped":
         from scopa_sim.sim.duplicate import swapped_rows
 
-        return swapped_rows(config.rules, codes, config.seed, first, count)
+        rows = swapped_rows(config.rules, codes, config.seed, first, count)
+        if done is not None:
+            done(count)
+        return rows
     if config.mode == "hands":  # one row per unit: fill the caller's buffer
         if out is None or out.shape[1] != count:
             out = row_buffer(count)
-        K.fused_rows(r, codes, config.seed, False, first, count, out)
+        if done is None:
+            K.fused_rows(r, codes, config.seed, False, first, count, out)
+        else:
+            _hand_rows_in_blocks(config, r, codes, first, count, out, done)
         return out
-    return _match_rows(config, r, codes, first, count)
+    return _match_rows(config, r, codes, first, count, done)
+
+
+def _hand_rows_in_blocks(
+    config: SimConfig,
+    r: np.ndarray,
+    codes: np.ndarray,
+    first: int,
+    count: int,
+    out: np.ndarray,
+    done: Callable[[int], None],
+) -> None:
+    """Fill ``out`` with the rows of hands ``first`` to ``first + count - 1``, ``done(n)``
+    after each block of ``n``. The loop's speed for these rules and policies (measured
+    on the earlier shards of this process, or on a first block of :data:`PROGRESS_HANDS`
+    hands) decides: a shard that takes under 3 times :data:`PROGRESS_SECONDS` is one
+    call straight into ``out`` (a measuring block is computed again there: cheaper than
+    copying the rest), a longer one blocks of about :data:`PROGRESS_SECONDS`, each copied
+    into ``out``. A hand's row depends on its number alone, so the rows are those of one
+    call (``C_MATCH``, the offset from the block's first hand, is made the offset from
+    ``first``)."""
+    key = f"{config.rules.digest()}:{codes.tolist()}"
+    t0 = time.perf_counter()
+    rate = _RATES.get(key)
+    start = 0
+    if rate is None and count > PROGRESS_HANDS:  # measure on a first block
+        t = time.perf_counter()
+        _block_into(config, r, codes, first, 0, PROGRESS_HANDS, out)
+        rate = PROGRESS_HANDS / max(time.perf_counter() - t, 1e-6)
+        start = PROGRESS_HANDS
+        done(PROGRESS_HANDS)
+    if rate is None or count - start <= 3 * PROGRESS_SECONDS * rate:
+        K.fused_rows(r, codes, config.seed, False, first, count, out)
+        done(count - start)
+        start = count
+    while start < count and rate is not None:
+        size = max(1, round(PROGRESS_SECONDS * rate / PROGRESS_HANDS)) * PROGRESS_HANDS
+        n = min(size, count - start)
+        t = time.perf_counter()
+        _block_into(config, r, codes, first, start, n, out)
+        rate = n / max(time.perf_counter() - t, 1e-6)
+        start += n
+        done(n)
+    _RATES[key] = count / max(time.perf_counter() - t0, 1e-6)
+
+
+def _block_into(
+    config: SimConfig,
+    r: np.ndarray,
+    codes: np.ndarray,
+    first: int,
+    start: int,
+    n: int,
+    out: np.ndarray,
+) -> None:
+    """The rows of hands ``first + start`` to ``first + start + n - 1`` into columns
+    ``start`` to ``start + n - 1`` of ``out`` (through a C-contiguous block buffer)."""
+    buf = _row_buffer(n, "block")
+    K.fused_rows(r, codes, config.seed, False, first + start, n, buf)
+    part = out[:, start : start + n]
+    part[...] = buf
+    if start:
+        K.offset_row_matches(part, start)
 
 
 def row_buffer(count: int) -> np.ndarray:
@@ -86,7 +172,12 @@ MATCH_BLOCK_ROWS = 1 << 18
 
 
 def _match_rows(
-    config: SimConfig, r: np.ndarray, codes: np.ndarray, first: int, count: int
+    config: SimConfig,
+    r: np.ndarray,
+    codes: np.ndarray,
+    first: int,
+    count: int,
+    report: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """The rows of ``count`` whole matches from ``first`` through the jitted loop, in calls
     of about :data:`MATCH_BLOCK_ROWS` rows, however long the matches (the target may be
@@ -96,7 +187,8 @@ def _match_rows(
     the hands a match has taken so far. The loop stops before a match
     that could not fit in the last 64 rows of room, but a longer match than the room left
     raises; that call is then made again with fewer matches (or, for one match, more
-    room), which gives the same rows since a match's data depend only on its number."""
+    room), which gives the same rows since a match's data depend only on its number.
+    ``report(n)`` after each call, ``n`` the matches it made."""
     bound = config.rules.sides * config.rules.target + 1
     per = bound / 3  # rows a match, until matches have been seen
     parts = []
@@ -124,11 +216,20 @@ def _match_rows(
         done += int(units)
         rows_done += int(rows)
         per = rows_done / done
+        if report is not None:
+            report(int(units))
     return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=1)
 
 
-def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int) -> np.ndarray:
-    """Rows of units played decision by decision (search policies), same layout."""
+def _bot_rows(
+    config: SimConfig,
+    specs: list[PolicySpec],
+    first: int,
+    count: int,
+    done: Callable[[int], None] | None = None,
+) -> np.ndarray:
+    """Rows of units played decision by decision (search policies), same layout;
+    ``done(1)`` after each unit."""
     rules = config.rules
     player = HandPlayer(rules, specs, config.seed, swapped=config.deal == "swapped")
     rows: list[np.ndarray] = []
@@ -156,6 +257,8 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
                 winner=log.winner,
             )
             rows.append(row)
+        if done is not None:
+            done(1)
     return np.stack(rows, axis=1)
 
 
@@ -164,14 +267,18 @@ def _bot_rows(config: SimConfig, specs: list[PolicySpec], first: int, count: int
 _BUFFERS = threading.local()
 
 
-def _row_buffer(count: int) -> np.ndarray:
-    buf = getattr(_BUFFERS, "rows", None)
+def _row_buffer(count: int, name: str = "rows") -> np.ndarray:
+    """This thread's reusable buffer ``name`` of ``count`` rows."""
+    buf = getattr(_BUFFERS, name, None)
     if buf is None or buf.shape[1] != count:
-        buf = _BUFFERS.rows = row_buffer(count)
+        buf = row_buffer(count)
+        setattr(_BUFFERS, name, buf)
     return buf
 
 
-def run_shard(config: SimConfig, index: int, directory: str) -> ShardResult:
+def run_shard(
+    config: SimConfig, index: int, directory: str, done: Callable[[int], None] | None = None
+) -> ShardResult:
     """Compute and write one shard (in this process, in a thread, or in a worker process
     or Dask task through :func:`run_shard_json`).
 
@@ -179,15 +286,16 @@ def run_shard(config: SimConfig, index: int, directory: str) -> ShardResult:
         config: the run's configuration.
         index: the shard's number.
         directory: the run directory.
+        done: called with ``n`` as each ``n`` units (hands or matches) are computed
+            (see :func:`compute_rows`); None: no report.
 
     Returns:
         The :class:`ShardResult` (the shard file is written atomically).
     """
     t0 = time.perf_counter()
     first, count = config.units(index)
-    cols = compute_rows(
-        config, first, count, _row_buffer(count) if config.mode == "hands" else None
-    )
+    buf = _row_buffer(count) if config.mode == "hands" else None
+    cols = compute_rows(config, first, count, buf, done)
     t1 = time.perf_counter()
     columns = D.shard_columns(
         cols,
@@ -209,10 +317,15 @@ def run_shard(config: SimConfig, index: int, directory: str) -> ShardResult:
     return ShardResult(index, rows, count, t2 - t0, path.name, t1 - t0, t2 - t1, size, crc)
 
 
-def run_shard_json(config_doc: dict[str, Any], index: int, directory: str) -> ShardResult:
+def run_shard_json(
+    config_doc: dict[str, Any],
+    index: int,
+    directory: str,
+    done: Callable[[int], None] | None = None,
+) -> ShardResult:
     """:func:`run_shard` of a configuration in its JSON form (:meth:`SimConfig.to_json`):
     the task of a worker process or a Dask worker, which receive the run that way."""
-    return run_shard(SimConfig.from_json(config_doc), index, directory)
+    return run_shard(SimConfig.from_json(config_doc), index, directory, done)
 
 
 def _shard_entry(

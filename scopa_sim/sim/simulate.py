@@ -14,6 +14,7 @@ import fcntl
 import os
 import platform
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,7 @@ from scopa_sim.data.run import SimConfig, check_manifest, manifest_config, manif
 from scopa_sim.errors import InputError, SimulationError
 from scopa_sim.files import check_utf8_path
 from scopa_sim.sim.executors import Executor
-from scopa_sim.sim.shards import RunWriter, _shard_entry, compute_rows
+from scopa_sim.sim.shards import RunWriter, ShardResult, _shard_entry, compute_rows
 
 LOCK = ".lock"
 
@@ -208,7 +209,9 @@ def simulate(
     overwrite: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> RunSummary:
-    """Run (or finish) a simulation into ``directory``; ``progress(units, rows)`` per shard.
+    """Run (or finish) a simulation into ``directory``; ``progress(units, rows)`` as units
+    are computed (within a shard too: its rows are then counted when it finishes, but for
+    ``--hands`` runs, one row a unit), the counts adding up to the units and rows done.
 
     The directory is locked for the run, so a second process cannot write into it. A new
     run that fails before any shard is written (an unreachable Dask scheduler, say) leaves
@@ -291,6 +294,33 @@ def _lock(directory: Path) -> IO[str]:
     return f
 
 
+class _Told:
+    """``progress(units, rows)`` of a run's units as the executor reports them within
+    shards (from any thread) and as shards finish: a finished shard adds what was not
+    yet reported of it, and a report that comes after its shard finished is dropped, so
+    that the counts add up to the run's. Calls are serialized."""
+
+    def __init__(self, progress: Callable[[int, int], None], rows_per_unit: int) -> None:
+        self.progress = progress
+        self.rows_per_unit = rows_per_unit
+        self.lock = threading.Lock()
+        self.reported: dict[int, int] = {}
+        self.over: set[int] = set()
+
+    def done(self, shard: int, units: int) -> None:
+        with self.lock:
+            if shard in self.over:
+                return
+            self.reported[shard] = self.reported.get(shard, 0) + units
+            self.progress(units, units * self.rows_per_unit)
+
+    def finished(self, res: ShardResult) -> None:
+        with self.lock:
+            self.over.add(res.index)
+            early = self.reported.pop(res.index, 0)
+            self.progress(res.units - early, res.rows - early * self.rows_per_unit)
+
+
 def _execute(
     run: RunWriter, executor: Executor, progress: Callable[[int, int], None] | None
 ) -> RunSummary:
@@ -304,15 +334,16 @@ def _execute(
     units = 0
     rows = 0
     shards = 0
-    results = executor(run, run.todo())
+    told = _Told(progress, 1 if config.mode == "hands" else 0) if progress else None
+    results = executor(run, run.todo(), told.done if told else None)
     try:
         for res in results:
             run.record(res)
             shards += 1
             units += res.units
             rows += res.rows
-            if progress is not None:
-                progress(res.units, res.rows)
+            if told is not None:
+                told.finished(res)
     finally:
         close = getattr(results, "close", None)
         if close is not None:

@@ -11,15 +11,20 @@ setting up a machine or an image, or before starting many processes.
 
 Each task (:data:`TASKS`) runs its kernels on a tiny real input through the same
 wrappers the library uses, so the signatures it compiles are the ones later calls load.
-A task whose kernels are cached takes about a second. Tasks are independent: which ones
-run, and in how many processes, changes only the time taken.
+A task whose kernels are cached loads them in under a second; :func:`cached` tells,
+from numba's cache index and without loading anything, whether they are. Tasks are
+independent: which ones run, and in how many processes, changes only the time taken.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -32,13 +37,16 @@ from scopa_sim.sim import pool as P
 
 @dataclass(frozen=True)
 class WarmTask:
-    """One warm-up task: ``name``, what it compiles, and its compile time in seconds
-    as measured on a 2-core machine (``cost``: the larger tasks are started first)."""
+    """One warm-up task: ``name``, what it compiles, its compile time in seconds as
+    measured on a 2-core machine (``cost``: the larger tasks are started first), what it
+    runs, and the kernels it compiles ahead of the others (``kernels``: ``module.name``
+    under ``scopa_sim``; the kernels they call are compiled into them)."""
 
     name: str
     summary: str
     cost: float
     run: Callable[[], None] = field(repr=False, compare=False)
+    kernels: tuple[str, ...] = ()
 
     def _repr_html_(self) -> str:
         """The task as a one-row table."""
@@ -48,6 +56,11 @@ class WarmTask:
                                                                    f"{self.cost:g}"))  # fmt: skip
         return ("<div class='scopa-sim'><table><tr><th>task</th><th>compiles</th>"
                 f"<th>seconds</th></tr><tr>{cells}</tr></table></div>")  # fmt: skip
+
+
+#: About the seconds a task whose kernels are cached takes to load them and run its tiny
+#: input (from a fraction of a second to two for the largest).
+LOAD_SECONDS = 0.3
 
 
 def _fused(preset: str, *overrides: str) -> Callable[[], None]:
@@ -79,15 +92,53 @@ def _decide(preset: str, *policies: str) -> Callable[[], None]:
     return run
 
 
+def _searches() -> None:
+    """PIMC (uniform, with a belief, for the match), the solver, the evaluator (a decision,
+    and the prior a review starts from). The match objective reads a small equity table
+    written here: the one built on first use plays 100,000 hands (seconds of work that
+    compiles nothing more)."""
+    from scopa_sim.bots.evaluate import Evaluator
+    from scopa_sim.bots.objective import build_table
+
+    with tempfile.TemporaryDirectory(prefix="scopa-warm-") as tmp:
+        table = os.path.join(tmp, "equity.json")
+        build_table(Rules.make("scopa"), "expert", hands=64).save(table)
+        _decide(
+            "scopa",
+            "pimc:worlds=2,depth=2",
+            "pimc:worlds=2,depth=2,belief=expert",
+            f"pimc:worlds=2,depth=2,objective=match,equity={table}",
+            "solver",
+            f"solver:objective=match,equity={table}",
+            "eval:worlds=4",
+        )()
+    Evaluator(4).prior(Rules.make("scopa"), 0)
+
+
+def _shards() -> None:
+    """A shard of hands and one of matches written (the Parquet encoder's kernels)."""
+    from scopa_sim.data.run import SimConfig
+    from scopa_sim.sim.shards import run_shard
+
+    rules = Rules.make("scopa")
+    with tempfile.TemporaryDirectory(prefix="scopa-warm-") as tmp:
+        for mode in ("hands", "matches"):
+            config = SimConfig.make("scopa", rules, ["random"], mode, 4, 0)
+            os.makedirs(os.path.join(tmp, mode, "shards"))
+            run_shard(config, 0, os.path.join(tmp, mode))
+
+
 def _steps() -> None:
     """The step kernels (records, ``play``, matches, duplicate deals), the deals dealt
-    again (:mod:`scopa_sim.sim.deals`) and the equity tables' dynamic programmes (two and
-    three sides)."""
+    again (:mod:`scopa_sim.sim.deals`), the equity tables' dynamic programmes (two and
+    three sides) and the Parquet encoder (:func:`_shards`)."""
     from scopa_sim.data.run import SimConfig
     from scopa_sim.sim.deals import redeal
     from scopa_sim.sim.duplicate import swapped_rows
     from scopa_sim.sim.match import play_match
     from scopa_sim.stats import equity as E
+
+    _shards()
 
     rules = Rules.make("scopa")
     for _ in play_match(rules, [PolicySpec.parse("expert")] * 2, 0, 0):
@@ -110,37 +161,78 @@ _SEARCH = "ismcts:iterations=8,horizon=4,c=1,belief=fit,reply=tree"
 TASKS: dict[str, WarmTask] = {
     t.name: t
     for t in (
-        WarmTask("ismcts", "ISMCTS under Scopa's capture rule", 60, _decide("scopa", _SEARCH)),
-        WarmTask("ismcts15", "ISMCTS under the fifteen rule", 60, _decide("scopa-15", _SEARCH)),
-        WarmTask("fused-2p", "the fused playout loop, two players", 24, _fused("scopa")),
-        WarmTask("fused", "the fused playout loop, any table", 23, _fused("scopa-3")),
+        WarmTask(
+            "ismcts",
+            "ISMCTS under Scopa's capture rule",
+            60,
+            _decide("scopa", _SEARCH),
+            (
+                "_engine.ismcts._ismcts_run_scopa",
+                "_engine.ismcts.ismcts_init",
+                "_engine.belief.compute",
+            ),
+        ),
+        WarmTask(
+            "ismcts15",
+            "ISMCTS under the fifteen rule",
+            60,
+            _decide("scopa-15", _SEARCH),
+            ("_engine.ismcts._ismcts_run15",),
+        ),
+        WarmTask(
+            "fused-2p",
+            "the fused playout loop, two players",
+            24,
+            _fused("scopa"),
+            ("_engine.fused.fused_hands_2p",),
+        ),
+        WarmTask(
+            "fused",
+            "the fused playout loop, any table",
+            23,
+            _fused("scopa-3"),
+            ("_engine.fused.fused_hands",),
+        ),
         WarmTask(
             "fused15-2p",
             "the fused loop under the fifteen rule, two players",
             26,
             _fused("scopa-15"),
+            ("_engine.fused.fused_hands15_2p",),
         ),
         WarmTask(
             "fused15",
             "the fused loop under the fifteen rule, any table",
             28,
             _fused("escoba", "players=4"),
+            ("_engine.fused.fused_hands15",),
         ),
         WarmTask(
             "pimc",
             "PIMC (uniform, with a belief, for the match), the solver, the review evaluator",
             56,
-            _decide(
-                "scopa",
-                "pimc:worlds=2,depth=2",
-                "pimc:worlds=2,depth=2,belief=expert",
-                "pimc:worlds=2,depth=2,objective=match",
-                "solver",
-                "solver:objective=match",
-                "eval:worlds=4",
+            _searches,
+            (
+                "_engine.pimc.pimc_values",
+                "_engine.solver.solve_root",
+                "_engine.evaluator.eval_values",
+                "_engine.evaluator.eval_prior",
             ),
         ),
-        WarmTask("steps", "the step kernels, matches, duplicate deals, equity", 7, _steps),
+        WarmTask(
+            "steps",
+            "the step kernels, matches, duplicate deals, equity, the shard encoder",
+            7,
+            _steps,
+            (
+                "_engine.rows.step_rows",
+                "_engine.step.play_out",
+                "_engine.deals.deal_masks",
+                "stats.equity._solve_sides",
+                "data.encoding.bit_packed",
+                "data.encoding.rle_hybrid",
+            ),
+        ),
     )
 }
 
@@ -157,6 +249,30 @@ def select(names: Sequence[str] = ()) -> list[WarmTask]:
             raise WarmError(f"unknown warm-up task {name!r}: one of {', '.join(TASKS)}")
     chosen = [TASKS[n] for n in dict.fromkeys(names)] if names else list(TASKS.values())
     return sorted(chosen, key=lambda t: -t.cost)
+
+
+def cached(task: WarmTask) -> bool:
+    """Whether numba's on-disk cache holds every kernel of ``task`` (:attr:`WarmTask.kernels`)
+    compiled from the current source for this machine: read from the caches' index files,
+    nothing compiled or loaded. False when the cache cannot be read the way this numba
+    keeps it."""
+    return all(_kernel_cached(name) for name in task.kernels)
+
+
+def _kernel_cached(name: str) -> bool:
+    """Whether the index of kernel ``name``'s cache has an entry of this machine (its
+    codegen's magic tuple) and of the kernel's current bytecode. numba's own index key
+    (:meth:`numba.core.caching.Cache._index_key`) is ``(signature, magic tuple, code
+    hashes)``; the index is empty when the source file changed since it was written."""
+    module, attr = f"scopa_sim.{name}".rsplit(".", 1)
+    try:
+        dispatcher: Any = getattr(importlib.import_module(module), attr)
+        cache = dispatcher._cache
+        index = cache._cache_file._load_index()
+        want = cache._index_key(None, dispatcher.targetctx.codegen())[1:]
+    except (AttributeError, TypeError, ImportError, OSError):  # another numba's layout
+        return False
+    return any(isinstance(key, tuple) and key[1:] == want for key in index)
 
 
 def _run(name: str) -> float:

@@ -50,7 +50,7 @@ def test_replay_checks_as_the_command(tmp_path: Path) -> None:
     scopa_sim.play(matches=2, seed=3, record=path)
     summary = scopa_sim.replay(path)
     assert summary.ok and summary.matches == 2 and summary.finished_matches == 2
-    assert f"valid: {summary.lines} hand(s) in 2 match(es)" in cli_run("replay", str(path))
+    assert f"valid: {summary.lines} hands in 2 matches" in cli_run("replay", str(path))
     lines = path.read_text().splitlines()
     assert scopa_sim.replay(io.StringIO("\n".join(lines[:-1]) + "\n")).errors
     assert scopa_sim.replay(io.StringIO("\n".join(lines[:-1])), allow_unfinished=True).ok

@@ -433,3 +433,21 @@ def test_a_match_can_start_from_given_totals() -> None:
     for bad in ((9,), (9, 9, 9), (-1, 3), (11, 0), (3, 40)):
         with pytest.raises(MatchError, match="starting totals"):
             list(play_match(SCOPA, spec, seed=5, match=0, start=bad))
+
+
+def test_a_table_is_built_in_short_blocks_whatever_their_size(monkeypatch) -> None:
+    """``equity``'s progress moved every 65,536 hands (3 s of expert play): the blocks are
+    now 8,192 hands, and the outcomes do not depend on them."""
+    told: list[int] = []
+    small = O.hand_outcomes(SCOPA, "expert", 3000, 1, told.append)
+    assert O._BLOCK <= 8192 and sum(told) == 3000
+    monkeypatch.setattr(O, "_BLOCK", 700)
+    told.clear()
+    blocks = O.hand_outcomes(SCOPA, "expert", 3000, 1, told.append)
+    assert told == [700] * 4 + [200]
+    for a, b in zip(
+        (small.dealer_points, small.first_points, small.all_denari, small.counts),
+        (blocks.dealer_points, blocks.first_points, blocks.all_denari, blocks.counts),
+        strict=True,
+    ):
+        assert (a == b).all()

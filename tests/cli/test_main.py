@@ -195,7 +195,7 @@ def test_play_then_replay(tmp_path: Path) -> None:
     path = tmp_path / "games.jsonl"
     result = run("play", "--matches", "2", "--seed", "5", "--record", str(path))
     assert result.exit_code == 0, result.output
-    assert "2 match(es)" in result.stdout
+    assert "2 matches" in result.stdout
     assert "seed 5" in result.stdout
     assert str(path) in result.stdout
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -204,7 +204,7 @@ def test_play_then_replay(tmp_path: Path) -> None:
 
     result = run("replay", str(path))
     assert result.exit_code == 0, result.output
-    assert result.stdout.startswith(f"valid: {len(lines)} hand(s) in 2 match(es) (2 finished)")
+    assert result.stdout.startswith(f"valid: {len(lines)} hands in 2 matches (2 finished)")
     assert "wins:" in result.stdout
     quiet = run("replay", "-q", str(path))
     assert quiet.exit_code == 0 and quiet.stdout == ""
@@ -304,12 +304,12 @@ def test_play_record_to_stdout() -> None:
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in result.stdout.splitlines()]
     assert records and {r["match"] for r in records} == {0, 1}
-    assert "2 match(es)" in result.stderr
-    assert "match(es)" not in result.stdout
+    assert "2 matches" in result.stderr
+    assert "2 matches" not in result.stdout
     # What went to stdout replays as a valid file.
     replay = run("replay", "-", input=result.stdout)
     assert replay.exit_code == 0, replay.output
-    assert replay.stdout.startswith(f"valid: {len(records)} hand(s) in 2 match(es)")
+    assert replay.stdout.startswith(f"valid: {len(records)} hands in 2 matches")
 
 
 def test_play_unwritable_record_path(tmp_path: Path) -> None:
@@ -361,7 +361,7 @@ def test_replay_empty_file(tmp_path: Path) -> None:
 def test_replay_stdin(record_text: str) -> None:
     result = run("replay", "-", input=record_text)
     assert result.exit_code == 0, result.output
-    assert "valid:" in result.stdout and "3 match(es) (3 finished)" in result.stdout
+    assert "valid:" in result.stdout and "3 matches (3 finished)" in result.stdout
 
 
 def test_replay_invalid_file(tmp_path: Path, record_text: str) -> None:
@@ -382,7 +382,7 @@ def test_replay_invalid_file(tmp_path: Path, record_text: str) -> None:
     assert "denari" in out[0]
     assert "malformed JSON" in out[1]
     assert "scopa-record/2" in out[-1]
-    assert re.search(r"\d+ violation\(s\) in \d+ line\(s\)", result.stderr)
+    assert re.search(r"\d+ violations? in \d+ lines?", result.stderr)
     # Same through stdin.
     piped = run("replay", "-", input=path.read_text(encoding="utf-8"))
     assert piped.exit_code == 1 and piped.stdout == result.stdout

@@ -82,8 +82,8 @@ def test_warm_says_what_it_does_first() -> None:
     res = CliRunner().invoke(cli, ["warm", "--only", "steps", "--jobs", "1", "--progress"])
     assert res.exit_code == 0, res.output
     out = res.stdout.splitlines()
-    assert out[0].startswith("compiling 1 task(s) of kernels in 1 process(es), largest first")
+    assert out[0].startswith("the kernels of 1 task are in numba's cache: loading them")
     assert out[1].startswith("steps ") and out[-1].startswith("warm in ")
     err = progress_lines(res.stderr)
-    assert err[0] == "warm: compiling steps: 0/1 tasks (0%), 0 s"
+    assert err[0] == "warm: loading steps: 0/1 tasks (0%), 0 s"
     assert err[-1].startswith("warm: 1/1 tasks (100%), done in")

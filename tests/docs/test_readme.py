@@ -5,10 +5,9 @@ in one empty directory with the installed executable first on PATH, so that each
 what the ones before it made (``games.jsonl``, ``runs/...``); then its Python code
 blocks are run there. Each must exit with status 0 and no traceback.
 
-The rule that keeps this fast (and the only change made to the commands): a count
-given to ``--hands``, ``--matches`` or ``--deals`` above :data:`LIMITS` is replaced by
-that limit, and the placeholder scheduler address ``tcp://host:8786`` by the address
-of a Dask scheduler the test starts.
+The rule that keeps this fast (and the only change made to the commands) is
+:func:`helpers.docs.shrink`'s. The documentation pages' examples run page by page in
+``tests/docs/test_examples.py``.
 """
 
 from __future__ import annotations
@@ -17,12 +16,12 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
+from helpers.docs import code_blocks, commands, shrink
 from scopa_sim_cli.main import cli
 
 from scopa_sim.game.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
@@ -45,38 +44,6 @@ def doc_pages() -> list[Path]:
                 order.append(DOCS / f"{name}.md")  # a notebook runs in tests/docs/test_tutorial.py
     rest = sorted(p for p in DOCS.rglob("*.md") if p not in order and "_build" not in p.parts)
     return [README, *order, *rest]
-
-
-#: The largest count an example is run with, by option.
-LIMITS = {"--hands": 2000, "--matches": 20, "--deals": 10}
-SCHEDULER = "tcp://host:8786"
-
-
-def code_blocks(text: str, languages: tuple[str, ...]) -> list[str]:
-    """The bodies of the fenced code blocks in one of ``languages``."""
-    pattern = r"^```(\w*)\n(.*?)^```"
-    return [body for lang, body in re.findall(pattern, text, re.M | re.S) if lang in languages]
-
-
-def commands(text: str) -> list[str]:
-    """The `scopa-sim` command lines of the shell blocks, continuation lines joined."""
-    out = []
-    for block in code_blocks(text, ("sh", "bash", "console")):
-        for line in block.replace("\\\n", " ").splitlines():
-            code = line.split(" #")[0].strip() if not line.lstrip().startswith("#") else ""
-            if re.search(r"(^|\|\s*)scopa-sim\s", code):
-                out.append(re.sub(r"\s+", " ", code))
-    return out
-
-
-def shrink(command: str, scheduler: str) -> str:
-    """The command with the test's rule applied (see the module docstring)."""
-
-    def cut(m: re.Match[str]) -> str:
-        return f"{m[1]} {min(int(m[2]), LIMITS[m[1]])}"
-
-    command = re.sub(r"(--hands|--matches|--deals) (\d+)", cut, command)
-    return command.replace(SCHEDULER, scheduler)
 
 
 def test_readme_starts_with_the_two_setup_commands() -> None:
@@ -102,22 +69,6 @@ def test_the_extraction_finds_every_example() -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def scheduler() -> Iterator[str]:
-    """A Dask scheduler with one in-process worker, for the `--scheduler` example."""
-    from distributed import LocalCluster
-
-    with LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=False,
-        protocol="tcp",
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster:
-        yield cluster.scheduler_address
-
-
 def test_the_readme_is_short_and_every_page_is_in_the_site() -> None:
     assert len(README.read_bytes()) <= 10_000
     pages = doc_pages()
@@ -132,9 +83,9 @@ def test_the_readme_is_short_and_every_page_is_in_the_site() -> None:
 
 @pytest.mark.slow
 def test_every_readme_example_runs(tmp_path: Path, scheduler: str) -> None:
-    """The README's and then every documentation page's examples, in that order, in one
-    directory (a page's commands may read what an earlier page's made)."""
-    text = "\n".join(p.read_text(encoding="utf-8") for p in doc_pages())
+    """The README's examples, in order, in one directory (a command may read what an
+    earlier one made)."""
+    text = README.read_text(encoding="utf-8")
     env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
     for command in commands(text):
         run = shrink(command, scheduler)

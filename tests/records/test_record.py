@@ -1097,7 +1097,7 @@ def test_replay_show_and_play_show_the_opening(tmp_path: Any) -> None:
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(crafted_record(ESCOBA_99, "AD 2C 5H 7S")) + "\n")
     res = cli_run("replay", str(path), "--allow-unfinished")
-    assert res.exit_code == 0 and res.stdout.startswith("valid: 1 hand(s)")
+    assert res.exit_code == 0 and res.stdout.startswith("valid: 1 hand in")
     shown = cli_run("replay", str(path), "--show")
     assert shown.exit_code == 0
     assert "opening: the table makes fifteen, side 1 (the dealer's) takes AD 5H 2C 7S SCOPA" in (

@@ -34,6 +34,7 @@ from scopa_sim.records.review import (
     parse_evaluator,
     parse_targets,
     review_tasks,
+    run_review,
     summarize,
     to_json,
     to_text,
@@ -407,3 +408,29 @@ def test_cli_bad_input(games: Path, tmp_path: Path) -> None:
         assert res.exit_code != 0, args
         assert message in res.output, (args, res.output)
         assert len(res.output.strip().splitlines()) == 1, res.output
+
+
+def test_the_text_leads_with_the_summary_and_stays_compact(tmp_path: Path) -> None:
+    """``review`` printed 1,095 lines for 23 hands with the summary last, and "4 mistake,
+    2 blunder": the summary now comes first, then each hand's result and its labelled
+    decisions; every decision with ``details``; counts in the plural when not one."""
+    rules = Rules.make("scopa")
+    specs = [PolicySpec.parse("greedy"), PolicySpec.parse("random")]
+    path = tmp_path / "games.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        write_records(f, rules, play_match(rules, specs, 3, 0))
+    rv = run_review([str(path)], "eval:worlds=16", seed=0)
+    text, details = to_text(rv), to_text(rv, details=True)
+    lines = text.splitlines()
+    assert lines[0].startswith(f"review: {len(rv.hands)} hands, evaluator")
+    assert lines.index("summary") < 6 and details.splitlines().index("summary") < 6
+    assert len(lines) <= 16 + 2 * len(rv.hands) + sum(1 for d in rv.decisions() if d.label)
+    assert len(details.splitlines()) > len(lines)
+    assert "--details" in lines[-1]
+    for word in ("decision(s)", "hand(s)", "point(s)", " 1 mistakes", " 1 blunders"):
+        assert word not in text + details
+    counts = {n: sum(1 for d in rv.decisions() if d.label == n and d.seat == 0) for n in THRESHOLDS}
+    seat0 = next(ln for ln in lines if ln.startswith("  seat 0:"))
+    words = {"inaccuracy": "inaccuracies", "mistake": "mistakes", "blunder": "blunders"}
+    for name, n in counts.items():
+        assert f" {n} {name if n == 1 else words[name]}" in seat0
