@@ -422,7 +422,7 @@ class Run:
             ("rule options", " ".join(self.rule_overrides()) or "as the preset"),
             ("policies", ", ".join(c.policies)),
             (c.mode, f"{c.count:,}"),
-            ("hands", f"{self.rows:,}"),
+            *([("hands", f"{self.rows:,}")] if c.mode == "matches" else []),
             ("seed", c.seed),
             ("run id", self.run_id),
         ]
