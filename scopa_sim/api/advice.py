@@ -500,7 +500,7 @@ class GameReview:
         seats = []
         for s in r.seat_summaries():
             marks = ", ".join(plural(n, name) for name, n in s.counts.items() if n)
-            seats.append(f"{s.who} mean loss {fmt(s.mean_loss, '.3f')}, accuracy "
+            seats.append(f"{s.who} mean loss {fmt(s.mean_loss.estimate, '.3f')}, accuracy "
                          f"{s.accuracy:.1f}%" + (f", {marks}" if marks else ""))  # fmt: skip
         return (f"GameReview({plural(len(r.hands), 'hand')}, evaluator {r.evaluator}: "
                 f"{'; '.join(seats[:4])})")  # fmt: skip

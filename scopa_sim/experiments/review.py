@@ -88,7 +88,7 @@ def record_games(path: Path, rules: Rules, policies: tuple[str, str], matches: i
 
 
 def losses(ds: list[Decision]) -> np.ndarray:
-    return np.array([d.loss for d in ds if not d.forced], dtype=np.float64)
+    return np.array([d.loss.estimate for d in ds if not d.forced], dtype=np.float64)
 
 
 def quantiles(x: np.ndarray) -> dict[str, float]:
@@ -115,7 +115,7 @@ def derive_thresholds(own: list[Decision], greedy: list[Decision]) -> dict[str, 
     * blunder: the 90th percentile of the same -- greedy's worst tenth.
     """
     own_l = losses(own)
-    g = np.array([d.loss for d in greedy if not d.forced and d.loss_ci[0] > 0])
+    g = np.array([d.loss.estimate for d in greedy if not d.forced and d.loss.low > 0])
     t1 = _round_up(float(np.quantile(own_l, 0.99))) if own_l.size else math.nan
     t2 = _round_up(float(np.quantile(g, 0.75))) if g.size else math.nan
     t3 = _round_up(float(np.quantile(g, 0.9))) if g.size else math.nan
@@ -221,8 +221,8 @@ def summary_row(name: str, ds: list[Decision]) -> dict[str, object]:
     return {
         "policy": name,
         "decisions": s.decisions,
-        "mean_loss": s.mean_loss,
-        "ci": list(s.mean_loss_ci),
+        "mean_loss": s.mean_loss.estimate,
+        "ci": [s.mean_loss.low, s.mean_loss.high],
         "accuracy": s.accuracy,
         "labels": s.counts,
         "band": s.band,
@@ -340,7 +340,7 @@ def main(
         "eval_own": {"n": int(losses(own).size), **quantiles(losses(own))},
         "greedy": {"n": int(losses(greedy).size), **quantiles(losses(greedy))},
         "greedy_distinguishable": quantiles(
-            np.array([d.loss for d in greedy if not d.forced and d.loss_ci[0] > 0])
+            np.array([d.loss.estimate for d in greedy if not d.forced and d.loss.low > 0])
         ),
         "eval_own_labelled_share": float(
             np.mean([d.label is not None for d in own if not d.forced])
@@ -351,10 +351,10 @@ def main(
         "thresholds_in_use": THRESHOLDS,
     }
     means = {
-        "eval": summarize("", own).mean_loss,
-        "strong": summarize("", policies["strong"]).mean_loss,
-        "greedy": summarize("", policies["greedy"]).mean_loss,
-        "random": summarize("", policies["random"]).mean_loss,
+        "eval": summarize("", own).mean_loss.estimate,
+        "strong": summarize("", policies["strong"]).mean_loss.estimate,
+        "greedy": summarize("", policies["greedy"]).mean_loss.estimate,
+        "random": summarize("", policies["random"]).mean_loss.estimate,
     }
     doc["derived_bands"] = [[b if math.isfinite(b) else None, n] for b, n in derive_bands(means)]
     doc["bands_in_use"] = [[b if math.isfinite(b) else None, n] for b, n in BANDS]

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from scopa_sim.bots.base import interval
+from scopa_sim.bots.base import normal_estimate
 from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator, final_margins
 from scopa_sim.bots.registry import PolicySpec
@@ -54,6 +54,7 @@ from scopa_sim.errors import ReviewError
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import check_lines, decode_hand, iter_lines
 from scopa_sim.sim import pool as P
+from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 from scopa_sim.wording import plural
 
@@ -126,8 +127,9 @@ class Decision:
     best: str
     chosen_value: float
     best_value: float
-    loss: float
-    loss_ci: tuple[float, float]
+    #: The value lost against the best play (``best_value - chosen_value``) with its 95%
+    #: interval over the evaluator's worlds (NaN bounds: not estimated, or exact).
+    loss: Estimate
     random_loss: float
     label: str | None
     hand_cards: str
@@ -141,11 +143,11 @@ class Decision:
 
     @property
     def interval(self) -> str:
-        """What ``loss_ci`` is: ``95%`` (over the worlds), ``exact`` (a solve, no width)
-        or ``not estimated`` (too few worlds: no bounds, and no label)."""
+        """What the loss's interval is: ``95%`` (over the worlds), ``exact`` (a solve, no
+        width) or ``not estimated`` (too few worlds: no bounds, and no label)."""
         if self.exact:
             return "exact"
-        return "95%" if all(math.isfinite(x) for x in self.loss_ci) else "not estimated"
+        return "95%" if self.loss.estimated else "not estimated"
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, as ``scopa-sim review --json`` gives a decision."""
@@ -169,8 +171,8 @@ class Decision:
             "best": self.best,
             "chosen_value": self.chosen_value,
             "best_value": self.best_value,
-            "loss": self.loss,
-            "loss_ci": [_num(x) for x in self.loss_ci],
+            "loss": self.loss.estimate,
+            "loss_ci": [_num(self.loss.low), _num(self.loss.high)],
             "interval": self.interval,
             "random_loss": self.random_loss,
             "label": self.label,
@@ -238,8 +240,8 @@ class Summary:
     who: str
     decisions: int
     forced: int
-    mean_loss: float
-    mean_loss_ci: tuple[float, float]
+    #: The mean loss of the unforced decisions with its 95% normal interval over them.
+    mean_loss: Estimate
     total_loss: float
     accuracy: float
     band: str
@@ -252,15 +254,15 @@ class Summary:
     @property
     def ci_estimated(self) -> bool:
         """Whether the mean loss has an interval (from enough unforced decisions)."""
-        return all(math.isfinite(x) for x in self.mean_loss_ci)
+        return self.mean_loss.estimated
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready, as ``scopa-sim review --json`` gives a seat's or a side's summary."""
         out: dict[str, Any] = {
             "decisions": self.decisions,
             "forced": self.forced,
-            "mean_loss": _num(self.mean_loss),
-            "mean_loss_ci": [_num(x) for x in self.mean_loss_ci],
+            "mean_loss": _num(self.mean_loss.estimate),
+            "mean_loss_ci": [_num(self.mean_loss.low), _num(self.mean_loss.high)],
             "mean_loss_interval": "95%" if self.ci_estimated else "not estimated",
             "total_loss": self.total_loss,
             "accuracy": _num(self.accuracy),
@@ -282,14 +284,14 @@ def summarize(who: str, decisions: Sequence[Decision]) -> Summary:
     the unforced decisions among ``decisions``."""
     graded = [d for d in decisions if not d.forced]
     n = len(graded)
-    losses = np.array([d.loss for d in graded], dtype=np.float64)
+    losses = np.array([d.loss.estimate for d in graded], dtype=np.float64)
     counts = {name: sum(1 for d in graded if d.label == name) for name in LABELS}
     mean = float(losses.mean()) if n else math.nan
-    ci = interval(mean, float(losses.std(ddof=1)) if n > 1 else math.nan, n)
+    loss = normal_estimate(mean, float(losses.std(ddof=1)) if n > 1 else math.nan, n)
     reference = sum(d.random_loss for d in graded)
     total = float(losses.sum())
     accuracy = 100.0 * (1.0 - total / reference) if reference > 0 else (100.0 if n else math.nan)
-    return Summary(who, n, len(decisions) - n, mean, ci, total, accuracy, band_for(mean), counts)
+    return Summary(who, n, len(decisions) - n, loss, total, accuracy, band_for(mean), counts)
 
 
 @dataclass(frozen=True)
@@ -536,8 +538,7 @@ def review_hand(
                 best=str(e.plays[e.best]),
                 chosen_value=float(e.means[i]),
                 best_value=float(e.means[e.best]),
-                loss=loss.estimate,
-                loss_ci=(loss.low, loss.high),
+                loss=loss,
                 random_loss=e.random_loss,
                 label=None if forced else label_for(loss.estimate, loss.low),
                 hand_cards=str(state.hand(seat)),
@@ -687,10 +688,10 @@ def summary_lines(review: Review) -> list[str]:
     out = []
     for s in [*review.seat_summaries(), *review.side_summaries()]:
         if s.decisions and s.ci_estimated:
-            lo, hi = s.mean_loss_ci
-            loss = f"mean loss {s.mean_loss:.3f} [{lo:.3f}, {hi:.3f}]"
+            m = s.mean_loss
+            loss = f"mean loss {m.estimate:.3f} [{m.low:.3f}, {m.high:.3f}]"
         elif s.decisions:
-            loss = f"mean loss {s.mean_loss:.3f} [interval not estimated]"
+            loss = f"mean loss {s.mean_loss.estimate:.3f} [interval not estimated]"
         else:
             loss = "mean loss -"
         counts = ", ".join(plural(n, name, _LABELS_PLURAL[name]) for name, n in s.counts.items())
@@ -724,7 +725,7 @@ def _decision_cells(d: Decision) -> tuple[str, str]:
         return "exact", d.label or ""
     if d.interval == "not estimated":
         return "not estimated", ""
-    return f"[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]", d.label or ""
+    return f"[{d.loss.low:+.2f}, {d.loss.high:+.2f}]", d.label or ""
 
 
 def to_text(review: Review, details: bool = False) -> str:
@@ -756,7 +757,7 @@ def to_text(review: Review, details: bool = False) -> str:
                 ci, label = _decision_cells(d)
                 lines.append(
                     f"  play {d.play}, seat {d.seat}: {d.chosen}, best {d.best}, loss "
-                    f"{d.loss:.3f} {ci} {label}"
+                    f"{d.loss.estimate:.3f} {ci} {label}"
                 )
             continue
         lines.append(f"{where}, dealer seat {h.dealer}, {h.players} players")
@@ -777,7 +778,7 @@ def to_text(review: Review, details: bool = False) -> str:
             best = "=" if d.best == d.chosen else d.best
             lines.append(
                 f"  {d.play:>3} {d.seat:>4}  {d.chosen:<{width}}  {best:<{width}}  "
-                f"{d.loss:6.3f}  {ci:<17} {label}".rstrip()
+                f"{d.loss.estimate:6.3f}  {ci:<17} {label}".rstrip()
             )
             for seat, top in d.belief:
                 held = ", ".join(f"[{h}] {p:.0%}" for h, p in top)

@@ -110,7 +110,7 @@ def summary_table(rows: Sequence[Summary]) -> str:
     )
     body = []
     for s in rows:
-        lo, hi = s.mean_loss_ci
+        lo, hi = s.mean_loss.low, s.mean_loss.high
         ci = (
             f"[{_fmt(lo, '.3f')}, {_fmt(hi, '.3f')}]"
             if s.ci_estimated or not s.decisions
@@ -124,7 +124,7 @@ def summary_table(rows: Sequence[Summary]) -> str:
         body.append(
             f"<tr><td class='nw'>{_e(s.who)}</td><td class='num'>{s.decisions}</td>"
             f"<td class='num'>{s.forced}</td>"
-            f"<td class='num'>{_fmt(s.mean_loss, '.3f')} {ci}"
+            f"<td class='num'>{_fmt(s.mean_loss.estimate, '.3f')} {ci}"
             f"</td><td class='num'>{_fmt(s.accuracy, '.1f')}%</td>"
             + "".join(f"<td class='num'>{s.counts[n]}</td>" for n in LABELS)
             + f"<td class='nw'>{_e(s.band)}</td><td class='num'>{split}</td></tr>"
@@ -198,7 +198,8 @@ def margin_plot(h: HandReview, width: int = 900, height: int = 240) -> str:
         parts.append(
             f'<circle cx="{px(x):.1f}" cy="{py(after[x][s]):.1f}" r="{4 if d.label else 3}" '
             f'fill="{colour}" stroke="#fff" stroke-width="1">'
-            f"<title>play {d.play} seat {d.seat}: {_e(d.chosen)}, loss {d.loss:.2f}</title>"
+            f"<title>play {d.play} seat {d.seat}: {_e(d.chosen)}, "
+            f"loss {d.loss.estimate:.2f}</title>"
             f"</circle>"
         )
     legend = "side 0's expected margin (side 1: its negative)" if sides == 1 else "sides"
@@ -241,13 +242,14 @@ def hand_section(h: HandReview, seats: frozenset[int] | None) -> str:
         if d.forced:
             loss = "forced"
         elif d.exact:
-            loss = f"{d.loss:.2f}<br><small>exact</small>"
+            loss = f"{d.loss.estimate:.2f}<br><small>exact</small>"
         elif d.best == d.chosen:
             loss = "0"
         elif d.interval == "not estimated":
-            loss = f"{d.loss:.2f}<br><small>not estimated</small>"
+            loss = f"{d.loss.estimate:.2f}<br><small>not estimated</small>"
         else:
-            loss = f"{d.loss:.2f}<br><small>[{d.loss_ci[0]:+.2f}, {d.loss_ci[1]:+.2f}]</small>"
+            m = d.loss
+            loss = f"{m.estimate:.2f}<br><small>[{m.low:+.2f}, {m.high:+.2f}]</small>"
         best = (
             "same"
             if d.best == d.chosen

@@ -41,6 +41,7 @@ from scopa_sim.records.review import (
 )
 from scopa_sim.records.review_html import to_html
 from scopa_sim.sim.match import play_match
+from scopa_sim.stats import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 
 SMALL = "eval:worlds=16"
@@ -199,8 +200,9 @@ def test_the_evaluator_plays_as_a_bot() -> None:
 # --------------------------------------------------------------------------- labels etc.
 def _decision(loss: float, low: float, random_loss: float, forced: bool = False) -> Decision:
     return Decision(
-        "f", 1, 0, 0, 0, 0, 0, forced, False, 2, "AD", "AD", 0.0, loss, loss, (low, loss + 0.1),
-        random_loss, label_for(loss, low), "AD", "", ("", ""), (0, 0), (),
+        "f", 1, 0, 0, 0, 0, 0, forced, False, 2, "AD", "AD", 0.0, loss,
+        Estimate(loss, low, loss + 0.1, 100, "normal"), random_loss, label_for(loss, low), "AD",
+        "", ("", ""), (0, 0), (),
     )  # fmt: skip
 
 
@@ -218,12 +220,12 @@ def test_summary_formulas() -> None:
     ds = [_decision(0.0, 0.0, 0.5), _decision(0.5, 0.2, 0.5), _decision(1.0, 0.0, 1.0, True)]
     s = summarize("seat 0", ds)
     assert (s.decisions, s.forced) == (2, 1)
-    assert s.mean_loss == pytest.approx(0.25)
+    assert s.mean_loss.estimate == pytest.approx(0.25)
     assert not s.ci_estimated  # two decisions: no interval (MIN_SAMPLES)
     assert s.accuracy == pytest.approx(100 * (1 - 0.5 / 1.0))
     assert sum(s.counts.values()) == 1
     many = summarize("seat 0", ds[:2] * (MIN_SAMPLES // 2))
-    assert many.ci_estimated and many.mean_loss_ci[0] < 0.25 < many.mean_loss_ci[1]
+    assert many.ci_estimated and many.mean_loss.low < 0.25 < many.mean_loss.high
 
 
 def test_line_arguments() -> None:
@@ -259,8 +261,8 @@ def test_review_grades_every_play_and_splits_luck_and_skill(games: Path, reviewe
             assert h.luck[s] == pytest.approx(h.prior[s] + sum(d.luck[s] for d in h.deals))
         for d in h.decisions:
             assert d.forced == (d.legal == 1) and (d.label is None or not d.forced)
-            assert d.loss >= 0 and d.loss_ci[0] <= d.loss <= d.loss_ci[1]
-            assert d.best_value - d.chosen_value == pytest.approx(d.loss)
+            assert d.loss.estimate >= 0 and d.loss.low <= d.loss.estimate <= d.loss.high
+            assert d.best_value - d.chosen_value == pytest.approx(d.loss.estimate)
         # the curve: a point after every play, two at every later deal
         assert len(h.curve) == 2 + len(rec["plays"]) + len(rec["deals"]) - 1
         assert h.curve[-1][1] == h.result
