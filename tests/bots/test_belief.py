@@ -336,7 +336,7 @@ def test_review_shows_the_belief(record: str) -> None:
     assert all(0 < h["p"] <= 1 for d in with_belief for h in d["belief"]["0"])
     plain = json.loads(CliRunner().invoke(cli, [*base, "--json"]).output)["decisions"]
     assert not any("belief" in d for d in plain)
-    text = CliRunner().invoke(cli, [*base, "--belief", "expert"]).output
+    text = CliRunner().invoke(cli, [*base, "--belief", "expert", "--details"]).output
     assert "belief: seat 0 holds [" in text
     res = CliRunner().invoke(cli, [*base, "--belief", "x"])
     assert res.exit_code == 2 and "Traceback" not in res.output

@@ -284,7 +284,7 @@ def test_dask_local_cluster_same_data(tmp_path):
 @pytest.mark.slow
 def test_kill_and_resume_gives_identical_data(tmp_path):
     """kill -9 in the middle of a run, then --resume: the data equal an uninterrupted run."""
-    args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
+    args = ["--hands", "4000000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
     env = dict(os.environ)
     d = tmp_path / "killed"
     proc = subprocess.Popen(
@@ -399,7 +399,7 @@ def test_a_locked_run_directory_is_refused(tmp_path):
 @pytest.mark.slow
 def test_ctrl_c_keeps_finished_shards_and_says_how_to_resume(tmp_path):
     d = tmp_path / "intr"
-    args = ["--hands", "400000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
+    args = ["--hands", "4000000", "--seed", "5", "--shard-size", "20000", "--workers", "1", "-q"]
     proc = subprocess.Popen(
         [sys.executable, "-m", "scopa_sim_cli.main", "simulate", *args, "--out", str(d)],
         cwd=Path(__file__).resolve().parents[2],
