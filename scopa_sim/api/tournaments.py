@@ -39,8 +39,7 @@ class Pairing:
     draws: int
     losses: int
     score: float
-    elo: float
-    elo_ci: tuple[float, float]
+    elo: Estimate
     sprt_llr: float | None
     sprt_verdict: str | None
 
@@ -49,19 +48,19 @@ class Pairing:
         m = x.margin
         return cls(
             x.a, x.b, x.deal_pairs, m, x.wins, x.draws,
-            x.losses, x.score, x.elo, (x.elo_low, x.elo_high), x.sprt_llr, x.sprt_verdict,
+            x.losses, x.score, x.elo, x.sprt_llr, x.sprt_verdict,
         )  # fmt: skip
 
     def _cells(self) -> list[str]:
         return [esc(self.a), esc(self.b), *est_cells(self.margin, "+.3f"),
                 f"{self.wins}/{self.draws}/{self.losses}",
-                f"{self.elo:+.0f} [{self.elo_ci[0]:+.0f}, {self.elo_ci[1]:+.0f}]"]  # fmt: skip
+                self.elo.text("+.0f")]  # fmt: skip
 
     def __repr__(self) -> str:
         """``Pairing(expert vs random: +2.375 [+1.9, +2.8] points per hand, ...)``."""
         return (f"Pairing({self.a} vs {self.b}: {self.margin.text('+.3f')} points per hand, "
                 f"{self.deal_pairs:,} deal pairs, W/D/L {self.wins}/{self.draws}/{self.losses},"
-                f" Elo {self.elo:+.0f})")  # fmt: skip
+                f" Elo {self.elo.estimate:+.0f})")  # fmt: skip
 
     def _repr_html_(self) -> str:
         """The pairing as a one-row table."""
@@ -110,8 +109,8 @@ class Tournament:
                     "draws": x.draws,
                     "losses": x.losses,
                     "score": x.score,
-                    "elo": x.elo,
-                    "elo_ci": [json_number(x.elo_low), json_number(x.elo_high)],
+                    "elo": x.elo.estimate,
+                    "elo_ci": [json_number(x.elo.low), json_number(x.elo.high)],
                     "sprt_llr": x.sprt_llr,
                     "sprt_verdict": x.sprt_verdict,
                 }
@@ -135,14 +134,14 @@ class Tournament:
         for x in self.results:
             if x.margin.estimated:
                 margin_ci = f"95% CI [{x.margin.low:+.3f}, {x.margin.high:+.3f}]"
-                elo_ci = f" [{x.elo_low:+.0f}, {x.elo_high:+.0f}]"
+                elo_ci = f" [{x.elo.low:+.0f}, {x.elo.high:+.0f}]"
             else:
                 margin_ci = f"no CI (not estimated from fewer than {MIN_SAMPLES} deal pairs)"
                 elo_ci = ""
             lines.append(
                 f"{x.a} vs {x.b}: {x.margin.estimate:+.3f} points per hand, {margin_ci} over "
                 f"{x.deal_pairs} deal pairs; W/D/L {x.wins}/{x.draws}/{x.losses}, "
-                f"Elo {x.elo:+.0f}{elo_ci}"
+                f"Elo {x.elo.estimate:+.0f}{elo_ci}"
             )
             if x.sprt_llr is not None and test is not None:
                 lo, hi = test.bounds
@@ -182,7 +181,7 @@ class Tournament:
                 "draws": x.draws,
                 "losses": x.losses,
                 "score": x.score,
-                "elo": x.elo,
+                "elo": x.elo.estimate,
             }
             for x in self.pairings
         ]

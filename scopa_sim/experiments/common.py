@@ -38,7 +38,7 @@ from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.sim import pool as P
-from scopa_sim.sim.tournament import PairingResult, elo_of_score, play_pairing
+from scopa_sim.sim.tournament import ELO_METHOD, PairingResult, elo_estimate, play_pairing
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import normal_ci, normal_ci_from_stats
 
@@ -384,9 +384,7 @@ def pairing(a: str, b: str, m0: Sequence[int], m1: Sequence[int]) -> PairingResu
         a=a, b=b, deal_pairs=int(x0.size),
         margin=normal_ci((x0 + x1) / 2) if x0.size > 1 else normal_ci_from_stats(0.0, math.nan, 1),
         wins=wins, draws=draws, losses=int(both.size) - wins - draws, score=score,
-        elo=elo_of_score(score),
-        elo_low=elo_of_score(score - Z * se) if se == se else math.nan,
-        elo_high=elo_of_score(score + Z * se) if se == se else math.nan,
+        elo=elo_estimate(score, se, int(x0.size), Z),
     )  # fmt: skip
 
 
@@ -404,8 +402,8 @@ def summary(a: str, b: str, parts: Sequence[dict[str, Any]], first: int | None =
     return {"a": a, "b": b, "deals": pr.deal_pairs, "hands": 2 * pr.deal_pairs,
             "mean_margin": pr.margin.estimate, "ci_low": pr.margin.low,
             "ci_high": pr.margin.high, "wins": pr.wins, "draws": pr.draws,
-            "losses": pr.losses, "score": pr.score, "elo": pr.elo,
-            "elo_low": pr.elo_low, "elo_high": pr.elo_high,
+            "losses": pr.losses, "score": pr.score, "elo": pr.elo.estimate,
+            "elo_low": pr.elo.low, "elo_high": pr.elo.high,
             "a_ms_per_move": 1000 * t["a_cpu"] / a_n, "b_ms_per_move": 1000 * t["b_cpu"] / b_n,
             "a_wall_ms_per_move": 1000 * t["a_wall"] / a_n,
             "b_wall_ms_per_move": 1000 * t["b_wall"] / b_n,
@@ -431,8 +429,8 @@ def result_json(r: PairingResult) -> dict[str, Any]:
     m = r.margin
     return {"a": r.a, "b": r.b, "deal_pairs": r.deal_pairs, "mean": m.estimate, "se": m.se,
             "n": m.n, "ci_low": m.low, "ci_high": m.high, "wins": r.wins, "draws": r.draws,
-            "losses": r.losses, "score": r.score, "elo": r.elo, "elo_low": r.elo_low,
-            "elo_high": r.elo_high}  # fmt: skip
+            "losses": r.losses, "score": r.score, "elo": r.elo.estimate, "elo_low": r.elo.low,
+            "elo_high": r.elo.high}  # fmt: skip
 
 
 def result_of(d: Mapping[str, Any]) -> PairingResult:
@@ -440,8 +438,8 @@ def result_of(d: Mapping[str, Any]) -> PairingResult:
     return PairingResult(
         a=d["a"], b=d["b"], deal_pairs=d["deal_pairs"],
         margin=normal_ci_from_stats(d["mean"], d["se"], d["n"]),
-        wins=d["wins"], draws=d["draws"], losses=d["losses"], score=d["score"], elo=d["elo"],
-        elo_low=d["elo_low"], elo_high=d["elo_high"],
+        wins=d["wins"], draws=d["draws"], losses=d["losses"], score=d["score"],
+        elo=Estimate(d["elo"], d["elo_low"], d["elo_high"], d["deal_pairs"], ELO_METHOD),
     )  # fmt: skip
 
 

@@ -65,7 +65,7 @@ def table(pick: Pick) -> str:
             f"{t2['deal_pairs']:,} pairs")  # fmt: skip
         three = "not measured" if t3.get("gain") is None else (
             f"{_f(t3['gain'])} [{_f(t3['ci'][0])}, {_f(t3['ci'][1])}]")  # fmt: skip
-        worst = (f"{_f(c.worst)} [{_f(c.worst_ci[0])}, {_f(c.worst_ci[1])}] vs "
+        worst = (f"{_f(c.worst.estimate)} [{_f(c.worst.low)}, {_f(c.worst.high)}] vs "
                  f"{labels.get(c.worst_opponent, c.worst_opponent)}")  # fmt: skip
         lev = ", ".join(labels.get(o, o) for o in c.level_with) or "—"
         lines.append(

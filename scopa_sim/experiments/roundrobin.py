@@ -162,8 +162,8 @@ def table(calib: dict, results: list[PairingResult], rank: list[Standing], best:
     ]
     for r in results:
         lines.append(
-            f"| {label_of[r.a]} vs {label_of[r.b]} | {fmt(r.margin)} | {r.elo:+.0f} "
-            f"[{r.elo_low:+.0f}, {r.elo_high:+.0f}] | {r.wins}/{r.draws}/{r.losses} |"
+            f"| {label_of[r.a]} vs {label_of[r.b]} | {fmt(r.margin)} | {r.elo.estimate:+.0f} "
+            f"[{r.elo.low:+.0f}, {r.elo.high:+.0f}] | {r.wins}/{r.draws}/{r.losses} |"
         )
     verdict = (
         "not significantly worse than any other"

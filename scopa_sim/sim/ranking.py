@@ -36,6 +36,7 @@ from scopa_sim.bots.base import Z95
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import RankingError
 from scopa_sim.sim.tournament import Standing
+from scopa_sim.stats.estimate import Estimate
 
 #: The search with uniform worlds a belief setting's gain is measured over (any budget).
 UNIFORM = "ismcts:iterations=1000,horizon=4,c=1"
@@ -50,22 +51,18 @@ Side = tuple[str, float, float, float]
 
 @dataclass(frozen=True)
 class PairingMargin:
-    """One pairing's margin per hand from ``a``'s side, with its 95% CI, over ``n`` deal
-    pairs of the measurement named ``source``."""
+    """One pairing's margin per hand from ``a``'s side, with its 95% CI over its deal
+    pairs (``margin.n``), of the measurement named ``source``."""
 
     a: str
     b: str
-    mean: float
-    low: float
-    high: float
-    n: int
+    margin: Estimate
     source: str
 
     def side(self, p: str) -> Side:
         """(opponent, mean, low, high) from ``p``'s side (``p`` is ``a`` or ``b``)."""
-        if p == self.a:
-            return self.b, self.mean, self.low, self.high
-        return self.a, -self.mean, -self.high, -self.low
+        m = self.margin if p == self.a else self.margin.negated()
+        return (self.b if p == self.a else self.a), m.estimate, m.low, m.high
 
 
 @dataclass(frozen=True)
@@ -78,8 +75,7 @@ class Candidate:
     policy: str
     label: str
     elo: float
-    worst: float
-    worst_ci: tuple[float, float]
+    worst: Estimate  # the margin of its worst pairing, from its side
     worst_opponent: str
     level_with: tuple[str, ...]
     tied: bool
@@ -93,9 +89,14 @@ class Candidate:
 
     def to_dict(self) -> dict[str, Any]:
         """The candidate as the pick's JSON holds it."""
+        d = dict(self.__dict__)
+        worst = d.pop("worst")
+        head = {k: d.pop(k) for k in ("policy", "label", "elo")}
         return {
-            **self.__dict__,
-            "worst_ci": list(self.worst_ci),
+            **head,
+            "worst": worst.estimate,
+            "worst_ci": [worst.low, worst.high],
+            **d,
             "level_with": list(self.level_with),
             "targets_met": self.targets_met,
         }
@@ -147,12 +148,12 @@ def pairings_of(doc: Mapping[str, Any], source: str) -> list[PairingMargin]:
                 mean = r["margin"]
             else:
                 mean, low, high = r["mean"], r["ci_low"], r["ci_high"]
-            out.append(PairingMargin(r["a"], r["b"], mean, low, high, int(r["deal_pairs"]),
-                                     source))  # fmt: skip
+            if None in (low, high):
+                raise RankingError(f"{source}: a pairing without a CI (too few deal pairs)")
+            margin = Estimate(float(mean), float(low), float(high), int(r["deal_pairs"]), "normal")
+            out.append(PairingMargin(r["a"], r["b"], margin, source))
     except (KeyError, TypeError, ValueError):
         raise RankingError(f"{source}: a pairing without its margin and CI") from None
-    if any(None in (p.low, p.high) for p in out):
-        raise RankingError(f"{source}: a pairing without a CI (too few deal pairs)")
     return out
 
 
@@ -209,8 +210,8 @@ def target2(p: str, reference: str, samples: Sequence[PairingMargin]) -> dict[st
     mine = [r for r in samples if {r.a, r.b} == {p, reference}]
     if not mine:
         return {"met": False, "margin": None, "sources": []}
-    m, lo, hi = pooled([(r.n, *r.side(p)[1:]) for r in mine])
-    return {"met": lo > 0, "margin": m, "ci": [lo, hi], "deal_pairs": sum(r.n for r in mine),
+    m, lo, hi = pooled([(r.margin.n, *r.side(p)[1:]) for r in mine])
+    return {"met": lo > 0, "margin": m, "ci": [lo, hi], "deal_pairs": sum(r.margin.n for r in mine),
             "sources": [r.source for r in mine]}  # fmt: skip
 
 
@@ -291,8 +292,9 @@ def candidates(rr_doc: Mapping[str, Any], rr: Sequence[PairingMargin],
         t3 = {"met": False, "gain": None} if g is None else {"met": g["gain"] >= GREEDY_GAIN, **g}
         t2 = target2(p, rr_doc["reference"], [*rr, *confirm])
         tied = p == first or first in lev
-        out.append(Candidate(p, labels.get(p, p), s["elo"], worst, (lo, hi), opp, lev, tied,
-                             t2, t3))  # fmt: skip
+        n = next(r.margin.n for r in rr if {r.a, r.b} == {p, opp})
+        out.append(Candidate(p, labels.get(p, p), s["elo"], Estimate(worst, lo, hi, n, "normal"),
+                             opp, lev, tied, t2, t3))  # fmt: skip
     order = {c.policy: i for i, c in enumerate(out)}
     return sorted(out, key=lambda c: (not c.tied, -c.targets_met * c.tied, order[c.policy]))
 
@@ -308,7 +310,7 @@ def same_pick_range(rr_doc: Mapping[str, Any], rr: Sequence[PairingMargin],
     def pick(m: float) -> str:
         return candidates(rr_doc, rr, confirm, gains, m)[0].policy
 
-    cuts = sorted({0.0, *(max(abs(r.low), abs(r.high)) for r in rr)} | {math.inf})
+    cuts = sorted({0.0, *(max(abs(r.margin.low), abs(r.margin.high)) for r in rr)} | {math.inf})
     chosen = pick(d)
     i = max(k for k, c in enumerate(cuts) if c <= d)
     lo = i

@@ -86,9 +86,9 @@ class PairingResult:
     draws: int
     losses: int
     score: float  # (wins + draws / 2) / hands, from a's side
-    elo: float
-    elo_low: float
-    elo_high: float
+    #: The Elo difference of ``score``, with the 95% normal interval of the score over the
+    #: deal pairs carried to Elo (NaN bounds from fewer than MIN_SAMPLES deal pairs).
+    elo: Estimate
     sprt_llr: float | None = None
     sprt_verdict: str | None = None
 
@@ -97,6 +97,21 @@ def elo_of_score(score: float) -> float:
     """Elo difference giving an expected score (clamped away from 0 and 1)."""
     s = min(max(score, 1e-6), 1 - 1e-6)
     return -400 * math.log10(1 / s - 1)
+
+
+#: The method of a pairing's Elo :class:`Estimate`.
+ELO_METHOD = "Elo of the score, normal interval of the score over deal pairs"
+
+
+def elo_estimate(score: float, se: float, n: int, z: float | None = None) -> Estimate:
+    """The Elo difference of an expected ``score`` (:func:`elo_of_score`), its 95% bounds
+    those of the score's normal interval (standard error ``se``; NaN: not estimated;
+    ``z`` the normal quantile, by default the 97.5% one) carried to Elo; ``n`` the deal
+    pairs behind it."""
+    z = NormalDist().inv_cdf(0.975) if z is None else z
+    low = elo_of_score(score - z * se) if se == se else math.nan
+    high = elo_of_score(score + z * se) if se == se else math.nan
+    return Estimate(elo_of_score(score), low, high, n, ELO_METHOD)
 
 
 def _players(rules: Rules, a: PolicySpec, b: PolicySpec, seed: int) -> tuple[HandPlayer, ...]:
@@ -253,7 +268,6 @@ def _pairing(
         stream.close()
     ps = np.asarray(pair_scores)
     score = float(ps.mean())
-    z = NormalDist().inv_cdf(0.975)
     # no interval from fewer than MIN_SAMPLES deal pairs (as for the margin's Estimate)
     se = float(ps.std(ddof=1)) / math.sqrt(ps.size) if ps.size >= MIN_SAMPLES else math.nan
     return PairingResult(
@@ -267,9 +281,7 @@ def _pairing(
         draws=draws,
         losses=losses,
         score=score,
-        elo=elo_of_score(score),
-        elo_low=elo_of_score(score - z * se) if se == se else math.nan,
-        elo_high=elo_of_score(score + z * se) if se == se else math.nan,
+        elo=elo_estimate(score, se, len(margins)),
         sprt_llr=llr,
         sprt_verdict=verdict,
     )
@@ -299,8 +311,8 @@ def ladder(policies: Sequence[str], results: Sequence[PairingResult]) -> list[tu
         a[j][j] += 1.0
         a[i][j] -= 1.0
         a[j][i] -= 1.0
-        b[i] += r.elo
-        b[j] -= r.elo
+        b[i] += r.elo.estimate
+        b[j] -= r.elo.estimate
         parent[root(i)] = root(j)
     sol = [0.0] * k
     for comp in {root(i) for i in range(k)}:

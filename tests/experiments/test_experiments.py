@@ -167,7 +167,7 @@ def test_ladder_pairing_and_frontier() -> None:
     # hands: a wins 1 and 3, draws 0 and 0, loses -2 and -1
     pr = pairing("a", "b", [1, 0, -2], [3, -1, 0])
     assert (pr.wins, pr.draws, pr.losses, pr.deal_pairs) == (2, 2, 2, 3)
-    assert pr.score == 0.5 and pr.elo == 0.0
+    assert pr.score == 0.5 and pr.elo.estimate == 0.0
     assert abs(pr.margin.estimate - (2 - 0.5 - 1) / 3) < 1e-12
     pts = [("slow-weak", 10.0, 0.5), ("cheap", 0.1, 0.2), ("mid", 1.0, 1.0), ("dear", 5.0, 1.2)]
     assert B.frontier(pts) == ["cheap", "mid", "dear"]

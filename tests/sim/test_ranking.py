@@ -93,7 +93,7 @@ def test_only_shown_ties_are_broken_by_the_targets() -> None:
     plain = _pick(0.003)
     assert plain.best.endswith("belief=fit")  # not shown level: the better estimate
     first = plain.candidates[0]
-    assert first.worst == 0.001 and not first.level_with and first.tied
+    assert first.worst.estimate == 0.001 and not first.level_with and first.tied
     assert not plain.candidates[1].tied
     low, high = plain.same_pick
     assert low == 0.0 and math.isclose(high, 0.004)
