@@ -19,7 +19,8 @@ from scopa_sim.bots.registry import ALIASES, PolicySpec, make_bot
 from scopa_sim.bots.search import move_seed
 from scopa_sim.errors import PolicyError, TournamentError
 from scopa_sim.game.state import HandState
-from scopa_sim.sim.tournament import PairingResult, play_pairing, standings
+from scopa_sim.sim.tournament import ELO_METHOD, PairingResult, play_pairing, standings
+from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import normal_ci_from_stats
 
 SEARCHER = "ismcts:iterations=300,horizon=4,c=1"
@@ -192,7 +193,15 @@ def test_round_robin_harness_is_the_same_for_any_number_of_workers() -> None:
 def _result(a: str, b: str, mean: float, half: float) -> PairingResult:
     se = half / 1.959963984540054
     return PairingResult(
-        a, b, 100, normal_ci_from_stats(mean, se, 100), 0, 0, 0, 0.5, 0.0, 0.0, 0.0
+        a,
+        b,
+        100,
+        normal_ci_from_stats(mean, se, 100),
+        0,
+        0,
+        0,
+        0.5,
+        Estimate(0.0, 0.0, 0.0, 100, ELO_METHOD),
     )
 
 
@@ -491,7 +500,15 @@ def test_the_elo_ladder_is_least_squares_without_lapack(monkeypatch: pytest.Monk
 
     def pr(a: str, b: str, elo: float) -> PairingResult:
         return PairingResult(
-            a, b, 10, normal_ci_from_stats(0.0, 0.1, 10), 5, 0, 5, 0.5, elo, elo, elo
+            a,
+            b,
+            10,
+            normal_ci_from_stats(0.0, 0.1, 10),
+            5,
+            0,
+            5,
+            0.5,
+            Estimate(elo, elo, elo, 10, ELO_METHOD),
         )
 
     names = ["a", "b", "c", "d"]
