@@ -13,7 +13,7 @@ import click
 
 import scopa_sim
 from scopa_sim import __version__
-from scopa_sim.api.interrupts import abandoned, interrupt_on_sigterm
+from scopa_sim.api.interrupts import abandoned, end_on_interrupt, interrupt_on_sigterm
 from scopa_sim.errors import FileError, ScopaError
 
 from .interrupted import exit_interrupted
@@ -164,6 +164,7 @@ def main() -> None:
     """
     _closed_streams()
     _python_ctrl_c()
+    end_on_interrupt()
     try:
         cli.main(prog_name="scopa-sim")  # standalone mode: always ends in SystemExit
     except SystemExit as e:

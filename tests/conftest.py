@@ -50,3 +50,19 @@ def pytest_configure(config: pytest.Config) -> None:
         f"numba cache warmed ({len(done)} tasks) in {time.perf_counter() - t0:.0f} s",
         file=sys.stderr,
     )
+
+
+@pytest.fixture(autouse=True)
+def _signal_handlers_restored() -> object:
+    """Each test leaves SIGINT's and SIGTERM's handlers and the pool's
+    ``end_on_interrupt`` as it found them: a command interrupted in-process (``CliRunner``)
+    ignores further interrupts while it ends, and a later test's child would inherit an
+    ignored SIGINT and run on through the Ctrl-C it is sent."""
+    from scopa_sim.sim import pool
+
+    saved = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    ends = pool._ENDS_ON_INTERRUPT
+    yield
+    signal.signal(signal.SIGINT, saved[0])
+    signal.signal(signal.SIGTERM, saved[1])
+    pool._ENDS_ON_INTERRUPT = ends

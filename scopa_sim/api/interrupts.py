@@ -7,7 +7,8 @@ at once rather than wait for it).
 * :class:`Terminated`: the ``KeyboardInterrupt`` it raises;
 * :func:`abandoned`: whether an interrupted search still runs in a thread;
 * :func:`ignore_interrupts`: no further Ctrl-C or SIGTERM while an interrupted front door
-  ends;
+  ends, and :func:`end_on_interrupt`, which a command line calls so that its pools do so
+  as they stop (a notebook's kernel never has its handlers changed);
 * :func:`dies_with_parent`: a ``preexec_fn`` that ends a program started by a front door
   (or a benchmark) with the process that started it.
 
@@ -20,6 +21,7 @@ from scopa_sim.sim.pool import (
     Terminated,
     abandoned,
     dies_with_parent,
+    end_on_interrupt,
     ignore_interrupts,
     interrupt_on_sigterm,
 )
@@ -28,6 +30,7 @@ __all__ = [
     "Terminated",
     "abandoned",
     "dies_with_parent",
+    "end_on_interrupt",
     "ignore_interrupts",
     "interrupt_on_sigterm",
 ]

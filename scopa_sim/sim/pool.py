@@ -250,10 +250,25 @@ def ordered(
         raise
 
 
+#: Whether an interrupt ends this process (set by :func:`end_on_interrupt`: a command
+#: line). Only then does a pool stopped by one ignore further interrupts; in a library
+#: caller's process (a notebook's kernel) Ctrl-C keeps working after an interrupted call.
+_ENDS_ON_INTERRUPT = False
+
+
+def end_on_interrupt() -> None:
+    """Declare this process a front door that ends on an interrupt (the command line): a
+    pool stopped by Ctrl-C or SIGTERM then ignores further ones (:func:`ignore_interrupts`)
+    while it stops and the command ends, so that a second Ctrl-C cannot print a traceback
+    from the clean-up. Without it, the process's signal handlers are never changed."""
+    global _ENDS_ON_INTERRUPT
+    _ENDS_ON_INTERRUPT = True
+
+
 def _stopping(e: BaseException) -> None:
-    """On an interrupt (Ctrl-C, or SIGTERM as :class:`Terminated`): ignore further ones
-    (:func:`ignore_interrupts`) while the pool stops and the command ends."""
-    if isinstance(e, KeyboardInterrupt):
+    """On an interrupt (Ctrl-C, or SIGTERM as :class:`Terminated`) in a process that ends
+    on it (:func:`end_on_interrupt`): ignore further ones while the pool stops."""
+    if isinstance(e, KeyboardInterrupt) and _ENDS_ON_INTERRUPT:
         ignore_interrupts()
 
 
@@ -415,6 +430,7 @@ __all__ = [
     "Terminated",
     "abandoned",
     "dies_with_parent",
+    "end_on_interrupt",
     "ignore_interrupts",
     "interrupt_on_sigterm",
     "interruptible",

@@ -364,3 +364,26 @@ def test_every_benchmark_that_starts_processes_stops_them() -> None:
                 given = "preexec_fn=" in call or ("**kw" in call and 'kw["preexec_fn"]' in text)
                 assert given and "P.dies_with_parent()" in text, (f.name, call)
     assert "ladder.py" in checked and "bench_simulate.py" in checked
+
+
+def _interrupted_stream() -> None:
+    """A thread pool's stream stopped by a KeyboardInterrupt, as a notebook's Ctrl-C."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def ctrl_c(x: int) -> int:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        list(P.stream(ThreadPoolExecutor(1), ctrl_c, [(1,)], ahead=1))
+
+
+def test_an_interrupted_pool_leaves_a_library_callers_ctrl_c_alone() -> None:
+    """In a notebook's kernel (no :func:`end_on_interrupt`), an interrupted call must not
+    leave Ctrl-C ignored for the rest of the session; a command line's pool does ignore
+    further interrupts while it stops."""
+    before = signal.getsignal(signal.SIGINT)
+    _interrupted_stream()
+    assert signal.getsignal(signal.SIGINT) is before
+    P.end_on_interrupt()
+    _interrupted_stream()
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN  # restored by conftest
