@@ -615,9 +615,12 @@ def allowed_hosts(host: str, allow: tuple[str, ...] | list[str] = ()) -> frozens
     or addresses in ``allow`` (lower case; an IPv6 address in brackets).
 
     Raises:
-        BoardError: a name that is not a host name or address (``a@b``, ``x:80``).
+        BoardError: a name that is not a host name or address (``a@b``, ``x:80``), or an
+            empty one in ``allow``.
     """
     names = set(_LOOPBACK)
+    if any(not h.strip() for h in allow):
+        raise BoardError("an empty allowed host: give a host name or address, such as board.lan")
     for h in (host, *allow):
         if h in ("0.0.0.0", "::", ""):
             continue

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from scopa_sim.board import create_app
 from scopa_sim.board.app import allowed_hosts, parse_host
+from scopa_sim.errors import BoardError
 
 H = {"X-Scopa-Board": "1"}
 CARDS = {"cards": {"hand": "7D 3S KH", "table": "7C 5H 2S 4D"}}
@@ -89,6 +90,8 @@ def test_host_names_allowed() -> None:
     lan = allowed_hosts("192.168.1.5", ("board.lan",))
     assert {"192.168.1.5", "board.lan", "127.0.0.1"} <= lan and "evil.example" not in lan
     assert "0.0.0.0" not in allowed_hosts("0.0.0.0")
+    with pytest.raises(BoardError, match="empty allowed host"):
+        allowed_hosts("127.0.0.1", ("board.lan", " "))  # --allow-host "" allowed nothing
     app = create_app(hosts=allowed_hosts("192.168.1.5", ("board.lan",)), token="t")
     c = TestClient(app, base_url="http://192.168.1.5")
     assert c.get("/api/meta", headers={"X-Scopa-Token": "t"}).status_code == 200
