@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers.board import HEADERS, alive, command, descendants, get, make_records, post, served
+from helpers.board import HEADERS, command, get, make_records, post, served
+from helpers.procs import alive, descendants
 
 pytestmark = pytest.mark.slow
 

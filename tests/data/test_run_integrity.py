@@ -12,10 +12,9 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from click.testing import CliRunner, Result
+from helpers.cli import one_line_error, run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scopa_sim_cli.main import cli
 
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data import dataset as D
@@ -69,20 +68,6 @@ def _forget_sizes(d: Path) -> None:
             s.pop("crc32")
 
     _edit_manifest(d, drop)
-
-
-def run(*args: object) -> Result:
-    result = CliRunner().invoke(cli, [str(a) for a in args], prog_name="scopa-sim")
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    assert "Traceback" not in result.output
-    return result
-
-
-def one_line_error(result: Result) -> str:
-    assert result.exit_code not in (0, None), result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error"), result.stderr
-    return lines[0]
 
 
 def _shard(d: Path, i: int = 1) -> Path:

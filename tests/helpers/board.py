@@ -104,33 +104,3 @@ def post(
             return r.status, json.load(r)
     except urllib.error.HTTPError as e:
         return e.code, json.load(e)
-
-
-def descendants(pid: int) -> set[int]:
-    """Every live process below ``pid`` (Linux /proc), zombies left out."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdecimal():
-            continue
-        try:
-            stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if stat[0] in ("Z", "X"):
-            continue
-        children.setdefault(int(stat[1]), []).append(int(entry.name))
-    out: set[int] = set()
-    todo = [pid]
-    while todo:
-        for c in children.get(todo.pop(), []):
-            out.add(c)
-            todo.append(c)
-    return out
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")

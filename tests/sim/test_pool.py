@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from helpers.procs import alive, tree
 
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.game.rules import Rules
@@ -45,38 +46,12 @@ START_WITHIN = 60.0
 
 
 # --------------------------------------------------------------------------- /proc
-def _tree(pid: int) -> dict[int, int]:
-    """The live (not zombie) processes below ``pid``, each with its depth (1: a child)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] not in ("Z", "X"):
-            parents[int(stat.parent.name)] = int(fields[1])
-    depth, frontier, level = {}, {pid}, 0
-    while frontier:
-        level += 1
-        frontier = {p for p, pp in parents.items() if pp in frontier} - depth.keys()
-        depth.update(dict.fromkeys(frontier, level))
-    return depth
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state not in ("Z", "X")
-
-
 def _left(pids: set[int], seconds: float) -> list[int]:
     """The processes of ``pids`` still alive after waiting up to ``seconds``."""
     deadline = time.monotonic() + seconds
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+    while any(alive(p) for p in pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return sorted(p for p in pids if _alive(p))
+    return sorted(p for p in pids if alive(p))
 
 
 def _describe(pids: list[int]) -> list[str]:
@@ -124,14 +99,14 @@ class Started:
         command, besides its main thread)."""
         deadline = time.monotonic() + START_WITHIN
         while True:
-            tree = _tree(self.proc.pid)
+            below = tree(self.proc.pid)
             if depth == 0:
                 found = len(list(Path(f"/proc/{self.proc.pid}/task").glob("*"))) - 1
             else:
-                found = sum(d == depth for d in tree.values())
+                found = sum(d == depth for d in below.values())
             if found >= count:
                 time.sleep(0.2)  # let the pool finish starting what it starts at once
-                return set(_tree(self.proc.pid)) | set(tree)
+                return set(tree(self.proc.pid)) | set(below)
             if self.proc.poll() is not None:
                 pytest.fail(f"ended before its workers started:\n{self.stderr()}")
             if time.monotonic() > deadline:
@@ -282,7 +257,7 @@ def test_ctrl_c_says_so_in_one_line_every_time() -> None:
         run = Started(command)
         try:
             time.sleep(at)
-            pids = set(_tree(run.proc.pid))
+            pids = set(tree(run.proc.pid))
             os.killpg(run.proc.pid, signal.SIGINT)
             if at == CTRL_C_AT[-1]:
                 time.sleep(0.05)

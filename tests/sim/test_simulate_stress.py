@@ -16,8 +16,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from click.testing import CliRunner, Result
-from scopa_sim_cli.main import cli
+from helpers.cli import one_line_error, run
+from helpers.procs import alive, descendants
 
 from scopa_sim import _engine as K
 from scopa_sim.bots.registry import PolicySpec, seat_policies
@@ -31,20 +31,6 @@ from scopa_sim.sim import simulate as S
 from scopa_sim.sim.match import MatchError, play_match
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(*args: object) -> Result:
-    result = CliRunner().invoke(cli, [str(a) for a in args], prog_name="scopa-sim")
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exc_info
-    assert "Traceback" not in result.output
-    return result
-
-
-def one_line_error(result: Result) -> str:
-    assert result.exit_code not in (0, None), result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("Error"), result.stderr
-    return lines[0]
 
 
 def _spawn(*args: object, **kw) -> subprocess.Popen:
@@ -222,31 +208,6 @@ def test_sigterm_is_handled_like_ctrl_c(tmp_path):
     assert _read(d).equals(_read(ref))
 
 
-def _descendants(pid: int) -> set[int]:
-    """The live processes below ``pid`` (from /proc)."""
-    parents: dict[int, int] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if fields[0] != "Z":
-            parents[int(stat.parent.name)] = int(fields[1])
-    out, frontier = set(), {pid}
-    while frontier:
-        frontier = {p for p, pp in parents.items() if pp in frontier} - out
-        out |= frontier
-    return out
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 @pytest.mark.slow
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
 def test_worker_processes_stop_when_simulate_is_killed(tmp_path):
@@ -255,15 +216,15 @@ def test_worker_processes_stop_when_simulate_is_killed(tmp_path):
     d = tmp_path / "k9"
     proc = _spawn("simulate", "--hands", 400, "--shard-size", 2, "--workers", 2, "-q",
                   "--policy", "ismcts:iterations=3000", "--out", d)  # fmt: skip
-    _wait_for(lambda: len(_descendants(proc.pid)) >= 3, 60)  # forkserver and two workers
+    _wait_for(lambda: len(descendants(proc.pid)) >= 3, 60)  # forkserver and two workers
     time.sleep(0.5)
-    children = _descendants(proc.pid)
+    children = descendants(proc.pid)
     proc.kill()  # not reaped yet: the workers see a zombie parent
     deadline = time.time() + 5
-    while any(_alive(p) for p in children) and time.time() < deadline:
+    while any(alive(p) for p in children) and time.time() < deadline:
         time.sleep(0.05)
     proc.wait()
-    assert not [p for p in children if _alive(p)]
+    assert not [p for p in children if alive(p)]
     shards = len(D.finished_shards(d))
     time.sleep(1)
     assert len(D.finished_shards(d)) == shards  # nobody writes any more
