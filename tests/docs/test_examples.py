@@ -2,9 +2,9 @@
 as written, page by page, each page in a fresh empty directory: a page makes the runs and
 records its examples read. The shell blocks' `scopa-sim` lines run by bash with the
 installed executable first on PATH, the Python blocks in a fresh interpreter, in the
-page's order; each must exit with status 0 and no traceback. Counts above the limits of
-:mod:`helpers.docs` are cut to them (``--hands 1000000`` runs 2,000 hands, 200,000 in
-the deals guide).
+page's order; each must exit with status 0 and no traceback. Examples run as written,
+with the documented size variables (``--hands ${HANDS:-10000000}``) set to the values of
+:mod:`helpers.docs` (2,000 hands; 200,000 in the deals guide).
 
 Left aside: the board guide (its example is the board's own test) and the API reference
 (generated). The README's examples run in ``tests/docs/test_readme.py``, the tutorial in
@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.docs import SCHEDULER, examples, shrink
+from helpers.docs import SCHEDULER, examples, prepare, sizes
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -46,11 +46,12 @@ def test_every_example_of_the_page_runs(
 ) -> None:
     text = (DOCS / f"{page}.md").read_text(encoding="utf-8")
     scheduler = request.getfixturevalue("scheduler") if SCHEDULER in text else SCHEDULER
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = dict(os.environ, PATH=path, **sizes(page))
     env.pop("SCOPA_SIM_PROGRESS", None)
     for kind, example in examples(text):
         if kind == "sh":
-            run = shrink(example, scheduler, page)
+            run = prepare(example, scheduler)
             argv = ["bash", "-c", f"set -o pipefail; {run}"]
         else:
             run = example

@@ -5,9 +5,9 @@ in one empty directory with the installed executable first on PATH, so that each
 what the ones before it made (``games.jsonl``, ``runs/...``); then its Python code
 blocks are run there. Each must exit with status 0 and no traceback.
 
-The rule that keeps this fast (and the only change made to the commands) is
-:func:`helpers.docs.shrink`'s. The documentation pages' examples run page by page in
-``tests/docs/test_examples.py``.
+They run as written, with the documented size variables of :mod:`helpers.docs` set
+(``--hands ${HANDS:-1000000}`` runs 2,000 hands). The documentation pages' examples run
+page by page in ``tests/docs/test_examples.py``.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from helpers.docs import code_blocks, commands, shrink
+from helpers.docs import SIZES, VARIABLE, code_blocks, commands, prepare
 from scopa_sim_cli.main import cli
 
 from scopa_sim.game.rules import DEFAULTS, OPTION_NAMES, PRESETS, _allowed
@@ -63,10 +63,20 @@ def test_the_extraction_finds_every_example() -> None:
     assert names >= {"variants", "play", "replay", "advantage", "advise", "tournament"}
     assert names >= {"simulate", "analyze", "compare", "report"}
     assert not [c for c in found if " ... " in c], "an example with a placeholder"
-    assert (
-        shrink("scopa-sim x --hands 10000000 --deals 7", "s")
-        == "scopa-sim x --hands 2000 --deals 7"
-    )
+
+
+def test_long_examples_read_their_size_from_a_documented_variable() -> None:
+    """The size variables of the examples are the three documented ones, each with its
+    documented size as the default, and the long runs of the guide use them."""
+    found = [c for p in doc_pages() for c in commands(p.read_text(encoding="utf-8"))]
+    uses = [m.groups() for c in found for m in VARIABLE.finditer(c)]
+    assert {name for name, _ in uses} == set(SIZES)
+    assert all(int(default) > int(SIZES[name]) for name, default in uses)
+    assert "$" not in VARIABLE.sub("", " ".join(found)), "a variable without a default"
+    for c in found:  # ten million hands or a hundred thousand matches: minutes, not seconds
+        assert not re.search(r"--hands \d{7}|--matches \d{6}", c), c
+    play = (DOCS / "guide" / "play.md").read_text(encoding="utf-8")
+    assert all(f"`{name}`" in play for name in SIZES)
 
 
 def test_the_readme_is_short_and_every_page_is_in_the_site() -> None:
@@ -86,9 +96,10 @@ def test_every_readme_example_runs(tmp_path: Path, scheduler: str) -> None:
     """The README's examples, in order, in one directory (a command may read what an
     earlier one made)."""
     text = README.read_text(encoding="utf-8")
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"
+    env = dict(os.environ, PATH=path, **SIZES)
     for command in commands(text):
-        run = shrink(command, scheduler)
+        run = prepare(command, scheduler)
         done = subprocess.run(
             ["bash", "-c", f"set -o pipefail; {run}"],
             cwd=tmp_path,

@@ -1,11 +1,12 @@
 """The examples of the documentation: code blocks, the `scopa-sim` command lines of the
-shell blocks, and the rule that keeps them fast in the tests.
+shell blocks, and the documented variables that keep them fast in the tests.
 
-The rule (the only change made to a command): a count given to ``--hands``,
-``--matches`` or ``--deals`` above :data:`LIMITS` (or a page's own limits,
-:data:`PAGE_LIMITS`) is replaced by that limit, and the placeholder scheduler address
-``tcp://host:8786`` by the address of a Dask scheduler the test starts. Python examples
-are written at their small sizes.
+An example that takes minutes at its documented size reads its count from a shell
+variable with that size as the default (``--hands ${HANDS:-10000000}``; the variables are
+documented in ``docs/guide/play.md``). The tests run every example as written, with
+those variables set to :data:`SIZES` (or a page's own, :data:`PAGE_SIZES`), and with the
+placeholder scheduler address ``tcp://host:8786`` replaced by the address of a Dask
+scheduler the test starts. Python examples are written at their small sizes.
 """
 
 from __future__ import annotations
@@ -13,11 +14,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-#: The largest count an example is run with, by option.
-LIMITS = {"--hands": 2000, "--matches": 20, "--deals": 10}
-#: A page's own limits, where its examples need more: the deals guide's luck share is
+#: The documented variables, with the values the tests give them.
+SIZES = {"HANDS": "2000", "MATCHES": "20", "DEALS": "10"}
+#: A page's own values, where its examples need more: the deals guide's luck share is
 #: refused below 200,000 hands.
-PAGE_LIMITS = {"guide/deals": {"--hands": 200_000}}
+PAGE_SIZES = {"guide/deals": {"HANDS": "200000"}}
+#: A use of a documented variable in a command: ``${NAME:-default}``.
+VARIABLE = re.compile(r"\$\{(\w+):-(\d+)\}")
 SCHEDULER = "tcp://host:8786"
 
 
@@ -56,13 +59,13 @@ def examples(text: str) -> Iterator[tuple[str, str]]:
             yield "python", body
 
 
-def shrink(command: str, scheduler: str, page: str = "") -> str:
-    """The command with the tests' rule applied (see the module docstring), on ``page``
-    (its :data:`PAGE_LIMITS`)."""
-    limits = {**LIMITS, **PAGE_LIMITS.get(page, {})}
+def sizes(page: str = "") -> dict[str, str]:
+    """The documented variables' values for the examples of ``page`` (the README's when
+    empty): :data:`SIZES` with the page's :data:`PAGE_SIZES`."""
+    return {**SIZES, **PAGE_SIZES.get(page, {})}
 
-    def cut(m: re.Match[str]) -> str:
-        return f"{m[1]} {min(int(m[2]), limits[m[1]])}"
 
-    command = re.sub(r"(--hands|--matches|--deals) (\d+)", cut, command)
+def prepare(command: str, scheduler: str) -> str:
+    """The command as the tests run it: the placeholder scheduler address replaced by
+    ``scheduler``; nothing else changes (the counts come from :func:`sizes`)."""
     return command.replace(SCHEDULER, scheduler)
