@@ -218,23 +218,21 @@ def _reading(source: str | os.PathLike[str] | TextIO) -> Iterator[tuple[TextIO, 
     """A record source as an open text stream and its name; a missing or unreadable file
     is a FileError, a file that is not UTF-8 text a RecordError (also while it is read in
     the ``with`` block)."""
-    path = os.fspath(source) if isinstance(source, str | os.PathLike) else None
-    name = path if path is not None else str(getattr(source, "name", "the stream"))
+    from scopa_sim.records.record import open_record
+
+    if isinstance(source, str | os.PathLike):
+        with open_record(source, regular_only=False) as opened:  # a pipe it is given is read
+            yield opened
+        return
+    name = str(getattr(source, "name", "the stream"))
     try:
-        if path is None:
-            assert not isinstance(source, str | os.PathLike)
-            yield source, name
-            return
-        with open(path, encoding="utf-8-sig") as f:
-            yield f, path
-    except FileNotFoundError:
-        raise FileError(f"no such file: {path}") from None
+        yield source, name
     except UnicodeDecodeError:
         raise RecordError(
             f"{name}: not a text (UTF-8) file, so not a scopa-record/1 file"
         ) from None
     except OSError as e:
-        raise FileError(f"cannot read {name}: {e.strerror}") from None
+        raise FileError(f"cannot read {name}: {e.strerror or type(e).__name__}") from None
 
 
 @one_line_errors
@@ -321,31 +319,14 @@ def record_lines(path: str | os.PathLike[str], *, max_bytes: int = MAX_RECORD_BY
         RecordError: a file that is not UTF-8 text, or a line too long for a record.
         InputError: ``max_bytes`` not a whole number from 1.
     """
-    from pathlib import Path
-
-    from scopa_sim.files import open_regular, shown_path
-    from scopa_sim.records.record import iter_lines
+    from scopa_sim.records.record import read_record_lines
 
     limit = whole("max_bytes", max_bytes, 1)
     if not isinstance(path, str | os.PathLike):
         raise FileError(f"a record file is a path, not {type(path).__name__}")
-    text = os.fspath(path)
-    if not isinstance(text, str):
+    if not isinstance(os.fspath(path), str):
         raise FileError("a record file is a path given as text")
-    shown = shown_path(text)
-    try:
-        full = Path(text).expanduser() if text.startswith("~") else Path(text)
-    except RuntimeError:  # ~user of no such user
-        raise FileError(f"no such file: {shown}") from None
-    try:
-        with open_regular(full, limit) as f:
-            return list(iter_lines(f))
-    except FileNotFoundError:
-        raise FileError(f"no such file: {shown}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{shown}: not a text (UTF-8) file, so not a record file") from None
-    except OSError as e:
-        raise FileError(f"cannot read {shown}: {e.strerror or type(e).__name__}") from None
+    return read_record_lines(path, limit=limit)
 
 
 __all__ = [

@@ -3,9 +3,12 @@ check them and show them to a person."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TextIO
 
 from scopa_sim.errors import (
@@ -468,25 +471,18 @@ def position_from_record(spec: str) -> HandState:
 
 
 def _record_line(path: str, line_no: int) -> str:
-    """Line ``line_no`` (1-based) of a record file, for a position of a record; a PositionError
-    for a file that is missing, a directory, not text, or too short."""
+    """Line ``line_no`` (1-based) of a record file, for a position of a record (read up
+    to that line); a PositionError for a file that is missing, not a regular file, not
+    text, or too short."""
     shown = shown_path(path)
     count = 0
     try:
-        with open_regular(path) as f:  # a pipe or device refused; lines read with a bound
-            for count, line in enumerate(iter_lines(f), start=1):
+        with open_record(path) as (stream, _):
+            for count, line in enumerate(iter_lines(stream), start=1):
                 if count == line_no:
                     return line
-    except RecordError as e:
-        raise PositionError(f"position: {shown}: {e}") from None
-    except FileError as e:
+    except (FileError, RecordError) as e:  # RecordError: not text, or a line too long
         raise PositionError(f"position: {e}") from None
-    except UnicodeDecodeError:
-        raise PositionError(f"position: {shown} is not a text (UTF-8) record file") from None
-    except FileNotFoundError:
-        raise PositionError(f"position: no such file {shown}") from None
-    except OSError as e:
-        raise PositionError(f"position: cannot read {shown}: {e.strerror or e}") from None
     if count == 0:
         raise PositionError(f"position: {shown} is empty")
     raise PositionError(f"position: {shown} has lines 1..{count}, not {line_no}")
@@ -709,3 +705,65 @@ def iter_lines(stream: TextIO, limit: int = MAX_LINE) -> Iterator[str]:
                 f"line {lineno} is longer than {limit:,} characters: not a scopa-record/1 line"
             )
         yield line.rstrip("\n")
+
+
+@contextlib.contextmanager
+def open_record(
+    path: str | os.PathLike[str], *, regular_only: bool = True, limit: int | None = None
+) -> Iterator[tuple[TextIO, str]]:
+    """A game record file opened for reading, with the name its errors show: the one
+    reader of record files (``~`` expanded; UTF-8, a BOM dropped). The errors of opening
+    it, and of reading it within the ``with`` block, are the project's, in one wording.
+
+    Args:
+        path: the file.
+        regular_only: refuse anything but a regular file at once (a named pipe or a
+            device is never waited on); ``False`` lets a command read a pipe it is given.
+        limit: the most bytes the file may have (a regular file's size), or no bound.
+
+    Raises:
+        FileError: no such file, not a regular file (with ``regular_only``), over
+            ``limit`` bytes, a path that cannot name a file, or a file that cannot be read.
+        RecordError: a file that is not UTF-8 text (raised where it is read).
+    """
+    text = os.fspath(path)
+    shown = shown_path(text)
+    try:
+        full = Path(text).expanduser() if text.startswith("~") else Path(text)
+    except RuntimeError:  # ~user of no such user
+        raise FileError(f"no such file: {shown}") from None
+    try:
+        stream = open_regular(full, limit) if regular_only else open(full, encoding="utf-8-sig")  # noqa: SIM115 - closed below
+    except FileError:  # open_regular's: not a regular file, too large, a bad path
+        raise
+    except FileNotFoundError:
+        raise FileError(f"no such file: {shown}") from None
+    except IsADirectoryError:  # as open_regular words it
+        raise FileError(f"{shown} is a directory, not a regular file") from None
+    except (ValueError, UnicodeError):  # a NUL or a lone surrogate, unchecked by open()
+        raise FileError("the path cannot name a file (a NUL or an invalid character)") from None
+    except OSError as e:
+        raise FileError(f"cannot read {shown}: {e.strerror or type(e).__name__}") from None
+    with stream:
+        try:
+            yield stream, shown
+        except UnicodeDecodeError:
+            raise RecordError(
+                f"{shown}: not a text (UTF-8) file, so not a scopa-record/1 file"
+            ) from None
+        except OSError as e:
+            raise FileError(f"cannot read {shown}: {e.strerror or type(e).__name__}") from None
+
+
+def read_record_lines(
+    path: str | os.PathLike[str], *, regular_only: bool = True, limit: int | None = None
+) -> list[str]:
+    """The lines of a game record file (:func:`open_record`, :func:`iter_lines`), not
+    checked (:func:`check_lines` does).
+
+    Raises:
+        FileError: as :func:`open_record`.
+        RecordError: a file that is not UTF-8 text, or a line too long for a record.
+    """
+    with open_record(path, regular_only=regular_only, limit=limit) as (stream, _):
+        return list(iter_lines(stream))

@@ -41,7 +41,6 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -50,9 +49,9 @@ from scopa_sim.bots.base import normal_estimate
 from scopa_sim.bots.belief import belief, get_model
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator, final_margins
 from scopa_sim.bots.registry import PolicySpec
-from scopa_sim.errors import ReviewError
+from scopa_sim.errors import FileError, RecordError, ReviewError
 from scopa_sim.game.state import HandState
-from scopa_sim.records.record import check_lines, decode_hand, iter_lines
+from scopa_sim.records.record import check_lines, decode_hand, read_record_lines
 from scopa_sim.sim import pool as P
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
@@ -393,20 +392,10 @@ def load_tasks(
     tasks: list[HandTask] = []
     seen: dict[str, HandTask] = {}  # the record, canonical, -> where it was first asked for
     for path, lines in targets:
-        p = Path(path)
-        if not p.exists():
-            raise ReviewError(f"no such file: {path}")
-        if not p.is_file():
-            raise ReviewError(f"{path} is not a record file (a directory or a device)")
         try:
-            with p.open(encoding="utf-8") as f:
-                texts = list(iter_lines(f))  # as replay reads it
-        except UnicodeDecodeError:
-            raise ReviewError(
-                f"{path}: not a text (UTF-8) file, so not a scopa-record/1 file"
-            ) from None
-        except OSError as e:
-            raise ReviewError(f"cannot read {path}: {e.strerror}") from None
+            texts = read_record_lines(path)  # as replay reads it, from a regular file
+        except (FileError, RecordError) as e:
+            raise ReviewError(str(e)) from None
         summary = check_lines(texts, allow_unfinished)
         if summary.errors:
             line, reason = summary.errors[0]

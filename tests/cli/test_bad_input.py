@@ -373,8 +373,8 @@ def test_positions_and_line_ranges_without_end_are_one_line(record: Path) -> Non
     one_line(done, "position: /dev/zero is a device or socket, not a regular file")
     for args, says in [
         ([str(record), f"1-{10**30}"], f"{record} has lines 1..6, not 7"),
-        (["/dev/null"], "/dev/null is not a record file (a directory or a device)"),
-        ([str(record.parent)], "is not a record file"),
+        (["/dev/null"], "/dev/null is a device or socket, not a regular file"),
+        ([str(record.parent)], "is a directory, not a regular file"),
     ]:
         res = CliRunner().invoke(cli, ["review", *args, "-q"])
         assert res.exit_code == 2 and says in res.output, res.output
