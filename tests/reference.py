@@ -473,7 +473,9 @@ def _fewest(sets: list[frozenset[int]], rules: dict) -> list[frozenset[int]]:
     return [s for s in sets if len(s) == fewest]
 
 
-def legal_plays(hand: Iterable[int], table: Iterable[int], rules: dict) -> list:
+def legal_plays(
+    hand: Iterable[int], table: Iterable[int], rules: dict
+) -> list[tuple[int, frozenset[int]]] | list[CirullaPlay]:
     """Every distinct legal ``(card, take)``; ``take == frozenset()`` for a lay.
 
     With ``capture_compulsory=false`` (RULES.md 9) every card may also be laid, whatever
@@ -622,7 +624,9 @@ def declaration_points(hand: Iterable[int], rules: dict) -> int:
     return 3 if total <= 9 else 0
 
 
-def cirulla_legal_plays(hand: Iterable[int], table: Iterable[int], rules: dict) -> list:
+def cirulla_legal_plays(
+    hand: Iterable[int], table: Iterable[int], rules: dict
+) -> list[CirullaPlay]:
     """Every distinct legal ``CirullaPlay`` of ``hand`` on ``table`` (RULES.md 10), sorted
     by ``CirullaPlay.key``.  A laid matta with ``matta=play`` names 1.  A three-card hand
     (a fresh one: Cirulla deals three cards) that qualifies declares with its points with
