@@ -12,6 +12,7 @@ import re
 
 import pytest
 import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
+from helpers.golden import GOLDEN_CIRULLA, GOLDEN_CIRULLA_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -244,6 +245,42 @@ def test_every_value_that_makes_a_matta_play_legal_is_accepted():
     assert ref.is_legal_play(play(C("2S"), cs("2C")), hand, table, rules)
     # matta=declare: a named value is an error
     assert not ref.is_legal_play(play(MATTA, cs("3D 4S"), 7), hand, table, ref.cirulla_rules())
+
+
+@pytest.mark.parametrize(("hand", "table", "counts"), GOLDEN_CIRULLA)
+def test_golden_cirulla_counts(hand: str, table: str, counts: tuple[int, ...]):
+    for overrides, count in zip(GOLDEN_CIRULLA_RULES, counts, strict=True):
+        got = ref.legal_plays(cs(hand), cs(table), ref.cirulla_rules(**overrides))
+        assert len(got) == len(set(got)) == count, (hand, table, overrides)
+
+
+def test_golden_rows_checked_by_hand():
+    # AS sweeps, 5C takes 2C+3D, JD 3D+4S; 1 + 5 + 8 = 14 declares nothing
+    assert plays("AS 5C JD", "2C 3D 4S") == {
+        P("AS", "2C 3D 4S"),
+        P("5C", "2C 3D"),
+        P("JD", "3D 4S"),
+    }
+    # the matta as a 7 takes 3D+4S, 2S takes 2C, 5C takes 2C+3D; 1 + 2 + 5 declares 3
+    base = {P("7H", "3D 4S"), P("2S", "2C"), P("5C", "2C 3D")}
+    assert plays("7H 2S 5C", "2C 3D 4S") == base | {(c, t, v, 3) for c, t, v, _ in base}
+    # KD takes 5H by fifteen; 2S (2 or 13) and the 7 (7 or 8) are laid; named, the matta
+    # takes 5H (5, or 10 by fifteen), QC (6 by fifteen, or 9) or both (1, the sweep)
+    assert plays("7H KD 2S", "5H QC") == {P("KD", "5H"), P("2S", ""), P("7H", "")}
+    assert plays("7H KD 2S", "5H QC", capture_rule="hand") == {P("KD", "5H")}
+    assert plays("7H KD 2S", "5H QC", matta="play") == {
+        P("KD", "5H"),
+        P("2S", ""),
+        P("7H", "5H", 5),
+        P("7H", "QC", 6),
+        P("7H", "5H QC", 1),
+    }
+    # an empty table: every card laid (the matta names 1); 1 + 1 + 3 declares 3
+    assert plays("7H AS 3D", "", matta="play", declare="auto") == {
+        P("7H", "", 1, 3),
+        P("AS", "", None, 3),
+        P("3D", "", None, 3),
+    }
 
 
 # --------------------------------------------------------------------------- declarations
