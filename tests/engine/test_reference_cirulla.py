@@ -201,9 +201,8 @@ def test_a_named_value_is_for_the_play_only():
         ref.CirullaPlay(C("2S"), frozenset()),
     ]
     s.play(C("7H"), frozenset(), value=4)  # any value lays it on an empty table
-    # on the table it is the 7H: a 5 can't take it with 2S's help (needs 10 or 5)
-    assert ref.capture_options(C("3D"), s.table, rules) == []
-    assert ref.capture_options(C("5C"), s.table, rules) == []
+    # on the table it is the 7H, not the 4 it was named: a 4 finds no match (nor 11)
+    assert ref.capture_options(C("4C"), s.table, rules) == []
     assert ref.capture_options(C("JC"), s.table, rules) == [cs("7H")]  # 8 + 7
     assert ref.capture_options(C("7C"), s.table, rules) == [cs("7H")]  # the match
     assert ref.capture_options(C("AC"), s.table, rules) == [cs("7H")]  # no ace: the sweep
@@ -416,10 +415,13 @@ def test_the_documented_refusals_are_the_refused_options():
 
 @pytest.mark.parametrize(("option", "value"), sorted(REFUSED.items()))
 def test_cirulla_refuses_what_it_cannot_take(option: str, value):
-    players = {"deck": 36, "table_cards": 2}.get(option) and 2
-    rules = ref.cirulla_rules(**{option: value}, **({"players": players} if players else {}))
-    with pytest.raises(ValueError, match=rf"option {option}={value!r}: .*allowed"):
-        ref.check_rules(rules)
+    for preset in ref.CIRULLA_PRESETS:
+        with pytest.raises(ValueError, match=rf"option {option}={value!r}: .*allowed") as err:
+            ref.check_rules(ref.cirulla_rules(preset, **{option: value}))
+        assert "\n" not in str(err.value)
+    # the same option is fine in a game that has it: the refusal is Cirulla's
+    elsewhere = {"opening_fifteen": {"capture_mode": "fifteen"}}.get(option, {})
+    ref.check_rules(ref.rules_with(**{option: value}, **elsewhere))
 
 
 @pytest.mark.parametrize(
