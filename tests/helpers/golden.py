@@ -35,3 +35,31 @@ GOLDEN_RULES = (
     {**FIFTEEN, "sum_capture": "fewest"},
     {**FIFTEEN, "capture_rule": "hand"},
 )
+
+
+#: Golden counts of distinct legal plays for fixed Cirulla positions (RULES.md §10), for
+#: the reference's tests (engine/test_reference_cirulla.py) and the kernels' to come:
+#: (hand, table, counts under the ``cirulla`` preset with each of GOLDEN_CIRULLA_RULES).
+#: A play is a (card, take, named value, declaration): a qualifying three-card hand
+#: doubles the plays with ``declare=choice``; the matta with ``matta=play`` has one play
+#: per effect (tests/reference.py's docstring). Checked by hand: the first two rows, the
+#: sixth and the seventh (engine/test_reference_cirulla.py says how).
+GOLDEN_CIRULLA = [
+    ("AS 5C JD", "2C 3D 4S", (3, 3, 3, 3, 3, 3)),
+    ("7H 2S 5C", "2C 3D 4S", (6, 18, 6, 6, 6, 10)),
+    ("7H 4C 4S", "3C 4D KS", (6, 16, 6, 6, 6, 8)),
+    ("AH 6D 5D", "AC 2D 3S 4H 5C", (12, 12, 14, 8, 12, 12)),
+    ("4D 2S QS", "2C 2D KS 4H", (5, 5, 6, 5, 5, 5)),
+    ("7H KD 2S", "5H QC", (3, 5, 3, 3, 1, 5)),
+    ("7H AS 3D", "", (6, 6, 6, 6, 6, 3)),
+    ("6C 6D 6S", "AC 2D 3S 4H 5C 6H", (36, 36, 54, 18, 36, 18)),
+    ("AD 7H KS", "AC KH 3S", (4, 10, 4, 4, 3, 10)),
+]
+GOLDEN_CIRULLA_RULES = (
+    {},
+    {"matta": "play"},
+    {"cirulla_match_priority": False},
+    {"sum_capture": "fewest"},
+    {"capture_rule": "hand"},
+    {"declare": "off", "matta": "play", "ace_sweep_scopa": False},
+)
