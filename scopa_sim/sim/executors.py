@@ -197,6 +197,8 @@ class _DaskReports:
 DEFAULT_WORKER_TIMEOUT = 60.0
 #: Seconds between the Dask executor's checks for finished shards and live workers.
 DASK_POLL_SECONDS = 0.5
+#: Seconds between them when the progress is followed: its reports are passed on then.
+DASK_PROGRESS_POLL_SECONDS = 0.25
 
 
 def dask_executor(
@@ -212,7 +214,7 @@ def dask_executor(
     their units as they are computed to the scheduler's event log
     (:data:`DASK_PROGRESS_TOPIC`, several times a second), which the client follows
     (``Client.subscribe_topic``); ``done`` is told of them on the executor's thread,
-    every :data:`DASK_POLL_SECONDS` at most (see :class:`_DaskReports`).
+    every :data:`DASK_PROGRESS_POLL_SECONDS` at most (see :class:`_DaskReports`).
 
     Raises:
         SimulationError: dask is not installed, a bad or unreachable scheduler address, no
@@ -268,6 +270,7 @@ def dask_executor(
                 wait_for_workers(client, where)
                 doc, directory = run.config.to_json(), str(run.directory.resolve())
                 reports = _DaskReports(uuid.uuid4().hex, told) if told is not None else None
+                poll = DASK_POLL_SECONDS if reports is None else DASK_PROGRESS_POLL_SECONDS
                 queue = iter(todo)
                 pending: set[Any] = set()
                 alone_since: float | None = None  # when the cluster was last seen workerless
@@ -290,7 +293,7 @@ def dask_executor(
                             break
                         try:
                             done, left = dask_wait(
-                                pending, timeout=DASK_POLL_SECONDS, return_when="FIRST_COMPLETED"
+                                pending, timeout=poll, return_when="FIRST_COMPLETED"
                             )
                         except TimeoutError:
                             done, left = set(), pending

@@ -361,8 +361,8 @@ def _slow_blocks(monkeypatch, seconds: float) -> None:
 
 def test_dask_progress_moves_within_a_shard(tmp_path, monkeypatch):
     """Progress on a Dask cluster is told before the first shard finishes, in parts of
-    shards, and adds up to the run's hands exactly; the data are those of a run without
-    progress."""
+    shards, at least once a second, and adds up to the run's hands exactly; the data are
+    those of a run without progress."""
     _slow_blocks(monkeypatch, 0.05)  # a shard of 49,152 hands: 12 blocks, about 0.6 s
     shard, count = 12 * SH.PROGRESS_HANDS, 24 * SH.PROGRESS_HANDS
     cfg = RUN.SimConfig.make(
@@ -370,10 +370,12 @@ def test_dask_progress_moves_within_a_shard(tmp_path, monkeypatch):
     )
     d = tmp_path / "d"
     calls: list[tuple[int, int]] = []  # (hands told, shards written so far)
+    times: list[float] = []
 
     def progress(units: int, rows: int) -> None:
         assert rows == units
         calls.append((units, len(D.finished_shards(d))))
+        times.append(time.monotonic())
 
     cluster = _cluster(1)
     try:
@@ -381,6 +383,7 @@ def test_dask_progress_moves_within_a_shard(tmp_path, monkeypatch):
     finally:
         cluster.close()
     assert calls[0][1] == 0, calls  # told before the first shard was written
+    assert max(b - a for a, b in itertools.pairwise(times)) < 1.0  # at least once a second
     assert any(0 < units < shard for units, _ in calls), calls
     assert all(units >= 0 for units, _ in calls)
     assert sum(units for units, _ in calls) == count
