@@ -459,6 +459,29 @@ def test_dask_progress_does_not_hang_when_the_scheduler_dies(tmp_path, monkeypat
         cluster.close()
 
 
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("how", ["ctrl-c", "kill -9"])
+def test_a_dask_run_with_progress_stops_cleanly(tmp_path, how):
+    """Ctrl-C of a simulate on a local Dask cluster whose progress is followed: one line
+    and status 130; kill -9: nothing to say. Either way no process is left."""
+    pytest.importorskip("distributed")
+    proc = _spawn("simulate", "--hands", 50_000_000, "--executor", "dask", "--workers", 1,
+                  "--progress", "--out", tmp_path / "d")  # fmt: skip
+    _wait_for(lambda: len(descendants(proc.pid)) >= 2, 120)  # a nanny and its worker
+    time.sleep(3)  # shards under way
+    children = descendants(proc.pid)
+    if how == "ctrl-c":
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("interrupted")
+    else:
+        proc.kill()
+        proc.communicate(timeout=60)
+    _wait_for(lambda: not [p for p in children if alive(p)], 20)
+
+
 def test_dask_progress_counts_a_shard_computed_again_once():
     """Reports of a shard are its units so far: a shard that Dask computes again reports
     from zero again and adds nothing until it passes what was told; reports of another
