@@ -117,7 +117,7 @@ def _hand_rows_in_blocks(
     start = 0
     if rate is None and count > PROGRESS_HANDS:  # measure on a first block
         # after one hand: the loop's first call in a process may load it from numba's cache
-        K.fused_rows(r, codes, config.seed, False, first, 1, _block_buffer(PROGRESS_HANDS))
+        K.fused_rows(r, codes, config.seed, False, first, 1, out)
         t0 = t = time.perf_counter()
         _block_into(config, r, codes, first, 0, PROGRESS_HANDS, out)
         rate = PROGRESS_HANDS / max(time.perf_counter() - t, 1e-6)
@@ -158,8 +158,7 @@ def _block_into(
     K.fused_rows(r, codes, config.seed, False, first + start, n, buf)
     part = out[:, start : start + n]
     part[...] = buf[:, :n]
-    if start:
-        K.offset_row_matches(part, start)
+    K.offset_row_matches(part, start)
 
 
 def row_buffer(count: int) -> np.ndarray:
