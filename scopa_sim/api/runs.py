@@ -97,8 +97,10 @@ def simulate(
     ``shard_size`` units a shard file (default 250,000 hands or 25,000 matches; the run's
     own when resuming). A directory that already holds a run is an error unless
     ``resume`` (which finishes an interrupted run and returns a finished one as it is) or
-    ``overwrite`` (which replaces it). ``progress(units, rows)`` is called as each shard
-    is written.
+    ``overwrite`` (which replaces it). ``progress(units, rows)`` is told of the units
+    as they are computed, within shards, on either executor (several times a second on
+    long runs; a ``matches`` run's rows as each shard finishes); the counts add up to
+    the run's.
 
     Raises InputError (bad counts, seed, workers, settings that exclude each other, a
     bad ``label``),

@@ -3,16 +3,19 @@ the process pool of :mod:`scopa_sim.sim.pool`) or as tasks on a Dask cluster. An
 takes a :class:`~scopa_sim.sim.shards.RunWriter`, the shards to do and a ``done(shard,
 units)`` callback (or None), and yields each :class:`~scopa_sim.sim.shards.ShardResult` as
 it finishes; ``done`` is told of a shard's units as they are computed, before the shard
-finishes, from any thread (the local executor; a Dask cluster's shards report only as
-they finish)."""
+finishes, from any thread (the local executor's workers through a queue, a Dask
+cluster's through the scheduler's event log: see :func:`dask_executor`)."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
 import itertools
 import threading
 import time
+import uuid
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
@@ -113,10 +116,89 @@ def _read_progress(queue: Any, done: Done, stop: threading.Event) -> threading.T
     return thread
 
 
+#: The topic of the Dask scheduler's event log that shards report their units under, as
+#: ``[token, shard, units so far]``: one topic for every run, so that the scheduler keeps
+#: one log of them, whose length it caps; a run tells its own reports by its token.
+DASK_PROGRESS_TOPIC = "scopa-sim-progress"
+#: Seconds between two reports of a shard on a Dask worker, at least.
+DASK_REPORT_SECONDS = 0.2
+
+
+def _run_shard_dask(doc: dict[str, Any], index: int, directory: str, token: str) -> ShardResult:
+    """A Dask task: :func:`run_shard_json`, logging ``[token, index, units so far]`` under
+    :data:`DASK_PROGRESS_TOPIC` as units are computed, at most every
+    :data:`DASK_REPORT_SECONDS` (the rest is told when the shard finishes). A log is a
+    message on the worker's batched stream to the scheduler: it never waits for the
+    scheduler, and a report that cannot be sent ends the reports, never the shard. Run
+    outside a worker, the shard reports nothing."""
+    try:
+        from distributed import get_worker
+
+        worker = get_worker()
+    except (ImportError, ValueError):
+        return run_shard_json(doc, index, directory)
+    so_far, last, sending = 0, 0.0, True
+
+    def done(n: int) -> None:
+        nonlocal so_far, last, sending
+        so_far += n
+        now = time.monotonic()
+        if sending and now - last >= DASK_REPORT_SECONDS:
+            last = now
+            try:
+                worker.log_event(DASK_PROGRESS_TOPIC, [token, index, so_far])
+            except Exception:  # a closing worker: the shard goes on without reports
+                sending = False
+
+    return run_shard_json(doc, index, directory, done)
+
+
+class _DaskReports:
+    """The units so far of a run's shards on a Dask cluster, as their tasks log them
+    (:func:`_run_shard_dask`), passed on to ``done`` as increments. ``take`` is the
+    client's event handler (it runs on the client's event loop and only queues the
+    reports of this run's ``token``); ``pass_on`` runs on the executor's thread. A shard
+    counts as the most units any report of it gave: a shard that Dask computes again
+    (its worker lost) reports from zero again, and those reports add nothing until they
+    pass what was told, so that the count never goes back nor exceeds the shard's
+    units. Reports of shards not in flight (finished, or of another run) are dropped."""
+
+    def __init__(self, token: str, done: Done) -> None:
+        self.token = token
+        self.done = done
+        self.queued: deque[tuple[int, int]] = deque()
+        self.told: dict[int, int] = {}  # shard in flight -> units told so far
+
+    def take(self, event: Any) -> None:
+        """The event handler: ``event`` is ``(time, [token, shard, units so far])``."""
+        msg = event[1] if isinstance(event, (tuple, list)) and len(event) == 2 else None
+        if isinstance(msg, (tuple, list)) and len(msg) == 3 and msg[0] == self.token:
+            self.queued.append((int(msg[1]), int(msg[2])))
+
+    def start(self, shard: int) -> None:
+        """``shard`` is in flight: its reports count."""
+        self.told[shard] = 0
+
+    def finish(self, shard: int) -> None:
+        """``shard`` has finished: its later reports are dropped."""
+        self.told.pop(shard, None)
+
+    def pass_on(self) -> None:
+        """Tell ``done`` of the units the queued reports add."""
+        while self.queued:
+            shard, so_far = self.queued.popleft()
+            before = self.told.get(shard)
+            if before is not None and so_far > before:
+                self.told[shard] = so_far
+                self.done(shard, so_far - before)
+
+
 #: Seconds the Dask executor waits for a worker by default (``--worker-timeout``).
 DEFAULT_WORKER_TIMEOUT = 60.0
 #: Seconds between the Dask executor's checks for finished shards and live workers.
 DASK_POLL_SECONDS = 0.5
+#: Seconds between them when the progress is followed: its reports are passed on then.
+DASK_PROGRESS_POLL_SECONDS = 0.25
 
 
 def dask_executor(
@@ -128,7 +210,11 @@ def dask_executor(
     """Shards as tasks on a Dask distributed cluster (a LocalCluster when no address), at
     most two a worker thread in flight. With no worker (none has joined, or all have
     gone) it says that it is waiting (``notify``) and gives up with a SimulationError
-    after ``worker_timeout`` seconds without one.
+    after ``worker_timeout`` seconds without one. When ``done`` is given, the tasks log
+    their units as they are computed to the scheduler's event log
+    (:data:`DASK_PROGRESS_TOPIC`, several times a second), which the client follows
+    (``Client.subscribe_topic``); ``done`` is told of them on the executor's thread,
+    every :data:`DASK_PROGRESS_POLL_SECONDS` at most (see :class:`_DaskReports`).
 
     Raises:
         SimulationError: dask is not installed, a bad or unreachable scheduler address, no
@@ -183,30 +269,45 @@ def dask_executor(
                 where = scheduler or "the local cluster"
                 wait_for_workers(client, where)
                 doc, directory = run.config.to_json(), str(run.directory.resolve())
+                reports = _DaskReports(uuid.uuid4().hex, told) if told is not None else None
+                poll = DASK_POLL_SECONDS if reports is None else DASK_PROGRESS_POLL_SECONDS
                 queue = iter(todo)
                 pending: set[Any] = set()
                 alone_since: float | None = None  # when the cluster was last seen workerless
+                if reports is not None:
+                    client.subscribe_topic(DASK_PROGRESS_TOPIC, reports.take)
                 try:
                     while True:
                         room = 2 * max(1, sum(client.nthreads().values())) - len(pending)
                         for i in itertools.islice(queue, max(0, room)):
                             key = f"shard-{run.config.run_id}-{i}"
-                            pending.add(client.submit(run_shard_json, doc, i, directory, key=key))
+                            if reports is None:
+                                task = client.submit(run_shard_json, doc, i, directory, key=key)
+                            else:
+                                reports.start(i)
+                                task = client.submit(
+                                    _run_shard_dask, doc, i, directory, reports.token, key=key
+                                )
+                            pending.add(task)
                         if not pending:
                             break
                         try:
                             done, left = dask_wait(
-                                pending, timeout=DASK_POLL_SECONDS, return_when="FIRST_COMPLETED"
+                                pending, timeout=poll, return_when="FIRST_COMPLETED"
                             )
                         except TimeoutError:
                             done, left = set(), pending
                         pending = set(left)
+                        if reports is not None:
+                            reports.pass_on()
                         for fut in done:
                             res = _dask_result(fut)
                             if res is None:  # lost with its worker: computed again
                                 pending.add(fut)
-                            else:
-                                yield res
+                                continue
+                            if reports is not None:
+                                reports.finish(res.index)
+                            yield res
                         if done or client.nthreads():
                             alone_since = None
                         elif alone_since is None:
@@ -223,11 +324,22 @@ def dask_executor(
                 finally:
                     for fut in pending:
                         fut.cancel()
+                    if reports is not None:
+                        _unsubscribe(client, DASK_PROGRESS_TOPIC)
         finally:
             if cluster is not None:
                 cluster.close()
 
     return execute
+
+
+def _unsubscribe(client: Any, topic: str) -> None:
+    """Stop following ``topic`` (a message queued for the scheduler, never awaited); a
+    client already closed (its scheduler gone) follows nothing."""
+    from distributed.client import ClosedClientError
+
+    with contextlib.suppress(ClosedClientError, ValueError):
+        client.unsubscribe_topic(topic)
 
 
 def check_scheduler_address(address: str) -> None:

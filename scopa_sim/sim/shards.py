@@ -104,18 +104,21 @@ def _hand_rows_in_blocks(
     """Fill ``out`` with the rows of hands ``first`` to ``first + count - 1``, ``done(n)``
     after each block of ``n``. The loop's speed for these rules and policies (measured
     on the earlier shards of this process, or on a first block of :data:`PROGRESS_HANDS`
-    hands) decides: a shard that takes under 3 times :data:`PROGRESS_SECONDS` is one
-    call straight into ``out`` (a measuring block is computed again there: cheaper than
-    copying the rest), a longer one blocks of about :data:`PROGRESS_SECONDS`, each copied
-    into ``out``. A hand's row depends on its number alone, so the rows are those of one
-    call (``C_MATCH``, the offset from the block's first hand, is made the offset from
+    hands, after one hand that may load the loop from numba's cache) decides: a shard
+    that takes under 3 times :data:`PROGRESS_SECONDS` is one call straight into ``out``
+    (a measuring block is computed again there: cheaper than copying the rest), a
+    longer one blocks of about :data:`PROGRESS_SECONDS`, each copied into ``out``. A
+    hand's row depends on its number alone, so the rows are those of one call
+    (``C_MATCH``, the offset from the block's first hand, is made the offset from
     ``first``)."""
     key = f"{config.rules.digest()}:{codes.tolist()}"
     t0 = time.perf_counter()
     rate = _RATES.get(key)
     start = 0
     if rate is None and count > PROGRESS_HANDS:  # measure on a first block
-        t = time.perf_counter()
+        # after one hand: the loop's first call in a process may load it from numba's cache
+        K.fused_rows(r, codes, config.seed, False, first, 1, out)
+        t0 = t = time.perf_counter()
         _block_into(config, r, codes, first, 0, PROGRESS_HANDS, out)
         rate = PROGRESS_HANDS / max(time.perf_counter() - t, 1e-6)
         start = PROGRESS_HANDS
@@ -145,13 +148,17 @@ def _block_into(
     out: np.ndarray,
 ) -> None:
     """The rows of hands ``first + start`` to ``first + start + n - 1`` into columns
-    ``start`` to ``start + n - 1`` of ``out`` (through a C-contiguous block buffer)."""
-    buf = _row_buffer(n, "block")
+    ``start`` to ``start + n - 1`` of ``out``: the first block straight into ``out`` (the
+    loop fills its first ``n`` columns), the others through this thread's C-contiguous
+    block buffer (:func:`_block_buffer`)."""
+    if start == 0:
+        K.fused_rows(r, codes, config.seed, False, first, n, out)
+        return
+    buf = _block_buffer(n)
     K.fused_rows(r, codes, config.seed, False, first + start, n, buf)
     part = out[:, start : start + n]
-    part[...] = buf
-    if start:
-        K.offset_row_matches(part, start)
+    part[...] = buf[:, :n]
+    K.offset_row_matches(part, start)
 
 
 def row_buffer(count: int) -> np.ndarray:
@@ -274,6 +281,28 @@ def _row_buffer(count: int, name: str = "rows") -> np.ndarray:
         buf = row_buffer(count)
         setattr(_BUFFERS, name, buf)
     return buf
+
+
+def _block_buffer(n: int) -> np.ndarray:
+    """This thread's block buffer, with room for at least ``n`` rows (the jitted loop
+    fills the first ``n`` of a larger one; :func:`_block_into` copies those): made again
+    only when a larger one is needed, for a power of two times :data:`PROGRESS_HANDS`
+    rows and :data:`_BLOCK_PAD` more, so that blocks of any size (each sized on the speed
+    just measured, the last one of a shard what is left) reuse its pages rather than pay
+    for fresh ones."""
+    buf = getattr(_BUFFERS, "block", None)
+    if buf is None or buf.shape[1] < n:
+        blocks = -(-n // PROGRESS_HANDS)
+        buf = row_buffer(PROGRESS_HANDS * (1 << (blocks - 1).bit_length()) + _BLOCK_PAD)
+        _BUFFERS.block = buf
+    return buf
+
+
+#: Rows a block buffer has beyond a power of two times :data:`PROGRESS_HANDS`, so that
+#: its columns (one per field, each a row of the array) do not start a power of two of
+#: bytes apart: the loop writes one value into each for every hand, and at such strides
+#: those writes fall into the same cache sets (the loop ran measurably slower).
+_BLOCK_PAD = 16
 
 
 def run_shard(

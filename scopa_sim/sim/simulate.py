@@ -225,7 +225,7 @@ def simulate(
         resume: finish the interrupted run in ``directory`` (a finished one is returned as
             it is).
         overwrite: replace the run in ``directory``.
-        progress: called with ``(units, rows)`` as each shard is written.
+        progress: called with ``(units, rows)`` as units are computed, as above.
 
     Returns:
         A :class:`RunSummary` of what this call did.

@@ -526,6 +526,21 @@ def test_rows_computed_in_blocks_are_those_of_one_call(preset, monkeypatch):
     assert told == [97] * 10 + [30]
 
 
+def test_blocks_of_any_size_share_one_buffer(monkeypatch):
+    """Blocks are sized on the speed just measured, so their sizes vary: they reuse one
+    buffer of a power of two times PROGRESS_HANDS rows (and a few more), made again only
+    when a larger block comes (a fresh one for each size paid for fresh pages each
+    time)."""
+    from scopa_sim.sim import shards as SH
+
+    monkeypatch.setattr(SH, "PROGRESS_HANDS", 100)
+    monkeypatch.setattr(SH, "_BUFFERS", threading.local())
+    buf = SH._block_buffer(250)
+    assert buf.shape[1] == 400 + SH._BLOCK_PAD and buf.flags.c_contiguous
+    assert SH._block_buffer(130) is buf and SH._block_buffer(400 + SH._BLOCK_PAD) is buf
+    assert SH._block_buffer(417).shape[1] == 800 + SH._BLOCK_PAD
+
+
 @pytest.mark.parametrize(
     ("workers", "policy", "mode", "count", "shard"),
     [

@@ -345,6 +345,174 @@ def test_a_cluster_whose_workers_all_go_times_out(tmp_path):
     assert not json.loads((tmp_path / "d" / D.MANIFEST).read_text())["complete"]
 
 
+def _slow_blocks(monkeypatch, seconds: float) -> None:
+    """Shards of in-process workers computed in blocks of 4,096 hands, each ``seconds``
+    longer (the rows as they are), reported on every block."""
+    block = SH._block_into
+
+    def slow(*args, **kw):
+        time.sleep(seconds)
+        return block(*args, **kw)
+
+    monkeypatch.setattr(SH, "_block_into", slow)
+    monkeypatch.setattr(SH, "PROGRESS_SECONDS", 0.001)
+    monkeypatch.setattr(EX, "DASK_REPORT_SECONDS", 0.0)
+
+
+def test_dask_progress_moves_within_a_shard(tmp_path, monkeypatch):
+    """Progress on a Dask cluster is told before the first shard finishes, in parts of
+    shards, at least once a second, and adds up to the run's hands exactly; the data are
+    those of a run without progress."""
+    _slow_blocks(monkeypatch, 0.05)  # a shard of 49,152 hands: 12 blocks, about 0.6 s
+    shard, count = 12 * SH.PROGRESS_HANDS, 24 * SH.PROGRESS_HANDS
+    cfg = RUN.SimConfig.make(
+        "scopa", Rules(), seat_policies(["random"], 2), "hands", count, 4, shard
+    )
+    d = tmp_path / "d"
+    calls: list[tuple[int, int]] = []  # (hands told, shards written so far)
+    times: list[float] = []
+
+    def progress(units: int, rows: int) -> None:
+        assert rows == units
+        calls.append((units, len(D.finished_shards(d))))
+        times.append(time.monotonic())
+
+    cluster = _cluster(1)
+    try:
+        S.simulate(d, cfg, EX.dask_executor(cluster.scheduler_address, 1), progress=progress)
+    finally:
+        cluster.close()
+    assert calls[0][1] == 0, calls  # told before the first shard was written
+    assert max(b - a for a, b in itertools.pairwise(times)) < 1.0  # at least once a second
+    assert any(0 < units < shard for units, _ in calls), calls
+    assert all(units >= 0 for units, _ in calls)
+    assert sum(units for units, _ in calls) == count
+    S.simulate(tmp_path / "plain", cfg, EX.local_executor(1))
+    assert scan(d).collect().equals(scan(tmp_path / "plain").collect())
+
+
+def test_dask_progress_of_a_shard_computed_again_is_counted_once(tmp_path, monkeypatch):
+    """A shard whose worker is removed in the middle is computed again on another worker,
+    whose reports start from zero again: the progress neither goes back nor counts the
+    shard twice."""
+    _slow_blocks(monkeypatch, 0.1)  # 12 blocks, about 1.2 s
+    shard = 12 * SH.PROGRESS_HANDS
+    cfg = RUN.SimConfig.make(
+        "scopa", Rules(), seat_policies(["random"], 2), "hands", shard, 5, shard
+    )
+    reports: list[int] = []  # units so far, as the tasks logged them
+    take = EX._DaskReports.take
+
+    def spy(self, event):
+        reports.append(event[1][2])
+        take(self, event)
+
+    monkeypatch.setattr(EX._DaskReports, "take", spy)
+    cluster = _cluster(2)
+    calls: list[int] = []
+
+    def progress(units: int, rows: int) -> None:
+        calls.append(units)
+        if len(calls) == 1:  # remove the worker computing the shard
+            (task,) = cluster.scheduler.tasks.values()
+            assert task.processing_on is not None, "the shard finished before its first report"
+            address = task.processing_on.address
+            cluster.sync(cluster.scheduler.remove_worker, address=address, stimulus_id="test")
+
+    try:
+        S.simulate(
+            tmp_path / "d", cfg, EX.dask_executor(cluster.scheduler_address, 2), progress=progress
+        )
+    finally:
+        cluster.close()
+    assert any(b < a for a, b in itertools.pairwise(reports)), reports  # computed again
+    assert all(units >= 0 for units in calls) and sum(calls) == shard, calls
+
+
+def test_dask_progress_does_not_hang_when_the_scheduler_dies(tmp_path, monkeypatch):
+    """The scheduler gone in the middle of a run that reports its progress: a one-line
+    SimulationError within seconds, the finished shards kept."""
+    _slow_blocks(monkeypatch, 0.05)
+    shard = 12 * SH.PROGRESS_HANDS
+    cfg = RUN.SimConfig.make(
+        "scopa", Rules(), seat_policies(["random"], 2), "hands", 20 * shard, 6, shard
+    )
+    cluster = _cluster(1)
+    killed: list[float] = []
+
+    def progress(units: int, rows: int) -> None:
+        if not killed:
+            killed.append(time.monotonic())
+            cluster.sync(cluster.scheduler.close)
+
+    try:
+        with pytest.raises(S.SimulationError) as e:
+            S.simulate(
+                tmp_path / "d",
+                cfg,
+                EX.dask_executor(cluster.scheduler_address, 1, 5.0),
+                progress=progress,
+            )
+        assert time.monotonic() - killed[0] < 30
+        assert "\n" not in str(e.value)
+    finally:
+        cluster.close()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+@pytest.mark.parametrize("how", ["ctrl-c", "kill -9"])
+def test_a_dask_run_with_progress_stops_cleanly(tmp_path, how):
+    """Ctrl-C of a simulate on a local Dask cluster whose progress is followed: one line
+    and status 130; kill -9: nothing to say. Either way no process is left."""
+    pytest.importorskip("distributed")
+    proc = _spawn("simulate", "--hands", 50_000_000, "--executor", "dask", "--workers", 1,
+                  "--progress", "--out", tmp_path / "d")  # fmt: skip
+    _wait_for(lambda: len(descendants(proc.pid)) >= 2, 120)  # a nanny and its worker
+    time.sleep(3)  # shards under way
+    children = descendants(proc.pid)
+    if how == "ctrl-c":
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 130, err
+        assert "Traceback" not in err and err.strip().splitlines()[-1].startswith("interrupted")
+    else:
+        proc.kill()
+        proc.communicate(timeout=60)
+    _wait_for(lambda: not [p for p in children if alive(p)], 20)
+
+
+def test_dask_progress_counts_a_shard_computed_again_once():
+    """Reports of a shard are its units so far: a shard that Dask computes again reports
+    from zero again and adds nothing until it passes what was told; reports of another
+    run, of a finished shard or malformed are dropped."""
+    told: list[tuple[int, int]] = []
+    reports = EX._DaskReports("run", lambda shard, units: told.append((shard, units)))
+    reports.start(0)
+    reports.start(1)
+    events = [
+        ["run", 0, 4096],
+        ["other", 0, 200000],
+        ["run", 0, 8192],
+        ["run", 1, 4096],
+        ["run", 0, 4096],  # shard 0 again, from zero, on another worker
+        ["run", 0, 8192],
+        ["run", 0, 12288],
+        ["run", 7, 4096],  # not in flight
+        "junk",
+        ["run", 0],
+    ]
+    for msg in events:
+        reports.take((0.0, msg))
+    reports.take("junk")
+    reports.pass_on()
+    assert told == [(0, 4096), (0, 4096), (1, 4096), (0, 4096)]
+    reports.finish(0)
+    reports.take((0.0, ["run", 0, 20000]))
+    reports.pass_on()
+    assert len(told) == 4
+
+
 def test_a_run_directory_removed_in_the_middle_is_a_one_line_error(tmp_path):
     """The directory (or the disk) fails under a running simulate: a SimulationError that
     says so, not an OSError's traceback."""
