@@ -77,6 +77,7 @@ from .policy import (
     expert_play_value15,
     expert_view,
 )
+from .solver import FULL_DEPTH, N_INFO, V_SALT, V_TT_MASK, solve_root
 from .step import apply_play, choose_play, legal_plays, score_state, start_hand
 from .streams import RNG_WORDS, derive_seed, rand_below, reseed, shuffle_deal
 
@@ -85,6 +86,8 @@ __all__ = [
     "D_EXPERT",
     "D_SCOPE",
     "D_TSUM",
+    "EXACT",
+    "EXACT_TT",
     "F_CARD",
     "F_DEALER",
     "F_HAND",
@@ -113,12 +116,14 @@ __all__ = [
     "N_DENSE",
     "N_SPARSE",
     "VERSION",
+    "harness_choice",
     "learned_choice",
     "learned_value",
     "model_forward",
     "model_offsets",
     "model_size",
     "new_model",
+    "one_world",
     "play_features",
     "play_hands",
     "rollout_samples",
@@ -168,6 +173,12 @@ VERSION = 1
 
 #: A seat's kind in the harness kernels: the learned model (else a ``POLICY_*`` code).
 LEARNED = 3
+#: Added to a seat's kind: where its information set is one world (the stock is empty
+#: and at most one other seat holds cards), it plays the exact solver's best play
+#: (:func:`.solver.solve_root`, ties by reservoir draws) instead.
+EXACT = 16
+#: The size of the harness's transposition table for the exact endgame.
+EXACT_TT = 1 << 12
 
 
 def model_size(hidden: int) -> int:
@@ -369,11 +380,74 @@ def state_features(state, rules, cards, takes, n, out_idx, out_k, out_dense):
 
 # --------------------------------------------------------------------------- harness
 @njit(cache=True)
-def _choose(state, rules, kind, model, rng, bc, bt, n, idx, dense, acc, xs):
-    """The play of a seat of ``kind`` (:data:`LEARNED` or a ``POLICY_*`` code)."""
+def one_world(state, rules):
+    """Whether the information set of the seat to play in ``state`` is one world: the
+    stock is empty and at most one other seat holds cards."""
+    if state[S_STOCK] < state[S_DECK_SIZE]:
+        return False
+    holding = 0
+    for s in range(rules[R_PLAYERS]):
+        if s != state[S_TURN] and state[S_HANDS + s]:
+            holding += 1
+    return holding <= 1
+
+
+@njit(cache=True)
+def _exact_choice(state, rules, rng, bc, bt, n, tt):
+    """The index among the ``n`` plays in the buffers of the exact solver's best play at
+    ``state`` (its information set one world), ties by reservoir draws from ``rng``;
+    ``tt``: the transposition table ``(keys, values, meta)``, cleared here."""
+    tk, tv, tm = tt
+    tk[:] = 0
+    info = np.zeros(N_INFO, dtype=np.int64)
+    info[V_TT_MASK] = tk.shape[0] - 1
+    info[V_SALT] = 1
+    vals = np.empty(n)
+    sc = np.empty(n, dtype=np.int64)
+    st = np.empty(n, dtype=np.int64)
+    m = solve_root(state, rules, FULL_DEPTH, tk, tv, tm, info, sc, st, vals)
+    best = -1e300
+    count = 0
+    card = -1
+    take = np.int64(0)
+    for i in range(m):
+        if vals[i] > best:
+            best = vals[i]
+            count = 1
+            card = sc[i]
+            take = st[i]
+        elif vals[i] == best:
+            count += 1
+            if rand_below(rng, count) == 0:
+                card = sc[i]
+                take = st[i]
+    for i in range(n):
+        if bc[i] == card and bt[i] == take:
+            return i
+    return 0
+
+
+@njit(cache=True)
+def _choose(state, rules, kind, model, rng, bc, bt, n, idx, dense, acc, xs, tt):
+    """The play of a seat of ``kind`` (:data:`LEARNED` or a ``POLICY_*`` code, plus
+    :data:`EXACT` for the exact endgame)."""
+    if kind >= EXACT:
+        kind -= EXACT
+        if n > 1 and one_world(state, rules):
+            return _exact_choice(state, rules, rng, bc, bt, n, tt)
     if kind == LEARNED:
         return learned_choice(state, rules, model, rng, bc, bt, n, idx, dense, acc, xs)
     return choose_play(state, rules, kind, rng, bc, bt, n)
+
+
+@njit(cache=True)
+def _new_tt():
+    """A transposition table for :func:`_exact_choice`."""
+    return (
+        np.zeros(EXACT_TT, dtype=np.int64),
+        np.zeros(EXACT_TT),
+        np.zeros(EXACT_TT, dtype=np.int64),
+    )
 
 
 @njit(cache=True)
@@ -418,13 +492,14 @@ def play_hands(rules, kinds, models, seed, first, count, out_points):
     dense = np.empty(N_DENSE)
     acc = np.empty(max(1, models.shape[1]))
     items = np.zeros((4, N_ITEMS), dtype=np.int64)
+    tt = _new_tt()
     for h in range(first, first + count):
         _deal(state, rules, seed, h, deck, rng)
         while not state[S_DONE]:
             n = legal_plays(state, rules, bc, bt, sc)
             seat = state[S_TURN]
             i = _choose(state, rules, kinds[seat], models[seat], rng, bc, bt, n, idx, dense,
-                        acc, xs)  # fmt: skip
+                        acc, xs, tt)  # fmt: skip
             apply_play(state, rules, bc[i], bt[i])
         score_state(state, rules, items)
         for s in range(rules[R_SIDES]):
@@ -432,13 +507,24 @@ def play_hands(rules, kinds, models, seed, first, count, out_points):
 
 
 @njit(cache=True)
-def _play_to_end(state, rules, kinds, models, rng, bc, bt, sc, idx, dense, acc, xs):
+def harness_choice(state, rules, kind, model, rng, bc, bt, n):
+    """The index of the play a seat of ``kind`` (as :func:`play_hands` takes it) makes
+    among the ``n`` legal plays in the buffers, scratch allocated here (for the bots)."""
+    xs = np.empty(EXPERT_SCRATCH)
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(N_DENSE)
+    acc = np.empty(max(1, model.shape[0]))
+    return _choose(state, rules, kind, model, rng, bc, bt, n, idx, dense, acc, xs, _new_tt())
+
+
+@njit(cache=True)
+def _play_to_end(state, rules, kinds, models, rng, bc, bt, sc, idx, dense, acc, xs, tt):
     """Play the hand in ``state`` to its end, one kind per seat."""
     while not state[S_DONE]:
         n = legal_plays(state, rules, bc, bt, sc)
         seat = state[S_TURN]
         i = _choose(state, rules, kinds[seat], models[seat], rng, bc, bt, n, idx, dense, acc,
-                    xs)  # fmt: skip
+                    xs, tt)  # fmt: skip
         apply_play(state, rules, bc[i], bt[i])
 
 
@@ -454,7 +540,8 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
     world, for every play: common random numbers); each play gives a row: its features
     (:func:`state_features`' layout) and ``out_y``, the finished hand's margin for the
     deciding seat (:func:`_margin`; averaged over the worlds); ``out_group`` numbers the
-    decision.  Stops before a hand that might overflow the rows.
+    decision.  A decision that the deciding seat's kind solves exactly (:data:`EXACT`)
+    gives no sample.  Stops before a hand that might overflow the rows.
 
     Returns ``(hands done, rows written, groups)``."""
     cap = out_y.shape[0]
@@ -474,6 +561,7 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
     dense = np.empty(N_DENSE)
     acc = np.empty(max(1, models.shape[1]))
     items = np.zeros((4, N_ITEMS), dtype=np.int64)
+    tt = _new_tt()
     rows = 0
     groups = 0
     for h in range(first, first + count):
@@ -484,7 +572,9 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
         while not state[S_DONE]:
             n = legal_plays(state, rules, bc, bt, sc)
             seat = state[S_TURN]
-            if n > 1 and rand_below(pick_rng, 1 << 30) < rate * (1 << 30) and rows + n <= cap:
+            solved = kinds[seat] >= EXACT and one_world(state, rules)
+            sample = rand_below(pick_rng, 1 << 30) < rate * (1 << 30)
+            if n > 1 and sample and not solved and rows + n <= cap:
                 for i in range(n):
                     k = play_features(state, rules, bc[i], bt[i], idx, dense, xs)
                     for j in range(MAX_ACTIVE):
@@ -503,14 +593,14 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
                         apply_play(st2, rules, bc[i], bt[i])
                         reseed(rng2, derive_seed(seed, 11, h, state[S_PLAYS] * 4096 + w))
                         _play_to_end(st2, rules, cont, models, rng2, bc2, bt2, sc, idx, dense,
-                                     acc, xs)  # fmt: skip
+                                     acc, xs, tt)  # fmt: skip
                         total += _margin(st2, rules, seat, items)
                     out_y[rows] = total / max(worlds, 1)
                     out_group[rows] = groups
                     rows += 1
                 groups += 1
             i = _choose(state, rules, kinds[seat], models[seat], rng, bc, bt, n, idx, dense,
-                        acc, xs)  # fmt: skip
+                        acc, xs, tt)  # fmt: skip
             apply_play(state, rules, bc[i], bt[i])
     return count, rows, groups
 

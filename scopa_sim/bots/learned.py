@@ -26,6 +26,7 @@ from scopa_sim.stats.estimate import Estimate
 from .base import KERNEL_CODES, Bot, PlayStats, _mask63
 
 __all__ = [
+    "EXACT",
     "LEARNED",
     "LOSS_CENTRED",
     "LOSS_SOFTMAX",
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 LEARNED = KL.LEARNED
+EXACT = KL.EXACT
 LOSS_CENTRED = KL.LOSS_CENTRED
 LOSS_SOFTMAX = KL.LOSS_SOFTMAX
 MAX_ACTIVE = KL.MAX_ACTIVE
@@ -72,16 +74,21 @@ def model_digest(model: np.ndarray) -> str:
 
 def kind_of(policy: str) -> int:
     """A seat's kind in the harness: ``learned`` (:data:`LEARNED`) or a kernel policy's
-    code.
+    code, plus :data:`EXACT` when the name ends in ``+exact`` (the exact solver's play
+    where the seat's information set is one world).
 
     Raises:
         ValueError: another name.
     """
-    if policy == "learned":
-        return LEARNED
-    if policy not in KERNEL_CODES:
+    name, plus, rest = policy.partition("+")
+    extra = EXACT if plus and rest == "exact" else 0
+    if plus and not extra:
+        raise ValueError(f"a harness seat's modifier is +exact: {policy!r}")
+    if name == "learned":
+        return LEARNED + extra
+    if name not in KERNEL_CODES:
         raise ValueError(f"a harness seat plays learned, {', '.join(KERNEL_CODES)}: {policy!r}")
-    return KERNEL_CODES[policy]
+    return KERNEL_CODES[name] + extra
 
 
 def _models(model: np.ndarray | None, players: int) -> np.ndarray:
@@ -216,11 +223,14 @@ def sgd_pass(
 
 class LearnedBot(Bot):
     """The learned policy as a bot: each legal play valued by the model from the seat's
-    information set, the best chosen (ties: a uniform draw from the move's seed).
-    ``analyse`` gives the values as exact estimates (``n`` 1)."""
+    information set, the best chosen (ties: a uniform draw from the move's seed); with
+    ``exact``, the exact solver's best play where the information set is one world.
+    ``analyse`` gives the model's values as exact estimates (``n`` 1), the chosen play
+    first."""
 
-    def __init__(self, model: np.ndarray, name: str = "learned") -> None:
-        """A bot playing ``model`` (a model vector of :func:`new_model`'s layout).
+    def __init__(self, model: np.ndarray, name: str = "learned", exact: bool = False) -> None:
+        """A bot playing ``model`` (a model vector of :func:`new_model`'s layout), with the
+        exact endgame when ``exact``.
 
         Raises:
             ValueError: a vector of another layout or length.
@@ -231,7 +241,8 @@ class LearnedBot(Bot):
         if m.shape[0] != KL.model_size(int(m[KL.M_HIDDEN])):
             raise ValueError("a learned model vector of the wrong length")
         self.model = m
-        self.name = name
+        self.name = name + ("+exact" if exact else "")
+        self._kind = LEARNED + (EXACT if exact else 0)
         self._acc = np.empty(max(1, int(m[KL.M_HIDDEN])))
         self._idx = np.empty(MAX_ACTIVE, dtype=np.int64)
         self._dense = np.empty(N_DENSE)
@@ -245,8 +256,7 @@ class LearnedBot(Bot):
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         n = int(K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64)))
         rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
-        pick = int(KL.learned_choice(vec, r, self.model, rng, bc, bt, n, self._idx, self._dense,
-                                     self._acc, self._xs))  # fmt: skip
+        pick = int(KL.harness_choice(vec, r, self._kind, self.model, rng, bc, bt, n))
         out = []
         for i in range(n):
             v = float(KL.learned_value(vec, r, self.model, bc[i], bt[i], self._idx, self._dense,

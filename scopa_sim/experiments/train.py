@@ -63,7 +63,13 @@ SEARCH = "ismcts:iterations=1000,horizon=4,c=1"
 
 def save_samples(path: str | Path, s: BL.Samples, **extra: np.ndarray) -> None:
     """Write samples (and extra per-row arrays, such as ``shares``) to an ``.npz``."""
-    arrays: dict[str, Any] = {"idx": s.idx, "k": s.k, "dense": s.dense, "y": s.y, "starts": s.starts}
+    arrays: dict[str, Any] = {
+        "idx": s.idx,
+        "k": s.k,
+        "dense": s.dense,
+        "y": s.y,
+        "starts": s.starts,
+    }
     arrays.update(extra)
     np.savez(path, **arrays)
 
@@ -129,23 +135,25 @@ def fit(
     return model, curve
 
 
-def versus(rules: Rules, model: np.ndarray, opponent: str, pairs: int, seed: int) -> Estimate:
-    """The learned model's mean margin per deal pair against ``opponent`` over ``pairs``
-    paired seat-swapped deals (two sides), with its 95% interval: a kernel policy through
-    the harness (deals of its run ``seed``), a search through
-    :func:`scopa_sim.bots.search.play_deal` (deals :func:`deal_seed`)."""
+def versus(
+    rules: Rules, model: np.ndarray, opponent: str, pairs: int, seed: int, exact: bool = False
+) -> Estimate:
+    """The learned model's (with ``exact``: and the exact endgame's) mean margin per deal
+    pair against ``opponent`` over ``pairs`` paired seat-swapped deals (two sides), with
+    its 95% interval: a harness kind (:func:`scopa_sim.bots.learned.kind_of`: a kernel
+    policy, ``+exact`` allowed) through the harness (deals of its run ``seed``), a search
+    through :func:`scopa_sim.bots.search.play_deal` (deals :func:`deal_seed`)."""
     if rules.sides != 2:
         raise ValueError("versus measures two sides")
-    spec = PolicySpec.parse(opponent)
-    if spec.is_kernel:
+    me_kind = BL.LEARNED + (BL.EXACT if exact else 0)
+    if opponent.partition("+")[0] in ("learned", "random", "greedy", "expert"):
         other = BL.kind_of(opponent)
-        first = BL.play_hands(rules, [BL.LEARNED, other] * (rules.players // 2), model, seed,
-                              0, pairs)  # fmt: skip
-        second = BL.play_hands(rules, [other, BL.LEARNED] * (rules.players // 2), model, seed,
-                               0, pairs)  # fmt: skip
+        half = rules.players // 2
+        first = BL.play_hands(rules, [me_kind, other] * half, model, seed, 0, pairs)
+        second = BL.play_hands(rules, [other, me_kind] * half, model, seed, 0, pairs)
         return normal_ci(BL.paired_margin(first, second))
-    me: Bot = BL.LearnedBot(model)
-    them = spec.bot()
+    me: Bot = BL.LearnedBot(model, exact=exact)
+    them = PolicySpec.parse(opponent).bot()
     x = np.empty(pairs)
     for d in range(pairs):
         ds = deal_seed(seed, d)
@@ -203,14 +211,16 @@ def main() -> None:
 @click.option("--worlds", type=int, default=0, show_default=True)
 @click.option("--cont", type=click.Choice(["expert", "learned"]), default="expert")
 @click.option("--init", "init", type=click.Path(exists=True), default=None)
+@click.option("--exact", is_flag=True, help="every seat plays the exact endgame")
 @click.option("--out", required=True)
 def rollouts(preset: str, seed: int, hands: int, rate: float, worlds: int, cont: str,
-             init: str | None, out: str) -> None:  # fmt: skip
+             init: str | None, exact: bool, out: str) -> None:  # fmt: skip
     """Rollout samples (see the module's docstring)."""
     rules = Rules.make(preset)
     model = None if init is None else np.load(init)
-    play = [BL.LEARNED if init else BL.kind_of("expert")] * rules.players
-    finish = [BL.kind_of(cont)] * rules.players
+    plus = BL.EXACT if exact else 0
+    play = [(BL.LEARNED if init else BL.kind_of("expert")) + plus] * rules.players
+    finish = [BL.kind_of(cont) + plus] * rules.players
     t = time.thread_time()
     s = BL.rollout_samples(rules, play, finish, model, seed, 0, hands, rate, worlds)
     save_samples(out, s)
@@ -261,9 +271,12 @@ def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epoc
 @click.argument("model_path")
 @click.option("--opponent", default="expert", show_default=True)
 @click.option("--pairs", type=int, default=20000, show_default=True)
-def versus_command(preset: str, seed: int, model_path: str, opponent: str, pairs: int) -> None:
+@click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
+def versus_command(
+    preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool
+) -> None:
     """The model's margin against an opponent on paired deals."""
-    e = versus(Rules.make(preset), np.load(model_path), opponent, pairs, seed)
+    e = versus(Rules.make(preset), np.load(model_path), opponent, pairs, seed, exact)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
 
 

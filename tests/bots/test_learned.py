@@ -247,3 +247,47 @@ def test_a_training_pass_lowers_the_loss_of_a_learnable_target() -> None:
     order = np.arange(s.decisions)
     losses = [BL.sgd_pass(model, s, order, 0.05, 0.0, BL.LOSS_SOFTMAX, 1.0) for _ in range(6)]
     assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("preset", ["scopa", "scopa-4", "scopa-3"])
+def test_one_world_is_an_empty_stock_with_one_other_hand_at_most(preset: str) -> None:
+    for state in _positions(preset, 120, 4):
+        others = [s for s in range(state.rules.players) if s != state.turn and state.hands[s]]
+        want = not state.stock and len(others) <= 1
+        assert bool(KL.one_world(state._vec, state._r)) == want
+
+
+def test_the_exact_endgame_plays_a_best_play_of_the_solver() -> None:
+    from scopa_sim._engine import solver as KSO
+
+    seen = 0
+    for state in _positions("scopa", 400, 6):
+        vec, r = state._vec, state._r
+        if not KL.one_world(vec, r) or len(state.legal_plays) < 2:
+            continue
+        seen += 1
+        n = len(state.legal_plays)
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        assert K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64)) == n
+        tk, tv, tm = np.zeros(1 << 12, np.int64), np.zeros(1 << 12), np.zeros(1 << 12, np.int64)
+        info = np.zeros(KSO.N_INFO, dtype=np.int64)
+        info[KSO.V_TT_MASK] = (1 << 12) - 1
+        info[KSO.V_SALT] = 1
+        sc, st, vals = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        KSO.solve_root(vec, r, KSO.FULL_DEPTH, tk, tv, tm, info, sc, st, vals)
+        value = {(int(c), int(t)): float(v) for c, t, v in zip(sc, st, vals, strict=True)}
+        for kind in (BL.kind_of("expert+exact"), BL.kind_of("learned+exact")):
+            i = KL.harness_choice(vec, r, kind, BL.new_model(2, 1), K.new_rng(3), bc, bt, n)
+            assert value[(int(bc[i]), int(bt[i]))] == max(value.values())
+    assert seen > 20
+
+
+def test_harness_kinds_by_name() -> None:
+    assert BL.kind_of("expert+exact") == K.POLICY_EXPERT + BL.EXACT
+    assert BL.kind_of("learned") == BL.LEARNED
+    with pytest.raises(ValueError, match="exact"):
+        BL.kind_of("expert+deep")
+    with pytest.raises(ValueError, match="harness seat plays"):
+        BL.kind_of("ismcts")
+    assert BL.LearnedBot(BL.new_model(0, 0), exact=True).name == "learned+exact"
