@@ -4,14 +4,14 @@ fitting the model, and its strength and speed against ``expert`` and the search.
 Usage::
 
     python -m scopa_sim.experiments.train rollouts --hands N [--rate R] [--worlds W]
-        [--cont expert|learned] [--init MODEL.npy] --out DATA.npz
+        [--cont expert|learned] [--init MODEL.npy] [--exact] --out DATA.npz
     python -m scopa_sim.experiments.train search --hands N [--rate R]
         [--spec ismcts:iterations=1000,horizon=4,c=1] --out DATA.npz
     python -m scopa_sim.experiments.train fit DATA.npz [DATA.npz ...] [--target y|shares]
         [--hidden H] [--epochs E] [--lr LR] [--l2 L2] [--loss centred|softmax] [--tau T]
-        --out MODEL.npy
+        [--max-plays N] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
-        [--pairs N]
+        [--pairs N] [--exact]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
 
 Everything is in 2-player ``scopa`` unless ``--preset`` says otherwise, and reproducible
@@ -82,6 +82,13 @@ def load_samples(paths: list[str], target: str = "y") -> BL.Samples:
         with np.load(p) as z:
             parts.append(BL.Samples(z["idx"], z["k"], z["dense"], z[target], z["starts"]))
     return BL.Samples.join(parts)
+
+
+def plays_made(samples: BL.Samples) -> np.ndarray:
+    """Per decision, the plays made with it (its plays-made feature)."""
+    first = samples.idx[samples.starts[:-1]].astype(np.int64)
+    block = (first >= BL.F_PLAYS) & (first < BL.F_PLAYS + 40)
+    return np.where(block, first - BL.F_PLAYS, 0).sum(axis=1)
 
 
 def search_samples(
@@ -252,11 +259,21 @@ def search(preset: str, seed: int, hands: int, rate: float, spec: str, out: str)
 @click.option("--l2", type=float, default=1e-4, show_default=True)
 @click.option("--loss", type=click.Choice(["centred", "softmax"]), default="centred")
 @click.option("--tau", type=float, default=0.1, show_default=True)
+@click.option(
+    "--max-plays",
+    type=int,
+    default=None,
+    help="only the decisions whose play is at most the hand's N-th (e.g. 30 in scopa: "
+    "the rounds before the last, which the exact endgame plays)",
+)
 @click.option("--out", required=True)
 def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epochs: int,
-                lr: float, l2: float, loss: str, tau: float, out: str) -> None:  # fmt: skip
+                lr: float, l2: float, loss: str, tau: float, max_plays: int | None,
+                out: str) -> None:  # fmt: skip
     """Fit a model to samples."""
     s = load_samples(list(data), target)
+    if max_plays is not None:
+        s = s.take(np.flatnonzero(plays_made(s) <= max_plays))
     t = time.thread_time()
     code = BL.LOSS_SOFTMAX if loss == "softmax" else BL.LOSS_CENTRED
     model, curve = fit(s, hidden, epochs, lr, l2, seed, code, tau)

@@ -51,3 +51,16 @@ def test_the_command_line_samples_fits_and_measures(tmp_path: Path) -> None:
     assert r.exit_code == 0 and "n=2 deal pairs" in r.output
     r = run(T.main, ["speed", model, "--hands", "20", "--repeats", "1"])
     assert r.exit_code == 0 and "ratio" in r.output
+
+
+def test_plays_made_reads_each_decisions_plays_feature() -> None:
+    """With the exact endgame every seat's last-round decisions give no samples: in
+    2-player scopa the plays made with a sampled decision are at most 30."""
+    rules = Rules.make("scopa")
+    ex = [BL.kind_of("expert")] * 2
+    s = BL.rollout_samples(rules, ex, ex, None, 2, 0, 6, 1.0, 0)
+    made = T.plays_made(s)
+    assert made.min() >= 1 and made.max() <= 36 and (made > 30).any()
+    exact = [BL.kind_of("expert+exact")] * 2
+    s = BL.rollout_samples(rules, exact, exact, None, 2, 0, 6, 1.0, 0)
+    assert T.plays_made(s).max() <= 30
