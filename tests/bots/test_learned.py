@@ -1,0 +1,293 @@
+"""The learned policy's kernels: the features against a plain-Python reading of the
+position, the forward pass against numpy, the harness and the sampling kernels
+deterministic per seed, a pass of training lowering its loss, and the bot."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from scopa_sim import Rules
+from scopa_sim import _engine as K
+from scopa_sim._engine import learned as KL
+from scopa_sim._engine.determinize import determinize
+from scopa_sim.bots import learned as BL
+from scopa_sim.game.state import HandState
+
+PRESETS = ["scopa", "scopa-3", "scopa-4", "scopone", "asso-piglia-tutto", "scopa-15", "escoba"]
+
+
+def _mask(cards: object) -> int:
+    return sum(1 << int(c) for c in cards)  # type: ignore[attr-defined]
+
+
+def _positions(preset: str, count: int, seed: int) -> list[HandState]:
+    """Positions of random play (every plays count of a hand, several hands)."""
+    rules = Rules.make(preset)
+    g = random.Random(seed)
+    out = []
+    while len(out) < count:
+        s = HandState.deal(rules, dealer=g.randrange(rules.players), seed=g.randrange(2**40))
+        while not s.is_over:
+            out.append(s.clone())
+            s.push(g.choice(list(s.legal_plays)))
+    return out[:count]
+
+
+def _expected(state: HandState, card: int, take: int) -> tuple[set[int], list[float]]:
+    """The features of a play read from the state's public faces, in plain Python."""
+    rules = state.rules
+    seat = state.turn
+    n = rules.players
+    nxt = (seat + 1) % n
+    side, opp = rules.side_of(seat), rules.side_of(nxt)
+    piles = [_mask(p) for p in state.piles]
+    pm, po = piles[side], piles[opp]
+    others = 0
+    for s in range(rules.sides):
+        if s not in (side, opp):
+            others |= piles[s]
+    hand = _mask(state.hands[seat])
+    table = _mask(state.table)
+    bit = 1 << card
+    lead = state.scope[side] - state.scope[opp]
+
+    def rel(s: int | None) -> int:
+        if s is None:
+            return K.REL_NONE
+        return K.REL_ME if s == side else K.REL_NEXT if s == opp else K.REL_OTHER
+
+    lc = rel(state.last_capturer)
+    if take:
+        after = table & ~take
+        pm2 = pm | take | bit
+        lc = K.REL_ME
+        kind = KL.KIND_ONE if bin(take).count("1") == 1 else KL.KIND_MANY
+        child = state.clone()
+        before = child.scope[side]
+        child.push(next(p for p in state.legal_plays if p.card == card and p.take == take))
+        if child.scope[side] > before:
+            kind = KL.KIND_SCOPA
+            lead += 1
+    else:
+        after, pm2, kind = table | bit, pm, KL.KIND_LAY
+    kn = len(state.hands[nxt])
+    stock = len(state.stock)
+    if kn == 0 and stock:
+        kn = min(rules.hand_size, stock // n)
+    bits = {KL.F_HAND + c for c in range(40) if (hand & ~bit) >> c & 1}
+    bits |= {KL.F_TABLE + c for c in range(40) if after >> c & 1}
+    bits |= {KL.F_MINE + c for c in range(40) if pm2 >> c & 1}
+    bits |= {KL.F_NEXT + c for c in range(40) if po >> c & 1}
+    bits |= {KL.F_OTHERS + c for c in range(40) if others >> c & 1}
+    bits |= {
+        KL.F_CARD + card,
+        KL.F_PLAYS + min(state.plays_made + 1, 39),
+        KL.F_KN + min(kn, 10),
+        KL.F_LAST + lc,
+        KL.F_DEALER + rel(rules.side_of(state.dealer)),
+        KL.F_SCOPE + 3 + max(-3, min(3, lead)),
+        KL.F_KIND + kind,
+    }
+    xs = np.empty(K.EXPERT_SCRATCH)
+    vec = state._vec
+    xv = float(K.expert_value(vec, state._r, card, take, xs))
+    ev = float(K.expert_eval(pm2, po, others, rules.deck, K.expert_flags(state._r)))
+    tsum = sum(c % 10 + 1 for c in range(40) if after >> c & 1) / 10.0
+    return bits, [xv, ev, float(lead), tsum]
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_features_match_a_plain_reading_of_the_position(preset: str) -> None:
+    for state in _positions(preset, 60, 7):
+        plays = list(state.legal_plays)
+        idx, k, dense = BL.play_features(state, plays)
+        for i, p in enumerate(plays):
+            bits, want = _expected(state, p.card, p.take)
+            got = idx[i, : k[i]].tolist()
+            assert len(got) == len(set(got)) and set(got) == bits, (state, p)
+            assert all(v == -1 for v in idx[i, k[i] :])
+            assert dense[i].tolist() == pytest.approx(want)
+
+
+def test_features_read_the_information_set_only() -> None:
+    """Two worlds that differ only in the cards the seat cannot see give the same
+    features."""
+    rules = Rules.make("scopa")
+    for state in _positions("scopa", 20, 3):
+        if state.plays_made < 2:
+            continue
+        world = state._vec.copy()
+        rng = K.new_rng(5)
+        determinize(state._vec, state._r, state.turn, rng, world)
+        other = HandState(rules, world)
+        plays = list(state.legal_plays)
+        for a, b in zip(BL.play_features(state, plays), BL.play_features(other, plays),
+                        strict=True):  # fmt: skip
+            assert np.array_equal(a, b)
+
+
+def _numpy_forward(model: np.ndarray, bits: list[int], dense: np.ndarray) -> float:
+    h = int(model[KL.M_HIDDEN])
+    ns, nd = KL.N_SPARSE, KL.N_DENSE
+    at = KL.M_HEAD
+    lin = model[at : at + ns]
+    at += ns
+    skip = model[at : at + nd]
+    at += nd
+    b2 = model[at]
+    at += 1
+    w1 = model[at : at + ns * h].reshape(ns, h)
+    at += ns * h
+    wd = model[at : at + nd * h].reshape(nd, h)
+    at += nd * h
+    b1 = model[at : at + h]
+    at += h
+    w2 = model[at : at + h]
+    x = np.zeros(ns)
+    x[bits] = 1.0
+    hidden = np.maximum(0.0, b1 + x @ w1 + dense @ wd)
+    return float(b2 + x @ lin + dense @ skip + hidden @ w2)
+
+
+@pytest.mark.parametrize("hidden", [0, 1, 8])
+def test_forward_pass_matches_numpy(hidden: int) -> None:
+    g = np.random.default_rng(hidden)
+    model = BL.new_model(hidden, 3)
+    model[KL.M_HEAD :] = g.normal(0.0, 0.3, model.shape[0] - KL.M_HEAD)
+    assert model.shape[0] == KL.model_size(hidden)
+    acc = np.empty(max(1, hidden))
+    for state in _positions("scopa", 30, 11):
+        plays = list(state.legal_plays)
+        idx, k, dense = BL.play_features(state, plays)
+        for i in range(len(plays)):
+            got = KL.model_forward(model, idx[i], k[i], dense[i], acc)
+            assert got == pytest.approx(_numpy_forward(model, idx[i, : k[i]].tolist(), dense[i]))
+
+
+def test_a_new_model_values_plays_as_the_expert() -> None:
+    model = BL.new_model(16, 1)
+    for state in _positions("scopa", 30, 2):
+        plays = list(state.legal_plays)
+        _, _, dense = BL.play_features(state, plays)
+        stats = BL.LearnedBot(model).analyse(state, 1)
+        values = {(s.play.card, s.play.take): s.mean for s in stats}
+        for p, d in zip(plays, dense, strict=True):
+            assert values[(p.card, p.take)] == pytest.approx(d[KL.D_EXPERT])
+        assert stats[0].chosen and stats[0].mean == max(values.values())
+
+
+def test_the_bot_refuses_a_vector_of_another_layout() -> None:
+    with pytest.raises(ValueError, match="wrong length"):
+        BL.LearnedBot(BL.new_model(4, 1)[:-1])
+    bad = BL.new_model(0, 1)
+    bad[KL.M_VERSION] = 99
+    with pytest.raises(ValueError, match="version"):
+        BL.LearnedBot(bad)
+
+
+@pytest.mark.parametrize("preset", ["scopa", "scopa-4", "escoba"])
+def test_the_harness_deals_the_same_hands_whatever_the_seats_play(preset: str) -> None:
+    """Seat-swapped runs play the same deals; a run is deterministic per seed; the points
+    are those of finished hands."""
+    rules = Rules.make(preset)
+    model = BL.new_model(4, 2)
+    ex, rnd = BL.kind_of("expert"), BL.kind_of("random")
+    n = rules.players
+    a = BL.play_hands(rules, [BL.LEARNED] + [ex] * (n - 1), model, 9, 0, 40)
+    b = BL.play_hands(rules, [BL.LEARNED] + [ex] * (n - 1), model, 9, 0, 40)
+    assert np.array_equal(a, b)
+    c = BL.play_hands(rules, [rnd] * n, model, 9, 10, 30)
+    d = BL.play_hands(rules, [rnd] * n, model, 9, 0, 40)
+    assert np.array_equal(c, d[10:])  # hand h's deal and plays are its own
+    assert a.shape == (40, rules.sides) and (a >= 0).all()
+
+
+def test_rollout_samples_are_grouped_and_reproducible() -> None:
+    rules = Rules.make("scopa")
+    ex = [BL.kind_of("expert")] * 2
+    for worlds in (0, 3):
+        s = BL.rollout_samples(rules, ex, ex, None, 4, 0, 30, 0.5, worlds)
+        t = BL.rollout_samples(rules, ex, ex, None, 4, 0, 30, 0.5, worlds)
+        assert s.decisions > 50
+        for x, y in ((s.idx, t.idx), (s.y, t.y), (s.starts, t.starts), (s.dense, t.dense)):
+            assert np.array_equal(x, y)
+        sizes = np.diff(s.starts)
+        assert (sizes >= 2).all() and s.starts[-1] == s.y.shape[0]
+        assert (np.abs(s.y) <= 20).all()
+        if worlds == 0:  # one deal: whole margins
+            assert np.array_equal(s.y, np.round(s.y))
+
+
+def test_a_training_pass_lowers_the_loss_of_a_learnable_target() -> None:
+    """Targets made by a hidden model: passes of training approach them."""
+    rules = Rules.make("scopa")
+    ex = [BL.kind_of("expert")] * 2
+    s = BL.rollout_samples(rules, ex, ex, None, 5, 0, 200, 1.0, 0)
+    truth = BL.new_model(0, 0)
+    truth[KL.M_HEAD : KL.M_HEAD + KL.N_SPARSE] = np.random.default_rng(1).normal(
+        0, 0.5, KL.N_SPARSE
+    )
+    acc = np.empty(1)
+    s.y = np.array([KL.model_forward(truth, s.idx[i], s.k[i], s.dense[i], acc)
+                    for i in range(s.y.shape[0])])  # fmt: skip
+    for hidden, kind in ((0, BL.LOSS_CENTRED), (8, BL.LOSS_CENTRED)):
+        model = BL.new_model(hidden, 1)
+        order = np.arange(s.decisions)
+        losses = [BL.sgd_pass(model, s, order, 0.05, 0.0, kind) for _ in range(6)]
+        assert losses[-1] < 0.5 * losses[0]
+    shares = s.y.copy()
+    for g in range(s.decisions):
+        lo, hi = s.starts[g], s.starts[g + 1]
+        shares[lo:hi] = np.exp(s.y[lo:hi]) / np.exp(s.y[lo:hi]).sum()
+    s.y = shares
+    model = BL.new_model(0, 1)
+    order = np.arange(s.decisions)
+    losses = [BL.sgd_pass(model, s, order, 0.05, 0.0, BL.LOSS_SOFTMAX, 1.0) for _ in range(6)]
+    assert losses[-1] < losses[0]
+
+
+@pytest.mark.parametrize("preset", ["scopa", "scopa-4", "scopa-3"])
+def test_one_world_is_an_empty_stock_with_one_other_hand_at_most(preset: str) -> None:
+    for state in _positions(preset, 120, 4):
+        others = [s for s in range(state.rules.players) if s != state.turn and state.hands[s]]
+        want = not state.stock and len(others) <= 1
+        assert bool(KL.one_world(state._vec, state._r)) == want
+
+
+def test_the_exact_endgame_plays_a_best_play_of_the_solver() -> None:
+    from scopa_sim._engine import solver as KSO
+
+    seen = 0
+    for state in _positions("scopa", 400, 6):
+        vec, r = state._vec, state._r
+        if not KL.one_world(vec, r) or len(state.legal_plays) < 2:
+            continue
+        seen += 1
+        n = len(state.legal_plays)
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        assert K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64)) == n
+        tk, tv, tm = np.zeros(1 << 12, np.int64), np.zeros(1 << 12), np.zeros(1 << 12, np.int64)
+        info = np.zeros(KSO.N_INFO, dtype=np.int64)
+        info[KSO.V_TT_MASK] = (1 << 12) - 1
+        info[KSO.V_SALT] = 1
+        sc, st, vals = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n)
+        KSO.solve_root(vec, r, KSO.FULL_DEPTH, tk, tv, tm, info, sc, st, vals)
+        value = {(int(c), int(t)): float(v) for c, t, v in zip(sc, st, vals, strict=True)}
+        for kind in (BL.kind_of("expert+exact"), BL.kind_of("learned+exact")):
+            i = KL.harness_choice(vec, r, kind, BL.new_model(2, 1), K.new_rng(3), bc, bt, n)
+            assert value[(int(bc[i]), int(bt[i]))] == max(value.values())
+    assert seen > 20
+
+
+def test_harness_kinds_by_name() -> None:
+    assert BL.kind_of("expert+exact") == K.POLICY_EXPERT + BL.EXACT
+    assert BL.kind_of("learned") == BL.LEARNED
+    with pytest.raises(ValueError, match="exact"):
+        BL.kind_of("expert+deep")
+    with pytest.raises(ValueError, match="harness seat plays"):
+        BL.kind_of("ismcts")
+    assert BL.LearnedBot(BL.new_model(0, 0), exact=True).name == "learned+exact"

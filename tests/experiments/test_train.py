@@ -1,0 +1,66 @@
+"""The learned policy's training programme: the same seed gives the same samples and the
+same weights; the command line runs each step and says what it did."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from click.testing import CliRunner
+
+from scopa_sim.bots import learned as BL
+from scopa_sim.experiments import train as T
+from scopa_sim.game.rules import Rules
+
+
+def _weights(seed: int) -> np.ndarray:
+    rules = Rules.make("scopa")
+    ex = [BL.kind_of("expert")] * 2
+    s = BL.rollout_samples(rules, ex, ex, None, seed, 0, 40, 0.5, 2)
+    model, curve = T.fit(s, 4, 2, 0.01, 1e-5, seed)
+    assert len(curve) == 2
+    return model
+
+
+def test_training_is_reproducible_from_its_seed() -> None:
+    a, b, c = _weights(3), _weights(3), _weights(4)
+    assert BL.model_digest(a) == BL.model_digest(b)
+    assert BL.model_digest(a) != BL.model_digest(c)
+
+
+def test_search_samples_hold_each_plays_visit_share() -> None:
+    s, shares = T.search_samples(Rules.make("scopa"), "ismcts:iterations=50", 2, 0.5, 1)
+    assert s.decisions > 3 and shares.shape == s.y.shape
+    for g in range(s.decisions):
+        part = shares[s.starts[g] : s.starts[g + 1]]
+        assert abs(part.sum() - 1.0) < 1e-9 and (part >= 0).all()
+    t, again = T.search_samples(Rules.make("scopa"), "ismcts:iterations=50", 2, 0.5, 1)
+    assert np.array_equal(s.y, t.y) and np.array_equal(shares, again)
+
+
+def test_the_command_line_samples_fits_and_measures(tmp_path: Path) -> None:
+    run = CliRunner().invoke
+    data, model = str(tmp_path / "d.npz"), str(tmp_path / "m.npy")
+    r = run(T.main, ["rollouts", "--hands", "30", "--worlds", "2", "--out", data])
+    assert r.exit_code == 0 and "decisions" in r.output
+    r = run(T.main, ["fit", data, "--hidden", "4", "--epochs", "2", "--out", model])
+    assert r.exit_code == 0 and "digest" in r.output
+    r = run(T.main, ["versus", model, "--pairs", "50"])
+    assert r.exit_code == 0 and "n=50 deal pairs" in r.output
+    r = run(T.main, ["versus", model, "--pairs", "2", "--opponent", "ismcts:iterations=20"])
+    assert r.exit_code == 0 and "n=2 deal pairs" in r.output
+    r = run(T.main, ["speed", model, "--hands", "20", "--repeats", "1"])
+    assert r.exit_code == 0 and "ratio" in r.output
+
+
+def test_plays_made_reads_each_decisions_plays_feature() -> None:
+    """With the exact endgame every seat's last-round decisions give no samples: in
+    2-player scopa the plays made with a sampled decision are at most 30."""
+    rules = Rules.make("scopa")
+    ex = [BL.kind_of("expert")] * 2
+    s = BL.rollout_samples(rules, ex, ex, None, 2, 0, 6, 1.0, 0)
+    made = T.plays_made(s)
+    assert made.min() >= 1 and made.max() <= 36 and (made > 30).any()
+    exact = [BL.kind_of("expert+exact")] * 2
+    s = BL.rollout_samples(rules, exact, exact, None, 2, 0, 6, 1.0, 0)
+    assert T.plays_made(s).max() <= 30
