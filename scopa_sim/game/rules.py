@@ -326,7 +326,9 @@ class Rules:
         """The vector of :meth:`to_array`, packed on first use (the dataclass is frozen but
         not slotted: the cache lives in the instance's ``__dict__``, outside the fields
         that make its equality, hash and identity). The engine, and numba with it, is
-        imported here, on the first use of the kernels' vector."""
+        imported here, on the first use of the kernels' vector. Cirulla's rule sets are packed too
+        (their options in the ``R_CIRULLA``.. slots, 0 in every other vector), for the step
+        kernels that play them; :meth:`to_array` refuses them to every other caller."""
         from scopa_sim import _engine as K
 
         return K.pack_rules(
@@ -358,6 +360,18 @@ class Rules:
             opening_fifteen=int(self.opening_fifteen),
             opening_first=int(self.opening_fifteen_to == "first_player"),
             four_sevens=int(self.four_sevens_point),
+            cirulla=int(self.capture_mode == "cirulla"),
+            match_priority=int(self.cirulla_match_priority),
+            aces_redeal=int(self.aces_redeal),
+            opening_count=int(self.opening_count),
+            matta={"none": K.MATTA_NONE, "declare": K.MATTA_DECLARE, "play": K.MATTA_PLAY}[
+                self.matta
+            ],
+            declare={"off": K.DECLARE_OFF, "choice": K.DECLARE_CHOICE, "auto": K.DECLARE_AUTO}[
+                self.declare
+            ],
+            piccola_max=self.piccola_max,
+            cappotto=int(self.cappotto),
         )
 
 

@@ -154,3 +154,50 @@ def test_the_kernels_refuse_cirulla_in_one_line(preset: str) -> None:
         rules.check_playable()
     Rules.make("escoba").check_playable()
 
+
+# --------------------------------------------------------------------------- the vectors
+#: The rules vector's length before RULES.md §10 (``R_FOUR_SEVENS`` last).
+RULES_BEFORE_10 = 27
+
+
+@pytest.mark.parametrize("preset", KERNEL_PRESETS)
+def test_other_vectors_grow_by_zeros_only(preset: str) -> None:
+    """Every other rule set's vector has its entries of before §10, then zeros."""
+    from scopa_sim import _engine as K
+
+    for overrides in ([], ["capture_compulsory=false", "four_sevens_point=true"]):
+        r = Rules.make(preset, overrides).to_array()
+        assert len(r) == K.N_RULES == K.R_CAPPOTTO + 1
+        assert K.R_CIRULLA == RULES_BEFORE_10
+        assert not r[RULES_BEFORE_10:].any()
+
+
+@pytest.mark.parametrize("preset", CIRULLA)
+def test_cirulla_vectors_hold_the_options(preset: str) -> None:
+    from scopa_sim import _engine as K
+
+    base = Rules.make(preset)._packed  # what the Cirulla step kernels read
+    assert base[K.R_CIRULLA] == 1 and base[K.R_CAPTURE_FIFTEEN] == 0
+    assert base[K.R_ACE_SWEEP] == 1 and base[K.R_TARGET] == 51
+    assert base[K.R_MATCH_PRIORITY] == base[K.R_ACES_REDEAL] == base[K.R_OPENING_COUNT] == 1
+    assert (base[K.R_MATTA], base[K.R_DECLARE]) == (K.MATTA_DECLARE, K.DECLARE_CHOICE)
+    assert (base[K.R_PICCOLA_MAX], base[K.R_CAPPOTTO]) == (6, 1)
+    other = Rules.make(
+        preset,
+        ["cirulla_match_priority=false", "aces_redeal=false", "opening_count=false",
+         "matta=play", "declare=auto", "piccola_max=7", "cappotto=false"],
+    )._packed  # fmt: skip
+    assert other[K.R_MATCH_PRIORITY] == other[K.R_ACES_REDEAL] == other[K.R_OPENING_COUNT] == 0
+    assert (other[K.R_MATTA], other[K.R_DECLARE]) == (K.MATTA_PLAY, K.DECLARE_AUTO)
+    assert (other[K.R_PICCOLA_MAX], other[K.R_CAPPOTTO]) == (7, 0)
+    none = Rules.make(preset, ["matta=none", "declare=off"])._packed
+    assert (none[K.R_MATTA], none[K.R_DECLARE]) == (K.MATTA_NONE, K.DECLARE_OFF)
+    assert list(base[: K.R_CIRULLA]) == list(other[: K.R_CIRULLA])
+
+
+def test_state_slots_follow_the_old_ones() -> None:
+    from scopa_sim import _engine as K
+
+    assert K.N_STATE_BASE == K.S_DECLARED == K.S_OPENING + 1
+    assert (K.S_SHOWN, K.S_OPENING_SCOPE, K.S_VOIDS, K.N_STATE) == (66, 67, 68, 69)
+    assert K.MATTA_BIT == 1 << 16 and K.GRANDE == (1 << 7) | (1 << 8) | (1 << 9)

@@ -528,7 +528,7 @@ def test_section_9_options_in_the_kernel_vector() -> None:
 
     slots = (K.R_CAPTURE_FIFTEEN, K.R_CAPTURE_OPTIONAL, K.R_OPENING_FIFTEEN)
     assert slots == (22, 23, 24)  # the contract of issue 15
-    assert (K.R_OPENING_FIRST, K.R_FOUR_SEVENS, K.N_RULES) == (25, 26, 27)  # issue 25
+    assert (K.R_OPENING_FIRST, K.R_FOUR_SEVENS, K.R_CIRULLA) == (25, 26, 27)  # issue 25, §10
     assert [int(Rules.make("scopa").to_array()[s]) for s in slots] == [0, 0, 0]
     assert [int(Rules.make("scopa-15").to_array()[s]) for s in slots] == [1, 0, 0]
     assert [int(Rules.make("escoba").to_array()[s]) for s in slots] == [1, 1, 1]
