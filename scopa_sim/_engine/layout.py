@@ -42,9 +42,12 @@ __all__ = [
     "F_SCOPA",
     "GRANDE",
     "I_CARDS",
+    "I_DECLARATIONS",
     "I_DENARI",
     "I_FOUR_SEVENS",
+    "I_GRANDE",
     "I_NAPOLA",
+    "I_PICCOLA",
     "I_PRIMIERA",
     "I_RE_BELLO",
     "I_SCOPE",
@@ -52,6 +55,7 @@ __all__ = [
     "I_TOTAL",
     "KINGS",
     "MATTA_BIT",
+    "MATTA_CARD",
     "MATTA_DECLARE",
     "MATTA_NONE",
     "MATTA_PLAY",
@@ -61,6 +65,7 @@ __all__ = [
     "MODE_MATCHES",
     "MODE_SELFPLAY",
     "N_ITEMS",
+    "N_ITEMS_CIRULLA",
     "N_ROW_COLS",
     "N_RULES",
     "N_STATE",
@@ -237,6 +242,13 @@ I_NAPOLA = 6
 I_FOUR_SEVENS = 7  # four_sevens_point: 1 to the side holding all four sevens
 I_TOTAL = 8
 N_ITEMS = 9
+#: Cirulla's items (RULES.md §10), after the others in a Cirulla score (``I_TOTAL`` counts
+#: them): the grande, the piccola and the points declared. Every other score has
+#: ``N_ITEMS`` columns, as the rows and shards have always had.
+I_GRANDE = 9
+I_PICCOLA = 10
+I_DECLARATIONS = 11
+N_ITEMS_CIRULLA = 12
 
 # apply_play result flags
 F_CAPTURE = 1
@@ -259,8 +271,9 @@ KINGS = (1 << 9) | (1 << 19) | (1 << 29) | (1 << 39)
 TWOS = (1 << 1) | (1 << 11) | (1 << 21) | (1 << 31)
 SETTEBELLO_BIT = 1 << 6
 RE_BELLO_BIT = 1 << 9
-#: Cirulla's matta, the 7H (RULES.md §10).
-MATTA_BIT = 1 << 16
+#: Cirulla's matta, the 7H (RULES.md §10): its card index and its bit.
+MATTA_CARD = 16
+MATTA_BIT = 1 << MATTA_CARD
 #: Cirulla's grande: the JD, QD and KD.
 GRANDE = 0b111 << 7
 
