@@ -378,9 +378,9 @@ class Rules:
 #: The one-line refusal of a Cirulla rule set where it would reach the kernels that do not
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
-    "capture_mode=cirulla (RULES.md §10) is not played by the engine yet (issue 42): "
-    "games, runs, tournaments, searches and advice refuse it; allowed: capture_mode scopa "
-    "or fifteen"
+    "capture_mode=cirulla is not played by the engine yet: games, runs, tournaments, "
+    "searches and advice refuse it (scopa-sim variants shows its options); allowed: "
+    "capture_mode scopa or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
@@ -415,23 +415,26 @@ PRESETS: dict[str, dict[str, Any]] = {
         "kings_redeal": False,
         "target": 15,
     },
-    **{
-        name: {
-            "players": players,
-            "teams": players == 4,
-            "hand_size": 3,
-            "table_cards": 4,
-            "target": 51,
-            "kings_redeal": False,
-            "capture_compulsory": True,
-            "ace_sweep": True,
-            "ace_sweep_scopa": True,
-            "last_play_scopa": False,
-            "primiera": "classic",
-            "primiera_missing_suit": "exclude",
-            "capture_mode": "cirulla",
-        }
-        for name, players in (("cirulla", 2), ("cirulla-3", 3), ("cirulla-4", 4))
+    "cirulla": {
+        "kings_redeal": False,
+        "ace_sweep": True,
+        "target": 51,
+        "capture_mode": "cirulla",
+    },
+    "cirulla-3": {
+        "players": 3,
+        "kings_redeal": False,
+        "ace_sweep": True,
+        "target": 51,
+        "capture_mode": "cirulla",
+    },
+    "cirulla-4": {
+        "players": 4,
+        "teams": True,
+        "kings_redeal": False,
+        "ace_sweep": True,
+        "target": 51,
+        "capture_mode": "cirulla",
     },
 }
 
@@ -454,9 +457,9 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "scopone-scientifico": "Scopone scientifico: 10 cards each, empty table, napola (seed 004)",
     "scopa-15": "Scopa a quindici: a card takes table cards that make fifteen with it (§9)",
     "escoba": "Escoba: fifteen captures, capture optional, the opening table taken, to 15 (§9)",
-    "cirulla": "Cirulla: match, sum and fifteen captures, the matta, declarations, to 51 (§10)",
-    "cirulla-3": "Cirulla for 3 players (§10)",
-    "cirulla-4": "Cirulla for 4 players in two teams (§10)",
+    "cirulla": "Cirulla: match, sum and fifteen captures, the matta, declarations, to 51 (§11)",
+    "cirulla-3": "Cirulla for 3 players (§11)",
+    "cirulla-4": "Cirulla for 4 players in two teams (§11)",
 }
 
 
