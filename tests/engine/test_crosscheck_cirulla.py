@@ -18,9 +18,11 @@ from helpers.golden import GOLDEN_CIRULLA, GOLDEN_CIRULLA_RULES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scopa_sim import CardSet, Rules
+from scopa_sim import CardSet, Play, Rules, RulesError
 from scopa_sim import _engine as K
 from scopa_sim._engine.streams import _shuffle_deal
+from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.game.state import HandState
 
 P = CardSet.parse
 
@@ -282,3 +284,79 @@ def test_cappotto_and_the_match_winner() -> None:
     assert not K.all_denari_wins(Rules.make("scopone-scientifico").to_array())
     r = Rules.make("scopone-scientifico", ["napola_all_denari_wins=true"]).to_array()
     assert K.all_denari_wins(r)
+
+
+# --------------------------------------------------------------------------- HandState
+def as_play(p: ref.CirullaPlay) -> Play:
+    """The reference's play as a :class:`Play`."""
+    return Play(p.card, CardSet(p.take).mask, p.value or 0, p.declaration or 0)
+
+
+@pytest.mark.parametrize(("preset", "overrides"), VARIANTS[::2], ids=IDS[::2])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**63 - 1))
+def test_hand_state_plays_cirulla_as_the_reference(preset: str, overrides: dict, seed: int):
+    """:class:`HandState` on the Cirulla step kernels: the reference's legal plays as
+    :class:`Play` (named value, declaration), pushed one by one; then the same opening,
+    piles, scope, declarations, shown seats and score, items in the record's order."""
+    rules = rules_of(preset, overrides)
+    rd = rules.complete_dict()
+    rng = random.Random(seed)
+    deck = ref.make_deck(rd)
+    rng.shuffle(deck)
+    dealer = rng.randrange(rules.players)
+    state = HandState.deal(rules, dealer=dealer, deck=deck)
+
+    def choose(legal: list[ref.CirullaPlay], info: dict) -> int:
+        assert set(state.legal_plays) == {as_play(p) for p in legal}
+        assert len(state.legal_plays) == len(legal)
+        assert state.shown == sorted(info["shown"]) and state.declared == info["declared"]
+        i = rng.randrange(len(legal))
+        assert state.push(str(as_play(legal[i]))).play == as_play(legal[i])  # via its text
+        return i
+
+    result = ref.play_hand(rd, deck, dealer, choose)
+    assert state.is_over and state.opening == CardSet(result["opening"])
+    assert state.opening_scope == result["opening_scope"]
+    assert [set(p) for p in state.piles] == result["piles"] and state.scope == result["scope"]
+    assert state.declared == result["declared"]
+    assert state.score() == result["score"]
+    assert [list(d) for d in state.score()] == [list(d) for d in result["score"]]
+    assert state.points == [d["total"] for d in result["score"]]
+
+
+def test_hand_state_deals_cirulla_from_a_seed_with_its_void_deals() -> None:
+    rules = Rules.make("cirulla", {"kings_redeal": True})
+    counted = 0
+    for seed in range(60):
+        state = HandState.deal(rules, seed=seed)
+        table = state.opening or state.table
+        assert not ref.redeal_needed(table, rules.complete_dict())
+        counted += state.voids
+        assert state.voids >= 0 and state.plays_made == 0
+    assert counted > 0
+
+
+def test_a_cirulla_state_is_refused_by_every_other_kernel_in_one_line() -> None:
+    """The bots, searches and information sets read the state's ``_r``: a Cirulla state
+    has none, so they refuse it (one line) rather than play another game."""
+    state = HandState.deal(Rules.make("cirulla"), seed=3)
+    with pytest.raises(RulesError, match="capture_mode=cirulla is not played") as info:
+        state._r  # noqa: B018 - the access is the test
+    assert "\n" not in str(info.value)
+    with pytest.raises(RulesError):
+        PolicySpec.parse("greedy").bot().choose(state, 1)
+    with pytest.raises(AttributeError):
+        state.nothing  # noqa: B018
+    scopa = Rules.make("scopa")
+    assert HandState.deal(scopa, seed=3)._r is scopa.to_array()  # other games: as before
+
+
+def test_hand_state_from_position_reads_the_fifteens() -> None:
+    """A position's subset sums reach 14 under Cirulla (its fifteens), as the kernels'."""
+    rules = Rules.make("cirulla")
+    state = HandState.from_position(
+        rules, hands=[P("5S KH"), CardSet()], table=P("7C 3D 5H"), strict=False
+    )
+    want = ref.legal_plays(P("5S KH"), P("7C 3D 5H"), rules.complete_dict())
+    assert set(state.legal_plays) == {as_play(p) for p in want}
