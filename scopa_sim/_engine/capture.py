@@ -9,6 +9,9 @@ the jitted loops (:mod:`.fused`, :mod:`.ismcts`) and the expert (:mod:`.policy`)
 and pick them from the table's *packed subset counts* (see ``GROW`` and ``GROW15``), so
 only the chosen play is ever built.  Functions that serve both rules take ``fifteen``,
 a compile-time constant in the loops, so that each rule compiles to its own code.
+Cirulla's rule (``capture_mode=cirulla``, §10: the ace sweep, the match, sums and
+fifteens, the matta's named value) has functions of its own at the end, for its own step
+kernels (:func:`.step.legal_plays_cirulla`), so that the others compile as before.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, mul128, popcount
-from .layout import ACES, SAME_MASK, VALUE, VALUE_MASK
+from .layout import ACES, MATTA_BIT, SAME_MASK, VALUE, VALUE_MASK
 
 __all__ = [
     "BIG_TABLE",
@@ -41,11 +44,15 @@ __all__ = [
     "SHRINK15_LO",
     "UP_TO_VALUE",
     "add_captures",
+    "add_captures_cirulla",
+    "add_matta_captures",
     "capture_at",
     "capture_count",
     "card_captures",
     "card_captures_fewest",
+    "cirulla_scores",
     "count_captures",
+    "declaration_points",
     "fewest_sums",
     "fewest_sums15",
     "fewest_take",
@@ -54,6 +61,7 @@ __all__ = [
     "lane",
     "list_captures",
     "nth_capture",
+    "opening_count",
     "opening_take",
     "packed_counts",
     "packed_join",
@@ -775,3 +783,120 @@ def remainder_side(remainder_dealer, dealer_side, last_capturer):
     """The side that takes the cards left on the table when the hand ends (RULES.md §4):
     the dealer's with ``remainder_to=dealer``, else the last capturer's (-1: nobody)."""
     return dealer_side if remainder_dealer else last_capturer
+
+
+# --------------------------------------------------------------------------- Cirulla (§10)
+# RULES.md §10, ``capture_mode=cirulla``: a card of capture value v (the value named for
+# the matta with ``matta=play``) takes, on a table without an ace, the whole table when it
+# is an ace and ``ace_sweep`` holds; else (a) one table card of value v, (b) a set of two
+# or more cards adding up to v (unless (a) has a card and ``cirulla_match_priority``
+# holds), (c) a set of one or more cards adding up to 15 - v. (a), (b) and (c) are
+# disjoint. The step kernels list them in that order (the sweep, (a) by card index, (b)
+# and (c) in :func:`sum_captures` order), with ``sum_capture=fewest`` applied to (b) and
+# (c) apart. The table's subset-sum bitset holds the sums up to 14 (:data:`REACH15`).
+@njit(cache=True)
+def add_captures_cirulla(v, table, reach, ace_sweep, priority, fewest, out_take, n, scratch):
+    """Append every capture of a card of capture value ``v`` under Cirulla's rule to
+    ``out_take[n:]``; return the new count (``n``: none). ``reach``: the table's subset
+    sums (:func:`table_reach` with the fifteen mask, or -1 when unknown); ``ace_sweep``,
+    ``priority`` and ``fewest``: the options ``ace_sweep``, ``cirulla_match_priority`` and
+    ``sum_capture=fewest``."""
+    if table == 0:
+        return n
+    if v == 1 and ace_sweep and (table & ACES) == 0:
+        out_take[n] = table
+        return n + 1
+    same = table & VALUE_MASK[v]
+    m = same
+    while m:
+        out_take[n] = m & -m
+        m &= m - 1
+        n += 1
+    if not (same and priority) and (reach >> v) & 1:
+        n = sum_captures(table, v, v - 1, fewest, out_take, n, scratch)
+    if (reach >> (15 - v)) & 1:
+        n = sum_captures(table, 15 - v, 10, fewest, out_take, n, scratch)
+    return n
+
+
+@njit(cache=True, inline="always")
+def cirulla_scores(take, value, table, ace_sweep, ace_scopa):
+    """Whether a capture of ``take`` by a card of capture value ``value`` would score a
+    scopa if it emptied the table (the play's *effect* besides its take): always, unless
+    it is an ace sweep and ``ace_scopa`` (``ace_sweep_scopa``) is off."""
+    sweep = ace_sweep and value == 1 and take == table and (table & ACES) == 0
+    return take == table and (ace_scopa or not sweep)
+
+
+@njit(cache=True)
+def add_matta_captures(table, reach, ace_sweep, ace_scopa, priority, fewest, out_take,
+                       out_meta, n, scratch):  # fmt: skip
+    """Append the captures of the matta played with a named value (``matta=play``, RULES.md
+    §10) to ``out_take[n:]`` with the value in ``out_meta``; return the new count. The
+    values 1..10 are tried in turn and each distinct effect (the take, and whether it would
+    score a scopa: :func:`cirulla_scores`) is kept once, with the smallest value that has
+    it."""
+    n0 = n
+    for u in range(1, 11):
+        k = add_captures_cirulla(u, table, reach, ace_sweep, priority, fewest, out_take, n,
+                                 scratch)  # fmt: skip
+        for i in range(n, k):
+            take = out_take[i]
+            flag = cirulla_scores(take, u, table, ace_sweep, ace_scopa)
+            seen = False
+            for j in range(n0, n):
+                if (
+                    out_take[j] == take
+                    and cirulla_scores(take, out_meta[j], table, ace_sweep, ace_scopa) == flag
+                ):
+                    seen = True
+                    break
+            if not seen:
+                out_take[n] = take
+                out_meta[n] = u
+                n += 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def declaration_points(hand, wild):
+    """The points a hand may declare (RULES.md §10): 10 for three cards of a rank, else 3
+    for values adding up to 9 or less, else 0, and 0 for a hand of other than three
+    cards. ``wild``: the matta (7H) stands for the value that helps most (``matta`` not
+    ``none``): the others' rank, or an ace."""
+    if popcount(hand) != 3:
+        return 0
+    joker = wild and (hand & MATTA_BIT) != 0
+    others = hand & ~MATTA_BIT if joker else hand
+    rank = ctz(others) % 10
+    same = True
+    m = others
+    while m:
+        if ctz(m) % 10 != rank:
+            same = False
+        m &= m - 1
+    if same:
+        return 10
+    return 3 if value_sum(others) + joker <= 9 else 0
+
+
+@njit(cache=True, inline="always")
+def opening_count(table, wild):
+    """What Cirulla's opening count (``opening_count``, RULES.md §10) takes from the
+    accepted first table and the scope it scores: ``(table, 1)`` when its values add up
+    to 15, ``(table, 2)`` when they add up to 30, else ``(0, 0)``. ``wild``: the matta
+    (7H), when on the table, counts whichever value from 1 to 10 makes 15 or 30 (the
+    ``matta`` option is not ``none``)."""
+    if wild and table & MATTA_BIT:
+        base = value_sum(table & ~MATTA_BIT)
+        if 20 <= base <= 29:
+            return table, 2
+        if 5 <= base <= 14:
+            return table, 1
+        return np.int64(0), 0
+    total = value_sum(table)
+    if total == 30:
+        return table, 2
+    if total == 15:
+        return table, 1
+    return np.int64(0), 0

@@ -31,31 +31,45 @@ __all__ = [
     "C_STATS",
     "C_TOTALS",
     "C_WINNER",
+    "DECLARE_AUTO",
+    "DECLARE_CHOICE",
+    "DECLARE_OFF",
     "DENARI",
     "FULL_DECK",
     "F_ACE_SWEEP",
     "F_CAPTURE",
     "F_LAST",
     "F_SCOPA",
+    "GRANDE",
     "I_CARDS",
+    "I_DECLARATIONS",
     "I_DENARI",
     "I_FOUR_SEVENS",
+    "I_GRANDE",
     "I_NAPOLA",
+    "I_PICCOLA",
     "I_PRIMIERA",
     "I_RE_BELLO",
     "I_SCOPE",
     "I_SETTEBELLO",
     "I_TOTAL",
     "KINGS",
+    "MATTA_BIT",
+    "MATTA_CARD",
+    "MATTA_DECLARE",
+    "MATTA_NONE",
+    "MATTA_PLAY",
     "MAX_HANDS_PER_MATCH",
     "MAX_PLAYS",
     "MODE_HANDS",
     "MODE_MATCHES",
     "MODE_SELFPLAY",
     "N_ITEMS",
+    "N_ITEMS_CIRULLA",
     "N_ROW_COLS",
     "N_RULES",
     "N_STATE",
+    "N_STATE_BASE",
     "N_WORK",
     "POLICY_EXPERT",
     "POLICY_GREEDY",
@@ -65,23 +79,31 @@ __all__ = [
     "PRIMIERA_SEVENS",
     "PRIM_BEST",
     "RE_BELLO_BIT",
+    "R_ACES_REDEAL",
     "R_ACE_SWEEP",
     "R_ACE_SWEEP_SCOPA",
     "R_ALL_DENARI_WINS",
+    "R_CAPPOTTO",
     "R_CAPTURE_FIFTEEN",
     "R_CAPTURE_HAND",
     "R_CAPTURE_OPTIONAL",
+    "R_CIRULLA",
     "R_DECK",
     "R_DECK_MASK",
+    "R_DECLARE",
     "R_FOUR_SEVENS",
     "R_HAND_SIZE",
     "R_KINGS_REDEAL",
     "R_LAST_PLAY_SCOPA",
+    "R_MATCH_PRIORITY",
+    "R_MATTA",
     "R_MISSING_ZERO",
     "R_NAPOLA",
     "R_NAPOLA_FIXED3",
+    "R_OPENING_COUNT",
     "R_OPENING_FIFTEEN",
     "R_OPENING_FIRST",
+    "R_PICCOLA_MAX",
     "R_PLAYERS",
     "R_PRIMIERA_SEVENS",
     "R_REMAINDER_DEALER",
@@ -103,17 +125,21 @@ __all__ = [
     "S_DEALER",
     "S_DECK",
     "S_DECK_SIZE",
+    "S_DECLARED",
     "S_DONE",
     "S_HANDS",
     "S_LAST_CAPTURER",
     "S_OPENING",
+    "S_OPENING_SCOPE",
     "S_PILES",
     "S_PLAYS",
     "S_REACH",
     "S_SCOPE",
+    "S_SHOWN",
     "S_STOCK",
     "S_TABLE",
     "S_TURN",
+    "S_VOIDS",
     "TWOS",
     "VALUE",
     "VALUE_MASK",
@@ -153,7 +179,26 @@ R_CAPTURE_OPTIONAL = 23  # 1: capture_compulsory=false
 R_OPENING_FIFTEEN = 24  # 1: opening_fifteen=true
 R_OPENING_FIRST = 25  # 1: opening_fifteen_to=first_player (the first player's side takes it)
 R_FOUR_SEVENS = 26  # 1: four_sevens_point=true
-N_RULES = 27
+# Cirulla (RULES.md §10): read only with R_CIRULLA (0 in every other rule set's vector)
+R_CIRULLA = 27  # 1: capture_mode=cirulla (R_CAPTURE_FIFTEEN is then 0)
+R_MATCH_PRIORITY = 28  # 1: cirulla_match_priority=true
+R_ACES_REDEAL = 29  # 1: aces_redeal=true
+R_OPENING_COUNT = 30  # 1: opening_count=true
+R_MATTA = 31  # MATTA_NONE, MATTA_DECLARE or MATTA_PLAY
+R_DECLARE = 32  # DECLARE_OFF, DECLARE_CHOICE or DECLARE_AUTO
+R_PICCOLA_MAX = 33  # piccola_max: 5, 6 or 7
+R_CAPPOTTO = 34  # 1: cappotto=true
+N_RULES = 35
+
+#: ``rules[R_MATTA]``: no wild card, the 7H wild in declarations and the opening count
+#: only, or also named a value each time it is played (RULES.md §10, ``matta``).
+MATTA_NONE = 0
+MATTA_DECLARE = 1
+MATTA_PLAY = 2
+#: ``rules[R_DECLARE]``: no declarations, the player's choice, every qualifying hand.
+DECLARE_OFF = 0
+DECLARE_CHOICE = 1
+DECLARE_AUTO = 2
 
 #: ``rules[R_PRIMIERA_SEVENS]``: the reading of the primiera (RULES.md §5): classic, the
 #: sevens then sixes, fives, ... aces (``sevens``), or the sevens then sixes, aces, fives
@@ -176,7 +221,15 @@ S_DECK_SIZE = 19
 S_DECK = 20  # 40 slots
 S_REACH = 60  # bit s set: some subset of the table has values summing to s (s <= 10; 14: fifteen)
 S_OPENING = 61  # the table taken by opening_fifteen at the deal (RULES.md §9), else 0
-N_STATE = 62
+#: The slots of every rule set's state; Cirulla's follow (0 in every other game's state,
+#: which is hashed without them: :func:`scopa_sim.bots.evaluate`'s streams).
+N_STATE_BASE = 62
+# Cirulla (RULES.md §10)
+S_DECLARED = 62  # 4 sides: the points each side declared this hand
+S_SHOWN = 66  # bit s set: seat s declared in the current deal (its hand is shown)
+S_OPENING_SCOPE = 67  # the scope of the opening count (0, 1 or 2)
+S_VOIDS = 68  # the deals voided before this hand's accepted one (aces or kings)
+N_STATE = 69
 
 # score items, in record order
 I_SCOPE = 0
@@ -189,6 +242,13 @@ I_NAPOLA = 6
 I_FOUR_SEVENS = 7  # four_sevens_point: 1 to the side holding all four sevens
 I_TOTAL = 8
 N_ITEMS = 9
+#: Cirulla's items (RULES.md §10), after the others in a Cirulla score (``I_TOTAL`` counts
+#: them): the grande, the piccola and the points declared. Every other score has
+#: ``N_ITEMS`` columns, as the rows and shards have always had.
+I_GRANDE = 9
+I_PICCOLA = 10
+I_DECLARATIONS = 11
+N_ITEMS_CIRULLA = 12
 
 # apply_play result flags
 F_CAPTURE = 1
@@ -211,6 +271,11 @@ KINGS = (1 << 9) | (1 << 19) | (1 << 29) | (1 << 39)
 TWOS = (1 << 1) | (1 << 11) | (1 << 21) | (1 << 31)
 SETTEBELLO_BIT = 1 << 6
 RE_BELLO_BIT = 1 << 9
+#: Cirulla's matta, the 7H (RULES.md §10): its card index and its bit.
+MATTA_CARD = 16
+MATTA_BIT = 1 << MATTA_CARD
+#: Cirulla's grande: the JD, QD and KD.
+GRANDE = 0b111 << 7
 
 #: The four aces; ``ACES << (v - 1)`` is the four cards of capture value v.
 ACES = 1 | (1 << 10) | (1 << 20) | (1 << 30)
@@ -290,10 +355,20 @@ def pack_rules(
     opening_fifteen: int = 0,
     opening_first: int = 0,
     four_sevens: int = 0,
+    cirulla: int = 0,
+    match_priority: int = 0,
+    aces_redeal: int = 0,
+    opening_count: int = 0,
+    matta: int = MATTA_NONE,
+    declare: int = DECLARE_OFF,
+    piccola_max: int = 0,
+    cappotto: int = 0,
 ) -> np.ndarray:
     """Pack already validated options into the kernels' rules vector (the options of
     RULES.md §9 and the Escoba readings last, with their defaults; ``primiera_sevens``
-    is a ``PRIMIERA_*`` reading)."""
+    is a ``PRIMIERA_*`` reading). Cirulla's options (RULES.md §10; ``matta`` a
+    ``MATTA_*`` code, ``declare`` a ``DECLARE_*`` code) are 0 unless ``cirulla``, so
+    every other rule set's vector has its entries of before §10, then zeros."""
     r = np.zeros(N_RULES, dtype=np.int64)
     r[R_PLAYERS] = players
     r[R_TEAMS] = teams
@@ -322,6 +397,15 @@ def pack_rules(
     r[R_OPENING_FIFTEEN] = opening_fifteen
     r[R_OPENING_FIRST] = opening_first
     r[R_FOUR_SEVENS] = four_sevens
+    if cirulla:
+        r[R_CIRULLA] = 1
+        r[R_MATCH_PRIORITY] = match_priority
+        r[R_ACES_REDEAL] = aces_redeal
+        r[R_OPENING_COUNT] = opening_count
+        r[R_MATTA] = matta
+        r[R_DECLARE] = declare
+        r[R_PICCOLA_MAX] = piccola_max
+        r[R_CAPPOTTO] = cappotto
     return r
 
 

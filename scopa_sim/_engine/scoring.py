@@ -9,12 +9,21 @@ from .bits import ctz, popcount
 from .layout import (
     ACES,
     DENARI,
+    GRANDE,
+    I_DECLARATIONS,
+    I_GRANDE,
+    I_PICCOLA,
+    I_TOTAL,
     N_ITEMS,
     PRIM_BEST,
+    R_ALL_DENARI_WINS,
+    R_CAPPOTTO,
+    R_CIRULLA,
     R_FOUR_SEVENS,
     R_MISSING_ZERO,
     R_NAPOLA,
     R_NAPOLA_FIXED3,
+    R_PICCOLA_MAX,
     R_PRIMIERA_SEVENS,
     R_RE_BELLO,
     R_SIDES,
@@ -23,10 +32,13 @@ from .layout import (
 
 __all__ = [
     "SEVENS_TIE_ORDER",
+    "all_denari_wins",
     "item_winners",
     "match_winner",
+    "piccola_points",
     "primiera_classic",
     "score_into",
+    "score_into_cirulla",
     "score_piles",
     "side_items",
     "side_stats",
@@ -199,4 +211,45 @@ def side_stats(pile):
         popcount(pile & DENARI),
         primiera_classic(pile, 1),
         popcount(pile & (ACES << 6)),
+    )
+
+
+@njit(cache=True, inline="always")
+def piccola_points(pile, most):
+    """Cirulla's piccola (RULES.md §10) of a pile: 3 for the A, 2 and 3 of denari, 1 more
+    for each further denari of the unbroken run from the 4, at most ``most``
+    (``piccola_max``); 0 without the three."""
+    if (pile & 7) != 7:
+        return 0
+    return min(ctz(~(pile & DENARI)), most)
+
+
+@njit(cache=True)
+def score_into_cirulla(rules, piles, po, scope, so, declared, do, out):
+    """:func:`score_into` under Cirulla's rules (RULES.md §10): the items of §5 (the
+    napola is off), then ``out[side, I_GRANDE]`` (5 for the JD, QD and KD),
+    ``I_PICCOLA`` (:func:`piccola_points`) and ``I_DECLARATIONS`` (the side's declared
+    points, ``declared[do + side]``), the total counting them; ``out`` has at least
+    ``N_ITEMS_CIRULLA`` columns."""
+    score_into(rules, piles, po, scope, so, out)
+    most = rules[R_PICCOLA_MAX]
+    for s in range(rules[R_SIDES]):
+        pile = piles[po + s]
+        grande = 5 if (pile & GRANDE) == GRANDE else 0
+        piccola = piccola_points(pile, most)
+        points = declared[do + s]
+        out[s, I_GRANDE] = grande
+        out[s, I_PICCOLA] = piccola
+        out[s, I_DECLARATIONS] = points
+        out[s, I_TOTAL] += grande + piccola + points
+
+
+@njit(cache=True)
+def all_denari_wins(rules):
+    """Whether a side holding all ten denari at the end of a hand wins the match at once
+    (the ``all_denari_wins`` argument of :func:`match_winner`): ``napola_all_denari_wins``
+    with ``napola`` (RULES.md §6), or Cirulla's ``cappotto`` (§10)."""
+    return bool(
+        (rules[R_NAPOLA] != 0 and rules[R_ALL_DENARI_WINS] != 0)
+        or (rules[R_CIRULLA] != 0 and rules[R_CAPPOTTO] != 0)
     )

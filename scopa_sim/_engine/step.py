@@ -2,7 +2,10 @@
 
 Deal, legal plays, apply a play, score, choose a play by a kernel policy and play a
 hand out.  The Python API in :mod:`scopa_sim.state` validates input and wraps these;
-the searches (:mod:`.solver`, :mod:`.ismcts`, ...) call them directly.
+the searches (:mod:`.solver`, :mod:`.ismcts`, ...) call them directly. Cirulla
+(RULES.md §10) has its own entry points at the end (``*_cirulla``), its plays carrying a
+``meta`` word (the matta's named value, the declaration), beside these, which compile as
+they did.
 """
 
 from __future__ import annotations
@@ -12,7 +15,12 @@ from numba import njit
 
 from .bits import ctz
 from .capture import (
+    REACH15,
     add_captures,
+    add_captures_cirulla,
+    add_matta_captures,
+    declaration_points,
+    opening_count,
     opening_take,
     reach_mask,
     remainder_side,
@@ -24,10 +32,15 @@ from .capture import (
 from .deals import deal_round_cards
 from .layout import (
     ACES,
+    DECLARE_AUTO,
+    DECLARE_OFF,
     F_ACE_SWEEP,
     F_CAPTURE,
     F_LAST,
     F_SCOPA,
+    MATTA_CARD,
+    MATTA_NONE,
+    MATTA_PLAY,
     N_STATE,
     POLICY_EXPERT,
     POLICY_GREEDY,
@@ -38,8 +51,12 @@ from .layout import (
     R_CAPTURE_OPTIONAL,
     R_DECK,
     R_DECK_MASK,
+    R_DECLARE,
     R_HAND_SIZE,
     R_LAST_PLAY_SCOPA,
+    R_MATCH_PRIORITY,
+    R_MATTA,
+    R_OPENING_COUNT,
     R_OPENING_FIFTEEN,
     R_OPENING_FIRST,
     R_PLAYERS,
@@ -52,17 +69,21 @@ from .layout import (
     S_DEALER,
     S_DECK,
     S_DECK_SIZE,
+    S_DECLARED,
     S_DONE,
     S_HANDS,
     S_LAST_CAPTURER,
     S_OPENING,
+    S_OPENING_SCOPE,
     S_PILES,
     S_PLAYS,
     S_REACH,
     S_SCOPE,
+    S_SHOWN,
     S_STOCK,
     S_TABLE,
     S_TURN,
+    S_VOIDS,
     VALUE,
     VALUE_MASK,
     side_of,
@@ -77,21 +98,27 @@ from .policy import (
     expert_view,
     greedy_score,
 )
-from .scoring import score_into
+from .scoring import score_into, score_into_cirulla
 from .streams import rand_below
 
 __all__ = [
+    "META_DECLARATION",
+    "META_VALUE",
     "apply_play",
+    "apply_play_cirulla",
     "choose_play",
     "deal_round",
     "expert_value",
     "greedy_value",
     "is_legal",
     "legal_plays",
+    "legal_plays_cirulla",
     "next_round",
     "play_out",
     "score_state",
+    "score_state_cirulla",
     "start_hand",
+    "start_hand_cirulla",
 ]
 
 
@@ -438,3 +465,172 @@ def expert_value(state, rules, card, take, scratch):
         rules[R_TOTAL_PLAYS], lc_rel, d_rel, rules[R_DECK], expert_flags(rules),
         players == 2, scratch,
     )  # fmt: skip
+
+
+# --------------------------------------------------------------------------- Cirulla (§10)
+# The step kernels of ``capture_mode=cirulla`` (RULES.md §10), beside the others so that
+# these compile as they did: a play is ``(card, take, meta)``, ``meta`` holding the value
+# named for the matta (bits 0-3, 0: none; ``matta=play``) and the points declared with the
+# play (bits 4-7: 0, 3 or 10). The state's Cirulla slots (``S_DECLARED``, ``S_SHOWN``,
+# ``S_OPENING_SCOPE``, ``S_VOIDS``) are 0 in every other game.
+#: ``meta``'s fields: the named value and the declaration's points (``<< META_DECLARATION``).
+META_VALUE = 15
+META_DECLARATION = 4
+
+
+@njit(cache=True)
+def start_hand_cirulla(state, rules, deck, dealer, voids):
+    """:func:`start_hand` under Cirulla's rules: the hand dealt from the accepted deck
+    order ``deck`` after ``voids`` void deals (``S_VOIDS``), the table's subset sums up to
+    14, and the opening count (``opening_count``, RULES.md §10): the dealer's side takes a
+    table adding up to 15 (one scopa) or 30 (two), the matta wild unless ``matta=none``,
+    and is the last capturer."""
+    start_hand(state, rules, deck, dealer)
+    t = state[S_TABLE]
+    state[S_REACH] = table_reach(t, True)
+    state[S_VOIDS] = voids
+    if rules[R_OPENING_COUNT]:
+        taken, scope = opening_count(t, rules[R_MATTA] != MATTA_NONE)
+        if taken:
+            side = side_of(rules, dealer)
+            state[S_OPENING] = taken
+            state[S_OPENING_SCOPE] = scope
+            state[S_PILES + side] = taken
+            state[S_SCOPE + side] = scope
+            state[S_LAST_CAPTURER] = side
+            state[S_TABLE] = 0
+            state[S_REACH] = 1
+
+
+@njit(cache=True)
+def legal_plays_cirulla(state, rules, out_card, out_take, out_meta, scratch):
+    """Write every distinct legal play of the seat to play under Cirulla's rules
+    (RULES.md §10) to ``out_card``/``out_take``/``out_meta``; return their number.
+
+    Per card: its captures (:func:`.capture.add_captures_cirulla`; the matta with
+    ``matta=play`` one per effect with the smallest value that has it,
+    :func:`.capture.add_matta_captures`), then its lay when it has none or laying is free
+    (``capture_compulsory=false``; a laid matta names 1 under ``matta=play``), the lays
+    dropped under ``capture_rule=hand`` when some card captures. A three-card hand that
+    may declare (:func:`.capture.declaration_points`) has each play declared
+    (``declare=auto``) or each play twice, undeclared then declared (``choice``)."""
+    hand = state[S_HANDS + state[S_TURN]]
+    table = state[S_TABLE]
+    reach = state[S_REACH]
+    ace_sweep = rules[R_ACE_SWEEP] != 0
+    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
+    priority = rules[R_MATCH_PRIORITY] != 0
+    fewest = rules[R_SUM_FEWEST] != 0
+    optional = rules[R_CAPTURE_OPTIONAL] != 0
+    named = rules[R_MATTA] == MATTA_PLAY
+    n = 0
+    lays = 0
+    m = hand
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        n0 = n
+        if named and c == MATTA_CARD:
+            n = add_matta_captures(table, reach, ace_sweep, ace_scopa, priority, fewest,
+                                   out_take, out_meta, n, scratch)  # fmt: skip
+        else:
+            n = add_captures_cirulla(VALUE[c], table, reach, ace_sweep, priority, fewest,
+                                     out_take, n, scratch)  # fmt: skip
+            for i in range(n0, n):
+                out_meta[i] = 0
+        for i in range(n0, n):
+            out_card[i] = c
+        if n == n0 or optional:
+            out_card[n] = c
+            out_take[n] = 0
+            out_meta[n] = 1 if named and c == MATTA_CARD else 0
+            lays += n == n0
+            n += 1
+    if lays and rules[R_CAPTURE_HAND] and lays < n and not optional:
+        k = 0
+        for i in range(n):
+            if out_take[i] != 0:
+                out_card[k] = out_card[i]
+                out_take[k] = out_take[i]
+                out_meta[k] = out_meta[i]
+                k += 1
+        n = k
+    points = 0
+    if rules[R_DECLARE] != DECLARE_OFF:
+        points = declaration_points(hand, rules[R_MATTA] != MATTA_NONE)
+    if points:
+        declared = points << META_DECLARATION
+        if rules[R_DECLARE] == DECLARE_AUTO:
+            for i in range(n):
+                out_meta[i] |= declared
+        else:
+            for i in range(n):
+                out_card[n + i] = out_card[i]
+                out_take[n + i] = out_take[i]
+                out_meta[n + i] = out_meta[i] | declared
+            n += n
+    return n
+
+
+@njit(cache=True)
+def apply_play_cirulla(state, rules, card, take, meta):
+    """Play ``card`` taking ``take`` with ``meta`` (the named value and the declaration,
+    see :data:`META_VALUE`; assumed legal) under Cirulla's rules; deal and close the hand
+    as needed. A declaration adds its points to the side's ``S_DECLARED`` and shows the
+    seat's hand (``S_SHOWN``, until the next deal); an ace sweep is decided by the named
+    value when there is one. Returns ``F_*`` flags describing what happened."""
+    seat = state[S_TURN]
+    side = side_of(rules, seat)
+    bit = np.int64(1) << card
+    table = state[S_TABLE]
+    points = (meta >> META_DECLARATION) & 15
+    if points:
+        state[S_DECLARED + side] += points
+        state[S_SHOWN] |= 1 << seat
+    value = meta & META_VALUE
+    if value == 0:
+        value = VALUE[card]
+    state[S_HANDS + seat] &= ~bit
+    state[S_PLAYS] += 1
+    last = state[S_PLAYS] == rules[R_TOTAL_PLAYS]
+    flags = F_LAST if last else 0
+    if take:
+        flags |= F_CAPTURE
+        left = table & ~take
+        state[S_TABLE] = left
+        state[S_REACH] = table_reach(left, True)
+        state[S_PILES + side] |= take | bit
+        state[S_LAST_CAPTURER] = side
+        ace_sweep = rules[R_ACE_SWEEP] != 0 and value == 1 and take == table and not (table & ACES)
+        if ace_sweep:
+            flags |= F_ACE_SWEEP
+        if (
+            left == 0
+            and (rules[R_LAST_PLAY_SCOPA] or not last)
+            and (rules[R_ACE_SWEEP_SCOPA] or not ace_sweep)
+        ):
+            state[S_SCOPE + side] += 1
+            flags |= F_SCOPA
+    else:
+        state[S_TABLE] = table | bit
+        reach = state[S_REACH]
+        state[S_REACH] = (reach | (reach << VALUE[card])) & REACH15
+    n = rules[R_PLAYERS]
+    turn = seat + 1
+    state[S_TURN] = 0 if turn >= n else turn
+    empty = True
+    for s in range(n):
+        if state[S_HANDS + s]:
+            empty = False
+            break
+    if empty:
+        state[S_SHOWN] = 0  # the shown cards are all played: a new deal hides the hands
+        next_round(state, rules)
+    return flags
+
+
+@njit(cache=True)
+def score_state_cirulla(state, rules, out):
+    """Score the Cirulla hand held in ``state`` (RULES.md §10): ``out[side, I_*]`` and
+    ``out[side, I_GRANDE .. I_DECLARATIONS]``, the total (``I_TOTAL``) counting them."""
+    score_into_cirulla(rules, state, S_PILES, state, S_SCOPE, state, S_DECLARED, out)

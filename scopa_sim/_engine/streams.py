@@ -12,7 +12,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .layout import KINGS, R_KINGS_REDEAL, R_TABLE_CARDS, deck_cards
+from .bits import popcount
+from .layout import (
+    ACES,
+    KINGS,
+    R_ACES_REDEAL,
+    R_CIRULLA,
+    R_KINGS_REDEAL,
+    R_TABLE_CARDS,
+    deck_cards,
+)
 
 __all__ = [
     "GOLDEN",
@@ -28,6 +37,7 @@ __all__ = [
     "seed_finish",
     "seed_prefix",
     "shuffle_deal",
+    "shuffle_deal_cirulla",
 ]
 
 
@@ -170,3 +180,32 @@ def shuffle_deal(rules, rng, deck):
     z, redeals = _shuffle_deal(rules, rng[0], deck)
     rng[0] = z
     return redeals
+
+
+@njit(cache=True)
+def shuffle_deal_cirulla(rules, rng, deck, voids):
+    """:func:`shuffle_deal` under Cirulla's rules (RULES.md §10): shuffle again while the
+    first table is void, with two or more aces (``aces_redeal``) or three or more kings
+    (``kings_redeal``), the same draws as :func:`shuffle_deal` for each shuffle. The void
+    tables go to ``voids[k]`` as masks, in order (those past its length are counted
+    only). Returns the number of void deals."""
+    z = rng[0]
+    count = 0
+    kings_rule = rules[R_KINGS_REDEAL] != 0
+    aces_rule = rules[R_CIRULLA] != 0 and rules[R_ACES_REDEAL] != 0
+    while True:
+        n = deck_cards(rules, deck)
+        z = fisher_yates(deck, n, z)
+        table = np.int64(0)
+        for i in range(rules[R_TABLE_CARDS]):
+            table |= np.int64(1) << deck[i]
+        void = (kings_rule and popcount(table & KINGS) >= 3) or (
+            aces_rule and popcount(table & ACES) >= 2
+        )
+        if not void:
+            break
+        if count < voids.shape[0]:
+            voids[count] = table
+        count += 1
+    rng[0] = z
+    return count

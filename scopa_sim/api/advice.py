@@ -289,7 +289,8 @@ def position(
     Raises:
         PositionError: a position that cannot occur under the rules.
         CardError: a malformed card, or a card given twice.
-        RulesError: unknown rules.
+        RulesError: unknown rules, or rules the engine does not play yet
+            (``capture_mode=cirulla``).
         InputError: a count of opponent cards that is not a whole number from 0.
     """
     from scopa_sim.bots.advise import position_from_cards
@@ -297,6 +298,7 @@ def position(
     if opponent_cards is not None:
         whole("opponent cards", opponent_cards, 0)
     r = resolve_rules(preset, rules, overrides)
+    r.check_playable()
     return position_from_cards(
         r,
         cards(hand, "hand"),

@@ -27,7 +27,8 @@ def presets() -> dict[str, str]:
 @dataclass(frozen=True, repr=False)
 class Variant:
     """A preset's rules with overrides: ``options`` every option of the rules with its
-    value as a ``key=value`` text takes it (booleans in lower case)."""
+    value as a ``key=value`` text takes it (booleans in lower case); the options of
+    Cirulla (RULES.md §10) only in Cirulla's rule sets."""
 
     preset: str
     description: str
@@ -60,12 +61,14 @@ def variant(preset: str, overrides: Mapping[str, Any] | Iterable[str] | None = N
     ``key=value`` texts), as ``scopa-sim variants NAME`` prints them.
 
     Raises RulesError (an unknown preset, option or value, or an invalid combination)."""
-    from scopa_sim.game.rules import OPTION_NAMES, PRESET_DESCRIPTIONS
+    from scopa_sim.game.rules import CIRULLA_DEFAULTS, OPTION_NAMES, PRESET_DESCRIPTIONS
 
     texts = overrides if overrides is None or isinstance(overrides, Mapping) else tuple(overrides)
     r = resolve_rules(preset, overrides=texts)
     options = []
     for key in OPTION_NAMES:
+        if key in CIRULLA_DEFAULTS and r.capture_mode != "cirulla":
+            continue  # RULES.md §10's options belong to Cirulla's rule sets only
         value = getattr(r, key)
         options.append((key, str(value).lower() if isinstance(value, bool) else str(value)))
     return Variant(preset, PRESET_DESCRIPTIONS[preset], r, tuple(options))

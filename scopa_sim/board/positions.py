@@ -119,12 +119,15 @@ def seed_of(doc: Mapping[str, Any]) -> int:
 
 def rules_of(doc: Mapping[str, Any]) -> Rules:
     """Rules from ``preset`` (default ``scopa``) and ``rules`` (an object of options, or
-    ``key=value`` text as ``--rule`` takes, comma or space separated)."""
+    ``key=value`` text as ``--rule`` takes, comma or space separated); Cirulla's rule sets
+    are refused (``RulesError``) until every kernel plays them."""
     preset = field(doc, "preset", str, "scopa")
     options = field(doc, "rules", (dict, str), {})
     if isinstance(options, str):
         options = [x for x in options.replace(",", " ").split() if x]
-    return Rules.make(preset, options)
+    rules = Rules.make(preset, options)
+    rules.check_playable()  # the board's positions and games need every kernel
+    return rules
 
 
 #: The largest budgets the board runs (the command line and the Python API take more, up
@@ -417,6 +420,7 @@ def game_state(doc: Mapping[str, Any]) -> Game:
     """The state of a game description after its plays (each checked legal)."""
     only(doc, GAME_FIELDS, "game")
     rules = Rules.from_dict(field(doc, "rules", dict))
+    rules.check_playable()  # the board's games need every kernel
     policy = policy_of(doc, "greedy")
     seed = seed_of(doc)
     human = field(doc, "human", int, 0)

@@ -89,7 +89,7 @@ from scopa_sim.experiments.common import (
     summary,
     warm_bots,
 )
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.selfplay import selfplay_points
@@ -559,7 +559,7 @@ def part_presets(size: Sizes, doc: dict) -> None:
     presets = []
     print(f"\nexpert against greedy, fused loop ({size.fused_deals:,} deals for scopa, "
           f"{size.preset_deals:,} for the other presets), points per hand, 95% CI")  # fmt: skip
-    for preset in PRESETS:
+    for preset in KERNEL_PRESETS:
         res = fused_vs_greedy(Rules.make(preset), size.fused_deals if preset == "scopa" else
                               size.preset_deals, size.seed)  # fmt: skip
         res["preset"] = preset

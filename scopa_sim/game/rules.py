@@ -30,8 +30,11 @@ _CHOICES: dict[str, tuple[Any, ...]] = {
     "primiera": ("classic", "sevens", "escoba_sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
-    "capture_mode": ("scopa", "fifteen"),
+    "capture_mode": ("scopa", "fifteen", "cirulla"),
     "opening_fifteen_to": ("dealer", "first_player"),
+    "matta": ("declare", "play", "none"),
+    "declare": ("choice", "auto", "off"),
+    "piccola_max": (5, 6, 7),
 }
 #: The highest match target. Every hand scores at least one point (the settebello), so
 #: with at most 4 sides a match reaches the target within ``4 * MAX_TARGET`` hands, well
@@ -52,6 +55,10 @@ _BOOLS = (
     "capture_compulsory",
     "opening_fifteen",
     "four_sevens_point",
+    "cirulla_match_priority",
+    "aces_redeal",
+    "opening_count",
+    "cappotto",
 )
 #: The options of the sum-to-fifteen family (RULES.md §9) and their defaults. Rule sets
 #: written before §9 lack them; they enter the identity of a rule set (:meth:`Rules.as_dict`,
@@ -72,8 +79,23 @@ READING_DEFAULTS: dict[str, Any] = {
     "opening_fifteen_to": "dealer",
     "four_sevens_point": False,
 }
+#: The options of Cirulla (RULES.md §10) and their defaults. They are part of a rule set's
+#: complete form and identity only with ``capture_mode=cirulla``, where both list all of
+#: them (a Cirulla record states its whole reading, a Cirulla run id names it); every
+#: other rule set leaves them out, so its records, digests, run ids and shards are byte for
+#: byte what they were before §10. Away from their defaults they need
+#: ``capture_mode=cirulla``.
+CIRULLA_DEFAULTS: dict[str, Any] = {
+    "cirulla_match_priority": True,
+    "aces_redeal": True,
+    "opening_count": True,
+    "matta": "declare",
+    "declare": "choice",
+    "piccola_max": 6,
+    "cappotto": True,
+}
 #: The options that may be absent from a rule set's mapping (:meth:`Rules.from_dict`).
-OPTIONAL_DEFAULTS: dict[str, Any] = {**FIFTEEN_DEFAULTS, **READING_DEFAULTS}
+OPTIONAL_DEFAULTS: dict[str, Any] = {**FIFTEEN_DEFAULTS, **READING_DEFAULTS, **CIRULLA_DEFAULTS}
 
 
 @dataclass(frozen=True)
@@ -108,6 +130,13 @@ class Rules:
     opening_fifteen: bool = False
     opening_fifteen_to: str = "dealer"
     four_sevens_point: bool = False
+    cirulla_match_priority: bool = True
+    aces_redeal: bool = True
+    opening_count: bool = True
+    matta: str = "declare"
+    declare: str = "choice"
+    piccola_max: int = 6
+    cappotto: bool = True
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -138,10 +167,10 @@ class Rules:
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
         """Rules from a complete options mapping (as in a game record), strictly typed.
 
-        The options of RULES.md §9 may be absent (records and manifests written before
-        §9 lack them, and every rule set leaves out the Escoba readings' options at their
-        defaults): they then take their defaults (:data:`OPTIONAL_DEFAULTS`). Every other
-        option must be present.
+        The options of RULES.md §9 and §10 may be absent (records and manifests written
+        before §9 lack them, every rule set leaves out the Escoba readings' options at
+        their defaults, and every rule set but Cirulla's the §10 options): they then take
+        their defaults (:data:`OPTIONAL_DEFAULTS`). Every other option must be present.
         """
         if not isinstance(data, Mapping):
             raise RulesError("rules must be an object of option names to values")
@@ -158,7 +187,8 @@ class Rules:
     # -- views ----------------------------------------------------------------------
     def as_dict(self) -> dict[str, Any]:
         """The identity form: every option in the order of docs/rules.md §7 as plain
-        JSON-ready values, except the §9 options that have their defaults.
+        JSON-ready values, except the §9 options that have their defaults (and, as in
+        :meth:`complete_dict`, the §10 options outside ``capture_mode=cirulla``).
 
         This is what identifies a rule set in run ids, manifests and :meth:`digest`:
         leaving out the §9 options at their defaults keeps it byte-identical to the form
@@ -173,12 +203,15 @@ class Rules:
     def complete_dict(self) -> dict[str, Any]:
         """Every option of docs/rules.md §7, in its order, as plain JSON-ready values (the
         ``rules`` object of a game record, RECORD.md), except the Escoba readings' options
-        (:data:`READING_DEFAULTS`) that have their defaults: records of the rule sets that
-        leave them alone stay as they were. :meth:`from_dict` reads it back."""
+        (:data:`READING_DEFAULTS`) that have their defaults, and the Cirulla options
+        (:data:`CIRULLA_DEFAULTS`) unless ``capture_mode=cirulla``: records of the rule
+        sets that leave them alone stay as they were. :meth:`from_dict` reads it back."""
+        cirulla = self.capture_mode == "cirulla"
         return {
             k: v
             for k, v in dataclasses.asdict(self).items()
-            if k not in READING_DEFAULTS or v != READING_DEFAULTS[k]
+            if (k not in READING_DEFAULTS or v != READING_DEFAULTS[k])
+            and (cirulla or k not in CIRULLA_DEFAULTS)
         }
 
     def replace(self, **changes: Any) -> Rules:
@@ -267,15 +300,35 @@ class Rules:
         """The options packed as the int64 vector the kernels read: packed once per rule
         set and the same array for every caller (a run's shards, each hand's state, each
         bot), so it must only be read. It is not flagged read-only: the kernels would
-        compile again for a read-only array type."""
+        compile again for a read-only array type.
+
+        Raises:
+            RulesError: ``capture_mode=cirulla`` (RULES.md §10), which the kernels that
+                play hands, runs and searches do not implement yet: refused here, where
+                every game, run, tournament and search takes its rules' vector, so that
+                no Scopa data comes out of a Cirulla rule set.
+        """
+        self.check_playable()
         return self._packed
+
+    def check_playable(self) -> None:
+        """Check that the engine plays these rules (what :meth:`to_array` checks first),
+        for callers that look at a position before they reach the kernels.
+
+        Raises:
+            RulesError: ``capture_mode=cirulla`` (RULES.md §10), not played yet.
+        """
+        if self.capture_mode == "cirulla":
+            raise RulesError(CIRULLA_REFUSED)
 
     @functools.cached_property
     def _packed(self) -> np.ndarray:
         """The vector of :meth:`to_array`, packed on first use (the dataclass is frozen but
         not slotted: the cache lives in the instance's ``__dict__``, outside the fields
         that make its equality, hash and identity). The engine, and numba with it, is
-        imported here, on the first use of the kernels' vector."""
+        imported here, on the first use of the kernels' vector. Cirulla's rule sets are packed too
+        (their options in the ``R_CIRULLA``.. slots, 0 in every other vector), for the step
+        kernels that play them; :meth:`to_array` refuses them to every other caller."""
         from scopa_sim import _engine as K
 
         return K.pack_rules(
@@ -307,8 +360,28 @@ class Rules:
             opening_fifteen=int(self.opening_fifteen),
             opening_first=int(self.opening_fifteen_to == "first_player"),
             four_sevens=int(self.four_sevens_point),
+            cirulla=int(self.capture_mode == "cirulla"),
+            match_priority=int(self.cirulla_match_priority),
+            aces_redeal=int(self.aces_redeal),
+            opening_count=int(self.opening_count),
+            matta={"none": K.MATTA_NONE, "declare": K.MATTA_DECLARE, "play": K.MATTA_PLAY}[
+                self.matta
+            ],
+            declare={"off": K.DECLARE_OFF, "choice": K.DECLARE_CHOICE, "auto": K.DECLARE_AUTO}[
+                self.declare
+            ],
+            piccola_max=self.piccola_max,
+            cappotto=int(self.cappotto),
         )
 
+
+#: The one-line refusal of a Cirulla rule set where it would reach the kernels that do not
+#: play it yet (:meth:`Rules.to_array`).
+CIRULLA_REFUSED = (
+    "capture_mode=cirulla is not played by the engine yet: games, runs, tournaments, "
+    "searches and advice refuse it (scopa-sim variants shows its options); allowed: "
+    "capture_mode scopa or fifteen"
+)
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))
 DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Rules)}
@@ -342,7 +415,35 @@ PRESETS: dict[str, dict[str, Any]] = {
         "kings_redeal": False,
         "target": 15,
     },
+    "cirulla": {
+        "kings_redeal": False,
+        "ace_sweep": True,
+        "target": 51,
+        "capture_mode": "cirulla",
+    },
+    "cirulla-3": {
+        "players": 3,
+        "kings_redeal": False,
+        "ace_sweep": True,
+        "target": 51,
+        "capture_mode": "cirulla",
+    },
+    "cirulla-4": {
+        "players": 4,
+        "teams": True,
+        "kings_redeal": False,
+        "ace_sweep": True,
+        "target": 51,
+        "capture_mode": "cirulla",
+    },
 }
+
+#: The presets every part of the engine plays (games, runs, tournaments, searches, the
+#: study): all but Cirulla's (RULES.md §10), which :meth:`Rules.to_array` refuses until
+#: the kernels play it.
+KERNEL_PRESETS: tuple[str, ...] = tuple(
+    name for name, opts in PRESETS.items() if opts.get("capture_mode") != "cirulla"
+)
 
 PRESET_DESCRIPTIONS: dict[str, str] = {
     "scopa": "Classic 2-player Scopa, 40 cards (seeds 000-004)",
@@ -356,6 +457,9 @@ PRESET_DESCRIPTIONS: dict[str, str] = {
     "scopone-scientifico": "Scopone scientifico: 10 cards each, empty table, napola (seed 004)",
     "scopa-15": "Scopa a quindici: a card takes table cards that make fifteen with it (§9)",
     "escoba": "Escoba: fifteen captures, capture optional, the opening table taken, to 15 (§9)",
+    "cirulla": "Cirulla: match, sum and fifteen captures, the matta, declarations, to 51 (§11)",
+    "cirulla-3": "Cirulla for 3 players (§11)",
+    "cirulla-4": "Cirulla for 4 players in two teams (§11)",
 }
 
 
@@ -458,6 +562,7 @@ def _validate(r: Rules) -> None:
             "option 'opening_fifteen'=true needs table cards (got table_cards=0); "
             "allowed: false with table_cards=0, true with table_cards 1..4"
         )
+    _validate_cirulla(r)
     stock = r.deck - r.table_cards
     if stock % r.players:
         shareable = [str(p) for p in _CHOICES["players"] if stock % p == 0]
@@ -468,3 +573,41 @@ def _validate(r: Rules) -> None:
             f"allowed: players {' or '.join(shareable) or 'none'} with these, or table_cards "
             f"{' or '.join(tables) or 'none'} with {r.players} players"
         )
+
+
+#: What ``capture_mode=cirulla`` requires of the other options (RULES.md §10), and why.
+_CIRULLA_FIXED: tuple[tuple[str, Any, str], ...] = (
+    ("deck", 40, "the piccola needs the 2D"),
+    ("hand_size", 3, "declarations are made on three-card hands"),
+    ("table_cards", 4, "the void deal and the opening count are of four table cards"),
+    ("napola", False, "the piccola scores the run of denari from the ace"),
+    ("opening_fifteen_to", "dealer", "Cirulla's opening count goes to the dealer"),
+)
+
+
+def _text(value: Any) -> str:
+    """An option value as the command line writes it (``true``, ``play``, ``6``)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def _validate_cirulla(r: Rules) -> None:
+    """The combinations of RULES.md §10: its options away from their defaults need
+    ``capture_mode=cirulla``, which needs the options of :data:`_CIRULLA_FIXED` (the
+    reference's decisions, tests/reference.py)."""
+    if r.capture_mode != "cirulla":
+        for name, default in CIRULLA_DEFAULTS.items():
+            value = getattr(r, name)
+            if value != default:
+                raise RulesError(
+                    f"option {name!r}={_text(value)} needs capture_mode=cirulla (got "
+                    f"capture_mode={r.capture_mode}); allowed: {_text(default)} with "
+                    f"capture_mode={r.capture_mode}"
+                )
+        return
+    for name, needed, why in _CIRULLA_FIXED:
+        value = getattr(r, name)
+        if value != needed:
+            raise RulesError(
+                f"option {name!r}={_text(value)} is not allowed with capture_mode=cirulla "
+                f"({why}); allowed: {_text(needed)} with capture_mode=cirulla"
+            )

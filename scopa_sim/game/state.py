@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim.errors import IllegalPlayError, RecordError
+from scopa_sim.errors import IllegalPlayError, RecordError, RulesError
 from scopa_sim.game.cards import Card, CardSet, card_name
 from scopa_sim.game.play import Play
-from scopa_sim.game.rules import Rules
+from scopa_sim.game.rules import CIRULLA_REFUSED, Rules
 
 #: Score items in record order (``total`` last), as the kernels hold them (``I_*``).
 SCORE_ITEMS: tuple[str, ...] = (
@@ -33,13 +33,24 @@ SCORE_ITEMS: tuple[str, ...] = (
 )
 
 
+#: Cirulla's score items (RULES.md §10), after :data:`SCORE_ITEMS` in a Cirulla score
+#: array (``K.I_GRANDE`` ..), before ``total`` in a record's order.
+CIRULLA_ITEMS = ("grande", "piccola", "declarations")
+
+
 def score_items(rules: Rules) -> tuple[str, ...]:
     """The score items a hand under ``rules`` has, in record order: every item of
     :data:`SCORE_ITEMS` but ``four_sevens`` without ``four_sevens_point`` (so records of
-    rule sets without it stay as they were)."""
-    if rules.four_sevens_point:
-        return SCORE_ITEMS
-    return tuple(i for i in SCORE_ITEMS if i != "four_sevens")
+    rule sets without it stay as they were), and in Cirulla :data:`CIRULLA_ITEMS` before
+    ``total``."""
+    items = (
+        SCORE_ITEMS
+        if rules.four_sevens_point
+        else tuple(i for i in SCORE_ITEMS if i != "four_sevens")
+    )
+    if rules.capture_mode == "cirulla":
+        return (*items[:-1], *CIRULLA_ITEMS, "total")
+    return items
 
 
 def score_points(rows: Any) -> list[int]:
@@ -53,6 +64,9 @@ def score_dicts(rules: Rules, rows: Any) -> list[dict[str, int]]:
     """Score rows (``[side][item]`` in :data:`SCORE_ITEMS` order) as the objects of a
     record's ``score``: the items of :func:`score_items` by name."""
     names = score_items(rules)
+    if rules.capture_mode == "cirulla":  # the score array's columns: SCORE_ITEMS, then these
+        index = {name: i for i, name in enumerate((*SCORE_ITEMS, *CIRULLA_ITEMS))}
+        return [{name: int(row[index[name]]) for name in names} for row in rows]
     return [
         {name: int(v) for name, v in zip(SCORE_ITEMS, row, strict=True) if name in names}
         for row in rows
@@ -74,12 +88,13 @@ class PlayResult:
 class _Buffers:
     """Work arrays for legal-play generation, shared by a state and its clones."""
 
-    __slots__ = ("card", "scratch", "take")
+    __slots__ = ("card", "meta", "scratch", "take")
 
     def __init__(self) -> None:
         self.card = np.empty(K.MAX_PLAYS, dtype=np.int64)
         self.take = np.empty(K.MAX_PLAYS, dtype=np.int64)
         self.scratch = np.empty(K.SCRATCH, dtype=np.int64)
+        self.meta: np.ndarray | None = None  # Cirulla's plays only, allocated on first use
 
 
 class LegalPlays:
@@ -247,6 +262,12 @@ class HandState(PublicView):
     :meth:`is_legal`), change the state (:meth:`push`, :meth:`pop`) or make something new
     from it (:meth:`clone`, :meth:`score`, :meth:`score_array`). A property called by
     mistake (``s.is_over()``) raises ``TypeError`` rather than being always true.
+
+    Cirulla (RULES.md §10) is played on its own step kernels: plays carry the matta's
+    named value and the declaration (:class:`Play`), :attr:`declared`, :attr:`shown`,
+    :attr:`opening_scope` and :attr:`voids` say what they did, and the score has the
+    grande, the piccola and the declarations. Its state has no ``_r`` (the vector of
+    every other kernel), so bots, searches and information sets refuse it in one line.
     """
 
     def __init__(
@@ -257,11 +278,27 @@ class HandState(PublicView):
         match_totals: Sequence[int] | None = None,
     ) -> None:
         self.rules = rules
-        self._r = rules.to_array()
+        self._cirulla = rules.capture_mode == "cirulla"
+        if self._cirulla:  # the Cirulla step kernels' vector; ``_r`` stays refused
+            self._kr = rules._packed
+        else:
+            self._r = rules.to_array()
         self._vec = vec
         self._buf = buffers or _Buffers()
         self._stack: list[tuple[np.ndarray, Play]] = []
         self.match_totals = check_match_totals(rules, match_totals)
+
+    if not TYPE_CHECKING:  # hidden from the type checker, which would otherwise take
+        # every attribute of a state as valid
+
+        def __getattr__(self, name: str) -> Any:
+            """Only reached for an attribute the state lacks: a Cirulla state has no ``_r``,
+            the vector every kernel but the Cirulla step kernels reads (bots, searches,
+            information sets), so they refuse it in one line rather than play another game
+            (RULES.md §10: only the step kernels play Cirulla so far)."""
+            if name == "_r" and self.__dict__.get("_cirulla"):
+                raise RulesError(CIRULLA_REFUSED)
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # -- construction -------------------------------------------------------------
     @classmethod
@@ -278,6 +315,8 @@ class HandState(PublicView):
         (redealing while the kings rule asks for it), with the match's totals before it."""
         if not 0 <= dealer < rules.players:
             raise ValueError(f"dealer must be a seat 0..{rules.players - 1}, got {dealer}")
+        if rules.capture_mode == "cirulla":
+            return cls._deal_cirulla(rules, dealer, seed, deck, match_totals)
         r = rules.to_array()
         if deck is None:
             order = np.empty(40, dtype=np.int64)
@@ -291,6 +330,33 @@ class HandState(PublicView):
             order[: len(cards)] = cards
         vec = np.zeros(K.N_STATE, dtype=np.int64)
         K.start_hand(vec, r, order, dealer)
+        return cls(rules, vec, match_totals=match_totals)
+
+    @classmethod
+    def _deal_cirulla(
+        cls,
+        rules: Rules,
+        dealer: int,
+        seed: int | None,
+        deck: Sequence[Card] | None,
+        match_totals: Sequence[int] | None,
+    ) -> HandState:
+        """:meth:`deal` under Cirulla's rules (RULES.md §10): shuffled from ``seed`` again
+        while the first table is void (two aces, three kings), the void deals counted
+        (:attr:`voids`); then the opening count."""
+        r = rules._packed
+        order = np.zeros(40, dtype=np.int64)
+        voids = 0
+        if deck is None:
+            rng = K.new_rng(K.derive_seed(0 if seed is None else seed, 0, 0, 0))
+            voids = int(K.shuffle_deal_cirulla(r, rng, order, np.zeros(0, dtype=np.int64)))
+        else:
+            cards = list(deck)
+            if len(cards) != rules.deck or CardSet(cards) != rules.deck_cards:
+                raise ValueError(f"deck order must hold each of the {rules.deck} cards once")
+            order[: len(cards)] = cards
+        vec = np.zeros(K.N_STATE, dtype=np.int64)
+        K.start_hand_cirulla(vec, r, order, dealer, voids)
         return cls(rules, vec, match_totals=match_totals)
 
     @classmethod
@@ -343,6 +409,9 @@ class HandState(PublicView):
             seen |= 1 << c
         if rules.kings_redeal and sum(1 for c in table if c % 10 == 9) >= 3:
             raise RecordError("the table holds three or more kings: the rules ask for a redeal")
+        cirulla_aces = rules.capture_mode == "cirulla" and rules.aces_redeal
+        if cirulla_aces and sum(1 for c in table if c % 10 == 0) >= 2:
+            raise RecordError("the table holds two or more aces: the rules ask for a redeal")
         return cls.deal(rules, dealer=dealer, deck=order, match_totals=match_totals)
 
     @classmethod
@@ -404,7 +473,7 @@ class HandState(PublicView):
         for s, h in enumerate(hands):
             vec[K.S_HANDS + s] = h.mask
         vec[K.S_TABLE] = table.mask
-        fifteen = rules.capture_mode == "fifteen"
+        fifteen = rules.capture_mode in ("fifteen", "cirulla")  # sums up to 14 read
         vec[K.S_REACH] = K.table_reach(table.mask, fifteen)
         for s, p in enumerate(piles):
             vec[K.S_PILES + s] = p.mask
@@ -446,6 +515,30 @@ class HandState(PublicView):
         return CardSet(int(self._vec[K.S_OPENING]))
 
     @property
+    def declared(self) -> list[int]:
+        """Cirulla (RULES.md §10): the points each side has declared in this hand (all 0
+        in every other game)."""
+        return [int(x) for x in self._vec[K.S_DECLARED : K.S_DECLARED + self.rules.sides]]
+
+    @property
+    def shown(self) -> list[int]:
+        """Cirulla: the seats that declared in the current deal, whose hands are shown
+        until the next deal."""
+        bits = int(self._vec[K.S_SHOWN])
+        return [s for s in range(self.players) if bits >> s & 1]
+
+    @property
+    def opening_scope(self) -> int:
+        """Cirulla: the scope the opening count scored (0, 1 or 2, in :attr:`scope`)."""
+        return int(self._vec[K.S_OPENING_SCOPE])
+
+    @property
+    def voids(self) -> int:
+        """Cirulla: the void deals before this hand's accepted one (a :meth:`deal` from a
+        seed counts them)."""
+        return int(self._vec[K.S_VOIDS])
+
+    @property
     def stock(self) -> list[Card]:
         """Cards still to be dealt, in dealing order."""
         lo, hi = int(self._vec[K.S_STOCK]), int(self._vec[K.S_DECK_SIZE])
@@ -478,6 +571,13 @@ class HandState(PublicView):
         if self.is_over:
             return []
         b = self._buf
+        if self._cirulla:
+            if b.meta is None:
+                b.meta = np.empty(K.MAX_PLAYS, dtype=np.int64)
+            n = K.legal_plays_cirulla(self._vec, self._kr, b.card, b.take, b.meta, b.scratch)
+            return [
+                Play.from_meta(int(b.card[i]), int(b.take[i]), int(b.meta[i])) for i in range(n)
+            ]
         n = K.legal_plays(self._vec, self._r, b.card, b.take, b.scratch)
         return [Play(int(c), int(t)) for c, t in zip(b.card[:n], b.take[:n], strict=True)]
 
@@ -498,7 +598,10 @@ class HandState(PublicView):
     def _push_unchecked(self, p: Play) -> PlayResult:
         seat = self.turn
         self._stack.append((self._vec.copy(), p))
-        flags = int(K.apply_play(self._vec, self._r, p.card, p.take))
+        if self._cirulla:
+            flags = int(K.apply_play_cirulla(self._vec, self._kr, p.card, p.take, p.meta))
+        else:
+            flags = int(K.apply_play(self._vec, self._r, p.card, p.take))
         return PlayResult(
             play=p,
             seat=seat,
@@ -537,7 +640,12 @@ class HandState(PublicView):
 
     # -- scoring ----------------------------------------------------------------------
     def score_array(self) -> np.ndarray:
-        """Score items per side as an int array ``[side, item]`` (items: SCORE_ITEMS)."""
+        """Score items per side as an int array ``[side, item]`` (items: SCORE_ITEMS, and
+        in Cirulla :data:`CIRULLA_ITEMS` after them)."""
+        if self._cirulla:
+            out = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+            K.score_state_cirulla(self._vec, self._kr, out)
+            return out[: self.rules.sides]
         out = np.zeros((4, K.N_ITEMS), dtype=np.int64)
         K.score_state(self._vec, self._r, out)
         return out[: self.rules.sides]

@@ -243,6 +243,7 @@ def _header(obj: Any) -> tuple[Rules, int, int, int, list[int]]:
         raise RecordError("missing field 'rules'")
     try:
         rules = Rules.from_dict(obj["rules"])
+        rules.check_playable()  # records of Cirulla (RULES.md §10) are not read yet
     except RulesError as e:
         raise RecordError(f"rules: {e}") from None
     match, hand, dealer = _int(obj, "match"), _int(obj, "hand"), _int(obj, "dealer")

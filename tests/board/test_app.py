@@ -277,6 +277,18 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
         ("/api/puzzles", {"folder": str(tmp_path / "none")}, "not a folder"),
         ("/api/puzzles", {"folder": str(records.parent), "limit": 0}, "limit"),
         ("/api/job/nope/cancel", {}, "no job"),
+        # Cirulla (RULES.md §10): not played yet, a one-line 4xx
+        (
+            "/api/position",
+            {"position": {"cards": {**CARDS["cards"], "preset": "cirulla"}}},
+            "not played by the engine yet",
+        ),
+        ("/api/play/new", {"preset": "cirulla-4", "policy": "greedy"}, "not played"),
+        (
+            "/api/play/state",
+            {"game": {"rules": Rules.make("cirulla").as_dict(), "plays": []}},
+            "not played",
+        ),
     ]
     for path, body, words in cases:
         _status, message = _bad(client, path, body)

@@ -110,7 +110,8 @@ def test_variants_prints_every_option(preset: str) -> None:
     result = run("variants", preset)
     assert result.exit_code == 0
     options = dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
-    assert tuple(options) == OPTION_KEYS
+    cirulla = tuple(ref.SECTION_10_DEFAULTS) if options["capture_mode"] == "cirulla" else ()
+    assert tuple(options) == OPTION_KEYS + cirulla
     assert preset in result.stdout.splitlines()[0]
     for value in options.values():
         assert value == value.lower()
@@ -514,3 +515,33 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env
     )
     assert out.stdout.split() == ["False", "1", "1.96"]
+
+
+# --------------------------------------------------------------------------- Cirulla
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("play", "--preset", "cirulla", "--matches", "1"),
+        ("simulate", "--preset", "cirulla-3", "--hands", "10", "--out", "{tmp}/run"),
+        ("tournament", "--preset", "cirulla", "--policy", "random", "--policy", "greedy"),
+        ("advise", "--preset", "cirulla", "--hand", "2S 3D 4C", "--table", "5H 6H 7S JC"),
+        ("equity", "--preset", "cirulla-4", "--out", "{tmp}/eq.json"),
+        ("advantage", "--preset", "cirulla", "--rule", "matta=play"),
+    ],
+)
+def test_cirulla_is_refused_in_one_line_where_the_engine_does_not_play_it(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    """RULES.md §10: no command plays, simulates or advises a Cirulla rule set yet (issue
+    42); each says so in one line, exit status 2, and writes nothing."""
+    result = run(*(a.format(tmp=tmp_path) for a in args))
+    usage_error(result, "capture_mode=cirulla", "not played by the engine yet")
+    assert not list(tmp_path.iterdir())
+
+
+def test_cirulla_variants_show_its_options() -> None:
+    result = run("variants", "cirulla", "--rule", "matta=play")
+    assert result.exit_code == 0
+    options = dict(line.split(" = ", 1) for line in result.stdout.splitlines() if " = " in line)
+    assert options["capture_mode"] == "cirulla" and options["matta"] == "play"
+    assert options["target"] == "51" and options["piccola_max"] == "6"

@@ -23,7 +23,7 @@ from numba import njit
 from scopa_sim import _engine as K
 from scopa_sim._engine import fused as KF
 from scopa_sim._engine import plays as KP
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 
 
 def _positions(preset: str, count: int, seed: int) -> list[np.ndarray]:
@@ -142,7 +142,7 @@ def _plays_of(st, rules, out_card, out_take, nth_card, nth_take):
     return n, big
 
 
-_ORDER_RULES = [(p, ()) for p in PRESETS] + [
+_ORDER_RULES = [(p, ()) for p in KERNEL_PRESETS] + [
     ("scopa", ("capture_compulsory=false",)),
     ("scopa", ("sum_capture=fewest",)),
     ("scopa-15", ("sum_capture=fewest", "capture_compulsory=false")),
@@ -175,7 +175,7 @@ def test_search_enumeration_lists_the_plays_in_the_step_kernels_order(
         assert seen_big  # free lays grow the table past the packed counts
 
 
-_RULES = [(p, ()) for p in PRESETS] + [("scopa", ("capture_compulsory=false",))]
+_RULES = [(p, ()) for p in KERNEL_PRESETS] + [("scopa", ("capture_compulsory=false",))]
 
 
 @pytest.mark.slow

@@ -26,7 +26,7 @@ from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.errors import RecordError, RulesError
-from scopa_sim.game.rules import PRESETS
+from scopa_sim.game.rules import KERNEL_PRESETS
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import check_lines, show_hand, write_records
 from scopa_sim.sim.match import play_match
@@ -96,7 +96,7 @@ def test_no_invalid_combination_options_without_effect_are_recorded() -> None:
 
 
 # --------------------------------------------------------------------------- identity
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(KERNEL_PRESETS))
 def test_defaults_leave_records_and_identity_alone(preset: str) -> None:
     rules = make(preset)
     assert not set(READING_OPTIONS) & set(rules.complete_dict())

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from scopa_sim import PRESETS, Rules, RulesError, ScopaError
+from scopa_sim.game.rules import KERNEL_PRESETS
 
 # RULES.md §7, option table: option -> default.
 DEFAULTS: dict[str, Any] = {
@@ -66,6 +67,28 @@ PRESET_DEFINITIONS: dict[str, dict[str, Any]] = {
         "kings_redeal": False,
         "target": 15,
     },
+    # RULES.md §10
+    **{
+        name: {
+            "players": players,
+            "teams": players == 4,
+            "target": 51,
+            "kings_redeal": False,
+            "ace_sweep": True,
+            "capture_mode": "cirulla",
+        }
+        for name, players in (("cirulla", 2), ("cirulla-3", 3), ("cirulla-4", 4))
+    },
+}
+#: RULES.md §10: the options of Cirulla and their defaults (in a Cirulla rule set only).
+CIRULLA_OPTIONS: dict[str, Any] = {
+    "cirulla_match_priority": True,
+    "aces_redeal": True,
+    "opening_count": True,
+    "matta": "declare",
+    "declare": "choice",
+    "piccola_max": 6,
+    "cappotto": True,
 }
 
 # RULES.md §7: the allowed values of each option with a finite set of values.
@@ -76,7 +99,7 @@ ENUMS: dict[str, tuple[Any, ...]] = {
     "primiera": ("classic", "sevens", "escoba_sevens"),
     "primiera_missing_suit": ("exclude", "zero"),
     "napola_scoring": ("length", "fixed3"),
-    "capture_mode": ("scopa", "fifteen"),
+    "capture_mode": ("scopa", "fifteen", "cirulla"),
     "opening_fifteen_to": ("dealer", "first_player"),
 }
 BOOLS = (
@@ -112,9 +135,11 @@ def test_preset_names_match_rules_md() -> None:
 @pytest.mark.parametrize("preset", sorted(PRESET_DEFINITIONS))
 def test_preset_equals_its_definition(preset: str) -> None:
     expected = {**DEFAULTS, **PRESET_DEFINITIONS[preset]}
+    if expected["capture_mode"] == "cirulla":
+        expected.update(CIRULLA_OPTIONS)
     rules = Rules.make(preset)
     assert rules.complete_dict() == expected
-    assert list(rules.complete_dict()) == list(DEFAULTS)  # RULES.md order
+    assert list(rules.complete_dict()) == list(expected)  # RULES.md order
     assert rules.preset_name() == preset
     assert rules.sides == (2 if expected["teams"] else expected["players"])
 
@@ -503,7 +528,7 @@ def test_section_9_options_in_the_kernel_vector() -> None:
 
     slots = (K.R_CAPTURE_FIFTEEN, K.R_CAPTURE_OPTIONAL, K.R_OPENING_FIFTEEN)
     assert slots == (22, 23, 24)  # the contract of issue 15
-    assert (K.R_OPENING_FIRST, K.R_FOUR_SEVENS, K.N_RULES) == (25, 26, 27)  # issue 25
+    assert (K.R_OPENING_FIRST, K.R_FOUR_SEVENS, K.R_CIRULLA) == (25, 26, 27)  # issue 25, §10
     assert [int(Rules.make("scopa").to_array()[s]) for s in slots] == [0, 0, 0]
     assert [int(Rules.make("scopa-15").to_array()[s]) for s in slots] == [1, 0, 0]
     assert [int(Rules.make("escoba").to_array()[s]) for s in slots] == [1, 1, 1]
@@ -525,7 +550,7 @@ def test_the_target_range_keeps_matches_inside_the_kernels_limit() -> None:
     assert 4 * MAX_TARGET < K.MAX_HANDS_PER_MATCH
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(KERNEL_PRESETS))
 def test_the_deck_and_the_plays_a_hand_has_agree_with_the_kernel_vector(preset: str) -> None:
     """The faces of the packing (``deck_mask``, ``deck_cards``, ``total_plays``) read what
     the kernels read, without the engine."""

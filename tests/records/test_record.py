@@ -16,9 +16,10 @@ import reference as ref  # tests/ is on sys.path (pyproject: pythonpath)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scopa_sim import PRESETS, CardSet, Play, RecordError, Rules, parse_card
+from scopa_sim import CardSet, Play, RecordError, Rules, parse_card
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.game.cards import value_of
+from scopa_sim.game.rules import KERNEL_PRESETS
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import check_lines, hand_record, iter_lines, show_hand, write_records
 from scopa_sim.sim.match import HandLog, play_match
@@ -65,7 +66,7 @@ def dumps(objs: list[Any]) -> list[str]:
 
 # --------------------------------------------------------------------------- the writer
 @pytest.mark.parametrize("policy", [["random"], ["greedy"], ["greedy", "random"]])
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(KERNEL_PRESETS))
 def test_written_records_are_valid_and_complete(preset: str, policy: list[str]) -> None:
     rules = Rules.make(preset, ["target=3"])
     if len(policy) > 1:
@@ -164,7 +165,7 @@ def test_records_are_deterministic() -> None:
 )
 @given(
     seed=st.integers(min_value=0, max_value=2**63 - 1),
-    preset=st.sampled_from(sorted(PRESETS)),
+    preset=st.sampled_from(sorted(KERNEL_PRESETS)),
     policy=st.sampled_from(["random", "greedy"]),
     target=st.integers(min_value=1, max_value=6),
 )

@@ -12,7 +12,7 @@ from scopa_sim.analysis import variance as V
 from scopa_sim.bots.registry import PolicySpec, seat_policies
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import SimulationError
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 from scopa_sim.sim.duplicate import swap_permutation, swapped_deck, swapped_rows
 from scopa_sim.sim.match import HandPlayer
 from scopa_sim.sim.shards import _bot_rows, compute_rows
@@ -23,7 +23,7 @@ def _codes(policy: str, players: int) -> np.ndarray:
     return np.array([code] * players + [0] * (4 - players), dtype=np.int64)
 
 
-@pytest.mark.parametrize("preset", list(PRESETS))
+@pytest.mark.parametrize("preset", list(KERNEL_PRESETS))
 def test_unswapped_step_rows_are_the_fused_rows(preset: str) -> None:
     r = Rules.make(preset)
     for policy in ("random", "expert"):
@@ -150,7 +150,7 @@ def _old_blocks(rules: Rules) -> list[tuple[int, int]]:
     return out
 
 
-@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("preset", sorted(KERNEL_PRESETS))
 def test_the_deal_order_is_the_dealing_rule(preset: str) -> None:
     rules = Rules.make(preset)
     n = rules.players

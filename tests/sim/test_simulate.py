@@ -350,10 +350,10 @@ def test_fused_rows_equal_the_step_kernels_rows(by_match):
     import numpy as np
 
     from scopa_sim import _engine as K
-    from scopa_sim.game.rules import PRESETS
+    from scopa_sim.game.rules import KERNEL_PRESETS
 
     units = 40 if by_match else 400
-    for preset in PRESETS:
+    for preset in KERNEL_PRESETS:
         r = Rules.make(preset).to_array()
         for policy in ("random", "greedy"):
             codes = np.full(4, K.POLICY_RANDOM if policy == "random" else K.POLICY_GREEDY)

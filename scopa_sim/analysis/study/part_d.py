@@ -26,7 +26,7 @@ from scopa_sim.analysis.study.parts_a_to_c import Results, _ci, _header, _table,
 from scopa_sim.data.run import Run, open_run
 from scopa_sim.errors import AnalysisError
 from scopa_sim.files import write_text
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 from scopa_sim.stats import inference as S
 from scopa_sim.stats.estimate import Estimate
 
@@ -75,7 +75,7 @@ def compute(
 
     res = Results()
     out = PartD([], [], [], [], [])
-    for preset in PRESETS:
+    for preset in KERNEL_PRESETS:
         for tag in (*KERNEL_POLICIES, SEARCH):
             name = DEALS_RUN if (preset, tag) == ("scopa", "expert") else f"{preset}-{tag}"
             run = _finished(dirs[name]) if name in dirs else None

@@ -29,7 +29,7 @@ from scopa_sim.analysis import variance as V
 from scopa_sim.bots.registry import POLICIES
 from scopa_sim.data.run import open_run, scan
 from scopa_sim.files import write_text
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, PRESETS, Rules
 from scopa_sim.stats import equity as E
 from scopa_sim.stats import inference as S
 from scopa_sim.stats.estimate import Estimate
@@ -408,7 +408,7 @@ def part_a(
     seats: list[Seats] = []
     rows: list[dict[str, Any]] = []
     for tag in POLICY_TAGS:
-        for preset in PRESETS:
+        for preset in KERNEL_PRESETS:
             name = f"{preset}-{tag}"
             out.append(_margin_cell(data, res, name, preset, preset, (), tag, rows))
             st = seat_points(name, preset, tag, data)
@@ -818,7 +818,7 @@ def part_c(
     wins: list[MatchWin] = []
     win_rows: list[dict[str, Any]] = []
     for tag in POLICY_TAGS:
-        for preset in PRESETS:
+        for preset in KERNEL_PRESETS:
             name = f"{preset}-{tag}"
             rules = data.rules(name)
             if rules.sides not in (2, 3):
@@ -1033,7 +1033,7 @@ def write_a(
         ])  # fmt: skip
     L += _table(["preset", "policy", "plain", "duplicates", "control variates", "used",
                  "sign"], rows)  # fmt: skip
-    labels = list(dict.fromkeys([*PRESETS, *(m.preset for m in margins)]))  # then readings
+    labels = list(dict.fromkeys([*KERNEL_PRESETS, *(m.preset for m in margins)]))  # then readings
     series = []
     for tag in POLICY_TAGS:
         vals: list[tuple[float, float, float] | None] = []

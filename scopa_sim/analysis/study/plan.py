@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data.run import SimConfig
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, PRESETS, Rules
 
 #: The strongest search setting (the strength ladder's choice), played in part A and for
 #: the key options of part B.
@@ -296,7 +296,7 @@ def plan(scale: Scale) -> Plan:
         return r.name
 
     for tag in POLICY_TAGS:  # kernel policies first: their results come quickly
-        for preset in PRESETS:
+        for preset in KERNEL_PRESETS:
             n = scale.hands(preset, tag)
             add(StudyRun("A", f"{preset}-{tag}", preset, (), tag, "hands", n))
             add(StudyRun("A", f"{preset}-{tag}-swapped", preset, (), tag, "hands", n, "swapped"))
