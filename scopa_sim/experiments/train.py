@@ -52,6 +52,8 @@ from scopa_sim.bots import learned as BL
 from scopa_sim.bots.base import Bot
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.bots.search import deal_seed, play_deal
+from scopa_sim.errors import FileError, ScopaError
+from scopa_sim.files import shown_path
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.stats.estimate import Estimate
@@ -79,9 +81,50 @@ def load_samples(paths: list[str], target: str = "y") -> BL.Samples:
     ``target`` (``y``, or ``shares`` of search samples)."""
     parts = []
     for p in paths:
-        with np.load(p) as z:
-            parts.append(BL.Samples(z["idx"], z["k"], z["dense"], z[target], z["starts"]))
+        with _open_npz(p) as z:
+            try:
+                parts.append(BL.Samples(z["idx"], z["k"], z["dense"], z[target], z["starts"]))
+            except KeyError as e:
+                raise FileError(f"{shown_path(p)}: not a samples file (no array {e})") from None
     return BL.Samples.join(parts)
+
+
+def _open_npz(path: str) -> Any:
+    """An ``.npz`` file of arrays, opened without pickles; a one-line FileError for a
+    missing or unreadable file or one that is not such an archive.
+
+    Raises:
+        FileError: as above.
+    """
+    try:
+        z = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise FileError(f"no such file: {shown_path(path)}") from None
+    except (OSError, ValueError, EOFError):
+        raise FileError(f"{shown_path(path)}: not a numpy archive of arrays (.npz)") from None
+    if not isinstance(z, np.lib.npyio.NpzFile):
+        raise FileError(f"{shown_path(path)}: not an .npz archive")
+    return z
+
+
+def load_model(path: str) -> np.ndarray:
+    """A model's weight vector from a ``.npy`` file; a one-line FileError for a file
+    that is missing, unreadable or not a float vector.
+
+    Raises:
+        FileError: as above.
+    """
+    try:
+        w = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise FileError(f"no such file: {shown_path(path)}") from None
+    except (OSError, ValueError, EOFError):
+        raise FileError(
+            f"{shown_path(path)}: not a model's weights (a .npy float vector)"
+        ) from None
+    if not isinstance(w, np.ndarray) or w.ndim != 1 or w.dtype.kind != "f":
+        raise FileError(f"{shown_path(path)}: not a model's weights (a float vector)")
+    return w
 
 
 def plays_made(samples: BL.Samples) -> np.ndarray:
@@ -224,7 +267,7 @@ def rollouts(preset: str, seed: int, hands: int, rate: float, worlds: int, cont:
              init: str | None, exact: bool, out: str) -> None:  # fmt: skip
     """Rollout samples (see the module's docstring)."""
     rules = Rules.make(preset)
-    model = None if init is None else np.load(init)
+    model = None if init is None else load_model(init)
     plus = BL.EXACT if exact else 0
     play = [(BL.LEARNED if init else BL.kind_of("expert")) + plus] * rules.players
     finish = [BL.kind_of(cont) + plus] * rules.players
@@ -293,7 +336,7 @@ def versus_command(
     preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool
 ) -> None:
     """The model's margin against an opponent on paired deals."""
-    e = versus(Rules.make(preset), np.load(model_path), opponent, pairs, seed, exact)
+    e = versus(Rules.make(preset), load_model(model_path), opponent, pairs, seed, exact)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
 
 
@@ -305,8 +348,22 @@ def versus_command(
 @click.option("--repeats", type=int, default=5, show_default=True)
 def speed_command(preset: str, seed: int, model_path: str, hands: int, repeats: int) -> None:
     """Self-play speed of the model against expert's, in the same harness."""
-    _say(str(speed(Rules.make(preset), np.load(model_path), hands, repeats, seed)))
+    _say(str(speed(Rules.make(preset), load_model(model_path), hands, repeats, seed)))
+
+
+def run() -> None:
+    """The command line: the project's errors as one line and status 2."""
+    try:
+        main(standalone_mode=False)
+    except click.exceptions.Abort:
+        raise SystemExit(130) from None
+    except click.ClickException as e:
+        e.show()
+        raise SystemExit(e.exit_code) from None
+    except ScopaError as e:
+        click.echo(f"Error: {e}", err=True)
+        raise SystemExit(2) from None
 
 
 if __name__ == "__main__":
-    main()
+    run()

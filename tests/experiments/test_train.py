@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 from click.testing import CliRunner
 
 from scopa_sim.bots import learned as BL
@@ -64,3 +65,27 @@ def test_plays_made_reads_each_decisions_plays_feature() -> None:
     exact = [BL.kind_of("expert+exact")] * 2
     s = BL.rollout_samples(rules, exact, exact, None, 2, 0, 6, 1.0, 0)
     assert T.plays_made(s).max() <= 30
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["fit", "{d}/none.npz", "--seed", "1", "--out", "{d}/m.npy"],
+        ["fit", "{d}/bad.npz", "--seed", "1", "--out", "{d}/m.npy"],
+        ["versus", "{d}/bad.npz"],
+        ["speed", "{d}/none.npy"],
+    ],
+)
+def test_bad_files_are_one_line_errors(tmp_path, args) -> None:
+    """A missing or foreign samples or weights file: one line, status 2, no traceback."""
+    import subprocess
+    import sys
+
+    (tmp_path / "bad.npz").write_bytes(b"garbage")
+    argv = [a.format(d=tmp_path) for a in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "scopa_sim.experiments.train", *argv],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("Error: ") and len(done.stderr.strip().splitlines()) == 1
