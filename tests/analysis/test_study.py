@@ -13,7 +13,7 @@ from helpers.figures import unlinked_figures
 from scopa_sim.analysis.study import plan as S
 from scopa_sim.analysis.study import runner as RUN
 from scopa_sim.analysis.study.parts_a_to_c import RESULT_KEYS, bootstrap_seed
-from scopa_sim.game.rules import PRESETS, Rules
+from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 
 #: Search cost assumed by the full scale's budget: ms per move on each of 2 cores.
 MS_PER_MOVE = 0.7
@@ -38,7 +38,9 @@ def test_plan_covers_every_preset_policy_and_option(scale: str) -> None:
         Rules.make(r.preset, r.rules)  # every variant is valid
         r.config(0)
     a = {(r.preset, r.tag, r.deal) for r in p.runs if r.part == "A"}
-    assert a == {(pr, t, d) for pr in PRESETS for t in S.POLICY_TAGS for d in ("plain", "swapped")}
+    assert a == {
+        (pr, t, d) for pr in KERNEL_PRESETS for t in S.POLICY_TAGS for d in ("plain", "swapped")
+    }
     for r in p.runs:
         if r.part == "A" and r.tag in S.KERNEL_POLICIES:
             assert r.count == sc.fast_hands and r.mode == "hands"
@@ -164,7 +166,7 @@ def test_full_scale_meets_the_sample_sizes_within_the_budget() -> None:
     p = S.plan(sc)
     assert sc.fast_hands >= 1_000_000 and sc.option_hands >= 1_000_000
     assert sc.expert_option_hands >= 500_000
-    for preset in PRESETS:
+    for preset in KERNEL_PRESETS:
         n = sc.hands(preset, S.SEARCH)
         if Rules.make(preset).players == 2:
             assert 2 * n >= 40_000  # plain and duplicate hands
@@ -266,10 +268,10 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     ]
     assert {r["rules"].get("target", 15) for r in own} == {11, 15, 16, 21}
     # every seat's points per hand and match wins (issue 25)
-    from scopa_sim.game.rules import PRESETS, Rules
+    from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 
     seat = [r for r in rows if r["metric"] == "seat_points"]
-    assert len(seat) == 4 * sum(Rules.make(p).players for p in PRESETS)
+    assert len(seat) == 4 * sum(Rules.make(p).players for p in KERNEL_PRESETS)
     s4 = {r["seat"]: r for r in seat if r["preset"] == "scopa-4" and r["policy"] == "expert"}
     assert sorted(s4) == [0, 1, 2, 3] and s4[0]["estimate"] == s4[2]["estimate"]  # partners
     won = [r for r in rows if r["metric"] == "seat_match_win" and r["preset"] == "scopa-3"
@@ -412,7 +414,7 @@ def _check_part_d(out, rows, index) -> None:
     assert {r["role"] for r in hands} == {"first", "dealer"} and all(
         "hand_class" in r for r in hands
     )
-    assert {r["preset"] for r in hands} == {p for p in PRESETS if Rules.make(p).players == 2}
+    assert {r["preset"] for r in hands} == {p for p in KERNEL_PRESETS if Rules.make(p).players == 2}
     few = [r for r in hands if r["too_few"]]
     assert few and all(r["estimate"] is None for r in few)  # too few: never a number
     luck = {(r["preset"], r["policy"]) for r in d if r["metric"] == "luck_share"}

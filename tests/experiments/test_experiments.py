@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scopa_sim.game.rules import PRESETS
+from scopa_sim.game.rules import KERNEL_PRESETS
 from scopa_sim.stats.inference import MIN_SAMPLES
 
 pytestmark = pytest.mark.slow
@@ -148,7 +148,9 @@ def test_ladder_quick(tmp_path: Path) -> None:
     assert set(ratings) == set(doc["round_robin"]["policies"])
     assert abs(sum(ratings.values())) < 1e-6  # least squares anchored at mean 0
     assert set(doc["equal_time"]) == {"ismcts_h4_rollout", "ismcts_plain_rollout", "pimc_leaf"}
-    assert len(doc["expert_vs_greedy_fused"]) == len(PRESETS)  # every preset
+    assert len(doc["expert_vs_greedy_fused"]) == len(
+        KERNEL_PRESETS
+    )  # every preset the kernels play
     speed = doc["selfplay_speed"]["median_hands_per_s"]
     assert speed["expert"] > 0 and speed["greedy"] > 0 and speed["random"] > 0
     assert {"start", "end"} <= set(doc["load"])
