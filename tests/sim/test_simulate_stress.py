@@ -425,7 +425,9 @@ def test_dask_progress_of_a_shard_computed_again_is_counted_once(tmp_path, monke
         )
     finally:
         cluster.close()
-    assert any(b < a for a, b in itertools.pairwise(reports)), reports  # computed again
+    # one task's reports only grow: a report not above the one before is the shard computed
+    # again (its first report may equal the removed worker's last one: 4096, 4096)
+    assert any(b <= a for a, b in itertools.pairwise(reports)), reports
     assert all(units >= 0 for units in calls) and sum(calls) == shard, calls
 
 
