@@ -89,39 +89,40 @@ def load_samples(paths: list[str], target: str = "y") -> BL.Samples:
     return BL.Samples.join(parts)
 
 
-def _open_npz(path: str) -> Any:
-    """An ``.npz`` file of arrays, opened without pickles; a one-line FileError for a
-    missing or unreadable file or one that is not such an archive.
+def _np_load(path: str, what: str) -> Any:
+    """``np.load`` of ``path`` without pickles; a one-line FileError naming ``what`` the
+    file should be when it is missing, unreadable or not a numpy file.
 
     Raises:
         FileError: as above.
     """
     try:
-        z = np.load(path, allow_pickle=False)
+        return np.load(path, allow_pickle=False)
     except FileNotFoundError:
         raise FileError(f"no such file: {shown_path(path)}") from None
     except (OSError, ValueError, EOFError):
-        raise FileError(f"{shown_path(path)}: not a numpy archive of arrays (.npz)") from None
+        raise FileError(f"{shown_path(path)}: not {what}") from None
+
+
+def _open_npz(path: str) -> Any:
+    """An ``.npz`` file of arrays (:func:`_np_load`).
+
+    Raises:
+        FileError: missing, unreadable or not such an archive.
+    """
+    z = _np_load(path, "a numpy archive of arrays (.npz)")
     if not isinstance(z, np.lib.npyio.NpzFile):
         raise FileError(f"{shown_path(path)}: not an .npz archive")
     return z
 
 
 def load_model(path: str) -> np.ndarray:
-    """A model's weight vector from a ``.npy`` file; a one-line FileError for a file
-    that is missing, unreadable or not a float vector.
+    """A model's weight vector from a ``.npy`` file (:func:`_np_load`).
 
     Raises:
-        FileError: as above.
+        FileError: missing, unreadable or not a float vector.
     """
-    try:
-        w = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise FileError(f"no such file: {shown_path(path)}") from None
-    except (OSError, ValueError, EOFError):
-        raise FileError(
-            f"{shown_path(path)}: not a model's weights (a .npy float vector)"
-        ) from None
+    w = _np_load(path, "a model's weights (a .npy float vector)")
     if not isinstance(w, np.ndarray) or w.ndim != 1 or w.dtype.kind != "f":
         raise FileError(f"{shown_path(path)}: not a model's weights (a float vector)")
     return w
