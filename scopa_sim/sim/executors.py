@@ -12,6 +12,7 @@ import contextlib
 import functools
 import gc
 import itertools
+import logging
 import threading
 import time
 import uuid
@@ -239,6 +240,10 @@ def dask_executor(
                 processes=True,
                 host="127.0.0.1",
                 dashboard_address=None,
+                # The workers' own log at ERROR: a run stopped by Ctrl-C or an error
+                # cancels its tasks, which they would each report as a warning above the
+                # command's one-line message. Their errors still reach the command.
+                silence_logs=logging.ERROR,
             )
             return Client(cluster), cluster
         try:
