@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scopa_sim.bots.learned_weights import LEARNED_POLICY, seat_model, weights_entry
 from scopa_sim.bots.registry import PolicySpec, seat_policies
 from scopa_sim.data import dataset as D
 from scopa_sim.errors import InputError, ScopaError, SimulationError
@@ -98,6 +99,8 @@ class SimConfig:
             )
         if len(self.policies) != self.rules.players:
             raise SimulationError("one policy per seat is needed")
+        if LEARNED_POLICY in self.policies:
+            weights_entry(self.rules)  # a PolicyError for rules without learned weights
 
     @classmethod
     def make(
@@ -142,6 +145,13 @@ class SimConfig:
         codes = [p.code for p in self.specs] + [0] * (4 - self.rules.players)
         return np.array(codes, dtype=np.int64)
 
+    @functools.cached_property
+    def kernel_model(self) -> np.ndarray:
+        """The model vector the jitted loops take beside :attr:`kernel_codes`: the learned
+        policy's weights for these rules when a seat plays it (loaded once per process),
+        else the empty vector."""
+        return seat_model(self.rules, self.policies)
+
     @property
     def shards(self) -> int:
         return -(-self.count // self.shard_size)
@@ -153,7 +163,9 @@ class SimConfig:
 
     def data_key(self) -> dict[str, Any]:
         """The parts of the configuration that define the data (``deal`` only when it is
-        not plain, so that plain runs keep the identity they had before it existed)."""
+        not plain, and ``learned_weights``, the SHA-256 of the learned policy's weights
+        file, only when a seat plays it, so that the other runs keep the identity they
+        had before these existed)."""
         key: dict[str, Any] = {
             "preset": self.preset,
             "rules": self.rules.as_dict(),
@@ -165,6 +177,8 @@ class SimConfig:
         }
         if self.deal != "plain":
             key["deal"] = self.deal
+        if LEARNED_POLICY in self.policies:
+            key["learned_weights"] = weights_entry(self.rules).sha256
         return key
 
     @property
