@@ -151,3 +151,15 @@ def test_a_run_names_the_weights_only_when_a_seat_plays_learned() -> None:
         SimConfig.make(
             "scopa", Rules.make("scopa", overrides=["napola=true"]), ["learned"], "hands", 10, 1
         )
+
+
+def test_a_run_read_back_keeps_the_weights_it_played() -> None:
+    """A run's configuration read back names the weights it played, whatever is
+    installed; computing it further with other weights is refused with one line."""
+    config = SimConfig.make("scopa", SCOPA, ["learned"], "hands", 100, 1)
+    doc = json.loads(json.dumps(config.to_json()))
+    doc["learned_weights"] = "ab" * 32
+    other = SimConfig.from_json(doc)
+    assert other.data_key()["learned_weights"] == "ab" * 32 and other.run_id != config.run_id
+    with pytest.raises(PolicyError, match="cannot be computed further"):
+        _ = other.kernel_model
