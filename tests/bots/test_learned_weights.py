@@ -119,7 +119,14 @@ def test_the_bot_plays_the_kernels_choice() -> None:
     bot = KernelBot("learned")
     bot.prepare(SCOPA)
     model = W.load_weights(SCOPA)
-    state = HandState.deal(SCOPA, dealer=0, seed=4)
+    for seed in (4, 5, 6):
+        _play_a_hand(bot, model, HandState.deal(SCOPA, dealer=seed % 2, seed=seed))
+    with pytest.raises(PolicyError, match="no preset"):
+        KernelBot("learned").prepare(Rules.make("scopa", overrides=["napola=true"]))
+
+
+def _play_a_hand(bot: KernelBot, model: np.ndarray, state: HandState) -> None:
+    """Play the hand with ``bot``, checking each choice against the kernels'."""
     while not state.is_over:
         stats = bot.analyse(state, 11 + state.plays_made)
         assert stats[0].chosen and sum(s.chosen for s in stats) == 1
@@ -130,9 +137,11 @@ def test_the_bot_plays_the_kernels_choice() -> None:
         rng = K.new_rng(K.derive_seed(11 + state.plays_made, 5, 0, 0))
         i = KL.harness_choice(vec, r, KL.LEARNED + KL.EXACT, model, rng, bc, bt, n)
         assert (stats[0].play.card, stats[0].play.take) == (bc[i], bt[i])
+        # the seat's information set only: the true deal (stock order, hidden hands) agrees
+        rng = K.new_rng(K.derive_seed(11 + state.plays_made, 5, 0, 0))
+        j = KL.harness_choice(state._vec.copy(), r, KL.LEARNED + KL.EXACT, model, rng, bc, bt, n)
+        assert j == i
         state.push(stats[0].play)
-    with pytest.raises(PolicyError, match="no preset"):
-        KernelBot("learned").prepare(Rules.make("scopa", overrides=["napola=true"]))
 
 
 def test_a_run_names_the_weights_only_when_a_seat_plays_learned() -> None:
