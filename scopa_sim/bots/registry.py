@@ -226,7 +226,7 @@ POLICIES: dict[str, PolicyKind] = {
         PolicyKind(
             "eval",
             "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
-            "rollout=greedy|expert|random, exact=0|1",
+            "rollout=greedy|expert|random|learned, exact=0|1",
             {
                 "worlds": _int("worlds", 1),
                 "rollout": lambda p, t: t,  # checked by the evaluator (kernel policies)

@@ -172,3 +172,23 @@ def test_a_run_read_back_keeps_the_weights_it_played() -> None:
     assert other.data_key()["learned_weights"] == "ab" * 32 and other.run_id != config.run_id
     with pytest.raises(PolicyError, match="cannot be computed further"):
         _ = other.kernel_model
+
+
+def test_the_evaluator_rolls_out_with_learned() -> None:
+    """``eval:rollout=learned`` (the review's and advise's evaluator) finishes its worlds
+    with the learned policy: values of every play, the same for the same seed; under
+    rules without weights it is refused before any work."""
+    from scopa_sim.bots.evaluate import EvalBot
+
+    bot = PolicySpec.parse("eval:worlds=6,rollout=learned").bot()
+    assert isinstance(bot, EvalBot)
+    bot.prepare(SCOPA)
+    state = HandState.deal(SCOPA, dealer=1, seed=8)
+    a, b = bot.analyse(state, 3), bot.analyse(state, 3)
+    assert [s.mean for s in a] == [s.mean for s in b]
+    assert all(np.isfinite(s.mean) for s in a) and len(a) == len(state.legal_plays)
+    expert = PolicySpec.parse("eval:worlds=6,rollout=expert").bot().analyse(state, 3)
+    assert [s.mean for s in a] != [s.mean for s in expert]
+    assert np.isfinite(bot.evaluator.prior(SCOPA, 0)).all()
+    with pytest.raises(PolicyError, match="scopa-sim train --preset escoba"):
+        bot.prepare(Rules.make("escoba"))
