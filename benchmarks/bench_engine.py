@@ -96,6 +96,8 @@ def main(hands: int, json_path: str | None, skip_startup: bool) -> None:
             ("  fused loop / HandState", rnd / face, "x"),
             ("greedy self-play, 2p scopa", fused_rate(scopa, "greedy", hands // 4), "hands/s"),
             ("expert self-play, 2p scopa", fused_rate(scopa, "expert", max(100, hands // 40)),
+             "hands/s"),
+            ("learned self-play, 2p scopa", fused_rate(scopa, "learned", max(100, hands // 400)),
              "hands/s")]  # fmt: skip
     for name in ("scopone", "escoba", "scopa-15"):
         for policy, n in (("random", hands // 4), ("expert", max(100, hands // 200))):

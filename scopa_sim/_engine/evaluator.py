@@ -24,8 +24,10 @@ from .layout import (
     SCRATCH,
     side_of,
 )
+from .learned import EXACT_TT, MAX_ACTIVE, N_DENSE, choose_learned, exact_table, hidden_width
+from .policy import EXPERT_SCRATCH
 from .solver import FULL_DEPTH, N_INFO, V_SALT, V_TT_MASK, solve_world, workspace
-from .step import apply_play, choose_play, legal_plays, start_hand
+from .step import apply_play, legal_plays, start_hand
 from .streams import RNG_WORDS, derive_seed, reseed, shuffle_deal
 from .values import INF, hand_margins
 
@@ -47,6 +49,19 @@ def _buffers(tt_key):
 
 
 @njit(cache=True)
+def _learned_scratch(model):
+    """The scratch of :func:`.learned.choose_learned` for rollouts playing ``model`` (the
+    empty vector: none plays ``learned``): ``(idx, dense, acc, xs, tt)``."""
+    return (
+        np.empty(MAX_ACTIVE, dtype=np.int64),
+        np.empty(N_DENSE),
+        np.empty(max(1, hidden_width(model))),
+        np.empty(EXPERT_SCRATCH),
+        exact_table(EXACT_TT if model.shape[0] else 1),
+    )
+
+
+@njit(cache=True)
 def open_endgame(state, rules):
     """True when the rest of the hand is a perfect-information game: two sides, the
     stock empty and at most two seats holding cards (each then sees the other's hand)."""
@@ -60,12 +75,14 @@ def open_endgame(state, rules):
 
 
 @njit(cache=True)
-def _eval_finish(cur, rules, policy, rng, exact, bc, bt, sc, score, margins, tt_key, tt_val,
-                 tt_meta, info, ws, vals, out):  # fmt: skip
+def _eval_finish(cur, rules, policy, model, lsc, rng, exact, bc, bt, sc, score, margins, tt_key,
+                 tt_val, tt_meta, info, ws, vals, out):  # fmt: skip
     """Finish the hand in the world ``cur`` (changed in place) and write each side's final
-    margin to ``out[side]``: ``policy`` plays every seat until, with ``exact``, the rest
-    is an :func:`open_endgame`, which the solver values exactly (both sides playing it
+    margin to ``out[side]``: ``policy`` plays every seat (``learned`` playing ``model``,
+    its scratch ``lsc`` of :func:`_learned_scratch`) until, with ``exact``, the rest is an
+    :func:`open_endgame`, which the solver values exactly (both sides playing it
     perfectly)."""
+    idx, dense, acc, xs, ltt = lsc
     ns = rules[R_SIDES]
     margin = np.empty(0)  # the margin objective
     while not cur[S_DONE]:
@@ -80,7 +97,7 @@ def _eval_finish(cur, rules, policy, rng, exact, bc, bt, sc, score, margins, tt_
             out[1 - mover] = -best
             return
         n = legal_plays(cur, rules, bc, bt, sc)
-        i = choose_play(cur, rules, policy, rng, bc, bt, n)
+        i = choose_learned(cur, rules, policy, model, rng, bc, bt, n, idx, dense, acc, xs, ltt)
         apply_play(cur, rules, bc[i], bt[i])
     hand_margins(cur, rules, score, margins)
     for s in range(ns):
@@ -88,11 +105,13 @@ def _eval_finish(cur, rules, policy, rng, exact, bc, bt, sc, score, margins, tt_
 
 
 @njit(cache=True, nogil=True)
-def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val, tt_meta,
+def eval_values(state, rules, seat, worlds, policy, model, seed, exact, tt_key, tt_val, tt_meta,
                 cards, takes, n, out_val):  # fmt: skip
     """The review evaluator's values: ``out_val[w, i, side]`` is side ``side``'s final
     hand margin after play ``i`` (``cards[i]``, ``takes[i]``; with ``n`` = 0, the
-    position as it stands, slot 0) in world ``w``, finished by :func:`_eval_finish`.
+    position as it stands, slot 0) in world ``w``, finished by :func:`_eval_finish`
+    (the rollout policy ``policy``; ``model``: the learned policy's model vector, the
+    empty vector unless ``policy`` is ``POLICY_LEARNED``).
 
     The worlds are determinizations of ``state`` for ``seat`` (-1: every hand unknown,
     as before a deal; -2: only the stock unknown, see :func:`shuffle_stock`) from the
@@ -106,6 +125,7 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
     """
     ws = workspace(state, rules)
     bc, bt, sc, vals, score, margins, info = _buffers(tt_key)
+    lsc = _learned_scratch(model)
     world = np.empty(N_STATE, dtype=np.int64)
     cur = np.empty(N_STATE, dtype=np.int64)
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
@@ -131,17 +151,19 @@ def eval_values(state, rules, seat, worlds, policy, seed, exact, tt_key, tt_val,
             if n > 0:
                 apply_play(cur, rules, cards[i], takes[i])
             reseed(roll, derive_seed(seed, 13, w, 0))
-            _eval_finish(cur, rules, policy, roll, exact, bc, bt, sc, score, margins, tt_key,
-                         tt_val, tt_meta, info, ws, vals, out_val[w, i])  # fmt: skip
+            _eval_finish(cur, rules, policy, model, lsc, roll, exact, bc, bt, sc, score,
+                         margins, tt_key, tt_val, tt_meta, info, ws, vals,
+                         out_val[w, i])  # fmt: skip
     return used
 
 
 @njit(cache=True, nogil=True)
-def eval_prior(rules, dealer, worlds, policy, seed, exact, tt_key, tt_val, tt_meta, out_val):
+def eval_prior(rules, dealer, worlds, policy, model, seed, exact, tt_key, tt_val, tt_meta,
+               out_val):  # fmt: skip
     """Each side's final margin (``out_val[w, side]``) in ``worlds`` hands dealt at random
     by ``dealer`` (deck from ``derive_seed(seed, 14, w, 0)``, kings redeals included) and
-    finished as in :func:`eval_values`: the evaluator's expected margins before a hand's
-    first deal."""
+    finished as in :func:`eval_values` (``model`` as there): the evaluator's expected
+    margins before a hand's first deal."""
     deck = np.empty(40, dtype=np.int64)
     cur = np.empty(N_STATE, dtype=np.int64)
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
@@ -151,10 +173,11 @@ def eval_prior(rules, dealer, worlds, policy, seed, exact, tt_key, tt_val, tt_me
     start_hand(cur, rules, deck, dealer)
     ws = workspace(cur, rules)
     bc, bt, sc, vals, score, margins, info = _buffers(tt_key)
+    lsc = _learned_scratch(model)
     for w in range(worlds):
         reseed(rng, derive_seed(seed, 14, w, 0))
         shuffle_deal(rules, rng, deck)
         start_hand(cur, rules, deck, dealer)
         reseed(roll, derive_seed(seed, 13, w, 0))
-        _eval_finish(cur, rules, policy, roll, exact, bc, bt, sc, score, margins, tt_key,
-                     tt_val, tt_meta, info, ws, vals, out_val[w])  # fmt: skip
+        _eval_finish(cur, rules, policy, model, lsc, roll, exact, bc, bt, sc, score, margins,
+                     tt_key, tt_val, tt_meta, info, ws, vals, out_val[w])  # fmt: skip

@@ -55,6 +55,7 @@ from .layout import (
     N_STATE,
     N_WORK,
     POLICY_EXPERT,
+    POLICY_LEARNED,
     POLICY_RANDOM,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
@@ -105,6 +106,14 @@ from .layout import (
     W_SCOPE,
     deck_cards,
 )
+from .learned import (
+    EXACT_TT,
+    MAX_ACTIVE,
+    N_DENSE,
+    choose_learned,
+    exact_table,
+    hidden_width,
+)
 from .pipeline import STEPS
 from .policy import (
     EXPERT_SCRATCH,
@@ -116,7 +125,7 @@ from .policy import (
     to_fixed,
 )
 from .scoring import item_winners, match_winner, side_items, side_stats
-from .step import choose_play, legal_plays
+from .step import legal_plays
 from .streams import (
     GOLDEN,
     RNG_WORDS,
@@ -129,24 +138,47 @@ from .streams import (
 )
 
 __all__ = [
+    "NO_MODEL",
     "fused_hands",
     "fused_hands15",
     "fused_hands15_2p",
     "fused_hands_2p",
     "fused_kernel",
     "fused_rows",
+    "kernel_model",
     "selfplay_hands",
 ]
 
 
-def selfplay_hands(rules, policies, seed, count, out_points):
+#: The model argument of the fused loop where no seat plays ``learned``.
+NO_MODEL = np.empty(0)
+
+
+def kernel_model(policies, model):
+    """The model vector the fused loop takes for the kernel policy codes ``policies``:
+    ``model`` (float64, C-contiguous) when given, else the empty :data:`NO_MODEL`.
+
+    Raises:
+        ValueError: a seat plays ``learned`` (``POLICY_LEARNED``) and no model is given.
+    """
+    if model is None or model.shape[0] == 0:
+        if (np.asarray(policies) == POLICY_LEARNED).any():
+            raise ValueError("a seat plays the learned policy: its model is needed")
+        return NO_MODEL
+    return np.ascontiguousarray(model, dtype=np.float64)
+
+
+def selfplay_hands(rules, policies, seed, count, out_points, model=None):
     """Play ``count`` independent hands (dealer = hand index mod players); write each
     side's points to ``out_points[hand, side]``. Deal and play streams are derived from
     (seed, hand) so results do not depend on how work is split (see :func:`fused_hands`).
+    ``model``: the learned policy's model vector, needed where a seat plays it
+    (:func:`kernel_model`).
     """
     fused_kernel(rules)(
-        rules, policies, seed, 0, count, MODE_SELFPLAY, out_points, np.empty((0, 0), np.int32)
-    )
+        rules, policies, kernel_model(policies, model), seed, 0, count, MODE_SELFPLAY,
+        out_points, np.empty((0, 0), np.int32),
+    )  # fmt: skip
 
 
 def fused_kernel(rules):
@@ -167,13 +199,15 @@ def fused_kernel(rules):
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
-def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
-    """Units ``first_unit .. first_unit + count - 1`` played with kernel policies; return
-    (units done, rows written). A unit is a hand, or with ``mode=MODE_MATCHES`` a match
-    to the target. Each side's points go to ``out_points[row, side]`` (unless it has no
-    rows) and the hand's row (``C_*`` columns) to ``out_cols[:, row]`` (unless it
-    has no columns; ``C_MATCH`` holds the unit's offset in this call). With matches the
-    call stops early, before a unit that could overflow ``out_cols``.
+def fused_hands(rules, policies, model, seed, first_unit, count, mode, out_points, out_cols):
+    """Units ``first_unit .. first_unit + count - 1`` played with kernel policies (one code
+    a seat; ``model``: the learned policy's model vector, the empty vector where no seat
+    plays ``POLICY_LEARNED``); return (units done, rows written). A unit is a hand, or
+    with ``mode=MODE_MATCHES`` a match to the target. Each side's points go to
+    ``out_points[row, side]`` (unless it has no rows) and the hand's row (``C_*``
+    columns) to ``out_cols[:, row]`` (unless it has no columns; ``C_MATCH`` holds the
+    unit's offset in this call). With matches the call stops early, before a unit that
+    could overflow ``out_cols``.
 
     Streams and dealers: with ``MODE_SELFPLAY`` hand ``h`` deals from ``derive_seed(seed,
     0, h, 0)`` and plays from ``(seed, 0, h, 1)``, dealt by seat ``h % players``; with
@@ -193,7 +227,7 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
     indices, which numba does not test for negative wraparound.
     """
     return _fused_hands(
-        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+        rules, policies, model, seed, first_unit, count, mode, out_points, out_cols,
         rules[R_PLAYERS], rules[R_TEAMS] != 0, rules[R_ACE_SWEEP] != 0,
         rules[R_SUM_FEWEST] != 0, rules[R_CAPTURE_HAND] != 0, rules[R_CAPTURE_OPTIONAL] != 0,
         False, False,
@@ -201,22 +235,22 @@ def fused_hands(rules, policies, seed, first_unit, count, mode, out_points, out_
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
-def fused_hands_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+def fused_hands_2p(rules, policies, model, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands` for two players without teams, ace sweep, ``sum_capture=fewest``,
     ``capture_rule=hand`` or free lays (``scopa``, ``scopa-36`` and most of their
     variants), with those options compiled in as constants (faster: docs/results/
     benchmarks.md, "Engine design choices"); returns what :func:`fused_hands` returns."""
     return _fused_hands(
-        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+        rules, policies, model, seed, first_unit, count, mode, out_points, out_cols,
         2, False, False, False, False, False, False, False,
     )  # fmt: skip
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
-def fused_hands15(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+def fused_hands15(rules, policies, model, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands` under the fifteen rule (``capture_mode=fifteen``, RULES.md §9)."""
     return _fused_hands(
-        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+        rules, policies, model, seed, first_unit, count, mode, out_points, out_cols,
         rules[R_PLAYERS], rules[R_TEAMS] != 0, False, rules[R_SUM_FEWEST] != 0,
         rules[R_CAPTURE_HAND] != 0, rules[R_CAPTURE_OPTIONAL] != 0, True,
         rules[R_OPENING_FIFTEEN] != 0,
@@ -224,24 +258,27 @@ def fused_hands15(rules, policies, seed, first_unit, count, mode, out_points, ou
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
-def fused_hands15_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+def fused_hands15_2p(rules, policies, model, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`fused_hands15` for two players without teams, ``sum_capture=fewest`` or
     ``capture_rule=hand`` (``scopa-15``, ``escoba``), those options compiled in."""
     return _fused_hands(
-        rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+        rules, policies, model, seed, first_unit, count, mode, out_points, out_cols,
         2, False, False, False, False, rules[R_CAPTURE_OPTIONAL] != 0, True,
         rules[R_OPENING_FIFTEEN] != 0,
     )  # fmt: skip
 
 
 @njit(cache=True)
-def _step_decision(st, rules, policy, rng, bc, bt, sc, w, deck, table, turn, plays, pos,
-                   dealer, last_capturer, z, spare):  # fmt: skip
+def _step_decision(st, rules, policy, model, rng, bc, bt, sc, w, deck, table, turn, plays, pos,
+                   dealer, last_capturer, z, spare, idx, dense, acc, xs, tt):  # fmt: skip
     """A decision of the fused loop made by the step kernels, for a table too big for
-    the packed subset counts (reachable only with free lays or under the fifteen rule):
-    the position as a state vector ``st``, then :func:`.step.legal_plays` and
-    :func:`.step.choose_play`, which list the plays in the same order and draw the same
-    numbers from the play stream ``(z, spare)``; return ``(card, take, z, spare)``."""
+    the packed subset counts (reachable only with free lays or under the fifteen rule)
+    and for every decision of a ``learned`` seat: the position as a state vector ``st``,
+    then :func:`.step.legal_plays` and :func:`.learned.choose_learned` (``learned``
+    playing ``model``, the others :func:`.step.choose_play`), which list the plays in
+    the same order and draw the same numbers from the play stream ``(z, spare)``;
+    ``idx``, ``dense``, ``acc``, ``xs``, ``tt``: ``choose_learned``'s scratch; return
+    ``(card, take, z, spare)``."""
     for i in range(N_STATE):
         st[i] = 0
     for s in range(4):
@@ -262,7 +299,7 @@ def _step_decision(st, rules, policy, rng, bc, bt, sc, w, deck, table, turn, pla
     rng[0] = z
     rng[1] = spare
     n = legal_plays(st, rules, bc, bt, sc)
-    i = choose_play(st, rules, policy, rng, bc, bt, n)
+    i = choose_learned(st, rules, policy, model, rng, bc, bt, n, idx, dense, acc, xs, tt)
     return bc[i], bt[i], rng[0], rng[1]
 
 
@@ -656,7 +693,7 @@ def _finish_hand(w, it, totals, out_points, out_cols, keep_points, keep_rows, ro
 
 @njit(cache=True, inline="always")
 def _fused_hands(
-    rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+    rules, policies, model, seed, first_unit, count, mode, out_points, out_cols,
     players, teams, ace_rule, fewest, capture_hand, optional, fifteen, opening,
 ):  # fmt: skip
     """The body of :func:`fused_hands`, inlined into each entry point so that the options
@@ -665,7 +702,8 @@ def _fused_hands(
     them. Written in named steps, each inlined (``inline="always"``); the entry points
     compile it with :data:`.pipeline.STEPS`, so that the steps' array arguments add no
     reference counting to the loop. Tables too big for the packed subset counts (free
-    lays, the fifteen rule) are decided by the step kernels (:func:`_step_decision`).
+    lays, the fifteen rule) and the decisions of ``learned`` seats are made by the step
+    kernels (:func:`_step_decision`).
     Returns ``(units done, rows written)`` as :func:`fused_hands` does; raises
     ``ValueError`` when a match outgrows ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
     g = GOLDEN
@@ -699,12 +737,18 @@ def _fused_hands(
     all_denari_wins = napola and rules[R_ALL_DENARI_WINS] != 0
     target = rules[R_TARGET]
     totals = np.zeros(4, dtype=np.int64)
-    # for _step_decision: a state vector, a generator and play buffers
+    # for _step_decision: a state vector, a generator, play buffers and, where a seat plays
+    # the learned policy, its scratch and the exact endgame's transposition table
+    learned = model.shape[0] > 0
     st = np.zeros(N_STATE, dtype=np.int64)
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
-    bc = np.empty(MAX_PLAYS if fifteen or optional else 1, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS if fifteen or optional else 1, dtype=np.int64)
+    bc = np.empty(MAX_PLAYS if fifteen or optional or learned else 1, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS if fifteen or optional or learned else 1, dtype=np.int64)
     sc = np.empty(SCRATCH, dtype=np.int64)
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(N_DENSE)
+    acc = np.empty(max(1, hidden_width(model)))
+    tt = exact_table(EXACT_TT if learned else 1)
     cap = out_cols.shape[1]
     done = 0  # units (hands, or matches) done in this call
     hand_no = 0  # hand of the match
@@ -754,10 +798,10 @@ def _fused_hands(
             card = 0
             take = np.int64(0)
             pol = policies[np.uint64(turn)]
-            if big:
+            if big or pol == POLICY_LEARNED:
                 card, take, z, spare = _step_decision(
-                    st, rules, pol, rng, bc, bt, sc, w, deck, table, turn, plays, pos, dealer,
-                    last_capturer, z, spare,
+                    st, rules, pol, model, rng, bc, bt, sc, w, deck, table, turn, plays, pos,
+                    dealer, last_capturer, z, spare, idx, dense, acc, xs, tt,
                 )  # fmt: skip
             elif pol != POLICY_RANDOM and n > 1:  # greedy or expert: score every play
                 card, take, z, spare = _best_play(
@@ -841,15 +885,17 @@ def _fused_hands(
 # --------------------------------------------------------------------------- batch simulation
 
 
-def fused_rows(rules, policies, seed, by_match, first_unit, n_units, out):
+def fused_rows(rules, policies, seed, by_match, first_unit, n_units, out, model=None):
     """Rows of ``n_units`` independent hands, or whole matches when ``by_match``, from
     ``first_unit`` on, with kernel policies, into the columns ``out[C_*, row]`` (``C_MATCH``
     holds the unit's offset from ``first_unit``); return (units done, rows written).
     Matches stop early before one that could overflow ``out``. Through the fused playout
-    loop of :func:`fused_hands`, with the two-player fast path where it applies."""
+    loop of :func:`fused_hands`, with the two-player fast path where it applies; ``model``:
+    the learned policy's model vector, needed where a seat plays it (:func:`kernel_model`)."""
     if not out.flags.c_contiguous:  # one compiled signature: 'A' would compile it again
         raise TypeError("fused_rows writes into a C-contiguous array only")
     mode = MODE_MATCHES if by_match else MODE_HANDS
     return fused_kernel(rules)(
-        rules, policies, seed, first_unit, n_units, mode, np.empty((0, 4), np.int64), out
-    )
+        rules, policies, kernel_model(policies, model), seed, first_unit, n_units, mode,
+        np.empty((0, 4), np.int64), out,
+    )  # fmt: skip

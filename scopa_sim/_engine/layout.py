@@ -73,6 +73,7 @@ __all__ = [
     "N_WORK",
     "POLICY_EXPERT",
     "POLICY_GREEDY",
+    "POLICY_LEARNED",
     "POLICY_RANDOM",
     "PRIMIERA_CLASSIC",
     "PRIMIERA_ESCOBA",
@@ -259,6 +260,9 @@ F_LAST = 8
 POLICY_RANDOM = 0
 POLICY_GREEDY = 1
 POLICY_EXPERT = 2
+#: The learned policy (:mod:`.learned`): a model vector passed beside the codes, and the
+#: exact endgame where the seat's information set is one world.
+POLICY_LEARNED = 3
 
 #: Capacity of a legal-play buffer: more than the largest possible count.
 MAX_PLAYS = 16384

@@ -43,6 +43,7 @@ from .layout import (
     MAX_PLAYS,
     N_ITEMS,
     N_STATE,
+    POLICY_LEARNED,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
     R_CAPTURE_FIFTEEN,
@@ -116,7 +117,10 @@ __all__ = [
     "N_DENSE",
     "N_SPARSE",
     "VERSION",
+    "choose_learned",
+    "exact_table",
     "harness_choice",
+    "hidden_width",
     "learned_choice",
     "learned_value",
     "model_forward",
@@ -126,6 +130,7 @@ __all__ = [
     "one_world",
     "play_features",
     "play_hands",
+    "play_out_model",
     "rollout_samples",
     "sgd_pass",
     "state_features",
@@ -171,8 +176,10 @@ M_HEAD = 4
 #: The model vector's layout version (a model of another version is refused).
 VERSION = 1
 
-#: A seat's kind in the harness kernels: the learned model (else a ``POLICY_*`` code).
-LEARNED = 3
+#: A seat's kind in the harness kernels: the learned model (else a ``POLICY_*`` code); the
+#: kernel policy code of ``learned`` (:data:`.layout.POLICY_LEARNED`) is this kind played
+#: with :data:`EXACT`.
+LEARNED = POLICY_LEARNED
 #: Added to a seat's kind: where its information set is one world (the stock is empty
 #: and at most one other seat holds cards), it plays the exact solver's best play
 #: (:func:`.solver.solve_root`, ties by reservoir draws) instead.
@@ -217,6 +224,13 @@ def model_offsets(model):
     b1 = wd + N_DENSE * h
     w2 = b1 + h
     return lin, skip, b2, w1, wd, b1, w2, h
+
+
+@njit(cache=True)
+def hidden_width(model):
+    """The hidden width of ``model`` (0 for a linear model, or for the empty vector that
+    stands for no model)."""
+    return np.int64(model[M_HIDDEN]) if model.shape[0] > M_HIDDEN else np.int64(0)
 
 
 @njit(cache=True)
@@ -441,13 +455,60 @@ def _choose(state, rules, kind, model, rng, bc, bt, n, idx, dense, acc, xs, tt):
 
 
 @njit(cache=True)
-def _new_tt():
-    """A transposition table for :func:`_exact_choice`."""
+def exact_table(size):
+    """A transposition table of ``size`` entries (a power of 2; :data:`EXACT_TT` for the
+    exact endgame, 1 where no seat plays it) for :func:`_exact_choice`."""
     return (
-        np.zeros(EXACT_TT, dtype=np.int64),
-        np.zeros(EXACT_TT),
-        np.zeros(EXACT_TT, dtype=np.int64),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size),
+        np.zeros(size, dtype=np.int64),
     )
+
+
+@njit(cache=True)
+def _new_tt():
+    """A transposition table for :func:`_exact_choice` (:data:`EXACT_TT` entries)."""
+    return exact_table(EXACT_TT)
+
+
+@njit(cache=True)
+def choose_learned(state, rules, policy, model, rng, bc, bt, n, idx, dense, acc, xs, tt):
+    """Index of the play a seat of kernel policy ``policy`` makes among the ``n`` legal
+    plays in the buffers: with :data:`.layout.POLICY_LEARNED`, the exact solver's best
+    play where the seat's information set is one world (:func:`one_world`), else the
+    best play by ``model`` (:func:`learned_choice`), ties by reservoir draws from ``rng``;
+    any other code, :func:`.step.choose_play` (the same draws). Scratch: ``idx``
+    (``MAX_ACTIVE``), ``dense`` (``N_DENSE``), ``acc`` (the hidden width, at least 1),
+    ``xs`` (``EXPERT_SCRATCH``), ``tt`` (:func:`exact_table`)."""
+    if policy == POLICY_LEARNED:
+        return _choose(state, rules, LEARNED + EXACT, model, rng, bc, bt, n, idx, dense, acc,
+                       xs, tt)  # fmt: skip
+    return choose_play(state, rules, policy, rng, bc, bt, n)
+
+
+@njit(cache=True)
+def play_out_model(state, rules, policies, model, rng, buf_card, buf_take, scratch, log_card,
+                   log_take):  # fmt: skip
+    """:func:`.step.play_out` with ``learned`` seats (:func:`choose_learned`, playing
+    ``model``; the empty vector where no seat plays it): the hand in ``state`` played to
+    its end with one policy code per seat, each play logged at its index; returns the
+    number of plays made. The other policies draw as in :func:`.step.play_out`."""
+    xs = np.empty(EXPERT_SCRATCH)
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(N_DENSE)
+    acc = np.empty(max(1, hidden_width(model)))
+    tt = exact_table(EXACT_TT if model.shape[0] else 1)
+    made = 0
+    while not state[S_DONE]:
+        n = legal_plays(state, rules, buf_card, buf_take, scratch)
+        i = choose_learned(state, rules, policies[state[S_TURN]], model, rng, buf_card,
+                           buf_take, n, idx, dense, acc, xs, tt)  # fmt: skip
+        k = state[S_PLAYS]
+        log_card[k] = buf_card[i]
+        log_take[k] = buf_take[i]
+        apply_play(state, rules, buf_card[i], buf_take[i])
+        made += 1
+    return made
 
 
 @njit(cache=True)

@@ -42,6 +42,7 @@ from .layout import (
     STREAM_DEAL,
     STREAM_PLAY,
 )
+from .learned import play_out_model
 from .scoring import side_stats
 from .step import play_out, score_state, start_hand
 from .streams import RNG_WORDS, derive_seed, reseed, shuffle_deal
@@ -58,9 +59,10 @@ __all__ = [
 
 
 @njit(cache=True, nogil=True)
-def step_rows(rules, policies, seed, first, count, perm, swap, out):
+def step_rows(rules, policies, model, seed, first, count, perm, swap, out):
     """Hands ``first .. first + count - 1`` of a ``--hands`` run with kernel policies
-    ``policies``, played through the step kernels, as ``fused_rows`` rows in ``out[:,
+    ``policies`` (``model``: the learned policy's model vector, the empty vector where no
+    seat plays it), played through the step kernels, as ``fused_rows`` rows in ``out[:,
     i]`` (``C_MATCH`` = offset from ``first``); with ``swap`` each hand is dealt in the
     deck order ``deck[perm[j]]`` instead (its duplicate), the same streams otherwise."""
     players = rules[R_PLAYERS]
@@ -85,9 +87,13 @@ def step_rows(rules, policies, seed, first, count, perm, swap, out):
         dealer = u % players
         start_hand(state, rules, dealt, dealer)
         reseed(rng, derive_seed(seed, u, 0, STREAM_PLAY))
-        made = play_out(
-            state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
-        )
+        if model.shape[0]:
+            made = play_out_model(state, rules, policies, model, rng, buf_card, buf_take,
+                                  scratch, log_card, log_take)  # fmt: skip
+        else:
+            made = play_out(
+                state, rules, policies, rng, buf_card, buf_take, scratch, log_card, log_take
+            )
         score_state(state, rules, score)
         out[C_MATCH, i] = i
         out[C_HAND, i] = 0

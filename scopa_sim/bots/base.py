@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import learned as KL
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
@@ -26,11 +27,14 @@ from scopa_sim.game.state import HandState
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 
+from .learned_weights import load_weights
+
 #: The policies jitted into the playout loops, by name: their kernel codes.
 KERNEL_CODES: dict[str, int] = {
     "random": K.POLICY_RANDOM,
     "greedy": K.POLICY_GREEDY,
     "expert": K.POLICY_EXPERT,
+    "learned": K.POLICY_LEARNED,
 }
 
 #: z of a two-sided 95% normal interval.
@@ -139,12 +143,15 @@ class Bot(ABC):
 
 
 class KernelBot(Bot):
-    """The engine's jitted ``random``, ``greedy`` or ``expert`` policy as a bot (the
-    seat's information set only).  ``analyse`` has no values: means are NaN, ``n`` is
-    0."""
+    """The engine's jitted ``random``, ``greedy``, ``expert`` or ``learned`` policy as a
+    bot (the seat's information set only).  ``analyse`` has no values: means are NaN,
+    ``n`` is 0 (``learned``'s model values only tell its plays apart: they are no
+    margins)."""
 
     def __init__(self, policy: str) -> None:
-        """The kernel policy ``policy`` (``random``, ``greedy`` or ``expert``) as a bot.
+        """The kernel policy ``policy`` (``random``, ``greedy``, ``expert`` or ``learned``)
+        as a bot; ``learned`` plays the shipped weights of the rules it meets
+        (:func:`scopa_sim.bots.learned_weights.load_weights`).
 
         Raises:
             PolicyError: an unknown kernel policy.
@@ -156,6 +163,25 @@ class KernelBot(Bot):
         self.name = policy
         self._code = code
 
+    def prepare(self, rules: Rules) -> None:
+        """Load the weights ``learned`` plays under ``rules`` (other policies need nothing).
+
+        Raises:
+            PolicyError: ``learned`` under rules without weights (no preset, or untrained).
+            FileError: their file is missing or corrupt.
+        """
+        if self._code == K.POLICY_LEARNED:
+            load_weights(rules)
+
+    def _pick(self, state: HandState, vec: np.ndarray, rng: np.ndarray, bc: np.ndarray,
+              bt: np.ndarray, n: int) -> int:  # fmt: skip
+        """The index of the play the kernel policy makes among the ``n`` in the buffers."""
+        r = state._r
+        if self._code == K.POLICY_LEARNED:
+            model = load_weights(state.rules)
+            return int(KL.harness_choice(vec, r, KL.LEARNED + KL.EXACT, model, rng, bc, bt, n))
+        return int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
+
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         """Every legal play, the one the kernel policy picks first (chosen); no values: NaN means,
         ``n`` 0.
@@ -166,7 +192,7 @@ class KernelBot(Bot):
         bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
         n = K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64))
         rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
-        pick = int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
+        pick = self._pick(state, vec, rng, bc, bt, n)
         nan = math.nan
         out = [
             PlayStats(Play(int(bc[i]), int(bt[i])), Estimate(nan, nan, nan, 0, "none"), i == pick)

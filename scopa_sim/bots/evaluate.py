@@ -47,6 +47,7 @@ from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import evaluator as KE
 from scopa_sim.bots.base import Bot, PlayStats, exact_estimate, normal_estimate
+from scopa_sim.bots.learned_weights import LEARNED_POLICY, load_weights
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -73,7 +74,23 @@ TT_SIZE = 1 << 16
 
 def rollout_codes() -> dict[str, int]:
     """Kernel policies a rollout may use, by name."""
-    return {"random": K.POLICY_RANDOM, "greedy": K.POLICY_GREEDY, "expert": K.POLICY_EXPERT}
+    return {
+        "random": K.POLICY_RANDOM,
+        "greedy": K.POLICY_GREEDY,
+        "expert": K.POLICY_EXPERT,
+        "learned": K.POLICY_LEARNED,
+    }
+
+
+def rollout_model(rules: Rules, rollout: str) -> np.ndarray:
+    """The model vector the evaluator's kernels take for the rollout policy ``rollout``:
+    the learned policy's weights for ``rules`` (:func:`.learned_weights.load_weights`)
+    when it is ``learned``, else the empty vector.
+
+    Raises:
+        PolicyError, FileError: as :func:`.learned_weights.load_weights`.
+    """
+    return load_weights(rules) if rollout == LEARNED_POLICY else K.NO_MODEL
 
 
 def _mask63(x: int) -> int:
@@ -209,13 +226,15 @@ class Evaluator:
     def _run(
         self,
         vec: np.ndarray,
-        r: np.ndarray,
+        rules: Rules,
         seat: int,
         seed: int,
         plays: list[Play],
         worlds: int | None = None,
     ) -> np.ndarray:
         """``values[w, i, side]`` of :func:`scopa_sim._engine.evaluator.eval_values`."""
+        r = rules.to_array()
+        model = rollout_model(rules, self.rollout)
         tk, tv, tm = self._tt
         tk.fill(0)  # results never depend on earlier calls
         n = len(plays)
@@ -226,7 +245,7 @@ class Evaluator:
         code = rollout_codes()[self.rollout]
         used = int(
             KE.eval_values(
-                vec, r, seat, w, code, seed, self.exact, tk, tv, tm, cards, takes, n, out
+                vec, r, seat, w, code, model, seed, self.exact, tk, tv, tm, cards, takes, n, out
             )
         )
         return out[:used]
@@ -242,7 +261,7 @@ class Evaluator:
         played = list(plays)
         kseed = _stream(seed, vec, seat)
         side = int(K.side_of(state._r, seat))
-        out = self._run(vec, state._r, seat, kseed, played)
+        out = self._run(vec, state.rules, seat, kseed, played)
         exact = bool(self.exact and state.rules.sides == 2 and KD.single_world(vec, state._r, seat))
         values = out[:, : len(played), side].copy()
         return Evaluation(tuple(played), values, seat, side, exact, kseed)
@@ -265,7 +284,7 @@ class Evaluator:
             KD.canonical_world(state._vec, state._r, view, vec)
         else:
             raise ValueError(f"view must be a seat, PUBLIC or DEALT, got {view!r}")
-        out = self._run(vec, state._r, view, _stream(seed, vec, view), [], worlds)
+        out = self._run(vec, state.rules, view, _stream(seed, vec, view), [], worlds)
         return out[:, 0, : state.rules.sides].copy()
 
     def prior(self, rules: Rules, dealer: int) -> np.ndarray:
@@ -285,7 +304,8 @@ def _prior(rules: Rules, dealer: int, rollout: str, exact: bool) -> np.ndarray:
     tt = (np.zeros(TT_SIZE, np.int64), np.zeros(TT_SIZE), np.zeros(TT_SIZE, np.int64))
     out = np.zeros((PRIOR_WORLDS, 4), dtype=np.float64)
     code = rollout_codes()[rollout]
-    KE.eval_prior(rules.to_array(), dealer, PRIOR_WORLDS, code, PRIOR_SEED, exact, *tt, out)
+    model = rollout_model(rules, rollout)
+    KE.eval_prior(rules.to_array(), dealer, PRIOR_WORLDS, code, model, PRIOR_SEED, exact, *tt, out)
     return out[:, : rules.sides].mean(axis=0)
 
 
@@ -304,6 +324,14 @@ class EvalBot(Bot):
             raise PolicyError(f"policy 'eval' parameter exact={exact!r}: expected 0 or 1")
         self.evaluator = Evaluator(worlds, rollout, bool(exact))
         self.name = self.evaluator.name
+
+    def prepare(self, rules: Rules) -> None:
+        """Load the learned policy's weights for ``rules`` when it plays the rollouts.
+
+        Raises:
+            PolicyError, FileError: as :func:`rollout_model`.
+        """
+        rollout_model(rules, self.evaluator.rollout)
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         """Every legal play valued on common worlds (:meth:`Evaluation.play_stats`), best first."""

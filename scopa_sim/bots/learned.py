@@ -89,7 +89,7 @@ def kind_of(policy: str) -> int:
     if name == "learned":
         return LEARNED + extra
     if name not in KERNEL_CODES:
-        raise ValueError(f"a harness seat plays learned, {', '.join(KERNEL_CODES)}: {policy!r}")
+        raise ValueError(f"a harness seat plays one of {', '.join(KERNEL_CODES)}: {policy!r}")
     return KERNEL_CODES[name] + extra
 
 

@@ -1,7 +1,7 @@
-"""Policy specifications (``random``, ``greedy``, ``expert``, ``pimc:worlds=12``,
-``ismcts:...``) and their text form on the command line.
+"""Policy specifications (``random``, ``greedy``, ``expert``, ``learned``,
+``pimc:worlds=12``, ``ismcts:...``) and their text form on the command line.
 
-``random``, ``greedy`` and ``expert`` run inside the jitted playout loops; the search
+``random``, ``greedy``, ``expert`` and ``learned`` run inside the jitted playout loops; the search
 policies are bots (:mod:`scopa_sim.bots.search`) called once per decision.
 """
 
@@ -168,6 +168,12 @@ POLICIES: dict[str, PolicyKind] = {
             "binomial model of the cards still to capture, the next seat's best reply averaged "
             "exactly over its possible hands, and this seat's best answer to it",
         ),
+        _kernel_policy(
+            "learned",
+            "a small network over the seat's information state, evaluated in numba, plus "
+            "the exact endgame where the seat's information set is one world "
+            "(weights trained per preset)",
+        ),
         PolicyKind(
             "pimc",
             "determinized search over K worlds: worlds=12, depth=5, exact_below=8, "
@@ -220,7 +226,7 @@ POLICIES: dict[str, PolicyKind] = {
         PolicyKind(
             "eval",
             "the review evaluator (common worlds, rollouts, exact open endgames): worlds=256, "
-            "rollout=greedy|expert|random, exact=0|1",
+            "rollout=greedy|expert|random|learned, exact=0|1",
             {
                 "worlds": _int("worlds", 1),
                 "rollout": lambda p, t: t,  # checked by the evaluator (kernel policies)

@@ -23,9 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from scopa_sim.bots.learned_weights import LEARNED_POLICY, seat_model, weights_entry
 from scopa_sim.bots.registry import PolicySpec, seat_policies
 from scopa_sim.data import dataset as D
-from scopa_sim.errors import InputError, ScopaError, SimulationError
+from scopa_sim.errors import InputError, PolicyError, ScopaError, SimulationError
 from scopa_sim.game.rules import PRESETS, Rules
 
 if TYPE_CHECKING:
@@ -75,6 +76,10 @@ class SimConfig:
     #: "plain", or "swapped": every hand dealt from its deck with the seats' cards exchanged
     #: (:mod:`scopa_sim.sim.duplicate`; ``--hands`` only), the duplicate of the plain run's hand.
     deal: str = "plain"
+    #: The SHA-256 of the learned policy's weights file the run plays (its manifest's,
+    #: :mod:`scopa_sim.bots.learned_weights`) when a seat plays ``learned``, else "":
+    #: filled from the installed weights unless given (a run read back keeps its own).
+    learned_weights: str = ""
 
     def __post_init__(self) -> None:
         if self.mode not in ("hands", "matches"):
@@ -98,6 +103,11 @@ class SimConfig:
             )
         if len(self.policies) != self.rules.players:
             raise SimulationError("one policy per seat is needed")
+        if LEARNED_POLICY not in self.policies:
+            if self.learned_weights:
+                raise SimulationError("learned weights are named, but no seat plays learned")
+        elif not self.learned_weights:  # a PolicyError for rules without learned weights
+            object.__setattr__(self, "learned_weights", weights_entry(self.rules).sha256)
 
     @classmethod
     def make(
@@ -142,6 +152,25 @@ class SimConfig:
         codes = [p.code for p in self.specs] + [0] * (4 - self.rules.players)
         return np.array(codes, dtype=np.int64)
 
+    @functools.cached_property
+    def kernel_model(self) -> np.ndarray:
+        """The model vector the jitted loops take beside :attr:`kernel_codes`: the learned
+        policy's weights for these rules when a seat plays it (loaded once per process),
+        else the empty vector.
+
+        Raises:
+            PolicyError: the installed weights are not those the run played (its
+                :attr:`learned_weights`), or the rules have none.
+            FileError: the weights file is missing or corrupt.
+        """
+        if self.learned_weights and weights_entry(self.rules).sha256 != self.learned_weights:
+            raise PolicyError(
+                f"the run played the learned weights of SHA-256 {self.learned_weights[:16]}..., "
+                f"not the installed ones ({weights_entry(self.rules).sha256[:16]}...): it "
+                "cannot be computed further with them"
+            )
+        return seat_model(self.rules, self.policies)
+
     @property
     def shards(self) -> int:
         return -(-self.count // self.shard_size)
@@ -153,7 +182,9 @@ class SimConfig:
 
     def data_key(self) -> dict[str, Any]:
         """The parts of the configuration that define the data (``deal`` only when it is
-        not plain, so that plain runs keep the identity they had before it existed)."""
+        not plain, and ``learned_weights``, the SHA-256 of the learned policy's weights
+        file, only when a seat plays it, so that the other runs keep the identity they
+        had before these existed)."""
         key: dict[str, Any] = {
             "preset": self.preset,
             "rules": self.rules.as_dict(),
@@ -165,6 +196,8 @@ class SimConfig:
         }
         if self.deal != "plain":
             key["deal"] = self.deal
+        if self.learned_weights:
+            key["learned_weights"] = self.learned_weights
         return key
 
     @property
@@ -195,6 +228,8 @@ class SimConfig:
                 )
         if not all(isinstance(p, str) for p in doc["policies"]):
             raise D.DatasetError("manifest config is malformed ('policies' are not strings)")
+        if not isinstance(doc.get("learned_weights", ""), str):
+            raise D.DatasetError("manifest config is malformed ('learned_weights' is not text)")
         try:
             return cls(
                 preset=doc["preset"],
@@ -206,6 +241,7 @@ class SimConfig:
                 shard_size=doc["shard_size"],
                 generator=doc.get("generator", 1),
                 deal=doc.get("deal", "plain"),
+                learned_weights=doc.get("learned_weights", ""),
             )
         except ScopaError as e:
             raise D.DatasetError(f"manifest config is malformed ({e})") from None

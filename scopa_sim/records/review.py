@@ -462,7 +462,8 @@ def parse_evaluator(text: str) -> Evaluator:
     if spec.name != "eval":
         raise ReviewError(
             f"unknown evaluator {text!r}: review evaluates with eval[:worlds=N,rollout="
-            f"greedy|expert|random,exact=0|1] (the search bots give no paired values per world)"
+            f"greedy|expert|random|learned,exact=0|1] (the search bots give no paired values "
+            "per world)"
         )
     bot = spec.bot()
     evaluator: Evaluator = bot.evaluator  # type: ignore[attr-defined]

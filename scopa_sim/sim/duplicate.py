@@ -45,15 +45,27 @@ def swapped_deck(rules: Rules, deck: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def swapped_rows(
-    rules: Rules, codes: np.ndarray, seed: int, first: int, count: int, swap: bool = True
+    rules: Rules,
+    codes: np.ndarray,
+    seed: int,
+    first: int,
+    count: int,
+    swap: bool = True,
+    model: np.ndarray | None = None,
 ) -> np.ndarray:
     """Rows (``fused_rows`` layout, ``C_MATCH`` = offset from ``first``) of hands ``first`` to
     ``first + count - 1`` of a ``--hands`` run with kernel policy codes ``codes`` (one per
     seat, padded to 4), dealt swapped (``swap=False``: as dealt, which reproduces
-    ``fused_rows``; the tests check it)."""
+    ``fused_rows``; the tests check it); ``model``: the learned policy's model vector,
+    needed where a seat plays it.
+
+    Raises:
+        ValueError: a seat plays ``learned`` and no model is given.
+    """
     out = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
     r = rules.to_array()
-    K.step_rows(r, codes, np.uint64(seed), first, count, swap_permutation(rules), swap, out)
+    m = K.kernel_model(codes, model)
+    K.step_rows(r, codes, m, np.uint64(seed), first, count, swap_permutation(rules), swap, out)
     return out
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import learned as KL
+from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import MatchError
 from scopa_sim.game.cards import Card
@@ -149,8 +151,10 @@ class HandPlayer:
         self._bots = [] if self.kernel else [p.bot() for p in policies]
         for bot in self._bots:
             bot.prepare(rules)  # e.g. a match-equity table that does not fit these rules
+        self._model = K.NO_MODEL  # the learned policy's weights, where a seat plays it
         if self.kernel:
             self._codes[: len(policies)] = [p.code for p in policies]
+            self._model = seat_model(rules, [p.name for p in policies])
         self._state = np.zeros(K.N_STATE, dtype=np.int64)
         self._deck = np.empty(40, dtype=np.int64)
         self._buf_card = np.empty(K.MAX_PLAYS, dtype=np.int64)
@@ -175,17 +179,11 @@ class HandPlayer:
             state = self._state
             K.start_hand(state, r, self._deck, dealer)
             rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
-            made = K.play_out(
-                state,
-                r,
-                self._codes,
-                rng,
-                self._buf_card,
-                self._buf_take,
-                self._scratch,
-                self._log_card,
-                self._log_take,
-            )
+            bufs = (self._buf_card, self._buf_take, self._scratch, self._log_card, self._log_take)
+            if self._model.shape[0]:  # a seat plays learned
+                made = KL.play_out_model(state, r, self._codes, self._model, rng, *bufs)
+            else:
+                made = K.play_out(state, r, self._codes, rng, *bufs)
             n = rules.players
             plays = tuple(
                 ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))

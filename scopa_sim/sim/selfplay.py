@@ -14,6 +14,7 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim.bots.base import KERNEL_CODES
+from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.errors import PolicyError, SimulationError
 from scopa_sim.game.rules import Rules
 
@@ -23,7 +24,8 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
 
     Args:
         rules: the game.
-        policies: one jitted policy per seat (``random``, ``greedy`` or ``expert``).
+        policies: one jitted policy per seat (``random``, ``greedy``, ``expert`` or
+            ``learned``, which plays the rules' shipped weights).
         hands: how many hands, at least 1.
         seed: the run seed (the same seed gives the same hands).
 
@@ -32,7 +34,9 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
         columns ``0 .. rules.sides - 1`` (the other columns 0).
 
     Raises:
-        PolicyError: a policy is not a jitted one, or not one per seat.
+        PolicyError: a policy is not a jitted one, or not one per seat; ``learned`` under
+            rules without weights.
+        FileError: the learned policy's weights file is missing or corrupt.
         SimulationError: ``hands`` is below 1.
     """
     if len(policies) != rules.players:
@@ -45,5 +49,6 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
     codes = np.zeros(4, dtype=np.int64)
     codes[: len(policies)] = [KERNEL_CODES[p] for p in policies]
     out = np.zeros((hands, 4), dtype=np.int64)
-    K.selfplay_hands(rules.to_array(), codes, seed, hands, out)
+    model = seat_model(rules, policies)
+    K.selfplay_hands(rules.to_array(), codes, seed, hands, out, model=model)
     return out

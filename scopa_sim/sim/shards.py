@@ -74,10 +74,11 @@ def compute_rows(
         return _bot_rows(config, list(config.specs), first, count, done)
     r = config.rules.to_array()
     codes = config.kernel_codes
+    m = config.kernel_model  # the learned policy's weights, where a seat plays it
     if config.deal == "swapped":
         from scopa_sim.sim.duplicate import swapped_rows
 
-        rows = swapped_rows(config.rules, codes, config.seed, first, count)
+        rows = swapped_rows(config.rules, codes, config.seed, first, count, model=m)
         if done is not None:
             done(count)
         return rows
@@ -85,7 +86,7 @@ def compute_rows(
         if out is None or out.shape[1] != count:
             out = row_buffer(count)
         if done is None:
-            K.fused_rows(r, codes, config.seed, False, first, count, out)
+            K.fused_rows(r, codes, config.seed, False, first, count, out, model=m)
         else:
             _hand_rows_in_blocks(config, r, codes, first, count, out, done)
         return out
@@ -112,19 +113,20 @@ def _hand_rows_in_blocks(
     (``C_MATCH``, the offset from the block's first hand, is made the offset from
     ``first``)."""
     key = f"{config.rules.digest()}:{codes.tolist()}"
+    m = config.kernel_model
     t0 = time.perf_counter()
     rate = _RATES.get(key)
     start = 0
     if rate is None and count > PROGRESS_HANDS:  # measure on a first block
         # after one hand: the loop's first call in a process may load it from numba's cache
-        K.fused_rows(r, codes, config.seed, False, first, 1, out)
+        K.fused_rows(r, codes, config.seed, False, first, 1, out, model=m)
         t0 = t = time.perf_counter()
         _block_into(config, r, codes, first, 0, PROGRESS_HANDS, out)
         rate = PROGRESS_HANDS / max(time.perf_counter() - t, 1e-6)
         start = PROGRESS_HANDS
         done(PROGRESS_HANDS)
     if rate is None or count - start <= 3 * PROGRESS_SECONDS * rate:
-        K.fused_rows(r, codes, config.seed, False, first, count, out)
+        K.fused_rows(r, codes, config.seed, False, first, count, out, model=m)
         done(count - start)
         start = count
     while start < count and rate is not None:
@@ -151,11 +153,12 @@ def _block_into(
     ``start`` to ``start + n - 1`` of ``out``: the first block straight into ``out`` (the
     loop fills its first ``n`` columns), the others through this thread's C-contiguous
     block buffer (:func:`_block_buffer`)."""
+    m = config.kernel_model
     if start == 0:
-        K.fused_rows(r, codes, config.seed, False, first, n, out)
+        K.fused_rows(r, codes, config.seed, False, first, n, out, model=m)
         return
     buf = _block_buffer(n)
-    K.fused_rows(r, codes, config.seed, False, first + start, n, buf)
+    K.fused_rows(r, codes, config.seed, False, first + start, n, buf, model=m)
     part = out[:, start : start + n]
     part[...] = buf[:, :n]
     K.offset_row_matches(part, start)
@@ -197,6 +200,7 @@ def _match_rows(
     room), which gives the same rows since a match's data depend only on its number.
     ``report(n)`` after each call, ``n`` the matches it made."""
     bound = config.rules.sides * config.rules.target + 1
+    m = config.kernel_model
     per = bound / 3  # rows a match, until matches have been seen
     parts = []
     done = rows_done = 0
@@ -206,7 +210,9 @@ def _match_rows(
         while True:
             buf = np.zeros((K.N_ROW_COLS, cap), dtype=np.int32)
             try:
-                units, rows = K.fused_rows(r, codes, config.seed, True, first + done, n, buf)
+                units, rows = K.fused_rows(
+                    r, codes, config.seed, True, first + done, n, buf, model=m
+                )
                 break
             except ValueError:  # a match outgrew the buffer, or MAX_HANDS_PER_MATCH
                 if n > 1:

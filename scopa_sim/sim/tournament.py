@@ -16,6 +16,7 @@ from statistics import NormalDist
 
 import numpy as np
 
+from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import TournamentError
 from scopa_sim.files import json_number
@@ -436,6 +437,8 @@ def run_tournament(
     Raises:
         TournamentError: fewer than 2 deal pairs or 2 policies, a policy given twice, a
             sequential test of other than two policies, rules of other than two sides.
+        PolicyError, FileError: ``learned`` under rules without weights, or its weights
+            file missing or corrupt.
     """
     if type(deals) is not int or deals < 2:
         raise TournamentError(f"deals must be a whole number of at least 2, not {deals!r}")
@@ -451,6 +454,7 @@ def run_tournament(
             f"a tournament needs two sides (2 players, or 4 in teams); these rules have "
             f"{rules.sides}"
         )
+    seat_model(rules, [p.name for p in policies])  # learned: its weights, before any work
     pairs = list(itertools.combinations(policies, 2))
     workers = min(workers, deals)  # no process without a deal to play
     if workers <= 1:

@@ -129,9 +129,10 @@ def _shards() -> None:
 
 
 def _steps() -> None:
-    """The step kernels (records, ``play``, matches, duplicate deals), the deals dealt
-    again (:mod:`scopa_sim.sim.deals`), the equity tables' dynamic programmes (two and
-    three sides) and the Parquet encoder (:func:`_shards`)."""
+    """The step kernels (records, ``play``, matches, duplicate deals; the learned
+    policy's play-out), the deals dealt again (:mod:`scopa_sim.sim.deals`), the equity
+    tables' dynamic programmes (two and three sides) and the Parquet encoder
+    (:func:`_shards`)."""
     from scopa_sim.data.run import SimConfig
     from scopa_sim.sim.deals import redeal
     from scopa_sim.sim.duplicate import swapped_rows
@@ -141,8 +142,9 @@ def _steps() -> None:
     _shards()
 
     rules = Rules.make("scopa")
-    for _ in play_match(rules, [PolicySpec.parse("expert")] * 2, 0, 0):
-        pass
+    for policy in ("expert", "learned"):
+        for _ in play_match(rules, [PolicySpec.parse(policy)] * 2, 0, 0):
+            pass
     codes = np.array([K.POLICY_GREEDY] * 2 + [0] * 2, dtype=np.int64)
     swapped_rows(rules, codes, 0, 0, 2)
     one = np.zeros(1, dtype=np.int64)
@@ -227,6 +229,7 @@ TASKS: dict[str, WarmTask] = {
             (
                 "_engine.rows.step_rows",
                 "_engine.step.play_out",
+                "_engine.learned.play_out_model",
                 "_engine.deals.deal_masks",
                 "stats.equity._solve_sides",
                 "data.encoding.bit_packed",

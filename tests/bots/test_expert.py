@@ -127,7 +127,7 @@ def test_fused_two_player_fast_path_equals_general_kernel_with_expert(preset: st
     )
     for kernel in kernels:
         cols = np.zeros((K.N_ROW_COLS, 200), dtype=np.int32)
-        kernel(r, policies, 5, 0, 200, K.MODE_HANDS, np.empty((0, 4), np.int64), cols)
+        kernel(r, policies, K.NO_MODEL, 5, 0, 200, K.MODE_HANDS, np.empty((0, 4), np.int64), cols)
         rows.append(cols)
     assert np.array_equal(rows[0], rows[1])
 

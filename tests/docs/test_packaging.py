@@ -45,3 +45,14 @@ def test_the_command_is_the_project_named_package() -> None:
     spec = importlib.util.find_spec("scopa_sim_cli.main")
     assert spec is not None and spec.origin is not None
     assert Path(spec.origin).resolve() == ROOT / "cli" / "main.py"
+
+
+def test_the_learned_weights_are_package_data() -> None:
+    """Every file of the learned policy's weights directory (the model vectors and their
+    manifest) is matched by a package-data pattern of ``scopa_sim.bots``: an installed
+    wheel has them."""
+    patterns = _config()["tool"]["setuptools"]["package-data"]["scopa_sim.bots"]
+    bots = ROOT / "scopa_sim" / "bots"
+    files = {p for p in (bots / "weights").iterdir() if p.is_file()}
+    assert any(p.name == "manifest.json" for p in files)
+    assert all(any(p.relative_to(bots).match(g) for g in patterns) for p in files)

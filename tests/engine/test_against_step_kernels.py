@@ -23,6 +23,7 @@ from numba import njit
 from scopa_sim import _engine as K
 from scopa_sim._engine import fused as KF
 from scopa_sim._engine import plays as KP
+from scopa_sim.bots.learned_weights import WEIGHTS_DIR
 from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 
 
@@ -184,7 +185,8 @@ def test_fused_loop_and_step_kernels_give_the_same_hands(
     preset: str, overrides: tuple[str, ...]
 ) -> None:
     """The fused loop (the kernel :func:`~scopa_sim._engine.fused.fused_kernel` picks, its
-    options compiled in) plays the hands of a ``--hands`` run as the step kernels do
+    options compiled in; ``learned`` seats playing the shipped weights) plays the hands
+    of a ``--hands`` run as the step kernels do
     (:func:`~scopa_sim._engine.rows.step_rows`), and, in every mode, as the general
     kernel of its capture rule that reads those options at run time."""
     rules = Rules.make(preset, overrides=list(overrides))
@@ -192,11 +194,13 @@ def test_fused_loop_and_step_kernels_give_the_same_hands(
     kernel = K.fused_kernel(r)
     general = KF.fused_hands15 if rules.capture_mode == "fifteen" else KF.fused_hands
     ident = np.arange(rules.deck, dtype=np.int64)
-    for pol in (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT):
+    shipped = np.load(WEIGHTS_DIR / "scopa.npy")  # the features read any rule set
+    for pol in (K.POLICY_RANDOM, K.POLICY_GREEDY, K.POLICY_EXPERT, K.POLICY_LEARNED):
         pols = np.array([pol, K.POLICY_RANDOM, pol, K.POLICY_GREEDY], np.int64)
-        hands = 30 if pol == K.POLICY_EXPERT else 200
+        hands = 30 if pol >= K.POLICY_EXPERT else 200
+        model = shipped if pol == K.POLICY_LEARNED else K.NO_MODEL
         steps = np.zeros((K.N_ROW_COLS, hands), np.int32)
-        K.step_rows(r, pols, np.uint64(11 + pol), 5, hands, ident, False, steps)
+        K.step_rows(r, pols, model, np.uint64(11 + pol), 5, hands, ident, False, steps)
         for mode in (K.MODE_SELFPLAY, K.MODE_HANDS, K.MODE_MATCHES):
             got = []
             for run in (kernel, general):
@@ -204,7 +208,7 @@ def test_fused_loop_and_step_kernels_give_the_same_hands(
                 cols = np.zeros((K.N_ROW_COLS, 64 * 4 if mode == K.MODE_MATCHES else hands),
                                 np.int32)  # fmt: skip
                 units = 3 if mode == K.MODE_MATCHES else hands
-                done = run(r, pols, 11 + pol, 5, units, mode, points, cols)
+                done = run(r, pols, model, 11 + pol, 5, units, mode, points, cols)
                 got.append((tuple(done), points, cols))
             (d0, p0, c0), (d1, p1, c1) = got
             assert d0 == d1 and d0[1] > 0

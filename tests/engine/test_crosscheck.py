@@ -307,7 +307,7 @@ def test_two_player_fast_path_equals_the_general_kernel(
     for kernel in (general, fast):
         points = np.zeros((300, 4), dtype=np.int64)
         cols = np.zeros((K.N_ROW_COLS, 300), dtype=np.int32)
-        kernel(r, policies, 11, 50, 300, K.MODE_HANDS, points, cols)
+        kernel(r, policies, K.NO_MODEL, 11, 50, 300, K.MODE_HANDS, points, cols)
         out.append((points, cols))
     assert (out[0][0] == out[1][0]).all() and (out[0][1] == out[1][1]).all()
     assert K.fused_kernel(make("asso-piglia-tutto", ()).to_array()) is K.fused_hands
@@ -315,3 +315,69 @@ def test_two_player_fast_path_equals_the_general_kernel(
     free = make("scopa", ("capture_compulsory=false",)).to_array()
     assert K.fused_kernel(free) is K.fused_hands
     assert K.fused_kernel(make("escoba", ("players=4",)).to_array()) is K.fused_hands15
+
+
+@pytest.mark.parametrize(
+    ("preset", "overrides"),
+    [
+        ("scopa", ()),
+        ("scopone", ()),
+        ("scopa-3", ()),
+        ("scopa-15", ()),
+        ("escoba", ("players=4",)),
+        ("scopa", ("capture_compulsory=false",)),
+    ],
+)
+def test_fused_loop_with_learned_seats_equals_the_step_kernels(
+    preset: str, overrides: tuple[str, ...]
+) -> None:
+    """Seats playing ``learned`` in the fused loop (each decision through a state vector
+    and :func:`~scopa_sim._engine.learned.choose_learned`) play the hands the step
+    kernels play (:func:`~scopa_sim._engine.learned.play_out_model`, under
+    :func:`~scopa_sim._engine.rows.step_rows`) on the same streams, beside seats of the
+    other policies: the same rows, in runs of hands and of matches."""
+    from scopa_sim._engine import learned as KL
+    from scopa_sim.bots.learned_weights import WEIGHTS_DIR
+
+    model = np.load(WEIGHTS_DIR / "scopa.npy")
+    rules = make(preset, overrides)
+    r = rules.to_array()
+    codes = [K.POLICY_LEARNED, K.POLICY_EXPERT, K.POLICY_GREEDY, K.POLICY_LEARNED]
+    policies = np.array(codes[: rules.players] + [0] * (4 - rules.players), dtype=np.int64)
+    count = 40
+    fused = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+    K.fused_rows(r, policies, 5, False, 7, count, fused, model=model)
+    steps = np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+    ident = np.arange(rules.deck, dtype=np.int64)
+    K.step_rows(r, policies, model, np.uint64(5), 7, count, ident, False, steps)
+    assert np.array_equal(fused, steps)
+    # a match through the step kernels, hand by hand, as the fused loop's matches mode
+    cols = np.zeros((K.N_ROW_COLS, 64), dtype=np.int32)
+    done, rows = K.fused_rows(r, policies, 9, True, 3, 1, cols, model=model)
+    assert done == 1
+    state = np.zeros(K.N_STATE, dtype=np.int64)
+    deck = np.empty(40, dtype=np.int64)
+    bufs = [np.empty(K.MAX_PLAYS, np.int64), np.empty(K.MAX_PLAYS, np.int64)]
+    scratch = np.empty(K.SCRATCH, dtype=np.int64)
+    log = np.empty((2, 40), dtype=np.int64)
+    score = np.zeros((4, K.N_ITEMS), dtype=np.int64)
+    for h in range(rows):
+        rng = K.new_rng(K.derive_seed(9, 3, h, K.STREAM_DEAL))
+        K.shuffle_deal(r, rng, deck)
+        K.start_hand(state, r, deck, int(cols[K.C_DEALER, h]))
+        rng = K.new_rng(K.derive_seed(9, 3, h, K.STREAM_PLAY))
+        KL.play_out_model(state, r, policies, model, rng, *bufs, scratch, log[0], log[1])
+        K.score_state(state, r, score)
+        for s in range(rules.sides):
+            assert cols[K.C_ITEMS + s * K.N_ITEMS + K.I_TOTAL, h] == score[s, K.I_TOTAL]
+
+
+def test_learned_seats_need_a_model() -> None:
+    """The fused loop's wrappers refuse a seat playing ``learned`` without its model
+    (the loop would read weights that are not there)."""
+    r = make("scopa", ()).to_array()
+    policies = np.array([K.POLICY_LEARNED, K.POLICY_EXPERT, 0, 0], dtype=np.int64)
+    with pytest.raises(ValueError, match="learned policy"):
+        K.selfplay_hands(r, policies, 1, 2, np.zeros((2, 4), dtype=np.int64))
+    with pytest.raises(ValueError, match="learned policy"):
+        K.fused_rows(r, policies, 1, False, 0, 2, np.zeros((K.N_ROW_COLS, 2), np.int32))

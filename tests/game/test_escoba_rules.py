@@ -212,7 +212,7 @@ def test_fused_rows_hold_the_items(preset: str, overrides: tuple[str, ...]) -> N
     points = np.zeros((n, 4), dtype=np.int64)
     cols = np.zeros((K.N_ROW_COLS, n), dtype=np.int32)
     policies = np.array([K.POLICY_EXPERT, K.POLICY_GREEDY, K.POLICY_RANDOM, K.POLICY_EXPERT])
-    K.fused_kernel(r)(r, policies, 5, 0, n, K.MODE_HANDS, points, cols)
+    K.fused_kernel(r)(r, policies, K.NO_MODEL, 5, 0, n, K.MODE_HANDS, points, cols)
     seen = 0
     for s in range(rules.sides):
         items = cols[K.C_ITEMS + s * K.N_ITEMS : K.C_ITEMS + (s + 1) * K.N_ITEMS]

@@ -110,17 +110,17 @@ def test_a_match_outgrowing_the_buffer_is_computed_again(monkeypatch):
     real = K.fused_rows
     calls = []
 
-    def overflow_once(rules, codes, seed, by_match, first, n, out):
+    def overflow_once(rules, codes, seed, by_match, first, n, out, model=None):
         calls.append(n)
         if len(calls) == 1:
             raise ValueError("fused_hands: a match did not end within the output buffer")
-        return real(rules, codes, seed, by_match, first, n, out)
+        return real(rules, codes, seed, by_match, first, n, out, model=model)
 
     monkeypatch.setattr(K, "fused_rows", overflow_once)
     assert (SH.compute_rows(cfg, 0, 40) == expected).all()
     assert calls[:2] == [40, 20]
 
-    def never_ends(*args):
+    def never_ends(*args, **kwargs):
         raise ValueError("fused_hands: a match did not end within the output buffer")
 
     monkeypatch.setattr(K, "fused_rows", never_ends)

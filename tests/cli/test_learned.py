@@ -1,0 +1,46 @@
+"""`--policy learned` on the command line: it plays where a jitted policy plays, its run
+names the weights it played, and every way it cannot play is one line with status 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from scopa_sim_cli.main import cli
+
+from scopa_sim.bots.learned_weights import manifest
+
+
+def _run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_simulate_and_tournament_play_learned(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = _run("simulate", "--preset", "scopa", "--policy", "learned", "--policy", "expert",
+               "--hands", "300", "--seed", "3", "--out", str(out), "--workers", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    config = json.loads((out / "manifest.json").read_text())["config"]
+    assert config["learned_weights"] == manifest()["scopa"].sha256
+    res = _run("tournament", "--policy", "learned", "--policy", "greedy", "--deals", "6")
+    assert res.exit_code == 0 and "learned vs greedy" in res.output, res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (("--preset", "escoba"), "`scopa-sim train --preset escoba`"),
+        (("--rule", "napola=true"), "no preset"),
+        (("--policy", "learned:exact=1"), "takes no parameters"),
+    ],
+)
+def test_learned_where_it_cannot_play_is_one_line(
+    args: tuple[str, ...], says: str, tmp_path: Path
+) -> None:
+    res = _run("simulate", "--policy", "learned", *args, "--hands", "10",
+               "--out", str(tmp_path / "r"))  # fmt: skip
+    assert res.exit_code == 2, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and says in lines[0], res.output
