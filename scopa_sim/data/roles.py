@@ -54,7 +54,12 @@ class RunConfig(Protocol):
 #: The roles of a hand whose side's figures the view gives, with the seat column naming it.
 ROLES = {"dealer": "dealer", "first": "first_player"}
 #: Score items that exist only under a rule option (item -> option).
-OPTIONAL_ITEMS = {"re_bello": "re_bello", "napola": "napola", "four_sevens": "four_sevens_point"}
+OPTIONAL_ITEMS = {
+    "re_bello": "re_bello",
+    "napola": "napola",
+    "four_sevens": "four_sevens_point",
+    **dict.fromkeys(D.CIRULLA_ITEMS, "cirulla"),  # Cirulla's items (RULES.md §10)
+}
 #: The hand's own columns, kept as they are.
 HAND_COLUMNS = (
     "run_id",
