@@ -16,7 +16,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .bits import ctz, popcount
+from .capture import (
+    BIG_TABLE15,
+    LOWER_VALUES,
+    declaration_points,
+    lane,
+    packed_of,
+    sum_take15,
+    table_reach,
+)
+from .capture import _set_at as set_at
+from .deals import deal_round_cards
 from .layout import (
+    ACES,
     C_DEALER,
     C_FIRST,
     C_HAND,
@@ -27,10 +40,15 @@ from .layout import (
     C_STATS,
     C_TOTALS,
     C_WINNER,
+    DECLARE_AUTO,
+    DECLARE_OFF,
     I_DECLARATIONS,
     I_GRANDE,
     I_PICCOLA,
     I_TOTAL,
+    MATTA_BIT,
+    MATTA_NONE,
+    MATTA_PLAY,
     MAX_HANDS_PER_MATCH,
     MAX_PLAYS,
     MODE_HANDS,
@@ -40,25 +58,55 @@ from .layout import (
     N_ITEMS_CIRULLA,
     N_ROW_COLS,
     N_STATE,
+    POLICY_RANDOM,
+    R_ACE_SWEEP,
+    R_ACE_SWEEP_SCOPA,
+    R_CAPTURE_HAND,
+    R_CAPTURE_OPTIONAL,
+    R_DECLARE,
+    R_HAND_SIZE,
+    R_LAST_PLAY_SCOPA,
+    R_MATCH_PRIORITY,
+    R_MATTA,
     R_PLAYERS,
     R_SIDES,
+    R_SUM_FEWEST,
+    R_TABLE_CARDS,
     R_TARGET,
+    R_TEAMS,
+    R_TOTAL_PLAYS,
+    S_DEALER,
+    S_DECK,
+    S_DECK_SIZE,
+    S_DECLARED,
     S_DONE,
+    S_HANDS,
+    S_LAST_CAPTURER,
     S_PILES,
     S_PLAYS,
+    S_REACH,
+    S_SCOPE,
+    S_SHOWN,
+    S_STOCK,
+    S_TABLE,
     S_TURN,
     SCRATCH,
     STREAM_DEAL,
     STREAM_DEALER,
     STREAM_PLAY,
+    VALUE,
+    VALUE_MASK,
 )
+from .pipeline import STEPS
 from .policy import EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
 from .scoring import all_denari_wins, match_winner, side_stats
 from .step import (
+    META_DECLARATION,
     apply_play_cirulla,
     choose_cirulla,
     legal_plays_cirulla,
+    next_round,
     score_state_cirulla,
     start_hand_cirulla,
 )
@@ -67,6 +115,8 @@ from .streams import (
     RNG_WORDS,
     below,
     derive_seed,
+    draw,
+    rand_below,
     seed_finish,
     seed_prefix,
     shuffle_deal_cirulla,
@@ -87,7 +137,136 @@ CIRULLA_ITEMS = (I_GRANDE, I_PICCOLA, I_DECLARATIONS)
 N_ROW_COLS_CIRULLA = C_CIRULLA + 4 * len(CIRULLA_ITEMS)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, inline="always")
+def _card_count(v, table, lo, hi, sweep, priority):
+    """The captures of a card of value ``v`` under Cirulla's rule (as
+    :func:`.capture.add_captures_cirulla` lists them) counted from the table's two-word
+    packed counts ``(lo, hi)`` (exact up to ``BIG_TABLE15`` cards; ``sweep``: an ace
+    sweeps this table): ``(k, a, b)``, all of them, the matches (a) and the sums (b), the
+    rest being fifteens (c). Without ``sum_capture=fewest``."""
+    if table == 0:
+        return 0, 0, 0
+    if v == 1 and sweep:
+        return 1, 0, 0
+    a = popcount(table & VALUE_MASK[v])
+    b = 0
+    if v >= 2 and not (a and priority):
+        b = lane(lo, hi, v, True) - a
+    return a + b + lane(lo, hi, 15 - v, True), a, b
+
+
+@njit(cache=True, inline="always")
+def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand, optional,
+                 declare, wild):  # fmt: skip
+    """A uniform draw among the Cirulla plays of ``hand`` at ``table`` in
+    :func:`.step.legal_plays_cirulla`'s order, with the same draw from the play stream
+    ``(z, spare)`` (``rand_below`` of their number), the plays counted per card from the
+    packed counts ``(lo, hi)`` and only the chosen one built; return ``(card, take, meta,
+    z, spare)``. For tables of at most ``BIG_TABLE15`` cards, without ``sum_capture=fewest``
+    and the matta played with a named value (the caller checks)."""
+    sweep = ace_rule and table != 0 and (table & ACES) == 0
+    captures = 0
+    lays = 0
+    counts = np.int64(0)  # each card's (k, a, b), 21 bits a card (a hand holds 3 cards)
+    shift = 0
+    m = hand
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        k, a, b = _card_count(VALUE[c], table, lo, hi, sweep, priority)
+        counts |= np.int64(k | (a << 10) | (b << 13)) << shift
+        shift += 21
+        captures += k
+        lays += k == 0
+    lay_ok = optional or not (capture_hand and captures)
+    n0 = captures + (popcount(hand) if optional else (lays if lay_ok else 0))
+    points = 0
+    if declare != DECLARE_OFF:
+        points = declaration_points(hand, wild)
+    n = n0 * 2 if points and declare != DECLARE_AUTO else n0
+    z, spare, r = draw(z, spare, n)
+    meta = np.int64(0)
+    if points and (declare == DECLARE_AUTO or r >= n0):
+        meta = np.int64(points) << META_DECLARATION
+        if r >= n0:
+            r -= n0
+    m = hand
+    card = ctz(hand)
+    take = np.int64(0)
+    while m:
+        c = ctz(m)
+        m &= m - 1
+        k = counts & 1023
+        p = k + 1 if optional else (k if k else (1 if lay_ok else 0))
+        if r < p:
+            card = c
+            if r < k:
+                v = VALUE[c]
+                a = (counts >> 10) & 7
+                b = (counts >> 13) & 255
+                if v == 1 and sweep:
+                    take = table
+                elif r < a:
+                    same = table & VALUE_MASK[v]
+                    for _ in range(r):
+                        same &= same - 1
+                    take = same & -same
+                elif r < a + b:
+                    take = set_at(table, lo, hi, table & LOWER_VALUES[v], v, r - a, True)
+                else:
+                    take = sum_take15(table, lo, hi, 15 - v, r - a - b)
+            break
+        r -= p
+        counts >>= 21
+    return card, take, meta, z, spare
+
+
+@njit(cache=True, inline="always")
+def _apply(state, rules, turn, side, hand, table, card, take, meta, players, ace_rule,
+           ace_scopa, lps, total, table_cards, hand_size):  # fmt: skip
+    """:func:`.step.apply_play_cirulla` written out for the loop's random plays (the seat
+    ``turn`` of side ``side`` plays ``card`` from ``hand`` on ``table``), without the
+    table's subset-sum bitset ``S_REACH``, which the loop sets before any other decision;
+    a new deal and the hand's end by :func:`.step.next_round` as there. The tests hold
+    the loop's rows equal to the step kernels'."""
+    bit = np.int64(1) << card
+    points = (meta >> META_DECLARATION) & 15
+    if points:
+        state[S_DECLARED + side] += points
+        state[S_SHOWN] |= 1 << turn
+    state[S_HANDS + turn] = hand ^ bit
+    plays = state[S_PLAYS] + 1
+    state[S_PLAYS] = plays
+    if take:
+        left = table & ~take
+        state[S_TABLE] = left
+        state[S_PILES + side] |= take | bit
+        state[S_LAST_CAPTURER] = side
+        if left == 0 and (lps or plays != total):
+            value = meta & 15
+            value = value if value else VALUE[card]
+            sweep = ace_rule and value == 1 and (table & ACES) == 0
+            if ace_scopa or not sweep:
+                state[S_SCOPE + side] += 1
+    else:
+        state[S_TABLE] = table | bit
+    turn += 1
+    state[S_TURN] = 0 if turn >= players else turn
+    stock = state[S_STOCK]
+    if plays + table_cards == stock:  # every hand is empty: deal, or end the hand
+        state[S_SHOWN] = 0
+        if stock < state[S_DECK_SIZE]:
+            first = state[S_DEALER] + 1
+            first = 0 if first >= players else first
+            size = state[S_DECK_SIZE]
+            pos, _ = deal_round_cards(state, S_DECK, stock, size, hand_size, players, first,
+                                      state, S_HANDS)  # fmt: skip
+            state[S_STOCK] = pos
+        else:
+            next_round(state, rules)
+
+
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
 def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`.fused.fused_hands` under Cirulla's rules: units ``first_unit .. first_unit +
     count - 1`` (hands, or matches to the target with ``MODE_MATCHES``) played with the
@@ -115,6 +294,20 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
     bm = np.empty(MAX_PLAYS, dtype=np.int64)
     it = np.zeros((4, N_ITEMS_CIRULLA), dtype=np.int64)
+    ace_rule = rules[R_ACE_SWEEP] != 0
+    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
+    lps = rules[R_LAST_PLAY_SCOPA] != 0
+    teams = rules[R_TEAMS] != 0
+    total = rules[R_TOTAL_PLAYS]
+    table_cards = rules[R_TABLE_CARDS]
+    hand_size = rules[R_HAND_SIZE]
+    priority = rules[R_MATCH_PRIORITY] != 0
+    capture_hand = rules[R_CAPTURE_HAND] != 0
+    optional = rules[R_CAPTURE_OPTIONAL] != 0
+    declare = rules[R_DECLARE]
+    wild = rules[R_MATTA] != MATTA_NONE
+    named = rules[R_MATTA] == MATTA_PLAY
+    fewest = rules[R_SUM_FEWEST] != 0
     keep_points = out_points.shape[0] > 0
     keep_rows = out_cols.shape[1] > 0
     cappotto = all_denari_wins(rules)
@@ -149,9 +342,33 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
         rng[0] = seed_finish(prefix, STREAM_PLAY)
         rng[1] = 0
         while not state[S_DONE]:
+            turn = state[S_TURN]
+            hand = state[S_HANDS + turn]
+            table = state[S_TABLE]
+            if (
+                policies[turn] == POLICY_RANDOM
+                and not fewest
+                and not (named and hand & MATTA_BIT)
+                and popcount(table) <= BIG_TABLE15
+            ):
+                lo, hi = packed_of(table, True)
+                card, take, meta, z, spare = _random_play(
+                    hand, table, lo, hi, rng[0], rng[1], ace_rule, priority, capture_hand,
+                    optional, declare, wild,
+                )  # fmt: skip
+                rng[0] = z
+                rng[1] = spare
+                side = turn & 1 if teams else turn
+                _apply(state, rules, turn, side, hand, table, card, take, meta, players,
+                       ace_rule, ace_scopa, lps, total, table_cards, hand_size)  # fmt: skip
+                continue
+            state[S_REACH] = table_reach(table, True)
             n = legal_plays_cirulla(state, rules, bc, btk, bmt, sc)
-            i = choose_cirulla(state, rules, policies[state[S_TURN]], rng, bc, btk, bmt, n,
-                               EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
+            if policies[turn] == POLICY_RANDOM:
+                i = rand_below(rng, n)
+            else:
+                i = choose_cirulla(state, rules, policies[turn], rng, bc, btk, bmt, n,
+                                   EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
             apply_play_cirulla(state, rules, bc[i], btk[i], bmt[i])
         score_state_cirulla(state, rules, it)
         winner = -1
