@@ -19,14 +19,11 @@ from numba import njit
 from .bits import ctz, popcount
 from .capture import (
     BIG_TABLE15,
-    LOWER_VALUES,
-    declaration_points,
     lane,
     packed_of,
     sum_take15,
     table_reach,
 )
-from .capture import _set_at as set_at
 from .deals import deal_round_cards
 from .layout import (
     ACES,
@@ -144,15 +141,35 @@ def _card_count(v, table, lo, hi, sweep, priority):
     packed counts ``(lo, hi)`` (exact up to ``BIG_TABLE15`` cards; ``sweep``: an ace
     sweeps this table): ``(k, a, b)``, all of them, the matches (a) and the sums (b), the
     rest being fifteens (c). Without ``sum_capture=fewest``."""
-    if table == 0:
-        return 0, 0, 0
-    if v == 1 and sweep:
-        return 1, 0, 0
+    # selects rather than branches (an empty table has no lanes but the empty sum's)
     a = popcount(table & VALUE_MASK[v])
-    b = 0
-    if v >= 2 and not (a and priority):
-        b = lane(lo, hi, v, True) - a
-    return a + b + lane(lo, hi, 15 - v, True), a, b
+    sums = lane(lo, hi, v, True) - a
+    b = 0 if (a != 0 and priority) else sums
+    k = a + b + lane(lo, hi, 15 - v, True)
+    swept = v == 1 and sweep
+    return (1 if swept else k), (0 if swept else a), (0 if swept else b)
+
+
+@njit(cache=True, inline="always")
+def _declaration(hand, wild):
+    """:func:`.capture.declaration_points` of a hand, computed from its three cards' ranks
+    (0 for another size): 10 for three of a kind (two and the matta, with ``wild``), else
+    3 when the values add up to 9 or less (the matta counting 1), else 0."""
+    if popcount(hand) != 3:
+        return 0
+    joker = wild and (hand & MATTA_BIT) != 0
+    others = hand & ~MATTA_BIT if joker else hand
+    r1 = ctz(others) % 10
+    m = others & (others - 1)
+    r2 = ctz(m) % 10
+    if joker:
+        if r1 == r2:
+            return 10
+        return 3 if r1 + r2 + 3 <= 9 else 0
+    r3 = ctz(m & (m - 1)) % 10
+    if r1 == r2 and r2 == r3:
+        return 10
+    return 3 if r1 + r2 + r3 + 3 <= 9 else 0
 
 
 @njit(cache=True, inline="always")
@@ -182,7 +199,7 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     n0 = captures + (popcount(hand) if optional else (lays if lay_ok else 0))
     points = 0
     if declare != DECLARE_OFF:
-        points = declaration_points(hand, wild)
+        points = _declaration(hand, wild)
     n = n0 * 2 if points and declare != DECLARE_AUTO else n0
     z, spare, r = draw(z, spare, n)
     meta = np.int64(0)
@@ -190,34 +207,41 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
         meta = np.int64(points) << META_DECLARATION
         if r >= n0:
             r -= n0
+    # the card of the r-th play: the last one whose plays start at or before r (selects,
+    # not branches; a card without plays shares its start with the next one)
     m = hand
     card = ctz(hand)
-    take = np.int64(0)
+    start = 0
+    first_r = 0
+    info = counts
     while m:
         c = ctz(m)
         m &= m - 1
+        here = start <= r
+        card = c if here else card
+        first_r = start if here else first_r
+        info = counts if here else info
         k = counts & 1023
-        p = k + 1 if optional else (k if k else (1 if lay_ok else 0))
-        if r < p:
-            card = c
-            if r < k:
-                v = VALUE[c]
-                a = (counts >> 10) & 7
-                b = (counts >> 13) & 255
-                if v == 1 and sweep:
-                    take = table
-                elif r < a:
-                    same = table & VALUE_MASK[v]
-                    for _ in range(r):
-                        same &= same - 1
-                    take = same & -same
-                elif r < a + b:
-                    take = set_at(table, lo, hi, table & LOWER_VALUES[v], v, r - a, True)
-                else:
-                    take = sum_take15(table, lo, hi, 15 - v, r - a - b)
-            break
-        r -= p
+        start += k + 1 if optional else (k if k else (1 if lay_ok else 0))
         counts >>= 21
+    r -= first_r
+    take = np.int64(0)
+    k = info & 1023
+    if r < k:
+        v = VALUE[card]
+        a = (info >> 10) & 7
+        b = (info >> 13) & 255
+        if v == 1 and sweep:
+            take = table
+        elif r < a:
+            same = table & VALUE_MASK[v]
+            for _ in range(r):
+                same &= same - 1
+            take = same & -same
+        elif r < a + b:  # the sets of 2 or more come before the cards worth v
+            take = sum_take15(table, lo, hi, v, r - a)
+        else:
+            take = sum_take15(table, lo, hi, 15 - v, r - a - b)
     return card, take, meta, z, spare
 
 
@@ -339,8 +363,8 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
         rng[1] = 0
         redeals = shuffle_deal_cirulla(rules, rng, deck, voids)
         start_hand_cirulla(state, rules, deck, dealer, redeals)
-        rng[0] = seed_finish(prefix, STREAM_PLAY)
-        rng[1] = 0
+        z = seed_finish(prefix, STREAM_PLAY)  # the play stream, (z, spare) as in rng
+        spare = np.uint64(0)
         while not state[S_DONE]:
             turn = state[S_TURN]
             hand = state[S_HANDS + turn]
@@ -353,22 +377,24 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
             ):
                 lo, hi = packed_of(table, True)
                 card, take, meta, z, spare = _random_play(
-                    hand, table, lo, hi, rng[0], rng[1], ace_rule, priority, capture_hand,
-                    optional, declare, wild,
+                    hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand, optional,
+                    declare, wild,
                 )  # fmt: skip
-                rng[0] = z
-                rng[1] = spare
                 side = turn & 1 if teams else turn
                 _apply(state, rules, turn, side, hand, table, card, take, meta, players,
                        ace_rule, ace_scopa, lps, total, table_cards, hand_size)  # fmt: skip
                 continue
             state[S_REACH] = table_reach(table, True)
             n = legal_plays_cirulla(state, rules, bc, btk, bmt, sc)
+            rng[0] = z
+            rng[1] = spare
             if policies[turn] == POLICY_RANDOM:
                 i = rand_below(rng, n)
             else:
                 i = choose_cirulla(state, rules, policies[turn], rng, bc, btk, bmt, n,
                                    EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
+            z = rng[0]
+            spare = rng[1]
             apply_play_cirulla(state, rules, bc[i], btk[i], bmt[i])
         score_state_cirulla(state, rules, it)
         winner = -1
