@@ -211,8 +211,8 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     # not branches; a card without plays shares its start with the next one)
     m = hand
     card = ctz(hand)
-    start = 0
-    first_r = 0
+    start = np.int64(0)
+    first_r = np.int64(0)
     info = counts
     while m:
         c = ctz(m)

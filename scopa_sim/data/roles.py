@@ -105,9 +105,12 @@ def side_value(side: pl.Expr, column: str) -> pl.Expr:
 
 def role_items(config: RunConfig) -> tuple[str, ...]:
     """The score items and pile statistics the view gives for each role: every item the
-    rules score (``re_bello`` and ``napola`` only under their options), then the stats."""
+    rules score (``re_bello`` and ``napola`` only under their options, Cirulla's grande,
+    piccola and declarations under its rules), then the stats."""
     items = [
-        i for i in D.ITEMS if i not in OPTIONAL_ITEMS or getattr(config.rules, OPTIONAL_ITEMS[i])
+        i
+        for i in (*D.ITEMS, *D.CIRULLA_ITEMS)
+        if i not in OPTIONAL_ITEMS or getattr(config.rules, OPTIONAL_ITEMS[i])
     ]
     return (*items, *D.SIDE_STATS)
 
