@@ -2,13 +2,15 @@
 target, with kernel policies, in one call, writing the rows of :mod:`.fused`'s layout
 plus Cirulla's items.
 
-Each hand is dealt, played and scored by the Cirulla step kernels
+Each hand is dealt, played and scored as by the Cirulla step kernels
 (:func:`.streams.shuffle_deal_cirulla` with its void deals, :func:`.step.start_hand_cirulla`
 with the opening count, :func:`.step.legal_plays_cirulla`, :func:`.step.choose_cirulla`,
 :func:`.step.apply_play_cirulla`, :func:`.step.score_state_cirulla`), from the streams and
-dealers of :func:`.fused.fused_hands`, inside one loop that keeps its buffers: so its
-rows are, by construction, those of the step path with the same draws (the tests
-replay them).
+dealers of :func:`.fused.fused_hands`, inside one loop that keeps its buffers. The deal
+and the random seats' plays are written out in the loop (:func:`_deal`,
+:func:`_random_play`, :func:`_apply`: faster), the other decisions made by the step
+kernels on the same state vector; the tests replay every row through the step path with
+the same draws.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .bits import ctz, popcount
 from .capture import (
     BIG_TABLE15,
     lane,
+    opening_count,
     packed_of,
     sum_take15,
     table_reach,
@@ -43,6 +46,7 @@ from .layout import (
     I_GRANDE,
     I_PICCOLA,
     I_TOTAL,
+    KINGS,
     MATTA_BIT,
     MATTA_NONE,
     MATTA_PLAY,
@@ -58,13 +62,16 @@ from .layout import (
     POLICY_RANDOM,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
+    R_ACES_REDEAL,
     R_CAPTURE_HAND,
     R_CAPTURE_OPTIONAL,
     R_DECLARE,
     R_HAND_SIZE,
+    R_KINGS_REDEAL,
     R_LAST_PLAY_SCOPA,
     R_MATCH_PRIORITY,
     R_MATTA,
+    R_OPENING_COUNT,
     R_PLAYERS,
     R_SIDES,
     R_SUM_FEWEST,
@@ -79,6 +86,8 @@ from .layout import (
     S_DONE,
     S_HANDS,
     S_LAST_CAPTURER,
+    S_OPENING,
+    S_OPENING_SCOPE,
     S_PILES,
     S_PLAYS,
     S_REACH,
@@ -87,12 +96,14 @@ from .layout import (
     S_STOCK,
     S_TABLE,
     S_TURN,
+    S_VOIDS,
     SCRATCH,
     STREAM_DEAL,
     STREAM_DEALER,
     STREAM_PLAY,
     VALUE,
     VALUE_MASK,
+    deck_cards,
 )
 from .pipeline import STEPS
 from .policy import EXPERT_SCRATCH
@@ -105,7 +116,6 @@ from .step import (
     legal_plays_cirulla,
     next_round,
     score_state_cirulla,
-    start_hand_cirulla,
 )
 from .streams import (
     GOLDEN,
@@ -113,10 +123,10 @@ from .streams import (
     below,
     derive_seed,
     draw,
+    fisher_yates,
     rand_below,
     seed_finish,
     seed_prefix,
-    shuffle_deal_cirulla,
 )
 
 __all__ = [
@@ -290,6 +300,57 @@ def _apply(state, rules, turn, side, hand, table, card, take, meta, players, ace
             next_round(state, rules)
 
 
+@njit(cache=True, inline="always")
+def _deal(state, rules, deck, canon, ncards, dealer, z, players, teams, table_cards, hand_size,
+          kings_rule, aces_rule, counting, wild):  # fmt: skip
+    """:func:`.streams.shuffle_deal_cirulla` (``deck[:ncards]`` shuffled from ``canon`` by
+    the deal stream's counter ``z`` again while the table is void: two aces with
+    ``aces_rule``, three kings with ``kings_rule``) then :func:`.step.start_hand_cirulla`
+    (``counting``: ``opening_count``; ``wild``: the matta counts in it), written out in
+    the loop; returns the number of void deals. The tests hold the rows equal."""
+    redeals = 0
+    while True:
+        for i in range(ncards):
+            deck[i] = canon[i]
+        z = fisher_yates(deck, ncards, z)
+        t = np.int64(0)
+        for i in range(table_cards):
+            t |= np.int64(1) << deck[i]
+        if not (
+            (kings_rule and popcount(t & KINGS) >= 3) or (aces_rule and popcount(t & ACES) >= 2)
+        ):
+            break
+        redeals += 1
+    for i in range(N_STATE):
+        state[i] = 0
+    for i in range(ncards):
+        state[S_DECK + i] = deck[i]
+    state[S_DECK_SIZE] = ncards
+    state[S_TABLE] = t
+    state[S_REACH] = table_reach(t, True)
+    state[S_STOCK] = table_cards
+    state[S_DEALER] = dealer
+    state[S_LAST_CAPTURER] = -1
+    state[S_VOIDS] = redeals
+    if counting:
+        taken, scope = opening_count(t, wild)
+        if taken:
+            side = dealer & 1 if teams else dealer
+            state[S_OPENING] = taken
+            state[S_OPENING_SCOPE] = scope
+            state[S_PILES + side] = taken
+            state[S_SCOPE + side] = scope
+            state[S_LAST_CAPTURER] = side
+            state[S_TABLE] = 0
+            state[S_REACH] = 1
+    first = dealer + 1 if dealer + 1 < players else 0
+    state[S_TURN] = first
+    pos, _ = deal_round_cards(state, S_DECK, table_cards, ncards, hand_size, players, first,
+                              state, S_HANDS)  # fmt: skip
+    state[S_STOCK] = pos
+    return redeals
+
+
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
 def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
     """:func:`.fused.fused_hands` under Cirulla's rules: units ``first_unit .. first_unit +
@@ -306,7 +367,11 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     players = rules[R_PLAYERS]
     ns = rules[R_SIDES]
     deck = np.empty(40, dtype=np.int64)
-    voids = np.empty(0, dtype=np.int64)  # counted only
+    canon = np.empty(40, dtype=np.int64)
+    ncards = deck_cards(rules, canon)
+    kings_rule = rules[R_KINGS_REDEAL] != 0
+    aces_rule = rules[R_ACES_REDEAL] != 0
+    counting = rules[R_OPENING_COUNT] != 0
     state = np.zeros(N_STATE, dtype=np.int64)
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -359,10 +424,10 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
             prefix = seed_prefix(seed, 0, unit)
         else:
             prefix = seed_prefix(seed, unit, hand_no)
-        rng[0] = seed_finish(prefix, STREAM_DEAL)
-        rng[1] = 0
-        redeals = shuffle_deal_cirulla(rules, rng, deck, voids)
-        start_hand_cirulla(state, rules, deck, dealer, redeals)
+        redeals = _deal(
+            state, rules, deck, canon, ncards, dealer, seed_finish(prefix, STREAM_DEAL), players,
+            teams, table_cards, hand_size, kings_rule, aces_rule, counting, wild,
+        )  # fmt: skip
         z = seed_finish(prefix, STREAM_PLAY)  # the play stream, (z, spare) as in rng
         spare = np.uint64(0)
         while not state[S_DONE]:
