@@ -24,6 +24,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from scopa_sim.api import interrupts as P
+
 ROOT = Path(__file__).resolve().parent.parent
 #: policy -> (hands of the measured call, the issue's bound on scopa/cirulla)
 CASES = {"random": (1_000_000, 1.5), "expert": (10_000, 2.0)}
@@ -45,7 +47,7 @@ def measure(preset: str, policy: str, hands: int, seed: int) -> float:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     out = subprocess.run(
         [sys.executable, "-c", CHILD, preset, policy, str(hands), str(seed)],
-        capture_output=True, text=True, check=True, env=env,
+        capture_output=True, text=True, check=True, env=env, preexec_fn=P.dies_with_parent(),
     )  # fmt: skip
     return hands / float(out.stdout.split()[-1])
 
@@ -71,6 +73,19 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{'policy':8} {'scopa h/s':>12} {'cirulla h/s':>12} {'scopa/cirulla [q1, q3]':>26}  bound"
     )
+    try:  # SIGTERM as Ctrl-C: the child dies with this process
+        with P.interrupt_on_sigterm():
+            _measure(a, doc)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    if a.json:
+        a.json.write_text(json.dumps(doc, indent=2) + "\n")
+    return 0
+
+
+def _measure(a: argparse.Namespace, doc: dict) -> None:
+    """Every case's pairs, printed as a table row each and kept in ``doc``."""
     for policy in a.case or list(CASES):
         hands, bound = CASES[policy]
         n = max(1, int(hands * a.scale))
@@ -89,9 +104,6 @@ def main(argv: list[str] | None = None) -> int:
             f" {med:10.2f} [{q1:.2f}, {q3:.2f}]      {bound} {'met' if med <= bound else 'not met'}"
         )
     doc["load_after"] = os.getloadavg()
-    if a.json:
-        a.json.write_text(json.dumps(doc, indent=2) + "\n")
-    return 0
 
 
 if __name__ == "__main__":
