@@ -568,6 +568,8 @@ def test_cirulla_simulates_with_its_items(preset: str, policy: str, unit: str, t
         assert rows["winner"].drop_nulls().len() == 3
     text = run("analyze", str(out))
     assert text.exit_code == 0 and "grande" in text.output and "declarations" in text.output
+    # its deals are not dealt again (void deals, the opening count): one line
+    usage_error(run("analyze", str(out), "--by", "table_sum"), "Cirulla", "not dealt again")
 
 
 def test_cirulla_variants_show_its_options() -> None:
