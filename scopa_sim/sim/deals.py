@@ -308,12 +308,18 @@ def _settebello(deals: Deals) -> list[str]:
 
 def parse_feature(text: str, rules: Rules) -> Feature:
     """A deal feature (see the module) checked against the run's rules: an AnalysisError
-    for an unknown feature or role, a seat the game does not have, or a card its deck
-    does not have (the 2s of ``scopa-36``).
+    for an unknown feature or role, a seat the game does not have, a card its deck
+    does not have (the 2s of ``scopa-36``), or a run of Cirulla (RULES.md §10), whose deals
+    (void deals, the opening count) are not dealt again yet.
 
     Raises:
         AnalysisError: as said above.
     """
+    if rules.cirulla:
+        raise AnalysisError(
+            f"deal feature {text!r}: the deals of Cirulla runs are not dealt again yet; "
+            "group them by a column instead (redeals counts their void deals)"
+        )
     name, _, role = text.partition("@")
     kind, _, arg = name.partition(":")
     if kind in DEAL_FEATURES:

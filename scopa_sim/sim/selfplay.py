@@ -46,9 +46,15 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
             raise PolicyError(f"{p!r} is not a jitted policy: one of {', '.join(KERNEL_CODES)}")
     if hands < 1:
         raise SimulationError(f"need at least 1 hand, got {hands}")
+    if rules.cirulla and "learned" in policies:
+        raise PolicyError("the learned policy does not play Cirulla (capture_mode=cirulla) yet")
     codes = np.zeros(4, dtype=np.int64)
     codes[: len(policies)] = [KERNEL_CODES[p] for p in policies]
     out = np.zeros((hands, 4), dtype=np.int64)
-    model = seat_model(rules, policies)
-    K.selfplay_hands(rules.to_array(), codes, seed, hands, out, model=model)
+    r = rules.loop_array()
+    if rules.cirulla:
+        none = np.empty((0, 0), np.int32)
+        K.fused_hands_cirulla(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none)
+    else:
+        K.selfplay_hands(r, codes, seed, hands, out, model=seat_model(rules, policies))
     return out

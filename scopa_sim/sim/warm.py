@@ -73,6 +73,15 @@ def _fused(preset: str, *overrides: str) -> Callable[[], None]:
     return run
 
 
+def _fused_cirulla() -> None:
+    """The Cirulla loop (``fused_rows_cirulla``) on a greedy and a random seat, so both
+    its paths run."""
+    rules = Rules.make("cirulla")
+    codes = np.array([K.POLICY_GREEDY, K.POLICY_RANDOM, 0, 0], dtype=np.int64)
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, 2), dtype=np.int32)
+    K.fused_rows_cirulla(rules.loop_array(), codes, 0, False, 0, 2, out)
+
+
 def _decide(preset: str, *policies: str) -> Callable[[], None]:
     """One decision of each policy after three greedy plays (so that a belief has
     plays to read)."""
@@ -208,6 +217,13 @@ TASKS: dict[str, WarmTask] = {
             28,
             _fused("escoba", "players=4"),
             ("_engine.fused.fused_hands15",),
+        ),
+        WarmTask(
+            "fused-cirulla",
+            "the Cirulla loop (its step kernels and policies)",
+            20,
+            _fused_cirulla,
+            ("_engine.fused_cirulla.fused_hands_cirulla",),
         ),
         WarmTask(
             "pimc",

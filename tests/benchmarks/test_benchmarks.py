@@ -96,3 +96,18 @@ def test_bench_board(tmp_path: Path) -> None:
     doc = _run("bench_board.py", "--quick", out=tmp_path / "b.json")
     assert doc["positions"] == 3 and len(doc["times"]) == 4
     assert 0 < doc["first_median_s"] <= doc["final_median_s"]
+
+
+def test_bench_cirulla(tmp_path: Path) -> None:
+    doc = _run("bench_cirulla.py", "--pairs", "1", "--scale", "0.002", out=tmp_path / "c.json")
+    for policy in ("random", "expert"):
+        case = doc["cases"][policy]
+        assert len(case["ratios"]) == 1 and case["ratios"][0] > 0
+        assert case["bound"] in (1.5, 2.0)
+
+
+def test_bench_declare(tmp_path: Path) -> None:
+    doc = _run("bench_declare.py", "--hands", "40", out=tmp_path / "d.json")
+    assert set(doc["results"]) == {"never", "tris"} and doc["baseline"] == "always"
+    never = doc["results"]["never"]
+    assert never["declared_points_rule"] == 0 and never["ci95"][0] <= never["gain"]

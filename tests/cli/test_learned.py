@@ -34,6 +34,7 @@ def test_simulate_and_tournament_play_learned(tmp_path: Path) -> None:
         (("--preset", "escoba"), "`scopa-sim train --preset escoba`"),
         (("--rule", "napola=true"), "no preset"),
         (("--policy", "learned:exact=1"), "takes no parameters"),
+        (("--preset", "cirulla"), "capture_mode=cirulla"),
     ],
 )
 def test_learned_where_it_cannot_play_is_one_line(

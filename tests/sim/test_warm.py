@@ -31,6 +31,7 @@ BIG = {
     "fused_hands_2p": K.fused_hands_2p,
     "fused_hands15": K.fused_hands15,
     "fused_hands15_2p": K.fused_hands15_2p,
+    "fused_hands_cirulla": K.fused_hands_cirulla,
     "ismcts_run_scopa": KI._ismcts_run_scopa,
     "ismcts_run15": KI._ismcts_run15,
 }
