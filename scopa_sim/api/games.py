@@ -35,7 +35,8 @@ MAX_MATCHES = 2**63 - 1
 @dataclass(frozen=True, repr=False)
 class Matches:
     """Matches played (the ``play`` command): per side its wins and points; with
-    ``opening_fifteen``, the hands whose first table the opening side took."""
+    ``opening_fifteen`` (or Cirulla's ``opening_count``), the hands whose first table the
+    opening side took."""
 
     preset: str
     rules: Rules
@@ -142,7 +143,8 @@ def _play(
     """:func:`play`, whose errors are the project's; a broken pipe (the reader of records
     written to standard output went away) is left to the caller, which ends quietly."""
     from scopa_sim.bots.registry import seat_policies
-    from scopa_sim.records.record import deals_from_deck, opening_of, write_records
+    from scopa_sim.game.state import score_points
+    from scopa_sim.records.record import deals_from_deck, opening_of, takes_opening, write_records
     from scopa_sim.sim import match as M
     from scopa_sim.sim.pool import interruptible
 
@@ -174,9 +176,9 @@ def _play(
                 _write(write_records, out, r, logs)
             hands += len(logs)
             for log in logs:
-                for s in range(r.sides):
-                    points[s] += log.score[s][-1]
-                if r.opening_fifteen:
+                for s, p in enumerate(score_points(log.score)):
+                    points[s] += p
+                if takes_opening(r):
                     deals = deals_from_deck(r, log.deck, log.dealer)
                     openings += bool(opening_of(r, log.dealer, *deals))
             winner = logs[-1].winner
@@ -184,7 +186,7 @@ def _play(
             wins[winner] += 1
     return Matches(
         name, r, seed, tuple(str(p) for p in specs), matches, hands, tuple(wins),
-        tuple(points), openings if r.opening_fifteen else None, time.perf_counter() - start,
+        tuple(points), openings if takes_opening(r) else None, time.perf_counter() - start,
     )  # fmt: skip
 
 

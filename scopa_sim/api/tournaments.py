@@ -242,6 +242,7 @@ def tournament(
     from scopa_sim.sim.tournament import Sprt, ladder, run_tournament, standings
 
     name, r = named_rules(preset, rules, overrides)
+    r.check_playable()  # a Cirulla pairing's margins and seatings are not played yet
     if not all(isinstance(p, str) for p in policies):
         raise PolicyError(f"a policy is a text such as 'expert', not {policies!r}")
     specs = [search_budget(PolicySpec.parse(p)) for p in policies]
