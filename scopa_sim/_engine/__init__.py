@@ -15,6 +15,7 @@ re-exports the public names of its modules:
 * :mod:`.policy`: the kernel policies' play values (greedy, expert);
 * :mod:`.step`: the step kernels (deal, legal plays, apply, score, play out);
 * :mod:`.fused`: the fused self-play loop behind ``simulate``;
+* :mod:`.fused_cirulla`: its Cirulla twin (RULES.md §10), on the Cirulla step kernels;
 * :mod:`.rows`: a run's rows through the step kernels (duplicate deals) and the deal
   features of the control variates;
 * :mod:`.deals`: the one routine that deals a round (every loop deals with it), the
@@ -103,6 +104,7 @@ from .bits import *  # noqa: E402, F403
 from .capture import *  # noqa: E402, F403
 from .deals import *  # noqa: E402, F403
 from .fused import *  # noqa: E402, F403
+from .fused_cirulla import *  # noqa: E402, F403
 from .layout import *  # noqa: E402, F403
 from .policy import *  # noqa: E402, F403
 from .rows import *  # noqa: E402, F403

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import ctz
+from .bits import ctz, popcount
 from .capture import (
     REACH15,
     add_captures,
@@ -41,9 +41,11 @@ from .layout import (
     MATTA_CARD,
     MATTA_NONE,
     MATTA_PLAY,
+    MAX_PLAYS,
     N_STATE,
     POLICY_EXPERT,
     POLICY_GREEDY,
+    POLICY_RANDOM,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
     R_CAPTURE_FIFTEEN,
@@ -59,6 +61,7 @@ from .layout import (
     R_OPENING_COUNT,
     R_OPENING_FIFTEEN,
     R_OPENING_FIRST,
+    R_PICCOLA_MAX,
     R_PLAYERS,
     R_REMAINDER_DEALER,
     R_SIDES,
@@ -84,6 +87,7 @@ from .layout import (
     S_TABLE,
     S_TURN,
     S_VOIDS,
+    SCRATCH,
     VALUE,
     VALUE_MASK,
     side_of,
@@ -97,6 +101,12 @@ from .policy import (
     expert_play_value15,
     expert_view,
     greedy_score,
+    to_fixed,
+)
+from .policy_cirulla import (
+    EXPERT_DECLARES,
+    expert_play_value_cirulla,
+    greedy_score_cirulla,
 )
 from .scoring import score_into, score_into_cirulla
 from .streams import rand_below
@@ -106,7 +116,10 @@ __all__ = [
     "META_VALUE",
     "apply_play",
     "apply_play_cirulla",
+    "choose_cirulla",
     "choose_play",
+    "choose_play_cirulla",
+    "cirulla_view",
     "deal_round",
     "expert_value",
     "greedy_value",
@@ -115,6 +128,8 @@ __all__ = [
     "legal_plays_cirulla",
     "next_round",
     "play_out",
+    "play_out_cirulla",
+    "play_values_cirulla",
     "score_state",
     "score_state_cirulla",
     "start_hand",
@@ -634,3 +649,153 @@ def score_state_cirulla(state, rules, out):
     """Score the Cirulla hand held in ``state`` (RULES.md §10): ``out[side, I_*]`` and
     ``out[side, I_GRANDE .. I_DECLARATIONS]``, the total (``I_TOTAL``) counting them."""
     score_into_cirulla(rules, state, S_PILES, state, S_SCOPE, state, S_DECLARED, out)
+
+
+@njit(cache=True)
+def cirulla_view(state, rules):
+    """The expert's view (:func:`.policy.expert_view`) of the seat to play in a Cirulla
+    state, with what the declarations showed (``S_SHOWN``): the shown hands are not
+    unseen, and when the next seat has shown its hand, its reply is read from it (the
+    unseen cards are that hand, ``kn`` its size). Returns ``(pm, po, others, unseen, kn,
+    lc_rel, d_rel)``."""
+    turn = state[S_TURN]
+    players = rules[R_PLAYERS]
+    pm, po, others, unseen, kn, lc_rel, d_rel = expert_view(
+        state, S_HANDS, S_PILES, turn, players, rules[R_TEAMS] != 0, rules[R_SIDES],
+        state[S_TABLE], rules[R_DECK_MASK], state[S_DECK_SIZE] - state[S_STOCK],
+        rules[R_HAND_SIZE], state[S_LAST_CAPTURER], state[S_DEALER],
+    )  # fmt: skip
+    shown = state[S_SHOWN]
+    if shown:
+        for s in range(players):
+            if s != turn and (shown >> s) & 1:
+                unseen &= ~state[S_HANDS + s]
+        nxt = turn + 1 if turn + 1 < players else 0
+        if (shown >> nxt) & 1 and state[S_HANDS + nxt]:
+            unseen = state[S_HANDS + nxt]
+            kn = popcount(unseen)
+    return pm, po, others, unseen, kn, lc_rel, d_rel
+
+
+@njit(cache=True)
+def play_values_cirulla(state, rules, policy, rule, buf_card, buf_take, buf_meta, n, out, xs,
+                        bt, bm, sc):  # fmt: skip
+    """The values of the ``n`` Cirulla plays in the buffers for the seat to play, to
+    ``out``: greedy's (:func:`.policy_cirulla.greedy_score_cirulla`, from the cards it has
+    not seen) or, with ``policy`` ``POLICY_EXPERT``, the expert's in fixed point
+    (:func:`.policy_cirulla.expert_play_value_cirulla` from :func:`cirulla_view`, its
+    declarations by ``rule``, a ``DECLARE_*`` code of :mod:`.policy_cirulla`). ``xs``
+    holds ``EXPERT_SCRATCH`` floats, ``bt``/``bm`` ``MAX_PLAYS`` int64, ``sc``
+    ``SCRATCH``."""
+    turn = state[S_TURN]
+    hand = state[S_HANDS + turn]
+    table = state[S_TABLE]
+    plays = state[S_PLAYS]
+    total = rules[R_TOTAL_PLAYS]
+    ace_rule = rules[R_ACE_SWEEP] != 0
+    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
+    named = rules[R_MATTA] == MATTA_PLAY
+    if policy == POLICY_EXPERT:
+        pm, po, others, unseen, kn, lc_rel, d_rel = cirulla_view(state, rules)
+        xflags = expert_flags(rules)
+        most = rules[R_PICCOLA_MAX]
+        priority = rules[R_MATCH_PRIORITY] != 0
+        fewest = rules[R_SUM_FEWEST] != 0
+        for i in range(n):
+            meta = buf_meta[i]
+            card = buf_card[i]
+            value = meta & META_VALUE
+            out[i] = to_fixed(expert_play_value_cirulla(
+                card, buf_take[i], value if value else VALUE[card],
+                (meta >> META_DECLARATION) & 15, table, pm, po, others, unseen, kn, plays,
+                total, lc_rel, d_rel, rules[R_DECK], xflags, most, priority, fewest, named,
+                rule, xs, bt, bm, sc,
+            ))  # fmt: skip
+        return
+    seen = hand | table
+    for s in range(rules[R_SIDES]):
+        seen |= state[S_PILES + s]
+    unseen = rules[R_DECK_MASK] & ~seen
+    not_last = plays + 1 < total
+    lps = rules[R_LAST_PLAY_SCOPA] != 0
+    for i in range(n):
+        meta = buf_meta[i]
+        card = buf_card[i]
+        value = meta & META_VALUE
+        out[i] = greedy_score_cirulla(
+            table, not_last, lps, card, buf_take[i], value if value else VALUE[card],
+            (meta >> META_DECLARATION) & 15, unseen, ace_rule, ace_scopa, named,
+        )  # fmt: skip
+
+
+@njit(cache=True)
+def choose_cirulla(state, rules, policy, rng, buf_card, buf_take, buf_meta, n, rule, vals, xs,
+                   bt, bm, sc):  # fmt: skip
+    """:func:`choose_play_cirulla` with the expert's declaration ``rule`` and the buffers
+    given (``vals``: ``MAX_PLAYS`` int64 for the values, the rest as
+    :func:`play_values_cirulla`), for loops that call it many times."""
+    if n > 1 and policy != POLICY_RANDOM:
+        play_values_cirulla(state, rules, policy, rule, buf_card, buf_take, buf_meta, n, vals,
+                            xs, bt, bm, sc)  # fmt: skip
+        best = vals[0]
+        count = 1
+        pick = 0
+        for i in range(1, n):
+            x = vals[i]
+            if x > best:
+                best = x
+                count = 1
+                pick = i
+            elif x == best:
+                count += 1
+                if rand_below(rng, count) == 0:  # reservoir: uniform among the ties
+                    pick = i
+        return pick
+    return rand_below(rng, n)
+
+
+@njit(cache=True)
+def choose_play_cirulla(state, rules, policy, rng, buf_card, buf_take, buf_meta, n):
+    """Index of the play chosen by ``policy`` (``POLICY_RANDOM``, ``POLICY_GREEDY`` or
+    ``POLICY_EXPERT``) among the ``n`` legal Cirulla plays in the buffers (as
+    :func:`legal_plays_cirulla` lists them): a uniform draw from ``rng``, or greedy's or
+    the expert's best (:func:`play_values_cirulla`; the expert declares by
+    :data:`.policy_cirulla.EXPERT_DECLARES`), ties broken uniformly by reservoir draws,
+    as :func:`choose_play` does."""
+    if n <= 1 or policy == POLICY_RANDOM:
+        return rand_below(rng, n)
+    vals = np.empty(n, dtype=np.int64)
+    xs = np.empty(EXPERT_SCRATCH)
+    size = MAX_PLAYS if policy == POLICY_EXPERT else 1
+    bt = np.empty(size, dtype=np.int64)
+    bm = np.empty(size, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    return choose_cirulla(state, rules, policy, rng, buf_card, buf_take, buf_meta, n,
+                          EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
+
+
+@njit(cache=True)
+def play_out_cirulla(state, rules, policies, rng, buf_card, buf_take, buf_meta, scratch,
+                     log_card, log_take, log_meta):  # fmt: skip
+    """Play the Cirulla hand in ``state`` to its end with one policy code per seat
+    (:func:`legal_plays_cirulla`, :func:`choose_play_cirulla`,
+    :func:`apply_play_cirulla`). Each play is written to ``log_card``/``log_take``/
+    ``log_meta`` at its index; returns the number of plays made from the starting
+    state."""
+    made = 0
+    vals = np.empty(MAX_PLAYS, dtype=np.int64)
+    xs = np.empty(EXPERT_SCRATCH)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    bm = np.empty(MAX_PLAYS, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    while not state[S_DONE]:
+        n = legal_plays_cirulla(state, rules, buf_card, buf_take, buf_meta, scratch)
+        i = choose_cirulla(state, rules, policies[state[S_TURN]], rng, buf_card, buf_take,
+                           buf_meta, n, EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
+        k = state[S_PLAYS]
+        log_card[k] = buf_card[i]
+        log_take[k] = buf_take[i]
+        log_meta[k] = buf_meta[i]
+        apply_play_cirulla(state, rules, buf_card[i], buf_take[i], buf_meta[i])
+        made += 1
+    return made

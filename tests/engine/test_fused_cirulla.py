@@ -1,0 +1,126 @@
+"""The Cirulla loop (``fused_hands_cirulla``, issue 42) against the step path: every
+policy, several Cirulla rule sets, hands and matches: the same rows as dealing, playing
+and scoring each hand with the step kernels from the same streams, with the match's
+bookkeeping (the target, the cappotto, the rotating dealer) done here in Python."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from engine.test_crosscheck_cirulla import Kernel, rules_of, vector
+
+from scopa_sim import _engine as K
+
+CASES = [
+    ("cirulla", {}),
+    ("cirulla", {"matta": "play", "capture_rule": "hand"}),
+    ("cirulla", {"declare": "auto", "kings_redeal": True, "cirulla_match_priority": False}),
+    ("cirulla-3", {"matta": "play", "sum_capture": "fewest"}),
+    ("cirulla-4", {"capture_compulsory": False, "remainder_to": "dealer"}),
+]
+IDS = [" ".join([p, *(f"{k}={v}" for k, v in o.items())]) for p, o in CASES]
+POLICIES = {"random": 0, "greedy": 1, "expert": 2, "mixed": -1}
+
+
+def codes(name: str, players: int) -> np.ndarray:
+    if name == "mixed":
+        return np.array([2, 0, 1, 0][:players] + [0] * (4 - players), dtype=np.int64)
+    return np.full(4, POLICIES[name], dtype=np.int64)
+
+
+def step_hand(r: np.ndarray, pol: np.ndarray, seed: int, unit: int, hand: int, dealer: int):
+    """One hand through the step kernels: ``(state, score, voids)``."""
+    rng = K.new_rng(int(K.derive_seed(seed, unit, hand, K.STREAM_DEAL)))
+    deck = np.empty(40, dtype=np.int64)
+    voids = K.shuffle_deal_cirulla(r, rng, deck, np.empty(0, dtype=np.int64))
+    state = np.zeros(K.N_STATE, dtype=np.int64)
+    K.start_hand_cirulla(state, r, deck, dealer, voids)
+    rng = K.new_rng(int(K.derive_seed(seed, unit, hand, K.STREAM_PLAY)))
+    kern = Kernel()
+    logs = [np.zeros(K.MAX_PLAYS, dtype=np.int64) for _ in range(3)]
+    K.play_out_cirulla(state, r, pol, rng, kern.card, kern.take, kern.meta, kern.scratch, *logs)
+    score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+    K.score_state_cirulla(state, r, score)
+    return state, score, voids
+
+
+def row_of(state, score, voids, ns, match, hand, dealer, players, totals, winner) -> list[int]:
+    """The row the loop should write (``N_ROW_COLS_CIRULLA`` columns)."""
+    row = [0] * K.N_ROW_COLS_CIRULLA
+    row[K.C_MATCH], row[K.C_HAND], row[K.C_DEALER] = match, hand, dealer
+    row[K.C_FIRST] = (dealer + 1) % players
+    row[K.C_REDEALS], row[K.C_PLAYS] = voids, int(state[K.S_PLAYS])
+    for s in range(ns):
+        for k in range(K.N_ITEMS):
+            row[K.C_ITEMS + s * K.N_ITEMS + k] = int(score[s, k])
+        pile = int(state[K.S_PILES + s])
+        stats = K.side_stats(np.int64(pile))
+        for k in range(4):
+            row[K.C_STATS + 4 * s + k] = int(stats[k])
+        row[K.C_TOTALS + s] = totals[s]
+        for k, item in enumerate(K.CIRULLA_ITEMS):
+            row[K.C_CIRULLA + 3 * s + k] = int(score[s, item])
+    row[K.C_WINNER] = winner
+    return row
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+@pytest.mark.parametrize(("preset", "overrides"), CASES, ids=IDS)
+def test_hands_are_the_step_paths(preset: str, overrides: dict, policy: str) -> None:
+    rules = rules_of(preset, overrides)
+    r = vector(rules)
+    pol = codes(policy, rules.players)
+    n = 12
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
+    assert K.fused_rows_cirulla(r, pol, 5, False, 30, n, out) == (n, n)
+    for i in range(n):
+        u = 30 + i
+        dealer = u % rules.players
+        state, score, voids = step_hand(r, pol, 5, u, 0, dealer)
+        totals = [int(score[s, K.I_TOTAL]) for s in range(rules.sides)]
+        want = row_of(state, score, voids, rules.sides, i, 0, dealer, rules.players, totals, -1)
+        assert out[:, i].tolist() == want, i
+    points = np.zeros((n, 4), dtype=np.int64)
+    K.fused_hands_cirulla(r, pol, 5, 30, n, K.MODE_HANDS, points, np.empty((0, 0), np.int32))
+    items = out[K.C_ITEMS + K.I_TOTAL : K.C_STATS : K.N_ITEMS]
+    assert (items[: rules.sides] == points[:, : rules.sides].T).all()
+
+
+@pytest.mark.parametrize("policy", ["random", "mixed"])
+@pytest.mark.parametrize(("preset", "overrides"), CASES[:4], ids=IDS[:4])
+def test_matches_are_the_step_paths(preset: str, overrides: dict, policy: str) -> None:
+    """Matches to the target (51), the cappotto ending one at once, the dealer rotating
+    from the drawn first dealer."""
+    rules = rules_of(preset, overrides | {"target": 21} if preset != "cirulla" else overrides)
+    r = vector(rules)
+    pol = codes(policy, rules.players)
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, 400), dtype=np.int32)
+    units, rows = K.fused_rows_cirulla(r, pol, 9, True, 2, 3, out)
+    assert units == 3
+    want = []
+    for m in range(3):
+        u = 2 + m
+        g = int(K.GOLDEN)
+        dealer = int(K.below(np.uint64((int(K.derive_seed(9, u, 0, K.STREAM_DEALER)) + g) % 2**64),
+                             rules.players))  # fmt: skip
+        totals = [0] * rules.sides
+        hand = 0
+        while True:
+            state, score, voids = step_hand(r, pol, 9, u, hand, dealer)
+            for s in range(rules.sides):
+                totals[s] += int(score[s, K.I_TOTAL])
+            piles = [int(state[K.S_PILES + s]) for s in range(rules.sides)]
+            winner = -1
+            full = [s for s in range(rules.sides) if piles[s] & K.DENARI == K.DENARI]
+            if rules.cappotto and full:
+                winner = full[0]
+            elif max(totals) >= rules.target and totals.count(max(totals)) == 1:
+                winner = totals.index(max(totals))
+            want.append(row_of(state, score, voids, rules.sides, m, hand, dealer,
+                               rules.players, totals, winner))  # fmt: skip
+            if winner >= 0:
+                break
+            hand += 1
+            dealer = (dealer + 1) % rules.players
+    assert rows == len(want)
+    assert out[:, :rows].T.tolist() == want
