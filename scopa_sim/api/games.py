@@ -25,6 +25,7 @@ from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
 from scopa_sim.wording import plural
 
 if TYPE_CHECKING:
+    from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.game.rules import Rules
     from scopa_sim.records.record import ReplaySummary
 
@@ -121,7 +122,7 @@ def play(
 
     Raises:
         PolicyError: an unknown policy, or as many as neither one nor the seats.
-        RulesError: unknown rules.
+        RulesError: unknown rules, or a policy that does not play them (Cirulla).
         FileError: a record file that cannot be written.
         InputError: a count or seed that is not a whole number in range.
     """
@@ -129,6 +130,27 @@ def play(
         return _play(policy, preset, rules, overrides, matches, seed, record)
     except ScopaError as e:  # one line: no traceback of the library's insides
         raise e.with_traceback(None) from None
+
+
+def play_policies(policy: str | Sequence[str] | None, rules: Rules) -> list[PolicySpec]:
+    """The seats' policies of :func:`play` under ``rules``, checked before anything is
+    played or written: one policy text for every seat or one per seat (default
+    ``random``), a search's budget in range, and under Cirulla (RULES.md §10) the policies
+    that play it (:data:`scopa_sim.sim.match.CIRULLA_POLICIES`).
+
+    Raises:
+        PolicyError: an unknown policy, or as many as neither one nor the seats.
+        RulesError: a policy that does not play Cirulla.
+    """
+    from scopa_sim.bots.registry import seat_policies
+    from scopa_sim.sim.match import check_cirulla_policies
+
+    specs = seat_policies(policy_texts(policy) if policy is not None else (), rules.players)
+    for spec in specs:
+        search_budget(spec)
+    if rules.capture_mode == "cirulla":
+        check_cirulla_policies(specs)
+    return specs
 
 
 def _play(
@@ -142,16 +164,13 @@ def _play(
 ) -> Matches:
     """:func:`play`, whose errors are the project's; a broken pipe (the reader of records
     written to standard output went away) is left to the caller, which ends quietly."""
-    from scopa_sim.bots.registry import seat_policies
     from scopa_sim.game.state import score_points
     from scopa_sim.records.record import deals_from_deck, opening_of, takes_opening, write_records
     from scopa_sim.sim import match as M
     from scopa_sim.sim.pool import interruptible
 
     name, r = named_rules(preset, rules, overrides)
-    specs = seat_policies(policy_texts(policy) if policy is not None else (), r.players)
-    for spec in specs:
-        search_budget(spec)
+    specs = play_policies(policy, r)
     matches = whole("matches", matches, 1)
     if matches > MAX_MATCHES:
         raise InputError(f"matches must be at most {MAX_MATCHES}, not {matches}")

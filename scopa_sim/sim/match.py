@@ -161,7 +161,7 @@ class HandPlayer:
             self._perm = swap_permutation(rules)
         self._cirulla = rules.capture_mode == "cirulla"
         if self._cirulla:
-            _check_cirulla_policies(policies, swapped)
+            check_cirulla_policies(policies, swapped)
         self._r = rules._packed if self._cirulla else rules.to_array()
         self.kernel = all(p.is_kernel for p in policies)
         self._codes = np.zeros(4, dtype=np.int64)
@@ -236,7 +236,9 @@ class HandPlayer:
     def _play_cirulla(self, match: int, hand: int, dealer: int) -> HandPlay:
         """:meth:`play` under Cirulla's rules (RULES.md §10) on its step kernels: the deck
         shuffled again while the first table is void (the void tables kept), the opening
-        count, then each play drawn from the stream ``(seed, match, hand, STREAM_PLAY)``."""
+        count, then the hand played out by the seats' kernel policies
+        (:func:`scopa_sim._engine.step.play_out_cirulla`) drawing from the stream
+        ``(seed, match, hand, STREAM_PLAY)``."""
         rules, r = self.rules, self._r
         seed = K.derive_seed(self.seed, match, hand, STREAM_DEAL)
         voids = np.zeros(8, dtype=np.int64)
@@ -248,34 +250,40 @@ class HandPlayer:
         state = self._state
         K.start_hand_cirulla(state, r, self._deck, dealer, count)
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
-        meta = np.empty(K.MAX_PLAYS, dtype=np.int64)
-        bc, bt, plays, metas = self._buf_card, self._buf_take, [], []
-        while not state[K.S_DONE]:
-            seat = int(state[K.S_TURN])
-            n = K.legal_plays_cirulla(state, r, bc, bt, meta, self._scratch)
-            i = int(K.rand_below(rng, n))
-            plays.append((seat, int(bc[i]), int(bt[i])))
-            metas.append(int(meta[i]))
-            K.apply_play_cirulla(state, r, bc[i], bt[i], meta[i])
+        log_meta = np.empty(40, dtype=np.int64)
+        made = K.play_out_cirulla(
+            state, r, self._codes, rng, self._buf_card, self._buf_take,
+            np.empty(K.MAX_PLAYS, dtype=np.int64), self._scratch, self._log_card,
+            self._log_take, log_meta,
+        )  # fmt: skip
+        n = rules.players
+        plays = tuple(
+            ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))
+            for i in range(int(made))
+        )
         score = self._hand.score_array()
         return HandPlay(
             deck=deck,
             redeals=count,
-            plays=tuple(plays),
+            plays=plays,
             score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
             piles=self._hand.pile_masks,
-            metas=tuple(metas),
+            metas=tuple(int(m) for m in log_meta[:made]),
             voids=tuple(int(t) for t in voids[:count]),
         )
 
 
-#: The policies that play Cirulla (RULES.md §10) so far.
-CIRULLA_POLICIES = ("random",)
+#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies.
+CIRULLA_POLICIES = ("random", "greedy", "expert")
 
 
-def _check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool) -> None:
-    """Cirulla's hands are played by :data:`CIRULLA_POLICIES`, dealt as shuffled; anything
-    else is a one-line :class:`RulesError`."""
+def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False) -> None:
+    """Cirulla's hands (RULES.md §10) are played by :data:`CIRULLA_POLICIES`, dealt as
+    shuffled (not ``swapped``).
+
+    Raises:
+        RulesError: another policy, or swapped deals, in one line.
+    """
     for p in policies:
         if p.name not in CIRULLA_POLICIES:
             raise RulesError(
