@@ -378,9 +378,9 @@ class Rules:
 #: The one-line refusal of a Cirulla rule set where it would reach the kernels that do not
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
-    "capture_mode=cirulla is not played by the engine yet: games, runs, tournaments, "
-    "searches and advice refuse it (scopa-sim variants shows its options); allowed: "
-    "capture_mode scopa or fifteen"
+    "capture_mode=cirulla is not played by the engine yet here: runs, tournaments, "
+    "searches, advice, reviews and the board refuse it (play and replay take it; "
+    "scopa-sim variants shows its options); allowed: capture_mode scopa or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

@@ -112,3 +112,22 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
     result = run("play", "--preset", "cirulla", "--policy", policy)
     one_error(result, 2, f"policy '{policy}' does not play capture_mode=cirulla yet",
               "allowed: random, greedy, expert")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("advise", "--position", "{path}:1:2"),
+        ("advise", "--position", "{path}:1:0", "--policy", "pimc:worlds=4"),
+        ("review", "{path}"),
+    ],
+)
+def test_advice_and_review_of_a_cirulla_record_are_refused_in_one_line(
+    args: tuple[str, ...], tmp_path: Path
+) -> None:
+    """The searches and the review's evaluator do not play Cirulla yet: its records are
+    refused in one line (exit status 2), never a traceback."""
+    path = tmp_path / "games.jsonl"
+    run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
+    result = run(*(a.format(path=path) for a in args))
+    one_error(result, 2, "capture_mode=cirulla is not played by the engine yet here")
