@@ -48,6 +48,7 @@ from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import evaluator as KE
 from scopa_sim.bots.base import Bot, PlayStats, exact_estimate, normal_estimate
 from scopa_sim.errors import PolicyError
+from scopa_sim.game.cards import CardSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
@@ -232,9 +233,12 @@ class Evaluator:
         return out[:used]
 
     def evaluate(self, state: HandState, seed: int) -> Evaluation:
-        """Value every legal play of the seat to move from its information set only."""
+        """Value every legal play of the seat to move from its information set only (in
+        Cirulla, RULES.md §10, by :func:`evaluate_cirulla`)."""
         if state.is_over:
             raise ValueError("the hand is over: there is no decision to evaluate")
+        if state.rules.capture_mode == "cirulla":
+            return evaluate_cirulla(state, seed, self.worlds, self.rollout)
         seat = state.turn
         vec = np.empty(K.N_STATE, dtype=np.int64)
         KD.canonical_world(state._vec, state._r, seat, vec)
@@ -272,6 +276,70 @@ class Evaluator:
         """Each side's expected final margin before the first deal of a hand dealt by
         ``dealer``: the evaluator's own play over :data:`PRIOR_WORLDS` random deals."""
         return _prior(rules, dealer, self.rollout, self.exact).copy()
+
+
+def cirulla_world(state: HandState, seat: int, gen: np.random.Generator | None) -> np.ndarray:
+    """A Cirulla state vector (RULES.md §10) of one world of ``seat``'s information set:
+    the cards it cannot see (the hands of the other seats that have not declared in this
+    deal, and the stock) dealt again, those hands keeping their sizes, the rest to the
+    stock; the hands shown by a declaration stay. ``gen`` None deals them in card order
+    (the canonical world, whose hash seeds the evaluation); otherwise a uniform shuffle
+    of them (sorted first, so that nothing of their true places is kept). Not read: the
+    constraint that a seat which played from a fresh hand without declaring under
+    ``declare=auto`` held a hand that does not qualify."""
+    vec = state._vec.copy()
+    shown = int(vec[K.S_SHOWN])
+    hidden = [s for s in range(state.players) if s != seat and not shown >> s & 1]
+    lo, hi = int(vec[K.S_STOCK]), int(vec[K.S_DECK_SIZE])
+    pool = sorted(int(c) for c in vec[K.S_DECK + lo : K.S_DECK + hi])
+    for s in hidden:
+        pool += CardSet(int(vec[K.S_HANDS + s])).cards()
+    pool.sort()
+    if gen is not None:
+        gen.shuffle(pool)
+    at = 0
+    for s in hidden:
+        k = int(vec[K.S_HANDS + s]).bit_count()
+        vec[K.S_HANDS + s] = CardSet(pool[at : at + k]).mask
+        at += k
+    stock = pool[at:]
+    dealt = sorted(set(int(c) for c in vec[K.S_DECK : K.S_DECK + hi]) - set(stock))
+    vec[K.S_DECK : K.S_DECK + hi] = dealt + (stock if gen is not None else sorted(stock))
+    return vec
+
+
+def evaluate_cirulla(state: HandState, seed: int, worlds: int, rollout: str) -> Evaluation:
+    """:meth:`Evaluator.evaluate` of a Cirulla decision (RULES.md §10): every legal play
+    (named value and declaration included) valued on ``worlds`` common worlds of the
+    deciding seat's information set (:func:`cirulla_world`: the shown hands known), each
+    finished by the kernel policy ``rollout`` at every seat
+    (:func:`scopa_sim._engine.step.play_out_cirulla`) from the same stream in a world.
+    Cirulla has no exact solver: the values are estimates, never ``exact``."""
+    rules, seat = state.rules, state.turn
+    r = rules._packed
+    plays = list(state.legal_plays)
+    canonical = cirulla_world(state, seat, None)
+    kseed = _stream(seed, canonical, seat)
+    codes = np.full(4, rollout_codes()[rollout], dtype=np.int64)
+    bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+    scratch = np.empty(K.SCRATCH, dtype=np.int64)
+    lc, lt, lm = (np.empty(40, dtype=np.int64) for _ in range(3))
+    score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+    side, sides = rules.side_of(seat), rules.sides
+    values = np.zeros((worlds, len(plays)), dtype=np.float64)
+    for w in range(worlds):
+        gen = np.random.default_rng(_mask63(K.derive_seed(kseed, 12, w, 0)))
+        world = cirulla_world(state, seat, gen)
+        for i, p in enumerate(plays):
+            cur = world.copy()
+            K.apply_play_cirulla(cur, r, p.card, p.take, p.meta)
+            roll = K.new_rng(K.derive_seed(kseed, 13, w, 0))
+            K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
+            score.fill(0)
+            K.score_state_cirulla(cur, r, score)
+            totals = score[:sides, K.I_TOTAL]
+            values[w, i] = totals[side] - max(np.delete(totals, side))
+    return Evaluation(tuple(plays), values, seat, side, False, kseed)
 
 
 def final_margins(state: HandState) -> np.ndarray:

@@ -379,8 +379,8 @@ class Rules:
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
     "capture_mode=cirulla is not played by the engine yet here: runs, tournaments, "
-    "searches, advice, reviews and the board refuse it (play and replay take it; "
-    "scopa-sim variants shows its options); allowed: capture_mode scopa or fifteen"
+    "searches, reviews and the board refuse it (play, replay and advice by the evaluator "
+    "take it; scopa-sim variants shows its options); allowed: capture_mode scopa or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

@@ -115,19 +115,38 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "args",
+    ("args", "named"),
     [
-        ("advise", "--position", "{path}:1:2"),
-        ("advise", "--position", "{path}:1:0", "--policy", "pimc:worlds=4"),
-        ("review", "{path}"),
+        (("advise", "--position", "{path}:1:2"), "ranked by the evaluator only so far"),
+        (("advise", "--position", "{path}:1:0", "--policy", "pimc:worlds=4"), "allowed: eval"),
+        (("advise", "--position", "{path}:1:0", "--policy", "eval", "--belief", "expert"),
+         "belief models do not read capture_mode=cirulla"),
+        (("review", "{path}"), "capture_mode=cirulla is not played by the engine yet here"),
     ],
-)
-def test_advice_and_review_of_a_cirulla_record_are_refused_in_one_line(
-    args: tuple[str, ...], tmp_path: Path
+)  # fmt: skip
+def test_what_does_not_read_cirulla_yet_refuses_it_in_one_line(
+    args: tuple[str, ...], named: str, tmp_path: Path
 ) -> None:
-    """The searches and the review's evaluator do not play Cirulla yet: its records are
-    refused in one line (exit status 2), never a traceback."""
+    """The searches, the belief models and the review do not play Cirulla yet: a Cirulla
+    record's position is refused in one line (exit status 2), never a traceback."""
     path = tmp_path / "games.jsonl"
     run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
     result = run(*(a.format(path=path) for a in args))
-    one_error(result, 2, "capture_mode=cirulla is not played by the engine yet here")
+    one_error(result, 2, named)
+
+
+def test_advise_ranks_cirulla_plays_with_the_evaluator(tmp_path: Path) -> None:
+    """``advise --policy eval`` on Cirulla: every play with its named value and its
+    declaration, valued by rollouts of a kernel policy; from cards or from a record."""
+    result = run("advise", "--preset", "cirulla", "--rule", "matta=play", "--hand", "7H 2S 3C",
+                 "--table", "5D 4C JS 6H", "--policy", "eval:worlds=64", "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    plays = [p["play"] for p in doc["plays"]]
+    assert "7H=1 x 5D 6H 4C JS +3" in plays and "7H=1 x 5D 6H 4C JS" in plays
+    assert doc["chosen"] == plays[0] and all(p["n"] == 64 for p in doc["plays"])
+    path = tmp_path / "games.jsonl"
+    run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
+    result = run("advise", "--position", f"{path}:1:1", "--policy", "eval:rollout=expert")
+    assert result.exit_code == 0, result.output
+    assert "<- best" in result.stdout and "policy eval:rollout=expert" in result.stdout

@@ -523,7 +523,6 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
     [
         ("simulate", "--preset", "cirulla-3", "--hands", "10", "--out", "{tmp}/run"),
         ("tournament", "--preset", "cirulla", "--policy", "random", "--policy", "greedy"),
-        ("advise", "--preset", "cirulla", "--hand", "2S 3D 4C", "--table", "5H 6H 7S JC"),
         ("equity", "--preset", "cirulla-4", "--out", "{tmp}/eq.json"),
         ("advantage", "--preset", "cirulla", "--rule", "matta=play"),
     ],
