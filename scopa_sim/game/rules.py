@@ -379,8 +379,9 @@ class Rules:
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
     "capture_mode=cirulla is not played by the engine yet here: runs, tournaments, "
-    "searches, reviews and the board refuse it (play, replay and advice by the evaluator "
-    "take it; scopa-sim variants shows its options); allowed: capture_mode scopa or fifteen"
+    "searches and the board refuse it (play, replay, and advice and reviews by the "
+    "evaluator take it; scopa-sim variants shows its options); allowed: capture_mode scopa "
+    "or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

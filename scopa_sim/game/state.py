@@ -590,21 +590,42 @@ class HandState(PublicView):
     def _accepts(self, p: Play, legal: list[Play]) -> bool:
         """``p`` is in ``legal``, or is the matta named another value with the take and the
         effect (whether an emptied table scores) of a listed play (:meth:`is_legal`)."""
-        if p in legal:
-            return True
+        return p in legal or self._listed(p, legal) is not None
+
+    def listed_play(self, play: Play) -> Play:
+        """The play of :attr:`legal_plays` that ``play`` is: itself, or in Cirulla with
+        ``matta=play`` the listed play of the same take, declaration and effect when
+        ``play`` names the matta another value that makes it legal (RULES.md §10).
+
+        Raises:
+            IllegalPlayError: ``play`` is not legal here.
+        """
+        legal = [] if self.is_over else self._generate()
+        if play in legal:
+            return play
+        listed = self._listed(play, legal)
+        if listed is None:
+            raise IllegalPlayError(self.explain_illegal(play, legal))
+        return listed
+
+    def _listed(self, p: Play, legal: list[Play]) -> Play | None:
+        """The listed play a Cirulla matta play naming another value stands for, or None."""
         if not (self._cirulla and p.card == MATTA and p.value and self.rules.matta == "play"):
-            return False
+            return None
         same = [
             q for q in legal if (q.card, q.take, q.declaration) == (p.card, p.take, p.declaration)
         ]
         if not same or not p.take:  # a lay names any value: its effect is the same
-            return bool(same)
+            return same[0] if same else None
         table = self._vec[K.S_TABLE]
         if p.take not in self._takes(p.value):
-            return False
+            return None
         sweep, scopa = bool(self._kr[K.R_ACE_SWEEP]), bool(self._kr[K.R_ACE_SWEEP_SCOPA])
         effect = K.cirulla_scores(p.take, p.value, table, sweep, scopa)
-        return any(K.cirulla_scores(q.take, q.value, table, sweep, scopa) == effect for q in same)
+        return next(
+            (q for q in same if K.cirulla_scores(q.take, q.value, table, sweep, scopa) == effect),
+            None,
+        )
 
     def _takes(self, value: int) -> list[int]:
         """Cirulla: the takes (card masks) of a card of capture value ``value`` on the

@@ -121,14 +121,16 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
         (("advise", "--position", "{path}:1:0", "--policy", "pimc:worlds=4"), "allowed: eval"),
         (("advise", "--position", "{path}:1:0", "--policy", "eval", "--belief", "expert"),
          "belief models do not read capture_mode=cirulla"),
-        (("review", "{path}"), "capture_mode=cirulla is not played by the engine yet here"),
+        (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
+        (("tournament", "--preset", "cirulla", "--policy", "random", "--policy", "greedy"),
+         "capture_mode=cirulla is not played by the engine yet here"),
     ],
 )  # fmt: skip
 def test_what_does_not_read_cirulla_yet_refuses_it_in_one_line(
     args: tuple[str, ...], named: str, tmp_path: Path
 ) -> None:
-    """The searches, the belief models and the review do not play Cirulla yet: a Cirulla
-    record's position is refused in one line (exit status 2), never a traceback."""
+    """The searches, the belief models and the tournament do not play Cirulla yet: each
+    refuses it in one line (exit status 2), never a traceback."""
     path = tmp_path / "games.jsonl"
     run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
     result = run(*(a.format(path=path) for a in args))
@@ -150,3 +152,14 @@ def test_advise_ranks_cirulla_plays_with_the_evaluator(tmp_path: Path) -> None:
     result = run("advise", "--position", f"{path}:1:1", "--policy", "eval:rollout=expert")
     assert result.exit_code == 0, result.output
     assert "<- best" in result.stdout and "policy eval:rollout=expert" in result.stdout
+
+
+def test_review_grades_a_cirulla_record(tmp_path: Path) -> None:
+    path = tmp_path / "games.jsonl"
+    run("play", "--preset", "cirulla", "--rule", "matta=play", "--matches", "1", "--seed", "2",
+        "--policy", "greedy", "--record", str(path))  # fmt: skip
+    result = run("review", str(path), "1", "--policy", "eval:worlds=16", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    plays = json.loads(path.read_text().splitlines()[0])["plays"]
+    assert len([d for d in doc["decisions"] if d["line"] == 1]) == len(plays)
