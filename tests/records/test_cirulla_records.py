@@ -6,12 +6,15 @@ plain-Python reference (tests/reference.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import io
 import json
 import random
 import re
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,12 +24,14 @@ from hypothesis import strategies as st
 
 from scopa_sim import CardSet, Play, RecordError, Rules, parse_card
 from scopa_sim.bots.registry import seat_policies
+from scopa_sim.errors import PositionError
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import (
     check_lines,
     check_record,
     hand_record,
     iter_lines,
+    position_from_record,
     show_hand,
     write_records,
 )
@@ -548,3 +553,46 @@ def test_hand_state_accepts_the_named_values_the_reference_accepts(name: str, da
                     ref.CirullaPlay(parse_card(MATTA), take, v, d or None), hand, table, rd
                 )
                 assert got == want, (hand, table, sorted(take), v, d)
+
+
+JUNK = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),
+    st.text(max_size=6), st.lists(st.integers(-3, 50), max_size=5),
+    st.lists(st.sampled_from(["AC", "AD", "KS", "7H", "XX", ""]), max_size=6),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(data=st.data())
+def test_malformed_cirulla_fields_are_violations_never_crashes(data) -> None:
+    """Any value in a Cirulla field (a play's value or declaration, the voids, the
+    opening, a Cirulla score item): ``replay`` reports a violation or accepts it, and
+    ``--show`` and a position of the record raise the project's errors only."""
+    objs = pool("auto")[:3]
+    k = data.draw(st.integers(0, len(objs) - 1))
+    o = objs[k]
+    junk = data.draw(JUNK)
+    where = data.draw(st.sampled_from(["value", "declaration", "voids", "void", "opening",
+                                       "score"]))  # fmt: skip
+    if where in ("value", "declaration"):
+        o["plays"][data.draw(st.integers(0, len(o["plays"]) - 1))][where] = junk
+    elif where == "voids":
+        o["voids"] = junk
+    elif where == "void":
+        o["voids"] = [junk]
+    elif where == "opening":
+        o["opening"] = junk
+    else:
+        o["score"][0][data.draw(st.sampled_from(["grande", "piccola", "declarations"]))] = junk
+    lines = dumps(objs)
+    summary = check_lines(lines)
+    assert all("\n" not in reason for _, reason in summary.errors)
+    with contextlib.suppress(RecordError, ValueError):  # CardError is a ValueError
+        show_hand(json.loads(lines[k]))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "games.jsonl"
+        path.write_text("".join(x + "\n" for x in lines))
+        for play in (0, 5):
+            with contextlib.suppress(PositionError):
+                position_from_record(f"{path}:{k + 1}:{play}")
