@@ -293,9 +293,10 @@ def cirulla_world(state: HandState, seat: int, gen: np.random.Generator | None) 
     hand known but the shown ones) or :data:`DEALT` (every hand known: only the stock's
     order is drawn). ``gen`` None deals them in card order
     (the canonical world, whose hash seeds the evaluation); otherwise a uniform shuffle
-    of them (sorted first, so that nothing of their true places is kept). Not read: the
-    constraint that a seat which played from a fresh hand without declaring under
-    ``declare=auto`` held a hand that does not qualify."""
+    of them (sorted first, so that nothing of their true places is kept), drawn again
+    while a seat that played the first card of this deal without declaring under
+    ``declare=auto`` would have held a hand that qualifies (known from the plays pushed
+    on ``state``: a position set up from cards has none, and then no such constraint)."""
     vec = state._vec.copy()
     shown = int(vec[K.S_SHOWN])
     hidden = (
@@ -308,17 +309,47 @@ def cirulla_world(state: HandState, seat: int, gen: np.random.Generator | None) 
     for s in hidden:
         pool += CardSet(int(vec[K.S_HANDS + s])).cards()
     pool.sort()
-    if gen is not None:
-        gen.shuffle(pool)
-    at = 0
-    for s in hidden:
-        k = int(vec[K.S_HANDS + s]).bit_count()
-        vec[K.S_HANDS + s] = CardSet(pool[at : at + k]).mask
-        at += k
+    quiet = _quiet_hands(state, hidden)
+    wild = state.rules.matta != "none"
+    sizes = [int(vec[K.S_HANDS + s]).bit_count() for s in hidden]
+    for _ in range(1000 if gen is not None and quiet else 1):
+        if gen is not None:
+            gen.shuffle(pool)
+        at, masks = 0, []
+        for k in sizes:
+            masks.append(CardSet(pool[at : at + k]).mask)
+            at += k
+        held = dict(zip(hidden, masks, strict=True))
+        if all(not K.declaration_points(held[s] | m, wild) for s, m in quiet.items()):
+            break
+    for s, m in zip(hidden, masks, strict=True):
+        vec[K.S_HANDS + s] = m
     stock = pool[at:]
     dealt = sorted(set(int(c) for c in vec[K.S_DECK : K.S_DECK + hi]) - set(stock))
     vec[K.S_DECK : K.S_DECK + hi] = dealt + (stock if gen is not None else sorted(stock))
     return vec
+
+
+def _quiet_hands(state: HandState, hidden: list[int]) -> dict[int, int]:
+    """Under ``declare=auto`` (RULES.md §10), the seats of ``hidden`` that played the first
+    card of this deal without declaring, each with the cards it played in it (a mask):
+    their dealt hands did not qualify. Read from the plays pushed on ``state``, those of
+    this deal (made while the stock was where it is now) counted only when they and the
+    seat's hand make a whole deal's hand."""
+    rules = state.rules
+    if rules.declare != "auto":
+        return {}
+    stock = int(state._vec[K.S_STOCK])
+    played: dict[int, int] = {}
+    for vec, play in state._stack:
+        seat = int(vec[K.S_TURN])
+        if int(vec[K.S_STOCK]) == stock and seat in hidden:
+            played[seat] = played.get(seat, 0) | 1 << play.card
+    return {
+        s: m
+        for s, m in played.items()
+        if m.bit_count() + state.hand(s).mask.bit_count() == rules.hand_size
+    }
 
 
 def evaluate_cirulla(state: HandState, seed: int, worlds: int, rollout: str) -> Evaluation:

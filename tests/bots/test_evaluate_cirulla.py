@@ -101,3 +101,27 @@ def test_a_sweep_that_scores_is_valued_above_a_lay() -> None:
     e = Evaluator(worlds=64).evaluate(state, seed=0)
     means = dict(zip(e.plays, e.means, strict=True))
     assert means[Play.parse("7H=1 x 6C 4C JS")] > means[Play.parse("2S")] + 0.5
+
+
+@pytest.mark.parametrize("declare", ["auto", "choice"])
+def test_worlds_under_auto_declarations_respect_a_quiet_fresh_hand(declare: str) -> None:
+    """Under ``declare=auto`` a seat that played the first card of a deal without
+    declaring held a hand that does not qualify: every world deals it such a hand. Under
+    ``choice`` keeping quiet says nothing, and some worlds give it a qualifying hand."""
+    rules = Rules.make("cirulla", {"declare": declare})
+    gen = np.random.default_rng(3)
+    qualifying = checked = 0
+    for seed in range(40):
+        state = HandState.deal(rules, dealer=0, seed=seed)
+        first = state.legal_plays[0]
+        if first.declaration:
+            continue
+        state.push(first)  # seat 1 played without declaring; seat 0 to play
+        for _ in range(10):
+            world = HandState(rules, cirulla_world(state, 0, gen))
+            dealt = world.hand(1).mask | 1 << first.card
+            points = int(K.declaration_points(dealt, True))
+            qualifying += points > 0
+            checked += 1
+    assert checked > 100
+    assert (qualifying == 0) if declare == "auto" else (qualifying > 0)
