@@ -378,10 +378,10 @@ class Rules:
 #: The one-line refusal of a Cirulla rule set where it would reach the kernels that do not
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
-    "capture_mode=cirulla is not played by the engine yet here: runs, tournaments, "
-    "searches and the board refuse it (play, replay, and advice and reviews by the "
-    "evaluator take it; scopa-sim variants shows its options); allowed: capture_mode scopa "
-    "or fifteen"
+    "capture_mode=cirulla is not played by the engine yet here: runs, searches and the "
+    "board refuse it (play, replay, tournaments of the kernel policies, and advice and "
+    "reviews by the evaluator take it; scopa-sim variants shows its options); allowed: "
+    "capture_mode scopa or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

@@ -122,14 +122,16 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
         (("advise", "--position", "{path}:1:0", "--policy", "eval", "--belief", "expert"),
          "belief models do not read capture_mode=cirulla"),
         (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
-        (("tournament", "--preset", "cirulla", "--policy", "random", "--policy", "greedy"),
+        (("tournament", "--preset", "cirulla", "--policy", "ismcts", "--policy", "greedy"),
+         "policy 'ismcts' does not play capture_mode=cirulla yet"),
+        (("simulate", "--preset", "cirulla", "--hands", "10", "--out", "{path}.run"),
          "capture_mode=cirulla is not played by the engine yet here"),
     ],
 )  # fmt: skip
 def test_what_does_not_read_cirulla_yet_refuses_it_in_one_line(
     args: tuple[str, ...], named: str, tmp_path: Path
 ) -> None:
-    """The searches, the belief models and the tournament do not play Cirulla yet: each
+    """The searches, the belief models and ``simulate`` do not play Cirulla yet: each
     refuses it in one line (exit status 2), never a traceback."""
     path = tmp_path / "games.jsonl"
     run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
@@ -163,3 +165,15 @@ def test_review_grades_a_cirulla_record(tmp_path: Path) -> None:
     doc = json.loads(result.stdout)
     plays = json.loads(path.read_text().splitlines()[0])["plays"]
     assert len([d for d in doc["decisions"] if d["line"] == 1]) == len(plays)
+
+
+def test_tournament_pairs_the_kernel_policies_on_cirulla() -> None:
+    """Each deal played twice with the sides exchanged, margins from each hand's total;
+    the same numbers on two workers."""
+    args = ("tournament", "--preset", "cirulla", "--rule", "matta=play", "--policy", "expert",
+            "--policy", "random", "--deals", "12", "--seed", "3")  # fmt: skip
+    one = run(*args)
+    assert one.exit_code == 0, one.output
+    assert "expert vs random:" in one.stdout and "over 12 deal pairs" in one.stdout
+    two = run(*args, "--workers", "2")
+    assert two.stdout == one.stdout

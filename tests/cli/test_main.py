@@ -522,7 +522,6 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
     "args",
     [
         ("simulate", "--preset", "cirulla-3", "--hands", "10", "--out", "{tmp}/run"),
-        ("tournament", "--preset", "cirulla", "--policy", "random", "--policy", "greedy"),
         ("equity", "--preset", "cirulla-4", "--out", "{tmp}/eq.json"),
         ("advantage", "--preset", "cirulla", "--rule", "matta=play"),
     ],
