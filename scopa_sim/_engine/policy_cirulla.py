@@ -29,6 +29,7 @@ from .layout import (
     VALUE,
     VALUE_MASK,
 )
+from .pipeline import STEPS
 from .policy import (
     BINOM,
     REL_ME,
@@ -175,7 +176,7 @@ def expert_eval_cirulla(pm, po, others, ndeck, xflags, most):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _reply_cirulla(c, left, reach, pm, po, others, ndeck, xflags, most, final, lc,
                    dealer_rel, e0, priority, fewest, named, bt, bm, sc):  # fmt: skip
     """The next seat's best gain (this side's loss, in expected points) when it plays
@@ -228,7 +229,7 @@ def _reply_cirulla(c, left, reach, pm, po, others, ndeck, xflags, most, final, l
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, pipeline_class=STEPS)
 def expert_play_value_cirulla(card, take, value, points, table, pm, po, others, unseen, kn,
                               plays, total, lc, dealer_rel, ndeck, xflags, most, priority,
                               fewest, named, rule, xs, bt, bm, sc):  # fmt: skip

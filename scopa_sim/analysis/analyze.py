@@ -37,7 +37,7 @@ from scopa_sim.stats import inference as S
 from scopa_sim.stats.estimate import Estimate
 
 #: The score items of a hand (columns ``s{k}_{item}`` of :meth:`Run.scan`), points excluded.
-ITEMS = tuple(i for i in D.KERNEL_ITEMS if i != "points")
+ITEMS = (*(i for i in D.KERNEL_ITEMS if i != "points"), *D.CIRULLA_ITEMS)
 #: Columns (and derived keys) that ``--by`` accepts.
 GROUP_KEYS = (
     "run",
@@ -71,9 +71,17 @@ STREAMING: Any = "streaming"
 def scan_hands(run: Run) -> pl.LazyFrame:
     """The run's rows, lazily, with the pinned schema and the derived columns the analyses
     read: each side's four-sevens point (``s{k}_four_sevens``, from its sevens and the
-    rules: :func:`.dataset.four_sevens_expr`)."""
+    rules: :func:`.dataset.four_sevens_expr`), and for a run of another game than Cirulla
+    Cirulla's item columns (:data:`.dataset.CIRULLA_ITEMS`), 0 for each side it has."""
     on = run.config.rules.four_sevens_point
-    return run.scan().with_columns([D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)])
+    lf = run.scan().with_columns([D.four_sevens_expr(k, on) for k in range(D.MAX_SIDES)])
+    if run.config.cirulla:
+        return lf
+    return lf.with_columns(  # Cirulla's items: 0 for each side of another game
+        pl.when(pl.lit(k) < pl.col("sides")).then(pl.lit(0, pl.Int16)).alias(f"s{k}_{item}")
+        for k in range(D.MAX_SIDES)
+        for item in D.CIRULLA_ITEMS
+    )
 
 
 def open_runs(directories: Iterable[str | Path]) -> tuple[Run, ...]:

@@ -42,6 +42,10 @@ ITEMS = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "napo
 #: pinned schema, and every shard of the rule sets without the option, stay as they were.
 KERNEL_ITEMS = (*ITEMS[:-1], "four_sevens", "points")
 SIDE_STATS = ("captured", "denari_count", "primiera_value", "sevens")
+#: Cirulla's items (RULES.md §10), columns ``s{k}_grande``, ``s{k}_piccola`` and
+#: ``s{k}_declarations`` (Int16, after every other column) of Cirulla runs' shards only, so
+#: that every other run's files stay as they were; ``s{k}_points`` counts them.
+CIRULLA_ITEMS = ("grande", "piccola", "declarations")
 SHARD_RE = re.compile(r"^shard-(\d{6})\.parquet$")
 _SIDE_RE = re.compile(r"^s(\d)_")  # a per-side column, s{k}_...
 
@@ -77,12 +81,23 @@ def _column_types() -> dict[str, str]:
 COLUMN_TYPES: dict[str, str] = _column_types()
 
 
+def column_types(cirulla: bool = False) -> dict[str, str]:
+    """The pinned column types of a run's shards: :data:`COLUMN_TYPES`, and with
+    ``cirulla`` (a run of ``capture_mode=cirulla``) :data:`CIRULLA_ITEMS`' columns after
+    them, side by side."""
+    if not cirulla:
+        return COLUMN_TYPES
+    extra = {f"s{side}_{item}": "Int16" for side in range(MAX_SIDES) for item in CIRULLA_ITEMS}
+    return COLUMN_TYPES | extra
+
+
 @functools.cache
-def schema() -> dict[str, pl.DataType]:
-    """Column name -> pinned polars type, in file order (:data:`SCHEMA`)."""
+def schema(cirulla: bool = False) -> dict[str, pl.DataType]:
+    """Column name -> pinned polars type, in file order (:data:`SCHEMA`; with ``cirulla``
+    a Cirulla run's, :func:`column_types`)."""
     import polars as pl
 
-    return {name: getattr(pl, type_name) for name, type_name in COLUMN_TYPES.items()}
+    return {name: getattr(pl, type_name) for name, type_name in column_types(cirulla).items()}
 
 
 def __getattr__(name: str) -> Any:
@@ -101,8 +116,9 @@ if TYPE_CHECKING:
 _KERNEL_COLS = ("match", "hand", "dealer", "first_player", "redeals", "plays")
 
 
-def kernel_columns() -> list[str]:
-    """Names of the columns of the kernel's row array, in order."""
+def kernel_columns(cirulla: bool = False) -> list[str]:
+    """Names of the columns of the kernel's row array, in order (with ``cirulla``, of the
+    Cirulla loop's: :data:`CIRULLA_ITEMS` by side at the end)."""
     cols = list(_KERNEL_COLS)
     for side in range(MAX_SIDES):
         cols += [f"s{side}_{item}" for item in KERNEL_ITEMS]
@@ -110,6 +126,8 @@ def kernel_columns() -> list[str]:
         cols += [f"s{side}_{stat}" for stat in SIDE_STATS]
     cols += [f"s{side}_total" for side in range(MAX_SIDES)]
     cols.append("winner")
+    if cirulla:
+        cols += [f"s{side}_{item}" for side in range(MAX_SIDES) for item in CIRULLA_ITEMS]
     return cols
 
 
@@ -146,15 +164,17 @@ def shard_columns(
     sides: int,
     seed: int,
     policies: Sequence[str],
+    cirulla: bool = False,
 ) -> list[Column]:
     """A shard's columns, in :data:`SCHEMA` order, from the kernel's row columns
-    (``cols[C_*, row]``, match numbers counted from ``first``).
+    (``cols[C_*, row]``, match numbers counted from ``first``); with ``cirulla`` (a
+    Cirulla run's rows, :func:`kernel_columns`) Cirulla's item columns too.
 
     The run's constants and the absent sides' nulls are single values, not arrays, so
     they cost nothing to build and next to nothing to write.
     """
     n = cols.shape[1]
-    index = {name: i for i, name in enumerate(kernel_columns())}
+    index = {name: i for i, name in enumerate(kernel_columns(cirulla))}
     constants: dict[str, Any] = {
         "run_id": run_id,
         "preset": preset,
@@ -166,7 +186,7 @@ def shard_columns(
     for seat in range(MAX_SEATS):
         constants[f"policy_{seat}"] = policies[seat] if seat < players else None
     out = []
-    for name, type_name in COLUMN_TYPES.items():
+    for name, type_name in column_types(cirulla).items():
         kind = _KINDS[type_name]
         side = _SIDE_RE.match(name)
         if name in constants:
@@ -264,6 +284,7 @@ class ShardSpec:
     rows: int | None = None  # None: unknown (a matches shard adopted on resume)
     size: int | None = None  # bytes, None where the manifest predates recording it
     crc32: int | None = None  # of the file's bytes, None likewise
+    cirulla: bool = False  # a Cirulla run's shard: its schema has CIRULLA_ITEMS' columns
 
 
 #: The run constants of a shard, and their column names.
@@ -305,9 +326,10 @@ def check_shard(spec: ShardSpec) -> int:
     except BaseException as e:  # polars raises several error types for foreign files
         _reraise_interrupts(e)
         raise DatasetError(f"{path}: not a readable Parquet file ({type(e).__name__})") from None
-    if dict(found) != schema():
-        extra = sorted(set(found) - set(COLUMN_TYPES))
-        missing = [c for c in COLUMN_TYPES if c not in found]
+    if dict(found) != schema(spec.cirulla):
+        types = column_types(spec.cirulla)
+        extra = sorted(set(found) - set(types))
+        missing = [c for c in types if c not in found]
         what = (
             f"extra column {extra[0]!r}"
             if extra

@@ -54,7 +54,12 @@ class RunConfig(Protocol):
 #: The roles of a hand whose side's figures the view gives, with the seat column naming it.
 ROLES = {"dealer": "dealer", "first": "first_player"}
 #: Score items that exist only under a rule option (item -> option).
-OPTIONAL_ITEMS = {"re_bello": "re_bello", "napola": "napola", "four_sevens": "four_sevens_point"}
+OPTIONAL_ITEMS = {
+    "re_bello": "re_bello",
+    "napola": "napola",
+    "four_sevens": "four_sevens_point",
+    **dict.fromkeys(D.CIRULLA_ITEMS, "cirulla"),  # Cirulla's items (RULES.md §10)
+}
 #: The hand's own columns, kept as they are.
 HAND_COLUMNS = (
     "run_id",
@@ -100,9 +105,12 @@ def side_value(side: pl.Expr, column: str) -> pl.Expr:
 
 def role_items(config: RunConfig) -> tuple[str, ...]:
     """The score items and pile statistics the view gives for each role: every item the
-    rules score (``re_bello`` and ``napola`` only under their options), then the stats."""
+    rules score (``re_bello`` and ``napola`` only under their options, Cirulla's grande,
+    piccola and declarations under its rules), then the stats."""
     items = [
-        i for i in D.ITEMS if i not in OPTIONAL_ITEMS or getattr(config.rules, OPTIONAL_ITEMS[i])
+        i
+        for i in (*D.ITEMS, *D.CIRULLA_ITEMS)
+        if i not in OPTIONAL_ITEMS or getattr(config.rules, OPTIONAL_ITEMS[i])
     ]
     return (*items, *D.SIDE_STATS)
 

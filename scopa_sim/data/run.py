@@ -49,6 +49,11 @@ MAX_SHARD_ROWS = 10_000_000
 GENERATOR = 3
 #: How the hands of a run are dealt (:attr:`SimConfig.deal`).
 DEALS = ("plain", "swapped")
+#: The one-line refusal of a Cirulla run that the engine does not make yet.
+CIRULLA_RUNS = (
+    "capture_mode=cirulla is simulated with the jitted policies (random, greedy, expert) "
+    "on plain deals only, so far"
+)
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class SimConfig:
             )
         if len(self.policies) != self.rules.players:
             raise SimulationError("one policy per seat is needed")
+        if self.cirulla and (self.deal != "plain" or not self.is_kernel):
+            raise SimulationError(CIRULLA_RUNS)
 
     @classmethod
     def make(
@@ -127,6 +134,12 @@ class SimConfig:
         """The seats' policies, parsed once (each distinct text once), on first use: a run
         read back only to be analysed is never parsed."""
         return tuple(seat_policies(self.policies, self.rules.players))
+
+    @property
+    def cirulla(self) -> bool:
+        """Whether the run plays Cirulla (RULES.md §10): its shards have Cirulla's item
+        columns (:func:`dataset.column_types`)."""
+        return self.rules.cirulla
 
     @property
     def is_kernel(self) -> bool:
@@ -230,6 +243,7 @@ class SimConfig:
             rows=rows,
             size=entry.get("bytes") if entry is not None else None,
             crc32=entry.get("crc32") if entry is not None else None,
+            cirulla=self.cirulla,
         )
 
 
@@ -289,7 +303,7 @@ def check_manifest(directory: Path, config: SimConfig, doc: dict[str, Any]) -> N
             f"{directory / D.MANIFEST}: the run id {doc.get('run_id')!r} does not match the "
             f"configuration ({config.run_id}); the manifest was edited or damaged"
         )
-    if doc.get("schema") != dict(D.COLUMN_TYPES):
+    if doc.get("schema") != dict(D.column_types(config.cirulla)):
         raise D.DatasetError(f"{directory}: its schema differs from this version's pinned schema")
 
 
@@ -349,7 +363,7 @@ class Run:
         exactly the listed shards."""
         import polars as pl
 
-        return pl.scan_parquet(list(self.files), schema=D.schema())
+        return pl.scan_parquet(list(self.files), schema=D.schema(self.config.cirulla))
 
     def by_role(self) -> pl.LazyFrame:
         """The run's hands as a tidy frame by role (the dealer's side, the first player's

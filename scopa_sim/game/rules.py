@@ -279,6 +279,12 @@ class Rules:
         return dealer
 
     @property
+    def cirulla(self) -> bool:
+        """Whether these are Cirulla's rules (``capture_mode=cirulla``, RULES.md §10), whose
+        hands score the grande, the piccola and declarations besides."""
+        return self.capture_mode == "cirulla"
+
+    @property
     def opening_taker_name(self) -> str:
         """Who takes an opening fifteen, in words: ``dealer's`` or ``first player's``."""
         return "first player's" if self.opening_fifteen_to == "first_player" else "dealer's"
@@ -311,12 +317,20 @@ class Rules:
         self.check_playable()
         return self._packed
 
+    def loop_array(self) -> np.ndarray:
+        """The vector of :meth:`to_array` for the jitted self-play loops (``simulate``'s
+        rows and self-play with the kernel policies random, greedy and expert), which play
+        every rule set: Cirulla's (RULES.md §10) too, through its own loop
+        (``fused_rows_cirulla``). Read only, as :meth:`to_array`'s."""
+        return self._packed
+
     def check_playable(self) -> None:
         """Check that the engine plays these rules (what :meth:`to_array` checks first),
         for callers that look at a position before they reach the kernels.
 
         Raises:
-            RulesError: ``capture_mode=cirulla`` (RULES.md §10), not played yet.
+            RulesError: ``capture_mode=cirulla`` (RULES.md §10), played only by the
+                self-play loops so far (:meth:`loop_array`).
         """
         if self.capture_mode == "cirulla":
             raise RulesError(CIRULLA_REFUSED)
@@ -378,10 +392,10 @@ class Rules:
 #: The one-line refusal of a Cirulla rule set where it would reach the kernels that do not
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
-    "capture_mode=cirulla is not played by the engine yet here: runs, searches and the "
-    "board refuse it (play, replay, tournaments of the kernel policies, and advice and "
-    "reviews by the evaluator take it; scopa-sim variants shows its options); allowed: "
-    "capture_mode scopa or fifteen"
+    "capture_mode=cirulla is not played by the engine yet here: searches, the equity table "
+    "and the board refuse it (simulate with the jitted policies, play, replay, tournaments "
+    "of the kernel policies, and advice and reviews by the evaluator take it; scopa-sim "
+    "variants shows its options); allowed: capture_mode scopa or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

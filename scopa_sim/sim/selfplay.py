@@ -45,5 +45,10 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
     codes = np.zeros(4, dtype=np.int64)
     codes[: len(policies)] = [KERNEL_CODES[p] for p in policies]
     out = np.zeros((hands, 4), dtype=np.int64)
-    K.selfplay_hands(rules.to_array(), codes, seed, hands, out)
+    r = rules.loop_array()
+    if rules.cirulla:
+        none = np.empty((0, 0), np.int32)
+        K.fused_hands_cirulla(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none)
+    else:
+        K.selfplay_hands(r, codes, seed, hands, out)
     return out

@@ -19,6 +19,7 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.data import dataset as D
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import SimulationError
+from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import score_points
 from scopa_sim.sim.match import HandLog, HandPlayer, play_match
 from scopa_sim.sim.pool import parent_gone
@@ -72,7 +73,7 @@ def compute_rows(
     """
     if not config.is_kernel:
         return _bot_rows(config, list(config.specs), first, count, done)
-    r = config.rules.to_array()
+    r = config.rules.loop_array()
     codes = config.kernel_codes
     if config.deal == "swapped":
         from scopa_sim.sim.duplicate import swapped_rows
@@ -82,10 +83,10 @@ def compute_rows(
             done(count)
         return rows
     if config.mode == "hands":  # one row per unit: fill the caller's buffer
-        if out is None or out.shape[1] != count:
-            out = row_buffer(count)
+        if out is None or out.shape != (row_width(config.rules), count):
+            out = row_buffer(count, row_width(config.rules))
         if done is None:
-            K.fused_rows(r, codes, config.seed, False, first, count, out)
+            fused_rows(r, codes, config.seed, False, first, count, out)
         else:
             _hand_rows_in_blocks(config, r, codes, first, count, out, done)
         return out
@@ -117,14 +118,14 @@ def _hand_rows_in_blocks(
     start = 0
     if rate is None and count > PROGRESS_HANDS:  # measure on a first block
         # after one hand: the loop's first call in a process may load it from numba's cache
-        K.fused_rows(r, codes, config.seed, False, first, 1, out)
+        fused_rows(r, codes, config.seed, False, first, 1, out)
         t0 = t = time.perf_counter()
         _block_into(config, r, codes, first, 0, PROGRESS_HANDS, out)
         rate = PROGRESS_HANDS / max(time.perf_counter() - t, 1e-6)
         start = PROGRESS_HANDS
         done(PROGRESS_HANDS)
     if rate is None or count - start <= 3 * PROGRESS_SECONDS * rate:
-        K.fused_rows(r, codes, config.seed, False, first, count, out)
+        fused_rows(r, codes, config.seed, False, first, count, out)
         done(count - start)
         start = count
     while start < count and rate is not None:
@@ -152,19 +153,42 @@ def _block_into(
     loop fills its first ``n`` columns), the others through this thread's C-contiguous
     block buffer (:func:`_block_buffer`)."""
     if start == 0:
-        K.fused_rows(r, codes, config.seed, False, first, n, out)
+        fused_rows(r, codes, config.seed, False, first, n, out)
         return
-    buf = _block_buffer(n)
-    K.fused_rows(r, codes, config.seed, False, first + start, n, buf)
+    buf = _block_buffer(n, out.shape[0])
+    fused_rows(r, codes, config.seed, False, first + start, n, buf)
     part = out[:, start : start + n]
     part[...] = buf[:, :n]
     K.offset_row_matches(part, start)
 
 
-def row_buffer(count: int) -> np.ndarray:
+def row_buffer(count: int, width: int = K.N_ROW_COLS) -> np.ndarray:
     """A zeroed buffer of ``count`` rows for :func:`compute_rows`'s ``out`` (int32, one
-    row per column of ``dataset.kernel_columns()``, C-contiguous)."""
-    return np.zeros((K.N_ROW_COLS, count), dtype=np.int32)
+    row per column of ``dataset.kernel_columns()``, C-contiguous; ``width``: their
+    number, :func:`row_width`)."""
+    return np.zeros((width, count), dtype=np.int32)
+
+
+def row_width(rules: Rules) -> int:
+    """The number of columns of the kernels' rows of a run under ``rules``
+    (``dataset.kernel_columns()``): Cirulla's rows have its items besides."""
+    return K.N_ROW_COLS_CIRULLA if rules.cirulla else K.N_ROW_COLS
+
+
+def fused_rows(
+    r: np.ndarray,
+    codes: np.ndarray,
+    seed: int,
+    by_match: bool,
+    first: int,
+    n: int,
+    out: np.ndarray,
+) -> tuple[int, int]:
+    """``K.fused_rows``, or under Cirulla's rules (``r[R_CIRULLA]``)
+    ``K.fused_rows_cirulla``: the jitted loop's rows (see there)."""
+    if r[K.R_CIRULLA]:
+        return K.fused_rows_cirulla(r, codes, seed, by_match, first, n, out)
+    return K.fused_rows(r, codes, seed, by_match, first, n, out)
 
 
 def row_points(cols: np.ndarray, sides: int) -> np.ndarray:
@@ -204,9 +228,9 @@ def _match_rows(
         n = max(1, min(count - done, int(MATCH_BLOCK_ROWS / per)))
         cap = int(n * per * 1.25) + bound + 64
         while True:
-            buf = np.zeros((K.N_ROW_COLS, cap), dtype=np.int32)
+            buf = np.zeros((row_width(config.rules), cap), dtype=np.int32)
             try:
-                units, rows = K.fused_rows(r, codes, config.seed, True, first + done, n, buf)
+                units, rows = fused_rows(r, codes, config.seed, True, first + done, n, buf)
                 break
             except ValueError:  # a match outgrew the buffer, or MAX_HANDS_PER_MATCH
                 if n > 1:
@@ -274,16 +298,16 @@ def _bot_rows(
 _BUFFERS = threading.local()
 
 
-def _row_buffer(count: int, name: str = "rows") -> np.ndarray:
-    """This thread's reusable buffer ``name`` of ``count`` rows."""
+def _row_buffer(count: int, width: int = K.N_ROW_COLS, name: str = "rows") -> np.ndarray:
+    """This thread's reusable buffer ``name`` of ``count`` rows (``width`` columns)."""
     buf = getattr(_BUFFERS, name, None)
-    if buf is None or buf.shape[1] != count:
-        buf = row_buffer(count)
+    if buf is None or buf.shape != (width, count):
+        buf = row_buffer(count, width)
         setattr(_BUFFERS, name, buf)
     return buf
 
 
-def _block_buffer(n: int) -> np.ndarray:
+def _block_buffer(n: int, width: int = K.N_ROW_COLS) -> np.ndarray:
     """This thread's block buffer, with room for at least ``n`` rows (the jitted loop
     fills the first ``n`` of a larger one; :func:`_block_into` copies those): made again
     only when a larger one is needed, for a power of two times :data:`PROGRESS_HANDS`
@@ -291,9 +315,9 @@ def _block_buffer(n: int) -> np.ndarray:
     just measured, the last one of a shard what is left) reuse its pages rather than pay
     for fresh ones."""
     buf = getattr(_BUFFERS, "block", None)
-    if buf is None or buf.shape[1] < n:
+    if buf is None or buf.shape[1] < n or buf.shape[0] != width:
         blocks = -(-n // PROGRESS_HANDS)
-        buf = row_buffer(PROGRESS_HANDS * (1 << (blocks - 1).bit_length()) + _BLOCK_PAD)
+        buf = row_buffer(PROGRESS_HANDS * (1 << (blocks - 1).bit_length()) + _BLOCK_PAD, width)
         _BUFFERS.block = buf
     return buf
 
@@ -323,7 +347,7 @@ def run_shard(
     """
     t0 = time.perf_counter()
     first, count = config.units(index)
-    buf = _row_buffer(count) if config.mode == "hands" else None
+    buf = _row_buffer(count, row_width(config.rules)) if config.mode == "hands" else None
     cols = compute_rows(config, first, count, buf, done)
     t1 = time.perf_counter()
     columns = D.shard_columns(
@@ -336,6 +360,7 @@ def run_shard(
         sides=config.rules.sides,
         seed=config.seed,
         policies=config.policies,
+        cirulla=config.cirulla,
     )
     if parent_gone():  # an orphaned worker process writes nothing
         os._exit(1)

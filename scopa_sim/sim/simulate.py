@@ -88,7 +88,7 @@ def prepare_run(directory: Path, config: SimConfig, resume: bool, overwrite: boo
         "config": config.to_json(),
         "versions": _versions(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        "schema": dict(D.COLUMN_TYPES),
+        "schema": dict(D.column_types(config.cirulla)),
         "shards": [],
         "timings": [],
     }
@@ -120,6 +120,7 @@ def spot_check(directory: Path, config: SimConfig) -> None:
         cols, first=first, run_id=config.run_id, preset=config.preset,
         rules_hash=config.rules.digest(), players=config.rules.players,
         sides=config.rules.sides, seed=config.seed, policies=config.policies,
+        cirulla=config.cirulla,
     )  # fmt: skip
     import polars as pl
 

@@ -124,15 +124,15 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
         (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
         (("tournament", "--preset", "cirulla", "--policy", "ismcts", "--policy", "greedy"),
          "policy 'ismcts' does not play capture_mode=cirulla yet"),
-        (("simulate", "--preset", "cirulla", "--hands", "10", "--out", "{path}.run"),
-         "capture_mode=cirulla is not played by the engine yet here"),
+        (("simulate", "--preset", "cirulla", "--policy", "pimc", "--hands", "2", "--out",
+          "{path}.run"), "capture_mode=cirulla is simulated with the jitted policies"),
     ],
 )  # fmt: skip
 def test_what_does_not_read_cirulla_yet_refuses_it_in_one_line(
     args: tuple[str, ...], named: str, tmp_path: Path
 ) -> None:
-    """The searches, the belief models and ``simulate`` do not play Cirulla yet: each
-    refuses it in one line (exit status 2), never a traceback."""
+    """The searches and the belief models do not play Cirulla yet: each refuses it in one
+    line (exit status 2), never a traceback."""
     path = tmp_path / "games.jsonl"
     run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
     result = run(*(a.format(path=path) for a in args))

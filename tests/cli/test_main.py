@@ -521,19 +521,50 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ("simulate", "--preset", "cirulla-3", "--hands", "10", "--out", "{tmp}/run"),
+        ("simulate", "--preset", "cirulla", "--policy", "ismcts", "--hands", "2", "--out", "{tmp}"),
         ("equity", "--preset", "cirulla-4", "--out", "{tmp}/eq.json"),
-        ("advantage", "--preset", "cirulla", "--rule", "matta=play"),
     ],
 )
 def test_cirulla_is_refused_in_one_line_where_the_engine_does_not_play_it(
     args: tuple[str, ...], tmp_path: Path
 ) -> None:
-    """RULES.md §10: no command plays, simulates or advises a Cirulla rule set yet (issue
-    42); each says so in one line, exit status 2, and writes nothing."""
+    """RULES.md §10: no command plays, advises or simulates with search policies a Cirulla
+    rule set yet (issue 42); each says so in one line, exit status 2, and writes
+    nothing."""
     result = run(*(a.format(tmp=tmp_path) for a in args))
-    usage_error(result, "capture_mode=cirulla", "not played by the engine yet")
+    if args[0] == "simulate":
+        usage_error(result, "capture_mode=cirulla", "jitted policies")
+    else:
+        usage_error(result, "capture_mode=cirulla", "not played by the engine yet")
     assert not list(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    ("preset", "policy", "unit"),
+    [("cirulla", "random", "--hands"), ("cirulla-3", "greedy", "--hands"),
+     ("cirulla-4", "expert", "--matches"), ("cirulla", "expert", "--matches")],
+)  # fmt: skip
+def test_cirulla_simulates_with_its_items(preset: str, policy: str, unit: str, tmp_path: Path):
+    """``simulate --preset cirulla*`` with the jitted policies writes Cirulla's items
+    (grande, piccola, declarations) in columns of their own, counted in the points, and
+    ``analyze`` shows them."""
+    import polars as pl
+
+    out = tmp_path / "run"
+    result = run("simulate", "--preset", preset, "--policy", policy, unit, "3", "--out", str(out))
+    assert result.exit_code == 0, result.output
+    rows = pl.read_parquet(out / "shards")
+    sides = int(rows["sides"][0])
+    items = ("scope", "cards", "denari", "settebello", "primiera", "re_bello", "grande",
+             "piccola", "declarations")  # fmt: skip
+    for k in range(sides):
+        parts = sum(rows[f"s{k}_{i}"] for i in items)
+        assert (parts == rows[f"s{k}_points"]).all()
+    assert rows["s0_declarations"].dtype == pl.Int16
+    if unit == "--matches":
+        assert rows["winner"].drop_nulls().len() == 3
+    text = run("analyze", str(out))
+    assert text.exit_code == 0 and "grande" in text.output and "declarations" in text.output
 
 
 def test_cirulla_variants_show_its_options() -> None:

@@ -124,3 +124,17 @@ def test_matches_are_the_step_paths(preset: str, overrides: dict, policy: str) -
             dealer = (dealer + 1) % rules.players
     assert rows == len(want)
     assert out[:, :rows].T.tolist() == want
+
+
+def test_the_loops_declaration_points_are_the_kernels() -> None:
+    """The loop's rank-based declaration points equal ``declaration_points`` on every
+    three-card hand, the matta wild or not (and 0 for other sizes)."""
+    from itertools import combinations
+
+    from scopa_sim._engine.fused_cirulla import _declaration
+
+    for wild in (False, True):
+        for cards in combinations(range(40), 3):
+            hand = np.int64(sum(1 << c for c in cards))
+            assert _declaration(hand, wild) == K.declaration_points(hand, wild), (cards, wild)
+        assert _declaration(np.int64(0b111 << 20 | 1), wild) == 0
