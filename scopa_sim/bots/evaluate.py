@@ -48,10 +48,10 @@ from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import evaluator as KE
 from scopa_sim.bots.base import Bot, PlayStats, exact_estimate, normal_estimate
 from scopa_sim.errors import PolicyError
-from scopa_sim.game.cards import CardSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import HandState
+from scopa_sim.game.state import HandState, score_points
+from scopa_sim.game.worlds import deal_hidden
 from scopa_sim.stats.estimate import Estimate
 
 #: Worlds per decision by default (the speed target: a 2-player hand in under 2 s).
@@ -286,70 +286,18 @@ class Evaluator:
 
 
 def cirulla_world(state: HandState, seat: int, gen: np.random.Generator | None) -> np.ndarray:
-    """A Cirulla state vector (RULES.md §10) of one world of ``seat``'s information set:
-    the cards it cannot see (the hands of the other seats that have not declared in this
-    deal, and the stock) dealt again, those hands keeping their sizes, the rest to the
-    stock; the hands shown by a declaration stay. ``seat`` may also be :data:`PUBLIC` (no
-    hand known but the shown ones) or :data:`DEALT` (every hand known: only the stock's
-    order is drawn). ``gen`` None deals them in card order
-    (the canonical world, whose hash seeds the evaluation); otherwise a uniform shuffle
-    of them (sorted first, so that nothing of their true places is kept), drawn again
-    while a seat that played the first card of this deal without declaring under
-    ``declare=auto`` would have held a hand that qualifies (known from the plays pushed
-    on ``state``: a position set up from cards has none, and then no such constraint)."""
-    vec = state._vec.copy()
-    shown = int(vec[K.S_SHOWN])
+    """A Cirulla state vector (RULES.md §10) of one world of ``seat``'s information set
+    (:func:`scopa_sim.game.worlds.deal_hidden`): the cards it cannot see (the hands of
+    the other seats that have not declared in this deal, and the stock) dealt again; the
+    hands shown by a declaration stay. ``seat`` may also be :data:`PUBLIC` (no hand known
+    but the shown ones) or :data:`DEALT` (every hand known: only the stock's order is
+    drawn). ``gen`` None: the canonical world (the hidden cards in card order), whose hash
+    seeds the evaluation."""
+    shown = set(state.shown)
     hidden = (
-        []
-        if seat == DEALT
-        else [s for s in range(state.players) if s != seat and not shown >> s & 1]
+        [] if seat == DEALT else [s for s in range(state.players) if s != seat and s not in shown]
     )
-    lo, hi = int(vec[K.S_STOCK]), int(vec[K.S_DECK_SIZE])
-    pool = sorted(int(c) for c in vec[K.S_DECK + lo : K.S_DECK + hi])
-    for s in hidden:
-        pool += CardSet(int(vec[K.S_HANDS + s])).cards()
-    pool.sort()
-    quiet = _quiet_hands(state, hidden)
-    wild = state.rules.matta != "none"
-    sizes = [int(vec[K.S_HANDS + s]).bit_count() for s in hidden]
-    for _ in range(1000 if gen is not None and quiet else 1):
-        if gen is not None:
-            gen.shuffle(pool)
-        at, masks = 0, []
-        for k in sizes:
-            masks.append(CardSet(pool[at : at + k]).mask)
-            at += k
-        held = dict(zip(hidden, masks, strict=True))
-        if all(not K.declaration_points(held[s] | m, wild) for s, m in quiet.items()):
-            break
-    for s, m in zip(hidden, masks, strict=True):
-        vec[K.S_HANDS + s] = m
-    stock = pool[at:]
-    dealt = sorted(set(int(c) for c in vec[K.S_DECK : K.S_DECK + hi]) - set(stock))
-    vec[K.S_DECK : K.S_DECK + hi] = dealt + (stock if gen is not None else sorted(stock))
-    return vec
-
-
-def _quiet_hands(state: HandState, hidden: list[int]) -> dict[int, int]:
-    """Under ``declare=auto`` (RULES.md §10), the seats of ``hidden`` that played the first
-    card of this deal without declaring, each with the cards it played in it (a mask):
-    their dealt hands did not qualify. Read from the plays pushed on ``state``, those of
-    this deal (made while the stock was where it is now) counted only when they and the
-    seat's hand make a whole deal's hand."""
-    rules = state.rules
-    if rules.declare != "auto":
-        return {}
-    stock = int(state._vec[K.S_STOCK])
-    played: dict[int, int] = {}
-    for vec, play in state._stack:
-        seat = int(vec[K.S_TURN])
-        if int(vec[K.S_STOCK]) == stock and seat in hidden:
-            played[seat] = played.get(seat, 0) | 1 << play.card
-    return {
-        s: m
-        for s, m in played.items()
-        if m.bit_count() + state.hand(s).mask.bit_count() == rules.hand_size
-    }
+    return deal_hidden(state, hidden, gen)
 
 
 def evaluate_cirulla(state: HandState, seed: int, worlds: int, rollout: str) -> Evaluation:
@@ -395,7 +343,7 @@ def _cirulla_margins(
             K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
             score.fill(0)
             K.score_state_cirulla(cur, r, score)
-            totals = score[:sides, K.I_TOTAL]
+            totals = np.array(score_points(score[:sides]))
             for s in range(sides):
                 out[w, i, s] = totals[s] - max(np.delete(totals, s))
     return out
@@ -438,7 +386,7 @@ def _prior_cirulla(rules: Rules, dealer: int, rollout: str) -> np.ndarray:
         K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
         score.fill(0)
         K.score_state_cirulla(cur, r, score)
-        totals = score[: rules.sides, K.I_TOTAL]
+        totals = np.array(score_points(score[: rules.sides]))
         for s in range(rules.sides):
             out[w, s] = totals[s] - max(np.delete(totals, s))
     return out.mean(axis=0)
