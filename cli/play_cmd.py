@@ -11,7 +11,7 @@ import click
 from scopa_sim.api import play as play_matches
 from scopa_sim.api import replay as replay_file
 from scopa_sim.api import replay_hands
-from scopa_sim.api.games import record_file
+from scopa_sim.api.games import play_policies, record_file
 from scopa_sim.errors import FileError, RecordError, ScopaError
 from scopa_sim.wording import plural
 
@@ -54,6 +54,11 @@ def play(
     """Play complete matches and optionally write their game records."""
     if record_path == "":
         raise BadInput("--record '': give a file name, or '-' for standard output")
+    the_rules = make_rules(preset, rules)  # bad rules or policies: no record file made
+    try:
+        play_policies(policies or None, the_rules)
+    except ScopaError as e:
+        raise BadInput(str(e)) from None
     with contextlib.ExitStack() as stack:
         out = None
         if record_path:
@@ -65,7 +70,7 @@ def play(
             result = play_matches(
                 policies or None,
                 preset=preset,
-                rules=make_rules(preset, rules),
+                rules=the_rules,
                 matches=matches,
                 seed=seed,
                 record=out,

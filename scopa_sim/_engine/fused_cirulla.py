@@ -65,6 +65,7 @@ from .layout import (
     R_ACES_REDEAL,
     R_CAPTURE_HAND,
     R_CAPTURE_OPTIONAL,
+    R_CIRULLA,
     R_DECLARE,
     R_HAND_SIZE,
     R_KINGS_REDEAL,
@@ -135,6 +136,7 @@ __all__ = [
     "N_ROW_COLS_CIRULLA",
     "fused_hands_cirulla",
     "fused_rows_cirulla",
+    "is_cirulla",
 ]
 
 #: A Cirulla row's extra columns, after the others (``out[C_CIRULLA + 3 * side + k,
@@ -505,6 +507,12 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
             if dealer == players:
                 dealer = 0
     return count, row
+
+
+def is_cirulla(rules):
+    """Whether the rules vector ``rules`` is one of Cirulla's (``capture_mode=cirulla``,
+    RULES.md §10), whose rows :func:`fused_rows_cirulla` makes."""
+    return bool(rules[R_CIRULLA])
 
 
 def fused_rows_cirulla(rules, policies, seed, by_match, first_unit, n_units, out):

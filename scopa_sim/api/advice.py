@@ -289,8 +289,7 @@ def position(
     Raises:
         PositionError: a position that cannot occur under the rules.
         CardError: a malformed card, or a card given twice.
-        RulesError: unknown rules, or rules the engine does not play yet
-            (``capture_mode=cirulla``).
+        RulesError: unknown rules.
         InputError: a count of opponent cards that is not a whole number from 0.
     """
     from scopa_sim.bots.advise import position_from_cards
@@ -298,7 +297,6 @@ def position(
     if opponent_cards is not None:
         whole("opponent cards", opponent_cards, 0)
     r = resolve_rules(preset, rules, overrides)
-    r.check_playable()
     return position_from_cards(
         r,
         cards(hand, "hand"),
@@ -310,6 +308,25 @@ def position(
         opponent_cards=opponent_cards,
         totals=pair((0, 0) if totals is None else totals, "totals", "7,9"),
     )
+
+
+def _check_cirulla_advice(spec: PolicySpec, belief: str | None) -> None:
+    """Cirulla's positions (RULES.md §10) are ranked by the evaluator only so far
+    (``eval``: rollouts by a kernel policy); the searches and the belief models do not
+    read its declarations and shown hands yet.
+
+    Raises:
+        RulesError: another policy, or a belief model, in one line.
+    """
+    from scopa_sim.errors import RulesError
+
+    if spec.name != "eval":
+        raise RulesError(
+            f"policy {spec}: advice on capture_mode=cirulla is ranked by the evaluator only "
+            "so far; allowed: eval (e.g. eval:rollout=expert)"
+        )
+    if belief is not None:
+        raise RulesError("belief models do not read capture_mode=cirulla yet: drop the belief")
 
 
 _LAST_BOT = threading.local()  # per thread: (policy text, its bot) of the last advise
@@ -379,7 +396,7 @@ def advise(
         PolicyError: a policy or belief model that cannot be used.
         PositionError: a position that cannot occur, or cards given with ``position``.
         CardError: a malformed card, or a card given twice.
-        RulesError: unknown rules.
+        RulesError: unknown rules; in Cirulla, a policy other than ``eval`` or a belief.
         InputError: a seed or count of opponent cards that is not a whole number from 0.
     """
     from scopa_sim.bots.advise import advice_json
@@ -398,6 +415,8 @@ def advise(
         "preset": preset, "rules": rules, "overrides": overrides,
     }  # fmt: skip
     state, true_layout = _position(position, recorded, given)
+    if state.rules.capture_mode == "cirulla":
+        _check_cirulla_advice(spec, belief)
     bot = _bot(spec)
     # on a worker thread, so that Ctrl-C (and SIGTERM on the command line) stops a long
     # search at once (:func:`scopa_sim.sim.pool.interruptible`)

@@ -25,6 +25,7 @@ from scopa_sim.errors import FileError, InputError, RecordError, ScopaError
 from scopa_sim.wording import plural
 
 if TYPE_CHECKING:
+    from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.game.rules import Rules
     from scopa_sim.records.record import ReplaySummary
 
@@ -35,7 +36,8 @@ MAX_MATCHES = 2**63 - 1
 @dataclass(frozen=True, repr=False)
 class Matches:
     """Matches played (the ``play`` command): per side its wins and points; with
-    ``opening_fifteen``, the hands whose first table the opening side took."""
+    ``opening_fifteen`` (or Cirulla's ``opening_count``), the hands whose first table the
+    opening side took."""
 
     preset: str
     rules: Rules
@@ -120,7 +122,7 @@ def play(
 
     Raises:
         PolicyError: an unknown policy, or as many as neither one nor the seats.
-        RulesError: unknown rules.
+        RulesError: unknown rules, or a policy that does not play them (Cirulla).
         FileError: a record file that cannot be written.
         InputError: a count or seed that is not a whole number in range.
     """
@@ -128,6 +130,27 @@ def play(
         return _play(policy, preset, rules, overrides, matches, seed, record)
     except ScopaError as e:  # one line: no traceback of the library's insides
         raise e.with_traceback(None) from None
+
+
+def play_policies(policy: str | Sequence[str] | None, rules: Rules) -> list[PolicySpec]:
+    """The seats' policies of :func:`play` under ``rules``, checked before anything is
+    played or written: one policy text for every seat or one per seat (default
+    ``random``), a search's budget in range, and under Cirulla (RULES.md §10) the policies
+    that play it (:data:`scopa_sim.sim.match.CIRULLA_POLICIES`).
+
+    Raises:
+        PolicyError: an unknown policy, or as many as neither one nor the seats.
+        RulesError: a policy that does not play Cirulla.
+    """
+    from scopa_sim.bots.registry import seat_policies
+    from scopa_sim.sim.match import check_cirulla_policies
+
+    specs = seat_policies(policy_texts(policy) if policy is not None else (), rules.players)
+    for spec in specs:
+        search_budget(spec)
+    if rules.capture_mode == "cirulla":
+        check_cirulla_policies(specs)
+    return specs
 
 
 def _play(
@@ -141,15 +164,13 @@ def _play(
 ) -> Matches:
     """:func:`play`, whose errors are the project's; a broken pipe (the reader of records
     written to standard output went away) is left to the caller, which ends quietly."""
-    from scopa_sim.bots.registry import seat_policies
-    from scopa_sim.records.record import deals_from_deck, opening_of, write_records
+    from scopa_sim.game.state import score_points
+    from scopa_sim.records.record import deals_from_deck, opening_of, takes_opening, write_records
     from scopa_sim.sim import match as M
     from scopa_sim.sim.pool import interruptible
 
     name, r = named_rules(preset, rules, overrides)
-    specs = seat_policies(policy_texts(policy) if policy is not None else (), r.players)
-    for spec in specs:
-        search_budget(spec)
+    specs = play_policies(policy, r)
     matches = whole("matches", matches, 1)
     if matches > MAX_MATCHES:
         raise InputError(f"matches must be at most {MAX_MATCHES}, not {matches}")
@@ -174,9 +195,9 @@ def _play(
                 _write(write_records, out, r, logs)
             hands += len(logs)
             for log in logs:
-                for s in range(r.sides):
-                    points[s] += log.score[s][-1]
-                if r.opening_fifteen:
+                for s, p in enumerate(score_points(log.score)):
+                    points[s] += p
+                if takes_opening(r):
                     deals = deals_from_deck(r, log.deck, log.dealer)
                     openings += bool(opening_of(r, log.dealer, *deals))
             winner = logs[-1].winner
@@ -184,7 +205,7 @@ def _play(
             wins[winner] += 1
     return Matches(
         name, r, seed, tuple(str(p) for p in specs), matches, hands, tuple(wins),
-        tuple(points), openings if r.opening_fifteen else None, time.perf_counter() - start,
+        tuple(points), openings if takes_opening(r) else None, time.perf_counter() - start,
     )  # fmt: skip
 
 

@@ -236,7 +236,7 @@ def tournament(
         TournamentError: fewer than two policies, twice the same, a bad sequential
             test, rules without two sides.
         PolicyError: an unknown policy or parameter.
-        RulesError: unknown rules.
+        RulesError: unknown rules, or under Cirulla a policy that does not play it.
     """
     from scopa_sim.bots.registry import PolicySpec
     from scopa_sim.sim.tournament import Sprt, ladder, run_tournament, standings
@@ -245,6 +245,10 @@ def tournament(
     if not all(isinstance(p, str) for p in policies):
         raise PolicyError(f"a policy is a text such as 'expert', not {policies!r}")
     specs = [search_budget(PolicySpec.parse(p)) for p in policies]
+    if r.capture_mode == "cirulla":  # RULES.md §10: the kernel policies play it so far
+        from scopa_sim.sim.match import check_cirulla_policies
+
+        check_cirulla_policies(specs)
     test = None
     if sprt is not None:
         if not (

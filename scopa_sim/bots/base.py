@@ -37,6 +37,9 @@ KERNEL_CODES: dict[str, int] = {
     "learned": K.POLICY_LEARNED,
 }
 
+#: Why ``learned`` refuses Cirulla's rules (RULES.md §10): its features are Scopa's.
+LEARNED_NOT_CIRULLA = "the learned policy does not play Cirulla (capture_mode=cirulla) yet"
+
 #: z of a two-sided 95% normal interval.
 Z95 = 1.959963984540054
 
@@ -171,6 +174,8 @@ class KernelBot(Bot):
             FileError: their file is missing or corrupt.
         """
         if self._code == K.POLICY_LEARNED:
+            if rules.capture_mode == "cirulla":
+                raise PolicyError(LEARNED_NOT_CIRULLA)
             load_weights(rules)
 
     def _pick(self, state: HandState, vec: np.ndarray, rng: np.ndarray, bc: np.ndarray,
@@ -184,8 +189,12 @@ class KernelBot(Bot):
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         """Every legal play, the one the kernel policy picks first (chosen); no values: NaN means,
-        ``n`` 0.
+        ``n`` 0. Cirulla's positions (RULES.md §10) are played by the Cirulla policies
+        (:func:`scopa_sim._engine.step.choose_play_cirulla`), with the named value and the
+        declaration as part of the play.
         """
+        if state.rules.capture_mode == "cirulla":
+            return self._analyse_cirulla(state, seed)
         info = InfoSet(state)
         vec, r = info.vector, state._r
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
@@ -196,6 +205,29 @@ class KernelBot(Bot):
         nan = math.nan
         out = [
             PlayStats(Play(int(bc[i]), int(bt[i])), Estimate(nan, nan, nan, 0, "none"), i == pick)
+            for i in range(n)
+        ]
+        return sorted(out, key=lambda s: not s.chosen)
+
+    def _analyse_cirulla(self, state: HandState, seed: int) -> list[PlayStats]:
+        """:meth:`analyse` of a Cirulla position. The Cirulla policies read the seat's view
+        only (its hand, the table, the piles, the hand sizes and the hands shown by a
+        declaration), so they are given a copy of the state itself (an :class:`InfoSet`
+        does not keep the shown hands)."""
+        if self._code == K.POLICY_LEARNED:
+            raise PolicyError(LEARNED_NOT_CIRULLA)
+        vec, r = state._vec.copy(), state.rules._packed
+        bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+        n = K.legal_plays_cirulla(vec, r, bc, bt, bm, np.empty(K.SCRATCH, dtype=np.int64))
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
+        pick = int(K.choose_play_cirulla(vec, r, self._code, rng, bc, bt, bm, n))
+        nan = math.nan
+        out = [
+            PlayStats(
+                Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i])),
+                Estimate(nan, nan, nan, 0, "none"),
+                i == pick,
+            )
             for i in range(n)
         ]
         return sorted(out, key=lambda s: not s.chosen)

@@ -51,7 +51,8 @@ from scopa_sim.bots.learned_weights import LEARNED_POLICY, load_weights
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import HandState
+from scopa_sim.game.state import HandState, score_points
+from scopa_sim.game.worlds import deal_hidden
 from scopa_sim.stats.estimate import Estimate
 
 #: Worlds per decision by default (the speed target: a 2-player hand in under 2 s).
@@ -251,9 +252,12 @@ class Evaluator:
         return out[:used]
 
     def evaluate(self, state: HandState, seed: int) -> Evaluation:
-        """Value every legal play of the seat to move from its information set only."""
+        """Value every legal play of the seat to move from its information set only (in
+        Cirulla, RULES.md §10, by :func:`evaluate_cirulla`)."""
         if state.is_over:
             raise ValueError("the hand is over: there is no decision to evaluate")
+        if state.rules.capture_mode == "cirulla":
+            return evaluate_cirulla(state, seed, self.worlds, self.rollout)
         seat = state.turn
         vec = np.empty(K.N_STATE, dtype=np.int64)
         KD.canonical_world(state._vec, state._r, seat, vec)
@@ -277,6 +281,13 @@ class Evaluator:
         overrides the evaluator's number of worlds."""
         if state.is_over:
             return final_margins(state)[None, :]
+        if state.rules.capture_mode == "cirulla":
+            if not (view in (DEALT, PUBLIC) or 0 <= view < state.players):
+                raise ValueError(f"view must be a seat, PUBLIC or DEALT, got {view!r}")
+            w = self.worlds if worlds is None else worlds
+            kseed = _stream(seed, cirulla_world(state, view, None), view)
+            out = _cirulla_margins(state, view, kseed, w, [], self.rollout)
+            return out[:, 0, : state.rules.sides].copy()
         if view == DEALT:
             vec = state.with_sorted_stock()._vec
         elif view == PUBLIC or 0 <= view < state.players:
@@ -293,6 +304,70 @@ class Evaluator:
         return _prior(rules, dealer, self.rollout, self.exact).copy()
 
 
+def cirulla_world(state: HandState, seat: int, gen: np.random.Generator | None) -> np.ndarray:
+    """A Cirulla state vector (RULES.md §10) of one world of ``seat``'s information set
+    (:func:`scopa_sim.game.worlds.deal_hidden`): the cards it cannot see (the hands of
+    the other seats that have not declared in this deal, and the stock) dealt again; the
+    hands shown by a declaration stay. ``seat`` may also be :data:`PUBLIC` (no hand known
+    but the shown ones) or :data:`DEALT` (every hand known: only the stock's order is
+    drawn). ``gen`` None: the canonical world (the hidden cards in card order), whose hash
+    seeds the evaluation."""
+    shown = set(state.shown)
+    hidden = (
+        [] if seat == DEALT else [s for s in range(state.players) if s != seat and s not in shown]
+    )
+    return deal_hidden(state, hidden, gen)
+
+
+def evaluate_cirulla(state: HandState, seed: int, worlds: int, rollout: str) -> Evaluation:
+    """:meth:`Evaluator.evaluate` of a Cirulla decision (RULES.md §10): every legal play
+    (named value and declaration included) valued on ``worlds`` common worlds of the
+    deciding seat's information set (:func:`cirulla_world`: the shown hands known), each
+    finished by the kernel policy ``rollout`` at every seat
+    (:func:`scopa_sim._engine.step.play_out_cirulla`) from the same stream in a world.
+    Cirulla has no exact solver: the values are estimates, never ``exact``."""
+    seat = state.turn
+    plays = list(state.legal_plays)
+    kseed = _stream(seed, cirulla_world(state, seat, None), seat)
+    values = _cirulla_margins(state, seat, kseed, worlds, plays, rollout)
+    side = state.rules.side_of(seat)
+    return Evaluation(tuple(plays), values[:, :, side].copy(), seat, side, False, kseed)
+
+
+def _cirulla_margins(
+    state: HandState, view: int, kseed: int, worlds: int, plays: list[Play], rollout: str
+) -> np.ndarray:
+    """``out[w, i, side]``: each side's final hand margin after play ``i`` (none: the
+    position as it stands, slot 0) in world ``w`` of ``view``'s information set
+    (:func:`cirulla_world`, drawn from ``derive_seed(kseed, 12, w, 0)``), finished by
+    the kernel policy ``rollout`` from the stream ``derive_seed(kseed, 13, w, 0)``."""
+    rules = state.rules
+    r = rules._packed
+    codes = np.full(4, rollout_codes()[rollout], dtype=np.int64)
+    bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+    scratch = np.empty(K.SCRATCH, dtype=np.int64)
+    lc, lt, lm = (np.empty(40, dtype=np.int64) for _ in range(3))
+    score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+    sides = rules.sides
+    out = np.zeros((worlds, max(len(plays), 1), 4), dtype=np.float64)
+    for w in range(worlds):
+        gen = np.random.default_rng(_mask63(K.derive_seed(kseed, 12, w, 0)))
+        world = cirulla_world(state, view, gen)
+        for i in range(max(len(plays), 1)):
+            cur = world.copy()
+            if plays:
+                p = plays[i]
+                K.apply_play_cirulla(cur, r, p.card, p.take, p.meta)
+            roll = K.new_rng(K.derive_seed(kseed, 13, w, 0))
+            K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
+            score.fill(0)
+            K.score_state_cirulla(cur, r, score)
+            totals = np.array(score_points(score[:sides]))
+            for s in range(sides):
+                out[w, i, s] = totals[s] - max(np.delete(totals, s))
+    return out
+
+
 def final_margins(state: HandState) -> np.ndarray:
     """Each side's margin in a finished hand: its points minus the best other side's."""
     totals = np.array(state.points, dtype=np.float64)
@@ -301,12 +376,40 @@ def final_margins(state: HandState) -> np.ndarray:
 
 @functools.lru_cache(maxsize=64)
 def _prior(rules: Rules, dealer: int, rollout: str, exact: bool) -> np.ndarray:
+    if rules.capture_mode == "cirulla":
+        return _prior_cirulla(rules, dealer, rollout)
     tt = (np.zeros(TT_SIZE, np.int64), np.zeros(TT_SIZE), np.zeros(TT_SIZE, np.int64))
     out = np.zeros((PRIOR_WORLDS, 4), dtype=np.float64)
     code = rollout_codes()[rollout]
     model = rollout_model(rules, rollout)
     KE.eval_prior(rules.to_array(), dealer, PRIOR_WORLDS, code, model, PRIOR_SEED, exact, *tt, out)
     return out[:, : rules.sides].mean(axis=0)
+
+
+def _prior_cirulla(rules: Rules, dealer: int, rollout: str) -> np.ndarray:
+    """:func:`_prior` of a Cirulla rule set (RULES.md §10): :data:`PRIOR_WORLDS` hands
+    dealt at random (void deals redealt, the opening count), played out by ``rollout``."""
+    r = rules._packed
+    codes = np.full(4, rollout_codes()[rollout], dtype=np.int64)
+    deck, cur = np.empty(40, dtype=np.int64), np.empty(K.N_STATE, dtype=np.int64)
+    bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+    scratch = np.empty(K.SCRATCH, dtype=np.int64)
+    lc, lt, lm = (np.empty(40, dtype=np.int64) for _ in range(3))
+    score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+    out = np.zeros((PRIOR_WORLDS, rules.sides), dtype=np.float64)
+    none = np.zeros(0, dtype=np.int64)
+    for w in range(PRIOR_WORLDS):
+        rng = K.new_rng(K.derive_seed(PRIOR_SEED, 14, w, 0))
+        voids = K.shuffle_deal_cirulla(r, rng, deck, none)
+        K.start_hand_cirulla(cur, r, deck, dealer, voids)
+        roll = K.new_rng(K.derive_seed(PRIOR_SEED, 13, w, 0))
+        K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
+        score.fill(0)
+        K.score_state_cirulla(cur, r, score)
+        totals = np.array(score_points(score[: rules.sides]))
+        for s in range(rules.sides):
+            out[w, s] = totals[s] - max(np.delete(totals, s))
+    return out.mean(axis=0)
 
 
 class EvalBot(Bot):

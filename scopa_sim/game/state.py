@@ -16,7 +16,7 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim.errors import IllegalPlayError, RecordError, RulesError
 from scopa_sim.game.cards import Card, CardSet, card_name
-from scopa_sim.game.play import Play
+from scopa_sim.game.play import MATTA, Play
 from scopa_sim.game.rules import CIRULLA_REFUSED, Rules
 
 #: Score items in record order (``total`` last), as the kernels hold them (``I_*``).
@@ -582,7 +582,60 @@ class HandState(PublicView):
         return [Play(int(c), int(t)) for c, t in zip(b.card[:n], b.take[:n], strict=True)]
 
     def is_legal(self, play: Play) -> bool:
-        return not self.is_over and play in self._generate()
+        """Whether ``play`` is legal here: one of :attr:`legal_plays`, or in Cirulla with
+        ``matta=play`` the matta naming any value that makes the play legal (RULES.md §10;
+        :attr:`legal_plays` lists each effect once, with the smallest such value)."""
+        return not self.is_over and self._accepts(play, self._generate())
+
+    def _accepts(self, p: Play, legal: list[Play]) -> bool:
+        """``p`` is in ``legal``, or is the matta named another value with the take and the
+        effect (whether an emptied table scores) of a listed play (:meth:`is_legal`)."""
+        return p in legal or self._listed(p, legal) is not None
+
+    def listed_play(self, play: Play) -> Play:
+        """The play of :attr:`legal_plays` that ``play`` is: itself, or in Cirulla with
+        ``matta=play`` the listed play of the same take, declaration and effect when
+        ``play`` names the matta another value that makes it legal (RULES.md §10).
+
+        Raises:
+            IllegalPlayError: ``play`` is not legal here.
+        """
+        legal = [] if self.is_over else self._generate()
+        if play in legal:
+            return play
+        listed = self._listed(play, legal)
+        if listed is None:
+            raise IllegalPlayError(self.explain_illegal(play, legal))
+        return listed
+
+    def _listed(self, p: Play, legal: list[Play]) -> Play | None:
+        """The listed play a Cirulla matta play naming another value stands for, or None."""
+        if not (self._cirulla and p.card == MATTA and p.value and self.rules.matta == "play"):
+            return None
+        same = [
+            q for q in legal if (q.card, q.take, q.declaration) == (p.card, p.take, p.declaration)
+        ]
+        if not same or not p.take:  # a lay names any value: its effect is the same
+            return same[0] if same else None
+        table = self._vec[K.S_TABLE]
+        if p.take not in self._takes(p.value):
+            return None
+        sweep, scopa = bool(self._kr[K.R_ACE_SWEEP]), bool(self._kr[K.R_ACE_SWEEP_SCOPA])
+        effect = K.cirulla_scores(p.take, p.value, table, sweep, scopa)
+        return next(
+            (q for q in same if K.cirulla_scores(q.take, q.value, table, sweep, scopa) == effect),
+            None,
+        )
+
+    def _takes(self, value: int) -> list[int]:
+        """Cirulla: the takes (card masks) of a card of capture value ``value`` on the
+        table (RULES.md §10: match, sums, fifteens, the ace sweep)."""
+        b, r, vec = self._buf, self._kr, self._vec
+        n = K.add_captures_cirulla(
+            value, vec[K.S_TABLE], vec[K.S_REACH], bool(r[K.R_ACE_SWEEP]),
+            bool(r[K.R_MATCH_PRIORITY]), bool(r[K.R_SUM_FEWEST]), b.take, 0, b.scratch,
+        )  # fmt: skip
+        return [int(t) for t in b.take[:n]]
 
     # -- transitions ----------------------------------------------------------------
     def push(self, play: Play | str) -> PlayResult:
@@ -591,7 +644,7 @@ class HandState(PublicView):
         if self.is_over:
             raise IllegalPlayError(f"play {p}: the hand is over")
         legal = self._generate()
-        if p not in legal:
+        if not self._accepts(p, legal):
             raise IllegalPlayError(self.explain_illegal(p, legal))
         return self._push_unchecked(p)
 
@@ -631,12 +684,48 @@ class HandState(PublicView):
             return f"play {p}: {card_name(p.card)} is not in the hand of seat {seat}"
         if p.take & ~self.table.mask:
             return f"play {p}: {CardSet(p.take & ~self.table.mask)} not on the table"
+        reason = self._explain_cirulla(p, legal) if self._cirulla else None
+        if reason:
+            return f"play {p}: {reason}"
         options = [q for q in legal if q.card == p.card]
         if options:
             shown = ", ".join(str(q) for q in options)
             return f"play {p} is not allowed; with {card_name(p.card)} the rules allow: {shown}"
         captures = ", ".join(str(q) for q in legal)
         return f"play {p} is not allowed: a capture is compulsory ({captures})"
+
+    def _explain_cirulla(self, p: Play, legal: list[Play]) -> str | None:
+        """Why a Cirulla play's named value or declaration is wrong (RULES.md §10), or
+        None when they are not the reason."""
+        rules, seat = self.rules, self.turn
+        hand = self.hand(seat)
+        matta = card_name(MATTA)
+        if p.card == MATTA and rules.matta == "play" and not p.value:
+            return f"the matta {matta} names a value under matta=play ({matta}=1 .. {matta}=10)"
+        if p.value and rules.matta != "play":
+            return f"a value is named only under matta=play, the rules have matta={rules.matta}"
+        points = max((q.declaration for q in legal), default=0)
+        if p.declaration:
+            if rules.declare == "off":
+                return "a declaration under declare=off (no declarations)"
+            if len(hand) < rules.hand_size:
+                return (
+                    f"seat {seat} declares after it has played in this deal (a declaration "
+                    "comes with the first card of a deal)"
+                )
+            if not points:
+                return (
+                    f"seat {seat}'s hand {hand} does not qualify for a declaration (it needs "
+                    "values adding up to 9 or less, or three of a rank)"
+                )
+            if p.declaration != points:
+                return f"seat {seat}'s hand {hand} declares {points}, not {p.declaration}"
+        elif points and rules.declare == "auto":
+            return (
+                f"seat {seat}'s hand {hand} qualifies for {points} points and declare=auto "
+                f"declares it (+{points})"
+            )
+        return None
 
     # -- scoring ----------------------------------------------------------------------
     def score_array(self) -> np.ndarray:

@@ -22,7 +22,7 @@ from scopa_sim.errors import (
 )
 from scopa_sim.files import open_regular, shown_path
 from scopa_sim.game.cards import Card, CardSet, card_name, parse_card
-from scopa_sim.game.play import Play
+from scopa_sim.game.play import MATTA, Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, score_dicts, score_items
 from scopa_sim.sim.match import HandLog, match_winner
@@ -51,22 +51,51 @@ def deals_from_deck(
     return table, deals
 
 
+def takes_opening(rules: Rules) -> bool:
+    """Whether the rules take the first table at the deal when it adds up right:
+    ``opening_fifteen`` (docs/rules.md §9) or, in Cirulla, ``opening_count`` (§11)."""
+    if rules.capture_mode == "cirulla":
+        return rules.opening_count
+    return rules.opening_fifteen
+
+
 def opening_of(rules: Rules, dealer: int, table: Sequence[Card], deals: Sequence[Any]) -> CardSet:
     """The cards the dealer's (or first player's) side takes at the deal by
-    ``opening_fifteen`` (docs/rules.md §9): the whole first table when it makes fifteen or
-    two fifteens, else none. The engine decides (:attr:`HandState.opening`); without the
-    option nothing is taken."""
-    if not rules.opening_fifteen:
+    ``opening_fifteen`` (docs/rules.md §9: the whole first table when it makes fifteen or
+    two fifteens) or Cirulla's ``opening_count`` (§11: fifteen or thirty), else none. The
+    engine decides (:attr:`HandState.opening`); without the option nothing is taken."""
+    if not takes_opening(rules):
         return CardSet()
     return HandState.from_deals(rules, dealer, table, deals).opening
+
+
+def _play_obj(seat: int, card: Card, take: int, meta: int) -> dict[str, Any]:
+    """A play of a record: ``seat``, ``card``, ``take``, and in Cirulla the ``value``
+    named for the matta and the ``declaration``'s points when there are (``meta``:
+    :attr:`Play.meta`, 0 in every other game)."""
+    obj: dict[str, Any] = {
+        "seat": seat,
+        "card": card_name(card),
+        "take": [card_name(c) for c in CardSet(take)],
+    }
+    if meta:
+        play = Play.from_meta(card, take, meta)
+        if play.value:
+            obj["value"] = play.value
+        if play.declaration:
+            obj["declaration"] = play.declaration
+    return obj
 
 
 def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
     """The record of one hand as a JSON-ready dict.
 
-    ``opening`` (the table the dealer's side took by ``opening_fifteen``, in the order it
-    was dealt) is written only when that happened, as docs/record.md says; the rules are
-    written complete (every option of docs/rules.md §7).
+    ``opening`` (the table the dealer's side took by ``opening_fifteen`` or Cirulla's
+    ``opening_count``, in the order it was dealt) is written only when that happened, as
+    docs/record.md says; the rules are written complete (every option of docs/rules.md
+    §7). A Cirulla record (§11) also has ``voids`` (the first tables of the deals voided
+    before the accepted one, when there were) and each play's named ``value`` and
+    ``declaration`` when it has them; every other record is as it was.
     """
     table, deals = deals_from_deck(rules, log.deck, log.dealer)
     deal_objs: list[dict[str, Any]] = []
@@ -80,6 +109,10 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
     extra: dict[str, Any] = {}
     if opening:
         extra["opening"] = [card_name(c) for c in table if c in opening]
+    voids: dict[str, Any] = {}
+    if log.voids:
+        voids["voids"] = [[card_name(c) for c in CardSet(t)] for t in log.voids]
+    metas = log.metas or (0,) * len(log.plays)
     return {
         "format": FORMAT,
         "rules": rules.complete_dict(),
@@ -87,11 +120,12 @@ def hand_record(rules: Rules, log: HandLog) -> dict[str, Any]:
         "hand": log.hand,
         "dealer": log.dealer,
         "totals_before": list(log.totals_before),
+        **voids,
         "deals": deal_objs,
         **extra,
         "plays": [
-            {"seat": seat, "card": card_name(card), "take": [card_name(c) for c in CardSet(take)]}
-            for seat, card, take in log.plays
+            _play_obj(seat, card, take, meta)
+            for (seat, card, take), meta in zip(log.plays, metas, strict=True)
         ],
         "score": score_dicts(rules, log.score),
         "totals_after": list(log.totals_after),
@@ -243,7 +277,6 @@ def _header(obj: Any) -> tuple[Rules, int, int, int, list[int]]:
         raise RecordError("missing field 'rules'")
     try:
         rules = Rules.from_dict(obj["rules"])
-        rules.check_playable()  # records of Cirulla (RULES.md §10) are not read yet
     except RulesError as e:
         raise RecordError(f"rules: {e}") from None
     match, hand, dealer = _int(obj, "match"), _int(obj, "hand"), _int(obj, "dealer")
@@ -302,15 +335,33 @@ def _deals(obj: dict[str, Any]) -> tuple[list[Card], list[list[list[Card]]]]:
     return table, deals
 
 
-def _play(i: int, p: Any) -> Play:
-    """Play ``i`` of a record's ``plays``: its card and what it takes, strictly read."""
+def _play(i: int, p: Any, rules: Rules) -> Play:
+    """Play ``i`` of a record's ``plays``: its card and what it takes, and in Cirulla
+    (docs/rules.md §11) the ``value`` named for the matta and the ``declaration``'s
+    points, strictly read (whether they are legal shows when the play is made)."""
     if not isinstance(p, dict):
         raise RecordError(f"play {i} must be an object")
     if not isinstance(p.get("card"), str):
         raise RecordError(f"play {i}: missing or malformed 'card'")
     card = parse_card(p["card"])
     take = CardSet(_cards(p.get("take"), f"play {i} take"))
-    return Play(card, take.mask)
+    if rules.capture_mode != "cirulla":  # the fields are Cirulla's: elsewhere unknown, ignored
+        return Play(card, take.mask)
+    value, declaration = p.get("value", 0), p.get("declaration", 0)
+    for key, v, allowed, text in (
+        ("value", value, range(1, 11), "1..10"),
+        ("declaration", declaration, (3, 10), "3, 10"),
+    ):
+        if key in p and (type(v) is not int or v not in allowed):
+            raise RecordError(f"play {i}: bad {key} {v!r}; allowed: {text}")
+    if value and rules.matta != "play":
+        raise RecordError(
+            f"play {i}: a value is named only under matta=play, the rules have matta={rules.matta}"
+        )
+    try:
+        return Play(card, take.mask, value, declaration)
+    except CardError as e:
+        raise RecordError(f"play {i}: {e}") from None
 
 
 def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, Play]]:
@@ -325,7 +376,7 @@ def _plays(obj: dict[str, Any], state: HandState) -> Iterator[tuple[HandState, P
         seat = _int(p, "seat")
         if seat != state.turn:
             raise RecordError(f"play {i}: seat {seat} played but it is seat {state.turn}'s turn")
-        play = _play(i, p)
+        play = _play(i, p, state.rules)
         yield state, play
         try:
             state.push(play)
@@ -341,6 +392,7 @@ def _check_content(
     """Deals, plays, score, totals and winner of a record; the final state, the totals
     after the hand and the winner."""
     table, deals = _deals(obj)
+    _check_voids(obj, rules)
     state = HandState.from_deals(rules, dealer, table, deals)
     _check_opening(obj, rules, state)
     for _ in _plays(obj, state):
@@ -364,12 +416,44 @@ def _opening(obj: dict[str, Any]) -> CardSet:
     return CardSet(_cards(obj["opening"], "opening")) if "opening" in obj else CardSet()
 
 
+def _check_voids(obj: dict[str, Any], rules: Rules) -> None:
+    """A Cirulla record's ``voids`` (docs/rules.md §11): each a first table the rules void
+    (two or more aces with ``aces_redeal``, three or more kings with ``kings_redeal``).
+    Elsewhere the field is unknown, so ignored; the accepted table is checked with the
+    deals (:meth:`HandState.from_deals`)."""
+    if rules.capture_mode != "cirulla" or "voids" not in obj:
+        return
+    for k, raw in enumerate(_list(obj["voids"], "voids")):
+        table = CardSet(_cards(raw, f"void deal {k}"))
+        if len(table) != rules.table_cards:
+            raise RecordError(
+                f"void deal {k} has {len(table)} table cards, the rules deal {rules.table_cards}"
+            )
+        if table.mask & ~rules.deck_mask:
+            raise RecordError(
+                f"void deal {k}: {CardSet(table.mask & ~rules.deck_mask)} not in the deck"
+            )
+        aces = sum(1 for c in table if c % 10 == 0)
+        kings = sum(1 for c in table if c % 10 == 9)
+        if not ((rules.aces_redeal and aces >= 2) or (rules.kings_redeal and kings >= 3)):
+            why = [
+                f"aces_redeal={str(rules.aces_redeal).lower()}",
+                f"kings_redeal={str(rules.kings_redeal).lower()}",
+            ]
+            raise RecordError(
+                f"void deal {k}: the table [{table}] is not void ({plural(aces, 'ace')}, "
+                f"{plural(kings, 'king')}; {', '.join(why)})"
+            )
+
+
 def _check_opening(obj: dict[str, Any], rules: Rules, state: HandState) -> None:
     """The record's ``opening`` is what the rules take from its first table."""
     given = _opening(obj)
-    want = state.opening if rules.opening_fifteen else CardSet()
+    want = state.opening if takes_opening(rules) else CardSet()
     if given == want:
         return
+    if rules.capture_mode == "cirulla":
+        _opening_count_error(given, want, rules, state)
     if not want and not rules.opening_fifteen:
         raise RecordError(f"opening is [{given}] but the rules have opening_fifteen=false")
     if not want:
@@ -405,6 +489,30 @@ def _check_score(obj: dict[str, Any], rules: Rules, state: HandState, before: li
         raise RecordError(f"totals_after is {after}, expected {want_after}")
 
 
+def _opening_count_error(given: CardSet, want: CardSet, rules: Rules, state: HandState) -> None:
+    """Raise the RecordError of a Cirulla record whose ``opening`` is not what
+    ``opening_count`` (docs/rules.md §11) takes: the table adding up to 15 or 30."""
+    table = want or state.table
+    wild = rules.matta != "none" and MATTA in table
+    adds = f"adds up to {table.value_sum()}"
+    if wild:
+        base = (table - CardSet([MATTA])).value_sum()
+        adds += f" (the matta {card_name(MATTA)} as any value: {base + 1}..{base + 10})"
+    if not rules.opening_count:
+        raise RecordError(f"opening is [{given}] but the rules have opening_count=false")
+    if not want:
+        raise RecordError(
+            f"opening is [{given}] but the first table [{table}] {adds}, neither 15 nor 30: "
+            "no opening count"
+        )
+    if not given:
+        raise RecordError(
+            f"opening is missing: the first table [{table}] {adds}, so the dealer's side "
+            "takes it at the opening count (opening_count=true)"
+        )
+    raise RecordError(f"opening is [{given}], the rules take [{want}] (the whole first table)")
+
+
 # --------------------------------------------------------------------------- decoding
 def decode_hand(obj: Any) -> tuple[HandState, list[Play]]:
     """A hand record as the position at its deal and its plays in order: the one way a
@@ -422,7 +530,7 @@ def decode_hand(obj: Any) -> tuple[HandState, list[Play]]:
     rules, _match, _hand, dealer, before = _header(obj)
     table, deals = _deals(obj)
     state = HandState.from_deals(rules, dealer, table, deals, match_totals=before)
-    plays = [_play(i, p) for i, p in enumerate(_list(obj.get("plays"), "plays"))]
+    plays = [_play(i, p, rules) for i, p in enumerate(_list(obj.get("plays"), "plays"))]
     return state, plays
 
 
@@ -530,9 +638,13 @@ def show_hand(obj: Any) -> list[str]:
         seats = [(dealer + 1 + j) % n for j in range(n)]
         return f"deal {d + 1}: " + ", ".join(f"seat {s} [{cards(deals[d][s])}]" for s in seats)
 
+    voids = obj.get("voids") if rules.capture_mode == "cirulla" else None
+    if voids:  # checked above
+        shown_voids = ", ".join(f"[{cards(_cards(t, 'void deal'))}]" for t in voids)
+        out.insert(1, f"void deals before this one (first tables): {shown_voids}")
     out.append(deal_line(0))
-    if rules.opening_fifteen and state.opening:
-        out.append(opening_line(rules, dealer, state.opening))
+    if takes_opening(rules) and state.opening:
+        out.append(opening_line(rules, dealer, state.opening, state.opening_scope))
     dealt, held_after = 1, sum(len(h) for h in state.hands)
     last_pile = [p.mask for p in state.piles]
     remainder = CardSet()
@@ -547,12 +659,15 @@ def show_hand(obj: Any) -> list[str]:
         result = st.push(play)
         st.pop()
         take = CardSet(play.take)
+        played = str(Play(play.card, 0, play.value))  # with the matta's named value
         if take:
-            what = f"{card_name(play.card)} takes {cards(take)}"
+            what = f"{played} takes {cards(take)}"
             remainder = before_table - take
         else:
-            what = f"{card_name(play.card)} is laid"
+            what = f"{played} is laid"
             remainder = before_table | CardSet([play.card])
+        if play.declaration:
+            what = f"declares {play.declaration}, {what}"
         marks = " SCOPA" if result.scopa else ""
         marks += " (ace sweep)" if result.ace_sweep else ""
         hand_text = f"[{cards(before_hand)}]"
@@ -581,17 +696,21 @@ def show_hand(obj: Any) -> list[str]:
     return out
 
 
-def opening_line(rules: Rules, dealer: int, opening: CardSet) -> str:
+def opening_line(rules: Rules, dealer: int, opening: CardSet, scope: int = 0) -> str:
     """``opening: ...``: what the dealer's side (or the first player's, by
     ``opening_fifteen_to``) took at the deal by ``opening_fifteen`` (one scopa for a table
-    of fifteen, two for two fifteens: docs/rules.md §9)."""
+    of fifteen, two for two fifteens: docs/rules.md §9) or Cirulla's ``opening_count``
+    (``scope``, the state's :attr:`~HandState.opening_scope`: 15 or 30, §11)."""
     side_word = "team" if rules.teams else "side"
-    scope = opening.value_sum() // 15
-    what = "fifteen" if scope == 1 else "two fifteens"
+    if rules.capture_mode == "cirulla":
+        what = "adds up to " + ("15" if scope == 1 else "30")
+    else:
+        scope = opening.value_sum() // 15
+        what = "makes " + ("fifteen" if scope == 1 else "two fifteens")
     marks = "SCOPA" if scope == 1 else f"SCOPA x{scope}"
     side = rules.side_of(rules.opening_seat(dealer))
     return (
-        f"opening: the table makes {what}, {side_word} {side} (the "
+        f"opening: the table {what}, {side_word} {side} (the "
         f"{rules.opening_taker_name}) takes {opening} {marks}"
     )
 

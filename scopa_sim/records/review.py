@@ -508,7 +508,7 @@ def review_hand(
     for k, play in enumerate(plays):
         seat = state.turn
         e = ev.evaluate(state, seed)
-        i = e.index(play)
+        i = e.index(state.listed_play(play))  # a matta's other legal value: its listed play
         loss = e.loss(i)
         forced = len(e.plays) == 1
         order = sorted(range(len(e.plays)), key=lambda j: (-e.means[j], j))
@@ -589,10 +589,17 @@ def review_tasks(
     hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs.
 
     Raises:
-        ReviewError: ``workers`` below 1.
+        ReviewError: ``workers`` below 1, or a belief model asked for on a Cirulla hand.
     """
     if workers < 1:
         raise ReviewError(f"workers must be at least 1, not {workers}")
+    if belief_model is not None:
+        for t in tasks:
+            if json.loads(t.text)["rules"].get("capture_mode") == "cirulla":
+                raise ReviewError(
+                    f"{t.file} line {t.line}: belief models do not read capture_mode=cirulla "
+                    "yet: drop the belief"
+                )
     out: list[HandReview] = []
     if workers == 1 or len(tasks) < 2:
         for t in tasks:

@@ -16,7 +16,7 @@ from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
 from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.bots.registry import PolicySpec
-from scopa_sim.errors import MatchError
+from scopa_sim.errors import MatchError, RulesError
 from scopa_sim.game.cards import Card
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, check_match_totals, score_points
@@ -44,6 +44,11 @@ class HandLog:
     totals_after: tuple[int, ...]
     winner: int | None
     redeals: int = 0
+    #: Cirulla (RULES.md §10): each play's kernel word (:attr:`Play.meta`: the value named
+    #: for the matta, the declaration's points), in play order; empty in every other game.
+    metas: tuple[int, ...] = ()
+    #: Cirulla: the first tables (card masks) of the deals voided before the accepted one.
+    voids: tuple[int, ...] = ()
 
 
 def first_dealer(seed: int, match: int, players: int) -> int:
@@ -108,20 +113,31 @@ def match_winner(rules: Rules, totals: Sequence[int], piles: Sequence[int]) -> i
         tuple(int(piles[s]) if s < n else 0 for s in range(4)),
         n,
         rules.target,
-        rules.napola and rules.napola_all_denari_wins,
+        all_denari_wins(rules),
     )
     return None if winner < 0 else int(winner)
 
 
+def all_denari_wins(rules: Rules) -> bool:
+    """Whether a side holding the ten denari wins the match at once: ``napola_all_denari_wins``
+    (with ``napola``), or Cirulla's ``cappotto`` (RULES.md §10)."""
+    if rules.capture_mode == "cirulla":
+        return rules.cappotto
+    return rules.napola and rules.napola_all_denari_wins
+
+
 @dataclass(frozen=True)
 class HandPlay:
-    """One hand as played: deck order, plays and final state (before match bookkeeping)."""
+    """One hand as played: deck order, plays and final state (before match bookkeeping);
+    in Cirulla also each play's kernel word and the void deals' tables (:class:`HandLog`)."""
 
     deck: tuple[Card, ...]
     redeals: int
     plays: tuple[tuple[int, Card, int], ...]
     score: tuple[tuple[int, ...], ...]
     piles: tuple[int, ...]
+    metas: tuple[int, ...] = ()
+    voids: tuple[int, ...] = ()
 
 
 class HandPlayer:
@@ -145,10 +161,13 @@ class HandPlayer:
             from scopa_sim.sim.duplicate import swap_permutation
 
             self._perm = swap_permutation(rules)
-        self._r = rules.to_array()
+        self._cirulla = rules.capture_mode == "cirulla"
+        if self._cirulla:
+            check_cirulla_policies(policies, swapped)
+        self._r = rules._packed if self._cirulla else rules.to_array()
         self.kernel = all(p.is_kernel for p in policies)
         self._codes = np.zeros(4, dtype=np.int64)
-        self._bots = [] if self.kernel else [p.bot() for p in policies]
+        self._bots = [] if self.kernel or self._cirulla else [p.bot() for p in policies]
         for bot in self._bots:
             bot.prepare(rules)  # e.g. a match-equity table that does not fit these rules
         self._model = K.NO_MODEL  # the learned policy's weights, where a seat plays it
@@ -169,6 +188,8 @@ class HandPlayer:
     ) -> HandPlay:
         """Hand ``hand`` of match ``match`` dealt by seat ``dealer``, the sides' match points
         being ``totals`` before it (default 0 each)."""
+        if self._cirulla:
+            return self._play_cirulla(match, hand, dealer)
         rules, r = self.rules, self._r
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
         redeals = int(K.shuffle_deal(r, rng, self._deck))
@@ -209,6 +230,66 @@ class HandPlayer:
             score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
             piles=piles,
         )
+
+    def _play_cirulla(self, match: int, hand: int, dealer: int) -> HandPlay:
+        """:meth:`play` under Cirulla's rules (RULES.md §10) on its step kernels: the deck
+        shuffled again while the first table is void (the void tables kept), the opening
+        count, then the hand played out by the seats' kernel policies
+        (:func:`scopa_sim._engine.step.play_out_cirulla`) drawing from the stream
+        ``(seed, match, hand, STREAM_PLAY)``."""
+        rules, r = self.rules, self._r
+        seed = K.derive_seed(self.seed, match, hand, STREAM_DEAL)
+        voids = np.zeros(8, dtype=np.int64)
+        count = int(K.shuffle_deal_cirulla(r, K.new_rng(seed), self._deck, voids))
+        if count > len(voids):  # more void deals than the buffer holds: the same draws again
+            voids = np.zeros(count, dtype=np.int64)
+            K.shuffle_deal_cirulla(r, K.new_rng(seed), self._deck, voids)
+        deck = tuple(int(c) for c in self._deck[: rules.deck])
+        state = self._state
+        K.start_hand_cirulla(state, r, self._deck, dealer, count)
+        rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
+        log_meta = np.empty(40, dtype=np.int64)
+        made = K.play_out_cirulla(
+            state, r, self._codes, rng, self._buf_card, self._buf_take,
+            np.empty(K.MAX_PLAYS, dtype=np.int64), self._scratch, self._log_card,
+            self._log_take, log_meta,
+        )  # fmt: skip
+        n = rules.players
+        plays = tuple(
+            ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))
+            for i in range(int(made))
+        )
+        score = self._hand.score_array()
+        return HandPlay(
+            deck=deck,
+            redeals=count,
+            plays=plays,
+            score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
+            piles=self._hand.pile_masks,
+            metas=tuple(int(m) for m in log_meta[:made]),
+            voids=tuple(int(t) for t in voids[:count]),
+        )
+
+
+#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies.
+CIRULLA_POLICIES = ("random", "greedy", "expert")
+
+
+def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False) -> None:
+    """Cirulla's hands (RULES.md §10) are played by :data:`CIRULLA_POLICIES`, dealt as
+    shuffled (not ``swapped``).
+
+    Raises:
+        RulesError: another policy, or swapped deals, in one line.
+    """
+    for p in policies:
+        if p.name not in CIRULLA_POLICIES:
+            raise RulesError(
+                f"policy {p.name!r} does not play capture_mode=cirulla yet; allowed: "
+                + ", ".join(CIRULLA_POLICIES)
+            )
+    if swapped:
+        raise RulesError("capture_mode=cirulla is not dealt as duplicate deals yet")
 
 
 def start_totals(rules: Rules, start: Sequence[int] | None) -> list[int]:
@@ -278,6 +359,8 @@ def play_match(
             totals_after=tuple(totals),
             winner=winner,
             redeals=hp.redeals,
+            metas=hp.metas,
+            voids=hp.voids,
         )
         if winner is not None:
             return

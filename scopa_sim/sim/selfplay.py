@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim.bots.base import KERNEL_CODES
+from scopa_sim.bots.base import KERNEL_CODES, LEARNED_NOT_CIRULLA
 from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.errors import PolicyError, SimulationError
 from scopa_sim.game.rules import Rules
@@ -47,7 +47,7 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
     if hands < 1:
         raise SimulationError(f"need at least 1 hand, got {hands}")
     if rules.cirulla and "learned" in policies:
-        raise PolicyError("the learned policy does not play Cirulla (capture_mode=cirulla) yet")
+        raise PolicyError(LEARNED_NOT_CIRULLA)
     codes = np.zeros(4, dtype=np.int64)
     codes[: len(policies)] = [KERNEL_CODES[p] for p in policies]
     out = np.zeros((hands, 4), dtype=np.int64)

@@ -189,9 +189,9 @@ def fused_rows(
     model: np.ndarray | None = None,
 ) -> tuple[int, int]:
     """``K.fused_rows`` (``model``: the learned policy's weights, where a seat plays it),
-    or under Cirulla's rules (``r[R_CIRULLA]``) ``K.fused_rows_cirulla``: the jitted
+    or under Cirulla's rules (``K.is_cirulla``) ``K.fused_rows_cirulla``: the jitted
     loop's rows (see there)."""
-    if r[K.R_CIRULLA]:
+    if K.is_cirulla(r):
         return K.fused_rows_cirulla(r, codes, seed, by_match, first, n, out)
     return K.fused_rows(r, codes, seed, by_match, first, n, out, model=model)
 

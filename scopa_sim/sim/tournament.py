@@ -21,6 +21,7 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import TournamentError
 from scopa_sim.files import json_number
 from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import score_points
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.match import HandPlayer
 from scopa_sim.stats.estimate import Estimate
@@ -131,9 +132,9 @@ def _play_deals(
     out = []
     for d in range(lo, hi):
         dealer = d % rules.players
-        h1 = players[0].play(d, 0, dealer)
-        h2 = players[1].play(d, 0, dealer)
-        out.append((h1.score[0][-1] - h1.score[1][-1], h2.score[1][-1] - h2.score[0][-1]))
+        p1 = score_points(players[0].play(d, 0, dealer).score)
+        p2 = score_points(players[1].play(d, 0, dealer).score)
+        out.append((p1[0] - p1[1], p2[1] - p2[0]))
     return out
 
 

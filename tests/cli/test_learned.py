@@ -45,3 +45,17 @@ def test_learned_where_it_cannot_play_is_one_line(
     assert res.exit_code == 2, res.output
     lines = res.output.strip().splitlines()
     assert len(lines) == 1 and says in lines[0], res.output
+
+
+def test_the_learned_bot_refuses_a_cirulla_position() -> None:
+    from scopa_sim.bots.base import KernelBot
+    from scopa_sim.errors import PolicyError
+    from scopa_sim.game.rules import Rules
+    from scopa_sim.game.state import HandState
+
+    rules = Rules.make("cirulla")
+    bot = KernelBot("learned")
+    with pytest.raises(PolicyError, match="does not play Cirulla"):
+        bot.prepare(rules)
+    with pytest.raises(PolicyError, match="does not play Cirulla"):
+        bot.analyse(HandState.deal(rules, seed=1), seed=1)

@@ -521,10 +521,7 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
 @pytest.mark.parametrize(
     "args",
     [
-        ("play", "--preset", "cirulla", "--matches", "1"),
         ("simulate", "--preset", "cirulla", "--policy", "ismcts", "--hands", "2", "--out", "{tmp}"),
-        ("tournament", "--preset", "cirulla", "--policy", "random", "--policy", "greedy"),
-        ("advise", "--preset", "cirulla", "--hand", "2S 3D 4C", "--table", "5H 6H 7S JC"),
         ("equity", "--preset", "cirulla-4", "--out", "{tmp}/eq.json"),
     ],
 )

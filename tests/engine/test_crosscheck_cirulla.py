@@ -344,8 +344,9 @@ def test_a_cirulla_state_is_refused_by_every_other_kernel_in_one_line() -> None:
     with pytest.raises(RulesError, match="capture_mode=cirulla is not played") as info:
         state._r  # noqa: B018 - the access is the test
     assert "\n" not in str(info.value)
+    # a search bot (the kernel bots play it: tests/bots/test_kernel_bot_cirulla.py)
     with pytest.raises(RulesError):
-        PolicySpec.parse("greedy").bot().choose(state, 1)
+        PolicySpec.parse("pimc:worlds=4").bot().choose(state, 1)
     with pytest.raises(AttributeError):
         state.nothing  # noqa: B018
     scopa = Rules.make("scopa")
