@@ -654,7 +654,8 @@ def learning_curve(
     count in ``sizes``, a model fitted (as the training did) to its first so many data
     pieces, measured against ``opponent`` (the model with the exact endgame) on ``pairs``
     deals of the evaluation's run; each point: pieces, decisions, the CPU seconds of
-    those pieces and of the fit, the estimate with its interval.
+    those pieces and of the fit, the estimate with its interval (all the pieces: the
+    training's own model and measurement, when it measured against ``opponent``).
 
     Raises:
         FileError: ``out`` holds no finished training.
@@ -669,6 +670,12 @@ def learning_curve(
     points = []
     for n in sizes:
         use = paths[:n]
+        done = _read_json(out / f"eval-{opponent}.json")
+        if len(use) == len(paths) and done is not None and done.get("digest") == doc["digest"]:
+            points.append({"pieces": len(use), "decisions": doc["decisions"],
+                           "cpu_seconds": doc["cpu_seconds"]["train"],
+                           **{k: done[k] for k in ("estimate", "low", "high", "n")}})  # fmt: skip
+            continue  # the training's own model and measurement
         samples = load_samples([str(p) for p in use])
         data_cpu = 0.0
         for p in use:
