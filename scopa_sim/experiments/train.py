@@ -16,6 +16,7 @@ Usage::
     python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
         --json CURVE.json
     python -m scopa_sim.experiments.train plot CURVE.json [CURVE.json ...] --png FIG.png
+    python -m scopa_sim.experiments.train table TRAIN_DIR/train.json [...]
 
 The whole pipeline for a preset (data in resumable pieces, the fit, the evaluation,
 shipping the weights) is ``scopa-sim train`` (:func:`scopa_sim.sim.training.train`); the
@@ -227,6 +228,26 @@ def curve_command(train_dir: str, sizes: str, pairs: int, opponent: str, json_pa
            "points": points}  # fmt: skip
     with open(json_path, "w") as f:
         json.dump(out, f, indent=2)
+
+
+@main.command("table")
+@click.argument("train_json", nargs=-1, required=True)
+def table_command(train_json: tuple[str, ...]) -> None:
+    """A markdown table of trainings (their ``train.json``): per preset the model's digest,
+    the data, the training's CPU time and the margins with their 95% CIs."""
+    _say("| preset | model (digest) | data: hands, decisions | CPU min (data + fit) "
+         "| vs expert | vs expert+exact | n (deals) |")  # fmt: skip
+    _say("|---|---|---|---|---|---|---|")
+    for path in train_json:
+        with open(path) as f:
+            d = json.load(f)
+        r = d["results"]
+        cell = {
+            k: f"{v['estimate']:+.4f} [{v['low']:+.4f}, {v['high']:+.4f}]" for k, v in r.items()
+        }
+        _say(f"| {d['preset']} | H{d['hidden']} `{d['digest'][:16]}` | {d['config']['hands']:,}, "
+             f"{d['decisions']:,} | {d['cpu_seconds']['train'] / 60:.1f} | {cell['expert']} "
+             f"| {cell['expert+exact']} | {r['expert']['n']:,} |")  # fmt: skip
 
 
 @main.command("plot")

@@ -110,3 +110,5 @@ def test_a_learning_curve_is_measured_and_drawn(tmp_path: Path) -> None:
     assert points[1]["estimate"] == whole["results"]["expert+exact"]["estimate"]
     r = run(T.main, ["plot", curve, "--png", png])
     assert r.exit_code == 0 and Path(png).stat().st_size > 10_000
+    r = run(T.main, ["table", str(tmp_path / "t" / "train.json")])
+    assert r.exit_code == 0 and r.output.count("\n") == 3 and "| scopa | H4 `" in r.output
