@@ -11,7 +11,7 @@ Usage::
         [--hidden H] [--epochs E] [--lr LR] [--l2 L2] [--loss centred|softmax] [--tau T]
         [--max-plays N] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
-        [--pairs N] [--exact]
+        [--pairs N] [--exact] [--bots]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
     python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
         --json CURVE.json
@@ -184,11 +184,13 @@ def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epoc
 @click.option("--opponent", default="expert", show_default=True)
 @click.option("--pairs", type=int, default=20000, show_default=True)
 @click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
+@click.option("--bots", is_flag=True, help="play through the bots (play_deal), not the harness")
 def versus_command(
-    preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool
+    preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool, bots: bool
 ) -> None:
     """The model's margin against an opponent on paired deals."""
-    e = versus(Rules.make(preset), load_model(model_path), opponent, pairs, seed, exact)
+    rules, model = Rules.make(preset), load_model(model_path)
+    e = versus(rules, model, opponent, pairs, seed, exact, bots)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
 
 

@@ -267,14 +267,21 @@ def versus_samples(
 
 
 def versus(
-    rules: Rules, model: np.ndarray, opponent: str, pairs: int, seed: int, exact: bool = False
+    rules: Rules,
+    model: np.ndarray,
+    opponent: str,
+    pairs: int,
+    seed: int,
+    exact: bool = False,
+    bots: bool = False,
 ) -> Estimate:
     """The learned model's (with ``exact``: and the exact endgame's) mean margin per deal
     against ``opponent`` over ``pairs`` deals, with its 95% interval: a harness kind
-    through :func:`versus_samples` (deals of its run ``seed``), a search through
-    :func:`scopa_sim.bots.search.play_deal` (paired seat-swapped deals :func:`deal_seed`,
-    two sides)."""
-    if opponent.partition("+")[0] in ("learned", "random", "greedy", "expert"):
+    through :func:`versus_samples` (deals of its run ``seed``), a search (or, with
+    ``bots``, any policy) through :func:`scopa_sim.bots.search.play_deal` with the bots
+    (paired seat-swapped deals :func:`deal_seed`, two sides)."""
+    harness = opponent.partition("+")[0] in ("learned", "random", "greedy", "expert")
+    if harness and not bots:
         return normal_ci(versus_samples(rules, model, opponent, pairs, seed, exact))
     if rules.sides != 2:
         raise ValueError("versus a search measures two sides")

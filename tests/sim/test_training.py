@@ -120,3 +120,8 @@ def test_a_directory_of_another_training_or_of_other_files_is_refused(tmp_path: 
     (tmp_path / "file").write_text("")
     with pytest.raises(InputError, match="cannot write the training directory"):
         T.train(tiny(), tmp_path / "file")
+
+
+def test_versus_plays_through_the_bots_when_asked() -> None:
+    e = T.versus(Rules.make("scopa-4"), BL.new_model(0, 0), "expert", 4, 1, exact=True, bots=True)
+    assert e.n == 4 and e.estimate == 0.0  # a new model plays as the expert bot
