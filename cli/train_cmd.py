@@ -59,7 +59,8 @@ def train_cmd(
 
     The work is done in pieces in OUT (data chunks, the model, each evaluation), each
     written whole: run the same command again after an interrupt to resume; the weights
-    are the same. Progress goes to standard error; OUT/train.json records the command,
+    are the same (another --hidden, --epochs, --lr, --l2, --pairs or --eval-seed on the
+    same OUT reuses its data). Progress goes to standard error; OUT/train.json records the command,
     the samples, the CPU seconds, the model's digest and the results.
 
     Example: scopa-sim train --preset scopa-3 --out runs/train-scopa-3 --hands 20000 --ship

@@ -421,6 +421,11 @@ class TrainConfig:
         return out
 
 
+#: The fields the data pieces depend on: a directory holding pieces of other values is
+#: refused; another fit or evaluation of the same data reuses them.
+DATA_FIELDS = ("preset", "seed", "hands", "chunk", "worlds", "rate", "search_hands", "search_chunk")
+
+
 def _piece_seed(seed: int, first: int) -> int:
     """The search seed of the search piece starting at hand ``first``."""
     return int(np.random.SeedSequence([seed, 41, first]).generate_state(1, np.uint64)[0] >> 1)
@@ -450,7 +455,9 @@ def _data_piece(path: Path, cfg: TrainConfig, rules: Rules, kind: str, first: in
 
 
 def _prepare(out: Path, cfg: TrainConfig, rules: Rules) -> None:
-    """Make the directory ``out`` and its ``config.json``, or check the one there.
+    """Make the directory ``out`` and its ``config.json``, or check the one there: the
+    same data (:data:`DATA_FIELDS`) with another fit or evaluation keeps the data pieces
+    and removes the model and its evaluations, to be made again.
 
     Raises:
         InputError: ``out`` cannot be written, holds another configuration's pieces, or
@@ -470,14 +477,20 @@ def _prepare(out: Path, cfg: TrainConfig, rules: Rules) -> None:
                          f"{e.strerror or e}") from None  # fmt: skip
     path = out / "config.json"
     if path.exists():
-        old = _read_json(path)
-        if old != doc:
-            was = (old or {}).get("config", {})
-            diff = [k for k in now if was.get(k) != now[k]] or ["format"]
+        old = _read_json(path) or {}
+        if old == doc:
+            return
+        was = old.get("config", {})
+        diff = [k for k in DATA_FIELDS if was.get(k) != now[k]]
+        if diff or any(old.get(k) != doc[k] for k in ("format", "rules", "layout_version")):
             raise InputError(
-                f"{shown_path(out)} holds the pieces of another training (its {', '.join(diff)} "
-                "differ): give another --out, or the same arguments to resume it"
+                f"{shown_path(out)} holds the pieces of another training (its "
+                f"{', '.join(diff or ['format'])} differ): give another --out, or the same "
+                "data arguments to resume it"
             )
+        for name in ("train.json", "fit.json", "model.npy", *(p.name for p in out.glob("eval-*"))):
+            (out / name).unlink(missing_ok=True)  # another fit or evaluation of the same data
+        _write_json(path, doc)
         return
     others = [p.name for p in out.iterdir() if p.name != "data"] + [
         p.name for p in (out / "data").iterdir()
@@ -541,7 +554,8 @@ def train(
     of :data:`OPPONENTS`, and ``out/train.json`` (the command, the configuration, the
     samples, the CPU seconds of every piece, the model's digest, the results). A piece
     already in ``out`` and valid is not computed again, so running an interrupted
-    training again with the same arguments resumes it; the weights are the same.
+    training again with the same arguments resumes it; the weights are the same. Another
+    fit or evaluation of the same data (:data:`DATA_FIELDS` unchanged) reuses the data.
 
     Args:
         cfg: what to compute.
@@ -554,7 +568,7 @@ def train(
 
     Raises:
         InputError: a bad configuration (:meth:`TrainConfig.check`), or ``out`` unwritable
-            or holding another training's pieces.
+            or holding another training's data pieces.
     """
     rules = cfg.check()
     out = Path(out)

@@ -125,3 +125,14 @@ def test_a_directory_of_another_training_or_of_other_files_is_refused(tmp_path: 
 def test_versus_plays_through_the_bots_when_asked() -> None:
     e = T.versus(Rules.make("scopa-4"), BL.new_model(0, 0), "expert", 4, 1, exact=True, bots=True)
     assert e.n == 4 and e.estimate == 0.0  # a new model plays as the expert bot
+
+
+def test_another_fit_of_the_same_data_reuses_the_data_pieces(tmp_path: Path) -> None:
+    T.train(tiny(), tmp_path / "a")
+    pieces = {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()}
+    doc = T.train(tiny(lr=0.002, pairs=10), tmp_path / "a")
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()} == pieces
+    assert doc["digest"] == T.train(tiny(lr=0.002, pairs=10), tmp_path / "b")["digest"]
+    assert doc["results"]["expert"]["n"] == 10
+    first = T.train(tiny(), tmp_path / "a")  # and back: the first model again
+    assert first["digest"] == T.train(tiny(), tmp_path / "c")["digest"] != doc["digest"]
