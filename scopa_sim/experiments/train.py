@@ -262,6 +262,7 @@ def plot_command(curves: tuple[str, ...], png_path: str) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker
 
     if len(curves) > 8:
         raise click.BadParameter("at most 8 curves")
@@ -279,10 +280,14 @@ def plot_command(curves: tuple[str, ...], png_path: str) -> None:
         opponents.add(doc["opponent"])
     ax.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_xscale("log")
+    ticks = [0.25, 0.5, 1, 2, 5, 10, 20, 50, 100]
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     ax.set_xlabel("training CPU time, minutes on one core (data + fit; log scale)")
-    ax.set_ylabel("learned margin, points per deal")
-    ax.set_title(f"Learned policy against {' / '.join(sorted(opponents))}: learning curves "
-                 "(95% CI)", fontsize=10)  # fmt: skip
+    ax.set_ylabel("margin of learned (with the exact endgame),\npoints per deal")
+    ax.set_title(f"Learned policy against {' / '.join(sorted(opponents))}: strength against "
+                 "training cost (95% CI)", fontsize=10)  # fmt: skip
     ax.legend(title="preset", fontsize=8)
     ax.grid(alpha=0.3)
     fig.tight_layout()
