@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 from scopa_sim_cli.main import cli
 
 from scopa_sim.sim import training as T
@@ -23,7 +23,7 @@ TINY = ["--seed", "3", "--hands", "24", "--chunk", "8", "--worlds", "2", "--hidd
         "--epochs", "2", "--pairs", "20"]  # fmt: skip
 
 
-def run(*args: str) -> object:
+def run(*args: str) -> Result:
     return CliRunner().invoke(cli, ["train", *args], prog_name="scopa-sim")
 
 
