@@ -139,6 +139,13 @@ def load_model(path: str | Path) -> np.ndarray:
     return w
 
 
+def _umask() -> int:
+    """The process's file-mode creation mask."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @contextmanager
 def _atomic(path: Path) -> Iterator[Any]:
     """An open binary file that replaces ``path`` when the block ends without an error
@@ -146,6 +153,7 @@ def _atomic(path: Path) -> Iterator[Any]:
     old file or the whole new one, never a part."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())  # as open() would make it, not mkstemp's 0o600
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()

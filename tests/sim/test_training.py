@@ -136,3 +136,9 @@ def test_another_fit_of_the_same_data_reuses_the_data_pieces(tmp_path: Path) -> 
     assert doc["results"]["expert"]["n"] == 10
     first = T.train(tiny(), tmp_path / "a")  # and back: the first model again
     assert first["digest"] == T.train(tiny(), tmp_path / "c")["digest"] != doc["digest"]
+
+
+def test_the_pieces_are_readable_as_files_open_makes_them(tmp_path: Path) -> None:
+    T.train(tiny(), tmp_path / "a")
+    for p in [tmp_path / "a" / "model.npy", *(tmp_path / "a" / "data").iterdir()]:
+        assert p.stat().st_mode & 0o044 == 0o044 & ~T._umask(), p
