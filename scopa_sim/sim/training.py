@@ -639,7 +639,9 @@ def weights_dir() -> Path:
 def ship(out: str | Path, dest: Path | None = None) -> dict[str, Any]:
     """Copy the trained model of the training directory ``out`` into the package's
     weights (``dest``, default :func:`weights_dir`): ``<preset>.npy`` and its entry in
-    ``manifest.json`` (the other presets' entries kept); returns the entry.
+    ``manifest.json`` (the other presets' entries kept): the file's SHA-256, the model's
+    digest, its sizes and layout version, the rules' digest (:meth:`Rules.digest`) and
+    options, the command, seed, decisions and training CPU seconds; returns the entry.
 
     Raises:
         FileError: ``out`` holds no finished training (``train.json`` and its model).
@@ -663,7 +665,8 @@ def ship(out: str | Path, dest: Path | None = None) -> dict[str, Any]:
         "n_sparse": BL.N_SPARSE,
         "n_dense": BL.N_DENSE,
         "version": KL.VERSION,
-        "rules": doc["rules"],
+        "rules": Rules.make(preset).digest(),
+        "rules_options": doc["rules"],
         "command": doc["command"],
         "seed": doc["config"]["seed"],
         "decisions": doc["decisions"],

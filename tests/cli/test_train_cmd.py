@@ -36,7 +36,7 @@ def test_train_fits_measures_and_ships(tmp_path: Path, monkeypatch: pytest.Monke
     doc = json.loads((tmp_path / "t" / "train.json").read_text())
     manifest = json.loads((tmp_path / "weights" / "manifest.json").read_text())
     assert manifest["presets"]["scopa-4"]["digest"] == doc["digest"]
-    assert manifest["presets"]["scopa-4"]["rules"]["players"] == 4
+    assert manifest["presets"]["scopa-4"]["rules_options"]["players"] == 4
 
 
 @pytest.mark.parametrize(

@@ -77,6 +77,8 @@ def test_a_training_ships_its_weights_into_a_manifest(tmp_path: Path) -> None:
     assert manifest["presets"]["scopa-3"] == entry
     assert entry["digest"] == doc["digest"] and entry["file"] == "scopa-3.npy"
     assert entry["n_sparse"] == BL.N_SPARSE and entry["hidden"] == 4
+    assert entry["rules"] == Rules.make("scopa-3").digest()
+    assert entry["rules_options"] == Rules.make("scopa-3").as_dict()
     assert BL.model_digest(np.load(dest / "scopa-3.npy")) == doc["digest"]
     with pytest.raises(FileError, match="no finished training"):
         T.ship(tmp_path / "none", dest)
