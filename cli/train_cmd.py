@@ -55,15 +55,16 @@ def train_cmd(
 ) -> None:
     """Train the learned policy of a preset: rollout samples (8 worlds, the exact endgame
     where it applies), optionally search labels, the fit, then its margin against
-    ``expert`` and ``expert+exact`` on paired deals with the 95% CI.
+    expert and expert+exact on paired deals with the 95% CI.
 
     The work is done in pieces in OUT (data chunks, the model, each evaluation), each
     written whole: run the same command again after an interrupt to resume; the weights
-    are the same (another --hidden, --epochs, --lr, --l2, --pairs or --eval-seed on the
-    same OUT reuses its data). Progress goes to standard error; OUT/train.json records the command,
-    the samples, the CPU seconds, the model's digest and the results.
+    are the same (more --hands, or another --hidden, --epochs, --lr, --l2, --pairs or
+    --eval-seed on the same OUT reuse the data pieces there). Progress goes to standard
+    error; OUT/train.json records the command, the samples, the CPU seconds, the model's
+    digest and the results.
 
-    Example: scopa-sim train --preset scopa-3 --out runs/train-scopa-3 --hands 20000 --ship
+    Example: scopa-sim train --preset scopa-3 --out runs/train/scopa-3 --hands 20000
     """
     command = "scopa-sim train " + shlex.join(sys.argv[2:]) if len(sys.argv) > 2 else None
     try:

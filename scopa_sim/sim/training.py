@@ -430,8 +430,9 @@ class TrainConfig:
 
 
 #: The fields the data pieces depend on: a directory holding pieces of other values is
-#: refused; another fit or evaluation of the same data reuses them.
-DATA_FIELDS = ("preset", "seed", "hands", "chunk", "worlds", "rate", "search_hands", "search_chunk")
+#: refused; another fit or evaluation, or more (or fewer) hands, reuse them (a piece
+#: names its first hand and its count, and is made again where they differ).
+DATA_FIELDS = ("preset", "seed", "chunk", "worlds", "rate", "search_chunk")
 
 
 def _piece_seed(seed: int, first: int) -> int:
@@ -563,7 +564,8 @@ def train(
     samples, the CPU seconds of every piece, the model's digest, the results). A piece
     already in ``out`` and valid is not computed again, so running an interrupted
     training again with the same arguments resumes it; the weights are the same. Another
-    fit or evaluation of the same data (:data:`DATA_FIELDS` unchanged) reuses the data.
+    fit or evaluation, or more hands (:data:`DATA_FIELDS` unchanged), reuses the data
+    pieces there.
 
     Args:
         cfg: what to compute.

@@ -60,8 +60,8 @@ def test_an_unwritable_or_foreign_directory_is_refused(tmp_path: Path) -> None:
     r = run("--preset", "scopa", "--out", str(tmp_path / "file" / "sub"), *TINY)
     assert r.exit_code == 2 and "cannot write the training directory" in r.output
     assert run("--preset", "scopa", "--out", str(tmp_path / "a"), *TINY).exit_code == 0
-    r = run("--preset", "scopa", "--out", str(tmp_path / "a"), *TINY, "--hands", "16")
-    assert r.exit_code == 2 and "another training (its hands differ)" in r.output
+    r = run("--preset", "scopa", "--out", str(tmp_path / "a"), *TINY, "--worlds", "3")
+    assert r.exit_code == 2 and "another training (its worlds differ)" in r.output
 
 
 @pytest.mark.slow

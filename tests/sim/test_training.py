@@ -113,8 +113,8 @@ def test_bad_configurations_are_refused_before_any_work(
 
 def test_a_directory_of_another_training_or_of_other_files_is_refused(tmp_path: Path) -> None:
     T.train(tiny(), tmp_path / "a")
-    with pytest.raises(InputError, match=r"another training .*hands"):
-        T.train(tiny(hands=16), tmp_path / "a")
+    with pytest.raises(InputError, match=r"another training .*chunk"):
+        T.train(tiny(chunk=4), tmp_path / "a")
     (tmp_path / "b").mkdir()
     (tmp_path / "b" / "notes.txt").write_text("mine")
     with pytest.raises(InputError, match="not empty"):
@@ -144,3 +144,12 @@ def test_the_pieces_are_readable_as_files_open_makes_them(tmp_path: Path) -> Non
     T.train(tiny(), tmp_path / "a")
     for p in [tmp_path / "a" / "model.npy", *(tmp_path / "a" / "data").iterdir()]:
         assert p.stat().st_mode & 0o044 == 0o044 & ~T._umask(), p
+
+
+def test_more_hands_reuse_the_pieces_made(tmp_path: Path) -> None:
+    T.train(tiny(hands=16), tmp_path / "a")
+    pieces = {p: p.stat().st_mtime_ns for p in (tmp_path / "a" / "data").iterdir()}
+    assert len(pieces) == 2
+    doc = T.train(tiny(), tmp_path / "a")  # 24 hands: a third piece
+    assert doc["digest"] == T.train(tiny(), tmp_path / "b")["digest"]
+    assert all(p.stat().st_mtime_ns == t for p, t in pieces.items())
