@@ -39,6 +39,7 @@ LAZY_COMMANDS = {
     "equity": "scopa_sim_cli.equity_cmd:equity_cmd",
     "warm": "scopa_sim_cli.warm_cmd:warm_cmd",
     "board": "scopa_sim_cli.board_cmd:board_cmd",
+    "train": "scopa_sim_cli.train_cmd:train_cmd",
 }
 
 

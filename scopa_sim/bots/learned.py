@@ -178,20 +178,25 @@ def rollout_samples(
     ``rate`` of the decisions, each play's target is the hand's final margin for the
     deciding seat when the kinds ``cont`` finish it, in the true deal (``worlds = 0``)
     or averaged over ``worlds`` worlds consistent with the seat's information
-    (:func:`scopa_sim._engine.learned.rollout_samples`)."""
-    cap = int(count * 40 * rate * 4) + 40 * 64 + 1
-    s = Samples.empty(cap)
-    group = np.empty(cap, dtype=np.int64)
+    (:func:`scopa_sim._engine.learned.rollout_samples`, called again from the first hand
+    not done when its rows run out: the hands are independent)."""
     models = _models(model, rules.players)
-    done, rows, groups = KL.rollout_samples(
-        rules.to_array(), np.array(kinds, dtype=np.int64), models,
-        np.array(cont, dtype=np.int64), seed, first, count, rate, worlds, s.idx, s.k,
-        s.dense, s.y, group,
-    )  # fmt: skip
-    if done != count:  # pragma: no cover - the room above is ample
-        raise RuntimeError(f"rollout_samples stopped after {done} of {count} hands")
-    starts = np.searchsorted(group[:rows], np.arange(groups + 1)).astype(np.int64)
-    return Samples(s.idx[:rows], s.k[:rows], s.dense[:rows], s.y[:rows], starts)
+    ks, cs = np.array(kinds, dtype=np.int64), np.array(cont, dtype=np.int64)
+    parts: list[Samples] = []
+    at, end = first, first + count
+    while at < end:
+        left = end - at
+        cap = int(left * 40 * rate * 4) + 40 * 64 + 1
+        s = Samples.empty(cap)
+        group = np.empty(cap, dtype=np.int64)
+        done, rows, groups = KL.rollout_samples(
+            rules.to_array(), ks, models, cs, seed, at, left, rate, worlds, s.idx, s.k,
+            s.dense, s.y, group,
+        )  # fmt: skip
+        starts = np.searchsorted(group[:rows], np.arange(groups + 1)).astype(np.int64)
+        parts.append(Samples(s.idx[:rows], s.k[:rows], s.dense[:rows], s.y[:rows], starts))
+        at += done
+    return parts[0] if len(parts) == 1 else Samples.join(parts)
 
 
 def play_features(state: HandState, plays: list[Play]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -11,8 +11,16 @@ Usage::
         [--hidden H] [--epochs E] [--lr LR] [--l2 L2] [--loss centred|softmax] [--tau T]
         [--max-plays N] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
-        [--pairs N] [--exact]
+        [--pairs N] [--exact] [--bots]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
+    python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
+        --json CURVE.json
+    python -m scopa_sim.experiments.train plot CURVE.json [CURVE.json ...] --png FIG.png
+    python -m scopa_sim.experiments.train table TRAIN_DIR/train.json [...]
+
+The whole pipeline for a preset (data in resumable pieces, the fit, the evaluation,
+shipping the weights) is ``scopa-sim train`` (:func:`scopa_sim.sim.training.train`); the
+commands here are its steps one by one, for research, on the same functions.
 
 Everything is in 2-player ``scopa`` unless ``--preset`` says otherwise, and reproducible
 from ``--seed``: the samples' hands, the search's seeds, the model's first layer and the
@@ -32,212 +40,55 @@ order of its training passes derive from it, so the same command gives the same 
   values (only the differences between a decision's plays count) or of the softmax
   cross-entropy against the visit shares.
 * **Strength** (``versus``): paired seat-swapped deals against ``expert`` through the
-  harness kernel (:func:`scopa_sim.bots.learned.play_hands`), or against a search bot
+  harness kernel (:func:`scopa_sim.bots.learned.play_hands`; three or four sides: the
+  model at each seat in turn against the opponent's baseline,
+  :func:`scopa_sim.sim.training.versus_samples`), or against a search bot
   through :func:`scopa_sim.bots.search.play_deal`; the mean margin per deal pair with
   its 95% interval.
 * **Speed** (``speed``): self-play hands per second (CPU time of the thread) of the
   learned model and of ``expert`` in the same harness, alternated ``--repeats`` times.
+* **Learning curve** (``curve``, ``plot``): models fitted to the first 1, 2, 4, ... data
+  pieces of a ``scopa-sim train`` directory, each measured as the training measures its
+  model; the figure draws their strength against the training's CPU time.
 """
 
 from __future__ import annotations
 
+import json
 import time
-from pathlib import Path
-from typing import Any
 
 import click
 import numpy as np
 
 from scopa_sim.bots import learned as BL
-from scopa_sim.bots.base import Bot
-from scopa_sim.bots.registry import PolicySpec
-from scopa_sim.bots.search import deal_seed, play_deal
-from scopa_sim.errors import FileError, ScopaError
-from scopa_sim.files import shown_path
+from scopa_sim.errors import ScopaError
 from scopa_sim.game.rules import Rules
-from scopa_sim.game.state import HandState
-from scopa_sim.stats.estimate import Estimate
-from scopa_sim.stats.inference import normal_ci
+from scopa_sim.sim.training import (
+    SEARCH,
+    fit,
+    learning_curve,
+    load_model,
+    load_samples,
+    plays_made,
+    save_samples,
+    search_samples,
+    speed,
+    versus,
+)
 
-#: The search whose values and visits the ``search`` samples hold.
-SEARCH = "ismcts:iterations=1000,horizon=4,c=1"
-
-
-def save_samples(path: str | Path, s: BL.Samples, **extra: np.ndarray) -> None:
-    """Write samples (and extra per-row arrays, such as ``shares``) to an ``.npz``."""
-    arrays: dict[str, Any] = {
-        "idx": s.idx,
-        "k": s.k,
-        "dense": s.dense,
-        "y": s.y,
-        "starts": s.starts,
-    }
-    arrays.update(extra)
-    np.savez(path, **arrays)
-
-
-def load_samples(paths: list[str], target: str = "y") -> BL.Samples:
-    """The samples of the ``.npz`` files ``paths`` joined, their targets the array
-    ``target`` (``y``, or ``shares`` of search samples)."""
-    parts = []
-    for p in paths:
-        with _open_npz(p) as z:
-            try:
-                parts.append(BL.Samples(z["idx"], z["k"], z["dense"], z[target], z["starts"]))
-            except KeyError as e:
-                raise FileError(f"{shown_path(p)}: not a samples file (no array {e})") from None
-    return BL.Samples.join(parts)
-
-
-def _np_load(path: str, what: str) -> Any:
-    """``np.load`` of ``path`` without pickles; a one-line FileError naming ``what`` the
-    file should be when it is missing, unreadable or not a numpy file.
-
-    Raises:
-        FileError: as above.
-    """
-    try:
-        return np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise FileError(f"no such file: {shown_path(path)}") from None
-    except (OSError, ValueError, EOFError):
-        raise FileError(f"{shown_path(path)}: not {what}") from None
-
-
-def _open_npz(path: str) -> Any:
-    """An ``.npz`` file of arrays (:func:`_np_load`).
-
-    Raises:
-        FileError: missing, unreadable or not such an archive.
-    """
-    z = _np_load(path, "a numpy archive of arrays (.npz)")
-    if not isinstance(z, np.lib.npyio.NpzFile):
-        raise FileError(f"{shown_path(path)}: not an .npz archive")
-    return z
-
-
-def load_model(path: str) -> np.ndarray:
-    """A model's weight vector from a ``.npy`` file (:func:`_np_load`).
-
-    Raises:
-        FileError: missing, unreadable or not a float vector.
-    """
-    w = _np_load(path, "a model's weights (a .npy float vector)")
-    if not isinstance(w, np.ndarray) or w.ndim != 1 or w.dtype.kind != "f":
-        raise FileError(f"{shown_path(path)}: not a model's weights (a float vector)")
-    return w
-
-
-def plays_made(samples: BL.Samples) -> np.ndarray:
-    """Per decision, the plays made with it (its plays-made feature)."""
-    first = samples.idx[samples.starts[:-1]].astype(np.int64)
-    block = (first >= BL.F_PLAYS) & (first < BL.F_PLAYS + 40)
-    return np.where(block, first - BL.F_PLAYS, 0).sum(axis=1)
-
-
-def search_samples(
-    rules: Rules, spec: str, hands: int, rate: float, seed: int
-) -> tuple[BL.Samples, np.ndarray]:
-    """Samples of ``hands`` hands of ``expert`` self-play (dealt from seeds derived from
-    ``seed``): at a share ``rate`` of the decisions with a choice, the search ``spec``
-    analyses the position; returns the samples with each play's mean margin as ``y``
-    and the plays' shares of the visits (an unvisited play: the lowest mean of its
-    decision)."""
-    search = PolicySpec.parse(spec).bot()
-    expert = PolicySpec.parse("expert").bot()
-    g = np.random.default_rng(seed)
-    parts: list[BL.Samples] = []
-    shares: list[np.ndarray] = []
-    for h in range(hands):
-        state = HandState.deal(rules, dealer=h % rules.players, seed=deal_seed(seed, h))
-        while not state.is_over:
-            if len(state.legal_plays) > 1 and g.random() < rate:
-                stats = search.analyse(state, int(g.integers(2**62)))
-                idx, k, dense = BL.play_features(state, [s.play for s in stats])
-                visits = np.array([s.n for s in stats], dtype=np.float64)
-                means = np.array([s.mean if s.n else np.nan for s in stats])
-                means[np.isnan(means)] = np.nanmin(means) if np.isfinite(means).any() else 0.0
-                starts = np.array([0, len(stats)], dtype=np.int64)
-                parts.append(BL.Samples(idx, k, dense, means, starts))
-                shares.append(visits / max(visits.sum(), 1.0))
-            state.push(expert.choose(state, int(g.integers(2**62))))
-    return BL.Samples.join(parts), np.concatenate(shares)
-
-
-def fit(
-    samples: BL.Samples,
-    hidden: int,
-    epochs: int,
-    lr: float,
-    l2: float,
-    seed: int,
-    loss: int = BL.LOSS_CENTRED,
-    tau: float = 1.0,
-) -> tuple[np.ndarray, list[float]]:
-    """A model of hidden width ``hidden`` trained on ``samples`` for ``epochs`` passes
-    (decisions in an order drawn from ``seed``, the step halved after each pass); returns
-    the model and each pass's mean loss."""
-    model = BL.new_model(hidden, seed)
-    g = np.random.default_rng(seed)
-    curve = []
-    for e in range(epochs):
-        order = g.permutation(samples.decisions)
-        curve.append(BL.sgd_pass(model, samples, order, lr * 0.5**e, l2, loss, tau))
-    return model, curve
-
-
-def versus(
-    rules: Rules, model: np.ndarray, opponent: str, pairs: int, seed: int, exact: bool = False
-) -> Estimate:
-    """The learned model's (with ``exact``: and the exact endgame's) mean margin per deal
-    pair against ``opponent`` over ``pairs`` paired seat-swapped deals (two sides), with
-    its 95% interval: a harness kind (:func:`scopa_sim.bots.learned.kind_of`: a kernel
-    policy, ``+exact`` allowed) through the harness (deals of its run ``seed``), a search
-    through :func:`scopa_sim.bots.search.play_deal` (deals :func:`deal_seed`)."""
-    if rules.sides != 2:
-        raise ValueError("versus measures two sides")
-    me_kind = BL.LEARNED + (BL.EXACT if exact else 0)
-    if opponent.partition("+")[0] in ("learned", "random", "greedy", "expert"):
-        other = BL.kind_of(opponent)
-        half = rules.players // 2
-        first = BL.play_hands(rules, [me_kind, other] * half, model, seed, 0, pairs)
-        second = BL.play_hands(rules, [other, me_kind] * half, model, seed, 0, pairs)
-        return normal_ci(BL.paired_margin(first, second))
-    me: Bot = BL.LearnedBot(model, exact=exact)
-    them = PolicySpec.parse(opponent).bot()
-    x = np.empty(pairs)
-    for d in range(pairs):
-        ds = deal_seed(seed, d)
-        a = play_deal(rules, [me, them] * (rules.players // 2), ds, dealer=d % rules.players)
-        b = play_deal(rules, [them, me] * (rules.players // 2), ds, dealer=d % rules.players)
-        x[d] = ((a[0] - a[1]) + (b[1] - b[0])) / 2.0
-    return normal_ci(x)
-
-
-def speed(rules: Rules, model: np.ndarray, hands: int, repeats: int, seed: int) -> dict[str, Any]:
-    """Self-play hands per second (CPU time of the thread) of the model and of ``expert``
-    on every seat in the harness, measured alternately ``repeats`` times after a
-    warm-up: the medians and the ratio of the medians."""
-    kinds = {
-        "learned": [BL.LEARNED] * rules.players,
-        "expert": [BL.kind_of("expert")] * rules.players,
-    }
-    for k in kinds.values():
-        BL.play_hands(rules, k, model, seed, 0, 10)
-    rates: dict[str, list[float]] = {k: [] for k in kinds}
-    for _ in range(repeats):
-        for name, k in kinds.items():
-            t = time.thread_time()
-            BL.play_hands(rules, k, model, seed, 0, hands)
-            rates[name].append(hands / (time.thread_time() - t))
-    med = {k: float(np.median(v)) for k, v in rates.items()}
-    return {
-        "learned_hands_per_s": med["learned"],
-        "expert_hands_per_s": med["expert"],
-        "ratio": med["learned"] / med["expert"],
-        "repeats": repeats,
-        "hands": hands,
-    }
+__all__ = [
+    "SEARCH",
+    "fit",
+    "load_model",
+    "load_samples",
+    "main",
+    "plays_made",
+    "run",
+    "save_samples",
+    "search_samples",
+    "speed",
+    "versus",
+]
 
 
 # --------------------------------------------------------------------------- command line
@@ -333,11 +184,13 @@ def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epoc
 @click.option("--opponent", default="expert", show_default=True)
 @click.option("--pairs", type=int, default=20000, show_default=True)
 @click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
+@click.option("--bots", is_flag=True, help="play through the bots (play_deal), not the harness")
 def versus_command(
-    preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool
+    preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool, bots: bool
 ) -> None:
     """The model's margin against an opponent on paired deals."""
-    e = versus(Rules.make(preset), load_model(model_path), opponent, pairs, seed, exact)
+    rules, model = Rules.make(preset), load_model(model_path)
+    e = versus(rules, model, opponent, pairs, seed, exact, bots)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
 
 
@@ -350,6 +203,96 @@ def versus_command(
 def speed_command(preset: str, seed: int, model_path: str, hands: int, repeats: int) -> None:
     """Self-play speed of the model against expert's, in the same harness."""
     _say(str(speed(Rules.make(preset), load_model(model_path), hands, repeats, seed)))
+
+
+@main.command("curve")
+@click.argument("train_dir")
+@click.option(
+    "--sizes",
+    default="1,2,4,8",
+    show_default=True,
+    help="numbers of data pieces, comma-separated (the first pieces of the run)",
+)
+@click.option("--pairs", type=int, default=10000, show_default=True)
+@click.option("--opponent", default="expert+exact", show_default=True)
+@click.option("--json", "json_path", required=True, help="where to write the points")
+def curve_command(train_dir: str, sizes: str, pairs: int, opponent: str, json_path: str) -> None:
+    """A learning curve from a training directory (``scopa-sim train``'s): models fitted
+    to growing numbers of its data pieces, each measured against the opponent."""
+    ns = [int(x) for x in sizes.split(",")]
+    with open(f"{train_dir}/train.json") as f:
+        doc = json.load(f)
+    points = learning_curve(train_dir, ns, pairs, opponent)
+    for p in points:
+        _say(f"{p['pieces']} pieces, {p['decisions']} decisions, {p['cpu_seconds']:.1f} s CPU: "
+             f"{p['estimate']:+.4f} [{p['low']:+.4f}, {p['high']:+.4f}] n={p['n']}")  # fmt: skip
+    out = {"preset": doc["preset"], "train_dir": train_dir, "opponent": opponent,
+           "points": points}  # fmt: skip
+    with open(json_path, "w") as f:
+        json.dump(out, f, indent=2)
+
+
+@main.command("table")
+@click.argument("train_json", nargs=-1, required=True)
+def table_command(train_json: tuple[str, ...]) -> None:
+    """A markdown table of trainings (their ``train.json``): per preset the model's digest,
+    the data, the training's CPU time and the margins with their 95% CIs."""
+    _say("| preset | model (digest) | data: hands, decisions | CPU min (data + fit) "
+         "| vs expert | vs expert+exact | n (deals) |")  # fmt: skip
+    _say("|---|---|---|---|---|---|---|")
+    for path in train_json:
+        with open(path) as f:
+            d = json.load(f)
+        r = d["results"]
+        cell = {
+            k: f"{v['estimate']:+.4f} [{v['low']:+.4f}, {v['high']:+.4f}]" for k, v in r.items()
+        }
+        _say(f"| {d['preset']} | H{d['hidden']} `{d['digest'][:16]}` | {d['config']['hands']:,}, "
+             f"{d['decisions']:,} | {d['cpu_seconds']['train'] / 60:.1f} | {cell['expert']} "
+             f"| {cell['expert+exact']} | {r['expert']['n']:,} |")  # fmt: skip
+
+
+@main.command("plot")
+@click.argument("curves", nargs=-1, required=True)
+@click.option("--png", "png_path", required=True)
+def plot_command(curves: tuple[str, ...], png_path: str) -> None:
+    """Draw learning curves (``curve``'s JSON files, one series each, at most 8): the
+    margin against the opponent with its 95% interval, against training CPU minutes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import matplotlib.ticker
+
+    if len(curves) > 8:
+        raise click.BadParameter("at most 8 curves")
+    fig, ax = plt.subplots(figsize=(7.5, 4.8), dpi=120)
+    opponents = set()
+    for path in curves:
+        with open(path) as f:
+            doc = json.load(f)
+        pts = doc["points"]
+        x = np.array([p["cpu_seconds"] for p in pts]) / 60.0
+        y = np.array([p["estimate"] for p in pts])
+        err = np.array([[p["estimate"] - p["low"] for p in pts],
+                        [p["high"] - p["estimate"] for p in pts]])  # fmt: skip
+        ax.errorbar(x, y, yerr=err, marker="o", capsize=3, label=doc["preset"])
+        opponents.add(doc["opponent"])
+    ax.axhline(0.0, color="grey", lw=0.8, ls="--")
+    ax.set_xscale("log")
+    ticks = [0.25, 0.5, 1, 2, 5, 10, 20, 50, 100]
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    ax.set_xlabel("training CPU time, minutes on one core (data + fit; log scale)")
+    ax.set_ylabel("margin of learned (with the exact endgame),\npoints per deal")
+    ax.set_title(f"Learned policy against {' / '.join(sorted(opponents))}: strength against "
+                 "training cost (95% CI)", fontsize=10)  # fmt: skip
+    ax.legend(title="preset", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png_path)
+    _say(f"wrote {png_path}")
 
 
 def run() -> None:

@@ -3,6 +3,7 @@ same weights; the command line runs each step and says what it did."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -89,3 +90,25 @@ def test_bad_files_are_one_line_errors(tmp_path, args) -> None:
     )  # fmt: skip
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("Error: ") and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_a_learning_curve_is_measured_and_drawn(tmp_path: Path) -> None:
+    from scopa_sim.sim import training as TR
+
+    cfg = TR.TrainConfig(preset="scopa", seed=2, hands=24, chunk=8, worlds=2, hidden=4,
+                         epochs=2, pairs=20)  # fmt: skip
+    TR.train(cfg, tmp_path / "t")
+    run = CliRunner().invoke
+    curve, png = str(tmp_path / "c.json"), str(tmp_path / "c.png")
+    r = run(T.main, ["curve", str(tmp_path / "t"), "--sizes", "1,3", "--pairs", "20",
+                     "--json", curve])  # fmt: skip
+    assert r.exit_code == 0, r.output
+    points = json.loads(Path(curve).read_text())["points"]
+    assert [p["pieces"] for p in points] == [1, 3]
+    assert points[0]["cpu_seconds"] < points[1]["cpu_seconds"]
+    whole = json.loads((tmp_path / "t" / "train.json").read_text())
+    assert points[1]["estimate"] == whole["results"]["expert+exact"]["estimate"]
+    r = run(T.main, ["plot", curve, "--png", png])
+    assert r.exit_code == 0 and Path(png).stat().st_size > 10_000
+    r = run(T.main, ["table", str(tmp_path / "t" / "train.json")])
+    assert r.exit_code == 0 and r.output.count("\n") == 3 and "| scopa | H4 `" in r.output
