@@ -174,7 +174,7 @@ def test_a_run_read_back_keeps_the_weights_it_played() -> None:
         _ = other.kernel_model
 
 
-def test_the_evaluator_rolls_out_with_learned() -> None:
+def test_the_evaluator_rolls_out_with_learned(monkeypatch: pytest.MonkeyPatch) -> None:
     """``eval:rollout=learned`` (the review's and advise's evaluator) finishes its worlds
     with the learned policy: values of every play, the same for the same seed; under
     rules without weights it is refused before any work."""
@@ -190,5 +190,7 @@ def test_the_evaluator_rolls_out_with_learned() -> None:
     expert = PolicySpec.parse("eval:worlds=6,rollout=expert").bot().analyse(state, 3)
     assert [s.mean for s in a] != [s.mean for s in expert]
     assert np.isfinite(bot.evaluator.prior(SCOPA, 0)).all()
+    without_escoba = {k: e for k, e in W.manifest().items() if k != "escoba"}
+    monkeypatch.setattr(W, "manifest", lambda directory=W.WEIGHTS_DIR: without_escoba)
     with pytest.raises(PolicyError, match="scopa-sim train --preset escoba"):
         bot.prepare(Rules.make("escoba"))
