@@ -266,7 +266,9 @@ def record_position(text: str, play: int) -> HandState:
 
 def record_frames(text: str) -> dict[str, Any]:
     """Every position of a recorded hand, for stepping through it: the view before each
-    play and after the last (every hand shown), and the play made from each."""
+    play and after the last (every hand shown), and the play made from each (in its full
+    words: a Cirulla play's named value and declaration too), with a Cirulla record's
+    void deals (``voids``, also in each frame)."""
     obj = parse_line(text)
     state, plays = decode_hand(obj)
     voids = {"voids": obj["voids"]} if "voids" in obj else {}  # Cirulla's void deals
@@ -328,7 +330,11 @@ def _cards(cs: CardSet | list[int]) -> list[str]:
 def view(state: HandState, seat: int | None = None, reveal: bool = False) -> dict[str, Any]:
     """A position as the page draws it, from ``seat``'s side (default: the seat to play):
     its hand (every hand with ``reveal``; the others' sizes otherwise), the table, the
-    piles and scope per side, the stock's size, the legal plays, the score once over."""
+    piles and scope per side, the stock's size, the legal plays, the score once over. In
+    Cirulla (RULES.md §10) the hands of the seats that declared in the deal are shown
+    (each hand's ``declared``), ``cirulla`` gives each side's declared points and the
+    seats shown, and the score has grande, piccola and declarations; ``opening`` is the
+    table the opening count (or ``opening_fifteen``) took."""
     rules = state.rules
     me = state.turn if seat is None else seat
     hands = []
@@ -479,7 +485,8 @@ def game_state(doc: Mapping[str, Any]) -> Game:
 
 def game_view(game: Game) -> dict[str, Any]:
     """The page's view of a game from the human seat, with the record of the hand once it
-    is over (for the review) and the next hand's description in a match not yet won."""
+    is over (for the review) and the next hand's description in a match not yet won; a
+    Cirulla game's view gives its void deals (``voids``)."""
     state = game.state
     doc: dict[str, Any] = {"view": view(state, game.human), "bot_to_play": game.bot_to_play}
     if game.rules.cirulla:
