@@ -153,3 +153,18 @@ def test_what_does_not_play_cirulla_is_a_one_line_4xx(client: TestClient) -> Non
         page = {"page": "x"} if path in ("/api/analyse", "/api/holdings") else {}
         assert words in bad(client, path, {**page, **body}), (path, body)
     assert post(client, "/api/position", {"position": CARDS})["turn"] == 0  # still serving
+
+
+def test_puzzles_come_from_cirulla_hands_too(tmp_path: Any) -> None:
+    rules = Rules.make("cirulla")
+    from scopa_sim.board import work
+    from scopa_sim.records.record import hand_record
+    from scopa_sim.sim.match import play_match
+
+    logs = list(play_match(rules, [PolicySpec.parse("random")] * 2, seed=3, match=0))
+    text = json.dumps(hand_record(rules, logs[0]), separators=(",", ":"))
+    puzzles = work.puzzles_of_hand(text, "g.jsonl", 1, "eval:worlds=16", 0)
+    for pz in puzzles:  # random play makes mistakes: each with every play's value
+        assert pz["label"] in ("mistake", "blunder") and pz["chosen"] != pz["best"]
+        assert any(v["play"] == pz["best"] and v["best"] for v in pz["values"])
+    assert puzzles
