@@ -168,3 +168,15 @@ def test_puzzles_come_from_cirulla_hands_too(tmp_path: Any) -> None:
         assert pz["label"] in ("mistake", "blunder") and pz["chosen"] != pz["best"]
         assert any(v["play"] == pz["best"] and v["best"] for v in pz["values"])
     assert puzzles
+
+
+def test_a_record_s_opening_count_is_shown(client: TestClient) -> None:
+    rules = Rules.make("cirulla")
+    from scopa_sim.records.record import hand_record
+    from scopa_sim.sim.match import play_match
+
+    logs = list(play_match(rules, [PolicySpec.parse("random")] * 2, seed=2, match=0))
+    rec = hand_record(rules, logs[2])  # its first table adds up to fifteen
+    frames = post(client, "/api/record/frames", {"text": json.dumps(rec)})["frames"]
+    assert sorted(frames[0]["opening"]) == sorted(rec["opening"])
+    assert frames[0]["scope"][rec["dealer"] % 2] >= 1  # the opening count's scopa
