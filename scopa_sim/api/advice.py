@@ -310,10 +310,15 @@ def position(
     )
 
 
-def _check_cirulla_advice(spec: PolicySpec, belief: str | None) -> None:
+def check_cirulla_advice(spec: PolicySpec, belief: str | None = None) -> None:
     """Cirulla's positions (RULES.md §10) are ranked by the evaluator only so far
     (``eval``: rollouts by a kernel policy); the searches and the belief models do not
-    read its declarations and shown hands yet.
+    read its declarations and shown hands yet (the board checks a request with it before
+    queueing the work).
+
+    Args:
+        spec: the policy asked to rank a Cirulla position's plays.
+        belief: the belief model asked for beside it, if any.
 
     Raises:
         RulesError: another policy, or a belief model, in one line.
@@ -416,7 +421,7 @@ def advise(
     }  # fmt: skip
     state, true_layout = _position(position, recorded, given)
     if state.rules.capture_mode == "cirulla":
-        _check_cirulla_advice(spec, belief)
+        check_cirulla_advice(spec, belief)
     bot = _bot(spec)
     # on a worker thread, so that Ctrl-C (and SIGTERM on the command line) stops a long
     # search at once (:func:`scopa_sim.sim.pool.interruptible`)
@@ -711,6 +716,7 @@ __all__ = [
     "PlayValue",
     "advise",
     "advisor",
+    "check_cirulla_advice",
     "position",
     "review",
     "review_labels",

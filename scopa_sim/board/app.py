@@ -37,7 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from scopa_sim.api.advice import advisor, review_labels, reviewer
+from scopa_sim.api.advice import advisor, check_cirulla_advice, review_labels, reviewer
 from scopa_sim.api.games import record_lines
 from scopa_sim.board import work
 from scopa_sim.board.jobs import Busy, Jobs, Stage
@@ -219,10 +219,15 @@ class Board:
         seed = seed_of(doc)
         if pos.state.is_over:
             raise BoardError("the hand is over: there is no play to analyse")
+
         # off the event loop: a policy's equity= table is a file read when its bot is made
-        specs = await run_in_threadpool(
-            lambda: work.stages(advisor(str(capped(PolicySpec.parse(policy)))))
-        )
+        def plan() -> list[PolicySpec]:
+            spec = advisor(str(capped(PolicySpec.parse(policy))))
+            if pos.state.rules.cirulla:  # RULES.md §10: a one-line 400, not a failed job
+                check_cirulla_advice(spec)
+            return work.stages(spec)
+
+        specs = await run_in_threadpool(plan)
         weights = [_weight(s) for s in specs]
         stages = [
             Stage(
@@ -246,6 +251,8 @@ class Board:
             raise BoardError(f"model {model!r}: one of {', '.join(BELIEFS)}")
         if pos.state.is_over:
             raise BoardError("the hand is over: every card is seen")
+        if pos.state.rules.cirulla:
+            raise BoardError("belief models do not read capture_mode=cirulla yet")
         stage = Stage(work.holdings, (pos.state, model, seed_of(doc)), 1.0, f"belief {model}")
         return self.jobs.start(page, "holdings", [stage]).as_dict()
 

@@ -46,6 +46,8 @@ from scopa_sim.records.record import (
 from scopa_sim.sim.match import (
     MAX_HANDS_PER_MATCH,
     bot_seed,
+    check_cirulla_policies,
+    cirulla_deal,
     first_dealer,
     hand_deck,
     hand_log,
@@ -119,15 +121,13 @@ def seed_of(doc: Mapping[str, Any]) -> int:
 
 def rules_of(doc: Mapping[str, Any]) -> Rules:
     """Rules from ``preset`` (default ``scopa``) and ``rules`` (an object of options, or
-    ``key=value`` text as ``--rule`` takes, comma or space separated); Cirulla's rule sets
-    are refused (``RulesError``) until every kernel plays them."""
+    ``key=value`` text as ``--rule`` takes, comma or space separated), Cirulla's
+    (RULES.md §10) included."""
     preset = field(doc, "preset", str, "scopa")
     options = field(doc, "rules", (dict, str), {})
     if isinstance(options, str):
         options = [x for x in options.replace(",", " ").split() if x]
-    rules = Rules.make(preset, options)
-    rules.check_playable()  # the board's positions and games need every kernel
-    return rules
+    return Rules.make(preset, options)
 
 
 #: The largest budgets the board runs (the command line and the Python API take more, up
@@ -266,18 +266,22 @@ def record_position(text: str, play: int) -> HandState:
 
 def record_frames(text: str) -> dict[str, Any]:
     """Every position of a recorded hand, for stepping through it: the view before each
-    play and after the last (every hand shown), and the play made from each."""
+    play and after the last (every hand shown), and the play made from each (in its full
+    words: a Cirulla play's named value and declaration too), with a Cirulla record's
+    void deals (``voids``, also in each frame)."""
     obj = parse_line(text)
     state, plays = decode_hand(obj)
+    voids = {"voids": obj["voids"]} if "voids" in obj else {}  # Cirulla's void deals
     frames = []
     for p in plays:
-        frames.append({**view(state, reveal=True), "next": str(p)})
+        frames.append({**view(state, reveal=True), "next": str(p), **voids})
         state.push(p)
-    frames.append(view(state, reveal=True))
+    frames.append({**view(state, reveal=True), **voids})
     return {
         "match": obj["match"],
         "hand": obj["hand"],
         "dealer": obj["dealer"],
+        "voids": obj.get("voids", []),
         "players": state.rules.players,
         "rules": state.rules.as_dict(),
         "frames": frames,
@@ -326,18 +330,24 @@ def _cards(cs: CardSet | list[int]) -> list[str]:
 def view(state: HandState, seat: int | None = None, reveal: bool = False) -> dict[str, Any]:
     """A position as the page draws it, from ``seat``'s side (default: the seat to play):
     its hand (every hand with ``reveal``; the others' sizes otherwise), the table, the
-    piles and scope per side, the stock's size, the legal plays, the score once over."""
+    piles and scope per side, the stock's size, the legal plays, the score once over. In
+    Cirulla (RULES.md §10) the hands of the seats that declared in the deal are shown
+    (each hand's ``declared``), ``cirulla`` gives each side's declared points and the
+    seats shown, and the score has grande, piccola and declarations; ``opening`` is the
+    table the opening count (or ``opening_fifteen``) took."""
     rules = state.rules
     me = state.turn if seat is None else seat
     hands = []
+    declared = state.shown if rules.cirulla else []
     for s in range(rules.players):
-        shown = reveal or s == me or state.is_over
+        shown = reveal or s == me or state.is_over or s in declared
         hands.append(
             {
                 "seat": s,
                 "side": rules.side_of(s),
                 "count": len(state.hand(s)),
                 "cards": _cards(state.hand(s)) if shown else None,
+                "declared": s in declared,
             }
         )
     doc: dict[str, Any] = {
@@ -359,8 +369,10 @@ def view(state: HandState, seat: int | None = None, reveal: bool = False) -> dic
         "rules": rules.as_dict(),
         "reveal": reveal,
     }
-    if rules.opening_fifteen and state.opening:
+    if state.opening:  # opening_fifteen (§9), Cirulla's opening count (§10)
         doc["opening"] = _cards(state.opening)
+    if rules.cirulla:
+        doc["cirulla"] = {"declared": state.declared, "shown": declared}
     if state.is_over:
         doc["score"] = state.score()
     return doc
@@ -382,6 +394,8 @@ class Game:
     totals: tuple[int, ...]
     deck: tuple[int, ...]
     moves: tuple[tuple[int, int, int], ...]  # (seat, card, take) as a HandLog holds them
+    metas: tuple[int, ...] = ()  # Cirulla: each play's Play.meta (the HandLog's metas)
+    voids: tuple[int, ...] = ()  # Cirulla: the void deals' first tables (masks)
 
     @property
     def bot_to_play(self) -> bool:
@@ -397,7 +411,7 @@ def new_game(doc: Mapping[str, Any]) -> dict[str, Any]:
     """A new game's description (what later requests send back): the first hand of a
     match whose first dealer comes from the seed, as ``play`` draws it."""
     rules = rules_of(doc)
-    policy_of(doc, "greedy")
+    game_policy(rules, policy_of(doc, "greedy"))
     seed = seed_of(doc)
     human = field(doc, "human", int, 0)
     if not 0 <= human < rules.players:
@@ -416,12 +430,23 @@ def new_game(doc: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def game_policy(rules: Rules, policy: PolicySpec) -> PolicySpec:
+    """``policy`` if it plays games of ``rules``: Cirulla's (RULES.md §10) are played by
+    the kernel policies only so far.
+
+    Raises:
+        RulesError: a policy that does not play Cirulla yet, in one line.
+    """
+    if rules.cirulla:
+        check_cirulla_policies([policy])
+    return policy
+
+
 def game_state(doc: Mapping[str, Any]) -> Game:
     """The state of a game description after its plays (each checked legal)."""
     only(doc, GAME_FIELDS, "game")
     rules = Rules.from_dict(field(doc, "rules", dict))
-    rules.check_playable()  # the board's games need every kernel
-    policy = policy_of(doc, "greedy")
+    policy = game_policy(rules, policy_of(doc, "greedy"))
     seed = seed_of(doc)
     human = field(doc, "human", int, 0)
     hand_no = field(doc, "hand_no", int, 0)
@@ -439,25 +464,33 @@ def game_state(doc: Mapping[str, Any]) -> Game:
     plays = field(doc, "plays", list, [])
     if len(plays) > MAX_PLAYS or not all(isinstance(p, str) and len(p) < 100 for p in plays):
         raise BoardError(f"plays: a list of at most {MAX_PLAYS} plays as text")
-    order = hand_deck(rules, seed, 0, hand_no)
+    voids: tuple[int, ...] = ()
+    if rules.cirulla:  # dealt as `play` deals it: void deals drawn again, kept
+        order, voids = cirulla_deal(rules, seed, 0, hand_no)
+    else:
+        order = hand_deck(rules, seed, 0, hand_no)
     try:
         state = HandState.deal(rules, dealer=dealer, deck=order, match_totals=totals)
     except ValueError as e:
         raise BoardError(f"game: {e}") from None
-    moves = []
+    moves, metas = [], []
     for text in plays:
         play = Play.parse(text)
         moves.append((state.turn, play.card, play.take))
+        metas.append(play.meta)
         state.push(play)
     return Game(state, rules, policy, seed, human, hand_no, dealer, state.match_totals, order,
-                tuple(moves))  # fmt: skip
+                tuple(moves), tuple(metas) if rules.cirulla else (), voids)  # fmt: skip
 
 
 def game_view(game: Game) -> dict[str, Any]:
     """The page's view of a game from the human seat, with the record of the hand once it
-    is over (for the review) and the next hand's description in a match not yet won."""
+    is over (for the review) and the next hand's description in a match not yet won; a
+    Cirulla game's view gives its void deals (``voids``)."""
     state = game.state
     doc: dict[str, Any] = {"view": view(state, game.human), "bot_to_play": game.bot_to_play}
+    if game.rules.cirulla:
+        doc["view"]["voids"] = [_cards(CardSet(t)) for t in game.voids]
     if state.is_over:
         log = hand_log(
             state,
@@ -467,6 +500,8 @@ def game_view(game: Game) -> dict[str, Any]:
             deck=game.deck,
             plays=game.moves,
             totals_before=game.totals,
+            metas=game.metas,
+            voids=game.voids,
         )
         after, winner, n = list(log.totals_after), log.winner, game.rules.players
         doc["record"] = json.dumps(hand_record(game.rules, log), separators=(",", ":"))
@@ -485,6 +520,7 @@ __all__ = [
     "Game",
     "Position",
     "cards_position",
+    "game_policy",
     "game_state",
     "game_view",
     "new_game",

@@ -73,6 +73,23 @@ def hand_deck(rules: Rules, seed: int, match: int, hand: int) -> tuple[Card, ...
     return tuple(int(c) for c in deck[: rules.deck])
 
 
+def cirulla_deal(
+    rules: Rules, seed: int, match: int, hand: int
+) -> tuple[tuple[Card, ...], tuple[int, ...]]:
+    """Cirulla (RULES.md §10): the deck order hand ``hand`` of match ``match`` is dealt
+    from and the first tables (card masks) of the deals voided before it, drawn as
+    :class:`HandPlayer` draws them (the deck shuffled again while the first table is
+    void)."""
+    deck = np.zeros(40, dtype=np.int64)
+    voids = np.zeros(8, dtype=np.int64)
+    seed_ = K.derive_seed(seed, match, hand, STREAM_DEAL)
+    count = int(K.shuffle_deal_cirulla(rules.loop_array(), K.new_rng(seed_), deck, voids))
+    if count > len(voids):  # more void deals than the buffer holds: the same draws again
+        voids = np.zeros(count, dtype=np.int64)
+        K.shuffle_deal_cirulla(rules.loop_array(), K.new_rng(seed_), deck, voids)
+    return tuple(int(c) for c in deck[: rules.deck]), tuple(int(t) for t in voids[:count])
+
+
 def hand_log(
     state: HandState,
     *,
@@ -82,10 +99,14 @@ def hand_log(
     deck: tuple[Card, ...],
     plays: tuple[tuple[int, Card, int], ...],
     totals_before: Sequence[int],
+    metas: tuple[int, ...] = (),
+    voids: tuple[int, ...] = (),
 ) -> HandLog:
     """The :class:`HandLog` of a finished hand played decision by decision (``state``
     after its ``plays``, dealt by ``dealer`` from ``deck``): its score, piles, the totals
-    after it and the match's winner, if it is won."""
+    after it and the match's winner, if it is won. In Cirulla, ``metas`` are the plays'
+    :attr:`~scopa_sim.game.play.Play.meta` words and ``voids`` the void deals' first
+    tables (:func:`cirulla_deal`); empty in every other game."""
     rules = state.rules
     score = state.score_array()
     after = tuple(int(t) + p for t, p in zip(totals_before, score_points(score), strict=True))
@@ -101,6 +122,8 @@ def hand_log(
         totals_before=tuple(int(t) for t in totals_before),
         totals_after=after,
         winner=match_winner(rules, after, piles),
+        metas=tuple(metas),
+        voids=tuple(voids),
     )
 
 

@@ -277,17 +277,17 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
         ("/api/puzzles", {"folder": str(tmp_path / "none")}, "not a folder"),
         ("/api/puzzles", {"folder": str(records.parent), "limit": 0}, "limit"),
         ("/api/job/nope/cancel", {}, "no job"),
-        # Cirulla (RULES.md §10): not played yet, a one-line 4xx
+        # Cirulla (RULES.md §10): what does not play it yet, a one-line 4xx
         (
-            "/api/position",
-            {"position": {"cards": {**CARDS["cards"], "preset": "cirulla"}}},
-            "not played by the engine yet",
+            "/api/analyse",
+            {"position": {"cards": {**CARDS["cards"], "preset": "cirulla"}}, "policy": "pimc"},
+            "ranked by the evaluator only",
         ),
-        ("/api/play/new", {"preset": "cirulla-4", "policy": "greedy"}, "not played"),
+        ("/api/play/new", {"preset": "cirulla-4", "policy": "ismcts"}, "does not play"),
         (
             "/api/play/state",
-            {"game": {"rules": Rules.make("cirulla").as_dict(), "plays": []}},
-            "not played",
+            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "pimc"}},
+            "does not play",
         ),
     ]
     for path, body, words in cases:

@@ -196,6 +196,43 @@ def test_play_a_hand_against_greedy_and_review_it(page: Page) -> None:
     assert page.locator("#decisions tr[data-play]").count() == 36
 
 
+def test_play_a_cirulla_hand_with_declarations_and_review_it(page: Page) -> None:
+    """Cirulla (RULES.md §10): seed 6 deals its first hand after a void deal; a
+    declaration offered is made (drawn as +3 or +10), the score gives grande, piccola and
+    the declarations, and the hand is reviewed."""
+    page.click("#tab-play")
+    page.select_option("#play-preset", "cirulla")
+    page.fill("#play-policy", "expert")
+    page.fill("#play-seed", "6")
+    page.check("#play-hints")
+    page.click("#play-start")
+    page.wait_for_selector("#board .voids")
+    assert "void deals" in page.inner_text("#board .voids")
+    for _ in range(40):
+        page.wait_for_function(
+            "document.querySelector('#play-legal button') || "
+            "!document.querySelector('#play-end').hidden",
+            timeout=60_000,
+        )
+        if page.is_visible("#play-end"):
+            break
+        declares = page.locator("#play-legal button:has(.declared)")
+        if declares.count():
+            declares.first.click()
+        else:
+            page.keyboard.press("1")
+    assert page.is_visible("#play-end")
+    assert page.locator("#play-log li .declared").count() >= 1
+    assert "declarations" in page.inner_text("#board") and "grande" in page.inner_text("#board")
+    plays = page.locator("#play-log li").count()
+    page.click("#play-review")
+    page.wait_for_function(
+        "document.querySelector('#review-status').textContent.startsWith('review (')",
+        timeout=120_000,
+    )
+    assert page.locator("#decisions tr[data-play]").count() == plays
+
+
 def test_solve_a_puzzle(page: Page, site: dict[str, Any]) -> None:
     page.click("#tab-puzzles")
     page.fill("#pz-folder", str(site["records"].parent))

@@ -32,10 +32,22 @@ function slots(list) {
     '<span class="empty">-</span>';
 }
 // A play (7D x 5H 2S) as its card, a cross and the cards taken (review_html.play_html).
+// A play's text as its parts, with Cirulla's (RULES.md §10) the matta's named value
+// (7H=5 x 3D 2C) and a declaration (2S +3).
+function parsePlay(text) {
+  let rest = text, declared = "";
+  const m = rest.match(/^(.*) \+(\d+)$/);
+  if (m) [rest, declared] = [m[1], m[2]];
+  const [c, take] = rest.split(" x ");
+  const [name, value] = c.trim().split("=");
+  return { card: name, value, take: (take || "").trim().split(/\s+/).filter(Boolean), declared };
+}
 function play(text) {
-  const [c, take] = text.split(" x ");
-  let out = card(c.trim());
-  if (take) out += '<span class="x">\u2715</span>' + cards(take.trim().split(/\s+/));
+  const { card: name, value, take, declared } = parsePlay(text);
+  let out = card(name);
+  if (value) out += `<span class="named" title="the matta names ${esc(value)}">=${esc(value)}</span>`;
+  if (take.length) out += '<span class="x">\u2715</span>' + cards(take);
+  if (declared) out += ` <span class="declared" title="declares ${esc(declared)}">+${esc(declared)}</span>`;
   return out;
 }
 function label(name) {
@@ -137,25 +149,34 @@ function drawView(v, extra = "") {
     const inner = h.cards ? slots(h.cards) : '<span class="back"></span>'.repeat(h.count);
     const turn = v.turn === h.seat ? " turn" : "";
     html += `<div class="seatrow big${turn}" data-seat="${h.seat}"><span class="who">` +
-      `${seatName(v, h.seat)}, side ${h.side}${h.seat === v.dealer ? ", dealer" : ""}</span>` +
+      `${seatName(v, h.seat)}, side ${h.side}${h.seat === v.dealer ? ", dealer" : ""}` +
+      `${h.declared ? ", declared: hand shown" : ""}</span>` +
       `${inner || '<span class="empty">no cards</span>'}</div>`;
   }
   html += `<div class="tablearea big" aria-label="table"><span class="who">table</span> ${slots(v.table)}</div>`;
   const mine = v.hands[me];
   html += `<div class="seatrow big${v.turn === me ? " turn" : ""}" data-seat="${me}"><span class="who">` +
-    `${seatName(v, me)}, side ${mine.side}${me === v.dealer ? ", dealer" : ""}</span>${slots(mine.cards)}</div>`;
+    `${seatName(v, me)}, side ${mine.side}${me === v.dealer ? ", dealer" : ""}` +
+    `${mine.declared ? ", declared: hand shown" : ""}</span>${slots(mine.cards)}</div>`;
   html += '<div class="piles">';
   v.piles.forEach((p, s) => {
+    const declared = v.cirulla && v.cirulla.declared[s] ? `, declared ${v.cirulla.declared[s]}` : "";
     html += `<div class="pile"><span class="who">side ${s}: ${p.length} cards, ${v.scope[s]} scop` +
-      `${v.scope[s] === 1 ? "a" : "e"}</span><br>${cards(p)}</div>`;
+      `${v.scope[s] === 1 ? "a" : "e"}${declared}</span><br>${cards(p)}</div>`;
   });
   html += "</div>";
   const turn = v.over ? "the hand is over" : `seat ${v.turn} to play`;
   html += `<div class="info">${turn}; ${v.stock} cards in the stock, ${v.plays_left} plays left; ` +
     `match points ${v.match_totals.join("-")}</div>`;
+  if (v.opening) html += `<div class="info opening">opening: the dealer's side took ${cards(v.opening)}</div>`;
+  if (v.voids && v.voids.length) {
+    html += '<div class="info voids">void deals before this one (first tables): ' +
+      v.voids.map((t) => cards(t)).join("; ") + "</div>";
+  }
   if (v.score) {
-    html += '<div class="info">score: ' + v.score.map((s, i) => `side ${i} ${s.total}`).join(", ") +
-      "</div>";
+    html += '<div class="info">score: ' + v.score.map((s, i) => `side ${i} ${s.total}` +
+      (v.cirulla ? ` (grande ${s.grande}, piccola ${s.piccola}, declarations ${s.declarations})` : ""))
+      .join(", ") + "</div>";
   }
   $("board").innerHTML = html + extra;
 }
@@ -193,7 +214,7 @@ function markCards(res) {
   const row = board.querySelector(`.seatrow[data-seat="${res.seat}"]`);
   const best = {};
   for (const p of res.plays) {
-    const c = p.play.split(" x ")[0].trim();
+    const c = parsePlay(p.play).card;
     if (p.mean_margin !== null && (best[c] === undefined || p.mean_margin > best[c])) best[c] = p.mean_margin;
   }
   if (row) {
@@ -203,10 +224,10 @@ function markCards(res) {
     }
   }
   const top = res.plays.find((p) => p.chosen) || res.plays[0];
-  const [c, take] = top.play.split(" x ");
-  const cardEl = row && row.querySelector(`.slot[data-card="${c.trim()}"]`);
+  const { card: c, take } = parsePlay(top.play);
+  const cardEl = row && row.querySelector(`.slot[data-card="${c}"]`);
   if (cardEl) cardEl.classList.add("bestcard");
-  for (const t of (take || "").trim().split(/\s+/).filter(Boolean)) {
+  for (const t of take) {
     const el = board.querySelector(`.tablearea .slot[data-card="${t}"]`);
     if (el) el.classList.add("bestcapture");
   }
