@@ -1525,7 +1525,7 @@ def _strongest_pair(
     names = f"{_tag_name(b)} − {_tag_name(a)}"
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return f"{names} {d:+.3f} [n/a]"
-    word = "agree (CI includes 0)" if lo <= 0 <= hi else "**differ**"
+    word = "not told apart (CI includes 0)" if lo <= 0 <= hi else "**differ**"
     return f"{names} {_ci(d, lo, hi)}: {word}"
 
 
