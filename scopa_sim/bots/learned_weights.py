@@ -9,10 +9,13 @@ feature counts and layout version it was made for, the digest of the rules it wa
 trained under (:meth:`Rules.digest`), and how it was made (the training command lines,
 seed, decisions and CPU seconds).
 
-A rule set plays the weights of the preset it is (:meth:`Rules.preset_name`): a rule set
-that is no preset (a preset with options changed) has none, and asking for them is a
-:class:`~scopa_sim.errors.PolicyError`; so is a preset without weights, naming the
-command that trains them. A missing or corrupt file is a
+A rule set plays the weights of its *base preset* (:func:`base_preset`): the preset it
+is (:meth:`Rules.preset_name`), or, for a preset with options changed, the preset of
+the same structure (:data:`STRUCTURE`: players, teams, deck, hand size, table cards,
+capture mode) that differs from it in the fewest options, ties broken by the order of
+:data:`~scopa_sim.game.rules.PRESETS`. Rules of a structure no preset has have no
+weights, and asking for them is a :class:`~scopa_sim.errors.PolicyError`; so is a base
+preset without weights, naming the command that trains them. A missing or corrupt file is a
 :class:`~scopa_sim.errors.FileError` naming it and the digest it should have.
 """
 
@@ -32,13 +35,15 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
 from scopa_sim.errors import FileError, PolicyError
-from scopa_sim.game.rules import Rules
+from scopa_sim.game.rules import OPTION_NAMES, PRESETS, Rules
 
 __all__ = [
     "FORMAT",
     "LEARNED_POLICY",
+    "STRUCTURE",
     "WEIGHTS_DIR",
     "WeightsEntry",
+    "base_preset",
     "load_weights",
     "manifest",
     "seat_model",
@@ -135,17 +140,43 @@ def manifest(directory: Path = WEIGHTS_DIR) -> dict[str, WeightsEntry]:
     return {name: _entry(path, name, e) for name, e in presets.items()}
 
 
+#: The options that make a rule set's structure: a rule set plays the weights of a
+#: preset of the same structure only (:func:`base_preset`).
+STRUCTURE = ("players", "teams", "deck", "hand_size", "table_cards", "capture_mode")
+
+
+def base_preset(rules: Rules) -> str | None:
+    """The preset ``rules`` derive from: the preset they are, else the preset of the same
+    :data:`STRUCTURE` that differs from them in the fewest options (ties: the first in
+    :data:`~scopa_sim.game.rules.PRESETS`), else None (no preset has their structure).
+    This is the one place that decides which preset's weights a rule set plays."""
+    exact = rules.preset_name()
+    if exact is not None:
+        return exact
+    best: tuple[int, str] | None = None
+    for name in PRESETS:
+        preset = Rules.make(name)
+        if any(getattr(preset, k) != getattr(rules, k) for k in STRUCTURE):
+            continue
+        differ = sum(getattr(preset, k) != getattr(rules, k) for k in OPTION_NAMES)
+        if best is None or differ < best[0]:
+            best = (differ, name)
+    return None if best is None else best[1]
+
+
 def weights_preset(rules: Rules) -> str:
-    """The preset whose weights ``rules`` play: the preset they are.
+    """The preset whose weights ``rules`` play (:func:`base_preset`).
 
     Raises:
-        PolicyError: ``rules`` are no preset (a preset with options changed).
+        PolicyError: no preset has the structure of ``rules``.
     """
-    name = rules.preset_name()
+    name = base_preset(rules)
     if name is None:
+        shape = ", ".join(f"{k}={getattr(rules, k)}" for k in STRUCTURE)
         raise PolicyError(
-            "the learned policy plays the presets' own rules: these rules are no preset "
-            "(a preset with options changed has no trained weights)"
+            f"the learned policy plays the presets and the rules derived from one: no "
+            f"preset has the structure of these rules ({shape}), so there are no "
+            "learned weights for them"
         )
     return name
 
@@ -154,7 +185,8 @@ def weights_entry(rules: Rules, directory: Path = WEIGHTS_DIR) -> WeightsEntry:
     """The manifest entry of the weights ``rules`` play (nothing loaded).
 
     Raises:
-        PolicyError: ``rules`` are no preset, or their preset has no weights.
+        PolicyError: no preset has the structure of ``rules``, or their base preset has
+            no weights.
         FileError: the manifest cannot be read.
     """
     preset = weights_preset(rules)
@@ -167,20 +199,22 @@ def weights_entry(rules: Rules, directory: Path = WEIGHTS_DIR) -> WeightsEntry:
 
 
 def load_weights(rules: Rules, directory: Path = WEIGHTS_DIR) -> np.ndarray:
-    """The model vector ``rules`` play (:func:`weights_entry`), loaded and checked once
-    per process and preset: the same array every call (the kernels only read it).
+    """The model vector ``rules`` play (:func:`weights_entry`: their base preset's),
+    loaded and checked once per process and preset: the same array every call (the
+    kernels only read it).
 
     Raises:
-        PolicyError: ``rules`` are no preset, their preset has no weights, or the weights
-            were trained under other rules than the preset's.
+        PolicyError: no preset has the structure of ``rules``, their base preset has no
+            weights, or the weights were trained under other rules than the preset's.
         FileError: the manifest cannot be read, or the weights file is missing, corrupt
             (another SHA-256) or not a model vector of the manifest's layout.
     """
     entry = weights_entry(rules, directory)
-    if entry.rules != rules.digest():
+    own = Rules.make(entry.preset).digest()
+    if entry.rules != own:
         raise PolicyError(
             f"the learned weights of preset {entry.preset!r} were trained under other rules "
-            f"(digest {entry.rules}, the preset's is {rules.digest()}): train them again "
+            f"(digest {entry.rules}, the preset's is {own}): train them again "
             f"with `{train_command(entry.preset)}`"
         )
     return _load(entry, directory)

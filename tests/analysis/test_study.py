@@ -39,7 +39,7 @@ def test_plan_covers_every_preset_policy_and_option(scale: str) -> None:
         r.config(0)
     a = {(r.preset, r.tag, r.deal) for r in p.runs if r.part == "A"}
     assert a == {
-        (pr, t, d) for pr in KERNEL_PRESETS for t in S.POLICY_TAGS for d in ("plain", "swapped")
+        (pr, t, d) for t in S.POLICY_TAGS for pr in S.presets_of(t) for d in ("plain", "swapped")
     }
     for r in p.runs:
         if r.part == "A" and r.tag in S.KERNEL_POLICIES:
@@ -72,6 +72,31 @@ def test_plan_covers_every_preset_policy_and_option(scale: str) -> None:
             assert any(r.part in "BC" and r.tag == tag and r.mode == "matches"
                        and Rules.make(r.preset, r.rules) == Rules.make(preset, [f"target={t}"])
                        for r in p.runs)  # fmt: skip
+
+
+@pytest.mark.parametrize("scale", ["full", "small"])
+def test_plan_plays_learned_per_hand_where_its_weights_ship(scale: str) -> None:
+    """`learned` in part A under the presets with weights, in part B per hand under every
+    option whose rules derive from one of them (its base preset's weights), never in the
+    match-level parts C and D."""
+    sc = S.SCALES[scale]
+    p = S.plan(sc)
+    assert S.LEARNED in S.POLICY_TAGS and S.LEARNED not in S.MATCH_TAGS
+    assert S.presets_of(S.LEARNED) == S.LEARNED_PRESETS == ("scopa",)
+    learned = [r for r in p.runs if r.tag == S.LEARNED]
+    assert all(r.mode == "hands" and r.part in "AB" for r in learned)
+    assert {r.preset for r in learned if r.part == "A"} == set(S.LEARNED_PRESETS)
+    by = {e.key for e in p.effects if e.tag == S.LEARNED}
+    assert all(e.level == "hand" for e in p.effects if e.tag == S.LEARNED)
+    options = [("scopa", o) for o in S.OPTION_EFFECTS if o not in S.MATCH_ONLY_OPTIONS]
+    for base, opts in [*options, *S.FIFTEEN_EFFECTS]:
+        assert ((base, opts) in by) == S.learned_plays(base, opts)
+    assert ("scopa", ("napola=true",)) in by and ("scopa", ("deck=36",)) not in by
+    assert ("scopa", ("capture_compulsory=false",)) in by
+    for e in p.effects:
+        if e.tag == S.LEARNED:
+            v, b = p.run(e.variant), p.run(e.baseline)
+            assert v.count == sc.expert_option_hands and b.name == f"{e.base}-learned"
 
 
 @pytest.mark.parametrize("scale", ["full", "small"])
@@ -216,6 +241,8 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert "`opening_fifteen=true` from `scopa-15`" in b
     assert "`escoba` = `capture_compulsory=false` `opening_fifteen=true`" in b
     assert "## The sum-to-fifteen family" in index
+    assert "## The answer against the strength of play" in index
+    assert "| answer | `random` | `greedy` | `expert` | `learned` |" in index
     for png in out.glob("part-*/*.png"):
         assert mpimg.imread(png).ndim == 3
     assert unlinked_figures(out) == []  # every figure written is linked (issue 40)
@@ -230,7 +257,13 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
             assert r["ci_low"] <= r["estimate"] <= r["ci_high"]
     napola = [r for r in rows if r["metric"] == "effect:dealer_margin"
               and r["rules"] == {"napola": True}]  # fmt: skip
-    assert {r["policy"] for r in napola} == {"random", "greedy", "expert", "ismcts:iterations=8"}
+    assert {r["policy"] for r in napola} == {
+        "random", "greedy", "expert", "learned", "ismcts:iterations=8"
+    }  # fmt: skip
+    # learned's tests are Holm-adjusted in families of their own
+    for r in rows:
+        if "holm_family" in r:
+            assert ("under learned only" in r["holm_family"]) == ("learned" in r["policy"])
     eq = [r for r in rows if r["metric"] == "match_equity"]
     assert len(eq) == 11 * 11 * 2 * 2 + 15 * 15 * 2
     assert {r["preset"] for r in eq} == {"scopa", "scopa-15", "escoba"}
@@ -271,7 +304,9 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 
     seat = [r for r in rows if r["metric"] == "seat_points"]
-    assert len(seat) == 4 * sum(Rules.make(p).players for p in KERNEL_PRESETS)
+    assert len(seat) == 4 * sum(Rules.make(p).players for p in KERNEL_PRESETS) + sum(
+        Rules.make(p).players for p in S.LEARNED_PRESETS
+    )
     s4 = {r["seat"]: r for r in seat if r["preset"] == "scopa-4" and r["policy"] == "expert"}
     assert sorted(s4) == [0, 1, 2, 3] and s4[0]["estimate"] == s4[2]["estimate"]  # partners
     won = [r for r in rows if r["metric"] == "seat_match_win" and r["preset"] == "scopa-3"

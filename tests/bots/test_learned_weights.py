@@ -92,9 +92,41 @@ def test_a_preset_without_weights_names_the_command_that_trains_them(tmp_path: P
         W.load_weights(Rules.make("escoba"), d)
 
 
-def test_rules_that_are_no_preset_have_no_weights() -> None:
-    with pytest.raises(PolicyError, match="no preset"):
-        W.load_weights(Rules.make("scopa", overrides=["remainder_to=dealer"]))
+def test_a_preset_with_options_changed_plays_its_base_presets_weights() -> None:
+    """The preset of the same structure with the fewest differing options: `scopa` for
+    `scopa` with napola, `scopa-15` for `scopa-15` without compulsory capture."""
+    derived = Rules.make("scopa", overrides=["remainder_to=dealer"])
+    assert derived.preset_name() is None and W.base_preset(derived) == "scopa"
+    assert W.load_weights(derived) is W.load_weights(SCOPA)
+    assert W.weights_entry(derived) == W.manifest()["scopa"]
+    fifteen = Rules.make("scopa-15", overrides=["capture_compulsory=false"])
+    assert W.base_preset(fifteen) == "scopa-15"
+    assert W.base_preset(Rules.make("scopa", overrides=["deck=36", "re_bello=true"])) == "scopa-36"
+    # one option from `asso-piglia-tutto`, two from `scopa`
+    assert W.base_preset(Rules.make("scopa", overrides=["ace_sweep=true", "re_bello=true"])) == (
+        "asso-piglia-tutto"
+    )
+
+
+def test_a_derived_rule_set_whose_base_has_no_weights_names_the_command(
+    tmp_path: Path,
+) -> None:
+    d = _copy(tmp_path)
+    doc = json.loads((d / W.MANIFEST).read_text())
+    doc["presets"].pop("escoba", None)
+    (d / W.MANIFEST).write_text(json.dumps(doc))
+    rules = Rules.make("escoba", overrides=["four_sevens_point=true"])
+    with pytest.raises(PolicyError, match="`scopa-sim train --preset escoba`") as e:
+        W.load_weights(rules, d)
+    assert "\n" not in str(e.value)
+
+
+def test_rules_of_a_structure_no_preset_has_have_no_weights() -> None:
+    rules = Rules.make("scopa", overrides=["players=3", "hand_size=4"])
+    assert W.base_preset(rules) is None
+    with pytest.raises(PolicyError, match="no preset has the structure") as e:
+        W.load_weights(rules)
+    assert "\n" not in str(e.value)
 
 
 def test_weights_trained_under_other_rules_are_refused(tmp_path: Path) -> None:
@@ -121,8 +153,8 @@ def test_the_bot_plays_the_kernels_choice() -> None:
     model = W.load_weights(SCOPA)
     for seed in (4, 5, 6):
         _play_a_hand(bot, model, HandState.deal(SCOPA, dealer=seed % 2, seed=seed))
-    with pytest.raises(PolicyError, match="no preset"):
-        KernelBot("learned").prepare(Rules.make("scopa", overrides=["napola=true"]))
+    with pytest.raises(PolicyError, match="no preset has the structure"):
+        KernelBot("learned").prepare(Rules.make("scopa", overrides=["players=3", "hand_size=4"]))
 
 
 def _play_a_hand(bot: KernelBot, model: np.ndarray, state: HandState) -> None:
@@ -156,9 +188,18 @@ def test_a_run_names_the_weights_only_when_a_seat_plays_learned() -> None:
     assert mixed.kernel_model is W.load_weights(SCOPA)
     again = SimConfig.from_json(json.loads(json.dumps(mixed.to_json())))
     assert again.run_id == mixed.run_id
-    with pytest.raises(PolicyError, match="no preset"):
+    derived = SimConfig.make(
+        "scopa", Rules.make("scopa", overrides=["napola=true"]), ["learned"], "hands", 10, 1
+    )
+    assert derived.data_key()["learned_weights"] == W.manifest()["scopa"].sha256
+    with pytest.raises(PolicyError, match="no preset has the structure"):
         SimConfig.make(
-            "scopa", Rules.make("scopa", overrides=["napola=true"]), ["learned"], "hands", 10, 1
+            "scopa",
+            Rules.make("scopa", overrides=["players=3", "hand_size=4"]),
+            ["learned"],
+            "hands",
+            10,
+            1,
         )
 
 

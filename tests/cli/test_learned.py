@@ -29,11 +29,20 @@ def test_simulate_and_tournament_play_learned(tmp_path: Path) -> None:
     assert res.exit_code == 0 and "learned vs greedy" in res.output, res.output
 
 
+def test_a_preset_with_an_option_changed_plays_its_base_presets_weights(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    res = _run("simulate", "--preset", "scopa", "--rule", "napola=true", "--policy", "learned",
+               "--hands", "200", "--seed", "3", "--out", str(out), "--workers", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    config = json.loads((out / "manifest.json").read_text())["config"]
+    assert config["learned_weights"] == manifest()["scopa"].sha256
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
         (("--preset", "escoba"), "`scopa-sim train --preset escoba`"),
-        (("--rule", "napola=true"), "no preset"),
+        (("--rule", "players=3", "--rule", "hand_size=4"), "no preset has the structure"),
         (("--policy", "learned:exact=1"), "takes no parameters"),
         (("--preset", "cirulla"), "capture_mode=cirulla"),
     ],

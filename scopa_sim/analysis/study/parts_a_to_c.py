@@ -402,13 +402,14 @@ def part_a(
         READINGS_A,
         option_name,
         policy_spec,
+        presets_of,
     )
 
     out: list[Margin] = []
     seats: list[Seats] = []
     rows: list[dict[str, Any]] = []
     for tag in POLICY_TAGS:
-        for preset in KERNEL_PRESETS:
+        for preset in presets_of(tag):
             name = f"{preset}-{tag}"
             out.append(_margin_cell(data, res, name, preset, preset, (), tag, rows))
             st = seat_points(name, preset, tag, data)
@@ -426,12 +427,38 @@ def part_a(
             data.drop(f"{label}-{tag}-swapped")
             data.drop(f"{label}-{tag}")
         say(f"part A: {tag} done")
-    adj = S.holm([t_p_value(m.used) for m in out])
-    fam = f"{HOLM_FAMILIES['dealer_margin']} ({sum(1 for q in adj if math.isfinite(q))} tests)"
-    for row, q in zip(rows, adj, strict=True):
+    adj = _holm_apart([t_p_value(m.used) for m in out], [m.tag for m in out])
+    for row, m, (q, size) in zip(rows, out, adj, strict=True):
+        fam = f"{_family('dealer_margin', m.tag)} ({size} tests)"
         row["p_holm"], row["holm_family"] = _num(q), fam
-    out = [dataclasses.replace(m, p_holm=q) for m, q in zip(out, adj, strict=True)]
+    out = [dataclasses.replace(m, p_holm=q) for m, (q, _) in zip(out, adj, strict=True)]
     return out, _seat_leads(seats, res)
+
+
+def _holm_apart(p: Sequence[float], groups: Sequence[str]) -> list[tuple[float, int]]:
+    """Holm's adjustment of the p-values ``p``, the tests of ``learned`` (``groups``, a
+    policy tag each: :data:`~scopa_sim.analysis.study.plan.LEARNED`) in a family of their
+    own and the others in theirs, so that the other policies' adjusted p-values are what
+    they were before ``learned`` joined the study: each test's adjusted p-value and the
+    size (finite p-values) of its family."""
+    from scopa_sim.analysis.study.plan import LEARNED
+
+    out: list[tuple[float, int]] = [(math.nan, 0)] * len(p)
+    for apart in (False, True):
+        idx = [i for i, g in enumerate(groups) if (g == LEARNED) == apart]
+        adj = S.holm([p[i] for i in idx])
+        size = sum(1 for i in idx if math.isfinite(p[i]))
+        for i, q in zip(idx, adj, strict=True):
+            out[i] = (q, size)
+    return out
+
+
+def _family(key: str, tag: str) -> str:
+    """The description of the Holm family ``key`` (:data:`HOLM_FAMILIES`) of a test under
+    the policy ``tag``: ``learned``'s tests are a family of their own (:func:`_holm_apart`)."""
+    from scopa_sim.analysis.study.plan import LEARNED
+
+    return f"{HOLM_FAMILIES[key]}{LEARNED_FAMILY}" if tag == LEARNED else HOLM_FAMILIES[key]
 
 
 def _seat_leads(seats: list[Seats], res: Results) -> list[Seats]:
@@ -440,10 +467,9 @@ def _seat_leads(seats: list[Seats], res: Results) -> list[Seats]:
     from scopa_sim.analysis.study.plan import policy_spec
 
     led = [i for i, st in enumerate(seats) if st.lead is not None]
-    adj = S.holm([seats[i].lead_p for i in led])
-    m = sum(1 for i in led if math.isfinite(seats[i].lead_p))
+    adj = _holm_apart([seats[i].lead_p for i in led], [seats[i].tag for i in led])
     out = list(seats)
-    for i, q in zip(led, adj, strict=True):
+    for i, (q, m) in zip(led, adj, strict=True):
         st = out[i] = dataclasses.replace(seats[i], lead_p_holm=q)
         e = st.lead
         assert e is not None
@@ -452,7 +478,7 @@ def _seat_leads(seats: list[Seats], res: Results) -> list[Seats]:
                 "(of another side): the seats picked on the first half of the plain hands, "
                 "the lead measured on the other half, paired t interval",
                 seat=st.best, next_seat=st.nxt, p_value=_num(st.lead_p), p_holm=_num(q),
-                holm_family=f"{HOLM_FAMILIES['seat_lead']} ({m} tests)")  # fmt: skip
+                holm_family=f"{_family('seat_lead', st.tag)} ({m} tests)")  # fmt: skip
     return out
 
 
@@ -532,6 +558,8 @@ HOLM_FAMILIES = {
     "first_mover_match_win": "every first mover's chance of winning the match against the "
     "fair chance (bootstrap z test), under every policy, preset and target",
 }
+#: Added to a family's description for the tests under ``learned``, a family of their own.
+LEARNED_FAMILY = "; under learned only, a family apart from the other policies'"
 #: The family-wise error rate a "non-zero" claim is held to.
 ALPHA = 0.05
 
@@ -544,17 +572,26 @@ def significant(t: S.TestResult) -> bool:
 
 
 def adjust_rows(
-    tests: Sequence[S.TestResult], rows: Sequence[dict[str, Any]], family: str
+    tests: Sequence[S.TestResult],
+    rows: Sequence[dict[str, Any]],
+    family: str,
+    tags: Sequence[str] | None = None,
 ) -> tuple[S.TestResult, ...]:
     """The ``tests`` of one family with ``p_holm`` set (:func:`S.with_holm`), and the same
     ``p_holm`` and ``holm_family`` (with the family's size) written into their ``rows``
-    of results.json (in the same order)."""
-    adjusted = S.with_holm(tests)
-    m = sum(1 for t in tests if math.isfinite(t.p_value))
-    for row, t in zip(rows, adjusted, strict=True):
-        row["p_holm"] = _num(t.p_holm if t.p_holm is not None else math.nan)
-        row["holm_family"] = f"{HOLM_FAMILIES[family]} ({m} tests)"
-    return adjusted
+    of results.json (in the same order). With ``tags`` (each test's policy tag), the tests
+    under ``learned`` are adjusted in a family of their own (:func:`_holm_apart`)."""
+    tags = tags if tags is not None else [""] * len(tests)
+    adjusted: list[S.TestResult] = list(tests)
+    for apart in sorted({_family(family, t) for t in tags}):
+        idx = [i for i, t in enumerate(tags) if _family(family, t) == apart]
+        done = S.with_holm([tests[i] for i in idx])
+        m = sum(1 for i in idx if math.isfinite(tests[i].p_value))
+        for i, t in zip(idx, done, strict=True):
+            adjusted[i] = t
+            rows[i]["p_holm"] = _num(t.p_holm if t.p_holm is not None else math.nan)
+            rows[i]["holm_family"] = f"{apart} ({m} tests)"
+    return tuple(adjusted)
 
 
 @dataclass(frozen=True)
@@ -629,7 +666,7 @@ class MatchEffect:
 def part_b(
     data: Data, res: Results, bootstrap: int, say: Callable[[str], None]
 ) -> tuple[list[HandEffect], list[Dependence], list[MatchEffect]]:
-    from scopa_sim.analysis.study.plan import option_name, policy_spec
+    from scopa_sim.analysis.study.plan import LEARNED, option_name, policy_spec
 
     hand: list[HandEffect] = []
     hand_rows: list[dict[str, Any]] = []
@@ -671,14 +708,16 @@ def part_b(
             p = float(2 * S.st.norm.sf(abs(diff / se))) if se > 0 else math.nan
             deps.append(Dependence(opt, a, b, diff, se, p, base=base))
     say("part B: per-hand effects done")
-    tests = adjust_rows([h.test for h in hand], hand_rows, "effect:dealer_margin")
+    tests = adjust_rows([h.test for h in hand], hand_rows, "effect:dealer_margin",
+                        [h.effect.tag for h in hand])  # fmt: skip
     hand = [HandEffect(h.effect, t, h.paired) for h, t in zip(hand, tests, strict=True)]
-    adj = S.holm([d.p for d in deps])
+    learned = [LEARNED if LEARNED in (d.a, d.b) else "" for d in deps]
+    adj = _holm_apart([d.p for d in deps], learned)
     deps = [
         Dependence(x.option, x.a, x.b, x.diff, x.se, x.p, q, x.base)
-        for x, q in zip(deps, adj, strict=True)
+        for x, (q, _) in zip(deps, adj, strict=True)
     ]
-    for dep in deps:
+    for dep, group, (_, size) in zip(deps, learned, adj, strict=True):
         d_ = dep
         res.add("B", d_.base, _overrides(d_.option),
                 f"{policy_spec(d_.a)} vs {policy_spec(d_.b)}",
@@ -686,8 +725,8 @@ def part_b(
                 0, "z test of the difference of two paired effects (common decks' covariance "
                 "included), Holm-adjusted over the table", p_value=d_.p,
                 p_holm=_num(d_.p_holm),
-                holm_family=f"{HOLM_FAMILIES['effect_difference:dealer_margin']} "
-                f"({sum(1 for x in deps if math.isfinite(x.p))} tests)")  # fmt: skip
+                holm_family=f"{_family('effect_difference:dealer_margin', group)} "
+                f"({size} tests)")  # fmt: skip
     matches: list[MatchEffect] = []
     match_rows: list[dict[str, Any]] = []
     rates: dict[str, Estimate] = {}
@@ -809,7 +848,7 @@ def part_c(
     from scopa_sim.analysis.study.plan import (
         EQUITY_TABLES,
         MATCH_CHECKS,
-        POLICY_TAGS,
+        MATCH_TAGS,
         option_name,
         policy_spec,
         targets_of,
@@ -817,7 +856,7 @@ def part_c(
 
     wins: list[MatchWin] = []
     win_rows: list[dict[str, Any]] = []
-    for tag in POLICY_TAGS:
+    for tag in MATCH_TAGS:
         for preset in KERNEL_PRESETS:
             name = f"{preset}-{tag}"
             rules = data.rules(name)
@@ -1014,7 +1053,8 @@ def write_a(
         "as f times as many plain hands would give.",
         "",
         "**sign**: positive or negative only when the used estimate's t test against 0, "
-        "Holm-adjusted over every dealer margin of this table (one family), has p < 0.05.",
+        "Holm-adjusted over every dealer margin of this table (one family; `learned`'s "
+        "margins a family of their own), has p < 0.05.",
         "",
         "`escoba+opening_fifteen_to-first_player` is `escoba` under the other reading of its "
         "opening take: an opening table of fifteen goes to the first player's side instead of "
@@ -1075,7 +1115,8 @@ def _write_seats(seats: list[Seats], folder: Path) -> list[str]:
          "**lead** its margin over the next best seat of another side there, measured per "
          "hand on the *other* half (paired t interval), so that the hands that picked the "
          "seat do not measure its lead; a lead is called non-zero only when its p-value, "
-         "Holm-adjusted over every lead of this table, is below 0.05.", ""]  # fmt: skip
+         "Holm-adjusted over every lead of this table (`learned`'s leads a family of their "
+         "own), is below 0.05.", ""]  # fmt: skip
     rows = []
     for st in seats:
         cells = [f"{_m(e)}" for e in st.points] + [""] * (width - st.players)
@@ -1157,8 +1198,9 @@ def write_b(
     L += _table(["option", *(_tag_name(t) for t in POLICY_TAGS), "differs between policies"],
                 rows)  # fmt: skip
     L += ["", f"n: paired hands (unpaired: hands of both runs). p (Holm): the p-value adjusted "
-          f"over the {len(hand)} effects of this table (every option under every policy, one "
-          f"family); an effect is called non-zero only when it is below {ALPHA} (an unadjusted "
+          f"over the effects of this table (every option under every policy, one family; "
+          f"`learned`'s effects a family of their own); an effect is called non-zero only "
+          f"when it is below {ALPHA} (an unadjusted "
           "95% CI that excludes 0 is not enough: such cells say *not significant after "
           "Holm*).", ""]  # fmt: skip
     series = []
@@ -1454,6 +1496,95 @@ def headlines(margins: list[Margin], hand: list[HandEffect], wins: list[MatchWin
     return out
 
 
+def _se(low: float, high: float) -> float:
+    """The standard error behind a 95% normal or t interval (NaN without one)."""
+    return (high - low) / (2 * Z) if math.isfinite(low) and math.isfinite(high) else math.nan
+
+
+def _strongest_pair(
+    cells: dict[str, tuple[float, float, float]],
+    paired: Callable[[str, str], tuple[float, float, float] | None] | None = None,
+) -> str:
+    """Whether the answer has settled as play gets stronger: the difference between the
+    two strongest policies measured (the last two of
+    :data:`~scopa_sim.analysis.study.plan.POLICY_TAGS` with a cell) with its 95% CI, from
+    ``paired`` (a paired difference, stronger minus weaker) where it gives one, else from
+    the two intervals as independent estimates, and what it allows."""
+    from scopa_sim.analysis.study.plan import POLICY_TAGS
+
+    tags = [t for t in POLICY_TAGS if t in cells]
+    if len(tags) < 2:
+        return "—"
+    a, b = tags[-2], tags[-1]
+    got = paired(a, b) if paired is not None else None
+    if got is None:
+        (ea, la, ha), (eb, lb, hb) = cells[a], cells[b]
+        se = math.hypot(_se(la, ha), _se(lb, hb))
+        got = (eb - ea, eb - ea - Z * se, eb - ea + Z * se)
+    d, lo, hi = got
+    names = f"{_tag_name(b)} − {_tag_name(a)}"
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return f"{names} {d:+.3f} [n/a]"
+    word = "not told apart (CI includes 0)" if lo <= 0 <= hi else "**differ**"
+    return f"{names} {_ci(d, lo, hi)}: {word}"
+
+
+def strength_table(
+    margins: list[Margin], hand: list[HandEffect], deps: list[Dependence]
+) -> list[str]:
+    """The index's table of the answer against the strength of play: the dealer margin
+    of `scopa` and the effects of the options measured under every policy
+    (:data:`~scopa_sim.analysis.study.plan.KEY_OPTIONS`, largest under `expert` first),
+    one column per policy with its 95% CI, and whether the two strongest agree."""
+    from scopa_sim.analysis.study.plan import KEY_OPTIONS, POLICY_TAGS
+
+    rows = []
+    cells = {m.tag: (m.used.estimate, m.used.low, m.used.high)
+             for m in margins if m.preset == "scopa"}  # fmt: skip
+    if cells:
+        rows.append(["dealer margin", *(_ci(*cells[t]) if t in cells else "—"
+                                        for t in POLICY_TAGS), _strongest_pair(cells)])  # fmt: skip
+
+    def effect(opts: tuple[str, ...]) -> dict[str, tuple[float, float, float]]:
+        return {h.effect.tag: (h.test.estimate, h.test.low, h.test.high)
+                for h in hand if h.effect.key == ("scopa", opts)}  # fmt: skip
+
+    def size(opts: tuple[str, ...]) -> float:
+        e = effect(opts).get("expert")
+        return -abs(e[0]) if e else 0.0
+
+    for opts in sorted(KEY_OPTIONS, key=size):
+        got = effect(opts)
+        if not got:
+            continue
+
+        def paired(
+            a: str, b: str, opts: tuple[str, ...] = opts
+        ) -> tuple[float, float, float] | None:
+            for x in deps:
+                if x.key == ("scopa", opts) and {x.a, x.b} == {a, b}:
+                    sign = 1 if x.a == b else -1
+                    lo, hi = sorted((sign * x.low, sign * x.high))
+                    return sign * x.diff, lo, hi
+            return None
+
+        rows.append([f"effect of {_opt_text(opts)}",
+                     *(_ci(*got[t]) if t in got else "—" for t in POLICY_TAGS),
+                     _strongest_pair(got, paired)])  # fmt: skip
+    if not rows:
+        return []
+    L = ["", "## The answer against the strength of play (`scopa`, 95% CIs)", "",
+         "The dealer margin and the effects of the options measured under every policy "
+         "(largest under `expert` first), points per hand, policies weakest first. The last "
+         "column asks whether the answer has settled: the difference between the two "
+         "strongest policies measured (paired on the decks for an effect; for the margin "
+         "the two runs' intervals combined as independent), and whether its CI includes "
+         "0. A cell `—`: not measured under that policy (`learned` plays only the presets "
+         "whose weights ship and the options that derive from them).", ""]  # fmt: skip
+    L += _table(["answer", *(_tag_name(t) for t in POLICY_TAGS), "strongest two"], rows)
+    return L
+
+
 #: The table sizes of the "best seat" headline, each by the preset that stands for it.
 TABLE_SIZES = (
     ("2 players", "scopa"),
@@ -1529,6 +1660,7 @@ def write_index(
     parts: list[tuple[str, Path]],
     headlines: list[str] | None = None,
     fifteen: list[str] | None = None,
+    strength: list[str] | None = None,
 ) -> Path:
     from scopa_sim.analysis.study.plan import SEARCH_POLICY
 
@@ -1538,7 +1670,9 @@ def write_index(
         "",
         "**Strong play.** The strong-play parts use two bots: `expert` (jitted: "
         f"{POLICIES['expert'].summary}) and the search setting `{SEARCH_POLICY}` "
-        "(information-set MCTS, played decision by decision). Weak play: `random`, `greedy`.",
+        "(information-set MCTS, played decision by decision). Weak play: `random`, `greedy`. "
+        "Parts A and B per hand also play `learned` (the learned policy, jitted, about as "
+        "strong as the search setting) where its weights ship.",
         "",
         f"Sample sizes: {scale.fast_hands:,} plain + {scale.fast_hands:,} duplicate hands per "
         f"preset and kernel policy; under search {scale.search_hands_scopa:,} + "
@@ -1557,6 +1691,7 @@ def write_index(
         L += ["", "## Headlines (`scopa`, 95% CIs)", "", *headlines]
     if fifteen:
         L += ["", "## The sum-to-fifteen family (`scopa-15`, `escoba`; 95% CIs)", "", *fifteen]
+    L += strength or []
     L += [
         "",
         "## results.json",
@@ -1650,7 +1785,8 @@ def write_study(
     ]  # fmt: skip
     index = write_index(plan, dirs, out, scale_name, scale, seed, cmd, parts,
                         headlines(margins, hand, wins) + seat_headlines(seats),
-                        fifteen_headlines(margins, hand, wins))  # fmt: skip
+                        fifteen_headlines(margins, hand, wins),
+                        strength_table(margins, hand, deps))  # fmt: skip
     rj = out / "results.json"
     write_text(rj, json.dumps(res.rows, indent=1) + "\n")
     for _, md in parts:

@@ -18,6 +18,9 @@ Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study
   paired on the decks with its baseline: per hand under every policy (the key options
   :data:`KEY_OPTIONS` and :data:`KEY_FIFTEEN_EFFECTS` only under search), per match
   under ``expert``, and the policy-dependence table;
+* ``learned`` (:data:`LEARNED`) — parts A and B per hand under the presets of
+  :data:`LEARNED_PRESETS` and the option variants that derive from them, its tests
+  Holm-adjusted in families of their own; not in parts C and D;
 * **D** — what a deal is worth (issue 27, :mod:`scopa_sim.analysis.study.part_d`): each
   card's value to the side dealt it, the opening-hand and opening-table tables of the
   2-player presets under ``expert``, the share of the margin the deal alone explains, and
@@ -36,8 +39,10 @@ same configuration, seed and data generator are reused, so an interrupted study 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from scopa_sim.bots.learned_weights import base_preset
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data.run import SimConfig
 from scopa_sim.game.rules import KERNEL_PRESETS, PRESETS, Rules
@@ -46,10 +51,23 @@ from scopa_sim.game.rules import KERNEL_PRESETS, PRESETS, Rules
 #: the key options of part B.
 SEARCH_POLICY = "ismcts:iterations=1000,horizon=4,c=1"
 
-#: The kernel policies, weakest first, and the tag of the search policy in run names.
+#: The heuristic kernel policies, weakest first, and the tag of the search policy in run
+#: names.
 KERNEL_POLICIES = ("random", "greedy", "expert")
 SEARCH = "search"
-POLICY_TAGS = (*KERNEL_POLICIES, SEARCH)
+#: The learned policy (a jitted policy as strong as search): parts A and B per hand,
+#: under the presets of :data:`LEARNED_PRESETS` and the option variants that derive from
+#: them; not in parts C and D. Its tests are Holm-adjusted in families of their own, so
+#: the other policies' rows are what they were before it joined.
+LEARNED = "learned"
+#: The presets whose weights ship (``scopa_sim/bots/weights``): the one place that says
+#: where the study plays ``learned`` (a preset, or an option variant whose base preset,
+#: :func:`scopa_sim.bots.learned_weights.base_preset`, is one of them).
+LEARNED_PRESETS: tuple[str, ...] = ("scopa",)
+#: Every policy tag of the study, weakest first: the columns of its tables.
+POLICY_TAGS = (*KERNEL_POLICIES, LEARNED, SEARCH)
+#: The tags of part C's match-level rows (``learned`` is not played there).
+MATCH_TAGS = (*KERNEL_POLICIES, SEARCH)
 
 #: Options toggled one at a time from the `scopa` preset in part B.
 OPTION_EFFECTS: tuple[tuple[str, ...], ...] = (
@@ -182,6 +200,18 @@ SCALES = {
 }
 
 
+def presets_of(tag: str) -> tuple[str, ...]:
+    """The presets part A plays under a policy tag: every kernel preset, but only
+    :data:`LEARNED_PRESETS` under ``learned``."""
+    return LEARNED_PRESETS if tag == LEARNED else KERNEL_PRESETS
+
+
+def learned_plays(base: str, opts: tuple[str, ...]) -> bool:
+    """Whether the study plays ``learned`` under ``base`` with the options ``opts``: their
+    rules' base preset has weights in :data:`LEARNED_PRESETS`."""
+    return base in LEARNED_PRESETS and base_preset(Rules.make(base, opts)) in LEARNED_PRESETS
+
+
 def policy_spec(tag: str) -> str:
     """The policy text of a tag (the search tag stands for :data:`SEARCH_POLICY`)."""
     return SEARCH_POLICY if tag == SEARCH else tag
@@ -214,7 +244,7 @@ class StudyRun:
     name: str
     preset: str
     rules: tuple[str, ...]
-    tag: str  # policy tag: random, greedy, expert or search
+    tag: str  # policy tag: random, greedy, expert, learned or search
     mode: str  # hands or matches
     count: int
     deal: str = "plain"
@@ -296,7 +326,7 @@ def plan(scale: Scale) -> Plan:
         return r.name
 
     for tag in POLICY_TAGS:  # kernel policies first: their results come quickly
-        for preset in KERNEL_PRESETS:
+        for preset in presets_of(tag):
             n = scale.hands(preset, tag)
             add(StudyRun("A", f"{preset}-{tag}", preset, (), tag, "hands", n))
             add(StudyRun("A", f"{preset}-{tag}-swapped", preset, (), tag, "hands", n, "swapped"))
@@ -356,6 +386,7 @@ def plan(scale: Scale) -> Plan:
                              scale.matches))  # fmt: skip
             hands = f"{name}-expert"
         effects.append(Effect(opts, "expert", "match", v, b, base, hands))
+    effects += _learned_effects(scale, add)
     for tag in KERNEL_POLICIES:  # simulated matches to check the dynamic programme
         for preset, targets in MATCH_CHECKS.items():
             own = Rules.make(preset).target
@@ -368,6 +399,26 @@ def plan(scale: Scale) -> Plan:
     for r in _own_d_runs(scale):
         add(r)
     return Plan(tuple(runs.values()), tuple(effects))
+
+
+def _learned_effects(scale: Scale, add: Callable[[StudyRun], str]) -> list[Effect]:
+    """Part B's per-hand effects under ``learned``, of the options :func:`learned_plays`,
+    each paired on the decks with its baseline's part A run (``expert``'s number of
+    hands); a variant whose rules are a preset's reuses that preset's part A run."""
+    effects = []
+    options = [("scopa", o) for o in OPTION_EFFECTS if o not in MATCH_ONLY_OPTIONS]
+    for base, opts in [*options, *FIFTEEN_EFFECTS]:
+        if not learned_plays(base, opts):
+            continue
+        same = same_preset(base, opts)
+        n = scale.expert_option_hands
+        if same is not None and same in LEARNED_PRESETS and scale.fast_hands >= n:
+            v = f"{same}-{LEARNED}"
+        else:
+            v = add(StudyRun("B", f"{option_name(opts, base)}-{LEARNED}", base, opts, LEARNED,
+                             "hands", n))  # fmt: skip
+        effects.append(Effect(opts, LEARNED, "hand", v, f"{base}-{LEARNED}", base))
+    return effects
 
 
 #: Part D's run of `scopa` under `expert` for its card values and opening tables.
