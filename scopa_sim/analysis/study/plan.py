@@ -62,8 +62,9 @@ SEARCH = "search"
 LEARNED = "learned"
 #: The presets whose weights ship (``scopa_sim/bots/weights``): the one place that says
 #: where the study plays ``learned`` (a preset, or an option variant whose base preset,
-#: :func:`scopa_sim.bots.learned_weights.base_preset`, is one of them).
-LEARNED_PRESETS: tuple[str, ...] = ("scopa",)
+#: :func:`scopa_sim.bots.learned_weights.base_preset`, is one of them). Every preset
+#: the kernels play has them (``tests/bots/test_learned_weights.py`` checks it).
+LEARNED_PRESETS: tuple[str, ...] = KERNEL_PRESETS
 #: Every policy tag of the study, weakest first: the columns of its tables.
 POLICY_TAGS = (*KERNEL_POLICIES, LEARNED, SEARCH)
 #: The tags of part C's match-level rows (``learned`` is not played there).
