@@ -15,6 +15,8 @@ from scopa_sim import CardSet, Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import solver_cirulla as KSC
+from scopa_sim.bots.search import PIMCBot
+from scopa_sim.game.state import HandState
 
 
 def as_ref(card: int, take: int, meta: int) -> ref.CirullaPlay:
@@ -122,3 +124,52 @@ def test_declaring_and_naming_the_matta_are_decisions() -> None:
                     assert v - got[plain] == pytest.approx(p.declaration)
             return
     pytest.fail("no qualifying hand in 40 deals")
+
+
+def test_pimc_on_a_single_world_values_plays_as_the_solver() -> None:
+    """Two players, the stock played out: every world is the true one, so each world's
+    values are the solver's."""
+    rules = Rules.make("cirulla", {"matta": "play"})
+    for seed in range(3):
+        _, ks = endgame(rules, seed, 5)
+        state = HandState(rules, ks.copy())
+        plays, vals = PIMCBot(worlds=3).values(state, seed)
+        want = solve(ks, rules._packed)
+        got = [as_ref(p.card, p.take, p.meta) for p in plays]
+        assert set(got) == set(want)
+        for w in range(3):
+            assert list(vals[w]) == pytest.approx([want[p] for p in got])
+
+
+def test_pimc_worlds_keep_the_hands_shown_by_declarations(monkeypatch) -> None:
+    """After the other seat declared (``declare=auto``), every world PIMC solves deals it
+    the hand it showed; the stock is dealt again."""
+    import scopa_sim.bots.search as search
+
+    rules = Rules.make("cirulla", {"declare": "auto"})
+    seen: list[np.ndarray] = []
+    real = search.deal_hidden
+
+    def spy(state, hidden, gen):
+        vec = real(state, hidden, gen)
+        seen.append(vec)
+        return vec
+
+    monkeypatch.setattr(search, "deal_hidden", spy)
+    for seed in range(200):
+        state = HandState.deal(rules, seed=seed)
+        rng = random.Random(seed)
+        while not state.is_over and (not state.shown or state.turn in state.shown):
+            state.push(rng.choice(state.legal_plays))
+        if state.is_over or not state.shown:
+            continue
+        other = state.shown[0]
+        PIMCBot(worlds=4, depth=1).values(state, seed)
+        assert len(seen) == 4
+        assert all(v[K.S_HANDS + other] == state.hand(other).mask for v in seen)
+        stocks = {
+            tuple(v[K.S_DECK + int(v[K.S_STOCK]) : K.S_DECK + int(v[K.S_DECK_SIZE])]) for v in seen
+        }
+        assert len(stocks) > 1 or int(state._vec[K.S_STOCK]) >= int(state._vec[K.S_DECK_SIZE]) - 1
+        return
+    pytest.fail("no declaration in 200 deals")
