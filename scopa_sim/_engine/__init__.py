@@ -29,6 +29,8 @@ The search kernels are imported on their own (``from ._engine import ismcts as K
 * :mod:`.values`: hand margins, the match objective's table and the heuristic values of
   depth-limited positions;
 * :mod:`.solver`: the exact (or depth-limited) alpha-beta solver of one world;
+* :mod:`.solver_cirulla`: the solver of one Cirulla world (the matta's value and the
+  declaration chosen with the play);
 * :mod:`.pimc`: perfect-information Monte Carlo over sampled worlds;
 * :mod:`.ismcts`: single-observer ISMCTS;
 * :mod:`.evaluator`: the review's evaluator (rollouts, then the solver in open endgames);

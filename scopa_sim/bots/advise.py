@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from scopa_sim._engine import determinize as KD
 from scopa_sim.bots.base import Bot, PlayStats
 from scopa_sim.bots.registry import PolicySpec, search_policies
@@ -28,6 +30,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState, check_match_totals
+from scopa_sim.game.worlds import deal_hidden
 from scopa_sim.wording import plural
 
 #: :attr:`Layout.kind`: the position has no hidden cards (the seat's information set is
@@ -99,12 +102,29 @@ def perfect_information_world(
     """The state a perfect-information bot is to search for the seat to play, and its
     :class:`Layout`: ``state`` itself when the seat's information set is one world (no
     hidden cards) or when ``recorded`` (a position of a game record: its true layout),
-    else one world drawn uniformly from the information set with ``seed``."""
+    else one world drawn uniformly from the information set with ``seed`` (Cirulla: the
+    hands shown by declarations kept, :func:`scopa_sim.game.worlds.deal_hidden`)."""
+    if state.rules.capture_mode == "cirulla":
+        return _cirulla_world(state, seed, recorded)
     if KD.single_world(state._vec, state._r, state.turn):
         return state, _layout(state, "none", None)
     if recorded:
         return state, _layout(state, "recorded", None)
     world = InfoSet(state).sample(seed)
+    return world, _layout(world, "sampled", seed)
+
+
+def _cirulla_world(state: HandState, seed: int, recorded: bool) -> tuple[HandState, Layout]:
+    """:func:`perfect_information_world` of a Cirulla position (RULES.md §10)."""
+    shown = set(state.shown)
+    hidden = [s for s in range(state.players) if s != state.turn and s not in shown]
+    stock = len(state.stock)
+    if (not hidden and stock <= 1) or (len(hidden) == 1 and stock == 0):
+        return state, _layout(state, "none", None)
+    if recorded:
+        return state, _layout(state, "recorded", None)
+    vec = deal_hidden(state, hidden, np.random.default_rng(seed))
+    world = HandState(state.rules, vec, match_totals=state.match_totals)
     return world, _layout(world, "sampled", seed)
 
 

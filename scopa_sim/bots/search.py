@@ -32,6 +32,7 @@ from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import ismcts as KI
 from scopa_sim._engine import pimc as KP
 from scopa_sim._engine import solver as KSO
+from scopa_sim._engine import solver_cirulla as KSC
 from scopa_sim._engine import values as KV
 from scopa_sim.bots.base import Bot, PlayStats, _mask63, _rank, _stats, exact_estimate
 from scopa_sim.bots.belief import (
@@ -44,10 +45,12 @@ from scopa_sim.bots.belief import (
     robust_model,
 )
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
+from scopa_sim.errors import RulesError
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.game.worlds import deal_hidden
 from scopa_sim.stats.estimate import Estimate
 
 #: Transposition-table entries of the solver (a power of two).
@@ -57,6 +60,11 @@ _NO_PARTS = np.empty((0, 4), dtype=np.int64)
 #: No match objective (the margin's): the kernels' ``eq`` when belief arrays follow it.
 _NO_EQ = np.empty(0, dtype=np.float64)
 _NO_CUM = np.empty(0, dtype=np.float64)
+#: PIMC's refusal of what it does not do on Cirulla (RULES.md §10) yet.
+CIRULLA_PIMC = (
+    "pimc plays capture_mode=cirulla with belief=uniform, objective=margin and leaf=estimate "
+    "only so far"
+)
 
 
 class _SolverMixin:
@@ -232,7 +240,14 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
-        """The legal plays and their values per world (``[world, play]``)."""
+        """The legal plays and their values per world (``[world, play]``).
+
+        Raises:
+            RulesError: a Cirulla position with other than the uniform belief, the margin
+                objective and ``leaf=estimate``.
+        """
+        if state.rules.capture_mode == "cirulla":
+            return self._values_cirulla(state, seed)
         info = InfoSet(state)
         tk, tv, tm = self._tables()
         vals = np.zeros((self.worlds, K.MAX_PLAYS), dtype=np.float64)
@@ -260,6 +275,36 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         else:
             n = int(KP.pimc_values(*args) if eq is None else KP.pimc_values(*args, eq))
         return [Play(int(bc[i]), int(bt[i])) for i in range(n)], vals[:, :n]
+
+    def _values_cirulla(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
+        """:meth:`values` of a Cirulla position (RULES.md §10): each world deals again the
+        cards the seat cannot see but the hands shown by declarations
+        (:func:`scopa_sim.game.worlds.deal_hidden`, from the stream ``derive_seed(seed, 3,
+        w, 0)``) and is solved by :func:`scopa_sim._engine.solver_cirulla.solve_world_cirulla`,
+        the matta's named value and the declaration chosen with the play."""
+        if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
+            raise RulesError(CIRULLA_PIMC)
+        vec, r = state._vec, state.rules._packed
+        shown = set(state.shown)
+        hidden = [s for s in range(state.players) if s != state.turn and s not in shown]
+        tk, tv, tm = self._tables()
+        info = np.zeros(KSO.N_INFO, dtype=np.int64)
+        info[KSO.V_TT_MASK] = TT_SIZE - 1
+        ws = KSC.workspace_cirulla(vec, r)
+        left = state.rules.total_plays - state.plays_made
+        depth = KSO.FULL_DEPTH if left <= self.exact_below else self.depth
+        vals = np.zeros((self.worlds, K.MAX_PLAYS), dtype=np.float64)
+        root = _mask63(seed)
+        n = 0
+        for w in range(self.worlds):
+            gen = np.random.default_rng(int(K.derive_seed(root, 3, w, 0)))
+            world = deal_hidden(state, hidden, gen)
+            info[KSO.V_SALT] = int(K.derive_seed(root, 4, w, 0)) >> 1
+            n = int(KSC.solve_world_cirulla(world, r, depth, tk, tv, tm, info, ws, vals[w]))
+        plays = [
+            Play.from_meta(int(ws[1][0, i]), int(ws[2][0, i]), int(ws[3][0, i])) for i in range(n)
+        ]
+        return plays, vals[:, :n]
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
         """Every legal play valued over sampled worlds of the hidden cards, best first (95%
@@ -315,6 +360,8 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         first: exact when the seat's information set is that one world, else one sample (no
         interval).
         """
+        if state.rules.capture_mode == "cirulla":
+            return self._analyse_cirulla(state)
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
         info[KSO.V_TT_MASK] = TT_SIZE - 1
@@ -336,6 +383,37 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
             v = float(vals[i])
             value = exact_estimate(v) if exact else Estimate(v, math.nan, math.nan, 1, "one layout")
             stats.append(PlayStats(Play(int(bc[i]), int(bt[i])), value, False, exact))
+        return _rank(stats, lambda s: (-s.mean,))
+
+    def _analyse_cirulla(self, state: HandState) -> list[PlayStats]:
+        """:meth:`analyse` of a Cirulla position (RULES.md §10) by
+        :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla` (margin objective only):
+        exact when the search is not cut and the seat knows the one layout (two players, the
+        stock played out)."""
+        if self._match is not None:
+            raise RulesError("the solver plays capture_mode=cirulla for the margin only so far")
+        tk, tv, tm = self._tables()
+        info = np.zeros(KSO.N_INFO, dtype=np.int64)
+        info[KSO.V_TT_MASK] = TT_SIZE - 1
+        info[KSO.V_SALT] = 1
+        bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+        vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
+        depth = KSO.FULL_DEPTH if self.depth is None else self.depth
+        r = state.rules._packed
+        n = int(KSC.solve_root_cirulla(state._vec, r, depth, tk, tv, tm, info, bc, bt, bm, vals))
+        self.nodes = int(info[KSO.V_NODES])
+        vec = state._vec
+        exact = (
+            self.depth is None
+            and state.players == 2
+            and int(vec[K.S_STOCK]) >= int(vec[K.S_DECK_SIZE])
+        )
+        stats = []
+        for i in range(n):
+            v = float(vals[i])
+            value = exact_estimate(v) if exact else Estimate(v, math.nan, math.nan, 1, "one layout")
+            play = Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i]))
+            stats.append(PlayStats(play, value, False, exact))
         return _rank(stats, lambda s: (-s.mean,))
 
 

@@ -190,7 +190,7 @@ class HandPlayer:
         self._r = rules._packed if self._cirulla else rules.to_array()
         self.kernel = all(p.is_kernel for p in policies)
         self._codes = np.zeros(4, dtype=np.int64)
-        self._bots = [] if self.kernel or self._cirulla else [p.bot() for p in policies]
+        self._bots = [] if self.kernel else [p.bot() for p in policies]
         for bot in self._bots:
             bot.prepare(rules)  # e.g. a match-equity table that does not fit these rules
         self._model = K.NO_MODEL  # the learned policy's weights, where a seat plays it
@@ -212,7 +212,7 @@ class HandPlayer:
         """Hand ``hand`` of match ``match`` dealt by seat ``dealer``, the sides' match points
         being ``totals`` before it (default 0 each)."""
         if self._cirulla:
-            return self._play_cirulla(match, hand, dealer)
+            return self._play_cirulla(match, hand, dealer, totals)
         rules, r = self.rules, self._r
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_DEAL))
         redeals = int(K.shuffle_deal(r, rng, self._deck))
@@ -254,12 +254,15 @@ class HandPlayer:
             piles=piles,
         )
 
-    def _play_cirulla(self, match: int, hand: int, dealer: int) -> HandPlay:
+    def _play_cirulla(
+        self, match: int, hand: int, dealer: int, totals: Sequence[int] | None = None
+    ) -> HandPlay:
         """:meth:`play` under Cirulla's rules (RULES.md §10) on its step kernels: the deck
         shuffled again while the first table is void (the void tables kept), the opening
         count, then the hand played out by the seats' kernel policies
         (:func:`scopa_sim._engine.step.play_out_cirulla`) drawing from the stream
-        ``(seed, match, hand, STREAM_PLAY)``."""
+        ``(seed, match, hand, STREAM_PLAY)``, or, when a seat searches, by the seats' bots
+        (:func:`_bots_play_cirulla`)."""
         rules, r = self.rules, self._r
         seed = K.derive_seed(self.seed, match, hand, STREAM_DEAL)
         voids = np.zeros(8, dtype=np.int64)
@@ -270,6 +273,19 @@ class HandPlayer:
         deck = tuple(int(c) for c in self._deck[: rules.deck])
         state = self._state
         K.start_hand_cirulla(state, r, self._deck, dealer, count)
+        if not self.kernel:
+            hs = HandState(rules, state.copy(), match_totals=totals)
+            plays, metas = self._bots_play_cirulla(hs, match, hand)
+            score = hs.score_array()
+            return HandPlay(
+                deck=deck,
+                redeals=count,
+                plays=plays,
+                score=tuple(tuple(int(x) for x in score[s]) for s in range(rules.sides)),
+                piles=hs.pile_masks,
+                metas=metas,
+                voids=tuple(int(t) for t in voids[:count]),
+            )
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
         log_meta = np.empty(40, dtype=np.int64)
         made = K.play_out_cirulla(
@@ -293,9 +309,26 @@ class HandPlayer:
             voids=tuple(int(t) for t in voids[:count]),
         )
 
+    def _bots_play_cirulla(
+        self, hs: HandState, match: int, hand: int
+    ) -> tuple[tuple[tuple[int, int, int], ...], tuple[int, ...]]:
+        """Play the Cirulla hand ``hs`` out with the seats' bots (each decision seeded by
+        :func:`bot_seed`); return the plays ``(seat, card, take)`` and their metas."""
+        plays, metas = [], []
+        while not hs.is_over:
+            seat = hs.turn
+            play = self._bots[seat].choose(hs, bot_seed(self.seed, match, hand, hs.plays_made))
+            hs.push(play)
+            plays.append((seat, play.card, play.take))
+            metas.append(play.meta)
+        return tuple(plays), tuple(metas)
 
-#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies.
-CIRULLA_POLICIES = ("random", "greedy", "expert")
+
+#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies, PIMC and
+#: the solver.
+CIRULLA_POLICIES = ("random", "greedy", "expert", "pimc", "solver")
+#: The parameters of the searches that play Cirulla so far (the others refused).
+CIRULLA_SEARCH_PARAMS = {"pimc": ("worlds", "depth", "exact_below"), "solver": ("depth",)}
 
 
 def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False) -> None:
@@ -310,6 +343,13 @@ def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False
             raise RulesError(
                 f"policy {p.name!r} does not play capture_mode=cirulla yet; allowed: "
                 + ", ".join(CIRULLA_POLICIES)
+            )
+        allowed = CIRULLA_SEARCH_PARAMS.get(p.name)
+        if allowed is not None and any(k not in allowed for k, _ in p.params):
+            raise RulesError(
+                f"policy {p}: {p.name} plays capture_mode=cirulla with "
+                + ", ".join(f"{k}=" for k in allowed)
+                + " only so far (no belief, match objective or other leaf)"
             )
     if swapped:
         raise RulesError("capture_mode=cirulla is not dealt as duplicate deals yet")

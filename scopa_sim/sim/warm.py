@@ -238,6 +238,16 @@ TASKS: dict[str, WarmTask] = {
             ),
         ),
         WarmTask(
+            "search-cirulla",
+            "PIMC and the solver on Cirulla (the Cirulla solver)",
+            5,
+            _decide("cirulla", "pimc:worlds=2,depth=2", "solver:depth=2"),
+            (
+                "_engine.solver_cirulla.solve_root_cirulla",
+                "_engine.solver_cirulla.solve_world_cirulla",
+            ),
+        ),
+        WarmTask(
             "steps",
             "the step kernels, matches, duplicate deals, equity, the shard encoder",
             7,

@@ -67,12 +67,12 @@ def test_tournament_and_simulate_take_cirulla() -> None:
 @pytest.mark.parametrize(
     ("call", "words"),
     [
-        (lambda: scopa_sim.advise("AD 3C 3S", "7H 5C 2D QS", preset="cirulla", policy="pimc"),
-         "ranked by the evaluator only"),
+        (lambda: scopa_sim.advise("AD 3C 3S", "7H 5C 2D QS", preset="cirulla", policy="ismcts"),
+         "ranked by eval, pimc or solver only"),
         (lambda: scopa_sim.advise("AD 3C 3S", "7H 5C 2D QS", preset="cirulla", policy="eval",
                                   belief="fit"), "belief"),
         (lambda: scopa_sim.play("ismcts", preset="cirulla"), "does not play"),
-        (lambda: scopa_sim.tournament("pimc", "greedy", preset="cirulla", deals=2),
+        (lambda: scopa_sim.tournament("ismcts", "greedy", preset="cirulla", deals=2),
          "does not play"),
         (lambda: scopa_sim.play("greedy", preset="cirulla", overrides={"matta": "joker"}),
          "allowed"),

@@ -132,13 +132,13 @@ def test_a_cirulla_record_is_reviewed(client: TestClient) -> None:
 
 def test_what_does_not_play_cirulla_is_a_one_line_4xx(client: TestClient) -> None:
     cases = [
-        ("/api/analyse", {"position": CARDS, "policy": "pimc"}, "ranked by the evaluator"),
-        ("/api/analyse", {"position": CARDS, "policy": "ismcts"}, "ranked by the evaluator"),
+        ("/api/analyse", {"position": CARDS, "policy": "ismcts"}, "ranked by eval, pimc or"),
+        ("/api/analyse", {"position": CARDS, "policy": "pimc:belief=fit"}, "belief"),
         ("/api/holdings", {"position": CARDS}, "belief models"),
         ("/api/play/new", {"preset": "cirulla", "policy": "ismcts"}, "does not play"),
         (
             "/api/play/state",
-            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "pimc"}},
+            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "ismcts"}},
             "does not play",
         ),
         ("/api/play/new", {"preset": "cirulla", "rules": "matta=joker"}, "allowed"),

@@ -57,7 +57,7 @@ def _kernel_pick(state: HandState, policy: str, seed: int) -> Play:
     return Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i]))
 
 
-@pytest.mark.parametrize("policy", ["pimc:worlds=4", "ismcts:iterations=50", "solver"])
+@pytest.mark.parametrize("policy", ["ismcts:iterations=50"])
 def test_search_bots_refuse_cirulla_in_one_line(policy: str) -> None:
     state = HandState.deal(Rules.make("cirulla"), seed=3)
     with pytest.raises(RulesError, match="capture_mode=cirulla is not played") as info:

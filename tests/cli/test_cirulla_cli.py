@@ -107,18 +107,28 @@ def test_bad_cirulla_options_are_one_line_errors(rule: str, named: list[str], tm
     assert not path.exists()
 
 
-@pytest.mark.parametrize("policy", ["pimc", "ismcts", "solver", "eval"])
+@pytest.mark.parametrize("policy", ["ismcts", "eval"])
 def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
     result = run("play", "--preset", "cirulla", "--policy", policy)
     one_error(result, 2, f"policy '{policy}' does not play capture_mode=cirulla yet",
-              "allowed: random, greedy, expert")  # fmt: skip
+              "allowed: random, greedy, expert, pimc, solver")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "policy",
+    ["pimc:belief=expert", "pimc:leaf=expert", "pimc:objective=match", "solver:objective=match"],
+)
+def test_search_options_cirulla_does_not_take_are_refused_in_one_line(policy: str) -> None:
+    result = run("tournament", "--preset", "cirulla", "--policy", policy, "--policy", "expert")
+    one_error(result, 2, "plays capture_mode=cirulla with", "only so far")
 
 
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("advise", "--position", "{path}:1:2"), "ranked by the evaluator only so far"),
-        (("advise", "--position", "{path}:1:0", "--policy", "pimc:worlds=4"), "allowed: eval"),
+        (("advise", "--position", "{path}:1:2"), "ranked by eval, pimc or solver only so far"),
+        (("advise", "--position", "{path}:1:0", "--policy", "ismcts:iterations=50"),
+         "ranked by eval, pimc or solver"),
         (("advise", "--position", "{path}:1:0", "--policy", "eval", "--belief", "expert"),
          "belief models do not read capture_mode=cirulla"),
         (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
@@ -177,3 +187,34 @@ def test_tournament_pairs_the_kernel_policies_on_cirulla() -> None:
     assert "expert vs random:" in one.stdout and "over 12 deal pairs" in one.stdout
     two = run(*args, "--workers", "2")
     assert two.stdout == one.stdout
+
+
+def test_play_and_tournament_with_pimc_and_the_solver_on_cirulla(tmp_path: Path) -> None:
+    """PIMC and the solver play Cirulla (its matta's value and declarations chosen with the
+    play): records that replay checks, the same bytes again for the seed; a tournament."""
+    path = tmp_path / "games.jsonl"
+    args = ("play", "--preset", "cirulla", "--rule", "matta=play", "--policy",
+            "pimc:worlds=3,depth=2,exact_below=4", "--policy", "solver:depth=2", "--matches",
+            "1", "--seed", "5", "--record")  # fmt: skip
+    result = run(*args, str(path))
+    assert result.exit_code == 0, result.output
+    checked = run("replay", str(path))
+    assert checked.exit_code == 0 and checked.stdout.startswith("valid: "), checked.output
+    again = tmp_path / "again.jsonl"
+    run(*args, str(again))
+    assert again.read_bytes() == path.read_bytes()
+    one = run("tournament", "--preset", "cirulla", "--policy", "pimc:worlds=2,depth=2",
+              "--policy", "greedy", "--deals", "2", "--seed", "1")  # fmt: skip
+    assert one.exit_code == 0, one.output
+    assert "pimc:worlds=2,depth=2 vs greedy:" in one.stdout
+
+
+def test_advise_ranks_cirulla_plays_with_pimc_and_the_solver() -> None:
+    """``advise --policy pimc`` and ``solver`` on Cirulla: declared and undeclared plays
+    both listed, each valued."""
+    for policy in ("pimc:worlds=4,depth=2", "solver:depth=2"):
+        result = run("advise", "--preset", "cirulla", "--hand", "7H 2S 3C", "--table",
+                     "5D 4C JS 6H", "--policy", policy, "--json")  # fmt: skip
+        assert result.exit_code == 0, result.output
+        plays = [p["play"] for p in json.loads(result.stdout)["plays"]]
+        assert any(p.endswith("+3") for p in plays) and any(not p.endswith("+3") for p in plays)

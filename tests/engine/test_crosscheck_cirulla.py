@@ -346,7 +346,7 @@ def test_a_cirulla_state_is_refused_by_every_other_kernel_in_one_line() -> None:
     assert "\n" not in str(info.value)
     # a search bot (the kernel bots play it: tests/bots/test_kernel_bot_cirulla.py)
     with pytest.raises(RulesError):
-        PolicySpec.parse("pimc:worlds=4").bot().choose(state, 1)
+        PolicySpec.parse("ismcts:iterations=50").bot().choose(state, 1)
     with pytest.raises(AttributeError):
         state.nothing  # noqa: B018
     scopa = Rules.make("scopa")
