@@ -402,12 +402,7 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         r = state.rules._packed
         n = int(KSC.solve_root_cirulla(state._vec, r, depth, tk, tv, tm, info, bc, bt, bm, vals))
         self.nodes = int(info[KSO.V_NODES])
-        vec = state._vec
-        exact = (
-            self.depth is None
-            and state.players == 2
-            and int(vec[K.S_STOCK]) >= int(vec[K.S_DECK_SIZE])
-        )
+        exact = self.depth is None and state.players == 2 and not state.stock
         stats = []
         for i in range(n):
             v = float(vals[i])

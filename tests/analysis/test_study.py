@@ -277,7 +277,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
         and r["preset"] == "scopa-15"
         and r["rules"] == {"capture_compulsory": False}
     ]
-    assert {r["policy"] for r in optional} == {"random", "greedy", "expert"}
+    assert {r["policy"] for r in optional} == {"random", "greedy", "expert", "learned"}
     fifteen = [
         r
         for r in rows
@@ -285,7 +285,9 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
         and r["preset"] == "scopa"
         and r["rules"] == {"capture_mode": "fifteen"}
     ]
-    assert {r["policy"] for r in fifteen} == {"random", "greedy", "expert", "ismcts:iterations=8"}
+    assert {r["policy"] for r in fifteen} == {
+        "random", "greedy", "expert", "learned", "ismcts:iterations=8"
+    }  # fmt: skip
     assert all(r["method"] == "paired t on (match, hand)" for r in fifteen + optional)
     escoba = [
         r
