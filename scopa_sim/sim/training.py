@@ -387,8 +387,8 @@ class TrainConfig:
             )
         if self.preset not in KERNEL_PRESETS:
             raise InputError(
-                f"preset {self.preset!r} is not played by the kernels yet: no learned policy "
-                f"to train (choose from {', '.join(KERNEL_PRESETS)})"
+                f"preset {self.preset!r}: the learned policy does not play Cirulla yet, "
+                f"nothing to train (choose from {', '.join(KERNEL_PRESETS)})"
             )
         ranges = {
             "hands": (1, 10**8), "chunk": (1, 10**7), "worlds": (0, 64),

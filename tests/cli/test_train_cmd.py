@@ -43,7 +43,7 @@ def test_train_fits_measures_and_ships(tmp_path: Path, monkeypatch: pytest.Monke
     ("args", "words"),
     [
         (["--preset", "nope"], "unknown preset"),
-        (["--preset", "cirulla"], "not played by the kernels"),
+        (["--preset", "cirulla"], "does not play Cirulla yet"),
         (["--preset", "scopa", "--hands", "0"], "hands must be in"),
         (["--preset", "scopa", "--worlds", "99"], "worlds must be in"),
     ],
