@@ -27,7 +27,7 @@ from scopa_sim.game.state import HandState
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 
-from .learned_weights import load_weights
+from .learned_weights import LEARNED_NOT_CIRULLA, load_weights
 
 #: The policies jitted into the playout loops, by name: their kernel codes.
 KERNEL_CODES: dict[str, int] = {
@@ -36,9 +36,6 @@ KERNEL_CODES: dict[str, int] = {
     "expert": K.POLICY_EXPERT,
     "learned": K.POLICY_LEARNED,
 }
-
-#: Why ``learned`` refuses Cirulla's rules (RULES.md §10): its features are Scopa's.
-LEARNED_NOT_CIRULLA = "the learned policy does not play Cirulla (capture_mode=cirulla) yet"
 
 #: z of a two-sided 95% normal interval.
 Z95 = 1.959963984540054
@@ -174,8 +171,6 @@ class KernelBot(Bot):
             FileError: their file is missing or corrupt.
         """
         if self._code == K.POLICY_LEARNED:
-            if rules.capture_mode == "cirulla":
-                raise PolicyError(LEARNED_NOT_CIRULLA)
             load_weights(rules)
 
     def _pick(self, state: HandState, vec: np.ndarray, rng: np.ndarray, bc: np.ndarray,

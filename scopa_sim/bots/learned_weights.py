@@ -39,6 +39,7 @@ from scopa_sim.game.rules import OPTION_NAMES, PRESETS, Rules
 
 __all__ = [
     "FORMAT",
+    "LEARNED_NOT_CIRULLA",
     "LEARNED_POLICY",
     "STRUCTURE",
     "WEIGHTS_DIR",
@@ -164,12 +165,19 @@ def base_preset(rules: Rules) -> str | None:
     return None if best is None else best[1]
 
 
+#: Why ``learned`` refuses Cirulla's rules (RULES.md §10): its features are Scopa's.
+LEARNED_NOT_CIRULLA = "the learned policy does not play Cirulla (capture_mode=cirulla) yet"
+
+
 def weights_preset(rules: Rules) -> str:
-    """The preset whose weights ``rules`` play (:func:`base_preset`).
+    """The preset whose weights ``rules`` play (:func:`base_preset`): every learned seat's
+    weights are looked up here, so this is where Cirulla is refused.
 
     Raises:
-        PolicyError: no preset has the structure of ``rules``.
+        PolicyError: Cirulla's rules, or no preset has the structure of ``rules``.
     """
+    if rules.capture_mode == "cirulla":
+        raise PolicyError(LEARNED_NOT_CIRULLA)
     name = base_preset(rules)
     if name is None:
         shape = ", ".join(f"{k}={getattr(rules, k)}" for k in STRUCTURE)

@@ -108,9 +108,7 @@ class SimConfig:
             )
         if len(self.policies) != self.rules.players:
             raise SimulationError("one policy per seat is needed")
-        if self.cirulla and (
-            self.deal != "plain" or not self.is_kernel or LEARNED_POLICY in self.policies
-        ):
+        if self.cirulla and (self.deal != "plain" or not self.is_kernel):
             raise SimulationError(CIRULLA_RUNS)
         if LEARNED_POLICY not in self.policies:
             if self.learned_weights:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from scopa_sim import _engine as K
-from scopa_sim.bots.base import KERNEL_CODES, LEARNED_NOT_CIRULLA
+from scopa_sim.bots.base import KERNEL_CODES
 from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.errors import PolicyError, SimulationError
 from scopa_sim.game.rules import Rules
@@ -46,15 +46,14 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
             raise PolicyError(f"{p!r} is not a jitted policy: one of {', '.join(KERNEL_CODES)}")
     if hands < 1:
         raise SimulationError(f"need at least 1 hand, got {hands}")
-    if rules.cirulla and "learned" in policies:
-        raise PolicyError(LEARNED_NOT_CIRULLA)
     codes = np.zeros(4, dtype=np.int64)
     codes[: len(policies)] = [KERNEL_CODES[p] for p in policies]
     out = np.zeros((hands, 4), dtype=np.int64)
     r = rules.loop_array()
+    model = seat_model(rules, policies)  # refuses learned where it has no weights (Cirulla)
     if rules.cirulla:
         none = np.empty((0, 0), np.int32)
         K.fused_hands_cirulla(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none)
     else:
-        K.selfplay_hands(r, codes, seed, hands, out, model=seat_model(rules, policies))
+        K.selfplay_hands(r, codes, seed, hands, out, model=model)
     return out

@@ -72,3 +72,12 @@ def test_the_learned_bot_refuses_a_cirulla_position() -> None:
         bot.prepare(rules)
     with pytest.raises(PolicyError, match="does not play Cirulla"):
         bot.analyse(HandState.deal(rules, seed=1), seed=1)
+
+
+def test_self_play_refuses_learned_under_cirulla() -> None:
+    from scopa_sim.errors import PolicyError
+    from scopa_sim.game.rules import Rules
+    from scopa_sim.sim.selfplay import selfplay_points
+
+    with pytest.raises(PolicyError, match="does not play Cirulla"):
+        selfplay_points(Rules.make("cirulla"), ["learned", "expert"], 10, 1)
