@@ -692,6 +692,45 @@ def _finish_hand(w, it, totals, out_points, out_cols, keep_points, keep_rows, ro
 
 
 @njit(cache=True, inline="always")
+def unit_start(seed, first_unit, done, hand_no, row, cap, mode, players, dealer, totals):
+    """The fused loops' bookkeeping before a hand (:func:`fused_hands`,
+    :func:`.fused_cirulla.fused_hands_cirulla`): the hand ``hand_no`` of the unit
+    ``first_unit + done``, whose first hand draws its dealer (``MODE_MATCHES``: from the
+    dealer stream, the match ``totals`` reset) or takes it from the unit's number, the
+    others keeping ``dealer``; return ``(full, dealer, prefix)``, ``full`` when a new match
+    might not fit the ``cap`` rows of the output from ``row`` on (the call then stops),
+    ``prefix`` the hand's streams' (:func:`.streams.seed_prefix`: the deal and play
+    streams of a hand share it). Raises ``ValueError`` when a match outgrows the output
+    or ``MAX_HANDS_PER_MATCH``."""
+    unit = first_unit + done
+    if hand_no == 0:
+        if mode == MODE_MATCHES:
+            if row + 64 > cap:  # a match of more hands than that is astronomically rare
+                return True, dealer, np.uint64(0)
+            dealer = below(derive_seed(seed, unit, 0, STREAM_DEALER) + GOLDEN, players)
+            for s in range(4):
+                totals[s] = 0
+        else:
+            dealer = unit % players
+    elif hand_no == MAX_HANDS_PER_MATCH or row == cap:
+        raise ValueError("fused loop: a match did not end within the output buffer")
+    if mode == MODE_SELFPLAY:
+        return False, dealer, seed_prefix(seed, 0, unit)
+    return False, dealer, seed_prefix(seed, unit, hand_no)
+
+
+@njit(cache=True, inline="always")
+def unit_end(mode, winner, done, hand_no, dealer, players):
+    """The fused loops' bookkeeping after a hand: the unit done (a hand, or a match that
+    has a ``winner``), else the match's next hand, dealt by the next seat; return
+    ``(done, hand_no, dealer)``."""
+    if mode != MODE_MATCHES or winner >= 0:
+        return done + 1, 0, dealer
+    dealer += 1
+    return done, hand_no + 1, 0 if dealer == players else dealer
+
+
+@njit(cache=True, inline="always")
 def _fused_hands(
     rules, policies, model, seed, first_unit, count, mode, out_points, out_cols,
     players, teams, ace_rule, fewest, capture_hand, optional, fifteen, opening,
@@ -706,7 +745,6 @@ def _fused_hands(
     kernels (:func:`_step_decision`).
     Returns ``(units done, rows written)`` as :func:`fused_hands` does; raises
     ``ValueError`` when a match outgrows ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
-    g = GOLDEN
     ns = 2 if teams else players
     size = rules[R_DECK]
     hand_size = rules[R_HAND_SIZE]
@@ -755,23 +793,11 @@ def _fused_hands(
     row = 0
     dealer = 0
     while done < count:
-        unit = first_unit + done
-        if hand_no == 0:
-            if mode == MODE_MATCHES:
-                if row + 64 > cap:  # a match of more hands than that is astronomically rare
-                    return done, row
-                dealer = below(derive_seed(seed, unit, 0, STREAM_DEALER) + g, players)
-                for s in range(4):
-                    totals[s] = 0
-            else:
-                dealer = unit % players
-        elif hand_no == MAX_HANDS_PER_MATCH or row == cap:
-            raise ValueError("fused_hands: a match did not end within the output buffer")
-        # the deal and play streams of a hand share their prefix
-        if mode == MODE_SELFPLAY:
-            prefix = seed_prefix(seed, 0, unit)
-        else:
-            prefix = seed_prefix(seed, unit, hand_no)
+        full, dealer, prefix = unit_start(
+            seed, first_unit, done, hand_no, row, cap, mode, players, dealer, totals
+        )
+        if full:
+            return done, row
         # ---------------------------------------------------------------- shuffle_deal
         z, redeals = _shuffle(
             deck, canon, ncards, seed_finish(prefix, STREAM_DEAL), kings_redeal, table_cards
@@ -871,14 +897,7 @@ def _fused_hands(
             all_denari_wins, four_sevens,
         )  # fmt: skip
         row += 1
-        if mode != MODE_MATCHES or winner >= 0:
-            done += 1
-            hand_no = 0
-        else:
-            hand_no += 1
-            dealer += 1
-            if dealer == players:
-                dealer = 0
+        done, hand_no, dealer = unit_end(mode, winner, done, hand_no, dealer, players)
     return count, row
 
 

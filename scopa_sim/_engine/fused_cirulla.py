@@ -6,10 +6,16 @@ Each hand is dealt, played and scored as by the Cirulla step kernels
 (:func:`.streams.shuffle_deal_cirulla` with its void deals, :func:`.step.start_hand_cirulla`
 with the opening count, :func:`.step.legal_plays_cirulla`, :func:`.step.choose_cirulla`,
 :func:`.step.apply_play_cirulla`, :func:`.step.score_state_cirulla`), from the streams and
-dealers of :func:`.fused.fused_hands`, inside one loop that keeps its buffers. The deal
-and the random seats' plays are written out in the loop (:func:`_deal`,
-:func:`_random_play`, :func:`_apply`: faster), the other decisions made by the step
-kernels on the same state vector; the tests replay every row through the step path with
+dealers of :func:`.fused.fused_hands` (its bookkeeping of units, :func:`.fused.unit_start`
+and :func:`.fused.unit_end`), inside one loop that keeps its buffers. The deal, the
+random seats' plays and the scoring are written out in the loop (:func:`_deal`,
+:func:`_random_play`, :func:`_apply`, :func:`.scoring.items_into_cirulla`: faster), the
+other decisions made by the step kernels on the same state vector. The random plays
+keep the position's hot part in locals (the table, its two-word packed counts updated
+card by card as cards come and go, the seat to play, the plays, the stock's position and
+the last capturer) beside the state vector, which they keep up to date for the step
+kernels but for its subset-sum bitset (set before each of their decisions); after one
+of those the locals are read back. The tests replay every row through the step path with
 the same draws.
 """
 
@@ -18,16 +24,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import ctz, popcount
+from .bits import ctz, mul128, popcount
 from .capture import (
     BIG_TABLE15,
+    GROW15_HI,
+    GROW15_LO,
+    HI15,
+    SHRINK15_HI,
+    SHRINK15_LO,
     lane,
     opening_count,
     packed_of,
+    remainder_side,
     sum_take15,
     table_reach,
 )
 from .deals import deal_round_cards
+from .fused import unit_end, unit_start
 from .layout import (
     ACES,
     C_DEALER,
@@ -50,11 +63,9 @@ from .layout import (
     MATTA_BIT,
     MATTA_NONE,
     MATTA_PLAY,
-    MAX_HANDS_PER_MATCH,
     MAX_PLAYS,
     MODE_HANDS,
     MODE_MATCHES,
-    MODE_SELFPLAY,
     N_ITEMS,
     N_ITEMS_CIRULLA,
     N_ROW_COLS,
@@ -74,6 +85,7 @@ from .layout import (
     R_MATTA,
     R_OPENING_COUNT,
     R_PLAYERS,
+    R_REMAINDER_DEALER,
     R_SIDES,
     R_SUM_FEWEST,
     R_TABLE_CARDS,
@@ -100,7 +112,6 @@ from .layout import (
     S_VOIDS,
     SCRATCH,
     STREAM_DEAL,
-    STREAM_DEALER,
     STREAM_PLAY,
     VALUE,
     VALUE_MASK,
@@ -109,25 +120,19 @@ from .layout import (
 from .pipeline import STEPS
 from .policy import EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
-from .scoring import all_denari_wins, match_winner, side_stats
+from .scoring import all_denari_wins, items_into_cirulla, match_winner, side_stats
 from .step import (
     META_DECLARATION,
     apply_play_cirulla,
     choose_cirulla,
     legal_plays_cirulla,
-    next_round,
-    score_state_cirulla,
 )
 from .streams import (
-    GOLDEN,
     RNG_WORDS,
-    below,
-    derive_seed,
     draw,
     fisher_yates,
     rand_below,
     seed_finish,
-    seed_prefix,
 )
 
 __all__ = [
@@ -147,19 +152,20 @@ N_ROW_COLS_CIRULLA = C_CIRULLA + 4 * len(CIRULLA_ITEMS)
 
 
 @njit(cache=True, inline="always")
-def _card_count(v, table, lo, hi, sweep, priority):
+def _card_info(v, table, lo, hi, sweep, priority):
     """The captures of a card of value ``v`` under Cirulla's rule (as
     :func:`.capture.add_captures_cirulla` lists them) counted from the table's two-word
     packed counts ``(lo, hi)`` (exact up to ``BIG_TABLE15`` cards; ``sweep``: an ace
-    sweeps this table): ``(k, a, b)``, all of them, the matches (a) and the sums (b), the
-    rest being fifteens (c). Without ``sum_capture=fewest``."""
+    sweeps this table), packed in 21 bits: all of them (k, bits 0-9), the matches (a,
+    bits 10-12) and the sums of two or more cards (b, bits 13-20), the rest being
+    fifteens. Without ``sum_capture=fewest``."""
     # selects rather than branches (an empty table has no lanes but the empty sum's)
     a = popcount(table & VALUE_MASK[v])
     sums = lane(lo, hi, v, True) - a
-    b = 0 if (a != 0 and priority) else sums
+    b = 0 if (a != 0) & priority else sums
     k = a + b + lane(lo, hi, 15 - v, True)
-    swept = v == 1 and sweep
-    return (1 if swept else k), (0 if swept else a), (0 if swept else b)
+    info = k | (a << 10) | (b << 13)
+    return np.int64(1) if (v == 1) & sweep else np.int64(info)  # the ace sweep alone
 
 
 @njit(cache=True, inline="always")
@@ -184,6 +190,11 @@ def _declaration(hand, wild):
     return 3 if r1 + r2 + r3 + 3 <= 9 else 0
 
 
+#: A card index past any card of a hand (the loop's hands hold at most three cards), OR-ed
+#: into a mask before ``ctz`` so that an empty one gives a valid index.
+_PAST = np.int64(1) << 39
+
+
 @njit(cache=True, inline="always")
 def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand, optional,
                  declare, wild):  # fmt: skip
@@ -191,115 +202,158 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     :func:`.step.legal_plays_cirulla`'s order, with the same draw from the play stream
     ``(z, spare)`` (``rand_below`` of their number), the plays counted per card from the
     packed counts ``(lo, hi)`` and only the chosen one built; return ``(card, take, meta,
-    z, spare)``. For tables of at most ``BIG_TABLE15`` cards, without ``sum_capture=fewest``
-    and the matta played with a named value (the caller checks)."""
+    z, spare)``. For hands of at most three cards (Cirulla's), tables of at most
+    ``BIG_TABLE15`` cards, without ``sum_capture=fewest`` and the matta played with a
+    named value (the caller checks).
+
+    The three cards are written out (no loop over the hand). The choices between the
+    cards and between a lay, a match and a set adding up are left to branches: the
+    branch-free forms (selects, bit masks, the cards' counts packed in words) measured
+    slower, their values then all waiting on the chain from the table's counts through
+    the draw, which predicted branches let the processor run ahead of."""
     sweep = ace_rule and table != 0 and (table & ACES) == 0
-    captures = 0
-    lays = 0
-    counts = np.int64(0)  # each card's (k, a, b), 21 bits a card (a hand holds 3 cards)
-    shift = 0
-    m = hand
-    while m:
-        c = ctz(m)
-        m &= m - 1
-        k, a, b = _card_count(VALUE[c], table, lo, hi, sweep, priority)
-        counts |= np.int64(k | (a << 10) | (b << 13)) << shift
-        shift += 21
-        captures += k
-        lays += k == 0
+    # the cards, lowest first; an absent one (``has*`` false) counts nothing
+    c0 = ctz(hand | _PAST)
+    h1 = hand & (hand - 1)
+    c1 = ctz(h1 | _PAST)
+    h2 = h1 & (h1 - 1)
+    c2 = ctz(h2 | _PAST)
+    has0 = hand != 0
+    has1 = h1 != 0
+    has2 = h2 != 0
+    i0 = _card_info(VALUE[c0], table, lo, hi, sweep, priority)
+    i1 = _card_info(VALUE[c1], table, lo, hi, sweep, priority)
+    i2 = _card_info(VALUE[c2], table, lo, hi, sweep, priority)
+    k0 = (i0 & 1023) if has0 else 0
+    k1 = (i1 & 1023) if has1 else 0
+    k2 = (i2 & 1023) if has2 else 0
+    a0 = (i0 >> 10) & 7
+    a1 = (i1 >> 10) & 7
+    a2 = (i2 >> 10) & 7
+    b0 = (i0 >> 13) & 255
+    b1 = (i1 >> 13) & 255
+    b2 = (i2 >> 13) & 255
+    captures = k0 + k1 + k2
     lay_ok = optional or not (capture_hand and captures)
-    n0 = captures + (popcount(hand) if optional else (lays if lay_ok else 0))
+    # each card's plays: its captures, then its lay (with free lays, or when it has no
+    # capture and a lay is allowed: not under capture_rule=hand once some card captures)
+    n0 = np.int64(k0 + (1 if optional or (k0 == 0 and lay_ok) else 0)) if has0 else np.int64(0)
+    n1 = np.int64(k1 + (1 if optional or (k1 == 0 and lay_ok) else 0)) if has1 else np.int64(0)
+    n2 = np.int64(k2 + (1 if optional or (k2 == 0 and lay_ok) else 0)) if has2 else np.int64(0)
+    total = n0 + n1 + n2
     points = 0
     if declare != DECLARE_OFF:
         points = _declaration(hand, wild)
-    n = n0 * 2 if points and declare != DECLARE_AUTO else n0
+    n = total * 2 if points and declare != DECLARE_AUTO else total
     z, spare, r = draw(z, spare, n)
     meta = np.int64(0)
-    if points and (declare == DECLARE_AUTO or r >= n0):
+    if points and (declare == DECLARE_AUTO or r >= total):
         meta = np.int64(points) << META_DECLARATION
-        if r >= n0:
-            r -= n0
-    # the card of the r-th play: the last one whose plays start at or before r (selects,
-    # not branches; a card without plays shares its start with the next one)
-    m = hand
-    card = ctz(hand)
-    start = np.int64(0)
-    first_r = np.int64(0)
-    info = counts
-    while m:
-        c = ctz(m)
-        m &= m - 1
-        here = start <= r
-        card = c if here else card
-        first_r = start if here else first_r
-        info = counts if here else info
-        k = counts & 1023
-        start += k + 1 if optional else (k if k else (1 if lay_ok else 0))
-        counts >>= 21
-    r -= first_r
-    take = np.int64(0)
-    k = info & 1023
-    if r < k:
-        v = VALUE[card]
-        a = (info >> 10) & 7
-        b = (info >> 13) & 255
-        if v == 1 and sweep:
-            take = table
-        elif r < a:
-            same = table & VALUE_MASK[v]
-            for _ in range(r):
-                same &= same - 1
-            take = same & -same
-        elif r < a + b:  # the sets of 2 or more come before the cards worth v
-            take = sum_take15(table, lo, hi, v, r - a)
-        else:
-            take = sum_take15(table, lo, hi, 15 - v, r - a - b)
+        if r >= total:
+            r -= total
+    # the card of the r-th play: the last one whose plays start at or before r (a card
+    # without plays shares its start with the next one)
+    s1 = n0
+    s2 = n0 + n1
+    at1 = has1 and s1 <= r
+    at2 = has2 and s2 <= r
+    card = c2 if at2 else (c1 if at1 else c0)
+    r -= s2 if at2 else (s1 if at1 else 0)
+    k = k2 if at2 else (k1 if at1 else k0)
+    a = a2 if at2 else (a1 if at1 else a0)
+    b = b2 if at2 else (b1 if at1 else b0)
+    # its r-th play: the ace sweep, the r-th equal card on the table (r < a), a set adding
+    # up to v, then one adding up to 15 - v, else (r = k) its lay
+    v = VALUE[card]
+    same = table & VALUE_MASK[v]
+    s_1 = same & (same - 1)
+    nth = same if r == 0 else (s_1 if r == 1 else s_1 & (s_1 - 1))
+    swept = v == 1 and sweep
+    take = table if swept else nth & -nth
+    if r < k and r >= a and not swept:
+        sums = r < a + b  # the sets of 2 or more worth v come before those worth 15 - v
+        take = sum_take15(table, lo, hi, v if sums else 15 - v, r - a if sums else r - a - b)
+    take = take if r < k else np.int64(0)
     return card, take, meta, z, spare
 
 
+#: The two-word packed counts' multipliers (:func:`.capture.packed_join`,
+#: :func:`.capture.packed_leave`) for a card of value v joining the table (``[v]``) or
+#: leaving it (``[11 + v]``), low and high words.
+_MOVE_LO = np.concatenate((GROW15_LO, SHRINK15_LO))
+_MOVE_HI = np.concatenate((GROW15_HI, SHRINK15_HI))
+
+
 @njit(cache=True, inline="always")
-def _apply(state, rules, turn, side, hand, table, card, take, meta, players, ace_rule,
-           ace_scopa, lps, total, table_cards, hand_size):  # fmt: skip
+def _apply(state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, pos, ncards,
+           players, ace_rule, ace_scopa, lps, total, table_cards, hand_size, remainder_dealer,
+           dealer_side):  # fmt: skip
     """:func:`.step.apply_play_cirulla` written out for the loop's random plays (the seat
-    ``turn`` of side ``side`` plays ``card`` from ``hand`` on ``table``), without the
-    table's subset-sum bitset ``S_REACH``, which the loop sets before any other decision;
-    a new deal and the hand's end by :func:`.step.next_round` as there. The tests hold
-    the loop's rows equal to the step kernels'."""
+    ``turn`` of side ``side`` plays ``card`` from ``hand`` on ``table``, whose packed
+    counts ``(lo, hi)`` follow the cards that come and go; ``lc``: the last capturer), a
+    new deal from ``pos`` as there and the hand's end as :func:`.step.next_round` (the
+    remainder to its side, the hand done); the state vector is kept but for its
+    subset-sum bitset ``S_REACH``, which the loop sets before any other decision.
+    Returns ``(table, lo, hi, lc, turn, plays, pos, ended)``. The tests hold the loop's
+    rows equal to the step kernels'."""
     bit = np.int64(1) << card
     points = (meta >> META_DECLARATION) & 15
     if points:
         state[S_DECLARED + side] += points
         state[S_SHOWN] |= 1 << turn
     state[S_HANDS + turn] = hand ^ bit
-    plays = state[S_PLAYS] + 1
+    plays += 1
     state[S_PLAYS] = plays
     if take:
         left = table & ~take
-        state[S_TABLE] = left
         state[S_PILES + side] |= take | bit
+        lc = side
         state[S_LAST_CAPTURER] = side
-        if left == 0 and (lps or plays != total):
-            value = meta & 15
-            value = value if value else VALUE[card]
-            sweep = ace_rule and value == 1 and (table & ACES) == 0
-            if ace_scopa or not sweep:
-                state[S_SCOPE + side] += 1
-    else:
-        state[S_TABLE] = table | bit
+        if left == 0:
+            lo = np.int64(1)
+            hi = np.int64(0)
+            if lps or plays != total:
+                value = meta & 15
+                value = value if value else VALUE[card]
+                sweep = ace_rule and value == 1 and (table & ACES) == 0
+                if ace_scopa or not sweep:
+                    state[S_SCOPE + side] += 1
+        else:  # each card taken leaves the packed counts
+            m = take
+            while m:
+                v = VALUE[ctz(m)] + 11
+                m &= m - 1
+                lo, hi = mul128(lo, hi, _MOVE_LO[v], _MOVE_HI[v])
+                hi &= HI15
+        table = left
+    else:  # the card laid joins them
+        table |= bit
+        v = VALUE[card]
+        lo, hi = mul128(lo, hi, _MOVE_LO[v], _MOVE_HI[v])
+        hi &= HI15
+    state[S_TABLE] = table
     turn += 1
-    state[S_TURN] = 0 if turn >= players else turn
-    stock = state[S_STOCK]
-    if plays + table_cards == stock:  # every hand is empty: deal, or end the hand
+    turn = 0 if turn >= players else turn
+    state[S_TURN] = turn
+    ended = False
+    if plays + table_cards == pos:  # every hand is empty: deal, or end the hand
         state[S_SHOWN] = 0
-        if stock < state[S_DECK_SIZE]:
+        if pos < ncards:
             first = state[S_DEALER] + 1
             first = 0 if first >= players else first
-            size = state[S_DECK_SIZE]
-            pos, _ = deal_round_cards(state, S_DECK, stock, size, hand_size, players, first,
+            pos, _ = deal_round_cards(state, S_DECK, pos, ncards, hand_size, players, first,
                                       state, S_HANDS)  # fmt: skip
             state[S_STOCK] = pos
         else:
-            next_round(state, rules)
+            if table:
+                owner = remainder_side(remainder_dealer, dealer_side, lc)
+                if owner >= 0:
+                    state[S_PILES + owner] |= table
+            state[S_TABLE] = 0
+            state[S_REACH] = 1
+            state[S_DONE] = 1
+            ended = True
+    return table, lo, hi, lc, turn, plays, pos, ended
 
 
 @njit(cache=True, inline="always")
@@ -309,7 +363,9 @@ def _deal(state, rules, deck, canon, ncards, dealer, z, players, teams, table_ca
     the deal stream's counter ``z`` again while the table is void: two aces with
     ``aces_rule``, three kings with ``kings_rule``) then :func:`.step.start_hand_cirulla`
     (``counting``: ``opening_count``; ``wild``: the matta counts in it), written out in
-    the loop; returns the number of void deals. The tests hold the rows equal."""
+    the loop but for the table's subset-sum bitset ``S_REACH``, which the loop sets before
+    a decision of the step kernels; returns the number of void deals. The tests hold the
+    rows equal."""
     redeals = 0
     while True:
         for i in range(ncards):
@@ -329,7 +385,6 @@ def _deal(state, rules, deck, canon, ncards, dealer, z, players, teams, table_ca
         state[S_DECK + i] = deck[i]
     state[S_DECK_SIZE] = ncards
     state[S_TABLE] = t
-    state[S_REACH] = table_reach(t, True)
     state[S_STOCK] = table_cards
     state[S_DEALER] = dealer
     state[S_LAST_CAPTURER] = -1
@@ -365,7 +420,6 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     Cirulla's items) and the grande, piccola and declarations at :data:`C_CIRULLA`. A
     cappotto (``cappotto``) ends the match. Raises ``ValueError`` when a match outgrows
     ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
-    g = GOLDEN
     players = rules[R_PLAYERS]
     ns = rules[R_SIDES]
     deck = np.empty(40, dtype=np.int64)
@@ -399,6 +453,7 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     wild = rules[R_MATTA] != MATTA_NONE
     named = rules[R_MATTA] == MATTA_PLAY
     fewest = rules[R_SUM_FEWEST] != 0
+    remainder_dealer = rules[R_REMAINDER_DEALER] != 0
     keep_points = out_points.shape[0] > 0
     keep_rows = out_cols.shape[1] > 0
     cappotto = all_denari_wins(rules)
@@ -410,60 +465,69 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     row = 0
     dealer = 0
     while done < count:
-        unit = first_unit + done
-        if hand_no == 0:
-            if mode == MODE_MATCHES:
-                if row + 64 > cap:  # a match of more hands than that is astronomically rare
-                    return done, row
-                dealer = below(derive_seed(seed, unit, 0, STREAM_DEALER) + g, players)
-                for s in range(4):
-                    totals[s] = 0
-            else:
-                dealer = unit % players
-        elif hand_no == MAX_HANDS_PER_MATCH or row == cap:
-            raise ValueError("fused_hands_cirulla: a match did not end within the output buffer")
-        if mode == MODE_SELFPLAY:
-            prefix = seed_prefix(seed, 0, unit)
-        else:
-            prefix = seed_prefix(seed, unit, hand_no)
+        full, dealer, prefix = unit_start(
+            seed, first_unit, done, hand_no, row, cap, mode, players, dealer, totals
+        )
+        if full:
+            return done, row
         redeals = _deal(
             state, rules, deck, canon, ncards, dealer, seed_finish(prefix, STREAM_DEAL), players,
             teams, table_cards, hand_size, kings_rule, aces_rule, counting, wild,
         )  # fmt: skip
         z = seed_finish(prefix, STREAM_PLAY)  # the play stream, (z, spare) as in rng
         spare = np.uint64(0)
-        while not state[S_DONE]:
-            turn = state[S_TURN]
-            hand = state[S_HANDS + turn]
-            table = state[S_TABLE]
+        # the position's hot part in locals: the table and its packed counts, the seat to
+        # play, the plays made and the stock's position (the state vector kept as well)
+        table = state[S_TABLE]
+        lo, hi = packed_of(table, True)
+        turn = state[S_TURN]
+        plays = np.int64(0)
+        pos = state[S_STOCK]
+        lc = state[S_LAST_CAPTURER]
+        dealer_side = dealer & 1 if teams else dealer
+        while True:
+            hand = state[np.uint64(S_HANDS + turn)]
+            pol = policies[np.uint64(turn)]
             if (
-                policies[turn] == POLICY_RANDOM
+                pol == POLICY_RANDOM
                 and not fewest
                 and not (named and hand & MATTA_BIT)
                 and popcount(table) <= BIG_TABLE15
             ):
-                lo, hi = packed_of(table, True)
                 card, take, meta, z, spare = _random_play(
                     hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand, optional,
                     declare, wild,
                 )  # fmt: skip
                 side = turn & 1 if teams else turn
-                _apply(state, rules, turn, side, hand, table, card, take, meta, players,
-                       ace_rule, ace_scopa, lps, total, table_cards, hand_size)  # fmt: skip
+                table, lo, hi, lc, turn, plays, pos, ended = _apply(
+                    state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, pos,
+                    ncards, players, ace_rule, ace_scopa, lps, total, table_cards, hand_size,
+                    remainder_dealer, dealer_side,
+                )  # fmt: skip
+                if ended:
+                    break
                 continue
             state[S_REACH] = table_reach(table, True)
             n = legal_plays_cirulla(state, rules, bc, btk, bmt, sc)
             rng[0] = z
             rng[1] = spare
-            if policies[turn] == POLICY_RANDOM:
+            if pol == POLICY_RANDOM:
                 i = rand_below(rng, n)
             else:
-                i = choose_cirulla(state, rules, policies[turn], rng, bc, btk, bmt, n,
+                i = choose_cirulla(state, rules, pol, rng, bc, btk, bmt, n,
                                    EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
             z = rng[0]
             spare = rng[1]
             apply_play_cirulla(state, rules, bc[i], btk[i], bmt[i])
-        score_state_cirulla(state, rules, it)
+            if state[S_DONE]:
+                break
+            table = state[S_TABLE]
+            lo, hi = packed_of(table, True)
+            turn = state[S_TURN]
+            plays = state[S_PLAYS]
+            pos = state[S_STOCK]
+            lc = state[S_LAST_CAPTURER]
+        items_into_cirulla(rules, state, S_PILES, state, S_SCOPE, state, S_DECLARED, it)
         winner = -1
         if mode == MODE_MATCHES:
             for s in range(ns):
@@ -498,14 +562,7 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
                     out_cols[C_CIRULLA + 3 * s + k, row] = it[s, I_GRANDE + k]
             out_cols[C_WINNER, row] = winner
         row += 1
-        if mode != MODE_MATCHES or winner >= 0:
-            done += 1
-            hand_no = 0
-        else:
-            hand_no += 1
-            dealer += 1
-            if dealer == players:
-                dealer = 0
+        done, hand_no, dealer = unit_end(mode, winner, done, hand_no, dealer, players)
     return count, row
 
 

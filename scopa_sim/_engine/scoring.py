@@ -34,6 +34,8 @@ __all__ = [
     "SEVENS_TIE_ORDER",
     "all_denari_wins",
     "item_winners",
+    "items_into",
+    "items_into_cirulla",
     "match_winner",
     "piccola_points",
     "primiera_classic",
@@ -156,6 +158,13 @@ def side_items(side, pile, scope, winners, re_bello, napola, napola_fixed3, four
 def score_into(rules, piles, po, scope, so, out):
     """:func:`score_piles` on ``piles[po:po + sides]`` and ``scope[so:so + sides]``:
     ``out[side, I_*]``."""
+    items_into(rules, piles, po, scope, so, out)
+
+
+@njit(cache=True, inline="always")
+def items_into(rules, piles, po, scope, so, out):
+    """:func:`score_into` inlined into its caller (for the jitted loops, whose arrays then
+    cross no call)."""
     ns = rules[R_SIDES]
     re_bello = rules[R_RE_BELLO] != 0
     napola = rules[R_NAPOLA] != 0
@@ -231,7 +240,14 @@ def score_into_cirulla(rules, piles, po, scope, so, declared, do, out):
     ``I_PICCOLA`` (:func:`piccola_points`) and ``I_DECLARATIONS`` (the side's declared
     points, ``declared[do + side]``), the total counting them; ``out`` has at least
     ``N_ITEMS_CIRULLA`` columns."""
-    score_into(rules, piles, po, scope, so, out)
+    items_into_cirulla(rules, piles, po, scope, so, declared, do, out)
+
+
+@njit(cache=True, inline="always")
+def items_into_cirulla(rules, piles, po, scope, so, declared, do, out):
+    """:func:`score_into_cirulla` inlined into its caller (for the jitted loops, whose
+    arrays then cross no call)."""
+    items_into(rules, piles, po, scope, so, out)
     most = rules[R_PICCOLA_MAX]
     for s in range(rules[R_SIDES]):
         pile = piles[po + s]
