@@ -43,7 +43,7 @@ def test_train_fits_measures_and_ships(tmp_path: Path, monkeypatch: pytest.Monke
     ("args", "words"),
     [
         (["--preset", "nope"], "unknown preset"),
-        (["--preset", "cirulla"], "does not play Cirulla yet"),
+        (["--preset", "cirulla", "--search-hands", "10"], "does not play Cirulla"),
         (["--preset", "scopa", "--hands", "0"], "hands must be in"),
         (["--preset", "scopa", "--worlds", "99"], "worlds must be in"),
     ],
