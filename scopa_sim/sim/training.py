@@ -381,8 +381,9 @@ class TrainConfig:
         """The preset's rules, after checking every field.
 
         Raises:
-            InputError: an unknown preset, one the kernels do not play, a size or rate
-                out of range, or the evaluation's deals those of the training.
+            InputError: an unknown preset, search hands under Cirulla's rules (the
+                search does not play them), a size or rate out of range, or the
+                evaluation's deals those of the training.
         """
         if self.preset not in PRESETS:
             raise InputError(f"unknown preset {self.preset!r} (choose from {', '.join(PRESETS)})")
