@@ -15,7 +15,7 @@ from .options import PathArg, usage_errors
 
 
 @click.command()
-@click.option("--preset", required=True, help="A preset the kernels play (not Cirulla's).")
+@click.option("--preset", required=True, help="A preset (Cirulla's included).")
 @click.option("--out", type=PathArg(), required=True, help="The training directory (pieces).")
 @click.option("--seed", type=int, default=0, show_default=True, help="The training's seed.")
 @click.option("--hands", type=int, default=20_000, show_default=True, help="Rollout hands.")

@@ -40,7 +40,7 @@ from .capture import (
     table_reach,
 )
 from .deals import deal_round_cards
-from .fused import unit_end, unit_start
+from .fused import kernel_model, unit_end, unit_start
 from .layout import (
     ACES,
     C_DEALER,
@@ -70,6 +70,7 @@ from .layout import (
     N_ITEMS_CIRULLA,
     N_ROW_COLS,
     N_STATE,
+    POLICY_LEARNED,
     POLICY_RANDOM,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
@@ -117,6 +118,7 @@ from .layout import (
     VALUE_MASK,
     deck_cards,
 )
+from .learned_cirulla import choose_learned_cirulla, learned_scratch_cirulla
 from .pipeline import STEPS
 from .policy import EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
@@ -409,7 +411,8 @@ def _deal(state, rules, deck, canon, ncards, dealer, z, players, teams, table_ca
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
-def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points, out_cols):
+def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+                        model):  # fmt: skip
     """:func:`.fused.fused_hands` under Cirulla's rules: units ``first_unit .. first_unit +
     count - 1`` (hands, or matches to the target with ``MODE_MATCHES``) played with the
     kernel policies ``policies`` (one code a seat), the same streams, dealers and stop
@@ -418,8 +421,10 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     row]`` (unless it has no columns; :data:`N_ROW_COLS_CIRULLA` columns): the columns of
     :func:`.fused.fused_hands` (``C_REDEALS`` counts the void deals, the total counts
     Cirulla's items) and the grande, piccola and declarations at :data:`C_CIRULLA`. A
-    cappotto (``cappotto``) ends the match. Raises ``ValueError`` when a match outgrows
-    ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
+    cappotto (``cappotto``) ends the match. ``model``: the learned policy's model vector
+    (:mod:`.learned_cirulla`; the empty vector where no seat plays ``POLICY_LEARNED``),
+    whose seats play :func:`.learned_cirulla.choose_learned_cirulla`. Raises
+    ``ValueError`` when a match outgrows ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
     players = rules[R_PLAYERS]
     ns = rules[R_SIDES]
     deck = np.empty(40, dtype=np.int64)
@@ -439,6 +444,7 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
     bm = np.empty(MAX_PLAYS, dtype=np.int64)
     it = np.zeros((4, N_ITEMS_CIRULLA), dtype=np.int64)
+    ls = learned_scratch_cirulla(model)
     ace_rule = rules[R_ACE_SWEEP] != 0
     ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
     lps = rules[R_LAST_PLAY_SCOPA] != 0
@@ -513,6 +519,9 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
             rng[1] = spare
             if pol == POLICY_RANDOM:
                 i = rand_below(rng, n)
+            elif policies[turn] == POLICY_LEARNED:
+                i = choose_learned_cirulla(state, rules, POLICY_LEARNED, model, rng, bc, btk, bmt,
+                                           n, ls)  # fmt: skip
             else:
                 i = choose_cirulla(state, rules, pol, rng, bc, btk, bmt, n,
                                    EXPERT_DECLARES, vals, xs, bt, bm, sc)  # fmt: skip
@@ -572,13 +581,15 @@ def is_cirulla(rules):
     return bool(rules[R_CIRULLA])
 
 
-def fused_rows_cirulla(rules, policies, seed, by_match, first_unit, n_units, out):
+def fused_rows_cirulla(rules, policies, seed, by_match, first_unit, n_units, out, model=None):
     """:func:`.fused.fused_rows` under Cirulla's rules: the rows of ``n_units`` hands, or
     whole matches when ``by_match``, from ``first_unit`` on, into ``out[C_*, row]``
-    (:data:`N_ROW_COLS_CIRULLA` rows, C-contiguous); return (units done, rows written)."""
+    (:data:`N_ROW_COLS_CIRULLA` rows, C-contiguous); return (units done, rows written).
+    ``model``: the learned policy's model vector, needed where a seat plays it
+    (:func:`.fused.kernel_model`)."""
     if not out.flags.c_contiguous:  # one compiled signature: 'A' would compile it again
         raise TypeError("fused_rows_cirulla writes into a C-contiguous array only")
     mode = MODE_MATCHES if by_match else MODE_HANDS
-    return fused_hands_cirulla(
-        rules, policies, seed, first_unit, n_units, mode, np.empty((0, 4), np.int64), out
-    )
+    none = np.empty((0, 4), np.int64)
+    m = kernel_model(policies, model)
+    return fused_hands_cirulla(rules, policies, seed, first_unit, n_units, mode, none, out, m)

@@ -19,6 +19,7 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
+from scopa_sim._engine import learned_cirulla as KLC
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
@@ -27,7 +28,7 @@ from scopa_sim.game.state import HandState
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import MIN_SAMPLES
 
-from .learned_weights import LEARNED_NOT_CIRULLA, load_weights
+from .learned_weights import load_weights
 
 #: The policies jitted into the playout loops, by name: their kernel codes.
 KERNEL_CODES: dict[str, int] = {
@@ -209,13 +210,16 @@ class KernelBot(Bot):
         only (its hand, the table, the piles, the hand sizes and the hands shown by a
         declaration), so they are given a copy of the state itself (an :class:`InfoSet`
         does not keep the shown hands)."""
-        if self._code == K.POLICY_LEARNED:
-            raise PolicyError(LEARNED_NOT_CIRULLA)
         vec, r = state._vec.copy(), state.rules._packed
         bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
         n = K.legal_plays_cirulla(vec, r, bc, bt, bm, np.empty(K.SCRATCH, dtype=np.int64))
         rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
-        pick = int(K.choose_play_cirulla(vec, r, self._code, rng, bc, bt, bm, n))
+        if self._code == K.POLICY_LEARNED:
+            model = load_weights(state.rules)
+            kind = KL.LEARNED + KL.EXACT
+            pick = int(KLC.harness_choice_cirulla(vec, r, kind, model, rng, bc, bt, bm, n))
+        else:
+            pick = int(K.choose_play_cirulla(vec, r, self._code, rng, bc, bt, bm, n))
         nan = math.nan
         out = [
             PlayStats(

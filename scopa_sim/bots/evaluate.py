@@ -46,6 +46,7 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import evaluator as KE
+from scopa_sim._engine import learned_cirulla as KLC
 from scopa_sim.bots.base import Bot, PlayStats, exact_estimate, normal_estimate
 from scopa_sim.bots.learned_weights import LEARNED_POLICY, load_weights
 from scopa_sim.errors import PolicyError
@@ -319,12 +320,31 @@ def cirulla_world(state: HandState, seat: int, gen: np.random.Generator | None) 
     return deal_hidden(state, hidden, gen)
 
 
+def play_out_cirulla(
+    state: np.ndarray,
+    r: np.ndarray,
+    codes: np.ndarray,
+    model: np.ndarray,
+    rng: np.ndarray,
+    *bufs: np.ndarray,
+) -> int:
+    """The Cirulla hand in ``state`` played to its end by the kernel policies ``codes``
+    drawing from ``rng``: :func:`scopa_sim._engine.step.play_out_cirulla`, or, where
+    ``model`` is the learned policy's weights (not empty),
+    :func:`scopa_sim._engine.learned_cirulla.play_out_model_cirulla` (the other policies
+    draw the same). ``bufs``: the play buffers, scratch and logs they take (cards, takes,
+    metas, scratch, logged cards, takes, metas). Returns the plays made."""
+    if model.shape[0]:
+        return int(KLC.play_out_model_cirulla(state, r, codes, model, rng, *bufs))
+    return int(K.play_out_cirulla(state, r, codes, rng, *bufs))
+
+
 def evaluate_cirulla(state: HandState, seed: int, worlds: int, rollout: str) -> Evaluation:
     """:meth:`Evaluator.evaluate` of a Cirulla decision (RULES.md §10): every legal play
     (named value and declaration included) valued on ``worlds`` common worlds of the
     deciding seat's information set (:func:`cirulla_world`: the shown hands known), each
     finished by the kernel policy ``rollout`` at every seat
-    (:func:`scopa_sim._engine.step.play_out_cirulla`) from the same stream in a world.
+    (:func:`play_out_cirulla`) from the same stream in a world.
     Cirulla has no exact solver: the values are estimates, never ``exact``."""
     seat = state.turn
     plays = list(state.legal_plays)
@@ -344,6 +364,7 @@ def _cirulla_margins(
     rules = state.rules
     r = rules._packed
     codes = np.full(4, rollout_codes()[rollout], dtype=np.int64)
+    model = rollout_model(rules, rollout)
     bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
     scratch = np.empty(K.SCRATCH, dtype=np.int64)
     lc, lt, lm = (np.empty(40, dtype=np.int64) for _ in range(3))
@@ -359,7 +380,7 @@ def _cirulla_margins(
                 p = plays[i]
                 K.apply_play_cirulla(cur, r, p.card, p.take, p.meta)
             roll = K.new_rng(K.derive_seed(kseed, 13, w, 0))
-            K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
+            play_out_cirulla(cur, r, codes, model, roll, bc, bt, bm, scratch, lc, lt, lm)
             score.fill(0)
             K.score_state_cirulla(cur, r, score)
             totals = np.array(score_points(score[:sides]))
@@ -391,6 +412,7 @@ def _prior_cirulla(rules: Rules, dealer: int, rollout: str) -> np.ndarray:
     dealt at random (void deals redealt, the opening count), played out by ``rollout``."""
     r = rules._packed
     codes = np.full(4, rollout_codes()[rollout], dtype=np.int64)
+    model = rollout_model(rules, rollout)
     deck, cur = np.empty(40, dtype=np.int64), np.empty(K.N_STATE, dtype=np.int64)
     bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
     scratch = np.empty(K.SCRATCH, dtype=np.int64)
@@ -403,7 +425,7 @@ def _prior_cirulla(rules: Rules, dealer: int, rollout: str) -> np.ndarray:
         voids = K.shuffle_deal_cirulla(r, rng, deck, none)
         K.start_hand_cirulla(cur, r, deck, dealer, voids)
         roll = K.new_rng(K.derive_seed(PRIOR_SEED, 13, w, 0))
-        K.play_out_cirulla(cur, r, codes, roll, bc, bt, bm, scratch, lc, lt, lm)
+        play_out_cirulla(cur, r, codes, model, roll, bc, bt, bm, scratch, lc, lt, lm)
         score.fill(0)
         K.score_state_cirulla(cur, r, score)
         totals = np.array(score_points(score[: rules.sides]))

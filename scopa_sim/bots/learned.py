@@ -2,8 +2,10 @@
 harness that plays and samples hands with it, and the bot that plays it.
 
 The kernels live in :mod:`scopa_sim._engine.learned` (the features, the forward pass, the
-choice, the harness, one pass of training); this module gives them to the layers above
-(the training programme in :mod:`scopa_sim.experiments.train`) on plain numpy arrays.
+choice, the harness, one pass of training) and, under Cirulla's rules (RULES.md §10, with
+their own features and model layout), :mod:`scopa_sim._engine.learned_cirulla`; this
+module gives them to the layers above (the training programme in
+:mod:`scopa_sim.experiments.train`) on plain numpy arrays.
 A model is a float64 vector (:func:`new_model`); its digest (:func:`model_digest`) names
 its weights.
 """
@@ -17,6 +19,7 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
+from scopa_sim._engine import learned_cirulla as KLC
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -33,11 +36,15 @@ __all__ = [
     "LOSS_SOFTMAX",
     "MAX_ACTIVE",
     "N_DENSE",
+    "N_DENSE_CIRULLA",
     "N_SPARSE",
     "LearnedBot",
     "Samples",
+    "is_cirulla_model",
     "kind_of",
+    "layout_of",
     "model_digest",
+    "model_size",
     "new_model",
     "paired_margin",
     "play_features",
@@ -53,20 +60,41 @@ LOSS_SOFTMAX = KL.LOSS_SOFTMAX
 MAX_ACTIVE = KL.MAX_ACTIVE
 F_PLAYS = KL.F_PLAYS
 N_DENSE = KL.N_DENSE
+#: The dense features' count of Cirulla's layout (:mod:`scopa_sim._engine.learned_cirulla`).
+N_DENSE_CIRULLA = KLC.N_DENSE
 N_SPARSE = KL.N_SPARSE
 
 
-def new_model(hidden: int, seed: int) -> np.ndarray:
+def new_model(hidden: int, seed: int, cirulla: bool = False) -> np.ndarray:
     """A model of hidden width ``hidden`` (0: linear) that plays as the expert until
     trained (:func:`scopa_sim._engine.learned.new_model`), its first layer drawn from
-    ``seed``.
+    ``seed``; with ``cirulla``, a model of Cirulla's layout
+    (:func:`scopa_sim._engine.learned_cirulla.new_model_cirulla`).
 
     Raises:
         ValueError: ``hidden`` below 0.
     """
     if hidden < 0:
         raise ValueError(f"hidden must be >= 0, got {hidden}")
-    return KL.new_model(hidden, seed)
+    return KLC.new_model_cirulla(hidden, seed) if cirulla else KL.new_model(hidden, seed)
+
+
+def is_cirulla_model(model: np.ndarray) -> bool:
+    """Whether ``model`` is a model vector of Cirulla's layout (its version)."""
+    return model.shape[0] > KL.M_VERSION and int(model[KL.M_VERSION]) == KLC.VERSION
+
+
+def layout_of(rules: Rules) -> tuple[int, int, int]:
+    """The model layout ``rules`` are played with: ``(version, sparse, dense)`` features,
+    Cirulla's (:mod:`scopa_sim._engine.learned_cirulla`) or Scopa's."""
+    if rules.cirulla:
+        return KLC.VERSION, KLC.N_SPARSE, KLC.N_DENSE
+    return KL.VERSION, KL.N_SPARSE, KL.N_DENSE
+
+
+def model_size(rules: Rules, hidden: int) -> int:
+    """The length of a model vector of hidden width ``hidden`` for ``rules``' layout."""
+    return KLC.model_size_cirulla(hidden) if rules.cirulla else KL.model_size(hidden)
 
 
 def model_digest(model: np.ndarray) -> str:
@@ -93,9 +121,9 @@ def kind_of(policy: str) -> int:
     return KERNEL_CODES[name] + extra
 
 
-def _models(model: np.ndarray | None, players: int) -> np.ndarray:
+def _models(model: np.ndarray | None, players: int, cirulla: bool = False) -> np.ndarray:
     """The per-seat model rows the harness kernels take (one row: a model is shared)."""
-    m = new_model(0, 0) if model is None else np.ascontiguousarray(model, dtype=np.float64)
+    m = new_model(0, 0, cirulla) if model is None else np.ascontiguousarray(model, np.float64)
     return np.ascontiguousarray(np.broadcast_to(m, (players, m.shape[0])))
 
 
@@ -104,10 +132,15 @@ def play_hands(
 ) -> np.ndarray:
     """The points of each side (``[hand, side]``) of hands ``first .. first + count - 1``
     of the harness run ``seed``, one kind per seat (:func:`kind_of`), the ``learned``
-    seats playing ``model`` (:func:`scopa_sim._engine.learned.play_hands`)."""
+    seats playing ``model`` (:func:`scopa_sim._engine.learned.play_hands`, or under
+    Cirulla's rules :func:`scopa_sim._engine.learned_cirulla.play_hands_cirulla`)."""
     out = np.zeros((count, 4), dtype=np.int64)
     ks = np.array(kinds, dtype=np.int64)
-    KL.play_hands(rules.to_array(), ks, _models(model, rules.players), seed, first, count, out)
+    models = _models(model, rules.players, rules.cirulla)
+    if rules.cirulla:
+        KLC.play_hands_cirulla(rules.loop_array(), ks, models, seed, first, count, out)
+    else:
+        KL.play_hands(rules.to_array(), ks, models, seed, first, count, out)
     return out[:, : rules.sides]
 
 
@@ -129,12 +162,12 @@ class Samples:
         return int(self.starts.shape[0] - 1)
 
     @classmethod
-    def empty(cls, rows: int) -> Samples:
-        """Room for ``rows`` rows (``starts`` to be set)."""
+    def empty(cls, rows: int, dense: int = N_DENSE) -> Samples:
+        """Room for ``rows`` rows of ``dense`` dense features (``starts`` to be set)."""
         return cls(
             np.empty((rows, MAX_ACTIVE), dtype=np.int16),
             np.empty(rows, dtype=np.int64),
-            np.empty((rows, N_DENSE)),
+            np.empty((rows, dense)),
             np.empty(rows),
             np.zeros(1, dtype=np.int64),
         )
@@ -178,21 +211,23 @@ def rollout_samples(
     ``rate`` of the decisions, each play's target is the hand's final margin for the
     deciding seat when the kinds ``cont`` finish it, in the true deal (``worlds = 0``)
     or averaged over ``worlds`` worlds consistent with the seat's information
-    (:func:`scopa_sim._engine.learned.rollout_samples`, called again from the first hand
-    not done when its rows run out: the hands are independent)."""
-    models = _models(model, rules.players)
+    (:func:`scopa_sim._engine.learned.rollout_samples`, under Cirulla's rules
+    :func:`scopa_sim._engine.learned_cirulla.rollout_samples_cirulla`, called again from
+    the first hand not done when its rows run out: the hands are independent)."""
+    models = _models(model, rules.players, rules.cirulla)
     ks, cs = np.array(kinds, dtype=np.int64), np.array(cont, dtype=np.int64)
+    kernel = KLC.rollout_samples_cirulla if rules.cirulla else KL.rollout_samples
+    r = rules.loop_array() if rules.cirulla else rules.to_array()
     parts: list[Samples] = []
     at, end = first, first + count
     while at < end:
         left = end - at
         cap = int(left * 40 * rate * 4) + 40 * 64 + 1
-        s = Samples.empty(cap)
+        s = Samples.empty(cap, layout_of(rules)[2])
         group = np.empty(cap, dtype=np.int64)
-        done, rows, groups = KL.rollout_samples(
-            rules.to_array(), ks, models, cs, seed, at, left, rate, worlds, s.idx, s.k,
-            s.dense, s.y, group,
-        )  # fmt: skip
+        done, rows, groups = kernel(
+            r, ks, models, cs, seed, at, left, rate, worlds, s.idx, s.k, s.dense, s.y, group
+        )
         starts = np.searchsorted(group[:rows], np.arange(groups + 1)).astype(np.int64)
         parts.append(Samples(s.idx[:rows], s.k[:rows], s.dense[:rows], s.y[:rows], starts))
         at += done
@@ -201,13 +236,21 @@ def rollout_samples(
 
 def play_features(state: HandState, plays: list[Play]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The features of ``plays`` (legal) for the seat to play in ``state``, from its
-    information set: ``(idx, k, dense)`` as :class:`Samples` holds them."""
+    information set: ``(idx, k, dense)`` as :class:`Samples` holds them (under Cirulla's
+    rules, their features: :func:`scopa_sim._engine.learned_cirulla.play_features_cirulla`,
+    which read the seat's view only, so the state itself is given)."""
     n = len(plays)
     idx = np.empty((n, MAX_ACTIVE), dtype=np.int16)
     k = np.empty(n, dtype=np.int64)
-    dense = np.empty((n, N_DENSE))
+    dense = np.empty((n, layout_of(state.rules)[2]))
     cards = np.array([p.card for p in plays], dtype=np.int64)
     takes = np.array([p.take for p in plays], dtype=np.int64)
+    if state.rules.cirulla:
+        metas = np.array([p.meta for p in plays], dtype=np.int64)
+        vec = state._vec.copy()
+        KLC.state_features_cirulla(vec, state.rules._packed, cards, takes, metas, n, idx, k,
+                                   dense)  # fmt: skip
+        return idx, k, dense
     KL.state_features(InfoSet(state).vector, state._r, cards, takes, n, idx, k, dense)
     return idx, k, dense
 
@@ -222,10 +265,12 @@ def sgd_pass(
     tau: float = 1.0,
 ) -> float:
     """One pass of training over the decisions ``order`` of ``samples``, ``model`` updated
-    in place (:func:`scopa_sim._engine.learned.sgd_pass`); returns the mean loss."""
+    in place (:func:`scopa_sim._engine.learned.sgd_pass`, or for a Cirulla model
+    :func:`scopa_sim._engine.learned_cirulla.sgd_pass_cirulla`); returns the mean loss."""
     s = samples
     order = order.astype(np.int64)
-    return float(KL.sgd_pass(model, s.idx, s.k, s.dense, s.y, s.starts, order, lr, l2, loss, tau))
+    kernel = KLC.sgd_pass_cirulla if is_cirulla_model(model) else KL.sgd_pass
+    return float(kernel(model, s.idx, s.k, s.dense, s.y, s.starts, order, lr, l2, loss, tau))
 
 
 class LearnedBot(Bot):
@@ -236,16 +281,21 @@ class LearnedBot(Bot):
     first."""
 
     def __init__(self, model: np.ndarray, name: str = "learned", exact: bool = False) -> None:
-        """A bot playing ``model`` (a model vector of :func:`new_model`'s layout), with the
-        exact endgame when ``exact``.
+        """A bot playing ``model`` (a model vector of :func:`new_model`'s layout: Scopa's,
+        or Cirulla's for Cirulla's rules), with the exact endgame when ``exact``.
 
         Raises:
             ValueError: a vector of another layout or length.
         """
         m = np.ascontiguousarray(model, dtype=np.float64)
-        if m.ndim != 1 or m.shape[0] < KL.M_HEAD or m[KL.M_VERSION] != KL.VERSION:
+        if (
+            m.ndim != 1
+            or m.shape[0] < KL.M_HEAD
+            or m[KL.M_VERSION] not in (KL.VERSION, KLC.VERSION)
+        ):
             raise ValueError("not a learned model vector of this version")
-        if m.shape[0] != KL.model_size(int(m[KL.M_HIDDEN])):
+        size = KLC.model_size_cirulla if is_cirulla_model(m) else KL.model_size
+        if m.shape[0] != size(int(m[KL.M_HIDDEN])):
             raise ValueError("a learned model vector of the wrong length")
         self.model = m
         self.name = name + ("+exact" if exact else "")
@@ -255,8 +305,25 @@ class LearnedBot(Bot):
         self._dense = np.empty(N_DENSE)
         self._xs = np.empty(K.EXPERT_SCRATCH)
 
+    def _check(self, rules: Rules) -> None:
+        """Refuse rules of another layout than the model's.
+
+        Raises:
+            ValueError: a Scopa model under Cirulla's rules, or the other way round.
+        """
+        if rules.cirulla != is_cirulla_model(self.model):
+            game = "Cirulla" if rules.cirulla else "Scopa"
+            raise ValueError(f"this learned model was not made for {game}'s rules")
+
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
-        """Every legal play with the model's value, the chosen one first."""
+        """Every legal play with the model's value, the chosen one first.
+
+        Raises:
+            ValueError: the model was made for another game's layout (Scopa, Cirulla).
+        """
+        self._check(state.rules)
+        if state.rules.cirulla:
+            return self._analyse_cirulla(state, seed)
         info = InfoSet(state)
         vec, r = info.vector, state._r
         bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
@@ -278,6 +345,23 @@ class LearnedBot(Bot):
                     ),
                 )
             )
+        return [s for *_, s in sorted(out, key=lambda t: t[:3])]
+
+    def _analyse_cirulla(self, state: HandState, seed: int) -> list[PlayStats]:
+        """:meth:`analyse` of a Cirulla position (the Cirulla kernels read the seat's view
+        only, shown hands included, so they are given a copy of the state itself)."""
+        vec, r = state._vec.copy(), state.rules._packed
+        bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+        n = int(K.legal_plays_cirulla(vec, r, bc, bt, bm, np.empty(K.SCRATCH, dtype=np.int64)))
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 5, 0, 0))
+        pick = int(KLC.harness_choice_cirulla(vec, r, self._kind, self.model, rng, bc, bt, bm, n))
+        ls = KLC.learned_scratch_cirulla(self.model)
+        out = []
+        for i in range(n):
+            v = float(KLC.learned_value_cirulla(vec, r, self.model, bc[i], bt[i], bm[i], ls))
+            play = Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i]))
+            stats = PlayStats(play, Estimate(v, v, v, 1, "exact"), i == pick)
+            out.append((i != pick, -v, i, stats))
         return [s for *_, s in sorted(out, key=lambda t: t[:3])]
 
 

@@ -34,12 +34,12 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
+from scopa_sim._engine import learned_cirulla as KLC
 from scopa_sim.errors import FileError, PolicyError
 from scopa_sim.game.rules import OPTION_NAMES, PRESETS, Rules
 
 __all__ = [
     "FORMAT",
-    "LEARNED_NOT_CIRULLA",
     "LEARNED_POLICY",
     "STRUCTURE",
     "WEIGHTS_DIR",
@@ -165,19 +165,14 @@ def base_preset(rules: Rules) -> str | None:
     return None if best is None else best[1]
 
 
-#: Why ``learned`` refuses Cirulla's rules (RULES.md §10): its features are Scopa's.
-LEARNED_NOT_CIRULLA = "the learned policy does not play Cirulla (capture_mode=cirulla) yet"
-
-
 def weights_preset(rules: Rules) -> str:
     """The preset whose weights ``rules`` play (:func:`base_preset`): every learned seat's
-    weights are looked up here, so this is where Cirulla is refused.
+    weights are looked up here. Cirulla's rules (RULES.md §10) play the weights of a
+    Cirulla preset, which have Cirulla's own features (:mod:`scopa_sim._engine.learned_cirulla`).
 
     Raises:
-        PolicyError: Cirulla's rules, or no preset has the structure of ``rules``.
+        PolicyError: no preset has the structure of ``rules``.
     """
-    if rules.capture_mode == "cirulla":
-        raise PolicyError(LEARNED_NOT_CIRULLA)
     name = base_preset(rules)
     if name is None:
         shape = ", ".join(f"{k}={getattr(rules, k)}" for k in STRUCTURE)
@@ -244,8 +239,12 @@ def _load(entry: WeightsEntry, directory: Path) -> np.ndarray:
         m = np.load(io.BytesIO(blob), allow_pickle=False)
     except ValueError:
         raise FileError(f"{path}: not a .npy array; {expected}") from None
-    size = KL.model_size(entry.hidden)
-    layout = (KL.VERSION, KL.N_SPARSE, KL.N_DENSE)
+    if Rules.make(entry.preset).cirulla:
+        size = KLC.model_size_cirulla(entry.hidden)
+        layout = (KLC.VERSION, KLC.N_SPARSE, KLC.N_DENSE)
+    else:
+        size = KL.model_size(entry.hidden)
+        layout = (KL.VERSION, KL.N_SPARSE, KL.N_DENSE)
     if (
         m.dtype != np.float64
         or m.ndim != 1
@@ -255,7 +254,7 @@ def _load(entry: WeightsEntry, directory: Path) -> np.ndarray:
         or int(m[KL.M_HIDDEN]) != entry.hidden
     ):
         raise FileError(
-            f"{path}: not a learned model vector of layout version {KL.VERSION} and hidden "
+            f"{path}: not a learned model vector of layout version {layout[0]} and hidden "
             f"width {entry.hidden}; {expected}"
         )
     return np.ascontiguousarray(m)

@@ -14,6 +14,7 @@ import numpy as np
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
+from scopa_sim._engine import learned_cirulla as KLC
 from scopa_sim.bots.learned_weights import seat_model
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import MatchError, RulesError
@@ -260,8 +261,9 @@ class HandPlayer:
         """:meth:`play` under Cirulla's rules (RULES.md §10) on its step kernels: the deck
         shuffled again while the first table is void (the void tables kept), the opening
         count, then the hand played out by the seats' kernel policies
-        (:func:`scopa_sim._engine.step.play_out_cirulla`) drawing from the stream
-        ``(seed, match, hand, STREAM_PLAY)``, or, when a seat searches, by the seats' bots
+        (:func:`scopa_sim._engine.step.play_out_cirulla`, with a ``learned`` seat
+        :func:`scopa_sim._engine.learned_cirulla.play_out_model_cirulla`) drawing from the
+        stream ``(seed, match, hand, STREAM_PLAY)``, or, when a seat searches, by the seats' bots
         (:func:`_bots_play_cirulla`)."""
         rules, r = self.rules, self._r
         seed = K.derive_seed(self.seed, match, hand, STREAM_DEAL)
@@ -288,11 +290,12 @@ class HandPlayer:
             )
         rng = K.new_rng(K.derive_seed(self.seed, match, hand, STREAM_PLAY))
         log_meta = np.empty(40, dtype=np.int64)
-        made = K.play_out_cirulla(
-            state, r, self._codes, rng, self._buf_card, self._buf_take,
-            np.empty(K.MAX_PLAYS, dtype=np.int64), self._scratch, self._log_card,
-            self._log_take, log_meta,
-        )  # fmt: skip
+        bufs = (self._buf_card, self._buf_take, np.empty(K.MAX_PLAYS, dtype=np.int64),
+                self._scratch, self._log_card, self._log_take, log_meta)  # fmt: skip
+        if self._model.shape[0]:  # a seat plays learned
+            made = KLC.play_out_model_cirulla(state, r, self._codes, self._model, rng, *bufs)
+        else:
+            made = K.play_out_cirulla(state, r, self._codes, rng, *bufs)
         n = rules.players
         plays = tuple(
             ((dealer + 1 + i) % n, int(self._log_card[i]), int(self._log_take[i]))
@@ -324,9 +327,9 @@ class HandPlayer:
         return tuple(plays), tuple(metas)
 
 
-#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies, PIMC and
-#: the solver.
-CIRULLA_POLICIES = ("random", "greedy", "expert", "pimc", "solver")
+#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies (``learned``
+#: included, on its Cirulla weights), PIMC and the solver.
+CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "solver")
 #: The parameters of the searches that play Cirulla so far (the others refused).
 CIRULLA_SEARCH_PARAMS = {"pimc": ("worlds", "depth", "exact_below"), "solver": ("depth",)}
 

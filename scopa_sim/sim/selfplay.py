@@ -50,10 +50,11 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
     codes[: len(policies)] = [KERNEL_CODES[p] for p in policies]
     out = np.zeros((hands, 4), dtype=np.int64)
     r = rules.loop_array()
-    model = seat_model(rules, policies)  # refuses learned where it has no weights (Cirulla)
+    model = seat_model(rules, policies)  # refuses learned where it has no weights
     if rules.cirulla:
         none = np.empty((0, 0), np.int32)
-        K.fused_hands_cirulla(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none)
+        m = K.kernel_model(codes, model)
+        K.fused_hands_cirulla(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none, m)
     else:
         K.selfplay_hands(r, codes, seed, hands, out, model=model)
     return out

@@ -192,7 +192,7 @@ def fused_rows(
     or under Cirulla's rules (``K.is_cirulla``) ``K.fused_rows_cirulla``: the jitted
     loop's rows (see there)."""
     if K.is_cirulla(r):
-        return K.fused_rows_cirulla(r, codes, seed, by_match, first, n, out)
+        return K.fused_rows_cirulla(r, codes, seed, by_match, first, n, out, model=model)
     return K.fused_rows(r, codes, seed, by_match, first, n, out, model=model)
 
 

@@ -37,14 +37,13 @@ from typing import Any
 
 import numpy as np
 
-from scopa_sim._engine import learned as KL
 from scopa_sim.bots import learned as BL
 from scopa_sim.bots.base import Bot
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.bots.search import deal_seed, play_deal
 from scopa_sim.errors import FileError, InputError
 from scopa_sim.files import shown_path
-from scopa_sim.game.rules import KERNEL_PRESETS, PRESETS, Rules
+from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import normal_ci
@@ -227,11 +226,15 @@ def fit(
     seed: int,
     loss: int = BL.LOSS_CENTRED,
     tau: float = 1.0,
+    cirulla: bool | None = None,
 ) -> tuple[np.ndarray, list[float]]:
     """A model of hidden width ``hidden`` trained on ``samples`` for ``epochs`` passes
     (decisions in an order drawn from ``seed``, the step halved after each pass); returns
-    the model and each pass's mean loss."""
-    model = BL.new_model(hidden, seed)
+    the model and each pass's mean loss. ``cirulla``: a model of Cirulla's layout, for
+    samples of Cirulla's features (default: told by the samples' dense width)."""
+    if cirulla is None:
+        cirulla = samples.dense.shape[1] == BL.N_DENSE_CIRULLA
+    model = BL.new_model(hidden, seed, cirulla)
     g = np.random.default_rng(seed)
     curve = []
     for e in range(epochs):
@@ -341,7 +344,7 @@ class TrainConfig:
     """What a training run computes (its pieces depend on all of it).
 
     Attributes:
-        preset: a preset the kernels play (:data:`scopa_sim.game.rules.KERNEL_PRESETS`).
+        preset: a preset (:data:`scopa_sim.game.rules.PRESETS`, Cirulla's included).
         seed: the harness run of the rollout hands, the search's seeds, the model's first
             layer and the order of the training passes derive from it.
         hands: rollout hands (``expert`` with the exact endgame on every seat).
@@ -378,17 +381,17 @@ class TrainConfig:
         """The preset's rules, after checking every field.
 
         Raises:
-            InputError: an unknown preset, one the kernels do not play, a size or rate
-                out of range, or the evaluation's deals those of the training.
+            InputError: an unknown preset, search hands under Cirulla's rules (the
+                search does not play them), a size or rate out of range, or the
+                evaluation's deals those of the training.
         """
         if self.preset not in PRESETS:
+            raise InputError(f"unknown preset {self.preset!r} (choose from {', '.join(PRESETS)})")
+        if self.search_hands and Rules.make(self.preset).cirulla:
             raise InputError(
-                f"unknown preset {self.preset!r} (choose from {', '.join(KERNEL_PRESETS)})"
-            )
-        if self.preset not in KERNEL_PRESETS:
-            raise InputError(
-                f"preset {self.preset!r}: the learned policy does not play Cirulla yet, "
-                f"nothing to train (choose from {', '.join(KERNEL_PRESETS)})"
+                f"preset {self.preset!r}: the search that labels positions "
+                f"({SEARCH.partition(':')[0]}) does not play Cirulla; train it on rollouts "
+                "only (search-hands 0)"
             )
         ranges = {
             "hands": (1, 10**8), "chunk": (1, 10**7), "worlds": (0, 64),
@@ -474,7 +477,7 @@ def _prepare(out: Path, cfg: TrainConfig, rules: Rules) -> None:
     """
     now = asdict(cfg)
     doc = {"format": FORMAT, "config": now, "rules": rules.as_dict(),
-           "layout_version": KL.VERSION}  # fmt: skip
+           "layout_version": BL.layout_of(rules)[0]}  # fmt: skip
     try:
         out.mkdir(parents=True, exist_ok=True)
         (out / "data").mkdir(exist_ok=True)
@@ -509,7 +512,8 @@ def _prepare(out: Path, cfg: TrainConfig, rules: Rules) -> None:
     _write_json(path, doc)
 
 
-def _fit_piece(out: Path, cfg: TrainConfig, paths: list[Path]) -> tuple[np.ndarray, dict[str, Any]]:
+def _fit_piece(out: Path, cfg: TrainConfig, rules: Rules,
+               paths: list[Path]) -> tuple[np.ndarray, dict[str, Any]]:  # fmt: skip
     """The model fitted to the data pieces ``paths`` (``model.npy`` with ``fit.json``,
     reused when both are there and agree)."""
     mpath, jpath = out / "model.npy", out / "fit.json"
@@ -523,7 +527,8 @@ def _fit_piece(out: Path, cfg: TrainConfig, paths: list[Path]) -> tuple[np.ndarr
             return model, doc
     samples = load_samples([str(p) for p in paths])
     t = time.thread_time()
-    model, curve = fit(samples, cfg.hidden, cfg.epochs, cfg.lr, cfg.l2, cfg.seed)
+    model, curve = fit(samples, cfg.hidden, cfg.epochs, cfg.lr, cfg.l2, cfg.seed,
+                       cirulla=rules.cirulla)  # fmt: skip
     cpu = time.thread_time() - t
     with _atomic(mpath) as f:
         np.save(f, model)
@@ -594,7 +599,7 @@ def train(
         cpu[kind] += c
         tell(f"{cfg.preset}: data {i + 1}/{len(pieces)} ({kind}, hands {first}..{first + count - 1}"
              f"): {d} decisions, {c:.1f} s CPU")  # fmt: skip
-    model, fitted = _fit_piece(out, cfg, paths)
+    model, fitted = _fit_piece(out, cfg, rules, paths)
     tell(f"{cfg.preset}: fit {fitted['decisions']} decisions, digest {fitted['digest'][:16]}, "
          f"{fitted['cpu_seconds']:.1f} s CPU")  # fmt: skip
     results = {}
@@ -656,6 +661,7 @@ def ship(out: str | Path, dest: Path | None = None) -> dict[str, Any]:
     if BL.model_digest(model) != doc["digest"]:
         raise FileError(f"{shown_path(out / 'model.npy')}: not the model train.json names")
     preset = doc["preset"]
+    version, n_sparse, n_dense = BL.layout_of(Rules.make(preset))
     dest.mkdir(parents=True, exist_ok=True)
     with _atomic(dest / f"{preset}.npy") as f:
         np.save(f, model)
@@ -664,9 +670,9 @@ def ship(out: str | Path, dest: Path | None = None) -> dict[str, Any]:
         "sha256": hashlib.sha256((dest / f"{preset}.npy").read_bytes()).hexdigest(),
         "digest": doc["digest"],
         "hidden": int(doc["hidden"]),
-        "n_sparse": BL.N_SPARSE,
-        "n_dense": BL.N_DENSE,
-        "version": KL.VERSION,
+        "n_sparse": n_sparse,
+        "n_dense": n_dense,
+        "version": version,
         "rules": Rules.make(preset).digest(),
         "rules_options": doc["rules"],
         "command": doc["command"],
@@ -716,7 +722,8 @@ def learning_curve(
             with _open_npz(p) as z:
                 data_cpu += float(z["cpu"][0])
         t = time.thread_time()
-        model, _ = fit(samples, cfg.hidden, cfg.epochs, cfg.lr, cfg.l2, cfg.seed)
+        model, _ = fit(samples, cfg.hidden, cfg.epochs, cfg.lr, cfg.l2, cfg.seed,
+                       cirulla=rules.cirulla)  # fmt: skip
         fit_cpu = time.thread_time() - t
         e = versus(rules, model, opponent, pairs, cfg.eval_seed, exact=True)
         points.append({"pieces": len(use), "decisions": samples.decisions,

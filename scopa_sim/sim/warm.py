@@ -75,11 +75,15 @@ def _fused(preset: str, *overrides: str) -> Callable[[], None]:
 
 def _fused_cirulla() -> None:
     """The Cirulla loop (``fused_rows_cirulla``) on a greedy and a random seat, so both
-    its paths run."""
+    its paths run, and the learned policy's Cirulla play-out (a match of ``play``)."""
+    from scopa_sim.sim.match import play_match
+
     rules = Rules.make("cirulla")
     codes = np.array([K.POLICY_GREEDY, K.POLICY_RANDOM, 0, 0], dtype=np.int64)
     out = np.zeros((K.N_ROW_COLS_CIRULLA, 2), dtype=np.int32)
     K.fused_rows_cirulla(rules.loop_array(), codes, 0, False, 0, 2, out)
+    for _ in play_match(rules, [PolicySpec.parse("learned")] * 2, 0, 0):
+        pass
 
 
 def _decide(preset: str, *policies: str) -> Callable[[], None]:
@@ -220,10 +224,13 @@ TASKS: dict[str, WarmTask] = {
         ),
         WarmTask(
             "fused-cirulla",
-            "the Cirulla loop (its step kernels and policies)",
+            "the Cirulla loop (its step kernels and policies), the learned Cirulla play-out",
             20,
             _fused_cirulla,
-            ("_engine.fused_cirulla.fused_hands_cirulla",),
+            (
+                "_engine.fused_cirulla.fused_hands_cirulla",
+                "_engine.learned_cirulla.play_out_model_cirulla",
+            ),
         ),
         WarmTask(
             "pimc",

@@ -14,6 +14,7 @@ import pytest
 
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
+from scopa_sim._engine import learned_cirulla as KLC
 from scopa_sim.bots import learned_weights as W
 from scopa_sim.bots.base import KernelBot
 from scopa_sim.bots.learned import model_digest
@@ -21,7 +22,7 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.data.run import SimConfig
 from scopa_sim.errors import FileError, PolicyError
 from scopa_sim.game.infoset import InfoSet
-from scopa_sim.game.rules import KERNEL_PRESETS, Rules
+from scopa_sim.game.rules import PRESETS, Rules
 from scopa_sim.game.state import HandState
 
 SCOPA = Rules.make("scopa")
@@ -31,13 +32,16 @@ def test_the_shipped_weights_match_their_manifest() -> None:
     """Every manifest entry names a file of its SHA-256 whose model vector has the
     entry's digest, layout and hidden width, trained under its preset's rules."""
     entries = W.manifest()
-    assert set(entries) == set(KERNEL_PRESETS)  # every preset the kernels play has weights
+    assert set(entries) == set(PRESETS)  # every preset has weights, Cirulla's included
     for preset, e in entries.items():
         blob = (W.WEIGHTS_DIR / e.file).read_bytes()
         assert hashlib.sha256(blob).hexdigest() == e.sha256
-        m = W.load_weights(Rules.make(preset))
+        rules = Rules.make(preset)
+        m = W.load_weights(rules)
         assert model_digest(m) == e.digest
-        assert m.shape[0] == KL.model_size(e.hidden) and m.dtype == np.float64
+        size = KLC.model_size_cirulla if rules.cirulla else KL.model_size
+        assert m.shape[0] == size(e.hidden) and m.dtype == np.float64
+        assert e.version == (KLC.VERSION if rules.cirulla else KL.VERSION)
         assert e.rules == Rules.make(preset).digest()
         assert e.decisions > 0 and e.cpu_seconds > 0 and e.command
 
@@ -68,6 +72,26 @@ def test_a_missing_or_corrupt_file_is_a_file_error_naming_it_and_its_digest(
     f.unlink()
     with pytest.raises(FileError, match=f"scopa.npy: learned weights missing.*{sha}"):
         W.load_weights(SCOPA, d)
+
+
+def test_cirulla_weights_of_scopas_layout_are_refused(tmp_path: Path) -> None:
+    """A Cirulla preset's entry must name a model of Cirulla's layout (version 2): a Scopa
+    model there (its SHA-256 right) is a FileError naming the file and the layout."""
+    d = _copy(tmp_path)
+    shutil.copy(d / "scopa.npy", d / "cirulla.npy")
+    doc = json.loads((d / W.MANIFEST).read_text())
+    entry = doc["presets"]["cirulla"]
+    entry["sha256"] = hashlib.sha256((d / "cirulla.npy").read_bytes()).hexdigest()
+    (d / W.MANIFEST).write_text(json.dumps(doc))
+    with pytest.raises(FileError, match=r"cirulla\.npy: not a learned model vector of layout "
+                       "version 2"):  # fmt: skip
+        W.load_weights(Rules.make("cirulla"), d)
+
+
+def test_cirulla_derived_rules_play_their_presets_weights() -> None:
+    derived = Rules.make("cirulla", overrides=["matta=play"])
+    assert W.base_preset(derived) == "cirulla"
+    assert W.load_weights(derived) is W.load_weights(Rules.make("cirulla"))
 
 
 def test_a_bad_manifest_is_a_file_error(tmp_path: Path) -> None:

@@ -111,7 +111,7 @@ def test_bad_cirulla_options_are_one_line_errors(rule: str, named: list[str], tm
 def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
     result = run("play", "--preset", "cirulla", "--policy", policy)
     one_error(result, 2, f"policy '{policy}' does not play capture_mode=cirulla yet",
-              "allowed: random, greedy, expert, pimc, solver")  # fmt: skip
+              "allowed: random, greedy, expert, learned, pimc, solver")  # fmt: skip
 
 
 @pytest.mark.parametrize(

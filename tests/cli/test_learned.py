@@ -44,7 +44,6 @@ def test_a_preset_with_an_option_changed_plays_its_base_presets_weights(tmp_path
         (("--preset", "escoba"), "`scopa-sim train --preset escoba`"),
         (("--rule", "players=3", "--rule", "hand_size=4"), "no preset has the structure"),
         (("--policy", "learned:exact=1"), "takes no parameters"),
-        (("--preset", "cirulla"), "capture_mode=cirulla"),
     ],
 )
 def test_learned_where_it_cannot_play_is_one_line(
@@ -60,24 +59,67 @@ def test_learned_where_it_cannot_play_is_one_line(
     assert len(lines) == 1 and says in lines[0], res.output
 
 
-def test_the_learned_bot_refuses_a_cirulla_position() -> None:
+@pytest.mark.parametrize("preset", ["cirulla", "cirulla-3", "cirulla-4"])
+def test_the_learned_bot_plays_cirulla_on_its_weights(preset: str) -> None:
+    """``KernelBot('learned')`` plays whole Cirulla hands on the preset's weights (the
+    named value and the declaration part of its play), choosing what the learned bot of
+    those weights chooses (with the exact endgame)."""
     from scopa_sim.bots.base import KernelBot
-    from scopa_sim.errors import PolicyError
+    from scopa_sim.bots.learned import LearnedBot
     from scopa_sim.game.rules import Rules
     from scopa_sim.game.state import HandState
 
-    rules = Rules.make("cirulla")
+    rules = Rules.make(preset)
     bot = KernelBot("learned")
-    with pytest.raises(PolicyError, match="does not play Cirulla"):
-        bot.prepare(rules)
-    with pytest.raises(PolicyError, match="does not play Cirulla"):
-        bot.analyse(HandState.deal(rules, seed=1), seed=1)
+    bot.prepare(rules)
+    twin = LearnedBot(W.load_weights(rules), exact=True)
+    state = HandState.deal(rules, seed=11)
+    while not state.is_over:
+        seed = 100 + state.plays_made
+        play = bot.choose(state, seed)
+        assert play in state.legal_plays
+        assert play == twin.choose(state, seed)
+        state.push(play)
+    assert manifest()[preset].version == 2  # Cirulla's layout
 
 
-def test_self_play_refuses_learned_under_cirulla() -> None:
-    from scopa_sim.errors import PolicyError
+def test_self_play_and_simulate_take_learned_under_cirulla(tmp_path: Path) -> None:
     from scopa_sim.game.rules import Rules
     from scopa_sim.sim.selfplay import selfplay_points
 
-    with pytest.raises(PolicyError, match="does not play Cirulla"):
-        selfplay_points(Rules.make("cirulla"), ["learned", "expert"], 10, 1)
+    points = selfplay_points(Rules.make("cirulla"), ["learned", "expert"], 50, 1)
+    assert points.shape == (50, 4) and points[:, :2].sum() > 0
+    out = tmp_path / "run"
+    res = _run("simulate", "--preset", "cirulla", "--policy", "learned", "--policy", "expert",
+               "--hands", "200", "--seed", "3", "--out", str(out), "--workers", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    config = json.loads((out / "manifest.json").read_text())["config"]
+    assert config["learned_weights"] == manifest()["cirulla"].sha256
+
+
+def test_tournament_play_and_advice_take_learned_under_cirulla(tmp_path: Path) -> None:
+    res = _run("tournament", "--preset", "cirulla-4", "--policy", "learned", "--policy",
+               "expert", "--deals", "6", "--seed", "1")  # fmt: skip
+    assert res.exit_code == 0 and "learned vs expert" in res.output, res.output
+    record = tmp_path / "games.jsonl"
+    res = _run("play", "--preset", "cirulla", "--policy", "learned", "--policy", "expert",
+               "--matches", "1", "--seed", "2", "--record", str(record))  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert _run("replay", str(record)).exit_code == 0
+    res = _run("advise", "--position", f"{record}:1:3", "--policy",
+               "eval:worlds=8,rollout=learned", "--seed", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+
+
+def test_a_model_plays_only_the_game_of_its_layout() -> None:
+    """A Scopa model refuses a Cirulla position and a Cirulla model a Scopa one; the
+    Cirulla weights' file is checked against Cirulla's layout."""
+    from scopa_sim.bots.learned import LearnedBot
+    from scopa_sim.game.rules import Rules
+    from scopa_sim.game.state import HandState
+
+    scopa, cirulla = Rules.make("scopa"), Rules.make("cirulla")
+    with pytest.raises(ValueError, match="not made for Cirulla"):
+        LearnedBot(W.load_weights(scopa)).analyse(HandState.deal(cirulla, seed=1), seed=1)
+    with pytest.raises(ValueError, match="not made for Scopa"):
+        LearnedBot(W.load_weights(cirulla)).analyse(HandState.deal(scopa, seed=1), seed=1)

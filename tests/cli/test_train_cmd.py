@@ -39,11 +39,32 @@ def test_train_fits_measures_and_ships(tmp_path: Path, monkeypatch: pytest.Monke
     assert manifest["presets"]["scopa-4"]["rules_options"]["players"] == 4
 
 
+def test_a_cirulla_preset_trains_and_ships_cirulla_weights(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Cirulla preset trains on Cirulla's features: its entry names layout version 2
+    and the weights load and play under its rules."""
+    from scopa_sim.bots import learned_weights as W
+    from scopa_sim.bots.learned import LearnedBot
+    from scopa_sim.game.rules import Rules
+    from scopa_sim.game.state import HandState
+
+    monkeypatch.setattr(T, "weights_dir", lambda: tmp_path / "weights")
+    r = run("--preset", "cirulla-3", "--out", str(tmp_path / "t"), *TINY, "--ship")
+    assert r.exit_code == 0, r.output
+    entry = json.loads((tmp_path / "weights" / "manifest.json").read_text())["presets"]
+    assert (entry["cirulla-3"]["version"], entry["cirulla-3"]["n_sparse"]) == (2, 407)
+    rules = Rules.make("cirulla-3")
+    model = W.load_weights(rules, tmp_path / "weights")
+    state = HandState.deal(rules, seed=4)
+    assert LearnedBot(model, exact=True).choose(state, 1) in state.legal_plays
+
+
 @pytest.mark.parametrize(
     ("args", "words"),
     [
         (["--preset", "nope"], "unknown preset"),
-        (["--preset", "cirulla"], "does not play Cirulla yet"),
+        (["--preset", "cirulla", "--search-hands", "10"], "does not play Cirulla"),
         (["--preset", "scopa", "--hands", "0"], "hands must be in"),
         (["--preset", "scopa", "--worlds", "99"], "worlds must be in"),
     ],

@@ -10,6 +10,7 @@ import pytest
 from engine.test_crosscheck_cirulla import Kernel, rules_of, vector
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import learned_cirulla as KLC
 
 CASES = [
     ("cirulla", {}),
@@ -28,8 +29,10 @@ def codes(name: str, players: int) -> np.ndarray:
     return np.full(4, POLICIES[name], dtype=np.int64)
 
 
-def step_hand(r: np.ndarray, pol: np.ndarray, seed: int, unit: int, hand: int, dealer: int):
-    """One hand through the step kernels: ``(state, score, voids)``."""
+def step_hand(r: np.ndarray, pol: np.ndarray, seed: int, unit: int, hand: int, dealer: int,
+              model: np.ndarray | None = None):  # fmt: skip
+    """One hand through the step kernels: ``(state, score, voids)``; with ``model``, the
+    learned seats' step path (``play_out_model_cirulla``)."""
     rng = K.new_rng(int(K.derive_seed(seed, unit, hand, K.STREAM_DEAL)))
     deck = np.empty(40, dtype=np.int64)
     voids = K.shuffle_deal_cirulla(r, rng, deck, np.empty(0, dtype=np.int64))
@@ -38,7 +41,11 @@ def step_hand(r: np.ndarray, pol: np.ndarray, seed: int, unit: int, hand: int, d
     rng = K.new_rng(int(K.derive_seed(seed, unit, hand, K.STREAM_PLAY)))
     kern = Kernel()
     logs = [np.zeros(K.MAX_PLAYS, dtype=np.int64) for _ in range(3)]
-    K.play_out_cirulla(state, r, pol, rng, kern.card, kern.take, kern.meta, kern.scratch, *logs)
+    bufs = (kern.card, kern.take, kern.meta, kern.scratch, *logs)
+    if model is None:
+        K.play_out_cirulla(state, r, pol, rng, *bufs)
+    else:
+        KLC.play_out_model_cirulla(state, r, pol, model, rng, *bufs)
     score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
     K.score_state_cirulla(state, r, score)
     return state, score, voids
@@ -81,7 +88,8 @@ def test_hands_are_the_step_paths(preset: str, overrides: dict, policy: str) -> 
         want = row_of(state, score, voids, rules.sides, i, 0, dealer, rules.players, totals, -1)
         assert out[:, i].tolist() == want, i
     points = np.zeros((n, 4), dtype=np.int64)
-    K.fused_hands_cirulla(r, pol, 5, 30, n, K.MODE_HANDS, points, np.empty((0, 0), np.int32))
+    none = np.empty((0, 0), np.int32)
+    K.fused_hands_cirulla(r, pol, 5, 30, n, K.MODE_HANDS, points, none, K.NO_MODEL)
     items = out[K.C_ITEMS + K.I_TOTAL : K.C_STATS : K.N_ITEMS]
     assert (items[: rules.sides] == points[:, : rules.sides].T).all()
 
@@ -138,3 +146,45 @@ def test_the_loops_declaration_points_are_the_kernels() -> None:
             hand = np.int64(sum(1 << c for c in cards))
             assert _declaration(hand, wild) == K.declaration_points(hand, wild), (cards, wild)
         assert _declaration(np.int64(0b111 << 20 | 1), wild) == 0
+
+
+def learned_model(seed: int = 3) -> np.ndarray:
+    """A Cirulla model that does not play as the expert: its output layer drawn too."""
+    m = KLC.new_model_cirulla(16, seed)
+    m[-16:] = np.random.default_rng(seed).normal(0.0, 0.5, 16)
+    return m
+
+
+@pytest.mark.parametrize(("preset", "overrides"), CASES, ids=IDS)
+def test_learned_seats_in_the_loop_are_the_step_paths(preset: str, overrides: dict) -> None:
+    """Seats playing ``learned`` in the Cirulla loop (``choose_learned_cirulla``, the
+    exact endgame included) play the hands of the step path
+    (``play_out_model_cirulla``) from the same streams, beside the other policies; and
+    matches too."""
+    rules = rules_of(preset, overrides)
+    r = vector(rules)
+    model = learned_model()
+    pol = np.array([3, 2, 1, 3][: rules.players] + [0] * (4 - rules.players), dtype=np.int64)
+    n = 10
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
+    assert K.fused_rows_cirulla(r, pol, 5, False, 30, n, out, model=model) == (n, n)
+    for i in range(n):
+        u = 30 + i
+        dealer = u % rules.players
+        state, score, voids = step_hand(r, pol, 5, u, 0, dealer, model)
+        totals = [int(score[s, K.I_TOTAL]) for s in range(rules.sides)]
+        want = row_of(state, score, voids, rules.sides, i, 0, dealer, rules.players, totals, -1)
+        assert out[:, i].tolist() == want, i
+    # the learned seats play otherwise than the expert would in their place
+    expert = np.where(pol == 3, 2, pol)
+    other = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
+    K.fused_rows_cirulla(r, expert, 5, False, 30, n, other)
+    assert (other != out).any()
+
+
+def test_the_loop_refuses_a_learned_seat_without_its_model() -> None:
+    r = vector(rules_of("cirulla", {}))
+    pol = np.array([3, 2, 0, 0], dtype=np.int64)
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, 2), dtype=np.int32)
+    with pytest.raises(ValueError, match="learned policy"):
+        K.fused_rows_cirulla(r, pol, 5, False, 0, 2, out)
