@@ -324,11 +324,15 @@ class HandPlayer:
         return tuple(plays), tuple(metas)
 
 
-#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies, PIMC and
-#: the solver.
-CIRULLA_POLICIES = ("random", "greedy", "expert", "pimc", "solver")
+#: The policies that play Cirulla (RULES.md §10) so far: the kernel policies, PIMC, ISMCTS
+#: and the solver.
+CIRULLA_POLICIES = ("random", "greedy", "expert", "pimc", "ismcts", "solver")
 #: The parameters of the searches that play Cirulla so far (the others refused).
-CIRULLA_SEARCH_PARAMS = {"pimc": ("worlds", "depth", "exact_below"), "solver": ("depth",)}
+CIRULLA_SEARCH_PARAMS = {
+    "pimc": ("worlds", "depth", "exact_below"),
+    "ismcts": ("iterations", "ms", "c", "rollout", "exact", "horizon"),
+    "solver": ("depth",),
+}
 
 
 def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False) -> None:
