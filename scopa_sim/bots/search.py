@@ -612,8 +612,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         iteration deals again the stock and the hands not shown by a declaration, keeping
         what a quiet first play says under ``declare=auto``
         (:func:`scopa_sim.game.worlds.quiet_hands`)."""
-        if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
-            raise RulesError(CIRULLA_ISMCTS)
+        self._check_cirulla()
         hidden = _hidden_seats(state)
         root, r = deal_hidden(state, hidden, None), state.rules._packed
         quiet = np.full(4, -1, dtype=np.int64)
@@ -625,6 +624,17 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         return self._grow(
             root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args))
         )
+
+    def _check_cirulla(self) -> None:
+        """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
+        (its models weigh plays by Scopa's values), the match objective (no equity table
+        covers Cirulla) and ``leaf=expert`` (Scopa's piles).
+
+        Raises:
+            RulesError: :data:`CIRULLA_ISMCTS`.
+        """
+        if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
+            raise RulesError(CIRULLA_ISMCTS)
 
     def _grow(
         self, root: np.ndarray, run: Callable[[np.ndarray, int, int], int]
@@ -768,8 +778,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         """:meth:`_solve_known` of a Cirulla position (RULES.md §10) whose information set
         is one world (the stock played out, at most one hand not seen or shown): that
         world solved by :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla`."""
-        if self._match is not None:
-            raise RulesError(CIRULLA_ISMCTS)
+        self._check_cirulla()
         world = deal_hidden(state, _hidden_seats(state), None)
         size = self.EXACT_TT
         tk, tv, tm = np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64)

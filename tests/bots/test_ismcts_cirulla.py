@@ -185,6 +185,8 @@ def test_in_a_one_world_endgame_ismcts_chooses_as_the_solver(overrides) -> None:
         exact = ISMCTSBot(exact=1).analyse(state, seed)
         assert all(s.exact for s in exact)
         assert {s.play: s.mean for s in exact} == {s.play: s.mean for s in solved}
+        with pytest.raises(RulesError, match="ismcts plays capture_mode=cirulla"):
+            ISMCTSBot(exact=1, belief="expert").analyse(state, seed)
 
 
 def test_a_horizon_values_leaves_as_the_cirulla_solver_does() -> None:
