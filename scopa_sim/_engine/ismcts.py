@@ -454,22 +454,30 @@ def _tree_step(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
             path[plen + 1] = side
             plen += 2
     else:  # every legal play tried: UCB1 among them
-        best = -INF
-        for q in range(compat):
-            ch = cn[q]
-            v = float(tree[ch, T_VISITS])
-            val = scale * tree[ch, T_SUM] / v + c * math.sqrt(
-                math.log(float(tree[ch, T_AVAIL])) / v
-            )
-            if val > best:
-                best = val
-                node = ch
+        node = ucb1_child(tree, cn, compat, c, scale)
         card = tree[node, T_CARD]
         take = tree[node, T_TAKE]
         path[plen] = node
         path[plen + 1] = side
         plen += 2
     return card, take, node, count, plen, in_tree, z
+
+
+@njit(cache=True, inline="always")
+def ucb1_child(tree, cn, compat, c, scale):
+    """The child of best UCB1 value among the ``compat`` children ``cn`` (every one
+    visited): mean reward (``scale`` times the mean of ``T_SUM``) plus ``c * sqrt(ln
+    availability / visits)``, the first of equal values; return it."""
+    best = -INF
+    node = cn[0]
+    for q in range(compat):
+        ch = cn[q]
+        v = float(tree[ch, T_VISITS])
+        val = scale * tree[ch, T_SUM] / v + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
+        if val > best:
+            best = val
+            node = ch
+    return node
 
 
 @njit(cache=True, inline="always")

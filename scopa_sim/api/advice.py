@@ -311,27 +311,24 @@ def position(
 
 
 def check_cirulla_advice(spec: PolicySpec, belief: str | None = None) -> None:
-    """Cirulla's positions (RULES.md §10) are ranked by the evaluator (``eval``: rollouts
-    by a kernel policy), PIMC and the solver so far (with the parameters
-    :data:`scopa_sim.sim.match.CIRULLA_SEARCH_PARAMS` lists); the other searches and the
-    belief models do not read its declarations and shown hands yet (the board checks a
-    request with it before queueing the work).
+    """Cirulla's positions (RULES.md §10) are ranked by every search policy (the evaluator,
+    ``eval``: rollouts by a kernel policy; PIMC, ISMCTS and the solver) with the
+    parameters :data:`scopa_sim.sim.match.CIRULLA_SEARCH_PARAMS` lists; the belief models
+    do not read its declarations and shown hands yet (the board checks a request with it
+    before queueing the work).
 
     Args:
-        spec: the policy asked to rank a Cirulla position's plays.
+        spec: the search policy asked to rank a Cirulla position's plays (one that
+            :func:`advisor` accepts).
         belief: the belief model asked for beside it, if any.
 
     Raises:
-        RulesError: another policy or parameter, or a belief model, in one line.
+        RulesError: a parameter a search does not take on Cirulla, or a belief model, in
+            one line.
     """
     from scopa_sim.errors import RulesError
     from scopa_sim.sim.match import check_cirulla_policies
 
-    if spec.name not in ("eval", "pimc", "solver"):
-        raise RulesError(
-            f"policy {spec}: advice on capture_mode=cirulla is ranked by eval, pimc or solver "
-            "only so far (e.g. eval:rollout=expert)"
-        )
     if spec.name != "eval":
         check_cirulla_policies([spec])
     if belief is not None:

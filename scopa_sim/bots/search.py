@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -30,6 +30,7 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import ismcts as KI
+from scopa_sim._engine import ismcts_cirulla as KIC
 from scopa_sim._engine import pimc as KP
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import solver_cirulla as KSC
@@ -50,7 +51,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
-from scopa_sim.game.worlds import deal_hidden
+from scopa_sim.game.worlds import deal_hidden, quiet_hands
 from scopa_sim.stats.estimate import Estimate
 
 #: Transposition-table entries of the solver (a power of two).
@@ -63,6 +64,11 @@ _NO_CUM = np.empty(0, dtype=np.float64)
 #: PIMC's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_PIMC = (
     "pimc plays capture_mode=cirulla with belief=uniform, objective=margin and leaf=estimate "
+    "only so far"
+)
+#: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
+CIRULLA_ISMCTS = (
+    "ismcts plays capture_mode=cirulla with belief=uniform, objective=margin and leaf=estimate "
     "only so far"
 )
 
@@ -285,8 +291,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
             raise RulesError(CIRULLA_PIMC)
         vec, r = state._vec, state.rules._packed
-        shown = set(state.shown)
-        hidden = [s for s in range(state.players) if s != state.turn and s not in shown]
+        hidden = _hidden_seats(state)
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
         info[KSO.V_TT_MASK] = TT_SIZE - 1
@@ -474,6 +479,15 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
+
+    Cirulla (RULES.md §10) is searched by
+    :func:`scopa_sim._engine.ismcts_cirulla.ismcts_run_cirulla`: a play is the card, its
+    take, the matta's named value and the declaration; every iteration's world keeps the
+    hands shown by declarations and, under ``declare=auto``, deals a seat that played
+    without declaring a hand that does not qualify; rollouts by Cirulla's policies; values
+    are Cirulla's hand margins. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact`` and
+    ``horizon`` apply; a belief, the match objective and ``leaf=expert`` are refused
+    (:data:`CIRULLA_ISMCTS`).
     """
 
     CHUNK = 128
@@ -568,13 +582,17 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """Build the search tree: the node pool (``T_*`` columns of
-        :mod:`scopa_sim._engine.ismcts`) and its node count."""
+        :mod:`scopa_sim._engine.ismcts`) and its node count.
+
+        Raises:
+            RulesError: a Cirulla position with other than the uniform belief, the margin
+                objective and ``leaf=estimate``.
+        """
+        if state.rules.capture_mode == "cirulla":
+            return self._tree_cirulla(state, seed)
         info = InfoSet(state)
         root, r = info.vector, state._r
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
-        cap = (self.iterations if self.ms is None else 4096) + 1
-        tree = np.empty((cap, KI.T_COLS), dtype=np.int64)
-        count = int(KI.ismcts_init(root, tree))
         eq = self._eq(info)
         parts, cum = self._worlds_from(state, seed)
         args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
@@ -585,8 +603,50 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             args = (*args, _NO_EQ if eq is None else eq, parts, cum)
         elif eq is not None:
             args = (*args, eq)
+        return self._grow(root, lambda t, n, k: int(KI.ismcts_run(root, r, t, n, k, *args)))
+
+    def _tree_cirulla(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
+        """:meth:`tree` of a Cirulla position (RULES.md §10) by
+        :func:`scopa_sim._engine.ismcts_cirulla.ismcts_run_cirulla`: the root is the seat's
+        canonical world (:func:`scopa_sim.game.worlds.deal_hidden` without a generator), every
+        iteration deals again the stock and the hands not shown by a declaration, keeping
+        what a quiet first play says under ``declare=auto``
+        (:func:`scopa_sim.game.worlds.quiet_hands`)."""
+        self._check_cirulla()
+        hidden = _hidden_seats(state)
+        root, r = deal_hidden(state, hidden, None), state.rules._packed
+        quiet = np.full(4, -1, dtype=np.int64)
+        for s, m in quiet_hands(state, hidden).items():
+            quiet[s] = m
+        mask = sum(1 << s for s in hidden)
+        rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
+        args = (float(self.c), self._policy, self._horizon, rng, mask, quiet)
+        return self._grow(
+            root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args))
+        )
+
+    def _check_cirulla(self) -> None:
+        """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
+        (its models weigh plays by Scopa's values), the match objective (no equity table
+        covers Cirulla) and ``leaf=expert`` (Scopa's piles).
+
+        Raises:
+            RulesError: :data:`CIRULLA_ISMCTS`.
+        """
+        if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
+            raise RulesError(CIRULLA_ISMCTS)
+
+    def _grow(
+        self, root: np.ndarray, run: Callable[[np.ndarray, int, int], int]
+    ) -> tuple[np.ndarray, int]:
+        """A new tree at ``root`` grown by ``run(tree, count, iterations) -> count`` for the
+        budget: ``iterations`` in one call, or chunks of :attr:`CHUNK` until ``ms`` have
+        passed (the pool doubled as needed); return the pool and its node count."""
+        cap = (self.iterations if self.ms is None else 4096) + 1
+        tree = np.empty((cap, KI.T_COLS), dtype=np.int64)
+        count = int(KI.ismcts_init(root, tree))
         if self.ms is None:
-            count = int(KI.ismcts_run(root, r, tree, count, self.iterations, *args))
+            count = run(tree, count, self.iterations)
             self.last_iterations = self.iterations
             return tree, count
         end = time.perf_counter() + self.ms / 1000.0
@@ -594,7 +654,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         while True:
             if count + self.CHUNK > tree.shape[0]:
                 tree = np.concatenate([tree, np.empty_like(tree)])
-            count = int(KI.ismcts_run(root, r, tree, count, self.CHUNK, *args))
+            count = run(tree, count, self.CHUNK)
             done += self.CHUNK
             if time.perf_counter() >= end:
                 break
@@ -669,7 +729,12 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         and 95% interval over its visits (solved exactly with ``exact=1`` when the information
         set is one world).
         """
-        if self.exact:
+        cirulla = state.rules.capture_mode == "cirulla"
+        if self.exact and cirulla:
+            hidden = [s for s in _hidden_seats(state) if state.hand(s)]
+            if not state.stock and len(hidden) <= 1:
+                return self._solve_known_cirulla(state)
+        elif self.exact:
             info = InfoSet(state)
             others = [n for s, n in enumerate(info.hand_sizes) if s != info.seat and n]
             if info.stock_size == 0 and len(others) <= 1:
@@ -679,7 +744,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         ch = int(tree[0, KI.T_CHILD])
         while ch >= 0:
             n = int(tree[ch, KI.T_VISITS])
-            play = Play(int(tree[ch, KI.T_CARD]), int(tree[ch, KI.T_TAKE]))
+            code, take = int(tree[ch, KI.T_CARD]), int(tree[ch, KI.T_TAKE])
+            if cirulla:  # the card and its meta (the named value, the declaration)
+                play = Play.from_meta(code & 63, take, code >> KIC.CODE_SHIFT)
+            else:
+                play = Play(code, take)
             if n:
                 total, sq = float(tree[ch, KI.T_SUM]), float(tree[ch, KI.T_SQ])
                 if self._unit != 1:
@@ -693,9 +762,51 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
                 )
             ch = int(tree[ch, KI.T_NEXT])
         # children are linked newest first; rank by visits, then mean, then play order
+        # (Cirulla: a declared play after its quiet twin, a smaller named value first)
         return _rank(
-            out, lambda s: (-s.n, -(s.mean if s.n else -math.inf), s.play.card, s.play.take)
+            out,
+            lambda s: (
+                -s.n,
+                -(s.mean if s.n else -math.inf),
+                s.play.card,
+                s.play.take,
+                s.play.meta,
+            ),
         )
+
+    def _solve_known_cirulla(self, state: HandState) -> list[PlayStats]:
+        """:meth:`_solve_known` of a Cirulla position (RULES.md §10) whose information set
+        is one world (the stock played out, at most one hand not seen or shown): that
+        world solved by :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla`."""
+        self._check_cirulla()
+        world = deal_hidden(state, _hidden_seats(state), None)
+        size = self.EXACT_TT
+        tk, tv, tm = np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64)
+        info = np.zeros(KSO.N_INFO, dtype=np.int64)
+        info[KSO.V_TT_MASK] = size - 1
+        info[KSO.V_SALT] = 1
+        bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
+        vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
+        r = state.rules._packed
+        depth = KSO.FULL_DEPTH
+        n = int(KSC.solve_root_cirulla(world, r, depth, tk, tv, tm, info, bc, bt, bm, vals))
+        stats = [
+            PlayStats(
+                Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i])),
+                exact_estimate(float(vals[i])),
+                False,
+                True,
+            )
+            for i in range(n)
+        ]
+        return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take, s.play.meta))
+
+
+def _hidden_seats(state: HandState) -> list[int]:
+    """The seats whose hands the seat to play cannot see in a Cirulla position (RULES.md
+    §10): every other seat but those that have shown their hands by declaring."""
+    shown = set(state.shown)
+    return [s for s in range(state.players) if s != state.turn and s not in shown]
 
 
 def _match_leaf(objective: str, leaf: str) -> None:

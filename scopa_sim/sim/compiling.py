@@ -40,6 +40,7 @@ from typing import Any
 GROUPS: dict[str, tuple[str, str]] = {
     "fused": ("the self-play loop", "about 25 s"),
     "ismcts": ("the ISMCTS search", "about 1 min"),
+    "ismcts_cirulla": ("the ISMCTS search on Cirulla", "about 20 s"),
     "pimc": ("the PIMC search", "about 1 min"),
     "solver": ("the endgame solver", "about 30 s"),
     "evaluator": ("the review's evaluator", "about 30 s"),

@@ -328,10 +328,14 @@ class HandPlayer:
 
 
 #: The policies that play Cirulla (RULES.md §10) so far: the kernel policies (``learned``
-#: included, on its Cirulla weights), PIMC and the solver.
-CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "solver")
+#: included, on its Cirulla weights), PIMC, ISMCTS and the solver.
+CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "ismcts", "solver")
 #: The parameters of the searches that play Cirulla so far (the others refused).
-CIRULLA_SEARCH_PARAMS = {"pimc": ("worlds", "depth", "exact_below"), "solver": ("depth",)}
+CIRULLA_SEARCH_PARAMS = {
+    "pimc": ("worlds", "depth", "exact_below"),
+    "ismcts": ("iterations", "ms", "c", "rollout", "exact", "horizon"),
+    "solver": ("depth",),
+}
 
 
 def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False) -> None:

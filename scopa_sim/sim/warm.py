@@ -246,12 +246,13 @@ TASKS: dict[str, WarmTask] = {
         ),
         WarmTask(
             "search-cirulla",
-            "PIMC and the solver on Cirulla (the Cirulla solver)",
-            5,
-            _decide("cirulla", "pimc:worlds=2,depth=2", "solver:depth=2"),
+            "PIMC, ISMCTS and the solver on Cirulla (the Cirulla solver and tree)",
+            25,
+            _decide("cirulla", "pimc:worlds=2,depth=2", "solver:depth=2", "ismcts:iterations=8"),
             (
                 "_engine.solver_cirulla.solve_root_cirulla",
                 "_engine.solver_cirulla.solve_world_cirulla",
+                "_engine.ismcts_cirulla.ismcts_run_cirulla",
             ),
         ),
         WarmTask(

@@ -280,13 +280,16 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
         # Cirulla (RULES.md §10): what does not play it yet, a one-line 4xx
         (
             "/api/analyse",
-            {"position": {"cards": {**CARDS["cards"], "preset": "cirulla"}}, "policy": "ismcts"},
-            "ranked by eval, pimc or solver only",
+            {
+                "position": {"cards": {**CARDS["cards"], "preset": "cirulla"}},
+                "policy": "ismcts:objective=match",
+            },
+            "ismcts plays capture_mode=cirulla with",
         ),
-        ("/api/play/new", {"preset": "cirulla-4", "policy": "ismcts"}, "does not play"),
+        ("/api/play/new", {"preset": "cirulla-4", "policy": "eval"}, "does not play"),
         (
             "/api/play/state",
-            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "ismcts"}},
+            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "eval"}},
             "does not play",
         ),
     ]

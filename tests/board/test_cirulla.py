@@ -1,8 +1,8 @@
 """The board on Cirulla (RULES.md §10), in process: positions from cards and records (the
 shown hands of a declaration, the opening count, the void deals, the score's grande,
 piccola and declarations), a game against a kernel policy that writes `play`'s record,
-the evaluator's advice, the review, and the one-line 4xx of what does not play Cirulla
-yet (search policies, belief models)."""
+the evaluator's and ISMCTS's advice, a bot move by ISMCTS, the review, and the one-line
+4xx of what does not play Cirulla yet (the evaluator as a player, belief models)."""
 
 from __future__ import annotations
 
@@ -117,6 +117,24 @@ def test_the_evaluator_advises_a_cirulla_position(client: TestClient) -> None:
     assert job["result"]["plays"] == json.loads(json.dumps(want["plays"]))
 
 
+def test_ismcts_advises_and_plays_a_cirulla_position(client: TestClient) -> None:
+    policy = "ismcts:iterations=200"
+    job = finish(client, post(client, "/api/analyse", {"page": "a", "position": CARDS,
+                                                        "policy": policy, "seed": 3}))  # fmt: skip
+    assert job["status"] == "done", job
+    c = CARDS["cards"]
+    want = advise(c["hand"], c["table"], preset="cirulla", policy=policy, seed=3).to_dict()
+    assert job["result"]["plays"] == json.loads(json.dumps(want["plays"]))
+    doc = post(client, "/api/play/new", {"preset": "cirulla", "policy": policy, "seed": 2})
+    game = doc["game"]
+    if not doc["bot_to_play"]:
+        game = {**game, "plays": [doc["view"]["legal"][0]]}
+        doc = post(client, "/api/play/state", {"game": game})
+    job = finish(client, post(client, "/api/play/bot", {"page": "g", "game": game}))
+    assert job["status"] == "done", job
+    assert job["result"] in doc["view"]["legal"]
+
+
 def test_a_cirulla_record_is_reviewed(client: TestClient) -> None:
     rules = Rules.make("cirulla")
     from scopa_sim.records.record import hand_record
@@ -132,13 +150,13 @@ def test_a_cirulla_record_is_reviewed(client: TestClient) -> None:
 
 def test_what_does_not_play_cirulla_is_a_one_line_4xx(client: TestClient) -> None:
     cases = [
-        ("/api/analyse", {"position": CARDS, "policy": "ismcts"}, "ranked by eval, pimc or"),
+        ("/api/analyse", {"position": CARDS, "policy": "ismcts:belief=fit"}, "only so far"),
         ("/api/analyse", {"position": CARDS, "policy": "pimc:belief=fit"}, "belief"),
         ("/api/holdings", {"position": CARDS}, "belief models"),
-        ("/api/play/new", {"preset": "cirulla", "policy": "ismcts"}, "does not play"),
+        ("/api/play/new", {"preset": "cirulla", "policy": "eval"}, "does not play"),
         (
             "/api/play/state",
-            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "ismcts"}},
+            {"game": {"rules": Rules.make("cirulla").as_dict(), "policy": "eval"}},
             "does not play",
         ),
         ("/api/play/new", {"preset": "cirulla", "rules": "matta=joker"}, "allowed"),

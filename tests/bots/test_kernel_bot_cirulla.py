@@ -57,9 +57,9 @@ def _kernel_pick(state: HandState, policy: str, seed: int) -> Play:
     return Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i]))
 
 
-@pytest.mark.parametrize("policy", ["ismcts:iterations=50"])
-def test_search_bots_refuse_cirulla_in_one_line(policy: str) -> None:
+@pytest.mark.parametrize("policy", ["ismcts:iterations=50,belief=expert", "pimc:belief=fit"])
+def test_search_bots_refuse_what_they_do_not_do_on_cirulla_in_one_line(policy: str) -> None:
     state = HandState.deal(Rules.make("cirulla"), seed=3)
-    with pytest.raises(RulesError, match="capture_mode=cirulla is not played") as info:
+    with pytest.raises(RulesError, match="plays capture_mode=cirulla with belief=uniform") as info:
         PolicySpec.parse(policy).bot().choose(state, 1)
     assert "\n" not in str(info.value)

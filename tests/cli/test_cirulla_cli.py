@@ -107,16 +107,25 @@ def test_bad_cirulla_options_are_one_line_errors(rule: str, named: list[str], tm
     assert not path.exists()
 
 
-@pytest.mark.parametrize("policy", ["ismcts", "eval"])
+@pytest.mark.parametrize("policy", ["eval"])
 def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
     result = run("play", "--preset", "cirulla", "--policy", policy)
     one_error(result, 2, f"policy '{policy}' does not play capture_mode=cirulla yet",
-              "allowed: random, greedy, expert, learned, pimc, solver")  # fmt: skip
+              "allowed: random, greedy, expert, learned, pimc, ismcts, solver")  # fmt: skip
 
 
 @pytest.mark.parametrize(
     "policy",
-    ["pimc:belief=expert", "pimc:leaf=expert", "pimc:objective=match", "solver:objective=match"],
+    [
+        "pimc:belief=expert",
+        "pimc:leaf=expert",
+        "pimc:objective=match",
+        "solver:objective=match",
+        "ismcts:belief=robust",
+        "ismcts:horizon=2,leaf=expert",
+        "ismcts:objective=match",
+        "best",
+    ],
 )
 def test_search_options_cirulla_does_not_take_are_refused_in_one_line(policy: str) -> None:
     result = run("tournament", "--preset", "cirulla", "--policy", policy, "--policy", "expert")
@@ -126,14 +135,13 @@ def test_search_options_cirulla_does_not_take_are_refused_in_one_line(policy: st
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("advise", "--position", "{path}:1:2"), "ranked by eval, pimc or solver only so far"),
-        (("advise", "--position", "{path}:1:0", "--policy", "ismcts:iterations=50"),
-         "ranked by eval, pimc or solver"),
+        (("advise", "--position", "{path}:1:0", "--policy", "ismcts:belief=fit"),
+         "ismcts plays capture_mode=cirulla with"),
         (("advise", "--position", "{path}:1:0", "--policy", "eval", "--belief", "expert"),
          "belief models do not read capture_mode=cirulla"),
         (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
-        (("tournament", "--preset", "cirulla", "--policy", "ismcts", "--policy", "greedy"),
-         "policy 'ismcts' does not play capture_mode=cirulla yet"),
+        (("tournament", "--preset", "cirulla", "--policy", "eval", "--policy", "greedy"),
+         "policy 'eval' does not play capture_mode=cirulla yet"),
         (("simulate", "--preset", "cirulla", "--policy", "pimc", "--hands", "2", "--out",
           "{path}.run"), "capture_mode=cirulla is simulated with the jitted policies"),
     ],
@@ -207,6 +215,31 @@ def test_play_and_tournament_with_pimc_and_the_solver_on_cirulla(tmp_path: Path)
               "--policy", "greedy", "--deals", "2", "--seed", "1")  # fmt: skip
     assert one.exit_code == 0, one.output
     assert "pimc:worlds=2,depth=2 vs greedy:" in one.stdout
+
+
+def test_play_tournament_and_advise_with_ismcts_on_cirulla(tmp_path: Path) -> None:
+    """ISMCTS plays Cirulla (the matta's value and declarations chosen with the play):
+    records that replay checks, the same bytes again for the seed; a tournament; advice on
+    a record's position with advise's default policy (ISMCTS)."""
+    path = tmp_path / "games.jsonl"
+    args = ("play", "--preset", "cirulla", "--rule", "matta=play", "--policy",
+            "ismcts:iterations=100", "--policy", "ismcts:iterations=50,rollout=expert",
+            "--matches", "1", "--seed", "5", "--record")  # fmt: skip
+    result = run(*args, str(path))
+    assert result.exit_code == 0, result.output
+    checked = run("replay", str(path))
+    assert checked.exit_code == 0 and checked.stdout.startswith("valid: "), checked.output
+    again = tmp_path / "again.jsonl"
+    run(*args, str(again))
+    assert again.read_bytes() == path.read_bytes()
+    one = run("tournament", "--preset", "cirulla-4", "--policy", "ismcts:iterations=50",
+              "--policy", "greedy", "--deals", "2", "--seed", "1")  # fmt: skip
+    assert one.exit_code == 0, one.output
+    assert "ismcts:iterations=50 vs greedy:" in one.stdout
+    result = run("advise", "--position", f"{path}:1:2", "--json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["policy"].startswith("ismcts:") and doc["chosen"] == doc["plays"][0]["play"]
 
 
 def test_advise_ranks_cirulla_plays_with_pimc_and_the_solver() -> None:

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from scopa_sim import CardSet, Play, Rules, RulesError
 from scopa_sim import _engine as K
 from scopa_sim._engine.streams import _shuffle_deal
-from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.state import HandState
 
 P = CardSet.parse
@@ -344,9 +344,10 @@ def test_a_cirulla_state_is_refused_by_every_other_kernel_in_one_line() -> None:
     with pytest.raises(RulesError, match="capture_mode=cirulla is not played") as info:
         state._r  # noqa: B018 - the access is the test
     assert "\n" not in str(info.value)
-    # a search bot (the kernel bots play it: tests/bots/test_kernel_bot_cirulla.py)
+    # an information set (the bots that play Cirulla deal its worlds themselves:
+    # tests/bots/test_kernel_bot_cirulla.py, tests/bots/test_ismcts_cirulla.py)
     with pytest.raises(RulesError):
-        PolicySpec.parse("ismcts:iterations=50").bot().choose(state, 1)
+        InfoSet(state)
     with pytest.raises(AttributeError):
         state.nothing  # noqa: B018
     scopa = Rules.make("scopa")

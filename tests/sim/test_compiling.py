@@ -69,6 +69,8 @@ def test_notice_texts() -> None:
     assert fused is not None and "the self-play loop under the sum-to-fifteen rule" in fused
     scopa = C.notice_text("scopa_sim._engine.ismcts", "_ismcts_run_scopa")
     assert scopa is not None and "ISMCTS search under Scopa's capture rule" in scopa
+    cirulla = C.notice_text("scopa_sim._engine.ismcts_cirulla", "ismcts_run_cirulla")
+    assert cirulla is not None and "the ISMCTS search on Cirulla (" in cirulla
     assert C.notice_text("my_notebook", "f") is None  # a user's own numba code: not ours
 
 
