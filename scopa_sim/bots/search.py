@@ -30,7 +30,9 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import ismcts as KI
+from scopa_sim._engine import learned as KL
 from scopa_sim._engine import pimc as KP
+from scopa_sim._engine import policy as KPO
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import solver_cirulla as KSC
 from scopa_sim._engine import values as KV
@@ -44,6 +46,7 @@ from scopa_sim.bots.belief import (
     get_model,
     robust_model,
 )
+from scopa_sim.bots.learned_weights import load_weights
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
 from scopa_sim.errors import RulesError
 from scopa_sim.game.infoset import InfoSet
@@ -484,7 +487,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         "random": K.POLICY_RANDOM,
         "greedy": K.POLICY_GREEDY,
         "expert": K.POLICY_EXPERT,
+        "learned": K.POLICY_LEARNED,
     }
+    #: ``leaf=``: PIMC's leaves and the learned model's (:data:`.ismcts.LEAF_LEARNED`).
+    LEAVES: ClassVar[dict[str, int]] = {**PIMCBot.LEAVES, "learned": KI.LEAF_LEARNED}
+    #: ``prior=``: none, or the learned model's values of the root's plays.
+    PRIORS = ("none", "learned")
+    #: ``prior_visits=`` when ``prior=learned`` is given without it.
+    PRIOR_VISITS = 10.0
 
     def __init__(
         self,
@@ -505,6 +515,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         uct_floor: float = 0.0,
         reply_min: float = 0.0,
         reply_gate: float = 0.0,
+        prior: str = "none",
+        prior_visits: float | None = None,
     ) -> None:
         belief_name = self._set_belief(belief, uniform)
         if reply not in self.REPLIES:
@@ -537,13 +549,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
         if horizon is not None and not 0 <= horizon < KSO.FULL_DEPTH:
             raise ValueError(f"horizon must be in [0, {KSO.FULL_DEPTH}), got {horizon!r}")
-        if leaf not in PIMCBot.LEAVES:
-            raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
+        if leaf not in self.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
         if leaf != "estimate" and horizon is None:
             raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
         _match_leaf(objective, leaf)
         self.leaf = leaf
-        self._leaf = PIMCBot.LEAVES[leaf]
+        self._leaf = self.LEAVES[leaf]
+        self.prior, self.prior_visits = self._check_prior(prior, prior_visits, objective)
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KSO.FULL_DEPTH if horizon is None else horizon
@@ -562,9 +575,71 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + (f",uct_floor={uct_floor:g}" if uct_floor else "")
             + (f",reply_min={reply_min:g}" if reply_min else "")
             + (f",reply_gate={reply_gate:g}" if reply_gate else "")
+            + (f",prior={prior},prior_visits={self.prior_visits:g}" if prior != "none" else "")
             + suffix
         )
         self.last_iterations = 0
+
+    @classmethod
+    def _check_prior(cls, prior: str, visits: float | None, objective: str) -> tuple[str, float]:
+        """``prior=`` and ``prior_visits=`` checked: the prior and its virtual visits (0
+        without a prior)."""
+        if prior not in cls.PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(cls.PRIORS)}, got {prior!r}")
+        if prior == "none":
+            if visits is not None:
+                raise ValueError("prior_visits= weighs the root prior: give prior=learned too")
+            return prior, 0.0
+        if objective != "margin":
+            raise ValueError("prior=learned values plays in hand points: use objective=margin")
+        visits = cls.PRIOR_VISITS if visits is None else visits
+        if not 0 < visits <= 1e6:
+            raise ValueError(f"prior_visits must be in (0, 1e6], got {visits!r}")
+        return prior, float(visits)
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether the search plays the learned policy's model (a rollout, leaf or prior)."""
+        return "learned" in (self.rollout, self.leaf, self.prior)
+
+    def prepare(self, rules: Rules) -> None:
+        """Load what the search needs for ``rules`` before its first decision: the match
+        objective's equity table, the learned model's weights.
+
+        Raises:
+            EquityError: the match objective's table does not fit the rules.
+            PolicyError: the learned model under rules without weights.
+            FileError: their file is missing or corrupt.
+        """
+        super().prepare(rules)
+        if self.uses_model:
+            load_weights(rules)
+
+    def _learned_args(self, state: HandState, info: InfoSet) -> dict[str, object]:
+        """The learned model's keyword arguments of
+        :func:`scopa_sim._engine.ismcts.ismcts_run` (none when the search does not use it):
+        the model, and with ``prior=learned`` each legal root play's value, the expert's
+        evaluation of the root side's piles (scope included) plus the model's value of the
+        play (points)."""
+        if not self.uses_model:
+            return {}
+        model = load_weights(state.rules)
+        if self.prior == "none":
+            return {"model": model}
+        vec, r = info.vector, state._r
+        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
+        n = int(K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64)))
+        idx = np.empty(KL.MAX_ACTIVE, dtype=np.int64)
+        dense, acc = np.empty(KL.N_DENSE), np.empty(max(1, int(KL.hidden_width(model))))
+        xs = np.empty(KPO.EXPERT_SCRATCH)
+        side = state.rules.side_of(state.turn)
+        base = float(KV.expert_margin(r, vec, K.S_PILES, vec, K.S_SCOPE, side, True))
+        prior = np.empty((n, 3))
+        for i in range(n):
+            v = KL.learned_value(vec, r, model, bc[i], bt[i], idx, dense, acc, xs)
+            prior[i] = (bc[i], bt[i], base + float(v))
+        return {"model": model, "prior": prior, "prior_visits": self.prior_visits}
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """Build the search tree: the node pool (``T_*`` columns of
@@ -585,8 +660,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             args = (*args, _NO_EQ if eq is None else eq, parts, cum)
         elif eq is not None:
             args = (*args, eq)
+        kw = self._learned_args(state, info)
         if self.ms is None:
-            count = int(KI.ismcts_run(root, r, tree, count, self.iterations, *args))
+            count = int(KI.ismcts_run(root, r, tree, count, self.iterations, *args, **kw))
             self.last_iterations = self.iterations
             return tree, count
         end = time.perf_counter() + self.ms / 1000.0
@@ -594,7 +670,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         while True:
             if count + self.CHUNK > tree.shape[0]:
                 tree = np.concatenate([tree, np.empty_like(tree)])
-            count = int(KI.ismcts_run(root, r, tree, count, self.CHUNK, *args))
+            count = int(KI.ismcts_run(root, r, tree, count, self.CHUNK, *args, **kw))
             done += self.CHUNK
             if time.perf_counter() >= end:
                 break
