@@ -75,6 +75,7 @@ from .policy import (
 )
 from .scoring import score_into
 from .solver import FULL_DEPTH, MAX_PLY
+from .step import legal_plays
 from .streams import GOLDEN, below, mix64
 from .values import INF, LEAF_EXPERT, end_value, estimate_sides, expert_margin, leaf_value
 
@@ -251,6 +252,31 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
         _NO_MODEL if model is None else model, _NO_PRIOR if prior is None else prior,
         float(prior_visits),
     )  # fmt: skip
+
+
+@njit(cache=True)
+def root_prior(root, rules, model, out):
+    """The root prior of :func:`ismcts_run` at ``root`` (the seat to play's information
+    set): each legal play's row in ``out`` (``P_*`` columns, at least ``MAX_PLAYS`` rows),
+    its value the expert's evaluation of the seat's side's piles (scope included,
+    :func:`.values.expert_margin`) plus the model's value of the play (points); return
+    the number of rows."""
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    n = legal_plays(root, rules, bc, bt, np.empty(SCRATCH, dtype=np.int64))
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(N_DENSE)
+    acc = np.empty(max(1, hidden_width(model)))
+    xs = np.empty(EXPERT_SCRATCH)
+    turn = root[S_TURN]
+    side = (turn & 1) if rules[R_TEAMS] else turn
+    base = expert_margin(rules, root, S_PILES, root, S_SCOPE, side, True)
+    for i in range(n):
+        out[i, P_CARD] = bc[i]
+        out[i, P_TAKE] = bt[i]
+        out[i, P_VALUE] = base + learned_value(root, rules, model, bc[i], bt[i], idx, dense, acc,
+                                               xs)  # fmt: skip
+    return n
 
 
 #: No match objective, no belief: the empty arrays :func:`ismcts_run` passes for them.

@@ -30,9 +30,7 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import determinize as KD
 from scopa_sim._engine import ismcts as KI
-from scopa_sim._engine import learned as KL
 from scopa_sim._engine import pimc as KP
-from scopa_sim._engine import policy as KPO
 from scopa_sim._engine import solver as KSO
 from scopa_sim._engine import solver_cirulla as KSC
 from scopa_sim._engine import values as KV
@@ -557,6 +555,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         self.leaf = leaf
         self._leaf = self.LEAVES[leaf]
         self.prior, self.prior_visits = self._check_prior(prior, prior_visits, objective)
+        self._weights: np.ndarray | None = None  # the learned weights of ``_weights_rules``
+        self._weights_rules: Rules | None = None
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KSO.FULL_DEPTH if horizon is None else horizon
@@ -623,22 +623,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         play (points)."""
         if not self.uses_model:
             return {}
-        model = load_weights(state.rules)
+        if self._weights_rules is not state.rules:  # looked up once per rules object
+            self._weights, self._weights_rules = load_weights(state.rules), state.rules
+        model = self._weights
         if self.prior == "none":
             return {"model": model}
-        vec, r = info.vector, state._r
-        bc = np.empty(K.MAX_PLAYS, dtype=np.int64)
-        bt = np.empty(K.MAX_PLAYS, dtype=np.int64)
-        n = int(K.legal_plays(vec, r, bc, bt, np.empty(K.SCRATCH, dtype=np.int64)))
-        idx = np.empty(KL.MAX_ACTIVE, dtype=np.int64)
-        dense, acc = np.empty(KL.N_DENSE), np.empty(max(1, int(KL.hidden_width(model))))
-        xs = np.empty(KPO.EXPERT_SCRATCH)
-        side = state.rules.side_of(state.turn)
-        base = float(KV.expert_margin(r, vec, K.S_PILES, vec, K.S_SCOPE, side, True))
-        prior = np.empty((n, 3))
-        for i in range(n):
-            v = KL.learned_value(vec, r, model, bc[i], bt[i], idx, dense, acc, xs)
-            prior[i] = (bc[i], bt[i], base + float(v))
+        prior = np.empty((K.MAX_PLAYS, 3))
+        n = int(KI.root_prior(info.vector, state._r, model, prior))
+        prior = prior[:n]
         return {"model": model, "prior": prior, "prior_visits": self.prior_visits}
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
