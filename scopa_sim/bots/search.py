@@ -473,6 +473,21 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
 
+    The learned policy's model (the shipped weights of the rules,
+    :func:`scopa_sim.bots.learned_weights.load_weights`) serves three ways.
+    ``rollout=learned`` plays the rollouts by the model's best play (ties at random; the
+    model alone, without the learned policy's exact endgame). ``leaf=learned`` (with
+    ``horizon=``) values the position where a rollout stops by the expert's evaluation of
+    the piles, scope included (as ``leaf=expert``), plus the model's value of the best
+    play of the seat to play there: the change in points it expects from its play, the
+    next seat's reply included (the other sides get their evaluation less that value).
+    ``prior=learned,prior_visits=N`` (N > 0, 10 when not given) gives each root play N
+    virtual visits at its prior value, the root side's evaluation plus the model's value
+    of the play, in UCB1's mean: the model steers the root while a play has few visits of
+    its own and the search's own values take over as they grow (the visits that choose
+    the play are the real ones). Each is refused with ``objective=match`` (the model's
+    values are hand points), and under rules without trained weights.
+
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
     """
