@@ -242,13 +242,14 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     layout); pass an empty array otherwise.
     """
     kernel = _ismcts_run15 if rules[R_CAPTURE_FIFTEEN] else _ismcts_run_scopa
+    rkinds, rtaus, reps, rpost, rroll = _NO_REPLY if reply is None else reply
     # ``float(c)``: one compiled signature whether ``c`` came as ``c=1`` or ``c=0.7`` (an
     # int would compile the whole loop a second time, about 40 s).
     return kernel(
         root, rules, tree, count, iterations, float(c), policy, horizon, rng, log, leaf,
         _NO_EQ if eq is None else eq,
         _NO_PARTS if parts is None else parts, _NO_CUM if cum is None else cum,
-        *(_NO_REPLY if reply is None else reply),
+        rkinds, rtaus, reps, rpost, rroll,
         _NO_MODEL if model is None else model, _NO_PRIOR if prior is None else prior,
         float(prior_visits),
     )  # fmt: skip
