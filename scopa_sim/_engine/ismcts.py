@@ -817,19 +817,14 @@ def _learned_best(st, scr, lmodel, rules, w, where, plays, table, tab, hand, hc,
 
 
 @njit(cache=True, inline="always")
-def _rewards_learned(rules, w, score, margins, work, eqt, cut, match, leaf, unit, n_cards, n_den,
-                     total, plays, ns, teams, remainder_dealer, dealer, last_capturer, table, z,
-                     lk):  # fmt: skip
-    """:func:`_rewards`, or at a horizon (``cut``) with ``leaf = LEAF_LEARNED`` the learned
-    leaf: the side to play there gets the expert's evaluation of the piles (scope
-    included, :func:`.values.expert_margin`) plus the model's value of its best play
-    (none: 0), every other side its own evaluation less that value (``lk``: the model,
-    its scratch and the position's facts); return the stream's counter."""
-    if not (cut and leaf == LEAF_LEARNED):
-        _rewards(rules, w, score, margins, work, eqt, cut, match, leaf, unit, n_cards, n_den,
-                 total, plays, ns, teams, remainder_dealer, dealer, last_capturer,
-                 table)  # fmt: skip
-        return z
+def _learned_leaf(rules, w, margins, unit, ns, teams, plays, table, last_capturer, dealer, z,
+                  lk):  # fmt: skip
+    """The learned leaf (``leaf = LEAF_LEARNED``) of the position where a rollout stopped,
+    into ``margins`` (in units of ``1 / unit`` points): the side to play there gets the
+    expert's evaluation of the piles (scope included, :func:`.values.expert_margin`) plus
+    the model's value of its best play (none: 0), every other side its own evaluation
+    less that value; ``lk``: the model, its scratch and the position's facts.  Return the
+    stream's counter."""
     (
         st,
         scr,
@@ -867,33 +862,14 @@ def _rewards_learned(rules, w, score, margins, work, eqt, cut, match, leaf, unit
 
 
 @njit(cache=True, inline="always")
-def _tree_step_prior(tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
-                     packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
-                     plen, cp, scale, z):  # fmt: skip
-    """:func:`_tree_step` with ``cp = (c, prior, pvis)``: at the root with a prior
-    (``pvis > 0``) :func:`_root_step_prior`, else :func:`_tree_step` with ``c``."""
-    c, _prior, pvis = cp
-    if node == 0 and pvis > 0.0:
-        return _root_step_prior(
-            tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed, packed_hi,
-            sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path, plen, cp, scale, z,
-        )  # fmt: skip
-    return _tree_step(
-        tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed, packed_hi,
-        sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path, plen, c, scale, z,
-    )  # fmt: skip
-
-
-@njit(cache=True, inline="always")
 def _root_step_prior(tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
                      packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
-                     plen, cp, scale, z):  # fmt: skip
-    """The root's step of :func:`_tree_step` with a prior (``cp = (c, prior, pvis)``):
-    while a legal play is untried, :func:`_tree_step`'s expansion; then UCB1 with each
-    child's mean taken over its visits and ``pvis`` virtual ones at its prior value
-    (``prior[:, P_VALUE]``, points, scaled as the rewards; a child without a row: no
-    virtual visits); return as :func:`_tree_step`."""
-    c, prior, pvis = cp
+                     plen, c, scale, z, prior, pvis):  # fmt: skip
+    """The root's step of :func:`_tree_step` with a prior (``pvis > 0``): while a legal
+    play is untried, :func:`_tree_step`'s expansion; then UCB1 with each child's mean
+    taken over its visits and ``pvis`` virtual ones at its prior value (``prior[:,
+    P_VALUE]``, points, scaled as the rewards; a child without a row: no virtual
+    visits); return as :func:`_tree_step`."""
     compat = 0
     ch = tree[0, T_CHILD]
     while ch >= 0:
@@ -1004,7 +980,8 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     n_cards = popcount(deck)
     n_den = popcount(deck & DENARI)
     work = np.zeros(16, dtype=np.float64)
-    lst, lscr = _learned_scratch(lp[0])  # the learned model's view of a world, its scratch
+    lmodel, prior, pvis = lp  # the learned model, the root prior and its weight
+    lst, lscr = _learned_scratch(lmodel)  # the model's view of a world, its scratch
     for _ in range(iterations):
         # ---------------------------------------------------------------- determinize
         z = _draw_unseen(u, pool, unseen, seat, players, sizes, bparts, bcum, nu, z)
@@ -1048,11 +1025,17 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                 rkinds, rtaus, reps, chans, nrc, turn, side, root_side, in_tree, rroll, greedy,
                 expert, z,
             )  # fmt: skip
-            if in_tree and not modelled:
-                card, take, node, count, plen, in_tree, z = _tree_step_prior(
+            if in_tree and not modelled and node == 0 and pvis > 0.0:  # the root, its prior
+                card, take, node, count, plen, in_tree, z = _root_step_prior(
+                    tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
+                    packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
+                    plen, c, scale, z, prior, pvis,
+                )  # fmt: skip
+            elif in_tree and not modelled:
+                card, take, node, count, plen, in_tree, z = _tree_step(
                     tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
                     packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
-                    plen, (c, lp[1], lp[2]), scale, z,
+                    plen, c, scale, z,
                 )  # fmt: skip
             elif (p_greedy or p_expert) and n > 1 and not p_random:
                 hit = np.int64(-1)
@@ -1087,7 +1070,7 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                 if modelled:  # the channel's choice among the values kept
                     card, take, z = _model_choice(pv, pc, pt, npv, tau, z)
             elif policy == POLICY_LEARNED and not modelled and n > 1:  # the model's best play
-                card, take, _lval, z = _learned_best(lst, lscr, lp[0], rules, w, (turn, players,
+                card, take, _lval, z = _learned_best(lst, lscr, lmodel, rules, w, (turn, players,
                     ns, root[S_DECK_SIZE], nu - pos, last_capturer, dealer), plays, table, (packed,
                     packed_hi, sweep_aces, fewest, fifteen, optional, lay_ok, big, nh), hand, hc,
                     kk, bt, sc, z)  # fmt: skip
@@ -1120,11 +1103,15 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
             if turn >= players:
                 turn = 0
         # ---------------------------------------------------------------- score, back up
-        z = _rewards_learned(
+        _rewards(
             rules, w, score, margins, work, eqt, cut, match, leaf, unit, n_cards, n_den, total,
-            plays, ns, teams, remainder_dealer, dealer, last_capturer, table, z, (lst, lscr, lp[0],
-            turn, players, root[S_DECK_SIZE], nu - pos, packed, packed_hi, (ace_rule, fewest,
-            capture_hand, optional, fifteen), big_table, hc, kk, bt, sc))  # fmt: skip
+            plays, ns, teams, remainder_dealer, dealer, last_capturer, table,
+        )  # fmt: skip
+        if cut and leaf == LEAF_LEARNED:  # the model's leaf instead of the heuristic's
+            z = _learned_leaf(rules, w, margins, unit, ns, teams, plays, table, last_capturer,
+                dealer, z, (lst, lscr, lmodel, turn, players, root[S_DECK_SIZE], nu - pos, packed,
+                packed_hi, (ace_rule, fewest, capture_hand, optional, fifteen), big_table, hc,
+                kk, bt, sc))  # fmt: skip
         if logging:
             log[L_MADE] = made
             for s in range(4):
