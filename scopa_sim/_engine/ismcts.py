@@ -30,9 +30,11 @@ from .layout import (
     I_TOTAL,
     MAX_PLAYS,
     N_ITEMS,
+    N_STATE,
     N_WORK,
     POLICY_EXPERT,
     POLICY_GREEDY,
+    POLICY_LEARNED,
     R_ACE_SWEEP,
     R_ACE_SWEEP_SCOPA,
     R_CAPTURE_FIFTEEN,
@@ -63,6 +65,7 @@ from .layout import (
     W_PILES,
     W_SCOPE,
 )
+from .learned import MAX_ACTIVE, N_DENSE, hidden_width, learned_value
 from .pipeline import STEPS
 from .plays import card_plays, count_hand, nth_play, play_value, seat_view, take_at
 from .policy import (
@@ -72,6 +75,7 @@ from .policy import (
 )
 from .scoring import score_into
 from .solver import FULL_DEPTH, MAX_PLY
+from .step import legal_plays
 from .streams import GOLDEN, below, mix64
 from .values import INF, LEAF_EXPERT, end_value, estimate_sides, expert_margin, leaf_value
 
@@ -80,6 +84,16 @@ KIND_RANDOM = 0  # uniform over the distinct legal plays
 KIND_GREEDY = 1  # the greedy heuristic's values
 KIND_EXPERT = 2  # the expert policy's values
 KIND_SEARCH = 3  # ISMCTS's reply only: a seat that plays like the search itself (UCB1)
+
+#: ``leaf`` of :func:`ismcts_run` beside :data:`.values.LEAF_ESTIMATE` and
+#: :data:`.values.LEAF_EXPERT`: the learned model's one-ply value (:func:`_learned_leaf`).
+LEAF_LEARNED = 2
+
+#: Columns of the root prior of :func:`ismcts_run` (``prior``, float rows): a root play's
+#: card and take and its value in points (:func:`_root_step_prior`).
+P_CARD = 0
+P_TAKE = 1
+P_VALUE = 2
 
 
 # ISMCTS tree pool columns (int64; one row per node, a node being a play)
@@ -158,7 +172,8 @@ def _add_child(tree, node, new, card, take):
 
 
 def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf=0, eq=None,
-               parts=None, cum=None, reply=None):  # fmt: skip
+               parts=None, cum=None, reply=None, model=None, prior=None,
+               prior_visits=0.0):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS from ``root`` (the seat to play's
     information set, any world of it) on the node pool ``tree`` (``T_*`` columns)
     holding ``count`` nodes; return the new count.
@@ -210,20 +225,59 @@ def ismcts_run(root, rules, tree, count, iterations, c, policy, horizon, rng, lo
     ``rollouts`` true; else those seats roll out by ``policy`` too) it is played; the
     root's side still chooses by UCB1 and the rollout ``policy``.
 
+    With the learned policy's ``model`` (:mod:`.learned`; None: none) the search can use
+    it three ways: ``policy = POLICY_LEARNED`` rolls out by the model's best play (ties
+    uniform; the model alone, without the learned policy's exact endgame);
+    ``leaf = LEAF_LEARNED`` values the position at the horizon by the expert's evaluation
+    of the piles (scope included) plus the model's value of the best play of the seat to
+    play there (its expected change in points, the next seat's reply included); and
+    ``prior`` (rows of ``P_*`` columns: each legal root play and its value in points, at
+    least one row) with ``prior_visits > 0`` gives each root play ``prior_visits``
+    virtual visits at that value in UCB1's mean, so the model's preference decides the
+    root's choice while the play has few visits of its own (:func:`_root_step_prior`).
+
     ``rng`` (a generator state array, see :func:`.streams.new_rng`) carries the random stream across
     calls in its counter, so a run split into chunks gives the same tree.  With ``log``
     of ``L_SIZE`` entries the last iteration's world and plays are written there (``L_*``
     layout); pass an empty array otherwise.
     """
     kernel = _ismcts_run15 if rules[R_CAPTURE_FIFTEEN] else _ismcts_run_scopa
+    rkinds, rtaus, reps, rpost, rroll = _NO_REPLY if reply is None else reply
     # ``float(c)``: one compiled signature whether ``c`` came as ``c=1`` or ``c=0.7`` (an
     # int would compile the whole loop a second time, about 40 s).
     return kernel(
         root, rules, tree, count, iterations, float(c), policy, horizon, rng, log, leaf,
         _NO_EQ if eq is None else eq,
         _NO_PARTS if parts is None else parts, _NO_CUM if cum is None else cum,
-        *(_NO_REPLY if reply is None else reply),
+        rkinds, rtaus, reps, rpost, rroll,
+        _NO_MODEL if model is None else model, _NO_PRIOR if prior is None else prior,
+        float(prior_visits),
     )  # fmt: skip
+
+
+@njit(cache=True)
+def root_prior(root, rules, model, out):
+    """The root prior of :func:`ismcts_run` at ``root`` (the seat to play's information
+    set): each legal play's row in ``out`` (``P_*`` columns, at least ``MAX_PLAYS`` rows),
+    its value the expert's evaluation of the seat's side's piles (scope included,
+    :func:`.values.expert_margin`) plus the model's value of the play (points); return
+    the number of rows."""
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    n = legal_plays(root, rules, bc, bt, np.empty(SCRATCH, dtype=np.int64))
+    idx = np.empty(MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(N_DENSE)
+    acc = np.empty(max(1, hidden_width(model)))
+    xs = np.empty(EXPERT_SCRATCH)
+    turn = root[S_TURN]
+    side = (turn & 1) if rules[R_TEAMS] else turn
+    base = expert_margin(rules, root, S_PILES, root, S_SCOPE, side, True)
+    for i in range(n):
+        out[i, P_CARD] = bc[i]
+        out[i, P_TAKE] = bt[i]
+        out[i, P_VALUE] = base + learned_value(root, rules, model, bc[i], bt[i], idx, dense, acc,
+                                               xs)  # fmt: skip
+    return n
 
 
 #: No match objective, no belief: the empty arrays :func:`ismcts_run` passes for them.
@@ -231,22 +285,29 @@ _NO_EQ = np.empty(0)
 _NO_PARTS = np.empty((0, 4), dtype=np.int64)
 _NO_CUM = np.empty(0)
 _NO_REPLY = (np.empty(0, dtype=np.int64), np.empty(0), np.empty(0), np.empty((4, 0)), False)
+#: No learned model, no root prior.
+_NO_MODEL = np.empty(0)
+_NO_PRIOR = np.empty((0, 3))
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
 def _ismcts_run_scopa(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                      eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
+                      eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, lmodel, prior,
+                      pvis):  # fmt: skip
     """:func:`ismcts_run` under Scopa's capture rule."""
     return _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, False)  # fmt: skip
+                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, False,
+                   (lmodel, prior, pvis))  # fmt: skip
 
 
 @njit(cache=True, nogil=True, pipeline_class=STEPS)
 def _ismcts_run15(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                  eq, parts, cum, rkinds, rtaus, reps, rpost, rroll):  # fmt: skip
+                  eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, lmodel, prior,
+                  pvis):  # fmt: skip
     """:func:`ismcts_run` under the fifteen rule (capture_mode=fifteen)."""
     return _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf,
-                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, True)  # fmt: skip
+                   eq, parts, cum, rkinds, rtaus, reps, rpost, rroll, True,
+                   (lmodel, prior, pvis))  # fmt: skip
 
 
 @njit(cache=True, inline="always")
@@ -681,32 +742,200 @@ def _back_up(tree, path, plen, margins):
 
 
 @njit(cache=True, inline="always")
+def _reply_cache(size):
+    """ISMCTS's cache of a modelled seat's expert play values (``size`` slots of
+    ``CACHE_W`` plays): ``(node, hand, plays, values, cards, takes)``, no slot filled."""
+    return (
+        np.full(size, -1, dtype=np.int64),
+        np.zeros(size, dtype=np.int64),
+        np.zeros(size, dtype=np.int64),
+        np.empty((size, CACHE_W)),
+        np.empty((size, CACHE_W), dtype=np.int64),
+        np.empty((size, CACHE_W), dtype=np.int64),
+    )
+
+
+@njit(cache=True, inline="always")
+def _learned_scratch(lmodel):
+    """The learned model's view of a world (an ``S_*`` state, :func:`_model_state`) and
+    its scratch ``(idx, dense, acc, xs)`` for :func:`.learned.learned_value`."""
+    st = np.zeros(N_STATE, dtype=np.int64)
+    scr = (
+        np.empty(MAX_ACTIVE, dtype=np.int64),
+        np.empty(N_DENSE),
+        np.empty(max(1, hidden_width(lmodel))),
+        np.empty(EXPERT_SCRATCH),
+    )
+    return st, scr
+
+
+@njit(cache=True, inline="always")
+def _model_state(st, w, where, plays, table):
+    """Lay an iteration's world out in ``st`` as the state the learned model reads
+    (:func:`.learned.play_features`: the seat to play's hand, the table, the piles, the
+    scope, the other hands by their sizes): ``where = (turn, players, ns, deck_size,
+    stock, last_capturer, dealer)``, ``stock`` the cards left to deal."""
+    turn, players, ns, deck_size, stock, last_capturer, dealer = where
+    st[S_TURN] = turn
+    st[S_TABLE] = table
+    st[S_PLAYS] = plays
+    st[S_DECK_SIZE] = deck_size
+    st[S_STOCK] = deck_size - stock
+    st[S_LAST_CAPTURER] = last_capturer
+    st[S_DEALER] = dealer
+    for s in range(players):
+        st[S_HANDS + s] = w[W_HANDS + s]
+    for s in range(ns):
+        st[S_PILES + s] = w[W_PILES + s]
+        st[S_SCOPE + s] = w[W_SCOPE + s]
+
+
+@njit(cache=True, inline="always")
+def _learned_best(st, scr, lmodel, rules, w, where, plays, table, tab, hand, hc, kk, bt, sc, z):
+    """The learned model's best play for the seat to play in an iteration's world (its
+    hand ``hand``, counted into ``hc``/``kk``; ``tab = (packed, packed_hi, sweep_aces,
+    fewest, fifteen, optional, lay_ok, big, nh)``, ``where`` as :func:`_model_state`
+    takes it), walked in the engine's order, ties uniform; return ``(card, take, value,
+    z)``, ``value`` the model's (points; ``-INF`` without a play)."""
+    packed, packed_hi, sweep_aces, fewest, fifteen, optional, lay_ok, big, nh = tab
+    idx, dense, acc, xs = scr
+    _model_state(st, w, where, plays, table)
+    card = -1
+    take = np.int64(0)
+    best = -INF
+    ties = 0
+    for i in range(nh):
+        x, k, p = card_plays(i, hc, kk, lay_ok, optional, big, table, sweep_aces, fewest,
+                             fifteen, bt, sc)  # fmt: skip
+        for j in range(p):
+            t = take_at(x, j, k, big, table, packed, packed_hi, sweep_aces, fewest, fifteen, bt)
+            v = learned_value(st, rules, lmodel, x, t, idx, dense, acc, xs)
+            if v > best:
+                best = v
+                ties = 1
+                card = x
+                take = t
+            elif v == best:
+                ties += 1
+                z += GOLDEN
+                if below(z, ties) == 0:  # uniform among the ties
+                    card = x
+                    take = t
+    return card, take, best, z
+
+
+@njit(cache=True, inline="always")
+def _learned_leaf(rules, w, margins, unit, ns, teams, plays, table, last_capturer, dealer, z,
+                  lk):  # fmt: skip
+    """The learned leaf (``leaf = LEAF_LEARNED``) of the position where a rollout stopped,
+    into ``margins`` (in units of ``1 / unit`` points): the side to play there gets the
+    expert's evaluation of the piles (scope included, :func:`.values.expert_margin`) plus
+    the model's value of its best play (none: 0), every other side its own evaluation
+    less that value; ``lk``: the model, its scratch and the position's facts.  Return the
+    stream's counter."""
+    (
+        st,
+        scr,
+        lmodel,
+        turn,
+        players,
+        deck_size,
+        stock,
+        packed,
+        packed_hi,
+        flags,
+        big_table,
+        hc,
+        kk,
+        bt,
+        sc,
+    ) = lk
+    ace_rule, fewest, capture_hand, optional, fifteen = flags
+    hand = w[W_HANDS + turn]
+    side = (turn & 1) if teams else turn
+    sweep_aces, big, nh, n, lay_ok = count_hand(
+        hand, table, packed, packed_hi, ace_rule, fewest, capture_hand, optional, fifteen,
+        big_table, hc, kk, bt, sc,
+    )  # fmt: skip
+    gain = 0.0
+    if n > 0:
+        where = (turn, players, ns, deck_size, stock, last_capturer, dealer)
+        tab = (packed, packed_hi, sweep_aces, fewest, fifteen, optional, lay_ok, big, nh)
+        _card, _take, gain, z = _learned_best(st, scr, lmodel, rules, w, where, plays, table,
+                                              tab, hand, hc, kk, bt, sc, z)  # fmt: skip
+    for s in range(ns):
+        e = expert_margin(rules, w, W_PILES, w, W_SCOPE, s, True)
+        margins[s] = np.int64(round((e + gain if s == side else e - gain) * unit))
+    return z
+
+
+@njit(cache=True, inline="always")
+def _root_step_prior(tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
+                     packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
+                     plen, c, scale, z, prior, pvis):  # fmt: skip
+    """The root's step of :func:`_tree_step` with a prior (``pvis > 0``): while a legal
+    play is untried, :func:`_tree_step`'s expansion; then UCB1 with each child's mean
+    taken over its visits and ``pvis`` virtual ones at its prior value (``prior[:,
+    P_VALUE]``, points, scaled as the rewards; a child without a row: no virtual
+    visits); return as :func:`_tree_step`."""
+    compat = 0
+    ch = tree[0, T_CHILD]
+    while ch >= 0:
+        if (hand >> tree[ch, T_CARD]) & 1 and (lay_ok or tree[ch, T_TAKE] != 0):
+            compat += 1
+        ch = tree[ch, T_NEXT]
+    if compat < n:  # an untried play: expanded as without the prior
+        return _tree_step(
+            tree, 0, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed, packed_hi,
+            sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path, plen, c, scale, z,
+        )  # fmt: skip
+    best = -INF
+    node = 0
+    ch = tree[0, T_CHILD]
+    while ch >= 0:
+        x = tree[ch, T_CARD]
+        if (hand >> x) & 1 and (lay_ok or tree[ch, T_TAKE] != 0):
+            tree[ch, T_AVAIL] += 1
+            virt = 0.0
+            pval = 0.0
+            for q in range(prior.shape[0]):
+                if prior[q, P_CARD] == x and np.int64(prior[q, P_TAKE]) == tree[ch, T_TAKE]:
+                    virt = pvis
+                    pval = prior[q, P_VALUE]
+                    break
+            v = float(tree[ch, T_VISITS])
+            mean = (scale * tree[ch, T_SUM] + virt * REWARD_SCALE * pval) / (v + virt)
+            val = mean + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
+            if val > best:
+                best = val
+                node = ch
+        ch = tree[ch, T_NEXT]
+    path[plen] = node
+    path[plen + 1] = side
+    return tree[node, T_CARD], tree[node, T_TAKE], node, count, plen + 2, True, z
+
+
+@njit(cache=True, inline="always")
 def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, leaf, eqt,
-            bparts, bcum, rkinds, rtaus, reps, rpost, rroll, fifteen):  # fmt: skip
+            bparts, bcum, rkinds, rtaus, reps, rpost, rroll, fifteen, lp):  # fmt: skip
     """The body of :func:`ismcts_run`, the capture rule chosen by ``fifteen``; ``eqt`` the
     match objective's table (empty: margins), ``bparts``/``bcum`` the belief's particles
     (none: the uniform draw), ``rkinds``/``rtaus``/``reps``/``rpost`` the other sides'
-    play models (no channels: UCB1 and the rollout policy for every seat), followed in
-    the rollouts too when ``rroll``.
+    play models (no channels: UCB1 and the rollout policy for every seat), followed in the
+    rollouts too when ``rroll``; ``lp``: the learned model, the root prior, its visits.
 
     In named steps: draw a world, the channels and lay it out; then down the tree and on
-    in the rollout: deal, count the plays, the seat's play model, a tree step (UCB1 or
-    an expansion), a play scored by greedy or the expert, a model's choice or a random
-    play, follow the tree, apply; last the rewards, backed up.  The kernels compile it
-    with :data:`.pipeline.STEPS`, so that the arrays the steps take add no reference
-    counting to the loop (docs/results/benchmarks.md, "Engine design choices")."""
+    in the rollout: deal, count the plays, the seat's play model, a tree step (UCB1 or an
+    expansion), a play scored by greedy, the expert or the learned model, a model's choice
+    or a random play, follow the tree, apply; last the rewards, backed up.  Compiled with
+    :data:`.pipeline.STEPS`, so that the arrays the steps take add no reference counting to
+    the loop (docs/results/benchmarks.md, "Engine design choices")."""
     nrc = rkinds.shape[0]
     chans = np.zeros(4, dtype=np.int64)  # this iteration's channel of each modelled seat
     pv = np.empty(MAX_PLAYS)  # a softmax reply's play values, cards and takes
     pc = np.empty(MAX_PLAYS, dtype=np.int64)
     pt = np.empty(MAX_PLAYS, dtype=np.int64)
-    # the expert values of a modelled seat's plays at a tree node, by (node, hand)
-    c_node = np.full(CACHE if nrc else 1, -1, dtype=np.int64)
-    c_hand = np.zeros(CACHE if nrc else 1, dtype=np.int64)
-    c_n = np.zeros(CACHE if nrc else 1, dtype=np.int64)
-    c_val = np.empty((CACHE if nrc else 1, CACHE_W))
-    c_card = np.empty((CACHE if nrc else 1, CACHE_W), dtype=np.int64)
-    c_take = np.empty((CACHE if nrc else 1, CACHE_W), dtype=np.int64)
+    c_node, c_hand, c_n, c_val, c_card, c_take = _reply_cache(CACHE if nrc else 1)  # replies'
     z = rng[0]
     logging = log.shape[0] >= L_SIZE
     players = rules[R_PLAYERS]
@@ -759,6 +988,8 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
     n_cards = popcount(deck)
     n_den = popcount(deck & DENARI)
     work = np.zeros(16, dtype=np.float64)
+    lmodel, prior, pvis = lp  # the learned model, the root prior and its weight
+    lst, lscr = _learned_scratch(lmodel)  # the model's view of a world, its scratch
     for _ in range(iterations):
         # ---------------------------------------------------------------- determinize
         z = _draw_unseen(u, pool, unseen, seat, players, sizes, bparts, bcum, nu, z)
@@ -802,7 +1033,13 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                 rkinds, rtaus, reps, chans, nrc, turn, side, root_side, in_tree, rroll, greedy,
                 expert, z,
             )  # fmt: skip
-            if in_tree and not modelled:
+            if in_tree and not modelled and node == 0 and pvis > 0.0:  # the root, its prior
+                card, take, node, count, plen, in_tree, z = _root_step_prior(
+                    tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
+                    packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
+                    plen, c, scale, z, prior, pvis,
+                )  # fmt: skip
+            elif in_tree and not modelled:
                 card, take, node, count, plen, in_tree, z = _tree_step(
                     tree, node, count, hand, side, lay_ok, n, nh, hc, kk, big, table, packed,
                     packed_hi, sweep_aces, fewest, fifteen, optional, bt, sc, cc, ct, cn, path,
@@ -840,6 +1077,11 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
                             c_take[slot, i] = pt[i]
                 if modelled:  # the channel's choice among the values kept
                     card, take, z = _model_choice(pv, pc, pt, npv, tau, z)
+            elif policy == POLICY_LEARNED and not modelled and n > 1:  # the model's best play
+                card, take, _lval, z = _learned_best(lst, lscr, lmodel, rules, w, (turn, players,
+                    ns, root[S_DECK_SIZE], nu - pos, last_capturer, dealer), plays, table, (packed,
+                    packed_hi, sweep_aces, fewest, fifteen, optional, lay_ok, big, nh), hand, hc,
+                    kk, bt, sc, z)  # fmt: skip
             else:
                 card, take, z = _random_tree_play(
                     hc, kk, nh, n, lay_ok, optional, big, table, packed, packed_hi, sweep_aces,
@@ -873,6 +1115,11 @@ def _ismcts(root, rules, tree, count, iterations, c, policy, horizon, rng, log, 
             rules, w, score, margins, work, eqt, cut, match, leaf, unit, n_cards, n_den, total,
             plays, ns, teams, remainder_dealer, dealer, last_capturer, table,
         )  # fmt: skip
+        if cut and leaf == LEAF_LEARNED:  # the model's leaf instead of the heuristic's
+            z = _learned_leaf(rules, w, margins, unit, ns, teams, plays, table, last_capturer,
+                dealer, z, (lst, lscr, lmodel, turn, players, root[S_DECK_SIZE], nu - pos, packed,
+                packed_hi, (ace_rule, fewest, capture_hand, optional, fifteen), big_table, hc,
+                kk, bt, sc))  # fmt: skip
         if logging:
             log[L_MADE] = made
             for s in range(4):

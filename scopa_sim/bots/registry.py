@@ -95,6 +95,8 @@ def _belief(policy: str, text: str) -> str:
 #: A longer one is a slip (``ms=1e308`` searched until memory ran out), and its tree would
 #: outgrow memory within the hour anyway.
 MAX_MS = 3_600_000.0
+#: The most virtual visits of ISMCTS's root prior (``prior_visits=``).
+MAX_PRIOR_VISITS = 1_000_000.0
 
 
 def _bot(cls: str) -> Callable[..., Bot]:
@@ -193,25 +195,28 @@ POLICIES: dict[str, PolicyKind] = {
         ),
         PolicyKind(
             "ismcts",
-            "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert, "
-            "ms=, exact=0|1, horizon=, leaf=estimate|expert, belief=uniform|expert|fit|robust, "
+            "information-set MCTS: iterations=1000, c=0.7, rollout=random|greedy|expert|learned, "
+            "ms=, exact=0|1, horizon=, leaf=estimate|expert|learned, "
+            "belief=uniform|expert|fit|robust, "
             "uniform=W (robust's weight), reply=uct|tree|model|weak, uct_floor=W, reply_min=W, "
-            "reply_gate=W, "
+            "reply_gate=W, prior=none|learned, prior_visits=N, "
             "objective=margin|match, equity=expert|PATH, match_leaf=normal|calibrated",
             {
                 "iterations": _int("iterations", 1),
                 "c": _float("c"),
-                "rollout": _choice("rollout", ("random", "greedy", "expert")),
+                "rollout": _choice("rollout", ("random", "greedy", "expert", "learned")),
                 "ms": _float("ms", MAX_MS),
                 "exact": _flag("exact"),
                 "horizon": _int("horizon", 0),
-                "leaf": _choice("leaf", ("estimate", "expert")),
+                "leaf": _choice("leaf", ("estimate", "expert", "learned")),
                 "belief": _belief,
                 "uniform": _weight("uniform"),
                 "reply": _choice("reply", ("uct", "tree", "model", "weak")),
                 "uct_floor": _weight("uct_floor"),
                 "reply_min": _weight("reply_min"),
                 "reply_gate": _weight("reply_gate"),
+                "prior": _choice("prior", ("none", "learned")),
+                "prior_visits": _float("prior_visits", MAX_PRIOR_VISITS),
                 **_OBJECTIVE,
             },
             _bot("ISMCTSBot"),

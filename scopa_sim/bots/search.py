@@ -45,6 +45,7 @@ from scopa_sim.bots.belief import (
     get_model,
     robust_model,
 )
+from scopa_sim.bots.learned_weights import load_weights
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
 from scopa_sim.errors import RulesError
 from scopa_sim.game.infoset import InfoSet
@@ -68,8 +69,8 @@ CIRULLA_PIMC = (
 )
 #: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_ISMCTS = (
-    "ismcts plays capture_mode=cirulla with belief=uniform, objective=margin and leaf=estimate "
-    "only so far"
+    "ismcts plays capture_mode=cirulla with belief=uniform, objective=margin, leaf=estimate "
+    "and without the learned model (rollout=, leaf=, prior=learned) only so far"
 )
 
 
@@ -477,6 +478,21 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     the hand (in points, on the scale of margins, see :mod:`scopa_sim.bots.objective`; at a
     horizon the estimated points are valued so, ``leaf=estimate`` only).
 
+    The learned policy's model (the shipped weights of the rules,
+    :func:`scopa_sim.bots.learned_weights.load_weights`) serves three ways.
+    ``rollout=learned`` plays the rollouts by the model's best play (ties at random; the
+    model alone, without the learned policy's exact endgame). ``leaf=learned`` (with
+    ``horizon=``) values the position where a rollout stops by the expert's evaluation of
+    the piles, scope included (as ``leaf=expert``), plus the model's value of the best
+    play of the seat to play there: the change in points it expects from its play, the
+    next seat's reply included (the other sides get their evaluation less that value).
+    ``prior=learned,prior_visits=N`` (N > 0, 10 when not given) gives each root play N
+    virtual visits at its prior value, the root side's evaluation plus the model's value
+    of the play, in UCB1's mean: the model steers the root while a play has few visits of
+    its own and the search's own values take over as they grow (the visits that choose
+    the play are the real ones). Each is refused with ``objective=match`` (the model's
+    values are hand points), and under rules without trained weights.
+
     Budget: ``iterations``, or ``ms`` milliseconds when given (then results depend on
     machine speed; with ``iterations`` they are deterministic per seed).
 
@@ -498,7 +514,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         "random": K.POLICY_RANDOM,
         "greedy": K.POLICY_GREEDY,
         "expert": K.POLICY_EXPERT,
+        "learned": K.POLICY_LEARNED,
     }
+    #: ``leaf=``: PIMC's leaves and the learned model's (:data:`.ismcts.LEAF_LEARNED`).
+    LEAVES: ClassVar[dict[str, int]] = {**PIMCBot.LEAVES, "learned": KI.LEAF_LEARNED}
+    #: ``prior=``: none, or the learned model's values of the root's plays.
+    PRIORS = ("none", "learned")
+    #: ``prior_visits=`` when ``prior=learned`` is given without it.
+    PRIOR_VISITS = 10.0
 
     def __init__(
         self,
@@ -519,6 +542,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         uct_floor: float = 0.0,
         reply_min: float = 0.0,
         reply_gate: float = 0.0,
+        prior: str = "none",
+        prior_visits: float | None = None,
     ) -> None:
         belief_name = self._set_belief(belief, uniform)
         if reply not in self.REPLIES:
@@ -551,13 +576,16 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             raise ValueError(f"rollout must be one of {', '.join(self.ROLLOUTS)}, got {rollout!r}")
         if horizon is not None and not 0 <= horizon < KSO.FULL_DEPTH:
             raise ValueError(f"horizon must be in [0, {KSO.FULL_DEPTH}), got {horizon!r}")
-        if leaf not in PIMCBot.LEAVES:
-            raise ValueError(f"leaf must be one of {', '.join(PIMCBot.LEAVES)}, got {leaf!r}")
+        if leaf not in self.LEAVES:
+            raise ValueError(f"leaf must be one of {', '.join(self.LEAVES)}, got {leaf!r}")
         if leaf != "estimate" and horizon is None:
             raise ValueError("leaf= values the position where a rollout stops: give horizon= too")
         _match_leaf(objective, leaf)
         self.leaf = leaf
-        self._leaf = PIMCBot.LEAVES[leaf]
+        self._leaf = self.LEAVES[leaf]
+        self.prior, self.prior_visits = self._check_prior(prior, prior_visits, objective)
+        self._weights: np.ndarray | None = None  # the learned weights of ``_weights_rules``
+        self._weights_rules: Rules | None = None
         self.iterations, self.c, self.rollout, self.ms = iterations, c, rollout, ms
         self.exact, self.horizon = exact, horizon
         self._horizon = KSO.FULL_DEPTH if horizon is None else horizon
@@ -576,9 +604,63 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             + (f",uct_floor={uct_floor:g}" if uct_floor else "")
             + (f",reply_min={reply_min:g}" if reply_min else "")
             + (f",reply_gate={reply_gate:g}" if reply_gate else "")
+            + (f",prior={prior},prior_visits={self.prior_visits:g}" if prior != "none" else "")
             + suffix
         )
         self.last_iterations = 0
+
+    @classmethod
+    def _check_prior(cls, prior: str, visits: float | None, objective: str) -> tuple[str, float]:
+        """``prior=`` and ``prior_visits=`` checked: the prior and its virtual visits (0
+        without a prior)."""
+        if prior not in cls.PRIORS:
+            raise ValueError(f"prior must be one of {', '.join(cls.PRIORS)}, got {prior!r}")
+        if prior == "none":
+            if visits is not None:
+                raise ValueError("prior_visits= weighs the root prior: give prior=learned too")
+            return prior, 0.0
+        if objective != "margin":
+            raise ValueError("prior=learned values plays in hand points: use objective=margin")
+        visits = cls.PRIOR_VISITS if visits is None else visits
+        if not 0 < visits <= 1e6:
+            raise ValueError(f"prior_visits must be in (0, 1e6], got {visits!r}")
+        return prior, float(visits)
+
+    @property
+    def uses_model(self) -> bool:
+        """Whether the search plays the learned policy's model (a rollout, leaf or prior)."""
+        return "learned" in (self.rollout, self.leaf, self.prior)
+
+    def prepare(self, rules: Rules) -> None:
+        """Load what the search needs for ``rules`` before its first decision: the match
+        objective's equity table, the learned model's weights.
+
+        Raises:
+            EquityError: the match objective's table does not fit the rules.
+            PolicyError: the learned model under rules without weights.
+            FileError: their file is missing or corrupt.
+        """
+        super().prepare(rules)
+        if self.uses_model:
+            load_weights(rules)
+
+    def _learned_args(self, state: HandState, info: InfoSet) -> dict[str, object]:
+        """The learned model's keyword arguments of
+        :func:`scopa_sim._engine.ismcts.ismcts_run` (none when the search does not use it):
+        the model, and with ``prior=learned`` each legal root play's value, the expert's
+        evaluation of the root side's piles (scope included) plus the model's value of the
+        play (points)."""
+        if not self.uses_model:
+            return {}
+        if self._weights_rules is not state.rules:  # looked up once per rules object
+            self._weights, self._weights_rules = load_weights(state.rules), state.rules
+        model = self._weights
+        if self.prior == "none":
+            return {"model": model}
+        prior = np.empty((K.MAX_PLAYS, 3))
+        n = int(KI.root_prior(info.vector, state._r, model, prior))
+        prior = prior[:n]
+        return {"model": model, "prior": prior, "prior_visits": self.prior_visits}
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """Build the search tree: the node pool (``T_*`` columns of
@@ -603,7 +685,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             args = (*args, _NO_EQ if eq is None else eq, parts, cum)
         elif eq is not None:
             args = (*args, eq)
-        return self._grow(root, lambda t, n, k: int(KI.ismcts_run(root, r, t, n, k, *args)))
+        kw = self._learned_args(state, info)
+        return self._grow(root, lambda t, n, k: int(KI.ismcts_run(root, r, t, n, k, *args, **kw)))
 
     def _tree_cirulla(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """:meth:`tree` of a Cirulla position (RULES.md §10) by
@@ -628,12 +711,18 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     def _check_cirulla(self) -> None:
         """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
         (its models weigh plays by Scopa's values), the match objective (no equity table
-        covers Cirulla) and ``leaf=expert`` (Scopa's piles).
+        covers Cirulla), ``leaf=expert`` (Scopa's piles) and the learned model in the
+        search (its rollout, leaf and prior read Scopa's features).
 
         Raises:
             RulesError: :data:`CIRULLA_ISMCTS`.
         """
-        if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
+        if (
+            self.belief != "uniform"
+            or self._match is not None
+            or self.leaf != "estimate"
+            or self.uses_model
+        ):
             raise RulesError(CIRULLA_ISMCTS)
 
     def _grow(

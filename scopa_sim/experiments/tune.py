@@ -94,6 +94,31 @@ def variants(base: str) -> tuple[Entrant, ...]:
     return tuple(out)
 
 
+def learned_variants(base: str) -> tuple[Entrant, ...]:
+    """``base`` and its variants that use the learned policy's model (issue 41): the root
+    prior at three weights (``prior=learned,prior_visits=3|10|30``), the leaf
+    (``leaf=learned``) and the rollouts (``rollout=learned``), each calibrated to
+    ``base``'s time (every one costs more per decision or per iteration)."""
+    spec = PolicySpec.parse(base)
+    params = dict(spec.params)
+
+    def with_(**kw: str) -> str:
+        return str(PolicySpec(spec.name, tuple({**params, **kw}.items())))
+
+    out = [Entrant(BASE, base, "iterations")]
+    for v in ("3", "10", "30"):
+        out.append(
+            Entrant(f"prior_visits={v}", with_(prior="learned", prior_visits=v), "iterations")
+        )
+    out.append(Entrant("leaf=learned", with_(leaf="learned"), "iterations"))
+    out.append(Entrant("rollout=learned", with_(rollout="learned"), "iterations"))
+    return tuple(out)
+
+
+#: ``--knobs``: the variants each set of knobs plays against the base.
+KNOBS = {"one": variants, "learned": learned_variants}
+
+
 def p_value(r: PairingResult) -> float:
     """Two-sided z-test of a zero mean margin (NaN without an interval)."""
     m = r.margin
@@ -168,6 +193,19 @@ def table_of(doc: dict[str, Any]) -> str:
               help="JSON-lines file of finished pairings; a rerun resumes from it.")  # fmt: skip
 @click.option("--json", "json_path", type=click.Path(dir_okay=False))
 @click.option("--table", "table_path", type=click.Path(dir_okay=False))
+@click.option(
+    "--base",
+    default=TUNED,
+    show_default=True,
+    help="The setting the variants play (an ISMCTS setting with iterations=).",
+)
+@click.option(
+    "--knobs",
+    type=click.Choice(sorted(KNOBS)),
+    default="one",
+    show_default=True,
+    help="one: best's one-knob variants; learned: its uses of the learned model.",
+)
 @click.option("--quick", is_flag=True, help="Smoke test: 40 iterations, 3 variants, 10 deals.")
 @click.option(
     "--from-json",
@@ -176,7 +214,7 @@ def table_of(doc: dict[str, Any]) -> str:
     help="Write the table of a finished run's --json output; play nothing.",
 )
 def main(deals: int, seed: int, workers: int, positions: int, log_path: str | None,
-         json_path: str | None, table_path: str | None, quick: bool,
+         json_path: str | None, table_path: str | None, base: str, knobs: str, quick: bool,
          from_json: str | None) -> None:  # fmt: skip
     """Play best's one-knob variants against it at equal time and write the table."""
     if from_json:
@@ -185,13 +223,15 @@ def main(deals: int, seed: int, workers: int, positions: int, log_path: str | No
         if table_path:
             Path(table_path).write_text(text)
         return
-    base = TUNED
+    base = str(PolicySpec.parse(base))
+    if "iterations" not in dict(PolicySpec.parse(base).params):
+        raise click.BadParameter("an ISMCTS setting with iterations=", param_hint="--base")
     repeats = 3
-    entrants = variants(base)
+    entrants = KNOBS[knobs](base)
     if quick:
         base = str(Entrant(BASE, base, "iterations").at(40))
-        keep = {BASE, "c=0.5", "horizon=2", "exact=1"}
-        entrants = tuple(e for e in variants(base) if e.label in keep)
+        keep = {BASE, "c=0.5", "horizon=2", "exact=1", "prior_visits=10", "leaf=learned"}
+        entrants = tuple(e for e in KNOBS[knobs](base) if e.label in keep)
         deals, positions, repeats = min(deals, 10), 10, 1
     rules = Rules.make("scopa")
     meta = run_meta(deals, seed, workers, base=base)

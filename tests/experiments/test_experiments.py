@@ -90,6 +90,22 @@ def test_tune_quick(tmp_path: Path) -> None:
     assert "another base setting" in proc.stderr.strip().splitlines()[-1]
 
 
+def test_tune_learned_quick(tmp_path: Path) -> None:
+    """The learned model's uses in ``best``'s search (``--knobs learned``) end to end at a
+    tiny size: each calibrated to the base's time; a base without iterations is a
+    one-line error."""
+    doc = _run("tune", "--quick", "--knobs", "learned", "--base", "best", out=tmp_path / "l.json")
+    rows = {v["label"]: v for v in doc["variants"]}
+    assert set(rows) == {"prior_visits=10", "leaf=learned"}
+    assert rows["prior_visits=10"]["setting"].endswith(",prior=learned,prior_visits=10")
+    assert rows["leaf=learned"]["setting"].endswith(",reply_gate=0.9,leaf=learned")
+    assert all("budget_of" not in doc["calibration"][lab] for lab in rows)
+    proc = subprocess.run([*_module("tune"), "--quick", "--base", "greedy"],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert "--base" in proc.stderr.strip().splitlines()[-1]
+
+
 def test_review(tmp_path: Path) -> None:
     doc = _run("review", "--quick", out=tmp_path / "r.json")
     assert doc["endgames"]["max_abs_difference"] == 0.0

@@ -11,7 +11,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MAX_LINES = 200
 #: Functions allowed past ``MAX_LINES``, each with the measurement that keeps it so.
-WRITTEN_OUT: set[str] = set()
+WRITTEN_OUT: set[str] = {
+    # ISMCTS's loop (211 lines): its steps are inlined helpers taking arrays one by one;
+    # handing the learned model's steps their arrays in tuples instead, to stay under 200
+    # lines, cost every search 15 to 20% more CPU a move (plain ISMCTS at 1,000
+    # iterations 0.37 against 0.31 ms, 2026-12-04), as the tuples' reference counts ran in
+    # every iteration.
+    "scopa_sim/_engine/ismcts.py _ismcts",
+}
 
 
 def _functions() -> list[tuple[int, str]]:
