@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
+from .fused_cirulla import C_CIRULLA, N_ROW_COLS_CIRULLA
 from .layout import (
     C_DEALER,
     C_FIRST,
@@ -29,9 +30,11 @@ from .layout import (
     C_STATS,
     C_TOTALS,
     C_WINNER,
+    I_GRANDE,
     I_TOTAL,
     MAX_PLAYS,
     N_ITEMS,
+    N_ITEMS_CIRULLA,
     N_ROW_COLS,
     N_STATE,
     R_DECK,
@@ -172,12 +175,15 @@ def hand_row(
     winner: int | None,
 ) -> np.ndarray:
     """One hand's row as the fused loop writes it (int32, ``N_ROW_COLS`` columns), from a
-    hand played in Python: ``score[side]`` its score items (``I_*`` order), ``piles[side]``
+    hand played in Python: ``score[side]`` its score items (``I_*`` order; a Cirulla
+    score's ``N_ITEMS_CIRULLA`` items give the Cirulla loop's row, ``N_ROW_COLS_CIRULLA``
+    columns, with the grande, piccola and declarations at ``C_CIRULLA``), ``piles[side]``
     each side's final pile mask, ``totals[side]`` the match totals after it, ``winner``
     the side that won the match with it (None: none); the first player is the seat after
     the dealer among ``players``. ``score``, ``piles`` and ``totals`` hold one entry a
     side."""
-    row = np.zeros(N_ROW_COLS, dtype=np.int32)
+    cirulla = any(len(items) == N_ITEMS_CIRULLA for items in score)
+    row = np.zeros(N_ROW_COLS_CIRULLA if cirulla else N_ROW_COLS, dtype=np.int32)
     row[[C_MATCH, C_HAND, C_DEALER, C_FIRST, C_REDEALS, C_PLAYS]] = (
         match,
         hand,
@@ -187,7 +193,9 @@ def hand_row(
         plays,
     )
     for s, (items, pile, total) in enumerate(zip(score, piles, totals, strict=True)):
-        row[C_ITEMS + s * N_ITEMS : C_ITEMS + (s + 1) * N_ITEMS] = items
+        row[C_ITEMS + s * N_ITEMS : C_ITEMS + (s + 1) * N_ITEMS] = items[:N_ITEMS]
+        if cirulla:
+            row[C_CIRULLA + 3 * s : C_CIRULLA + 3 * s + 3] = items[I_GRANDE : I_GRANDE + 3]
         row[C_STATS + 4 * s : C_STATS + 4 * s + 4] = side_stats(pile)
         row[C_TOTALS + s] = total
     row[C_WINNER] = -1 if winner is None else winner

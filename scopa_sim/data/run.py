@@ -50,11 +50,10 @@ MAX_SHARD_ROWS = 10_000_000
 GENERATOR = 3
 #: How the hands of a run are dealt (:attr:`SimConfig.deal`).
 DEALS = ("plain", "swapped")
-#: The one-line refusal of a Cirulla run that the engine does not make yet.
-CIRULLA_RUNS = (
-    "capture_mode=cirulla is simulated with the jitted policies (random, greedy, expert) "
-    "on plain deals only, so far"
-)
+#: The one-line refusal of a Cirulla run that the engine does not make yet (the policies
+#: that play Cirulla are checked when the run is simulated:
+#: :func:`scopa_sim.sim.match.check_cirulla_policies`).
+CIRULLA_RUNS = "capture_mode=cirulla is simulated on plain deals only, so far"
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,7 @@ class SimConfig:
             )
         if len(self.policies) != self.rules.players:
             raise SimulationError("one policy per seat is needed")
-        if self.cirulla and (self.deal != "plain" or not self.is_kernel):
+        if self.cirulla and self.deal != "plain":
             raise SimulationError(CIRULLA_RUNS)
         if LEARNED_POLICY not in self.policies:
             if self.learned_weights:

@@ -136,11 +136,35 @@ def redeal(config: SimConfig, match: np.ndarray, hand: np.ndarray, dealer: np.nd
         raise AnalysisError("redeal: match, hand and dealer must be 1-d arrays of one length")
     rounds, n = deal_rounds(rules), rules.players
     out = np.empty((m.shape[0], 1 + rounds * n), dtype=np.int64)
+    if rules.cirulla:
+        _deal_masks_cirulla(config, m, h, d, out)
+        return Deals(rules, out[:, 0].copy(), out[:, 1:].reshape(-1, rounds, n), d)
     K.deal_masks(
         rules.to_array(), np.uint64(config.seed), m, h, d, swap_permutation(rules),
         config.deal == "swapped", out,
     )  # fmt: skip
     return Deals(rules, out[:, 0].copy(), out[:, 1:].reshape(-1, rounds, n), d)
+
+
+def _deal_masks_cirulla(
+    config: SimConfig, m: np.ndarray, h: np.ndarray, d: np.ndarray, out: np.ndarray
+) -> None:
+    """:func:`redeal`'s masks (``out`` as ``K.deal_masks`` writes them) of a Cirulla run
+    (RULES.md §10, plain deals only): each hand's accepted deck, void deals skipped
+    (:func:`scopa_sim.sim.match.cirulla_deal`), dealt in the same order as every game."""
+    from scopa_sim.sim.match import cirulla_deal
+
+    rules = config.rules
+    n, size = rules.players, rules.deck
+    rounds = (out.shape[1] - 1) // n
+    got = np.zeros(4, dtype=np.int64)
+    for i in range(m.shape[0]):
+        deck = np.array(cirulla_deal(rules, config.seed, int(m[i]), int(h[i]))[0], dtype=np.int64)
+        out[i, 0] = int(np.bitwise_or.reduce(np.int64(1) << deck[: rules.table_cards]))
+        pos, seat = rules.table_cards, (int(d[i]) + 1) % n
+        for r in range(rounds):
+            pos, k = K.deal_round_cards(deck, 0, pos, size, rules.hand_size, n, seat, got, 0)
+            out[i, 1 + r * n : 1 + (r + 1) * n] = got[:n] if k else 0
 
 
 # --------------------------------------------------------------------------- deal columns

@@ -233,12 +233,18 @@ def simulate(
 
     Raises:
         InputError: both ``resume`` and ``overwrite``.
+        RulesError: a Cirulla run with a policy that does not play Cirulla
+            (:func:`scopa_sim.sim.match.check_cirulla_policies`), before any work.
         SimulationError: the directory is not a directory, already holds a run (neither
             resumed nor overwritten), holds something else, has no run to resume, differs
             from the run to resume, cannot be written, is locked by another simulation, or
             a worker failed writing it.
         DatasetError: the run to resume is damaged or its rows come out differently.
     """
+    if config.cirulla and not config.is_kernel:  # refused before any work
+        from scopa_sim.sim.match import check_cirulla_policies
+
+        check_cirulla_policies(config.specs)
     made = not directory.exists()
     lock = _lock(directory) if directory.is_dir() else None
     try:

@@ -22,7 +22,7 @@ MS_PER_MOVE = 0.7
 def _search_minutes(p: S.Plan) -> float:
     moves = 0
     for r in p.runs:
-        if r.tag == S.SEARCH:
+        if r.tag == S.SEARCH and r.part != "E":  # part E's search is PIMC: its own budget
             rules = Rules.make(r.preset, r.rules)
             moves += r.count * (rules.deck - rules.table_cards)
     return moves * MS_PER_MOVE / 1000 / 2 / 60
@@ -219,16 +219,24 @@ TINY = S.Scale(
     deal_hands=3000,
     strength_matches=60,
     search_strength_matches=2,
+    cirulla_hands=300,
+    cirulla_option_hands=200,
+    cirulla_matches=40,
+    cirulla_search_hands=3,
+    cirulla_search_hands_multi=2,
 )
+#: Part E's search in the tiny study: PIMC, small.
+TINY_CIRULLA_SEARCH = "pimc:worlds=2,depth=2"
 
 
 @pytest.mark.slow
 def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     monkeypatch.setitem(S.SCALES, "tiny", TINY)
     monkeypatch.setattr(S, "SEARCH_POLICY", "ismcts:iterations=8")
+    monkeypatch.setattr(S, "CIRULLA_SEARCH_POLICY", TINY_CIRULLA_SEARCH)
     out = tmp_path / "rep"
     files = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=lambda _: None)
-    assert [f.name for f in files] == ["report.md"] * 4 + ["README.md", "results.json"]
+    assert [f.name for f in files] == ["report.md"] * 5 + ["README.md", "results.json"]
     index = (out / "README.md").read_text()
     assert "ismcts:iterations=8" in index and "`expert`" in index
     b = (out / "part-b" / "report.md").read_text()
@@ -266,7 +274,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     for r in rows:
         if "holm_family" in r:
             assert ("under learned only" in r["holm_family"]) == ("learned" in r["policy"])
-    eq = [r for r in rows if r["metric"] == "match_equity"]
+    eq = [r for r in rows if r["metric"] == "match_equity" and r["part"] == "C"]
     assert len(eq) == 11 * 11 * 2 * 2 + 15 * 15 * 2
     assert {r["preset"] for r in eq} == {"scopa", "scopa-15", "escoba"}
     # the §9 effects: from their base preset, under every policy where measured
@@ -307,7 +315,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     # every seat's points per hand and match wins (issue 25)
     from scopa_sim.game.rules import KERNEL_PRESETS, Rules
 
-    seat = [r for r in rows if r["metric"] == "seat_points"]
+    seat = [r for r in rows if r["metric"] == "seat_points" and r["part"] == "A"]
     assert len(seat) == 4 * sum(Rules.make(p).players for p in KERNEL_PRESETS) + sum(
         Rules.make(p).players for p in S.LEARNED_PRESETS
     )
@@ -335,7 +343,8 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     m = next(r for r in used if r["preset"] == "scopa" and r["policy"] == "expert")
     assert "in `scopa` under `expert`" in opening["a"]
     assert ("not resolved" in opening["a"]) == (m["ci_low"] <= 0 <= m["ci_high"])
-    effects = [r for r in rows if r["metric"] == "effect:dealer_margin" and r["policy"] == "expert"]
+    effects = [r for r in rows if r["metric"] == "effect:dealer_margin" and r["policy"] == "expert"
+               and r["part"] == "B"]  # fmt: skip
     sure = [
         r
         for r in effects
@@ -344,6 +353,7 @@ def test_tiny_study_writes_reports_and_results(tmp_path, monkeypatch) -> None:
     assert opening["b"].startswith(f"**{len(sure)} of " if sure else "**No rule variant")
     assert "a match to 11" in opening["c"] and "bootstrap" in opening["c"]
     _check_part_d(out, rows, index)
+    _check_part_e(out, rows, index)
     # a second call reuses the finished runs (it would print each run it simulates)
     said: list[str] = []
     again = RUN.run_study(out, tmp_path / "runs", "tiny", 1, 1, say=said.append)
@@ -465,6 +475,79 @@ def _check_part_d(out, rows, index) -> None:
     assert report.startswith("# Part D") and report.splitlines()[4].startswith("**")
     assert (out / "part-d" / "card-values-scopa-expert.png").is_file()
     assert (out / "part-d" / "opening-hands-scopa.csv").is_file()
+
+
+def _check_part_e(out, rows, index) -> None:
+    """Part E (issue 42): Cirulla's rows in results.json, in Holm families of their own,
+    its section in the README and its report."""
+    e = [r for r in rows if r["part"] == "E"]
+    metrics = {r["metric"] for r in e}
+    assert {"dealer_margin", "seat_points", "declaration_share", "grande_share",
+            "piccola_share", "cappotto_share", "declared_points", "effect:dealer_margin",
+            "effect:first_mover_match_win", "effect:match_length", "first_mover_match_win",
+            "match_equity", "card_value", "declaration_value",
+            "declaration_value:net"} <= metrics  # fmt: skip
+    assert {r["preset"] for r in e} == set(S.CIRULLA_PRESETS)
+    margins = {(r["preset"], r["policy"]) for r in e if r["metric"] == "dealer_margin"}
+    assert margins == {(p, t if t != S.SEARCH else TINY_CIRULLA_SEARCH)
+                       for p in S.CIRULLA_PRESETS for t in S.CIRULLA_TAGS}  # fmt: skip
+    for r in e:
+        if "holm_family" in r:
+            assert r["holm_family"].startswith("Cirulla: ")
+    # parts A-C's families do not count part E's tests
+    assert not any("Cirulla" in r.get("holm_family", "") for r in rows if r["part"] != "E")
+    decl = [r for r in e if r["metric"] == "effect:dealer_margin"
+            and r["rules"] == {"declare": "off"}]  # fmt: skip
+    assert {r["policy"] for r in decl} == {"random", "greedy", "expert", TINY_CIRULLA_SEARCH}
+    value = {r["policy"] for r in e if r["metric"] == "declaration_value"}
+    assert value == {"expert", TINY_CIRULLA_SEARCH}
+    assert len([r for r in e if r["metric"] == "match_equity"]) == 51 * 51 * 2
+    cards = {r["card"] for r in e if r["metric"] == "card_value"}
+    assert {"7H", "7D", "AD", "JD", "QD", "KD"} <= cards and len(cards) == 40
+    assert index.count("<!-- part E: begin -->") == 1 and "## Part E" in index
+    report = (out / "part-e" / "report.md").read_text()
+    assert report.startswith("# Part E") and report.splitlines()[4].startswith("**")
+    assert "## What declaring is worth against keeping quiet" in report
+    assert "`7H` | the matta" in report
+
+
+@pytest.mark.parametrize("scale", ["full", "small"])
+def test_plan_studies_cirulla_in_part_e(scale: str) -> None:
+    """Part E (issue 42): the Cirulla presets under each kernel policy and PIMC, every
+    option of RULES.md §10 toggled from `cirulla` and paired on its decks, matches to 51,
+    after every other part's runs; search a few thousand hands at most."""
+    sc = S.SCALES[scale]
+    p = S.plan(sc)
+    e = [r for r in p.runs if r.part == "E"]
+    assert [r.part for r in p.runs[-len(e) :]] == ["E"] * len(e)  # the other parts' order kept
+    assert {(r.preset, r.tag) for r in e if r.mode == "hands" and not r.rules} == {
+        (pr, t) for pr in S.CIRULLA_PRESETS for t in S.CIRULLA_TAGS
+    }
+    assert all(r.deal == "plain" for r in e)
+    for r in e:
+        if r.tag == S.SEARCH:
+            assert r.policy == S.CIRULLA_SEARCH_POLICY and r.count <= 4_000
+    toggled = {o.split("=")[0] for opts in S.CIRULLA_OPTIONS for o in opts}
+    from scopa_sim.game.rules import CIRULLA_DEFAULTS
+
+    assert set(CIRULLA_DEFAULTS) | {"ace_sweep"} == toggled
+    by = {(x.option, x.tag, x.level): x for x in p.cirulla}
+    assert not set(p.cirulla) & set(p.effects)  # part B's effects are not part E's
+    for opts in S.CIRULLA_OPTIONS:
+        assert (opts, "expert", "match") in by
+        for tag in S.KERNEL_POLICIES:
+            assert ((opts, tag, "hand") in by) == (opts not in S.CIRULLA_MATCH_ONLY)
+    for opts in S.CIRULLA_KEY_OPTIONS:
+        assert (opts, S.SEARCH, "hand") in by
+    for x in p.cirulla:
+        v, b = p.run(x.variant), p.run(x.baseline)
+        assert Rules.make(v.preset, v.rules) == Rules.make("cirulla", x.option)
+        assert (b.preset, b.rules, b.tag) == ("cirulla", (), v.tag)
+        assert v.count <= b.count and v.config(0).seed == b.config(0).seed  # paired hands
+    if scale == "full":
+        kernel = sum(r.count for r in e if r.tag != S.SEARCH and r.mode == "hands")
+        search = sum(r.count for r in e if r.tag == S.SEARCH)
+        assert kernel <= 30_000_000 and search <= 20_000
 
 
 @pytest.mark.slow

@@ -142,8 +142,10 @@ def test_search_options_cirulla_does_not_take_are_refused_in_one_line(policy: st
         (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
         (("tournament", "--preset", "cirulla", "--policy", "eval", "--policy", "greedy"),
          "policy 'eval' does not play capture_mode=cirulla yet"),
-        (("simulate", "--preset", "cirulla", "--policy", "pimc", "--hands", "2", "--out",
-          "{path}.run"), "capture_mode=cirulla is simulated with the jitted policies"),
+        (("simulate", "--preset", "cirulla", "--policy", "eval", "--hands", "2", "--out",
+          "{path}.run"), "policy 'eval' does not play capture_mode=cirulla yet"),
+        (("simulate", "--preset", "cirulla", "--hands", "2", "--deal", "swapped", "--out",
+          "{path}.run"), "capture_mode=cirulla is simulated on plain deals only"),
     ],
 )  # fmt: skip
 def test_what_does_not_read_cirulla_yet_refuses_it_in_one_line(

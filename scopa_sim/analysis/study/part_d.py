@@ -491,21 +491,25 @@ def readme_block(d: PartD, report: Path, out: Path) -> list[str]:
             "`too_few: true` and a null estimate.", "", END]  # fmt: skip
 
 
-def merge_readme(readme: Path, block: list[str], title: str) -> None:
-    """Put part D's block in the README: in place of an earlier one, else at its end (a
-    new README, with ``title``, when there is none)."""
+def merge_readme(
+    readme: Path, block: list[str], title: str, begin: str = BEGIN, end: str = END
+) -> None:
+    """Put a part's block (part D's unless ``begin`` and ``end`` mark another's) in the
+    README: in place of an earlier one, else at its end (a new README, with ``title``,
+    when there is none)."""
     text = readme.read_text() if readme.exists() else f"# {title}\n"
     lines = text.rstrip("\n").split("\n")
-    if BEGIN in lines and END in lines:
-        i, j = lines.index(BEGIN), lines.index(END)
+    if begin in lines and end in lines:
+        i, j = lines.index(begin), lines.index(end)
         lines = lines[:i] + block + lines[j + 1 :]
     else:
         lines = [*lines, "", *block]
     write_text(readme, "\n".join(lines) + "\n")
 
 
-def merge_results(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Replace part D's rows of ``results.json`` (keeping every other part's) with ``rows``."""
+def merge_results(path: Path, rows: list[dict[str, Any]], part: str = "D") -> None:
+    """Replace the rows of ``part`` in ``results.json`` (keeping every other part's) with
+    ``rows``."""
     old: list[dict[str, Any]] = []
     if path.exists():
         try:
@@ -514,7 +518,7 @@ def merge_results(path: Path, rows: list[dict[str, Any]]) -> None:
             raise AnalysisError(f"{path}: not a study's results.json ({e})") from None
         if not isinstance(old, list):
             raise AnalysisError(f"{path}: not a study's results.json (not a list)")
-    kept = [r for r in old if not (isinstance(r, dict) and r.get("part") == "D")]
+    kept = [r for r in old if not (isinstance(r, dict) and r.get("part") == part)]
     write_text(path, json.dumps(kept + rows, indent=1) + "\n")
 
 

@@ -32,6 +32,16 @@ Three parts, each a Markdown report with figures (:mod:`scopa_sim.analysis.study
   over hand results (:mod:`scopa_sim.stats.equity`), checked against directly simulated
   matches (``scopa`` to 11, 16 and 21, ``escoba`` to 15).
 
+* **E** — Cirulla (issue 42, :mod:`scopa_sim.analysis.study.part_e`): its three presets
+  (:data:`CIRULLA_PRESETS`) under each kernel policy and the search setting
+  :data:`CIRULLA_SEARCH_POLICY`: the dealer margin and every seat's points, how often the
+  declarations, the grande, the piccola and the cappotto happen and what they bring, each
+  option of :data:`CIRULLA_OPTIONS` paired on the decks with ``cirulla`` (per hand, and per
+  match to 51 under ``expert``), the first mover's match wins and ``cirulla``'s match
+  equity to 51, the cards' values (the matta, the settebello, the denari of the runs) and
+  what declaring is worth against keeping quiet on the same deals, its tests in Holm
+  families of their own.
+
 ``full`` is the committed study in ``reports/study``; ``small`` is the same design with
 fewer hands, which ``make study`` runs in a few minutes. Runs already finished with the
 same configuration, seed and data generator are reused, so an interrupted study resumes.
@@ -139,6 +149,36 @@ SEARCH_SHARD = 250
 STRENGTH_PAIRS = (("expert", "greedy"), (SEARCH, "expert"))
 
 
+#: Part E: Cirulla's presets (RULES.md §10).
+CIRULLA_PRESETS = ("cirulla", "cirulla-3", "cirulla-4")
+#: The search setting of part E (the one place that names it): PIMC is the search that
+#: plays Cirulla's runs so far.
+CIRULLA_SEARCH_POLICY = "pimc"
+#: Part E's options, each toggled from ``cirulla`` (every option of RULES.md §10 away
+#: from the preset's value, and the ace sweep, which the preset has).
+CIRULLA_OPTIONS: tuple[tuple[str, ...], ...] = (
+    ("cirulla_match_priority=false",),
+    ("aces_redeal=false",),
+    ("opening_count=false",),
+    ("ace_sweep=false",),
+    ("matta=play",),
+    ("matta=none",),
+    ("declare=auto",),
+    ("declare=off",),
+    ("piccola_max=5",),
+    ("piccola_max=7",),
+    ("cappotto=false",),
+)
+#: Part E's options that change nothing within a hand (only the match): no per-hand runs.
+CIRULLA_MATCH_ONLY: tuple[tuple[str, ...], ...] = (("cappotto=false",),)
+#: Part E's options also measured under search: the declaration rules, which give the
+#: value of declaring against keeping quiet (``declare=off``) under search as under
+#: ``expert``.
+CIRULLA_KEY_OPTIONS: tuple[tuple[str, ...], ...] = (("declare=off",), ("declare=auto",))
+#: The policy tags of part E (weakest first).
+CIRULLA_TAGS = (*KERNEL_POLICIES, SEARCH)
+
+
 @dataclass(frozen=True)
 class Scale:
     """Sample sizes of the study."""
@@ -155,6 +195,11 @@ class Scale:
     deal_hands: int = 100_000  # part D: `scopa` under `expert`, the card values' own run
     strength_matches: int = 2_000  # part D: matches of expert against greedy
     search_strength_matches: int = 20  # part D: matches of search against expert
+    cirulla_hands: int = 40_000  # part E: per Cirulla preset and kernel policy
+    cirulla_option_hands: int = 40_000  # part E: per option variant and kernel policy
+    cirulla_matches: int = 2_000  # part E: matches to 51 per run
+    cirulla_search_hands: int = 100  # part E: `cirulla` under search, and its key options
+    cirulla_search_hands_multi: int = 40  # part E: `cirulla-3` and `cirulla-4` under search
 
     def hands(self, preset: str, tag: str) -> int:
         """Plain hands (and as many swapped ones) of a preset under a policy in part A."""
@@ -165,6 +210,12 @@ class Scale:
         if Rules.make(preset).players == 2:
             return self.search_hands_2p
         return self.search_hands_multi
+
+    def cirulla(self, preset: str, tag: str) -> int:
+        """Hands of a Cirulla preset under a policy in part E."""
+        if tag != SEARCH:
+            return self.cirulla_hands
+        return self.cirulla_search_hands if preset == "cirulla" else self.cirulla_search_hands_multi
 
 
 SCALES = {
@@ -186,6 +237,15 @@ SCALES = {
         deal_hands=10_000_000,
         strength_matches=50_000,
         search_strength_matches=1_000,
+        # part E: about 26 million kernel hands (1,000,000 per preset and policy, 500,000
+        # per option variant, 50,000 matches to 51 per run) take about 25 minutes of one
+        # core; PIMC plays about 30 `cirulla` hands a second on a core, so its 12,000
+        # `cirulla` hands and 4,000 3- and 4-player ones about 10 minutes more.
+        cirulla_hands=1_000_000,
+        cirulla_option_hands=500_000,
+        cirulla_matches=50_000,
+        cirulla_search_hands=4_000,
+        cirulla_search_hands_multi=2_000,
     ),
     "small": Scale(
         fast_hands=40_000,
@@ -213,9 +273,12 @@ def learned_plays(base: str, opts: tuple[str, ...]) -> bool:
     return base in LEARNED_PRESETS and base_preset(Rules.make(base, opts)) in LEARNED_PRESETS
 
 
-def policy_spec(tag: str) -> str:
-    """The policy text of a tag (the search tag stands for :data:`SEARCH_POLICY`)."""
-    return SEARCH_POLICY if tag == SEARCH else tag
+def policy_spec(tag: str, preset: str = "") -> str:
+    """The policy text of a tag (the search tag stands for :data:`SEARCH_POLICY`, and in
+    a Cirulla preset for :data:`CIRULLA_SEARCH_POLICY`)."""
+    if tag != SEARCH:
+        return tag
+    return CIRULLA_SEARCH_POLICY if preset in CIRULLA_PRESETS else SEARCH_POLICY
 
 
 def option_name(opts: tuple[str, ...], base: str = "scopa") -> str:
@@ -255,7 +318,7 @@ class StudyRun:
     def policy(self) -> str:
         if self.opponent:
             return f"{policy_spec(self.tag)} vs {policy_spec(self.opponent)}"
-        return policy_spec(self.tag)
+        return policy_spec(self.tag, self.preset)
 
     def config(self, seed: int) -> SimConfig:
         rules = Rules.make(self.preset, self.rules)
@@ -299,6 +362,8 @@ class Plan:
 
     runs: tuple[StudyRun, ...]
     effects: tuple[Effect, ...]
+    #: Part E's option effects (Cirulla), apart from parts B's.
+    cirulla: tuple[Effect, ...] = ()
 
     def run(self, name: str) -> StudyRun:
         for r in self.runs:
@@ -399,7 +464,40 @@ def plan(scale: Scale) -> Plan:
                 add(StudyRun("C", name, preset, opts, tag, "matches", scale.matches))
     for r in _own_d_runs(scale):
         add(r)
-    return Plan(tuple(runs.values()), tuple(effects))
+    cirulla = _cirulla_runs(scale, add)
+    return Plan(tuple(runs.values()), tuple(effects), tuple(cirulla))
+
+
+def _cirulla_runs(scale: Scale, add: Callable[[StudyRun], str]) -> list[Effect]:
+    """Part E's runs (after every other part's, so that theirs keep their order) and its
+    option effects, each paired on the decks with ``cirulla``'s run under the same policy
+    (per hand), or with its matches under ``expert`` (per match)."""
+    for tag in CIRULLA_TAGS:
+        for preset in CIRULLA_PRESETS:
+            add(StudyRun("E", f"{preset}-{tag}", preset, (), tag, "hands",
+                         scale.cirulla(preset, tag)))  # fmt: skip
+    effects = []
+    for tag in CIRULLA_TAGS:
+        options = CIRULLA_KEY_OPTIONS if tag == SEARCH else CIRULLA_OPTIONS
+        n = scale.cirulla("cirulla", tag) if tag == SEARCH else scale.cirulla_option_hands
+        for opts in options:
+            if opts in CIRULLA_MATCH_ONLY:
+                continue
+            v = add(StudyRun("E", f"{option_name(opts, 'cirulla')}-{tag}", "cirulla", opts,
+                             tag, "hands", n))  # fmt: skip
+            effects.append(Effect(opts, tag, "hand", v, f"cirulla-{tag}", "cirulla"))
+    for tag in KERNEL_POLICIES:  # the first mover's match wins, simulated
+        for preset in CIRULLA_PRESETS:
+            add(StudyRun("E", f"{preset}-{tag}-matches", preset, (), tag, "matches",
+                         scale.cirulla_matches))  # fmt: skip
+    for opts in CIRULLA_OPTIONS:
+        name = f"{option_name(opts, 'cirulla')}-expert"
+        v = add(StudyRun("E", f"{name}-matches", "cirulla", opts, "expert", "matches",
+                         scale.cirulla_matches))  # fmt: skip
+        hands = "" if opts in CIRULLA_MATCH_ONLY else name
+        effects.append(Effect(opts, "expert", "match", v, "cirulla-expert-matches", "cirulla",
+                              hands))  # fmt: skip
+    return effects
 
 
 def _learned_effects(scale: Scale, add: Callable[[StudyRun], str]) -> list[Effect]:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from scopa_sim.analysis.study.part_d import write_part_d
+from scopa_sim.analysis.study.part_e import write_part_e
 from scopa_sim.analysis.study.parts_a_to_c import write_study
 from scopa_sim.analysis.study.plan import SCALES, Plan, StudyRun, part_d_runs, plan
 from scopa_sim.sim.executors import local_executor
@@ -79,13 +80,14 @@ def run_study(
 ) -> list[Path]:
     """Simulate every run (resuming finished ones; ``on_run`` follows the progress of
     each), then write the reports and ``results.json``; return the files written: parts
-    A-C's reports, part D's, the README and results.json."""
+    A-C's reports, part D's, part E's, the README and results.json."""
     scale = SCALES[scale_name]
     p = plan(scale)
     dirs = ensure_runs(p, runs_dir, seed, workers, say, on_run)
     files = write_study(p, dirs, out, scale_name, scale, seed, say)
     d_md = write_part_d(p, dirs, out, scale_name, scale, seed, say)[0]
-    return [*files[:-2], d_md, *files[-2:]]
+    e_md = write_part_e(p, dirs, out, scale_name, scale, seed, say)[0]
+    return [*files[:-2], d_md, e_md, *files[-2:]]
 
 
 def run_part_d(
