@@ -73,7 +73,7 @@ def test_cirulla_deals_are_dealt_again_as_played(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("policy", "deal", "words"),
-    [("ismcts:iterations=8", "plain", "does not play capture_mode=cirulla"),
+    [("eval", "plain", "does not play capture_mode=cirulla"),
      (POLICY, "swapped", "plain deals only")],
 )  # fmt: skip
 def test_what_cirulla_runs_do_not_take_is_refused_before_any_work(
