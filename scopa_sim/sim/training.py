@@ -389,9 +389,9 @@ class TrainConfig:
             raise InputError(f"unknown preset {self.preset!r} (choose from {', '.join(PRESETS)})")
         if self.search_hands and Rules.make(self.preset).cirulla:
             raise InputError(
-                f"preset {self.preset!r}: the search that labels positions "
-                f"({SEARCH.partition(':')[0]}) does not play Cirulla; train it on rollouts "
-                "only (search-hands 0)"
+                f"preset {self.preset!r}: the search's labels ({SEARCH.partition(':')[0]} "
+                "values and visits) are taken on Scopa's positions only, not on Cirulla's; "
+                "train it on rollouts only (search-hands 0)"
             )
         ranges = {
             "hands": (1, 10**8), "chunk": (1, 10**7), "worlds": (0, 64),

@@ -94,7 +94,7 @@ def test_three_sides_are_measured_against_the_baseline_seat_by_seat() -> None:
     ("change", "words"),
     [
         ({"preset": "nope"}, "unknown preset"),
-        ({"preset": "cirulla", "search_hands": 10}, "does not play Cirulla"),
+        ({"preset": "cirulla", "search_hands": 10}, "not on Cirulla's"),
         ({"hands": 0}, "hands must be in"),
         ({"chunk": -1}, "chunk must be in"),
         ({"rate": 1.5}, "rate must be in"),
