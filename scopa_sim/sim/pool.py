@@ -164,6 +164,10 @@ def _start_forkserver() -> None:
         signal.signal(signal.SIGINT, previous)
 
 
+#: Seconds :func:`stop` waits for a stopped process pool's manager thread to end.
+STOP_JOIN_SECONDS = 5.0
+
+
 def stop(pool: Any) -> None:
     """Stop ``pool`` now, its queued work cancelled: a process pool's workers are
     terminated (not left to finish their task); a thread pool's threads finish their
@@ -174,11 +178,20 @@ def stop(pool: Any) -> None:
     before it, could still be queued when the manager marks the pool broken, and
     CPython 3.11 then sets an exception on the cancelled future, which raises
     ``InvalidStateError`` in that thread: a traceback on standard error after the
-    one-line message of an interrupted command."""
+    one-line message of an interrupted command.
+
+    Then the pool's manager thread is given up to :data:`STOP_JOIN_SECONDS` to end (it
+    does within milliseconds once the workers are gone). Left running, it closes its
+    wake-up pipe while the interpreter's exit handler of ``concurrent.futures`` writes to
+    it (CPython 3.11 checks ``_closed`` and writes without a lock): an ``OSError: Bad file
+    descriptor`` traceback after the command's one-line message."""
     processes = list((getattr(pool, "_processes", None) or {}).values())  # None once shut
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in processes:
         proc.terminate()
+    if manager is not None:
+        manager.join(timeout=STOP_JOIN_SECONDS)
 
 
 def _result(f: Future[T]) -> T:

@@ -64,7 +64,7 @@ def test_a_cirulla_preset_trains_and_ships_cirulla_weights(
     ("args", "words"),
     [
         (["--preset", "nope"], "unknown preset"),
-        (["--preset", "cirulla", "--search-hands", "10"], "does not play Cirulla"),
+        (["--preset", "cirulla", "--search-hands", "10"], "on Scopa's positions only"),
         (["--preset", "scopa", "--hands", "0"], "hands must be in"),
         (["--preset", "scopa", "--worlds", "99"], "worlds must be in"),
     ],
