@@ -199,13 +199,10 @@ def test_tournament_pairs_the_kernel_policies_on_cirulla() -> None:
     assert two.stdout == one.stdout
 
 
-def test_play_and_tournament_with_pimc_and_the_solver_on_cirulla(tmp_path: Path) -> None:
-    """PIMC and the solver play Cirulla (its matta's value and declarations chosen with the
-    play): records that replay checks, the same bytes again for the seed; a tournament."""
+def _recorded_twice(tmp_path: Path, args: tuple[str, ...]) -> Path:
+    """Run ``args`` (a ``play`` ending in ``--record``) into a record, check that ``replay``
+    finds it valid and that the same command writes the same bytes again; the record."""
     path = tmp_path / "games.jsonl"
-    args = ("play", "--preset", "cirulla", "--rule", "matta=play", "--policy",
-            "pimc:worlds=3,depth=2,exact_below=4", "--policy", "solver:depth=2", "--matches",
-            "1", "--seed", "5", "--record")  # fmt: skip
     result = run(*args, str(path))
     assert result.exit_code == 0, result.output
     checked = run("replay", str(path))
@@ -213,6 +210,16 @@ def test_play_and_tournament_with_pimc_and_the_solver_on_cirulla(tmp_path: Path)
     again = tmp_path / "again.jsonl"
     run(*args, str(again))
     assert again.read_bytes() == path.read_bytes()
+    return path
+
+
+def test_play_and_tournament_with_pimc_and_the_solver_on_cirulla(tmp_path: Path) -> None:
+    """PIMC and the solver play Cirulla (its matta's value and declarations chosen with the
+    play): records that replay checks, the same bytes again for the seed; a tournament."""
+    args = ("play", "--preset", "cirulla", "--rule", "matta=play", "--policy",
+            "pimc:worlds=3,depth=2,exact_below=4", "--policy", "solver:depth=2", "--matches",
+            "1", "--seed", "5", "--record")  # fmt: skip
+    _recorded_twice(tmp_path, args)
     one = run("tournament", "--preset", "cirulla", "--policy", "pimc:worlds=2,depth=2",
               "--policy", "greedy", "--deals", "2", "--seed", "1")  # fmt: skip
     assert one.exit_code == 0, one.output
@@ -223,17 +230,10 @@ def test_play_tournament_and_advise_with_ismcts_on_cirulla(tmp_path: Path) -> No
     """ISMCTS plays Cirulla (the matta's value and declarations chosen with the play):
     records that replay checks, the same bytes again for the seed; a tournament; advice on
     a record's position with advise's default policy (ISMCTS)."""
-    path = tmp_path / "games.jsonl"
     args = ("play", "--preset", "cirulla", "--rule", "matta=play", "--policy",
             "ismcts:iterations=100", "--policy", "ismcts:iterations=50,rollout=expert",
             "--matches", "1", "--seed", "5", "--record")  # fmt: skip
-    result = run(*args, str(path))
-    assert result.exit_code == 0, result.output
-    checked = run("replay", str(path))
-    assert checked.exit_code == 0 and checked.stdout.startswith("valid: "), checked.output
-    again = tmp_path / "again.jsonl"
-    run(*args, str(again))
-    assert again.read_bytes() == path.read_bytes()
+    path = _recorded_twice(tmp_path, args)
     one = run("tournament", "--preset", "cirulla-4", "--policy", "ismcts:iterations=50",
               "--policy", "greedy", "--deals", "2", "--seed", "1")  # fmt: skip
     assert one.exit_code == 0, one.output
