@@ -54,6 +54,7 @@ from .layout import (
     C_TOTALS,
     C_WINNER,
     DECLARE_AUTO,
+    DECLARE_CHOICE,
     DECLARE_OFF,
     I_DECLARATIONS,
     I_GRANDE,
@@ -61,6 +62,7 @@ from .layout import (
     I_TOTAL,
     KINGS,
     MATTA_BIT,
+    MATTA_DECLARE,
     MATTA_NONE,
     MATTA_PLAY,
     MAX_PLAYS,
@@ -78,6 +80,7 @@ from .layout import (
     R_CAPTURE_HAND,
     R_CAPTURE_OPTIONAL,
     R_CIRULLA,
+    R_DECK,
     R_DECLARE,
     R_HAND_SIZE,
     R_KINGS_REDEAL,
@@ -141,9 +144,13 @@ __all__ = [
     "CIRULLA_ITEMS",
     "C_CIRULLA",
     "N_ROW_COLS_CIRULLA",
+    "PLAIN_RULES",
+    "cirulla_kernel",
     "fused_hands_cirulla",
+    "fused_hands_cirulla_2p",
     "fused_rows_cirulla",
     "is_cirulla",
+    "is_plain_cirulla",
 ]
 
 #: A Cirulla row's extra columns, after the others (``out[C_CIRULLA + 3 * side + k,
@@ -361,8 +368,9 @@ def _apply(state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, 
 @njit(cache=True, inline="always")
 def _deal(state, rules, deck, canon, ncards, dealer, z, players, teams, table_cards, hand_size,
           kings_rule, aces_rule, counting, wild):  # fmt: skip
-    """:func:`.streams.shuffle_deal_cirulla` (``deck[:ncards]`` shuffled from ``canon`` by
-    the deal stream's counter ``z`` again while the table is void: two aces with
+    """:func:`.streams.shuffle_deal_cirulla` (``deck[:ncards]``, the state vector's deck
+    order ``state[S_DECK:]``, shuffled in place from ``canon`` by the deal stream's
+    counter ``z`` again while the table is void: two aces with
     ``aces_rule``, three kings with ``kings_rule``) then :func:`.step.start_hand_cirulla`
     (``counting``: ``opening_count``; ``wild``: the matta counts in it), written out in
     the loop but for the table's subset-sum bitset ``S_REACH``, which the loop sets before
@@ -381,10 +389,10 @@ def _deal(state, rules, deck, canon, ncards, dealer, z, players, teams, table_ca
         ):
             break
         redeals += 1
-    for i in range(N_STATE):
+    for i in range(S_DECK):  # the state cleared but for the deck order just shuffled
         state[i] = 0
-    for i in range(ncards):
-        state[S_DECK + i] = deck[i]
+    for i in range(S_DECK + ncards, N_STATE):
+        state[i] = 0
     state[S_DECK_SIZE] = ncards
     state[S_TABLE] = t
     state[S_STOCK] = table_cards
@@ -425,15 +433,37 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     (:mod:`.learned_cirulla`; the empty vector where no seat plays ``POLICY_LEARNED``),
     whose seats play :func:`.learned_cirulla.choose_learned_cirulla`. Raises
     ``ValueError`` when a match outgrows ``out_cols`` past ``MAX_HANDS_PER_MATCH``."""
-    players = rules[R_PLAYERS]
-    ns = rules[R_SIDES]
-    deck = np.empty(40, dtype=np.int64)
+    return _fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points,
+                                out_cols, model, False)  # fmt: skip
+
+
+@njit(cache=True, nogil=True, pipeline_class=STEPS)
+def fused_hands_cirulla_2p(rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+                           model):  # fmt: skip
+    """:func:`fused_hands_cirulla` for the rules :func:`is_plain_cirulla` accepts (the
+    ``cirulla`` preset's options wherever the loop branches on one), those options
+    compiled in as constants (faster: benchmarks/results/cirulla-speed.json); the same
+    results."""
+    return _fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points,
+                                out_cols, model, True)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def _fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_points, out_cols,
+                         model, plain):  # fmt: skip
+    """The body of :func:`fused_hands_cirulla`, inlined into each entry point so that with
+    ``plain`` (the rules are :data:`PLAIN_RULES`' values, :func:`is_plain_cirulla`) those
+    options fold to constants and their branches drop out."""
+    players = 2 if plain else rules[R_PLAYERS]
+    ns = 2 if plain else rules[R_SIDES]
+    state = np.zeros(N_STATE, dtype=np.int64)
+    deck = state[S_DECK : S_DECK + 40]  # shuffled in place: the state vector's deck order
     canon = np.empty(40, dtype=np.int64)
     ncards = deck_cards(rules, canon)
-    kings_rule = rules[R_KINGS_REDEAL] != 0
-    aces_rule = rules[R_ACES_REDEAL] != 0
-    counting = rules[R_OPENING_COUNT] != 0
-    state = np.zeros(N_STATE, dtype=np.int64)
+    ncards = 40 if plain else ncards
+    kings_rule = False if plain else rules[R_KINGS_REDEAL] != 0
+    aces_rule = True if plain else rules[R_ACES_REDEAL] != 0
+    counting = True if plain else rules[R_OPENING_COUNT] != 0
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
     btk = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -445,21 +475,21 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     bm = np.empty(MAX_PLAYS, dtype=np.int64)
     it = np.zeros((4, N_ITEMS_CIRULLA), dtype=np.int64)
     ls = learned_scratch_cirulla(model)
-    ace_rule = rules[R_ACE_SWEEP] != 0
-    ace_scopa = rules[R_ACE_SWEEP_SCOPA] != 0
-    lps = rules[R_LAST_PLAY_SCOPA] != 0
-    teams = rules[R_TEAMS] != 0
-    total = rules[R_TOTAL_PLAYS]
-    table_cards = rules[R_TABLE_CARDS]
-    hand_size = rules[R_HAND_SIZE]
-    priority = rules[R_MATCH_PRIORITY] != 0
-    capture_hand = rules[R_CAPTURE_HAND] != 0
-    optional = rules[R_CAPTURE_OPTIONAL] != 0
-    declare = rules[R_DECLARE]
-    wild = rules[R_MATTA] != MATTA_NONE
-    named = rules[R_MATTA] == MATTA_PLAY
-    fewest = rules[R_SUM_FEWEST] != 0
-    remainder_dealer = rules[R_REMAINDER_DEALER] != 0
+    ace_rule = True if plain else rules[R_ACE_SWEEP] != 0
+    ace_scopa = True if plain else rules[R_ACE_SWEEP_SCOPA] != 0
+    lps = False if plain else rules[R_LAST_PLAY_SCOPA] != 0
+    teams = False if plain else rules[R_TEAMS] != 0
+    total = 36 if plain else rules[R_TOTAL_PLAYS]
+    table_cards = 4 if plain else rules[R_TABLE_CARDS]
+    hand_size = 3 if plain else rules[R_HAND_SIZE]
+    priority = True if plain else rules[R_MATCH_PRIORITY] != 0
+    capture_hand = False if plain else rules[R_CAPTURE_HAND] != 0
+    optional = False if plain else rules[R_CAPTURE_OPTIONAL] != 0
+    declare = DECLARE_CHOICE if plain else rules[R_DECLARE]
+    wild = True if plain else rules[R_MATTA] != MATTA_NONE
+    named = False if plain else rules[R_MATTA] == MATTA_PLAY
+    fewest = False if plain else rules[R_SUM_FEWEST] != 0
+    remainder_dealer = False if plain else rules[R_REMAINDER_DEALER] != 0
     keep_points = out_points.shape[0] > 0
     keep_rows = out_cols.shape[1] > 0
     cappotto = all_denari_wins(rules)
@@ -575,6 +605,50 @@ def fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poin
     return count, row
 
 
+#: The rules vector's entries (index, value) that :func:`fused_hands_cirulla_2p` compiles
+#: in: the ``cirulla`` preset's values of the options the loop branches on (two players
+#: without teams, the 40-card deck, 4 table cards and hands of 3, no kings' redeal, the
+#: aces' void deal and the opening count, the ace sweep scoring a scopa, no last-play
+#: scopa, the matches' priority, compulsory captures of any set by the card played, the
+#: matta declared, declarations by choice, the remainder to the last capturer).
+PLAIN_RULES = (
+    (R_PLAYERS, 2),
+    (R_SIDES, 2),
+    (R_TEAMS, 0),
+    (R_DECK, 40),
+    (R_TOTAL_PLAYS, 36),
+    (R_TABLE_CARDS, 4),
+    (R_HAND_SIZE, 3),
+    (R_KINGS_REDEAL, 0),
+    (R_ACES_REDEAL, 1),
+    (R_OPENING_COUNT, 1),
+    (R_ACE_SWEEP, 1),
+    (R_ACE_SWEEP_SCOPA, 1),
+    (R_LAST_PLAY_SCOPA, 0),
+    (R_MATCH_PRIORITY, 1),
+    (R_CAPTURE_HAND, 0),
+    (R_CAPTURE_OPTIONAL, 0),
+    (R_SUM_FEWEST, 0),
+    (R_MATTA, MATTA_DECLARE),
+    (R_DECLARE, DECLARE_CHOICE),
+    (R_REMAINDER_DEALER, 0),
+)
+
+
+def is_plain_cirulla(rules):
+    """Whether the Cirulla rules vector ``rules`` holds every :data:`PLAIN_RULES` value,
+    so that :func:`fused_hands_cirulla_2p` plays it."""
+    return all(int(rules[i]) == v for i, v in PLAIN_RULES)
+
+
+def cirulla_kernel(rules):
+    """The compiled Cirulla loop for the rules vector ``rules``:
+    :func:`fused_hands_cirulla_2p` when :func:`is_plain_cirulla`, else
+    :func:`fused_hands_cirulla` (both take the same arguments and give the same
+    results)."""
+    return fused_hands_cirulla_2p if is_plain_cirulla(rules) else fused_hands_cirulla
+
+
 def is_cirulla(rules):
     """Whether the rules vector ``rules`` is one of Cirulla's (``capture_mode=cirulla``,
     RULES.md §10), whose rows :func:`fused_rows_cirulla` makes."""
@@ -592,4 +666,5 @@ def fused_rows_cirulla(rules, policies, seed, by_match, first_unit, n_units, out
     mode = MODE_MATCHES if by_match else MODE_HANDS
     none = np.empty((0, 4), np.int64)
     m = kernel_model(policies, model)
-    return fused_hands_cirulla(rules, policies, seed, first_unit, n_units, mode, none, out, m)
+    kernel = cirulla_kernel(rules)
+    return kernel(rules, policies, seed, first_unit, n_units, mode, none, out, m)

@@ -54,7 +54,8 @@ def selfplay_points(rules: Rules, policies: Sequence[str], hands: int, seed: int
     if rules.cirulla:
         none = np.empty((0, 0), np.int32)
         m = K.kernel_model(codes, model)
-        K.fused_hands_cirulla(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none, m)
+        kernel = K.cirulla_kernel(r)
+        kernel(r, codes, seed, 0, hands, K.MODE_SELFPLAY, out, none, m)
     else:
         K.selfplay_hands(r, codes, seed, hands, out, model=model)
     return out

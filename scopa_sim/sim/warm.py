@@ -74,14 +74,17 @@ def _fused(preset: str, *overrides: str) -> Callable[[], None]:
 
 
 def _fused_cirulla() -> None:
-    """The Cirulla loop (``fused_rows_cirulla``) on a greedy and a random seat, so both
-    its paths run, and the learned policy's Cirulla play-out (a match of ``play``)."""
+    """The Cirulla loops (``fused_rows_cirulla``: the preset's specialised loop, and the
+    general one under ``declare=auto``) on a greedy and a random seat, so both their
+    paths run, and the learned policy's Cirulla play-out (a match of ``play``)."""
     from scopa_sim.sim.match import play_match
 
-    rules = Rules.make("cirulla")
     codes = np.array([K.POLICY_GREEDY, K.POLICY_RANDOM, 0, 0], dtype=np.int64)
     out = np.zeros((K.N_ROW_COLS_CIRULLA, 2), dtype=np.int32)
-    K.fused_rows_cirulla(rules.loop_array(), codes, 0, False, 0, 2, out)
+    for overrides in ([], ["declare=auto"]):
+        K.fused_rows_cirulla(Rules.make("cirulla", overrides).loop_array(), codes, 0, False, 0,
+                             2, out)  # fmt: skip
+    rules = Rules.make("cirulla")
     for _ in play_match(rules, [PolicySpec.parse("learned")] * 2, 0, 0):
         pass
 
@@ -229,6 +232,7 @@ TASKS: dict[str, WarmTask] = {
             _fused_cirulla,
             (
                 "_engine.fused_cirulla.fused_hands_cirulla",
+                "_engine.fused_cirulla.fused_hands_cirulla_2p",
                 "_engine.learned_cirulla.play_out_model_cirulla",
             ),
         ),

@@ -188,3 +188,27 @@ def test_the_loop_refuses_a_learned_seat_without_its_model() -> None:
     out = np.zeros((K.N_ROW_COLS_CIRULLA, 2), dtype=np.int32)
     with pytest.raises(ValueError, match="learned policy"):
         K.fused_rows_cirulla(r, pol, 5, False, 0, 2, out)
+
+
+@pytest.mark.parametrize("policy", list(POLICIES))
+def test_the_preset_loop_is_the_general_loop(policy: str) -> None:
+    """``fused_hands_cirulla_2p`` (the preset's options compiled in), which
+    ``cirulla_kernel`` picks for the preset only, writes the general loop's points and
+    rows, hands and matches, for several seeds."""
+    rules = rules_of("cirulla", {})
+    r = vector(rules)
+    assert K.cirulla_kernel(r) is K.fused_hands_cirulla_2p
+    for other in ({"declare": "auto"}, {"players": 4}, {"matta": "play"}, {"ace_sweep": False}):
+        assert K.cirulla_kernel(vector(rules_of("cirulla", other))) is K.fused_hands_cirulla
+    pol = codes(policy, 2)
+    none = np.empty((0, 0), np.int32)
+    for seed in (0, 7, 123):
+        for mode, n, cap in ((K.MODE_SELFPLAY, 300, 0), (K.MODE_HANDS, 40, 40),
+                             (K.MODE_MATCHES, 3, 300)):  # fmt: skip
+            got = []
+            for kernel in (K.fused_hands_cirulla, K.fused_hands_cirulla_2p):
+                points = np.zeros((n if cap == 0 else 0, 4), dtype=np.int64)
+                out = np.zeros((K.N_ROW_COLS_CIRULLA, cap), dtype=np.int32) if cap else none
+                res = kernel(r, pol, seed, 4, n, mode, points, out, K.NO_MODEL)
+                got.append((res, points.tolist(), np.asarray(out).tolist()))
+            assert got[0] == got[1], (seed, mode)

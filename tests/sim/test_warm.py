@@ -32,6 +32,7 @@ BIG = {
     "fused_hands15": K.fused_hands15,
     "fused_hands15_2p": K.fused_hands15_2p,
     "fused_hands_cirulla": K.fused_hands_cirulla,
+    "fused_hands_cirulla_2p": K.fused_hands_cirulla_2p,
     "ismcts_run_scopa": KI._ismcts_run_scopa,
     "ismcts_run15": KI._ismcts_run15,
 }
