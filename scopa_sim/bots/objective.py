@@ -110,8 +110,7 @@ class EquityTable:
     ) -> EquityTable:
         """The table of ``outcomes`` under ``rules`` (exact dynamic programme)."""
         _two_sides(rules)
-        denari = rules.napola and rules.napola_all_denari_wins
-        win, tie = E.solve(outcomes, rules.target, denari)
+        win, tie = E.solve(outcomes, rules.target, outright(rules))
         return cls(rules, policy, hands, seed, outcomes, win[0], tie[0])
 
     # -- reading ------------------------------------------------------------------------
@@ -246,6 +245,26 @@ class EquityTable:
         )
 
 
+def outright(rules: Rules) -> bool:
+    """Whether a side that captures all the denari wins the match at once: Scopa's
+    ``napola_all_denari_wins`` (with ``napola``), Cirulla's ``cappotto`` (RULES.md §10)."""
+    if rules.cirulla:
+        return rules.cappotto
+    return rules.napola and rules.napola_all_denari_wins
+
+
+def gains(rules: Rules) -> int:
+    """Points per side that a hand's table covers (:data:`GAINS` but under Cirulla's
+    rules, RULES.md §10, where one side can score far more in a hand: a scopa on each of
+    its plays, the four items, the grande's 5, the piccola's up to ``piccola_max`` and 10
+    for each of its hands declared)."""
+    if not rules.cirulla:
+        return GAINS
+    plays = rules.total_plays // rules.sides
+    hands = -(-plays // rules.hand_size)
+    return plays + 4 + 5 + rules.piccola_max + 10 * hands + 1
+
+
 def _model_code(policy: str) -> int:
     """The kernel policy code of a model policy (:data:`MODEL_POLICIES`); an
     :class:`EquityError` naming the allowed ones otherwise."""
@@ -282,13 +301,17 @@ def hand_outcomes(
     code = _model_code(policy)
     if hands < 1:
         raise EquityError(f"an equity table needs at least 1 hand, got {hands}")
-    r = rules.to_array()
+    # Cirulla's hands (RULES.md §10) are played by the jitted loop's Cirulla twin, its rows
+    # wider (the grande, the piccola and the declarations after the other columns)
+    r = rules.loop_array() if rules.cirulla else rules.to_array()
+    loop = K.fused_rows_cirulla if rules.cirulla else K.fused_rows
+    width = K.N_ROW_COLS_CIRULLA if rules.cirulla else K.N_ROW_COLS
     codes = np.array([code] * rules.players + [0] * (4 - rules.players))
     dp, fp, fl = [], [], []
     for first in range(0, hands, _BLOCK):
         n = min(_BLOCK, hands - first)
-        cols = np.zeros((K.N_ROW_COLS, n), dtype=np.int32)
-        K.fused_rows(r, codes.astype(np.int64), seed, False, first, n, cols)
+        cols = np.zeros((width, n), dtype=np.int32)
+        loop(r, codes.astype(np.int64), seed, False, first, n, cols)
         dealers = K.row_dealers(cols)
         dealer_side = dealers % 2 if rules.teams else dealers
         pts = np.stack([K.row_side_points(cols, s) for s in range(2)])
@@ -435,7 +458,8 @@ def hand_rewards(
     rules = table.rules
     nxt = 1 - dealer_side  # two sides: the deal alternates
     t, (t0, t1) = rules.target, totals
-    x, y = np.meshgrid(t0 + np.arange(GAINS), t1 + np.arange(GAINS), indexing="ij")
+    size = gains(rules)
+    x, y = np.meshgrid(t0 + np.arange(size), t1 + np.arange(size), indexing="ij")
     inside = table.win[np.minimum(x, t - 1), np.minimum(y, t - 1), nxt]
     top = np.where(x > y, 1.0, np.where(x < y, 0.0, table.tie[nxt]))
     w = np.where((x >= t) | (y >= t), top, inside)  # as :meth:`EquityTable.after`
@@ -443,8 +467,8 @@ def hand_rewards(
     p = o.counts / o.counts.sum()
     g0 = o.dealer_points if dealer_side == 0 else o.first_points
     g1 = o.first_points if dealer_side == 0 else o.dealer_points
-    wj = w[np.minimum(g0, GAINS - 1), np.minimum(g1, GAINS - 1)]
-    denari = rules.napola and rules.napola_all_denari_wins
+    wj = w[np.minimum(g0, size - 1), np.minimum(g1, size - 1)]
+    denari = outright(rules)
     if denari:  # the side with all the denari wins outright
         side0 = np.where(o.all_denari == E.DEALER, dealer_side, 1 - dealer_side)
         wj = np.where(o.all_denari == E.NONE, wj, (side0 == 0).astype(np.float64))
@@ -454,14 +478,14 @@ def hand_rewards(
     sd_m = math.sqrt(max(0.0, float(p @ (m - p @ m) ** 2)))
     k = max(sd_m, 1.0) / max(sd_w, MIN_SPREAD)  # sd_m is a few points; 1 if degenerate
     plays = 0 if leaf is None else int(leaf.slope.shape[0])
-    eq = np.empty(KV.EQ_GAINS + GAINS * GAINS + 2 * plays)
-    eq[KV.EQ_SIZE] = GAINS
+    eq = np.empty(KV.EQ_GAINS + size * size + 2 * plays)
+    eq[KV.EQ_SIZE] = size
     eq[KV.EQ_DENARI] = 1.0 if denari else 0.0
     eq[KV.EQ_DENARI0] = k * (1.0 - w0)
     eq[KV.EQ_DENARI1] = k * (0.0 - w0)
     eq[KV.EQ_ITEMS] = 4.0 + rules.re_bello + rules.four_sevens_point
     eq[KV.EQ_SPREAD] = sd_m
-    end = KV.EQ_GAINS + GAINS * GAINS
+    end = KV.EQ_GAINS + size * size
     eq[KV.EQ_GAINS : end] = (k * (w - w0)).ravel()
     eq[KV.EQ_CAL] = 0.0 if leaf is None else float(end)
     eq[KV.EQ_CAL_N] = plays
@@ -526,7 +550,9 @@ __all__ = [
     "build_table",
     "calibration_of",
     "fit_leaf",
+    "gains",
     "hand_outcomes",
     "hand_rewards",
     "leaf_data",
+    "outright",
 ]
