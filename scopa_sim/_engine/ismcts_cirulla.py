@@ -20,7 +20,9 @@ expert declaring by :data:`.policy_cirulla.EXPERT_DECLARES`). Rewards are the ha
 Cirulla point margins (:func:`.step.score_state_cirulla`: scope, declarations, grande,
 piccola and cappotto counted), scaled by :data:`REWARD_SCALE_CIRULLA`; at a horizon the
 position is valued as the Cirulla solver values a depth limit
-(:func:`.values.estimate` plus the declared points).
+(:func:`.values.estimate` plus the declared points). With the match objective (an ``eq``
+table, two sides) rewards are the solver's match values instead
+(:func:`.solver_cirulla.match_static_cirulla`), side 1's the negation of side 0's.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from .layout import (
 from .policy import EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
 from .solver import FULL_DEPTH, MAX_PLY
+from .solver_cirulla import match_static_cirulla
 from .step import apply_play_cirulla, choose_cirulla, legal_plays_cirulla, score_state_cirulla
 from .streams import rand_below
 from .values import INF, estimate
@@ -189,11 +192,17 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
 
 
 @njit(cache=True, inline="always")
-def _rewards(w, rules, cut, unit, score, work, margins):
+def _rewards(w, rules, cut, unit, score, work, margins, eq):
     """An iteration's reward of each side into ``margins`` (units of ``1 / unit``
     points): its Cirulla points minus the best other side's, from the finished hand's
     score or at a horizon (``cut``) from :func:`.values.estimate` plus the declared
-    points."""
+    points; with the match objective (``eq`` not empty) side 0's match value
+    (:func:`.solver_cirulla.match_static_cirulla`) and its negation for side 1."""
+    if eq.shape[0] > 0:
+        v = match_static_cirulla(w, rules, score, work[4:], not cut, eq)
+        margins[0] = np.int64(round(v * unit))
+        margins[1] = -margins[0]
+        return
     ns = rules[R_SIDES]
     totals = work[:4]
     if cut:
@@ -215,7 +224,7 @@ def _rewards(w, rules, cut, unit, score, work, margins):
 
 @njit(cache=True, nogil=True)
 def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon, rng, hidden,
-                       quiet):  # fmt: skip
+                       quiet, eq=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS on a Cirulla position from ``root``
     (the seat to play's information set: a world of it whose unseen cards, the stock and
     the hands of the ``hidden`` seats, a bit a seat, are dealt again every iteration) on
@@ -230,12 +239,15 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     ``policy`` (``POLICY_*``) for every seat; each side's margin backed up, each node
     getting its side's. With ``horizon < FULL_DEPTH`` a rollout stops ``horizon`` plays
     past the tree and the position is valued as the Cirulla solver's depth limit; the
-    tree's sums are then in units of ``1 / EST_UNIT`` points (else whole points).
+    tree's sums are then in units of ``1 / EST_UNIT`` points (else whole points). With
+    ``eq`` (two sides; None or empty: margins) the rewards are the match objective's
+    (see the module), in units of ``1 / EST_UNIT`` points with or without a horizon.
     ``rng`` (:func:`.streams.new_rng`) carries the random stream across calls, so a run
     split into chunks gives the same tree."""
     players = rules[R_PLAYERS]
     wild = rules[R_MATTA] != MATTA_NONE
-    unit = 1 if horizon >= FULL_DEPTH else EST_UNIT
+    eqt = np.empty(0) if eq is None else eq
+    unit = 1 if horizon >= FULL_DEPTH and eqt.shape[0] == 0 else EST_UNIT
     scale = REWARD_SCALE_CIRULLA / unit
     # the unseen cards (card order) and the hidden hands' sizes
     base = np.empty(40, dtype=np.int64)
@@ -296,6 +308,6 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
                 i = choose_cirulla(w, rules, policy, rng, bc, bt, bm, n, EXPERT_DECLARES, vals,
                                    xs, bt2, bm2, sc)  # fmt: skip
             apply_play_cirulla(w, rules, bc[i], bt[i], bm[i])
-        _rewards(w, rules, cut, unit, score, work, margins)
+        _rewards(w, rules, cut, unit, score, work, margins, eqt)
         back_up(tree, path, plen, margins)
     return count

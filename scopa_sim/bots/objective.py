@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import solver_cirulla as KSC
 from scopa_sim._engine import values as KV
 from scopa_sim.errors import EquityError, FileError
 from scopa_sim.files import read_text, write_text
@@ -367,14 +368,19 @@ class HandRewards:
     def reached(self, state: HandState) -> float:
         """Side 0's value of the finished hand ``state`` (two sides): what its final
         score is worth in the match, in the rewards' points."""
-        g = state.score_array()[:, -1]
+        g = state.score_array()[:, K.I_TOTAL]  # Cirulla's items follow the total
         piles = [p.mask for p in state.piles]
         return float(KV.end_value(self.eq, int(g[0]), int(g[1]), piles[0], piles[1]))
 
     def predicted(self, state: HandState) -> float:
         """Side 0's value of the unfinished hand ``state`` (two sides) as the match
         objective's leaf predicts it from the position's heuristic estimate, in the
-        rewards' points."""
+        rewards' points (Cirulla's: the estimate plus the declared points, as its searches
+        value a depth limit)."""
+        if state.rules.cirulla:
+            score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+            return float(KSC.match_static_cirulla(state._vec, state.rules.loop_array(), score,
+                                                  np.zeros(16), False, self.eq))  # fmt: skip
         work = np.zeros(16)
         KV.estimate(state._vec, state.rules.to_array(), 0, True, work)
         sc = state.scope

@@ -331,10 +331,12 @@ class HandPlayer:
 #: included, on its Cirulla weights), PIMC, ISMCTS and the solver.
 CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "ismcts", "solver")
 #: The parameters of the searches that play Cirulla so far (the others refused).
+#: The match objective's parameters, which every search takes on Cirulla (two sides).
+CIRULLA_MATCH_PARAMS = ("objective", "equity", "match_leaf", "match_close")
 CIRULLA_SEARCH_PARAMS = {
-    "pimc": ("worlds", "depth", "exact_below"),
-    "ismcts": ("iterations", "ms", "c", "rollout", "exact", "horizon"),
-    "solver": ("depth",),
+    "pimc": ("worlds", "depth", "exact_below", *CIRULLA_MATCH_PARAMS),
+    "ismcts": ("iterations", "ms", "c", "rollout", "exact", "horizon", *CIRULLA_MATCH_PARAMS),
+    "solver": ("depth", *CIRULLA_MATCH_PARAMS),
 }
 
 
@@ -356,7 +358,7 @@ def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False
             raise RulesError(
                 f"policy {p}: {p.name} plays capture_mode=cirulla with "
                 + ", ".join(f"{k}=" for k in allowed)
-                + " only so far (no belief, match objective or other leaf)"
+                + " only so far (no belief or other leaf)"
             )
     if swapped:
         raise RulesError("capture_mode=cirulla is not dealt as duplicate deals yet")
