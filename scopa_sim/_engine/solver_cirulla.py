@@ -7,7 +7,8 @@ captures. Values are the hand's final point margin under Cirulla's scoring
 (:func:`.step.score_state_cirulla`: scope, declarations, grande, piccola and cappotto
 included): own points minus the other side's, or with three or four sides the paranoid
 reduction of :mod:`.solver`. Beyond a depth limit a position is valued by
-:func:`.values.estimate` (scope included) plus the declared points' margin.
+:func:`.values.estimate` (scope included) plus the declared points' margin, or with
+``info[V_LEAF]`` ``LEAF_EXPERT`` by :func:`.values_cirulla.expert_leaf_cirulla`.
 
 With the match objective (two sides, an ``eq`` table of :mod:`scopa_sim.bots.objective`
 built from Cirulla's hands) values are instead side 0's match value of the hand's Cirulla
@@ -48,6 +49,7 @@ from .solver import (
     TT_EXACT,
     TT_LOWER,
     TT_UPPER,
+    V_LEAF,
     V_MATCH,
     V_NODES,
     V_PARANOID,
@@ -68,7 +70,8 @@ from .solver import (
 )
 from .step import apply_play_cirulla, legal_plays_cirulla, score_state_cirulla
 from .streams import mix64
-from .values import INF, end_value, estimate, leaf_value
+from .values import INF, LEAF_EXPERT, end_value, estimate, leaf_value
+from .values_cirulla import expert_leaf_cirulla
 
 
 @njit(cache=True)
@@ -127,12 +130,16 @@ def _static_cirulla(state, rules, info, score, work, exact, eq):
     margin of its side (paranoid: the deciding side's, negated for the coalition), from
     the hand's Cirulla score or from :func:`.values.estimate` plus the declared points;
     with the match objective (``info[V_MATCH]``), :func:`match_static_cirulla`'s value,
-    negated for side 1."""
+    negated for side 1; at a depth limit with ``info[V_LEAF]`` ``LEAF_EXPERT``, the
+    expert's (:func:`.values_cirulla.expert_leaf_cirulla`)."""
     side = side_of(rules, state[S_TURN])
     if info[V_MATCH]:
         v = match_static_cirulla(state, rules, score, work[4:], exact, eq)
         return v if side == 0 else -v
     root = info[V_ROOT_SIDE] if info[V_PARANOID] else side
+    if not exact and info[V_LEAF] == LEAF_EXPERT:
+        v = expert_leaf_cirulla(state, rules, root)
+        return v if side == root else -v
     totals = work[:4]
     if exact:
         score_state_cirulla(state, rules, score)

@@ -64,12 +64,11 @@ _NO_EQ = np.empty(0, dtype=np.float64)
 _NO_CUM = np.empty(0, dtype=np.float64)
 #: PIMC's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_PIMC = (
-    "pimc plays capture_mode=cirulla with belief=uniform, leaf=estimate and match_leaf=normal "
-    "only so far"
+    "pimc plays capture_mode=cirulla with belief=uniform and match_leaf=normal only so far"
 )
 #: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_ISMCTS = (
-    "ismcts plays capture_mode=cirulla with belief=uniform, leaf=estimate, match_leaf=normal "
+    "ismcts plays capture_mode=cirulla with belief=uniform, match_leaf=normal "
     "and without the learned model (rollout=, leaf=, prior=learned) only so far"
 )
 #: The solver's refusal of what it does not do on Cirulla (RULES.md §10) yet.
@@ -223,7 +222,8 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
     (:mod:`scopa_sim.bots.belief`) instead of uniformly (``uniform``, the default).
     ``objective=match`` values hands by the match they leave (``leaf=estimate`` only;
-    on Cirulla too, by Cirulla's table, ``match_leaf=normal`` only).
+    on Cirulla too, by Cirulla's table, ``match_leaf=normal`` only). On Cirulla
+    ``leaf=expert`` is :func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`.
     """
 
     LEAVES: ClassVar[dict[str, int]] = {"estimate": KV.LEAF_ESTIMATE, "expert": KV.LEAF_EXPERT}
@@ -259,8 +259,8 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         """The legal plays and their values per world (``[world, play]``).
 
         Raises:
-            RulesError: a Cirulla position with other than the uniform belief,
-                ``leaf=estimate`` and ``match_leaf=normal``.
+            RulesError: a Cirulla position with other than the uniform belief and
+                ``match_leaf=normal``.
         """
         if state.rules.capture_mode == "cirulla":
             return self._values_cirulla(state, seed)
@@ -299,7 +299,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         w, 0)``) and is solved by :func:`scopa_sim._engine.solver_cirulla.solve_world_cirulla`,
         the matta's named value and the declaration chosen with the play (for the match
         with ``objective=match``: Cirulla's table)."""
-        if self.belief != "uniform" or self._calibrated or self.leaf != "estimate":
+        if self.belief != "uniform" or self._calibrated:
             raise RulesError(CIRULLA_PIMC)
         eq = self._eq(state)
         vec, r = state._vec, state.rules._packed
@@ -307,6 +307,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
         info[KSO.V_TT_MASK] = TT_SIZE - 1
+        info[KSO.V_LEAF] = self.LEAVES[self.leaf]
         ws = KSC.workspace_cirulla(vec, r)
         left = state.rules.total_plays - state.plays_made
         depth = KSO.FULL_DEPTH if left <= self.exact_below else self.depth
@@ -516,9 +517,10 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     hands shown by declarations and, under ``declare=auto``, deals a seat that played
     without declaring a hand that does not qualify; rollouts by Cirulla's policies; values
     are Cirulla's hand margins, or with ``objective=match`` the match values of Cirulla's
-    table. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact``, ``horizon`` and the match
-    objective apply; a belief, ``leaf=expert``, ``match_leaf=calibrated`` and the learned
-    model are refused (:data:`CIRULLA_ISMCTS`).
+    table. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact``, ``horizon``, ``leaf=expert``
+    (:func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`) and the match
+    objective apply; a belief, ``match_leaf=calibrated`` and the learned model are
+    refused (:data:`CIRULLA_ISMCTS`).
     """
 
     CHUNK = 128
@@ -721,7 +723,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             quiet[s] = m
         mask = sum(1 << s for s in hidden)
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
-        args: tuple[object, ...] = (float(self.c), self._policy, self._horizon, rng, mask, quiet)
+        args: tuple[object, ...] = (
+            float(self.c), self._policy, self._horizon, rng, mask, quiet, self._leaf
+        )  # fmt: skip
         if eq is not None:
             args = (*args, eq)
         return self._grow(
@@ -730,14 +734,14 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     def _check_cirulla(self) -> None:
         """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
-        (its models weigh plays by Scopa's values), ``leaf=expert`` (Scopa's piles),
-        ``match_leaf=calibrated`` (its fit plays Scopa's hands) and the learned model in
-        the search (its rollout, leaf and prior read Scopa's features).
+        (its models weigh plays by Scopa's values), ``match_leaf=calibrated`` (its fit
+        plays Scopa's hands) and the learned model in the search (its rollout, leaf and
+        prior read Scopa's features).
 
         Raises:
             RulesError: :data:`CIRULLA_ISMCTS`.
         """
-        if self.belief != "uniform" or self.leaf != "estimate" or self._calibrated:
+        if self.belief != "uniform" or self._calibrated:
             raise RulesError(CIRULLA_ISMCTS)
         if self.uses_model:
             raise RulesError(CIRULLA_ISMCTS)

@@ -12,7 +12,11 @@ import pytest
 from click.testing import CliRunner
 from scopa_sim_cli.main import cli
 
+from scopa_sim import _engine as K
+from scopa_sim._engine import policy as KPO
+from scopa_sim._engine import policy_cirulla as KPC
 from scopa_sim._engine import values as KV
+from scopa_sim._engine import values_cirulla as KVC
 from scopa_sim.bots import objective as O
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.bots.search import (
@@ -24,6 +28,7 @@ from scopa_sim.bots.search import (
     SolverBot,
 )
 from scopa_sim.errors import EquityError, RulesError
+from scopa_sim.game.cards import CardSet
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.stats import equity as E
@@ -265,3 +270,47 @@ def test_tournament_takes_the_match_objective_on_cirulla(table_file: str) -> Non
               f"solver:depth=2,objective=match,equity={table_file}", "--policy", "greedy",
               "--deals", "2", "--seed", "1")  # fmt: skip
     assert res.exit_code == 0, res.output
+
+
+# --------------------------------------------------------------------------- leaf=expert
+def test_expert_leaf_cirulla_counts_cirulla_scoring() -> None:
+    """The Cirulla leaf is the expert's evaluation of the piles with Cirulla's grande and
+    piccola (a held grande is worth its 5, a run from the ace of denari to the four its
+    4), plus the scope and the declared points already scored."""
+    r = CIRULLA.loop_array()
+    v = late(2, (0, 0), left=20)._vec.copy()
+    pm, po = CardSet.parse("JD QD KD AD 2D 3D 4D").mask, CardSet.parse("7D 7C 5S").mask
+    v[K.S_PILES], v[K.S_PILES + 1] = pm, po
+    v[K.S_SCOPE], v[K.S_SCOPE + 1] = 2, 1
+    v[K.S_DECLARED], v[K.S_DECLARED + 1] = 0, 10
+    xf = KPO.expert_flags(r)
+    e = KPC.expert_eval_cirulla(pm, po, 0, 40, xf, CIRULLA.piccola_max)
+    assert e - KPO.expert_eval(pm, po, 0, 40, xf) == pytest.approx(5.0 + 4.0)
+    assert KVC.expert_leaf_cirulla(v, r, 0) == pytest.approx(e + 1 - 10)
+
+
+def test_pimc_expert_leaf_on_cirulla_is_the_leaf_of_each_play() -> None:
+    """PIMC one ply deep with ``leaf=expert`` values each play by the Cirulla leaf of the
+    position it leaves (for the side to play there, negated for the other side)."""
+    r = CIRULLA.loop_array()
+    state = late(3, (0, 0), left=20)
+    side = CIRULLA.side_of(state.turn)
+    plays, vals = PIMCBot(worlds=1, depth=1, exact_below=0, leaf="expert").values(state, 1)
+    assert sorted(map(str, plays)) == sorted(map(str, state.legal_plays))
+    for p, got in zip(plays, vals[0], strict=True):
+        child = state.clone()
+        child.push(p)
+        there = CIRULLA.side_of(child.turn)
+        want = KVC.expert_leaf_cirulla(child._vec, r, there)
+        assert got == pytest.approx(want if there == side else -want)
+
+
+def test_ismcts_expert_leaf_on_cirulla() -> None:
+    """ISMCTS with ``horizon=4,leaf=expert`` on Cirulla: every legal play searched, values
+    in points (the leaf's, not 1 / EST_UNIT of them), not the estimate's."""
+    state = late(4, (0, 0), left=24)
+    a = ISMCTSBot(iterations=400, horizon=4, leaf="expert").analyse(state, 1)
+    b = ISMCTSBot(iterations=400, horizon=4).analyse(state, 1)
+    assert sorted(map(str, (s.play for s in a))) == sorted(map(str, state.legal_plays))
+    assert all(abs(s.mean) < 60 for s in a) and any(abs(s.mean) > 0.5 for s in a)
+    assert [(s.play, s.mean) for s in a] != [(s.play, s.mean) for s in b]
