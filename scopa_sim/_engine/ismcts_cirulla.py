@@ -20,7 +20,9 @@ expert declaring by :data:`.policy_cirulla.EXPERT_DECLARES`). Rewards are the ha
 Cirulla point margins (:func:`.step.score_state_cirulla`: scope, declarations, grande,
 piccola and cappotto counted), scaled by :data:`REWARD_SCALE_CIRULLA`; at a horizon the
 position is valued as the Cirulla solver values a depth limit
-(:func:`.values.estimate` plus the declared points).
+(:func:`.values.estimate` plus the declared points). With the match objective (an ``eq``
+table, two sides) rewards are the solver's match values instead
+(:func:`.solver_cirulla.match_static_cirulla`), side 1's the negation of side 0's.
 """
 
 from __future__ import annotations
@@ -63,9 +65,11 @@ from .layout import (
 from .policy import EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
 from .solver import FULL_DEPTH, MAX_PLY
+from .solver_cirulla import match_static_cirulla
 from .step import apply_play_cirulla, choose_cirulla, legal_plays_cirulla, score_state_cirulla
 from .streams import rand_below
-from .values import INF, estimate
+from .values import INF, LEAF_ESTIMATE, LEAF_EXPERT, estimate
+from .values_cirulla import expert_leaf_cirulla
 
 __all__ = ["CODE_SHIFT", "QUIET_TRIES", "REWARD_SCALE_CIRULLA", "ismcts_run_cirulla", "play_code"]
 
@@ -189,12 +193,24 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
 
 
 @njit(cache=True, inline="always")
-def _rewards(w, rules, cut, unit, score, work, margins):
+def _rewards(w, rules, cut, unit, score, work, margins, eq, leaf):
     """An iteration's reward of each side into ``margins`` (units of ``1 / unit``
     points): its Cirulla points minus the best other side's, from the finished hand's
     score or at a horizon (``cut``) from :func:`.values.estimate` plus the declared
-    points."""
+    points; with the match objective (``eq`` not empty) side 0's match value
+    (:func:`.solver_cirulla.match_static_cirulla`) and its negation for side 1; at a
+    horizon with ``leaf`` ``LEAF_EXPERT``, each side's
+    :func:`.values_cirulla.expert_leaf_cirulla` margin."""
+    if eq.shape[0] > 0:
+        v = match_static_cirulla(w, rules, score, work[4:], not cut, eq)
+        margins[0] = np.int64(round(v * unit))
+        margins[1] = -margins[0]
+        return
     ns = rules[R_SIDES]
+    if cut and leaf == LEAF_EXPERT:
+        for s in range(ns):
+            margins[s] = np.int64(round(expert_leaf_cirulla(w, rules, s) * unit))
+        return
     totals = work[:4]
     if cut:
         est = work[4:]
@@ -215,7 +231,7 @@ def _rewards(w, rules, cut, unit, score, work, margins):
 
 @njit(cache=True, nogil=True)
 def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon, rng, hidden,
-                       quiet):  # fmt: skip
+                       quiet, leaf=LEAF_ESTIMATE, eq=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS on a Cirulla position from ``root``
     (the seat to play's information set: a world of it whose unseen cards, the stock and
     the hands of the ``hidden`` seats, a bit a seat, are dealt again every iteration) on
@@ -229,13 +245,18 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     chosen at random, unless the pool is full); a rollout by the Cirulla step policy
     ``policy`` (``POLICY_*``) for every seat; each side's margin backed up, each node
     getting its side's. With ``horizon < FULL_DEPTH`` a rollout stops ``horizon`` plays
-    past the tree and the position is valued as the Cirulla solver's depth limit; the
-    tree's sums are then in units of ``1 / EST_UNIT`` points (else whole points).
+    past the tree and the position is valued as the Cirulla solver's depth limit
+    (``leaf``: ``LEAF_ESTIMATE``, or ``LEAF_EXPERT`` the expert's evaluation of the piles,
+    :func:`.values_cirulla.expert_leaf_cirulla`); the
+    tree's sums are then in units of ``1 / EST_UNIT`` points (else whole points). With
+    ``eq`` (two sides; None or empty: margins) the rewards are the match objective's
+    (see the module), in units of ``1 / EST_UNIT`` points with or without a horizon.
     ``rng`` (:func:`.streams.new_rng`) carries the random stream across calls, so a run
     split into chunks gives the same tree."""
     players = rules[R_PLAYERS]
     wild = rules[R_MATTA] != MATTA_NONE
-    unit = 1 if horizon >= FULL_DEPTH else EST_UNIT
+    eqt = np.empty(0) if eq is None else eq
+    unit = 1 if horizon >= FULL_DEPTH and eqt.shape[0] == 0 else EST_UNIT
     scale = REWARD_SCALE_CIRULLA / unit
     # the unseen cards (card order) and the hidden hands' sizes
     base = np.empty(40, dtype=np.int64)
@@ -296,6 +317,6 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
                 i = choose_cirulla(w, rules, policy, rng, bc, bt, bm, n, EXPERT_DECLARES, vals,
                                    xs, bt2, bm2, sc)  # fmt: skip
             apply_play_cirulla(w, rules, bc[i], bt[i], bm[i])
-        _rewards(w, rules, cut, unit, score, work, margins)
+        _rewards(w, rules, cut, unit, score, work, margins, eqt, leaf)
         back_up(tree, path, plen, margins)
     return count

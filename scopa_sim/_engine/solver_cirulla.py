@@ -7,7 +7,14 @@ captures. Values are the hand's final point margin under Cirulla's scoring
 (:func:`.step.score_state_cirulla`: scope, declarations, grande, piccola and cappotto
 included): own points minus the other side's, or with three or four sides the paranoid
 reduction of :mod:`.solver`. Beyond a depth limit a position is valued by
-:func:`.values.estimate` (scope included) plus the declared points' margin.
+:func:`.values.estimate` (scope included) plus the declared points' margin, or with
+``info[V_LEAF]`` ``LEAF_EXPERT`` by :func:`.values_cirulla.expert_leaf_cirulla`.
+
+With the match objective (two sides, an ``eq`` table of :mod:`scopa_sim.bots.objective`
+built from Cirulla's hands) values are instead side 0's match value of the hand's Cirulla
+points (:func:`.values.end_value`: a cappotto, all ten denari in a final pile, wins
+outright when the table says so) or, at a depth limit, of the estimated points with the
+declared points counted as certain (:func:`.values.leaf_value`), negated for side 1.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from numba import njit
 from .layout import (
     I_TOTAL,
     MAX_PLAYS,
-    N_ITEMS,
+    N_ITEMS_CIRULLA,
     N_STATE,
     R_PLAYERS,
     R_SIDES,
@@ -42,6 +49,8 @@ from .solver import (
     TT_EXACT,
     TT_LOWER,
     TT_UPPER,
+    V_LEAF,
+    V_MATCH,
     V_NODES,
     V_PARANOID,
     V_ROOT_SIDE,
@@ -61,7 +70,8 @@ from .solver import (
 )
 from .step import apply_play_cirulla, legal_plays_cirulla, score_state_cirulla
 from .streams import mix64
-from .values import INF, estimate
+from .values import INF, LEAF_EXPERT, end_value, estimate, leaf_value
+from .values_cirulla import expert_leaf_cirulla
 
 
 @njit(cache=True)
@@ -97,12 +107,39 @@ def _margin(rules, totals, side):
 
 
 @njit(cache=True)
-def _static_cirulla(state, rules, info, score, work, exact):
+def match_static_cirulla(state, rules, score, work, exact, eq):
+    """Side 0's match-objective value of a finished (``exact``) or depth-limited Cirulla
+    position (two sides): the ``eq`` table's value of the hand's Cirulla points, or of
+    :func:`.values.estimate`'s points plus the declared ones (the scope and the declared
+    points being certain); ``work`` holds at least 16 float64."""
+    if exact:
+        score_state_cirulla(state, rules, score)
+        return end_value(
+            eq, score[0, I_TOTAL], score[1, I_TOTAL], state[S_PILES], state[S_PILES + 1]
+        )
+    estimate(state, rules, 0, True, work)
+    d0, d1 = float(state[S_DECLARED]), float(state[S_DECLARED + 1])
+    left = rules[R_TOTAL_PLAYS] - state[S_PLAYS]
+    return leaf_value(eq, work[12] + d0, work[13] + d1, state[S_SCOPE] + d0,
+                      state[S_SCOPE + 1] + d1, left, rules[R_TOTAL_PLAYS])  # fmt: skip
+
+
+@njit(cache=True)
+def _static_cirulla(state, rules, info, score, work, exact, eq):
     """Value of a finished (``exact``) or depth-limited position for the seat to play: the
     margin of its side (paranoid: the deciding side's, negated for the coalition), from
-    the hand's Cirulla score or from :func:`.values.estimate` plus the declared points."""
+    the hand's Cirulla score or from :func:`.values.estimate` plus the declared points;
+    with the match objective (``info[V_MATCH]``), :func:`match_static_cirulla`'s value,
+    negated for side 1; at a depth limit with ``info[V_LEAF]`` ``LEAF_EXPERT``, the
+    expert's (:func:`.values_cirulla.expert_leaf_cirulla`)."""
     side = side_of(rules, state[S_TURN])
+    if info[V_MATCH]:
+        v = match_static_cirulla(state, rules, score, work[4:], exact, eq)
+        return v if side == 0 else -v
     root = info[V_ROOT_SIDE] if info[V_PARANOID] else side
+    if not exact and info[V_LEAF] == LEAF_EXPERT:
+        v = expert_leaf_cirulla(state, rules, root)
+        return v if side == root else -v
     totals = work[:4]
     if exact:
         score_state_cirulla(state, rules, score)
@@ -140,11 +177,13 @@ def _play_cirulla(st, rules, info, ply, card, take, meta):
 
 
 @njit(cache=True)
-def _negamax_cirulla(rules, ws, sc, tt_key, tt_val, tt_meta, info, score, work, ply0, depth0):
+def _negamax_cirulla(rules, ws, sc, tt_key, tt_val, tt_meta, info, score, work, ply0, depth0,
+                     eq):  # fmt: skip
     """Fail-soft alpha-beta negamax with a transposition table (iterative, as
     :func:`.solver._negamax`): the value of ``st[ply0]`` for the seat to play, searched
-    ``depth0`` plies. A table entry keeps the value, its bound, its depth and the index
-    of the best play (tried first next time)."""
+    ``depth0`` plies (``eq``: the match objective's table, empty: margins). A table entry
+    keeps the value, its bound, its depth and the index of the best play (tried first
+    next time)."""
     st, bc, bt, bm, order, fl, fi = ws
     ply = ply0
     fl[ply, X_ALPHA] = -INF
@@ -160,9 +199,9 @@ def _negamax_cirulla(rules, ws, sc, tt_key, tt_val, tt_meta, info, score, work, 
         done = True
         value = 0.0
         if s[S_DONE]:
-            value = _static_cirulla(s, rules, info, score, work, True)
+            value = _static_cirulla(s, rules, info, score, work, True, eq)
         elif depth <= 0:
-            value = _static_cirulla(s, rules, info, score, work, False)
+            value = _static_cirulla(s, rules, info, score, work, False, eq)
         else:
             key = _key_cirulla(s, rules, info)
             slot = key & mask
@@ -182,7 +221,7 @@ def _negamax_cirulla(rules, ws, sc, tt_key, tt_val, tt_meta, info, score, work, 
             if not hit:
                 n = legal_plays_cirulla(s, rules, bc[ply], bt[ply], bm[ply], sc)
                 if n == 0:
-                    value = _static_cirulla(s, rules, info, score, work, False)
+                    value = _static_cirulla(s, rules, info, score, work, False, eq)
                 else:
                     if first >= n:
                         first = 0
@@ -257,17 +296,19 @@ def workspace_cirulla(state, rules):
 
 
 @njit(cache=True)
-def solve_world_cirulla(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val):
+def solve_world_cirulla(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val, eq):
     """Value every legal play of the Cirulla position ``state`` (the plays written to the
     workspace's ``bc[0]``, ``bt[0]``, ``bm[0]``, their number returned) to ``out_val``,
-    searched ``depth`` plies (``FULL_DEPTH``: to the end of the hand)."""
+    searched ``depth`` plies (``FULL_DEPTH``: to the end of the hand); ``eq`` the match
+    objective's table (empty: margins)."""
     st = ws[0]
     bc, bt, bm = ws[1], ws[2], ws[3]
     sc = np.empty(SCRATCH, dtype=np.int64)
-    score = np.zeros((4, N_ITEMS), dtype=np.int64)
+    score = np.zeros((4, N_ITEMS_CIRULLA), dtype=np.int64)  # Cirulla's items too
     work = np.zeros(24, dtype=np.float64)
     info[V_PARANOID] = 1 if rules[R_SIDES] > 2 else 0
     info[V_ROOT_SIDE] = side_of(rules, state[S_TURN])
+    info[V_MATCH] = 1 if eq.shape[0] > 0 else 0
     for p in range(st.shape[0]):
         for i in range(N_STATE):
             st[p, i] = state[i]
@@ -275,21 +316,22 @@ def solve_world_cirulla(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, 
     for i in range(n):
         sign = _play_cirulla(st, rules, info, 0, bc[0, i], bt[0, i], bm[0, i])
         v = _negamax_cirulla(rules, ws, sc, tt_key, tt_val, tt_meta, info, score, work, 1,
-                             depth - 1)  # fmt: skip
+                             depth - 1, eq)  # fmt: skip
         out_val[i] = sign * v
     return n
 
 
 @njit(cache=True, nogil=True)
 def solve_root_cirulla(state, rules, depth, tt_key, tt_val, tt_meta, info, out_card, out_take,
-                       out_meta, out_val):  # fmt: skip
+                       out_meta, out_val, eq=None):  # fmt: skip
     """Exact (``depth >= FULL_DEPTH``) or depth-limited value of every legal play of the
     Cirulla position ``state`` for the side to play, as the hand's final point margin
-    (see the module). Writes the plays (in :func:`.step.legal_plays_cirulla` order) and
-    values to the ``out_*`` arrays and returns their number; ``info`` as for
-    :func:`.solver.solve_root`."""
+    (see the module; with ``eq``, two sides, the match objective's values). Writes the
+    plays (in :func:`.step.legal_plays_cirulla` order) and values to the ``out_*`` arrays
+    and returns their number; ``info`` as for :func:`.solver.solve_root`."""
+    e = np.empty(0) if eq is None else eq
     ws = workspace_cirulla(state, rules)
-    n = solve_world_cirulla(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val)
+    n = solve_world_cirulla(state, rules, depth, tt_key, tt_val, tt_meta, info, ws, out_val, e)
     for i in range(n):
         out_card[i] = ws[1][0, i]
         out_take[i] = ws[2][0, i]

@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from scopa_sim import _engine as K
+from scopa_sim._engine import solver_cirulla as KSC
 from scopa_sim._engine import values as KV
 from scopa_sim.errors import EquityError, FileError
 from scopa_sim.files import read_text, write_text
@@ -110,8 +111,7 @@ class EquityTable:
     ) -> EquityTable:
         """The table of ``outcomes`` under ``rules`` (exact dynamic programme)."""
         _two_sides(rules)
-        denari = rules.napola and rules.napola_all_denari_wins
-        win, tie = E.solve(outcomes, rules.target, denari)
+        win, tie = E.solve(outcomes, rules.target, outright(rules))
         return cls(rules, policy, hands, seed, outcomes, win[0], tie[0])
 
     # -- reading ------------------------------------------------------------------------
@@ -246,6 +246,26 @@ class EquityTable:
         )
 
 
+def outright(rules: Rules) -> bool:
+    """Whether a side that captures all the denari wins the match at once: Scopa's
+    ``napola_all_denari_wins`` (with ``napola``), Cirulla's ``cappotto`` (RULES.md §10)."""
+    if rules.cirulla:
+        return rules.cappotto
+    return rules.napola and rules.napola_all_denari_wins
+
+
+def gains(rules: Rules) -> int:
+    """Points per side that a hand's table covers (:data:`GAINS` but under Cirulla's
+    rules, RULES.md §10, where one side can score far more in a hand: a scopa on each of
+    its plays, the four items, the grande's 5, the piccola's up to ``piccola_max`` and 10
+    for each of its hands declared)."""
+    if not rules.cirulla:
+        return GAINS
+    plays = rules.total_plays // rules.sides
+    hands = -(-plays // rules.hand_size)
+    return plays + 4 + 5 + rules.piccola_max + 10 * hands + 1
+
+
 def _model_code(policy: str) -> int:
     """The kernel policy code of a model policy (:data:`MODEL_POLICIES`); an
     :class:`EquityError` naming the allowed ones otherwise."""
@@ -282,13 +302,17 @@ def hand_outcomes(
     code = _model_code(policy)
     if hands < 1:
         raise EquityError(f"an equity table needs at least 1 hand, got {hands}")
-    r = rules.to_array()
+    # Cirulla's hands (RULES.md §10) are played by the jitted loop's Cirulla twin, its rows
+    # wider (the grande, the piccola and the declarations after the other columns)
+    r = rules.loop_array() if rules.cirulla else rules.to_array()
+    loop = K.fused_rows_cirulla if rules.cirulla else K.fused_rows
+    width = K.N_ROW_COLS_CIRULLA if rules.cirulla else K.N_ROW_COLS
     codes = np.array([code] * rules.players + [0] * (4 - rules.players))
     dp, fp, fl = [], [], []
     for first in range(0, hands, _BLOCK):
         n = min(_BLOCK, hands - first)
-        cols = np.zeros((K.N_ROW_COLS, n), dtype=np.int32)
-        K.fused_rows(r, codes.astype(np.int64), seed, False, first, n, cols)
+        cols = np.zeros((width, n), dtype=np.int32)
+        loop(r, codes.astype(np.int64), seed, False, first, n, cols)
         dealers = K.row_dealers(cols)
         dealer_side = dealers % 2 if rules.teams else dealers
         pts = np.stack([K.row_side_points(cols, s) for s in range(2)])
@@ -344,14 +368,19 @@ class HandRewards:
     def reached(self, state: HandState) -> float:
         """Side 0's value of the finished hand ``state`` (two sides): what its final
         score is worth in the match, in the rewards' points."""
-        g = state.score_array()[:, -1]
+        g = state.score_array()[:, K.I_TOTAL]  # Cirulla's items follow the total
         piles = [p.mask for p in state.piles]
         return float(KV.end_value(self.eq, int(g[0]), int(g[1]), piles[0], piles[1]))
 
     def predicted(self, state: HandState) -> float:
         """Side 0's value of the unfinished hand ``state`` (two sides) as the match
         objective's leaf predicts it from the position's heuristic estimate, in the
-        rewards' points."""
+        rewards' points (Cirulla's: the estimate plus the declared points, as its searches
+        value a depth limit)."""
+        if state.rules.cirulla:
+            score = np.zeros((4, K.N_ITEMS_CIRULLA), dtype=np.int64)
+            return float(KSC.match_static_cirulla(state._vec, state.rules.loop_array(), score,
+                                                  np.zeros(16), False, self.eq))  # fmt: skip
         work = np.zeros(16)
         KV.estimate(state._vec, state.rules.to_array(), 0, True, work)
         sc = state.scope
@@ -435,7 +464,8 @@ def hand_rewards(
     rules = table.rules
     nxt = 1 - dealer_side  # two sides: the deal alternates
     t, (t0, t1) = rules.target, totals
-    x, y = np.meshgrid(t0 + np.arange(GAINS), t1 + np.arange(GAINS), indexing="ij")
+    size = gains(rules)
+    x, y = np.meshgrid(t0 + np.arange(size), t1 + np.arange(size), indexing="ij")
     inside = table.win[np.minimum(x, t - 1), np.minimum(y, t - 1), nxt]
     top = np.where(x > y, 1.0, np.where(x < y, 0.0, table.tie[nxt]))
     w = np.where((x >= t) | (y >= t), top, inside)  # as :meth:`EquityTable.after`
@@ -443,8 +473,8 @@ def hand_rewards(
     p = o.counts / o.counts.sum()
     g0 = o.dealer_points if dealer_side == 0 else o.first_points
     g1 = o.first_points if dealer_side == 0 else o.dealer_points
-    wj = w[np.minimum(g0, GAINS - 1), np.minimum(g1, GAINS - 1)]
-    denari = rules.napola and rules.napola_all_denari_wins
+    wj = w[np.minimum(g0, size - 1), np.minimum(g1, size - 1)]
+    denari = outright(rules)
     if denari:  # the side with all the denari wins outright
         side0 = np.where(o.all_denari == E.DEALER, dealer_side, 1 - dealer_side)
         wj = np.where(o.all_denari == E.NONE, wj, (side0 == 0).astype(np.float64))
@@ -454,14 +484,14 @@ def hand_rewards(
     sd_m = math.sqrt(max(0.0, float(p @ (m - p @ m) ** 2)))
     k = max(sd_m, 1.0) / max(sd_w, MIN_SPREAD)  # sd_m is a few points; 1 if degenerate
     plays = 0 if leaf is None else int(leaf.slope.shape[0])
-    eq = np.empty(KV.EQ_GAINS + GAINS * GAINS + 2 * plays)
-    eq[KV.EQ_SIZE] = GAINS
+    eq = np.empty(KV.EQ_GAINS + size * size + 2 * plays)
+    eq[KV.EQ_SIZE] = size
     eq[KV.EQ_DENARI] = 1.0 if denari else 0.0
     eq[KV.EQ_DENARI0] = k * (1.0 - w0)
     eq[KV.EQ_DENARI1] = k * (0.0 - w0)
     eq[KV.EQ_ITEMS] = 4.0 + rules.re_bello + rules.four_sevens_point
     eq[KV.EQ_SPREAD] = sd_m
-    end = KV.EQ_GAINS + GAINS * GAINS
+    end = KV.EQ_GAINS + size * size
     eq[KV.EQ_GAINS : end] = (k * (w - w0)).ravel()
     eq[KV.EQ_CAL] = 0.0 if leaf is None else float(end)
     eq[KV.EQ_CAL_N] = plays
@@ -526,7 +556,9 @@ __all__ = [
     "build_table",
     "calibration_of",
     "fit_leaf",
+    "gains",
     "hand_outcomes",
     "hand_rewards",
     "leaf_data",
+    "outright",
 ]

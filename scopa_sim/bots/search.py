@@ -64,14 +64,15 @@ _NO_EQ = np.empty(0, dtype=np.float64)
 _NO_CUM = np.empty(0, dtype=np.float64)
 #: PIMC's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_PIMC = (
-    "pimc plays capture_mode=cirulla with belief=uniform, objective=margin and leaf=estimate "
-    "only so far"
+    "pimc plays capture_mode=cirulla with belief=uniform and match_leaf=normal only so far"
 )
 #: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_ISMCTS = (
-    "ismcts plays capture_mode=cirulla with belief=uniform, objective=margin, leaf=estimate "
+    "ismcts plays capture_mode=cirulla with belief=uniform, match_leaf=normal "
     "and without the learned model (rollout=, leaf=, prior=learned) only so far"
 )
+#: The solver's refusal of what it does not do on Cirulla (RULES.md §10) yet.
+CIRULLA_SOLVER = "the solver plays capture_mode=cirulla with match_leaf=normal only so far"
 
 
 class _SolverMixin:
@@ -202,6 +203,12 @@ class _ObjectiveMixin:
         hr = self._rewards(state)
         return None if hr is None else hr.eq
 
+    @property
+    def _calibrated(self) -> bool:
+        """Whether the match objective's leaf is ``match_leaf=calibrated``, whose fit
+        (:func:`scopa_sim.bots.objective.fit_leaf`) plays Scopa's kernels only."""
+        return self._match is not None and self._match.leaf == "calibrated"
+
 
 class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     """Perfect-information Monte Carlo ("determinized search").
@@ -214,7 +221,9 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     mean value over the worlds.  The 95% interval is over worlds (normal approximation).
     ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
     (:mod:`scopa_sim.bots.belief`) instead of uniformly (``uniform``, the default).
-    ``objective=match`` values hands by the match they leave (``leaf=estimate`` only).
+    ``objective=match`` values hands by the match they leave (``leaf=estimate`` only;
+    on Cirulla too, by Cirulla's table, ``match_leaf=normal`` only). On Cirulla
+    ``leaf=expert`` is :func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`.
     """
 
     LEAVES: ClassVar[dict[str, int]] = {"estimate": KV.LEAF_ESTIMATE, "expert": KV.LEAF_EXPERT}
@@ -250,8 +259,8 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         """The legal plays and their values per world (``[world, play]``).
 
         Raises:
-            RulesError: a Cirulla position with other than the uniform belief, the margin
-                objective and ``leaf=estimate``.
+            RulesError: a Cirulla position with other than the uniform belief and
+                ``match_leaf=normal``.
         """
         if state.rules.capture_mode == "cirulla":
             return self._values_cirulla(state, seed)
@@ -288,14 +297,17 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         cards the seat cannot see but the hands shown by declarations
         (:func:`scopa_sim.game.worlds.deal_hidden`, from the stream ``derive_seed(seed, 3,
         w, 0)``) and is solved by :func:`scopa_sim._engine.solver_cirulla.solve_world_cirulla`,
-        the matta's named value and the declaration chosen with the play."""
-        if self.belief != "uniform" or self._match is not None or self.leaf != "estimate":
+        the matta's named value and the declaration chosen with the play (for the match
+        with ``objective=match``: Cirulla's table)."""
+        if self.belief != "uniform" or self._calibrated:
             raise RulesError(CIRULLA_PIMC)
+        eq = self._eq(state)
         vec, r = state._vec, state.rules._packed
         hidden = _hidden_seats(state)
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
         info[KSO.V_TT_MASK] = TT_SIZE - 1
+        info[KSO.V_LEAF] = self.LEAVES[self.leaf]
         ws = KSC.workspace_cirulla(vec, r)
         left = state.rules.total_plays - state.plays_made
         depth = KSO.FULL_DEPTH if left <= self.exact_below else self.depth
@@ -306,7 +318,8 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
             gen = np.random.default_rng(int(K.derive_seed(root, 3, w, 0)))
             world = deal_hidden(state, hidden, gen)
             info[KSO.V_SALT] = int(K.derive_seed(root, 4, w, 0)) >> 1
-            n = int(KSC.solve_world_cirulla(world, r, depth, tk, tv, tm, info, ws, vals[w]))
+            e = _NO_EQ if eq is None else eq
+            n = int(KSC.solve_world_cirulla(world, r, depth, tk, tv, tm, info, ws, vals[w], e))
         plays = [
             Play.from_meta(int(ws[1][0, i]), int(ws[2][0, i]), int(ws[3][0, i])) for i in range(n)
         ]
@@ -393,11 +406,12 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
 
     def _analyse_cirulla(self, state: HandState) -> list[PlayStats]:
         """:meth:`analyse` of a Cirulla position (RULES.md §10) by
-        :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla` (margin objective only):
-        exact when the search is not cut and the seat knows the one layout (two players, the
-        stock played out)."""
-        if self._match is not None:
-            raise RulesError("the solver plays capture_mode=cirulla for the margin only so far")
+        :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla` (with ``objective=match``
+        by Cirulla's table): exact when the search is not cut and the seat knows the one
+        layout (two players, the stock played out)."""
+        if self._calibrated:
+            raise RulesError(CIRULLA_SOLVER)
+        eq = self._eq(state)
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
         info[KSO.V_TT_MASK] = TT_SIZE - 1
@@ -406,7 +420,8 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
         depth = KSO.FULL_DEPTH if self.depth is None else self.depth
         r = state.rules._packed
-        n = int(KSC.solve_root_cirulla(state._vec, r, depth, tk, tv, tm, info, bc, bt, bm, vals))
+        args = (state._vec, r, depth, tk, tv, tm, info, bc, bt, bm, vals)
+        n = int(KSC.solve_root_cirulla(*args) if eq is None else KSC.solve_root_cirulla(*args, eq))
         self.nodes = int(info[KSO.V_NODES])
         exact = self.depth is None and state.players == 2 and not state.stock
         stats = []
@@ -501,9 +516,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     take, the matta's named value and the declaration; every iteration's world keeps the
     hands shown by declarations and, under ``declare=auto``, deals a seat that played
     without declaring a hand that does not qualify; rollouts by Cirulla's policies; values
-    are Cirulla's hand margins. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact`` and
-    ``horizon`` apply; a belief, the match objective and ``leaf=expert`` are refused
-    (:data:`CIRULLA_ISMCTS`).
+    are Cirulla's hand margins, or with ``objective=match`` the match values of Cirulla's
+    table. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact``, ``horizon``, ``leaf=expert``
+    (:func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`) and the match
+    objective apply; a belief, ``match_leaf=calibrated`` and the learned model are
+    refused (:data:`CIRULLA_ISMCTS`).
     """
 
     CHUNK = 128
@@ -676,6 +693,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         root, r = info.vector, state._r
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
         eq = self._eq(info)
+        self._set_unit(eq)
         parts, cum = self._worlds_from(state, seed)
         args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
         models = self._reply_models() if self.reply != "uct" else None
@@ -696,6 +714,8 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         what a quiet first play says under ``declare=auto``
         (:func:`scopa_sim.game.worlds.quiet_hands`)."""
         self._check_cirulla()
+        eq = self._eq(state)
+        self._set_unit(eq)
         hidden = _hidden_seats(state)
         root, r = deal_hidden(state, hidden, None), state.rules._packed
         quiet = np.full(4, -1, dtype=np.int64)
@@ -703,27 +723,35 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             quiet[s] = m
         mask = sum(1 << s for s in hidden)
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
-        args = (float(self.c), self._policy, self._horizon, rng, mask, quiet)
+        args: tuple[object, ...] = (
+            float(self.c), self._policy, self._horizon, rng, mask, quiet, self._leaf
+        )  # fmt: skip
+        if eq is not None:
+            args = (*args, eq)
         return self._grow(
             root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args))
         )
 
     def _check_cirulla(self) -> None:
         """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
-        (its models weigh plays by Scopa's values), the match objective (no equity table
-        covers Cirulla), ``leaf=expert`` (Scopa's piles) and the learned model in the
-        search (its rollout, leaf and prior read Scopa's features).
+        (its models weigh plays by Scopa's values), ``match_leaf=calibrated`` (its fit
+        plays Scopa's hands) and the learned model in the search (its rollout, leaf and
+        prior read Scopa's features).
 
         Raises:
             RulesError: :data:`CIRULLA_ISMCTS`.
         """
-        if (
-            self.belief != "uniform"
-            or self._match is not None
-            or self.leaf != "estimate"
-            or self.uses_model
-        ):
+        if self.belief != "uniform" or self._calibrated:
             raise RulesError(CIRULLA_ISMCTS)
+        if self.uses_model:
+            raise RulesError(CIRULLA_ISMCTS)
+
+    def _set_unit(self, eq: np.ndarray | None) -> None:
+        """The unit of this decision's tree sums (``1 / _unit`` points): whole points for
+        full rollouts valued by margins, ``EST_UNIT`` at a horizon or with the match
+        objective; decided per decision, as ``match_close`` leaves some hands to the
+        margin (their full rollouts then in whole points)."""
+        self._unit = 1 if self._horizon >= KSO.FULL_DEPTH and eq is None else KI.EST_UNIT
 
     def _grow(
         self, root: np.ndarray, run: Callable[[np.ndarray, int, int], int]
@@ -876,9 +904,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         info[KSO.V_SALT] = 1
         bc, bt, bm = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(3))
         vals = np.empty(K.MAX_PLAYS, dtype=np.float64)
-        r = state.rules._packed
-        depth = KSO.FULL_DEPTH
-        n = int(KSC.solve_root_cirulla(world, r, depth, tk, tv, tm, info, bc, bt, bm, vals))
+        args = (world, state.rules._packed, KSO.FULL_DEPTH, tk, tv, tm, info, bc, bt, bm, vals)
+        eq = self._eq(state)
+        n = int(KSC.solve_root_cirulla(*args) if eq is None else KSC.solve_root_cirulla(*args, eq))
         stats = [
             PlayStats(
                 Play.from_meta(int(bc[i]), int(bt[i]), int(bm[i])),

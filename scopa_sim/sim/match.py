@@ -330,11 +330,22 @@ class HandPlayer:
 #: The policies that play Cirulla (RULES.md §10) so far: the kernel policies (``learned``
 #: included, on its Cirulla weights), PIMC, ISMCTS and the solver.
 CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "ismcts", "solver")
+#: The match objective's parameters, which every search takes on Cirulla (two sides).
+CIRULLA_MATCH_PARAMS = ("objective", "equity", "match_leaf", "match_close")
 #: The parameters of the searches that play Cirulla so far (the others refused).
 CIRULLA_SEARCH_PARAMS = {
-    "pimc": ("worlds", "depth", "exact_below"),
-    "ismcts": ("iterations", "ms", "c", "rollout", "exact", "horizon"),
-    "solver": ("depth",),
+    "pimc": ("worlds", "depth", "exact_below", "leaf", *CIRULLA_MATCH_PARAMS),
+    "ismcts": (
+        "iterations",
+        "ms",
+        "c",
+        "rollout",
+        "exact",
+        "horizon",
+        "leaf",
+        *CIRULLA_MATCH_PARAMS,
+    ),
+    "solver": ("depth", *CIRULLA_MATCH_PARAMS),
 }
 
 
@@ -356,7 +367,7 @@ def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False
             raise RulesError(
                 f"policy {p}: {p.name} plays capture_mode=cirulla with "
                 + ", ".join(f"{k}=" for k in allowed)
-                + " only so far (no belief, match objective or other leaf)"
+                + " only so far (no belief)"
             )
     if swapped:
         raise RulesError("capture_mode=cirulla is not dealt as duplicate deals yet")

@@ -79,7 +79,7 @@ def test_tournament_and_simulate_take_cirulla() -> None:
     ("call", "words"),
     [
         (lambda: scopa_sim.advise("AD 3C 3S", "7H 5C 2D QS", preset="cirulla",
-                                  policy="ismcts:objective=match"), "only so far"),
+                                  policy="pimc:belief=expert"), "only so far"),
         (lambda: scopa_sim.advise("AD 3C 3S", "7H 5C 2D QS", preset="cirulla", policy="eval",
                                   belief="fit"), "belief"),
         (lambda: scopa_sim.play("eval", preset="cirulla"), "does not play"),

@@ -201,7 +201,7 @@ def test_a_horizon_values_leaves_as_the_cirulla_solver_does() -> None:
 
 @pytest.mark.parametrize(
     "policy",
-    ["ismcts:belief=expert", "ismcts:horizon=3,leaf=expert", "ismcts:objective=match"],
+    ["ismcts:belief=expert", "ismcts:belief=robust,horizon=3,leaf=expert"],
 )
 def test_what_ismcts_does_not_do_on_cirulla_is_refused_in_one_line(policy: str) -> None:
     state = HandState.deal(Rules.make("cirulla"), seed=3)

@@ -118,12 +118,7 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
     "policy",
     [
         "pimc:belief=expert",
-        "pimc:leaf=expert",
-        "pimc:objective=match",
-        "solver:objective=match",
         "ismcts:belief=robust",
-        "ismcts:horizon=2,leaf=expert",
-        "ismcts:objective=match",
         "best",
     ],
 )

@@ -522,19 +522,20 @@ def test_start_up_savings_stay_in_the_cli_process() -> None:
     "args",
     [
         ("simulate", "--preset", "cirulla", "--policy", "eval", "--hands", "2", "--out", "{tmp}"),
-        ("equity", "--preset", "cirulla-4", "--out", "{tmp}/eq.json"),
+        ("equity", "--preset", "cirulla-3", "--out", "{tmp}/eq.json"),
     ],
 )
 def test_cirulla_is_refused_in_one_line_where_the_engine_does_not_play_it(
     args: tuple[str, ...], tmp_path: Path
 ) -> None:
-    """RULES.md §10: what does not play Cirulla yet (the evaluator as a player, the match
-    equity table) says so in one line, exit status 2, and writes nothing (issue 42)."""
+    """RULES.md §10: what does not play Cirulla yet (the evaluator as a player) or cannot
+    (a match-equity table of three sides) says so in one line, exit status 2, and writes
+    nothing (issue 42)."""
     result = run(*(a.format(tmp=tmp_path) for a in args))
     if args[0] == "simulate":
         usage_error(result, "capture_mode=cirulla", "does not play")
     else:
-        usage_error(result, "capture_mode=cirulla", "not played by the engine yet")
+        usage_error(result, "needs two sides", "not 3")
     assert not list(tmp_path.iterdir())
 
 
