@@ -139,6 +139,7 @@ __all__ = [
     "choose_learned_cirulla",
     "determinize_cirulla",
     "harness_choice_cirulla",
+    "learned_choice_cirulla",
     "learned_scratch_cirulla",
     "learned_value_cirulla",
     "model_forward_cirulla",
@@ -370,9 +371,11 @@ def learned_value_cirulla(state, rules, model, card, take, meta, ls):
 
 
 @njit(cache=True)
-def _model_choice(state, rules, model, rng, bc, bt, bm, n, ls):
+def learned_choice_cirulla(state, rules, model, rng, bc, bt, bm, n, ls):
     """Index of the play the model values most among the ``n`` legal Cirulla plays in the
-    buffers, ties broken uniformly by reservoir draws from ``rng`` (one play: a draw)."""
+    buffers, ties broken uniformly by reservoir draws from ``rng`` (one play: a draw): the
+    model alone, without the exact endgame (ISMCTS's rollouts, the learned policy's play
+    where its information set is not one world); ``ls``: :func:`learned_scratch_cirulla`."""
     if n <= 1:
         return rand_below(rng, n)
     best = learned_value_cirulla(state, rules, model, bc[0], bt[0], bm[0], ls)
@@ -446,7 +449,7 @@ def _choose(state, rules, kind, model, rng, bc, bt, bm, n, ls):
         if n > 1 and one_world_cirulla(state, rules):
             return _exact_choice(state, rules, rng, bc, bt, bm, n, ls[8])
     if kind == LEARNED:
-        return _model_choice(state, rules, model, rng, bc, bt, bm, n, ls)
+        return learned_choice_cirulla(state, rules, model, rng, bc, bt, bm, n, ls)
     _, _, _, xs, bt2, bm2, sc, vals, _ = ls
     return choose_cirulla(state, rules, kind, rng, bc, bt, bm, n, EXPERT_DECLARES, vals, xs,
                           bt2, bm2, sc)  # fmt: skip

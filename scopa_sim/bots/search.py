@@ -69,8 +69,8 @@ CIRULLA_PIMC = (
 )
 #: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_ISMCTS = (
-    "ismcts plays capture_mode=cirulla with belief=uniform, objective=margin, leaf=estimate "
-    "and without the learned model (rollout=, leaf=, prior=learned) only so far"
+    "ismcts plays capture_mode=cirulla with belief=uniform, objective=margin and "
+    "leaf=estimate or leaf=learned only so far"
 )
 
 
@@ -501,8 +501,11 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     take, the matta's named value and the declaration; every iteration's world keeps the
     hands shown by declarations and, under ``declare=auto``, deals a seat that played
     without declaring a hand that does not qualify; rollouts by Cirulla's policies; values
-    are Cirulla's hand margins. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact`` and
-    ``horizon`` apply; a belief, the match objective and ``leaf=expert`` are refused
+    are Cirulla's hand margins. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact``,
+    ``horizon``, ``leaf=learned``, ``prior`` and ``prior_visits`` apply (the learned model
+    on its Cirulla weights: ``leaf=learned`` and the prior anchor the model's values at the
+    expert's Cirulla evaluation of the piles, grande and piccola included, plus the scope
+    and declared points); a belief, the match objective and ``leaf=expert`` are refused
     (:data:`CIRULLA_ISMCTS`).
     """
 
@@ -704,15 +707,37 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         mask = sum(1 << s for s in hidden)
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
         args = (float(self.c), self._policy, self._horizon, rng, mask, quiet)
+        lp = self._learned_cirulla(state, root)
         return self._grow(
-            root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args))
+            root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args, lp))
         )
+
+    def _learned_cirulla(
+        self, state: HandState, root: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, float, int]:
+        """The learned model's argument ``lp`` of
+        :func:`scopa_sim._engine.ismcts_cirulla.ismcts_run_cirulla` (its ``NO_LEARNED``
+        when the search does not use it): the rules' Cirulla weights, with
+        ``prior=learned`` each legal root play's value
+        (:func:`scopa_sim._engine.ismcts_cirulla.root_prior_cirulla`), the virtual visits
+        and the leaf's code."""
+        if not self.uses_model:
+            return KIC.NO_LEARNED
+        if self._weights_rules is not state.rules:  # looked up once per rules object
+            self._weights, self._weights_rules = load_weights(state.rules), state.rules
+        model = self._weights
+        assert model is not None
+        prior = KIC.NO_LEARNED[1]
+        if self.prior != "none":
+            rows = np.empty((K.MAX_PLAYS, 3))
+            prior = rows[: int(KIC.root_prior_cirulla(root, state.rules._packed, model, rows))]
+        return model, prior, float(self.prior_visits), int(self._leaf)
 
     def _check_cirulla(self) -> None:
         """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
         (its models weigh plays by Scopa's values), the match objective (no equity table
-        covers Cirulla), ``leaf=expert`` (Scopa's piles) and the learned model in the
-        search (its rollout, leaf and prior read Scopa's features).
+        covers Cirulla) and ``leaf=expert`` (Scopa's piles); the learned model (rollout,
+        leaf, prior) plays on its Cirulla weights.
 
         Raises:
             RulesError: :data:`CIRULLA_ISMCTS`.
@@ -720,8 +745,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         if (
             self.belief != "uniform"
             or self._match is not None
-            or self.leaf != "estimate"
-            or self.uses_model
+            or self.leaf not in ("estimate", "learned")
         ):
             raise RulesError(CIRULLA_ISMCTS)
 

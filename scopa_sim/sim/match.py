@@ -333,7 +333,17 @@ CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "ismcts", "
 #: The parameters of the searches that play Cirulla so far (the others refused).
 CIRULLA_SEARCH_PARAMS = {
     "pimc": ("worlds", "depth", "exact_below"),
-    "ismcts": ("iterations", "ms", "c", "rollout", "exact", "horizon"),
+    "ismcts": (
+        "iterations",
+        "ms",
+        "c",
+        "rollout",
+        "exact",
+        "horizon",
+        "leaf",
+        "prior",
+        "prior_visits",
+    ),
     "solver": ("depth",),
 }
 

@@ -97,8 +97,8 @@ def test_a_run_in_chunks_grows_the_same_tree() -> None:
     mask = sum(1 << s for s in hidden)
     for _ in range(3):
         count = KIC.ismcts_run_cirulla(root, rules._packed, tree, count, 100, 0.7,
-                                       K.POLICY_RANDOM, KSO.FULL_DEPTH, rng, mask,
-                                       quiet)  # fmt: skip
+                                       K.POLICY_RANDOM, KSO.FULL_DEPTH, rng, mask, quiet,
+                                       KIC.NO_LEARNED)  # fmt: skip
     assert count == n and np.array_equal(tree[:count], whole[:n])
 
 
