@@ -242,9 +242,10 @@ def _ucb1_prior(tree, cn, compat, c, scale, prior, pvis):
         virt = 0.0
         pval = 0.0
         for r in range(prior.shape[0]):
-            if np.int64(prior[r, P_CARD]) == tree[ch, T_CARD] and np.int64(
-                prior[r, P_TAKE]
-            ) == tree[ch, T_TAKE]:
+            if (
+                np.int64(prior[r, P_CARD]) == tree[ch, T_CARD]
+                and np.int64(prior[r, P_TAKE]) == tree[ch, T_TAKE]
+            ):
                 virt = pvis
                 pval = prior[r, P_VALUE]
                 break

@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers.positions import played
 
 from scopa_sim import Rules
 from scopa_sim import _engine as K
@@ -29,15 +30,6 @@ GAMES = [
     ("cirulla-3", {"matta": "play"}),
     ("cirulla-4", {}),
 ]
-
-
-def played(rules: Rules, seed: int, plays: int) -> HandState:
-    """A hand dealt from ``seed`` after ``plays`` random plays (fewer if it ends)."""
-    state = HandState.deal(rules, seed=seed)
-    rng = random.Random(seed)
-    while not state.is_over and state.plays_made < plays:
-        state.push(rng.choice(state.legal_plays))
-    return state
 
 
 @pytest.mark.parametrize(("preset", "overrides"), GAMES)
