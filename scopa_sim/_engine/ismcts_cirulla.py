@@ -28,7 +28,8 @@ prior_visits, leaf)`` (:data:`NO_LEARNED`: none): ``policy = POLICY_LEARNED`` ro
 the model's best play (:func:`.learned_cirulla.learned_choice_cirulla`); ``leaf =
 LEAF_LEARNED`` values a horizon by :func:`_anchored_values`, the expert's Cirulla
 evaluation of the piles with the scope and the declared points (:func:`anchor_cirulla`)
-plus the model's value of the best play of the seat to play there; ``prior`` rows
+plus the model's value of the best play of the seat to play there, put on the level of the
+expert's play values (:func:`anchored_plays`); ``prior`` rows
 (:func:`root_prior_cirulla`) with ``prior_visits > 0`` give the root's plays virtual visits
 at their prior value in UCB1's mean (:func:`_ucb1_prior`).
 """
@@ -83,6 +84,7 @@ from .layout import (
     SCRATCH,
     side_of,
 )
+from .learned import D_EXPERT
 from .learned_cirulla import learned_choice_cirulla, learned_scratch_cirulla, learned_value_cirulla
 from .policy import EXPERT_SCRATCH, expert_flags
 from .policy_cirulla import EXPERT_DECLARES, expert_eval_cirulla
@@ -97,6 +99,7 @@ __all__ = [
     "QUIET_TRIES",
     "REWARD_SCALE_CIRULLA",
     "anchor_cirulla",
+    "anchored_plays",
     "ismcts_run_cirulla",
     "play_code",
     "root_prior_cirulla",
@@ -285,38 +288,62 @@ def anchor_cirulla(state, rules, side):
 
 
 @njit(cache=True)
+def anchored_plays(state, rules, model, ls, bc, bt, bm, n, out):
+    """The model's values of the ``n`` Cirulla plays in the buffers for the seat to play in
+    ``state``, anchored, into ``out[:n]`` (points); return the best (0 without a play).
+    The model learns only the differences between a decision's plays (its loss is
+    centred per decision), so its level drifts by several points between positions; its
+    values are put on the level of the expert's play values
+    (:func:`.policy_cirulla.expert_play_value_cirulla`, the expected change in points):
+    the expert's mean over the plays plus the model's difference from its own mean."""
+    if n == 0:
+        return 0.0
+    fm = 0.0
+    xm = 0.0
+    for i in range(n):
+        out[i] = learned_value_cirulla(state, rules, model, bc[i], bt[i], bm[i], ls)
+        fm += out[i]
+        xm += ls[1][D_EXPERT]
+    shift = (xm - fm) / n
+    best = -INF
+    for i in range(n):
+        out[i] += shift
+        best = max(best, out[i])
+    return best
+
+
+@njit(cache=True)
 def root_prior_cirulla(root, rules, model, out):
     """The root prior of :func:`ismcts_run_cirulla` at ``root`` (a world of the seat to
     play's information set; the model reads what the seat knows): each legal play's row in
     ``out`` (``P_*`` columns, at least ``MAX_PLAYS`` rows; ``P_CARD`` holds its
     :func:`play_code`), its value :func:`anchor_cirulla` of the seat's side plus the
-    model's value of the play (points); return the number of rows."""
+    model's anchored value of the play (:func:`anchored_plays`, points); return the number
+    of rows."""
     ls = learned_scratch_cirulla(model)
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
     bm = np.empty(MAX_PLAYS, dtype=np.int64)
+    vals = np.empty(MAX_PLAYS)
     n = legal_plays_cirulla(root, rules, bc, bt, bm, np.empty(SCRATCH, dtype=np.int64))
+    anchored_plays(root, rules, model, ls, bc, bt, bm, n, vals)
     base = anchor_cirulla(root, rules, side_of(rules, root[S_TURN]))
     for i in range(n):
         out[i, P_CARD] = play_code(bc[i], bm[i])
         out[i, P_TAKE] = bt[i]
-        out[i, P_VALUE] = base + learned_value_cirulla(root, rules, model, bc[i], bt[i], bm[i], ls)
+        out[i, P_VALUE] = base + vals[i]
     return n
 
 
 @njit(cache=True, inline="always")
-def _anchored_values(w, rules, model, ls, unit, margins, bc, bt, bm, sc):
+def _anchored_values(w, rules, model, ls, unit, margins, bc, bt, bm, sc, fv):
     """The learned leaf (``leaf = LEAF_LEARNED``) of the position ``w`` where a rollout
     stopped, into ``margins`` (units of ``1 / unit`` points): the side to play there gets
-    its :func:`anchor_cirulla` plus the model's value of its best play (none: 0), every
-    other side its own anchor less that value (as :func:`.ismcts._learned_leaf` on
-    Scopa)."""
+    its :func:`anchor_cirulla` plus the model's anchored value of its best play
+    (:func:`anchored_plays`; none: 0), every other side its own anchor less that value
+    (as :func:`.ismcts._learned_leaf` on Scopa); ``fv``: ``MAX_PLAYS`` floats of scratch."""
     n = legal_plays_cirulla(w, rules, bc, bt, bm, sc)
-    gain = 0.0
-    for i in range(n):
-        v = learned_value_cirulla(w, rules, model, bc[i], bt[i], bm[i], ls)
-        if i == 0 or v > gain:
-            gain = v
+    gain = anchored_plays(w, rules, model, ls, bc, bt, bm, n, fv)
     side = side_of(rules, w[S_TURN])
     for s in range(rules[R_SIDES]):
         e = anchor_cirulla(w, rules, s)
@@ -417,6 +444,7 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     margins = np.zeros(4, dtype=np.int64)
     lmodel, prior, pvis, lleaf = lp  # the learned model, the root prior, its visits, the leaf
     ls = learned_scratch_cirulla(lmodel)
+    fv = np.empty(MAX_PLAYS)
     for _ in range(iterations):
         _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild, deck, rng)
         node = 0
@@ -446,7 +474,7 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
                                    xs, bt2, bm2, sc)  # fmt: skip
             apply_play_cirulla(w, rules, bc[i], bt[i], bm[i])
         if cut and lleaf == LEAF_LEARNED:  # the model's leaf instead of the estimate's
-            _anchored_values(w, rules, lmodel, ls, unit, margins, bc, bt, bm, sc)
+            _anchored_values(w, rules, lmodel, ls, unit, margins, bc, bt, bm, sc, fv)
         else:
             _rewards(w, rules, cut, unit, score, work, margins)
         back_up(tree, path, plen, margins)

@@ -505,7 +505,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     ``horizon``, ``leaf=learned``, ``prior`` and ``prior_visits`` apply (the learned model
     on its Cirulla weights: ``leaf=learned`` and the prior anchor the model's values at the
     expert's Cirulla evaluation of the piles, grande and piccola included, plus the scope
-    and declared points); a belief, the match objective and ``leaf=expert`` are refused
+    and declared points, the model's differences between plays put on the level of the
+    expert's play values, :func:`scopa_sim._engine.ismcts_cirulla.anchored_plays`); a
+    belief, the match objective and ``leaf=expert`` are refused
     (:data:`CIRULLA_ISMCTS`).
     """
 

@@ -86,23 +86,29 @@ def test_a_heavy_prior_makes_the_root_follow_the_model() -> None:
         assert PolicySpec.parse(text).bot().choose(state, 4) == learned.choose(state, 4)
 
 
-def test_the_root_prior_is_the_anchor_plus_the_models_value() -> None:
+def test_the_root_prior_is_the_anchor_plus_the_models_anchored_value() -> None:
     """Each legal play's prior row: its tree key, its take, and the anchor of the seat's
-    side plus the model's value of the play (what the learned policy reads)."""
+    side plus the model's value of the play (what the learned policy reads) moved to the
+    level of the expert's play values: the same shift for every play, the rows' mean the
+    anchor plus the expert's mean."""
     rules = Rules.make("cirulla", {"matta": "play"})
-    state = played(rules, 2, 5)
+    state = next(s for s in (played(rules, x, 6) for x in range(20)) if len(s.legal_plays) > 2)
     model = load_weights(rules)
     root = deal_hidden(state, [1 - state.turn], None)
     rows = np.empty((K.MAX_PLAYS, 3))
     n = int(KIC.root_prior_cirulla(root, rules._packed, model, rows))
-    assert n == len(state.legal_plays)
+    assert n == len(state.legal_plays) > 1
     ls = KLC.learned_scratch_cirulla(model)
     base = KIC.anchor_cirulla(root, rules._packed, state.turn)
+    shifts, expert = [], []
     for i, p in enumerate(state.legal_plays):
         row = rows[i]
         assert int(row[0]) == p.card | (p.meta << KIC.CODE_SHIFT) and int(row[1]) == p.take
         value = KLC.learned_value_cirulla(root, rules._packed, model, p.card, p.take, p.meta, ls)
-        assert row[2] == pytest.approx(base + value)
+        expert.append(ls[1][0])  # the dense input D_EXPERT: the expert's value of the play
+        shifts.append(row[2] - base - value)
+    assert shifts == pytest.approx([shifts[0]] * n)
+    assert rows[:n, 2].mean() == pytest.approx(base + np.mean(expert))
 
 
 @pytest.mark.parametrize(
