@@ -23,9 +23,22 @@ position is valued as the Cirulla solver values a depth limit
 (:func:`.values.estimate` plus the declared points). With the match objective (an ``eq``
 table, two sides) rewards are the solver's match values instead
 (:func:`.solver_cirulla.match_static_cirulla`), side 1's the negation of side 0's.
+
+The learned policy's Cirulla model (:mod:`.learned_cirulla`) serves as on Scopa
+(:func:`.ismcts.ismcts_run`), through the run's argument ``lp = (model, prior,
+prior_visits)`` (:data:`NO_LEARNED`: none): ``policy = POLICY_LEARNED`` rolls out by
+the model's best play (:func:`.learned_cirulla.learned_choice_cirulla`); ``leaf =
+LEAF_LEARNED`` values a horizon by :func:`_anchored_values`, the expert's Cirulla
+evaluation of the piles with the scope and the declared points (:func:`anchor_cirulla`)
+plus the model's value of the best play of the seat to play there, put on the level of the
+expert's play values (:func:`anchored_plays`); ``prior`` rows
+(:func:`root_prior_cirulla`) with ``prior_visits > 0`` give the root's plays virtual visits
+at their prior value in UCB1's mean (:func:`_ucb1_prior`).
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 from numba import njit
@@ -34,11 +47,17 @@ from .bits import ctz, popcount
 from .capture import declaration_points
 from .ismcts import (
     EST_UNIT,
+    LEAF_LEARNED,
+    P_CARD,
+    P_TAKE,
+    P_VALUE,
     T_AVAIL,
     T_CARD,
     T_CHILD,
     T_NEXT,
+    T_SUM,
     T_TAKE,
+    T_VISITS,
     ucb1_child,
 )
 from .ismcts import _add_child as add_child
@@ -49,7 +68,10 @@ from .layout import (
     MAX_PLAYS,
     N_ITEMS_CIRULLA,
     N_STATE,
+    POLICY_LEARNED,
+    R_DECK,
     R_MATTA,
+    R_PICCOLA_MAX,
     R_PLAYERS,
     R_SIDES,
     S_DECK,
@@ -57,13 +79,17 @@ from .layout import (
     S_DECLARED,
     S_DONE,
     S_HANDS,
+    S_PILES,
+    S_SCOPE,
     S_STOCK,
     S_TURN,
     SCRATCH,
     side_of,
 )
-from .policy import EXPERT_SCRATCH
-from .policy_cirulla import EXPERT_DECLARES
+from .learned import D_EXPERT
+from .learned_cirulla import learned_choice_cirulla, learned_scratch_cirulla, learned_value_cirulla
+from .policy import EXPERT_SCRATCH, expert_flags
+from .policy_cirulla import EXPERT_DECLARES, expert_eval_cirulla
 from .solver import FULL_DEPTH, MAX_PLY
 from .solver_cirulla import match_static_cirulla
 from .step import apply_play_cirulla, choose_cirulla, legal_plays_cirulla, score_state_cirulla
@@ -71,7 +97,17 @@ from .streams import rand_below
 from .values import INF, LEAF_ESTIMATE, LEAF_EXPERT, estimate
 from .values_cirulla import expert_leaf_cirulla
 
-__all__ = ["CODE_SHIFT", "QUIET_TRIES", "REWARD_SCALE_CIRULLA", "ismcts_run_cirulla", "play_code"]
+__all__ = [
+    "CODE_SHIFT",
+    "NO_LEARNED",
+    "QUIET_TRIES",
+    "REWARD_SCALE_CIRULLA",
+    "anchor_cirulla",
+    "anchored_plays",
+    "ismcts_run_cirulla",
+    "play_code",
+    "root_prior_cirulla",
+]
 
 #: Where a play's ``meta`` starts in its tree key (:func:`play_code`): cards are below 64.
 CODE_SHIFT = 6
@@ -85,6 +121,9 @@ REWARD_SCALE_CIRULLA = 0.05
 #: The draws of a world before one is kept that breaks a ``quiet`` constraint (as
 #: :func:`scopa_sim.game.worlds.deal_hidden`).
 QUIET_TRIES = 1000
+#: :func:`ismcts_run_cirulla`'s ``lp`` without the learned model: no model, no root prior,
+#: no virtual visits.
+NO_LEARNED = (np.empty(0), np.empty((0, 3)), 0.0)
 
 
 @njit(cache=True, inline="always")
@@ -142,13 +181,15 @@ def _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild,
 
 
 @njit(cache=True, inline="always")
-def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, scale, rng):
+def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, scale, rng,
+               prior, pvis):  # fmt: skip
     """A step down the tree for the seat to play among the world's ``n`` legal plays
     (``bc``/``bt``/``bm``): the availability of each child among them counted; then one
     untried play expanded, chosen at random (unless the pool is full), which leaves the
     tree, or with every legal play tried the child of best UCB1 value followed
-    (:func:`.ismcts.ucb1_child`); return ``(i, node, count, plen, in_tree)``, ``i`` the
-    play's index in the buffers."""
+    (:func:`.ismcts.ucb1_child`; with ``pvis > 0``, the root's, :func:`_ucb1_prior` over
+    the ``prior`` rows); return ``(i, node, count, plen, in_tree)``, ``i`` the play's
+    index in the buffers."""
     for i in range(n):
         slot[i] = -1
     compat = 0
@@ -180,7 +221,10 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
             path[plen + 1] = side
             plen += 2
         return pick, node, count, plen, False
-    node = ucb1_child(tree, cn, compat, c, scale)
+    if pvis > 0.0:
+        node = _ucb1_prior(tree, cn, compat, c, scale, prior, pvis)
+    else:
+        node = ucb1_child(tree, cn, compat, c, scale)
     pick = 0
     for i in range(n):
         if slot[i] == node:
@@ -190,6 +234,124 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
     path[plen + 1] = side
     plen += 2
     return pick, node, count, plen, True
+
+
+@njit(cache=True, inline="always")
+def _ucb1_prior(tree, cn, compat, c, scale, prior, pvis):
+    """:func:`.ismcts.ucb1_child` with a root prior: each child's mean taken over its visits
+    and ``pvis`` virtual ones at its prior value (the ``prior`` row of its play code and
+    take, ``P_VALUE`` in points scaled as the rewards; a child without a row: no virtual
+    visits); return the child of best value, the first of equal values."""
+    best = -INF
+    node = cn[0]
+    for q in range(compat):
+        ch = cn[q]
+        virt = 0.0
+        pval = 0.0
+        for r in range(prior.shape[0]):
+            if (
+                np.int64(prior[r, P_CARD]) == tree[ch, T_CARD]
+                and np.int64(prior[r, P_TAKE]) == tree[ch, T_TAKE]
+            ):
+                virt = pvis
+                pval = prior[r, P_VALUE]
+                break
+        v = float(tree[ch, T_VISITS])
+        mean = (scale * tree[ch, T_SUM] + virt * REWARD_SCALE_CIRULLA * pval) / (v + virt)
+        val = mean + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
+        if val > best:
+            best = val
+            node = ch
+    return node
+
+
+@njit(cache=True)
+def anchor_cirulla(state, rules, side):
+    """The static worth of ``side``'s position in the Cirulla ``state`` (points), where the
+    learned model's values are anchored (as :func:`.values.expert_margin` anchors them on
+    Scopa): against each other side the expert's Cirulla evaluation of the two piles
+    (:func:`.policy_cirulla.expert_eval_cirulla`, grande and piccola included) plus the
+    difference in scope and in declared points; the worst of them."""
+    ns = rules[R_SIDES]
+    xflags = expert_flags(rules)
+    most = rules[R_PICCOLA_MAX]
+    pm = state[S_PILES + side]
+    worst = INF
+    for t in range(ns):
+        if t == side:
+            continue
+        others = np.int64(0)
+        for q in range(ns):
+            if q != side and q != t:
+                others |= state[S_PILES + q]
+        v = expert_eval_cirulla(pm, state[S_PILES + t], others, rules[R_DECK], xflags, most)
+        v += state[S_SCOPE + side] - state[S_SCOPE + t]
+        v += state[S_DECLARED + side] - state[S_DECLARED + t]
+        worst = min(worst, v)
+    return worst
+
+
+@njit(cache=True)
+def anchored_plays(state, rules, model, ls, bc, bt, bm, n, out):
+    """The model's values of the ``n`` Cirulla plays in the buffers for the seat to play in
+    ``state``, anchored, into ``out[:n]`` (points); return the best (0 without a play).
+    The model learns only the differences between a decision's plays (its loss is
+    centred per decision), so its level drifts by several points between positions; its
+    values are put on the level of the expert's play values
+    (:func:`.policy_cirulla.expert_play_value_cirulla`, the expected change in points):
+    the expert's mean over the plays plus the model's difference from its own mean."""
+    if n == 0:
+        return 0.0
+    fm = 0.0
+    xm = 0.0
+    for i in range(n):
+        out[i] = learned_value_cirulla(state, rules, model, bc[i], bt[i], bm[i], ls)
+        fm += out[i]
+        xm += ls[1][D_EXPERT]
+    shift = (xm - fm) / n
+    best = -INF
+    for i in range(n):
+        out[i] += shift
+        best = max(best, out[i])
+    return best
+
+
+@njit(cache=True)
+def root_prior_cirulla(root, rules, model, out):
+    """The root prior of :func:`ismcts_run_cirulla` at ``root`` (a world of the seat to
+    play's information set; the model reads what the seat knows): each legal play's row in
+    ``out`` (``P_*`` columns, at least ``MAX_PLAYS`` rows; ``P_CARD`` holds its
+    :func:`play_code`), its value :func:`anchor_cirulla` of the seat's side plus the
+    model's anchored value of the play (:func:`anchored_plays`, points); return the number
+    of rows."""
+    ls = learned_scratch_cirulla(model)
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    bm = np.empty(MAX_PLAYS, dtype=np.int64)
+    vals = np.empty(MAX_PLAYS)
+    n = legal_plays_cirulla(root, rules, bc, bt, bm, np.empty(SCRATCH, dtype=np.int64))
+    anchored_plays(root, rules, model, ls, bc, bt, bm, n, vals)
+    base = anchor_cirulla(root, rules, side_of(rules, root[S_TURN]))
+    for i in range(n):
+        out[i, P_CARD] = play_code(bc[i], bm[i])
+        out[i, P_TAKE] = bt[i]
+        out[i, P_VALUE] = base + vals[i]
+    return n
+
+
+@njit(cache=True, inline="always")
+def _anchored_values(w, rules, model, ls, unit, margins, bc, bt, bm, sc, fv):
+    """The learned leaf (``leaf = LEAF_LEARNED``) of the position ``w`` where a rollout
+    stopped, into ``margins`` (units of ``1 / unit`` points): the side to play there gets
+    its :func:`anchor_cirulla` plus the model's anchored value of its best play
+    (:func:`anchored_plays`; none: 0), every other side its own anchor less that value
+    (as :func:`.ismcts._learned_leaf` on Scopa); ``fv``: ``MAX_PLAYS`` floats of scratch."""
+    n = legal_plays_cirulla(w, rules, bc, bt, bm, sc)
+    gain = anchored_plays(w, rules, model, ls, bc, bt, bm, n, fv)
+    side = side_of(rules, w[S_TURN])
+    for s in range(rules[R_SIDES]):
+        e = anchor_cirulla(w, rules, s)
+        margins[s] = np.int64(round((e + gain if s == side else e - gain) * unit))
 
 
 @njit(cache=True, inline="always")
@@ -231,7 +393,7 @@ def _rewards(w, rules, cut, unit, score, work, margins, eq, leaf):
 
 @njit(cache=True, nogil=True)
 def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon, rng, hidden,
-                       quiet, leaf=LEAF_ESTIMATE, eq=None):  # fmt: skip
+                       quiet, lp, leaf=LEAF_ESTIMATE, eq=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS on a Cirulla position from ``root``
     (the seat to play's information set: a world of it whose unseen cards, the stock and
     the hands of the ``hidden`` seats, a bit a seat, are dealt again every iteration) on
@@ -252,7 +414,15 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     ``eq`` (two sides; None or empty: margins) the rewards are the match objective's
     (see the module), in units of ``1 / EST_UNIT`` points with or without a horizon.
     ``rng`` (:func:`.streams.new_rng`) carries the random stream across calls, so a run
-    split into chunks gives the same tree."""
+    split into chunks gives the same tree.
+
+    ``lp = (model, prior, prior_visits)``: the learned policy's Cirulla model (the
+    empty vector: none; :data:`NO_LEARNED` for none of it) as the rollouts' policy with
+    ``policy = POLICY_LEARNED`` (the model's best play, ties at random, without the
+    learned policy's exact endgame), as the horizon's value with ``leaf = LEAF_LEARNED``
+    (:func:`_anchored_values`; not with ``eq``) and as a root prior, ``prior`` rows
+    (:func:`root_prior_cirulla`) with ``prior_visits > 0`` virtual visits each
+    (:func:`_ucb1_prior`)."""
     players = rules[R_PLAYERS]
     wild = rules[R_MATTA] != MATTA_NONE
     eqt = np.empty(0) if eq is None else eq
@@ -293,6 +463,9 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     score = np.zeros((4, N_ITEMS_CIRULLA), dtype=np.int64)
     work = np.zeros(24, dtype=np.float64)
     margins = np.zeros(4, dtype=np.int64)
+    lmodel, prior, pvis = lp  # the learned model, the root prior, its visits
+    ls = learned_scratch_cirulla(lmodel)
+    fv = np.empty(MAX_PLAYS)
     for _ in range(iterations):
         _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild, deck, rng)
         node = 0
@@ -310,13 +483,20 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
             if in_tree:
                 side = side_of(rules, w[S_TURN])
                 i, node, count, plen, in_tree = _tree_step(
-                    tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, scale, rng
-                )
+                    tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, scale, rng,
+                    prior, pvis if node == 0 else 0.0,
+                )  # fmt: skip
+            elif policy == POLICY_LEARNED:
+                rolled += 1
+                i = learned_choice_cirulla(w, rules, lmodel, rng, bc, bt, bm, n, ls)
             else:
                 rolled += 1
                 i = choose_cirulla(w, rules, policy, rng, bc, bt, bm, n, EXPERT_DECLARES, vals,
                                    xs, bt2, bm2, sc)  # fmt: skip
             apply_play_cirulla(w, rules, bc[i], bt[i], bm[i])
-        _rewards(w, rules, cut, unit, score, work, margins, eqt, leaf)
+        if cut and leaf == LEAF_LEARNED and eqt.shape[0] == 0:  # the model's leaf
+            _anchored_values(w, rules, lmodel, ls, unit, margins, bc, bt, bm, sc, fv)
+        else:
+            _rewards(w, rules, cut, unit, score, work, margins, eqt, leaf)
         back_up(tree, path, plen, margins)
     return count

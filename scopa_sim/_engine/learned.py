@@ -214,14 +214,18 @@ def new_model(hidden: int, seed: int, scale: float = 0.05) -> np.ndarray:
 
 @njit(cache=True)
 def model_offsets(model):
-    """Where each part of ``model`` starts: ``(lin, skip, b2, W1, Wd, b1, w2, H)``."""
+    """Where each part of ``model`` starts: ``(lin, skip, b2, W1, Wd, b1, w2, H)``, by the
+    sizes its header gives (``M_SPARSE``, ``M_DENSE``, ``M_HIDDEN``): a Scopa model's and a
+    Cirulla model's (:mod:`.learned_cirulla`) alike; its dense inputs are ``b2 - skip``."""
     h = np.int64(model[M_HIDDEN])
+    ns = np.int64(model[M_SPARSE])
+    nd = np.int64(model[M_DENSE])
     lin = M_HEAD
-    skip = lin + N_SPARSE
-    b2 = skip + N_DENSE
+    skip = lin + ns
+    b2 = skip + nd
     w1 = b2 + 1
-    wd = w1 + N_SPARSE * h
-    b1 = wd + N_DENSE * h
+    wd = w1 + ns * h
+    b1 = wd + nd * h
     w2 = b1 + h
     return lin, skip, b2, w1, wd, b1, w2, h
 
@@ -236,12 +240,14 @@ def hidden_width(model):
 @njit(cache=True)
 def model_forward(model, idx, k, dense, acc):
     """The model's output for the ``k`` active sparse features ``idx[:k]`` and the dense
-    ones ``dense``; the hidden layer's pre-activations are left in ``acc[:H]``."""
+    ones ``dense`` (a Scopa or a Cirulla model: :func:`model_offsets`); the hidden
+    layer's pre-activations are left in ``acc[:H]``."""
     lin, skip, b2, w1, wd, b1, w2, h = model_offsets(model)
+    nd = b2 - skip
     out = model[b2]
     for j in range(k):
         out += model[lin + idx[j]]
-    for d in range(N_DENSE):
+    for d in range(nd):
         out += model[skip + d] * dense[d]
     if h:
         for u in range(h):
@@ -250,7 +256,7 @@ def model_forward(model, idx, k, dense, acc):
             row = w1 + idx[j] * h
             for u in range(h):
                 acc[u] += model[row + u]
-        for d in range(N_DENSE):
+        for d in range(nd):
             x = dense[d]
             row = wd + d * h
             for u in range(h):
@@ -683,9 +689,11 @@ def sgd_pass(model, idx, ks, dense, y, starts, order, lr, l2, loss_kind, tau):
     centred on their mean against the targets ``y`` centred on theirs (only the
     differences between a decision's plays are learned); :data:`LOSS_SOFTMAX`, the
     cross-entropy of the softmax of the values divided by ``tau`` against the target
-    shares ``y`` (summing to 1 per decision).  Returns the mean loss per row (centred) or
-    per decision (softmax), before each update."""
-    lin, skip, _, w1, wd, b1, w2, h = model_offsets(model)
+    shares ``y`` (summing to 1 per decision).  A Scopa or a Cirulla model
+    (:func:`model_offsets`).  Returns the mean loss per row (centred) or per decision
+    (softmax), before each update."""
+    lin, skip, b2, w1, wd, b1, w2, h = model_offsets(model)
+    nd = b2 - skip
     most = 0
     for g in range(starts.shape[0] - 1):
         most = max(most, starts[g + 1] - starts[g])
@@ -736,7 +744,7 @@ def sgd_pass(model, idx, ks, dense, y, starts, order, lr, l2, loss_kind, tau):
             for j in range(k):
                 a = lin + idx[row, j]
                 model[a] -= step + lr * l2 * model[a]
-            for d in range(N_DENSE):
+            for d in range(nd):
                 model[skip + d] -= step * dense[row, d]
             for u in range(h):
                 if pre[r, u] <= 0.0:
@@ -747,6 +755,6 @@ def sgd_pass(model, idx, ks, dense, y, starts, order, lr, l2, loss_kind, tau):
                 for j in range(k):
                     a = w1 + idx[row, j] * h + u
                     model[a] -= gu + lr * l2 * model[a]
-                for d in range(N_DENSE):
+                for d in range(nd):
                     model[wd + d * h + u] -= gu * dense[row, d]
     return loss / max(units, 1)

@@ -37,6 +37,7 @@ from numba import njit
 
 from .bits import ctz, popcount
 from .capture import value_sum
+from .determinize import _seen_first
 from .layout import (
     ACES,
     DENARI,
@@ -59,7 +60,6 @@ from .layout import (
     R_SUM_FEWEST,
     R_TEAMS,
     R_TOTAL_PLAYS,
-    S_DECK,
     S_DECK_SIZE,
     S_DECLARED,
     S_DONE,
@@ -98,7 +98,6 @@ from .learned import (
     KIND_ONE,
     KIND_SCOPA,
     LEARNED,
-    LOSS_CENTRED,
     M_DENSE,
     M_HEAD,
     M_HIDDEN,
@@ -106,6 +105,8 @@ from .learned import (
     M_VERSION,
     MAX_ACTIVE,
     exact_table,
+    model_forward,
+    model_offsets,
 )
 from .policy import EXPERT_SCRATCH, REL_ME, expert_flags
 from .policy_cirulla import EXPERT_DECLARES, expert_eval_cirulla, expert_play_value_cirulla
@@ -139,9 +140,9 @@ __all__ = [
     "choose_learned_cirulla",
     "determinize_cirulla",
     "harness_choice_cirulla",
+    "learned_choice_cirulla",
     "learned_scratch_cirulla",
     "learned_value_cirulla",
-    "model_forward_cirulla",
     "model_size_cirulla",
     "new_model_cirulla",
     "one_world_cirulla",
@@ -149,7 +150,6 @@ __all__ = [
     "play_hands_cirulla",
     "play_out_model_cirulla",
     "rollout_samples_cirulla",
-    "sgd_pass_cirulla",
     "state_features_cirulla",
 ]
 
@@ -187,56 +187,13 @@ def new_model_cirulla(hidden: int, seed: int, scale: float = 0.05) -> np.ndarray
     m[M_SPARSE] = N_SPARSE
     m[M_DENSE] = N_DENSE
     m[M_HIDDEN] = hidden
-    o = _offsets(m)
+    o = model_offsets(m)
     m[o[1] + D_EXPERT] = 1.0
     if hidden:
         g = np.random.default_rng(seed)
         m[o[3] : o[5]] = g.normal(0.0, scale, o[5] - o[3])
         m[o[5] : o[6]] = 0.1
     return m
-
-
-@njit(cache=True)
-def _offsets(model):
-    """Where each part of a Cirulla ``model`` starts: ``(lin, skip, b2, W1, Wd, b1, w2, H)``."""
-    h = np.int64(model[M_HIDDEN])
-    lin = M_HEAD
-    skip = lin + N_SPARSE
-    b2 = skip + N_DENSE
-    w1 = b2 + 1
-    wd = w1 + N_SPARSE * h
-    b1 = wd + N_DENSE * h
-    w2 = b1 + h
-    return lin, skip, b2, w1, wd, b1, w2, h
-
-
-@njit(cache=True)
-def model_forward_cirulla(model, idx, k, dense, acc):
-    """The Cirulla model's output for the ``k`` active sparse features ``idx[:k]`` and
-    the dense ones ``dense`` (:func:`.learned.model_forward`'s formula); the hidden
-    layer's pre-activations are left in ``acc[:H]``."""
-    lin, skip, b2, w1, wd, b1, w2, h = _offsets(model)
-    out = model[b2]
-    for j in range(k):
-        out += model[lin + idx[j]]
-    for d in range(N_DENSE):
-        out += model[skip + d] * dense[d]
-    if h:
-        for u in range(h):
-            acc[u] = model[b1 + u]
-        for j in range(k):
-            row = w1 + idx[j] * h
-            for u in range(h):
-                acc[u] += model[row + u]
-        for d in range(N_DENSE):
-            x = dense[d]
-            row = wd + d * h
-            for u in range(h):
-                acc[u] += model[row + u] * x
-        for u in range(h):
-            if acc[u] > 0.0:
-                out += model[w2 + u] * acc[u]
-    return out
 
 
 @njit(cache=True, inline="always")
@@ -366,13 +323,15 @@ def learned_value_cirulla(state, rules, model, card, take, meta, ls):
     in ``state`` (points; larger is better); ``ls``: :func:`learned_scratch_cirulla`."""
     idx, dense, acc, xs, bt, bm, sc, _, _ = ls
     k = play_features_cirulla(state, rules, card, take, meta, idx, dense, xs, bt, bm, sc)
-    return model_forward_cirulla(model, idx, k, dense, acc)
+    return model_forward(model, idx, k, dense, acc)
 
 
 @njit(cache=True)
-def _model_choice(state, rules, model, rng, bc, bt, bm, n, ls):
+def learned_choice_cirulla(state, rules, model, rng, bc, bt, bm, n, ls):
     """Index of the play the model values most among the ``n`` legal Cirulla plays in the
-    buffers, ties broken uniformly by reservoir draws from ``rng`` (one play: a draw)."""
+    buffers, ties broken uniformly by reservoir draws from ``rng`` (one play: a draw): the
+    model alone, without the exact endgame (ISMCTS's rollouts, the learned policy's play
+    where its information set is not one world); ``ls``: :func:`learned_scratch_cirulla`."""
     if n <= 1:
         return rand_below(rng, n)
     best = learned_value_cirulla(state, rules, model, bc[0], bt[0], bm[0], ls)
@@ -446,7 +405,7 @@ def _choose(state, rules, kind, model, rng, bc, bt, bm, n, ls):
         if n > 1 and one_world_cirulla(state, rules):
             return _exact_choice(state, rules, rng, bc, bt, bm, n, ls[8])
     if kind == LEARNED:
-        return _model_choice(state, rules, model, rng, bc, bt, bm, n, ls)
+        return learned_choice_cirulla(state, rules, model, rng, bc, bt, bm, n, ls)
     _, _, _, xs, bt2, bm2, sc, vals, _ = ls
     return choose_cirulla(state, rules, kind, rng, bc, bt, bm, n, EXPERT_DECLARES, vals, xs,
                           bt2, bm2, sc)  # fmt: skip
@@ -527,17 +486,7 @@ def determinize_cirulla(state, rules, seat, rng, out):
     for s in range(n):
         if s != seat and not (shown >> s) & 1:
             unseen |= state[S_HANDS + s]
-    for i in range(state[S_STOCK], size):
-        unseen |= np.int64(1) << state[S_DECK + i]
-    everything = np.int64(0)
-    for i in range(size):
-        everything |= np.int64(1) << state[S_DECK + i]
-    pos = S_DECK
-    m = everything & ~unseen
-    while m:
-        out[pos] = ctz(m)
-        m &= m - 1
-        pos += 1
+    unseen, pos = _seen_first(state, size, unseen, out)
     start = pos
     m = unseen
     while m:
@@ -685,75 +634,3 @@ def rollout_samples_cirulla(rules, kinds, models, cont, seed, first, count, rate
             i = _choose(state, rules, kinds[seat], models[seat], rng, bc, bt, bm, n, ls)
             apply_play_cirulla(state, rules, bc[i], bt[i], bm[i])
     return count, rows, groups
-
-
-# --------------------------------------------------------------------------- training
-@njit(cache=True)
-def sgd_pass_cirulla(model, idx, ks, dense, y, starts, order, lr, l2, loss_kind, tau):
-    """:func:`.learned.sgd_pass` for a Cirulla model (the same losses, steps and decay,
-    over :data:`N_DENSE` dense features); returns the mean loss before each update."""
-    lin, skip, _, w1, wd, b1, w2, h = _offsets(model)
-    most = 0
-    for g in range(starts.shape[0] - 1):
-        most = max(most, starts[g + 1] - starts[g])
-    pre = np.zeros((most, max(1, h)))
-    f = np.zeros(most)
-    grad = np.zeros(most)
-    loss = 0.0
-    units = 0
-    for o in range(order.shape[0]):
-        g = order[o]
-        r0 = starts[g]
-        n = starts[g + 1] - r0
-        if n < 2:
-            continue
-        for r in range(n):
-            f[r] = model_forward_cirulla(model, idx[r0 + r], ks[r0 + r], dense[r0 + r], pre[r])
-        if loss_kind == LOSS_CENTRED:
-            fm = 0.0
-            ym = 0.0
-            for r in range(n):
-                fm += f[r]
-                ym += y[r0 + r]
-            fm /= n
-            ym /= n
-            for r in range(n):
-                e = (f[r] - fm) - (y[r0 + r] - ym)
-                loss += 0.5 * e * e
-                grad[r] = e
-            units += n
-        else:
-            top = f[0]
-            for r in range(1, n):
-                top = max(top, f[r])
-            z = 0.0
-            for r in range(n):
-                grad[r] = np.exp((f[r] - top) / tau)
-                z += grad[r]
-            for r in range(n):
-                p = grad[r] / z
-                if y[r0 + r] > 0.0:
-                    loss -= y[r0 + r] * np.log(max(p, 1e-300))
-                grad[r] = (p - y[r0 + r]) / tau
-            units += 1
-        for r in range(n):
-            row = r0 + r
-            k = ks[row]
-            step = lr * grad[r]
-            for j in range(k):
-                a = lin + idx[row, j]
-                model[a] -= step + lr * l2 * model[a]
-            for d in range(N_DENSE):
-                model[skip + d] -= step * dense[row, d]
-            for u in range(h):
-                if pre[r, u] <= 0.0:
-                    continue
-                gu = step * model[w2 + u]
-                model[w2 + u] -= step * pre[r, u] + lr * l2 * model[w2 + u]
-                model[b1 + u] -= gu
-                for j in range(k):
-                    a = w1 + idx[row, j] * h + u
-                    model[a] -= gu + lr * l2 * model[a]
-                for d in range(N_DENSE):
-                    model[wd + d * h + u] -= gu * dense[row, d]
-    return loss / max(units, 1)

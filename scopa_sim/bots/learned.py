@@ -265,12 +265,11 @@ def sgd_pass(
     tau: float = 1.0,
 ) -> float:
     """One pass of training over the decisions ``order`` of ``samples``, ``model`` updated
-    in place (:func:`scopa_sim._engine.learned.sgd_pass`, or for a Cirulla model
-    :func:`scopa_sim._engine.learned_cirulla.sgd_pass_cirulla`); returns the mean loss."""
+    in place (:func:`scopa_sim._engine.learned.sgd_pass`, a Scopa or a Cirulla model);
+    returns the mean loss."""
     s = samples
     order = order.astype(np.int64)
-    kernel = KLC.sgd_pass_cirulla if is_cirulla_model(model) else KL.sgd_pass
-    return float(kernel(model, s.idx, s.k, s.dense, s.y, s.starts, order, lr, l2, loss, tau))
+    return float(KL.sgd_pass(model, s.idx, s.k, s.dense, s.y, s.starts, order, lr, l2, loss, tau))
 
 
 class LearnedBot(Bot):

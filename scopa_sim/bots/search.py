@@ -68,8 +68,7 @@ CIRULLA_PIMC = (
 )
 #: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_ISMCTS = (
-    "ismcts plays capture_mode=cirulla with belief=uniform, match_leaf=normal "
-    "and without the learned model (rollout=, leaf=, prior=learned) only so far"
+    "ismcts plays capture_mode=cirulla with belief=uniform and match_leaf=normal only so far"
 )
 #: The solver's refusal of what it does not do on Cirulla (RULES.md §10) yet.
 CIRULLA_SOLVER = "the solver plays capture_mode=cirulla with match_leaf=normal only so far"
@@ -518,9 +517,13 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     without declaring a hand that does not qualify; rollouts by Cirulla's policies; values
     are Cirulla's hand margins, or with ``objective=match`` the match values of Cirulla's
     table. ``iterations``, ``ms``, ``c``, ``rollout``, ``exact``, ``horizon``, ``leaf=expert``
-    (:func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`) and the match
-    objective apply; a belief, ``match_leaf=calibrated`` and the learned model are
-    refused (:data:`CIRULLA_ISMCTS`).
+    (:func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`), the match objective,
+    and the learned model on its Cirulla weights (``rollout=learned``, ``leaf=learned``,
+    ``prior``, ``prior_visits``: ``leaf=learned`` and the prior anchor the model's values at
+    the expert's Cirulla evaluation of the piles, grande and piccola included, plus the
+    scope and declared points, the model's differences between plays put on the level of
+    the expert's play values, :func:`scopa_sim._engine.ismcts_cirulla.anchored_plays`)
+    apply; a belief and ``match_leaf=calibrated`` are refused (:data:`CIRULLA_ISMCTS`).
     """
 
     CHUNK = 128
@@ -723,8 +726,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             quiet[s] = m
         mask = sum(1 << s for s in hidden)
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
+        lp = self._learned_cirulla(state, root)
         args: tuple[object, ...] = (
-            float(self.c), self._policy, self._horizon, rng, mask, quiet, self._leaf
+            float(self.c), self._policy, self._horizon, rng, mask, quiet, lp, self._leaf
         )  # fmt: skip
         if eq is not None:
             args = (*args, eq)
@@ -732,18 +736,37 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args))
         )
 
+    def _learned_cirulla(
+        self, state: HandState, root: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, float]:
+        """The learned model's argument ``lp`` of
+        :func:`scopa_sim._engine.ismcts_cirulla.ismcts_run_cirulla` (its ``NO_LEARNED``
+        when the search does not use it): the rules' Cirulla weights, with
+        ``prior=learned`` each legal root play's value
+        (:func:`scopa_sim._engine.ismcts_cirulla.root_prior_cirulla`) and the virtual
+        visits."""
+        if not self.uses_model:
+            return KIC.NO_LEARNED
+        if self._weights_rules is not state.rules:  # looked up once per rules object
+            self._weights, self._weights_rules = load_weights(state.rules), state.rules
+        model = self._weights
+        assert model is not None
+        prior = KIC.NO_LEARNED[1]
+        if self.prior != "none":
+            rows = np.empty((K.MAX_PLAYS, 3))
+            prior = rows[: int(KIC.root_prior_cirulla(root, state.rules._packed, model, rows))]
+        return model, prior, float(self.prior_visits)
+
     def _check_cirulla(self) -> None:
         """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
-        (its models weigh plays by Scopa's values), ``match_leaf=calibrated`` (its fit
-        plays Scopa's hands) and the learned model in the search (its rollout, leaf and
-        prior read Scopa's features).
+        (its models weigh plays by Scopa's values) and ``match_leaf=calibrated`` (its fit
+        plays Scopa's hands); the learned model (rollout, leaf, prior) plays on its
+        Cirulla weights.
 
         Raises:
             RulesError: :data:`CIRULLA_ISMCTS`.
         """
         if self.belief != "uniform" or self._calibrated:
-            raise RulesError(CIRULLA_ISMCTS)
-        if self.uses_model:
             raise RulesError(CIRULLA_ISMCTS)
 
     def _set_unit(self, eq: np.ndarray | None) -> None:

@@ -343,6 +343,8 @@ CIRULLA_SEARCH_PARAMS = {
         "exact",
         "horizon",
         "leaf",
+        "prior",
+        "prior_visits",
         *CIRULLA_MATCH_PARAMS,
     ),
     "solver": ("depth", *CIRULLA_MATCH_PARAMS),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers.positions import played
 
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
@@ -17,10 +18,7 @@ P = CardSet.parse
 
 
 def _played(rules: Rules, seed: int, plays: int) -> HandState:
-    state = HandState.deal(rules, dealer=1, seed=seed)
-    for _ in range(plays):
-        state.push(state.legal_plays[0])
-    return state
+    return played(rules, seed, plays, dealer=1, first=True)
 
 
 def _swap_hidden(state: HandState) -> HandState:

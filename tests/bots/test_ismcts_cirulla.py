@@ -9,6 +9,7 @@ import random
 
 import numpy as np
 import pytest
+from helpers.positions import played
 
 from scopa_sim import Rules
 from scopa_sim import _engine as K
@@ -29,15 +30,6 @@ GAMES = [
     ("cirulla-3", {"matta": "play"}),
     ("cirulla-4", {}),
 ]
-
-
-def played(rules: Rules, seed: int, plays: int) -> HandState:
-    """A hand dealt from ``seed`` after ``plays`` random plays (fewer if it ends)."""
-    state = HandState.deal(rules, seed=seed)
-    rng = random.Random(seed)
-    while not state.is_over and state.plays_made < plays:
-        state.push(rng.choice(state.legal_plays))
-    return state
 
 
 @pytest.mark.parametrize(("preset", "overrides"), GAMES)
@@ -97,8 +89,8 @@ def test_a_run_in_chunks_grows_the_same_tree() -> None:
     mask = sum(1 << s for s in hidden)
     for _ in range(3):
         count = KIC.ismcts_run_cirulla(root, rules._packed, tree, count, 100, 0.7,
-                                       K.POLICY_RANDOM, KSO.FULL_DEPTH, rng, mask,
-                                       quiet)  # fmt: skip
+                                       K.POLICY_RANDOM, KSO.FULL_DEPTH, rng, mask, quiet,
+                                       KIC.NO_LEARNED)  # fmt: skip
     assert count == n and np.array_equal(tree[:count], whole[:n])
 
 

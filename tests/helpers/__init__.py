@@ -9,5 +9,6 @@ reference of the rules is ``tests/reference.py``, imported as ``import reference
 * :mod:`helpers.golden`: the fifteen family's rule sets and golden legal-play counts.
 * :mod:`helpers.figures`: the figures of a report folder that no report links;
 * :mod:`helpers.procs`: the processes below a command (/proc), and whether one has ended;
-* :mod:`helpers.cli`: the command line run in-process, and its one-line errors.
+* :mod:`helpers.cli`: the command line run in-process, and its one-line errors;
+* :mod:`helpers.positions`: Cirulla hands played some plays into.
 """
