@@ -56,6 +56,7 @@ import numpy as np
 from scopa_sim import _engine as K
 from scopa_sim._engine import solver_cirulla as KSC
 from scopa_sim._engine import values as KV
+from scopa_sim._engine import values_cirulla as KVC
 from scopa_sim.errors import EquityError, FileError
 from scopa_sim.files import read_text, write_text
 from scopa_sim.game.rules import Rules
@@ -409,7 +410,8 @@ def leaf_data(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``(d, m)``: the margin the leaf estimates before each play (``d[h, p]``) and the
     final margin (``m[h]``) of ``hands`` hands of ``policy`` self-play
-    (:func:`scopa_sim._engine.values.leaf_samples`).
+    (:func:`scopa_sim._engine.values.leaf_samples`; under Cirulla's rules
+    :func:`scopa_sim._engine.values_cirulla.leaf_samples_cirulla`).
 
     Raises:
         EquityError: ``hands`` is below 2, rules of other than two sides, a policy not in
@@ -419,10 +421,12 @@ def leaf_data(
     code = _model_code(policy)
     if hands < 2:
         raise EquityError(f"a leaf calibration needs at least 2 hands, got {hands}")
-    r = rules.to_array()
     d = np.zeros((hands, rules.total_plays))
     m = np.zeros(hands)
-    KV.leaf_samples(r, code, hands, seed, d, m)
+    if rules.cirulla:  # Cirulla's hands, its leaf (the declared points counted)
+        KVC.leaf_samples_cirulla(rules.loop_array(), code, hands, seed, d, m)
+    else:
+        KV.leaf_samples(rules.to_array(), code, hands, seed, d, m)
     return d, m
 
 

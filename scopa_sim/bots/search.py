@@ -63,15 +63,9 @@ _NO_PARTS = np.empty((0, 4), dtype=np.int64)
 _NO_EQ = np.empty(0, dtype=np.float64)
 _NO_CUM = np.empty(0, dtype=np.float64)
 #: PIMC's refusal of what it does not do on Cirulla (RULES.md §10) yet.
-CIRULLA_PIMC = (
-    "pimc plays capture_mode=cirulla with belief=uniform and match_leaf=normal only so far"
-)
+CIRULLA_PIMC = "pimc plays capture_mode=cirulla with belief=uniform only so far"
 #: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
-CIRULLA_ISMCTS = (
-    "ismcts plays capture_mode=cirulla with belief=uniform and match_leaf=normal only so far"
-)
-#: The solver's refusal of what it does not do on Cirulla (RULES.md §10) yet.
-CIRULLA_SOLVER = "the solver plays capture_mode=cirulla with match_leaf=normal only so far"
+CIRULLA_ISMCTS = "ismcts plays capture_mode=cirulla with belief=uniform only so far"
 
 
 class _SolverMixin:
@@ -202,12 +196,6 @@ class _ObjectiveMixin:
         hr = self._rewards(state)
         return None if hr is None else hr.eq
 
-    @property
-    def _calibrated(self) -> bool:
-        """Whether the match objective's leaf is ``match_leaf=calibrated``, whose fit
-        (:func:`scopa_sim.bots.objective.fit_leaf`) plays Scopa's kernels only."""
-        return self._match is not None and self._match.leaf == "calibrated"
-
 
 class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     """Perfect-information Monte Carlo ("determinized search").
@@ -221,7 +209,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
     ``belief=expert`` or ``fit`` draws the worlds from that belief over the other hands
     (:mod:`scopa_sim.bots.belief`) instead of uniformly (``uniform``, the default).
     ``objective=match`` values hands by the match they leave (``leaf=estimate`` only;
-    on Cirulla too, by Cirulla's table, ``match_leaf=normal`` only). On Cirulla
+    on Cirulla too, by Cirulla's table and leaf calibration). On Cirulla
     ``leaf=expert`` is :func:`scopa_sim._engine.values_cirulla.expert_leaf_cirulla`.
     """
 
@@ -258,8 +246,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         """The legal plays and their values per world (``[world, play]``).
 
         Raises:
-            RulesError: a Cirulla position with other than the uniform belief and
-                ``match_leaf=normal``.
+            RulesError: a Cirulla position with other than the uniform belief.
         """
         if state.rules.capture_mode == "cirulla":
             return self._values_cirulla(state, seed)
@@ -298,7 +285,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         w, 0)``) and is solved by :func:`scopa_sim._engine.solver_cirulla.solve_world_cirulla`,
         the matta's named value and the declaration chosen with the play (for the match
         with ``objective=match``: Cirulla's table)."""
-        if self.belief != "uniform" or self._calibrated:
+        if self.belief != "uniform":
             raise RulesError(CIRULLA_PIMC)
         eq = self._eq(state)
         vec, r = state._vec, state.rules._packed
@@ -408,8 +395,6 @@ class SolverBot(_SolverMixin, _ObjectiveMixin, Bot):
         :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla` (with ``objective=match``
         by Cirulla's table): exact when the search is not cut and the seat knows the one
         layout (two players, the stock played out)."""
-        if self._calibrated:
-            raise RulesError(CIRULLA_SOLVER)
         eq = self._eq(state)
         tk, tv, tm = self._tables()
         info = np.zeros(KSO.N_INFO, dtype=np.int64)
@@ -523,7 +508,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     the expert's Cirulla evaluation of the piles, grande and piccola included, plus the
     scope and declared points, the model's differences between plays put on the level of
     the expert's play values, :func:`scopa_sim._engine.ismcts_cirulla.anchored_plays`)
-    apply; a belief and ``match_leaf=calibrated`` are refused (:data:`CIRULLA_ISMCTS`).
+    apply; a belief is refused (:data:`CIRULLA_ISMCTS`).
     """
 
     CHUNK = 128
@@ -759,14 +744,13 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     def _check_cirulla(self) -> None:
         """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
-        (its models weigh plays by Scopa's values) and ``match_leaf=calibrated`` (its fit
-        plays Scopa's hands); the learned model (rollout, leaf, prior) plays on its
-        Cirulla weights.
+        (its models weigh plays by Scopa's values); the learned model (rollout, leaf,
+        prior) plays on its Cirulla weights.
 
         Raises:
             RulesError: :data:`CIRULLA_ISMCTS`.
         """
-        if self.belief != "uniform" or self._calibrated:
+        if self.belief != "uniform":
             raise RulesError(CIRULLA_ISMCTS)
 
     def _set_unit(self, eq: np.ndarray | None) -> None:

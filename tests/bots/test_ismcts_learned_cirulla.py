@@ -115,12 +115,12 @@ def test_the_root_prior_is_the_anchor_plus_the_models_anchored_value() -> None:
     "text",
     [
         "ismcts:iterations=50,rollout=learned,belief=expert",
-        "ismcts:iterations=50,rollout=learned,objective=match,match_leaf=calibrated",
+        "ismcts:iterations=50,horizon=2,leaf=learned,prior=learned,belief=robust",
     ],
 )
 def test_what_the_search_does_not_do_on_cirulla_stays_refused(text: str) -> None:
-    """A belief (its models read Scopa's play values) and ``match_leaf=calibrated`` (its
-    fit plays Scopa's hands) are refused with the model as without it, in one line."""
+    """A belief (its models read Scopa's play values) is refused with the model as
+    without it, in one line."""
     state = played(Rules.make("cirulla"), 1, 2)
     bot = PolicySpec.parse(text).bot()
     with pytest.raises(RulesError) as e:

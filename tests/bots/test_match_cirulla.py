@@ -22,7 +22,6 @@ from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.bots.search import (
     CIRULLA_ISMCTS,
     CIRULLA_PIMC,
-    CIRULLA_SOLVER,
     ISMCTSBot,
     PIMCBot,
     SolverBot,
@@ -240,15 +239,14 @@ def test_pimc_match_values_on_cirulla(table_file: str) -> None:
     ("policy", "words"),
     [
         ("pimc:belief=expert,objective=match,equity={t}", CIRULLA_PIMC),
-        ("pimc:objective=match,match_leaf=calibrated,equity={t}", CIRULLA_PIMC),
-        ("ismcts:objective=match,match_leaf=calibrated,equity={t}", CIRULLA_ISMCTS),
+        ("pimc:belief=robust,leaf=expert", CIRULLA_PIMC),
         ("ismcts:belief=expert,objective=match,equity={t}", CIRULLA_ISMCTS),
-        ("solver:objective=match,match_leaf=calibrated,equity={t}", CIRULLA_SOLVER),
+        ("ismcts:belief=fit,horizon=3,leaf=expert", CIRULLA_ISMCTS),
     ],
 )
 def test_what_stays_refused_is_one_line(policy: str, words: str, table_file: str) -> None:
-    """Belief models (and the calibrated match leaf, fitted on Scopa's hands) stay refused
-    on Cirulla, in one line naming what the search takes."""
+    """Belief models stay refused on Cirulla (with the match objective or leaf=expert
+    too), in one line naming what the search takes."""
     bot = PolicySpec.parse(policy.format(t=table_file)).bot()
     with pytest.raises(RulesError) as info:
         bot.analyse(late(1, (0, 0), left=10), 1)
@@ -314,3 +312,30 @@ def test_ismcts_expert_leaf_on_cirulla() -> None:
     assert sorted(map(str, (s.play for s in a))) == sorted(map(str, state.legal_plays))
     assert all(abs(s.mean) < 60 for s in a) and any(abs(s.mean) > 0.5 for s in a)
     assert [(s.play, s.mean) for s in a] != [(s.play, s.mean) for s in b]
+
+
+# --------------------------------------------------------------------------- match_leaf
+def test_leaf_calibration_is_fitted_on_cirulla_hands() -> None:
+    """``match_leaf=calibrated`` on Cirulla: the leaf's data are Cirulla's (the declared
+    points in the estimated margin from the first play, the final margin's spread
+    Cirulla's), the fit shrinks early estimates and trusts late ones."""
+    d, m = O.leaf_data(CIRULLA, "expert", hands=400, seed=1)
+    assert d.shape == (400, CIRULLA.total_plays)
+    assert np.abs(m).max() > 12  # a declaration, grande or piccola: beyond Scopa's hands
+    fit = O.fit_leaf(CIRULLA, "expert", hands=400, seed=1)
+    assert 0.0 < fit.slope[4] < fit.slope[-1] <= 1.5
+    assert fit.spread[4] > fit.spread[-1] > 0.0
+
+
+def test_match_leaf_calibrated_plays_cirulla(table_file: str) -> None:
+    state = late(6, (20, 30), left=24)
+    for bot in (
+        ISMCTSBot(iterations=200, horizon=4, objective="match", equity=table_file,
+                  match_leaf="calibrated"),
+        PIMCBot(worlds=3, depth=2, objective="match", equity=table_file,
+                match_leaf="calibrated"),
+    ):  # fmt: skip
+        bot.prepare(CIRULLA)
+        stats = bot.analyse(state, 1)
+        assert sorted(map(str, (s.play for s in stats))) == sorted(map(str, state.legal_plays))
+        assert all(0.0 <= bot.win_probability(state, s.mean) <= 1.0 for s in stats)
