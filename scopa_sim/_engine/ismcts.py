@@ -542,6 +542,16 @@ def ucb1_child(tree, cn, compat, c, scale):
 
 
 @njit(cache=True, inline="always")
+def ucb1_virtual(tree, ch, c, scale, virt, vsum):
+    """UCB1's value of child ``ch`` (visited) with ``virt`` virtual visits whose scaled
+    rewards sum to ``vsum`` (a root prior's) in its mean: ``(scale * T_SUM + vsum) /
+    (visits + virt)`` plus ``c * sqrt(ln availability / visits)``."""
+    v = float(tree[ch, T_VISITS])
+    mean = (scale * tree[ch, T_SUM] + vsum) / (v + virt)
+    return mean + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
+
+
+@njit(cache=True, inline="always")
 def _score_plays(hand, table, packed, packed_hi, sweep_aces, fewest, fifteen, optional, lay_ok,
                  big, hc, kk, nh, bt, sc, w, where, plays, total, lps, size, xflags, xs,
                  p_expert, modelled, pv, pc, pt, z):  # fmt: skip
@@ -903,9 +913,7 @@ def _root_step_prior(tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
                     virt = pvis
                     pval = prior[q, P_VALUE]
                     break
-            v = float(tree[ch, T_VISITS])
-            mean = (scale * tree[ch, T_SUM] + virt * REWARD_SCALE * pval) / (v + virt)
-            val = mean + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
+            val = ucb1_virtual(tree, ch, c, scale, virt, virt * REWARD_SCALE * pval)
             if val > best:
                 best = val
                 node = ch

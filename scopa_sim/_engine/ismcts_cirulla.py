@@ -38,8 +38,6 @@ at their prior value in UCB1's mean (:func:`_ucb1_prior`).
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from numba import njit
 
@@ -55,10 +53,9 @@ from .ismcts import (
     T_CARD,
     T_CHILD,
     T_NEXT,
-    T_SUM,
     T_TAKE,
-    T_VISITS,
     ucb1_child,
+    ucb1_virtual,
 )
 from .ismcts import _add_child as add_child
 from .ismcts import _back_up as back_up
@@ -237,28 +234,28 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
 
 
 @njit(cache=True, inline="always")
+def _prior_row(prior, code, take):
+    """The row of ``prior`` of the play ``(code, take)`` (:func:`play_code`), -1: none."""
+    for r in range(prior.shape[0]):
+        if np.int64(prior[r, P_CARD]) == code and np.int64(prior[r, P_TAKE]) == take:
+            return r
+    return -1
+
+
+@njit(cache=True, inline="always")
 def _ucb1_prior(tree, cn, compat, c, scale, prior, pvis):
     """:func:`.ismcts.ucb1_child` with a root prior: each child's mean taken over its visits
-    and ``pvis`` virtual ones at its prior value (the ``prior`` row of its play code and
-    take, ``P_VALUE`` in points scaled as the rewards; a child without a row: no virtual
-    visits); return the child of best value, the first of equal values."""
+    and ``pvis`` virtual ones at its prior value (its :func:`_prior_row`, ``P_VALUE`` in
+    points scaled as the rewards; a child without a row: no virtual visits); return the
+    child of best value, the first of equal values."""
     best = -INF
     node = cn[0]
     for q in range(compat):
         ch = cn[q]
-        virt = 0.0
-        pval = 0.0
-        for r in range(prior.shape[0]):
-            if (
-                np.int64(prior[r, P_CARD]) == tree[ch, T_CARD]
-                and np.int64(prior[r, P_TAKE]) == tree[ch, T_TAKE]
-            ):
-                virt = pvis
-                pval = prior[r, P_VALUE]
-                break
-        v = float(tree[ch, T_VISITS])
-        mean = (scale * tree[ch, T_SUM] + virt * REWARD_SCALE_CIRULLA * pval) / (v + virt)
-        val = mean + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
+        r = _prior_row(prior, tree[ch, T_CARD], tree[ch, T_TAKE])
+        virt = pvis if r >= 0 else 0.0
+        pval = prior[r, P_VALUE] if r >= 0 else 0.0
+        val = ucb1_virtual(tree, ch, c, scale, virt, virt * REWARD_SCALE_CIRULLA * pval)
         if val > best:
             best = val
             node = ch
@@ -276,15 +273,15 @@ def anchor_cirulla(state, rules, side):
     xflags = expert_flags(rules)
     most = rules[R_PICCOLA_MAX]
     pm = state[S_PILES + side]
+    every = np.int64(0)  # every side's pile (they are disjoint)
+    for q in range(ns):
+        every |= state[S_PILES + q]
     worst = INF
     for t in range(ns):
         if t == side:
             continue
-        others = np.int64(0)
-        for q in range(ns):
-            if q != side and q != t:
-                others |= state[S_PILES + q]
-        v = expert_eval_cirulla(pm, state[S_PILES + t], others, rules[R_DECK], xflags, most)
+        pt = state[S_PILES + t]
+        v = expert_eval_cirulla(pm, pt, every & ~pm & ~pt, rules[R_DECK], xflags, most)
         v += state[S_SCOPE + side] - state[S_SCOPE + t]
         v += state[S_DECLARED + side] - state[S_DECLARED + t]
         worst = min(worst, v)
