@@ -369,7 +369,7 @@ class HandRewards:
     def reached(self, state: HandState) -> float:
         """Side 0's value of the finished hand ``state`` (two sides): what its final
         score is worth in the match, in the rewards' points."""
-        g = state.score_array()[:, K.I_TOTAL]  # Cirulla's items follow the total
+        g = state.points  # Cirulla's total, declarations and runs included
         piles = [p.mask for p in state.piles]
         return float(KV.end_value(self.eq, int(g[0]), int(g[1]), piles[0], piles[1]))
 

@@ -282,7 +282,7 @@ def test_bad_input_gets_a_4xx_json_error(client: TestClient, records: Path, tmp_
             "/api/analyse",
             {
                 "position": {"cards": {**CARDS["cards"], "preset": "cirulla"}},
-                "policy": "ismcts:objective=match",
+                "policy": "ismcts:belief=robust",
             },
             "ismcts plays capture_mode=cirulla with",
         ),
