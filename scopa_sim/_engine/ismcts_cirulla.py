@@ -29,7 +29,8 @@ The learned policy's Cirulla model (:mod:`.learned_cirulla`) serves as on Scopa
 prior_visits)`` (:data:`NO_LEARNED`: none): ``policy = POLICY_LEARNED`` rolls out by
 the model's best play (:func:`.learned_cirulla.learned_choice_cirulla`); ``leaf =
 LEAF_LEARNED`` values a horizon by :func:`_anchored_values`, the expert's Cirulla
-evaluation of the piles with the scope and the declared points (:func:`anchor_cirulla`)
+evaluation of the piles with the scope and the declared points
+(:func:`.values_cirulla.expert_leaf_cirulla`, ``leaf=expert``'s value)
 plus the model's value of the best play of the seat to play there, put on the level of the
 expert's play values (:func:`anchored_plays`); ``prior`` rows
 (:func:`root_prior_cirulla`) with ``prior_visits > 0`` give the root's plays virtual visits
@@ -66,9 +67,7 @@ from .layout import (
     N_ITEMS_CIRULLA,
     N_STATE,
     POLICY_LEARNED,
-    R_DECK,
     R_MATTA,
-    R_PICCOLA_MAX,
     R_PLAYERS,
     R_SIDES,
     S_DECK,
@@ -76,8 +75,6 @@ from .layout import (
     S_DECLARED,
     S_DONE,
     S_HANDS,
-    S_PILES,
-    S_SCOPE,
     S_STOCK,
     S_TURN,
     SCRATCH,
@@ -85,8 +82,8 @@ from .layout import (
 )
 from .learned import D_EXPERT
 from .learned_cirulla import learned_choice_cirulla, learned_scratch_cirulla, learned_value_cirulla
-from .policy import EXPERT_SCRATCH, expert_flags
-from .policy_cirulla import EXPERT_DECLARES, expert_eval_cirulla
+from .policy import EXPERT_SCRATCH
+from .policy_cirulla import EXPERT_DECLARES
 from .solver import FULL_DEPTH, MAX_PLY
 from .solver_cirulla import match_static_cirulla
 from .step import apply_play_cirulla, choose_cirulla, legal_plays_cirulla, score_state_cirulla
@@ -99,7 +96,6 @@ __all__ = [
     "NO_LEARNED",
     "QUIET_TRIES",
     "REWARD_SCALE_CIRULLA",
-    "anchor_cirulla",
     "anchored_plays",
     "ismcts_run_cirulla",
     "play_code",
@@ -263,32 +259,6 @@ def _ucb1_prior(tree, cn, compat, c, scale, prior, pvis):
 
 
 @njit(cache=True)
-def anchor_cirulla(state, rules, side):
-    """The static worth of ``side``'s position in the Cirulla ``state`` (points), where the
-    learned model's values are anchored (as :func:`.values.expert_margin` anchors them on
-    Scopa): against each other side the expert's Cirulla evaluation of the two piles
-    (:func:`.policy_cirulla.expert_eval_cirulla`, grande and piccola included) plus the
-    difference in scope and in declared points; the worst of them."""
-    ns = rules[R_SIDES]
-    xflags = expert_flags(rules)
-    most = rules[R_PICCOLA_MAX]
-    pm = state[S_PILES + side]
-    every = np.int64(0)  # every side's pile (they are disjoint)
-    for q in range(ns):
-        every |= state[S_PILES + q]
-    worst = INF
-    for t in range(ns):
-        if t == side:
-            continue
-        pt = state[S_PILES + t]
-        v = expert_eval_cirulla(pm, pt, every & ~pm & ~pt, rules[R_DECK], xflags, most)
-        v += state[S_SCOPE + side] - state[S_SCOPE + t]
-        v += state[S_DECLARED + side] - state[S_DECLARED + t]
-        worst = min(worst, v)
-    return worst
-
-
-@njit(cache=True)
 def anchored_plays(state, rules, model, ls, bc, bt, bm, n, out):
     """The model's values of the ``n`` Cirulla plays in the buffers for the seat to play in
     ``state``, anchored, into ``out[:n]`` (points); return the best (0 without a play).
@@ -318,9 +288,9 @@ def root_prior_cirulla(root, rules, model, out):
     """The root prior of :func:`ismcts_run_cirulla` at ``root`` (a world of the seat to
     play's information set; the model reads what the seat knows): each legal play's row in
     ``out`` (``P_*`` columns, at least ``MAX_PLAYS`` rows; ``P_CARD`` holds its
-    :func:`play_code`), its value :func:`anchor_cirulla` of the seat's side plus the
-    model's anchored value of the play (:func:`anchored_plays`, points); return the number
-    of rows."""
+    :func:`play_code`), its value: :func:`.values_cirulla.expert_leaf_cirulla` of the seat's
+    side plus the model's anchored value of the play (:func:`anchored_plays`, points);
+    return the number of rows."""
     ls = learned_scratch_cirulla(model)
     bc = np.empty(MAX_PLAYS, dtype=np.int64)
     bt = np.empty(MAX_PLAYS, dtype=np.int64)
@@ -328,7 +298,7 @@ def root_prior_cirulla(root, rules, model, out):
     vals = np.empty(MAX_PLAYS)
     n = legal_plays_cirulla(root, rules, bc, bt, bm, np.empty(SCRATCH, dtype=np.int64))
     anchored_plays(root, rules, model, ls, bc, bt, bm, n, vals)
-    base = anchor_cirulla(root, rules, side_of(rules, root[S_TURN]))
+    base = expert_leaf_cirulla(root, rules, side_of(rules, root[S_TURN]))
     for i in range(n):
         out[i, P_CARD] = play_code(bc[i], bm[i])
         out[i, P_TAKE] = bt[i]
@@ -340,14 +310,14 @@ def root_prior_cirulla(root, rules, model, out):
 def _anchored_values(w, rules, model, ls, unit, margins, bc, bt, bm, sc, fv):
     """The learned leaf (``leaf = LEAF_LEARNED``) of the position ``w`` where a rollout
     stopped, into ``margins`` (units of ``1 / unit`` points): the side to play there gets
-    its :func:`anchor_cirulla` plus the model's anchored value of its best play
+    its :func:`.values_cirulla.expert_leaf_cirulla` plus the model's anchored value of its best play
     (:func:`anchored_plays`; none: 0), every other side its own anchor less that value
     (as :func:`.ismcts._learned_leaf` on Scopa); ``fv``: ``MAX_PLAYS`` floats of scratch."""
     n = legal_plays_cirulla(w, rules, bc, bt, bm, sc)
     gain = anchored_plays(w, rules, model, ls, bc, bt, bm, n, fv)
     side = side_of(rules, w[S_TURN])
     for s in range(rules[R_SIDES]):
-        e = anchor_cirulla(w, rules, s)
+        e = expert_leaf_cirulla(w, rules, s)
         margins[s] = np.int64(round((e + gain if s == side else e - gain) * unit))
 
 

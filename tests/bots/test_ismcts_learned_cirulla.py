@@ -14,6 +14,7 @@ from scopa_sim import Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import ismcts_cirulla as KIC
 from scopa_sim._engine import learned_cirulla as KLC
+from scopa_sim._engine import values_cirulla as KVC
 from scopa_sim.bots import learned_weights as W
 from scopa_sim.bots.learned_weights import load_weights
 from scopa_sim.bots.registry import PolicySpec
@@ -99,7 +100,7 @@ def test_the_root_prior_is_the_anchor_plus_the_models_anchored_value() -> None:
     n = int(KIC.root_prior_cirulla(root, rules._packed, model, rows))
     assert n == len(state.legal_plays) > 1
     ls = KLC.learned_scratch_cirulla(model)
-    base = KIC.anchor_cirulla(root, rules._packed, state.turn)
+    base = KVC.expert_leaf_cirulla(root, rules._packed, state.turn)
     shifts, expert = [], []
     for i, p in enumerate(state.legal_plays):
         row = rows[i]
