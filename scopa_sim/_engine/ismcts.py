@@ -542,6 +542,16 @@ def ucb1_child(tree, cn, compat, c, scale):
 
 
 @njit(cache=True, inline="always")
+def prior_row(prior, card, take):
+    """The row of the root prior ``prior`` (``P_*`` columns) of the play ``(card, take)``
+    (on Cirulla ``card`` is the play's code, :func:`.ismcts_cirulla.play_code`); -1: none."""
+    for r in range(prior.shape[0]):
+        if np.int64(prior[r, P_CARD]) == card and np.int64(prior[r, P_TAKE]) == take:
+            return r
+    return -1
+
+
+@njit(cache=True, inline="always")
 def ucb1_virtual(tree, ch, c, scale, virt, vsum):
     """UCB1's value of child ``ch`` (visited) with ``virt`` virtual visits whose scaled
     rewards sum to ``vsum`` (a root prior's) in its mean: ``(scale * T_SUM + vsum) /
@@ -906,13 +916,9 @@ def _root_step_prior(tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
         x = tree[ch, T_CARD]
         if (hand >> x) & 1 and (lay_ok or tree[ch, T_TAKE] != 0):
             tree[ch, T_AVAIL] += 1
-            virt = 0.0
-            pval = 0.0
-            for q in range(prior.shape[0]):
-                if prior[q, P_CARD] == x and np.int64(prior[q, P_TAKE]) == tree[ch, T_TAKE]:
-                    virt = pvis
-                    pval = prior[q, P_VALUE]
-                    break
+            r = prior_row(prior, x, tree[ch, T_TAKE])
+            virt = pvis if r >= 0 else 0.0
+            pval = prior[r, P_VALUE] if r >= 0 else 0.0
             val = ucb1_virtual(tree, ch, c, scale, virt, virt * REWARD_SCALE * pval)
             if val > best:
                 best = val

@@ -55,6 +55,7 @@ from .ismcts import (
     T_CHILD,
     T_NEXT,
     T_TAKE,
+    prior_row,
     ucb1_child,
     ucb1_virtual,
 )
@@ -230,25 +231,16 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
 
 
 @njit(cache=True, inline="always")
-def _prior_row(prior, code, take):
-    """The row of ``prior`` of the play ``(code, take)`` (:func:`play_code`), -1: none."""
-    for r in range(prior.shape[0]):
-        if np.int64(prior[r, P_CARD]) == code and np.int64(prior[r, P_TAKE]) == take:
-            return r
-    return -1
-
-
-@njit(cache=True, inline="always")
 def _ucb1_prior(tree, cn, compat, c, scale, prior, pvis):
     """:func:`.ismcts.ucb1_child` with a root prior: each child's mean taken over its visits
-    and ``pvis`` virtual ones at its prior value (its :func:`_prior_row`, ``P_VALUE`` in
+    and ``pvis`` virtual ones at its prior value (its :func:`.ismcts.prior_row`, ``P_VALUE`` in
     points scaled as the rewards; a child without a row: no virtual visits); return the
     child of best value, the first of equal values."""
     best = -INF
     node = cn[0]
     for q in range(compat):
         ch = cn[q]
-        r = _prior_row(prior, tree[ch, T_CARD], tree[ch, T_TAKE])
+        r = prior_row(prior, tree[ch, T_CARD], tree[ch, T_TAKE])
         virt = pvis if r >= 0 else 0.0
         pval = prior[r, P_VALUE] if r >= 0 else 0.0
         val = ucb1_virtual(tree, ch, c, scale, virt, virt * REWARD_SCALE_CIRULLA * pval)
