@@ -110,6 +110,7 @@ from .learned import (
     EXACT_TT,
     MAX_ACTIVE,
     N_DENSE,
+    WORLDS_UNIT,
     choose_learned,
     exact_table,
     hidden_width,
@@ -162,7 +163,7 @@ def kernel_model(policies, model):
         ValueError: a seat plays ``learned`` (``POLICY_LEARNED``) and no model is given.
     """
     if model is None or model.shape[0] == 0:
-        if (np.asarray(policies) == POLICY_LEARNED).any():
+        if (np.asarray(policies) % WORLDS_UNIT == POLICY_LEARNED).any():
             raise ValueError("a seat plays the learned policy: its model is needed")
         return NO_MODEL
     return np.ascontiguousarray(model, dtype=np.float64)
@@ -824,7 +825,7 @@ def _fused_hands(
             card = 0
             take = np.int64(0)
             pol = policies[np.uint64(turn)]
-            if big or pol == POLICY_LEARNED:
+            if big or pol >= POLICY_LEARNED:  # learned, or learned:worlds=
                 card, take, z, spare = _step_decision(
                     st, rules, pol, model, rng, bc, bt, sc, w, deck, table, turn, plays, pos,
                     dealer, last_capturer, z, spare, idx, dense, acc, xs, tt,

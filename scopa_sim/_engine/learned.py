@@ -78,7 +78,7 @@ from .policy import (
     expert_play_value15,
     expert_view,
 )
-from .solver import FULL_DEPTH, N_INFO, V_SALT, V_TT_MASK, solve_root
+from .solver import FULL_DEPTH, N_INFO, V_SALT, V_TT_MASK, solve_root, solve_world, workspace
 from .step import apply_play, choose_play, legal_plays, score_state, start_hand
 from .streams import RNG_WORDS, derive_seed, rand_below, reseed, shuffle_deal
 
@@ -109,6 +109,7 @@ __all__ = [
     "LOSS_CENTRED",
     "LOSS_SOFTMAX",
     "MAX_ACTIVE",
+    "MAX_WORLDS",
     "M_DENSE",
     "M_HEAD",
     "M_HIDDEN",
@@ -117,10 +118,13 @@ __all__ = [
     "N_DENSE",
     "N_SPARSE",
     "VERSION",
+    "WORLDS_MIX",
+    "WORLDS_UNIT",
     "choose_learned",
     "exact_table",
     "harness_choice",
     "hidden_width",
+    "last_deal_left",
     "learned_choice",
     "learned_value",
     "model_forward",
@@ -134,6 +138,7 @@ __all__ = [
     "rollout_samples",
     "sgd_pass",
     "state_features",
+    "worlds_choice",
 ]
 
 # --------------------------------------------------------------------------- features
@@ -186,6 +191,14 @@ LEARNED = POLICY_LEARNED
 EXACT = 16
 #: The size of the harness's transposition table for the exact endgame.
 EXACT_TT = 1 << 12
+#: A seat's kind carries ``worlds`` (the determinized search one round earlier,
+#: :func:`worlds_choice`) as ``worlds * WORLDS_UNIT`` added to it, with :data:`EXACT`.
+WORLDS_UNIT = 32
+#: The most worlds of that search (``learned:worlds=``).
+MAX_WORLDS = 64
+#: The weight of the worlds' mean exact value in that search's value of a play, the
+#: model's value taking the rest (chosen on the harness's run 555: reports/learned).
+WORLDS_MIX = 0.5
 
 
 def model_size(hidden: int) -> int:
@@ -448,13 +461,71 @@ def _exact_choice(state, rules, rng, bc, bt, n, tt):
 
 
 @njit(cache=True)
+def last_deal_left(state, rules):
+    """Whether the seat to play in ``state`` decides in the round before the last of a
+    2-player hand: the stock holds exactly one more deal (then the cards it cannot see
+    are the other seat's hand and that deal)."""
+    return rules[R_PLAYERS] == 2 and state[S_DECK_SIZE] - state[S_STOCK] == 2 * rules[R_HAND_SIZE]
+
+
+@njit(cache=True)
+def worlds_choice(state, rules, model, rng, bc, bt, n, worlds, idx, dense, acc, xs, tt):
+    """The index among the ``n`` plays in the buffers (:func:`.step.legal_plays` order) of
+    the play of the best value: :data:`WORLDS_MIX` times its mean exact value over
+    ``worlds`` worlds consistent with what the seat to play knows
+    (:func:`.determinize.determinize`, drawn from ``rng``; every play valued on the same
+    worlds), each solved to the hand's end by :func:`.solver.solve_world` (the stock's
+    order is part of the world), plus the rest times the model's value
+    (:func:`learned_value`); ties broken by reservoir draws from ``rng`` as
+    :func:`_exact_choice` breaks them.  ``tt``: the transposition table, cleared here
+    (one salt per world); ``idx``, ``dense``, ``acc``, ``xs``: the model's scratch."""
+    tk, tv, tm = tt
+    tk[:] = 0
+    info = np.zeros(N_INFO, dtype=np.int64)
+    info[V_TT_MASK] = tk.shape[0] - 1
+    world = np.empty(N_STATE, dtype=np.int64)
+    ws = workspace(state, rules)
+    vals = np.empty(ws[1].shape[1])
+    total = np.zeros(n)
+    seat = state[S_TURN]
+    eq = np.empty(0)
+    for w in range(worlds):
+        determinize(state, rules, seat, rng, world)
+        info[V_SALT] = w + 1
+        m = solve_world(world, rules, FULL_DEPTH, tk, tv, tm, info, ws, vals, eq)
+        for i in range(min(m, n)):
+            total[i] += vals[i]
+    for i in range(n):
+        lv = learned_value(state, rules, model, bc[i], bt[i], idx, dense, acc, xs)
+        total[i] = WORLDS_MIX * total[i] / worlds + (1.0 - WORLDS_MIX) * lv
+    best = -1e300
+    count = 0
+    pick = 0
+    for i in range(n):
+        if total[i] > best:
+            best = total[i]
+            count = 1
+            pick = i
+        elif total[i] == best:
+            count += 1
+            if rand_below(rng, count) == 0:
+                pick = i
+    return pick
+
+
+@njit(cache=True)
 def _choose(state, rules, kind, model, rng, bc, bt, n, idx, dense, acc, xs, tt):
     """The play of a seat of ``kind`` (:data:`LEARNED` or a ``POLICY_*`` code, plus
-    :data:`EXACT` for the exact endgame)."""
+    :data:`EXACT` for the exact endgame, plus ``worlds *`` :data:`WORLDS_UNIT` for the
+    determinized exact search in the round before the last, :func:`worlds_choice`)."""
     if kind >= EXACT:
-        kind -= EXACT
+        worlds = kind // WORLDS_UNIT
+        kind = kind % WORLDS_UNIT - EXACT
         if n > 1 and one_world(state, rules):
             return _exact_choice(state, rules, rng, bc, bt, n, tt)
+        if n > 1 and worlds and last_deal_left(state, rules):
+            return worlds_choice(state, rules, model, rng, bc, bt, n, worlds, idx, dense, acc,
+                                 xs, tt)  # fmt: skip
     if kind == LEARNED:
         return learned_choice(state, rules, model, rng, bc, bt, n, idx, dense, acc, xs)
     return choose_play(state, rules, kind, rng, bc, bt, n)
@@ -483,11 +554,13 @@ def choose_learned(state, rules, policy, model, rng, bc, bt, n, idx, dense, acc,
     plays in the buffers: with :data:`.layout.POLICY_LEARNED`, the exact solver's best
     play where the seat's information set is one world (:func:`one_world`), else the
     best play by ``model`` (:func:`learned_choice`), ties by reservoir draws from ``rng``;
+    with ``POLICY_LEARNED + worlds *`` :data:`WORLDS_UNIT` (``learned:worlds=``), the
+    same but :func:`worlds_choice` in the round before the last of a 2-player hand;
     any other code, :func:`.step.choose_play` (the same draws). Scratch: ``idx``
     (``MAX_ACTIVE``), ``dense`` (``N_DENSE``), ``acc`` (the hidden width, at least 1),
     ``xs`` (``EXPERT_SCRATCH``), ``tt`` (:func:`exact_table`)."""
-    if policy == POLICY_LEARNED:
-        return _choose(state, rules, LEARNED + EXACT, model, rng, bc, bt, n, idx, dense, acc,
+    if policy % WORLDS_UNIT == POLICY_LEARNED:
+        return _choose(state, rules, policy + EXACT, model, rng, bc, bt, n, idx, dense, acc,
                        xs, tt)  # fmt: skip
     return choose_play(state, rules, policy, rng, bc, bt, n)
 

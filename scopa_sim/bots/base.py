@@ -38,6 +38,10 @@ KERNEL_CODES: dict[str, int] = {
     "learned": K.POLICY_LEARNED,
 }
 
+#: ``learned:worlds=K``: the most worlds, and the unit that adds them to the kernel code.
+MAX_WORLDS = KL.MAX_WORLDS
+WORLDS_UNIT = KL.WORLDS_UNIT
+
 #: z of a two-sided 95% normal interval.
 Z95 = 1.959963984540054
 
@@ -149,20 +153,28 @@ class KernelBot(Bot):
     ``n`` is 0 (``learned``'s model values only tell its plays apart: they are no
     margins)."""
 
-    def __init__(self, policy: str) -> None:
+    def __init__(self, policy: str, worlds: int = 0) -> None:
         """The kernel policy ``policy`` (``random``, ``greedy``, ``expert`` or ``learned``)
         as a bot; ``learned`` plays the shipped weights of the rules it meets
-        (:func:`scopa_sim.bots.learned_weights.load_weights`).
+        (:func:`scopa_sim.bots.learned_weights.load_weights`), with ``worlds`` > 0 the
+        determinized exact search of ``worlds`` worlds in the round before the last of a
+        2-player hand (:func:`scopa_sim._engine.learned.worlds_choice`).
 
         Raises:
-            PolicyError: an unknown kernel policy.
+            PolicyError: an unknown kernel policy, ``worlds`` outside [0, MAX_WORLDS] or
+                given to another policy than ``learned``.
         """
         code = KERNEL_CODES.get(policy)
         if code is None:
             allowed = ", ".join(KERNEL_CODES)
             raise PolicyError(f"unknown kernel policy {policy!r}; allowed: {allowed}")
-        self.name = policy
+        if worlds and code != K.POLICY_LEARNED:
+            raise PolicyError(f"policy {policy!r} takes no parameters (got 'worlds')")
+        if not 0 <= worlds <= MAX_WORLDS:
+            raise PolicyError(f"learned:worlds={worlds}: expected an integer in [0, {MAX_WORLDS}]")
+        self.name = policy + (f":worlds={worlds}" if worlds else "")
         self._code = code
+        self._worlds = worlds
 
     def prepare(self, rules: Rules) -> None:
         """Load the weights ``learned`` plays under ``rules`` (other policies need nothing).
@@ -180,7 +192,8 @@ class KernelBot(Bot):
         r = state._r
         if self._code == K.POLICY_LEARNED:
             model = load_weights(state.rules)
-            return int(KL.harness_choice(vec, r, KL.LEARNED + KL.EXACT, model, rng, bc, bt, n))
+            kind = KL.LEARNED + KL.EXACT + WORLDS_UNIT * self._worlds
+            return int(KL.harness_choice(vec, r, kind, model, rng, bc, bt, n))
         return int(K.choose_play(vec, r, self._code, rng, bc, bt, n))
 
     def analyse(self, state: HandState, seed: int) -> list[PlayStats]:
@@ -190,6 +203,8 @@ class KernelBot(Bot):
         declaration as part of the play.
         """
         if state.rules.capture_mode == "cirulla":
+            if self._worlds:
+                raise PolicyError(f"policy {self.name}: worlds= searches Scopa's rules only")
             return self._analyse_cirulla(state, seed)
         info = InfoSet(state)
         vec, r = info.vector, state._r

@@ -35,6 +35,7 @@ __all__ = [
     "LOSS_CENTRED",
     "LOSS_SOFTMAX",
     "MAX_ACTIVE",
+    "MAX_WORLDS",
     "N_DENSE",
     "N_DENSE_CIRULLA",
     "N_SPARSE",
@@ -51,6 +52,7 @@ __all__ = [
     "play_hands",
     "rollout_samples",
     "sgd_pass",
+    "worlds_kind",
 ]
 
 LEARNED = KL.LEARNED
@@ -63,6 +65,8 @@ N_DENSE = KL.N_DENSE
 #: The dense features' count of Cirulla's layout (:mod:`scopa_sim._engine.learned_cirulla`).
 N_DENSE_CIRULLA = KLC.N_DENSE
 N_SPARSE = KL.N_SPARSE
+#: The most worlds of ``learned:worlds=`` (:func:`worlds_kind`).
+MAX_WORLDS = KL.MAX_WORLDS
 
 
 def new_model(hidden: int, seed: int, cirulla: bool = False) -> np.ndarray:
@@ -105,11 +109,18 @@ def model_digest(model: np.ndarray) -> str:
 def kind_of(policy: str) -> int:
     """A seat's kind in the harness: ``learned`` (:data:`LEARNED`) or a kernel policy's
     code, plus :data:`EXACT` when the name ends in ``+exact`` (the exact solver's play
-    where the seat's information set is one world).
+    where the seat's information set is one world); ``learned:worlds=K`` is ``learned``
+    with the exact endgame and the determinized exact search of ``K`` worlds in the
+    round before the last (:func:`worlds_kind`).
 
     Raises:
-        ValueError: another name.
+        ValueError: another name, or ``worlds`` outside [0, MAX_WORLDS].
     """
+    if policy.startswith("learned:"):
+        key, _, value = policy.partition(":")[2].partition("=")
+        if key != "worlds" or not value.isdecimal():
+            raise ValueError(f"a harness seat's learned parameter is worlds=K: {policy!r}")
+        return worlds_kind(int(value))
     name, plus, rest = policy.partition("+")
     extra = EXACT if plus and rest == "exact" else 0
     if plus and not extra:
@@ -119,6 +130,19 @@ def kind_of(policy: str) -> int:
     if name not in KERNEL_CODES:
         raise ValueError(f"a harness seat plays one of {', '.join(KERNEL_CODES)}: {policy!r}")
     return KERNEL_CODES[name] + extra
+
+
+def worlds_kind(worlds: int) -> int:
+    """The harness kind of ``learned:worlds=worlds``: the model with the exact endgame
+    and, in the round before the last of a 2-player hand, the determinized exact search
+    of ``worlds`` worlds (:func:`scopa_sim._engine.learned.worlds_choice`; 0: none).
+
+    Raises:
+        ValueError: ``worlds`` outside [0, MAX_WORLDS].
+    """
+    if not 0 <= worlds <= KL.MAX_WORLDS:
+        raise ValueError(f"worlds must be in [0, {KL.MAX_WORLDS}], got {worlds}")
+    return LEARNED + EXACT + KL.WORLDS_UNIT * worlds
 
 
 def _models(model: np.ndarray | None, players: int, cirulla: bool = False) -> np.ndarray:
@@ -279,12 +303,16 @@ class LearnedBot(Bot):
     ``analyse`` gives the model's values as exact estimates (``n`` 1), the chosen play
     first."""
 
-    def __init__(self, model: np.ndarray, name: str = "learned", exact: bool = False) -> None:
+    def __init__(
+        self, model: np.ndarray, name: str = "learned", exact: bool = False, worlds: int = 0
+    ) -> None:
         """A bot playing ``model`` (a model vector of :func:`new_model`'s layout: Scopa's,
-        or Cirulla's for Cirulla's rules), with the exact endgame when ``exact``.
+        or Cirulla's for Cirulla's rules), with the exact endgame when ``exact``, and
+        with ``worlds`` > 0 (the exact endgame too) the determinized exact search in the
+        round before the last of a 2-player hand (:func:`worlds_kind`).
 
         Raises:
-            ValueError: a vector of another layout or length.
+            ValueError: a vector of another layout or length, ``worlds`` out of range.
         """
         m = np.ascontiguousarray(model, dtype=np.float64)
         if (
@@ -297,8 +325,9 @@ class LearnedBot(Bot):
         if m.shape[0] != size(int(m[KL.M_HIDDEN])):
             raise ValueError("a learned model vector of the wrong length")
         self.model = m
-        self.name = name + ("+exact" if exact else "")
-        self._kind = LEARNED + (EXACT if exact else 0)
+        self.name = name + ("+exact" if exact or worlds else "")
+        self.name += f":worlds={worlds}" if worlds else ""
+        self._kind = worlds_kind(worlds) if worlds else LEARNED + (EXACT if exact else 0)
         self._acc = np.empty(max(1, int(m[KL.M_HIDDEN])))
         self._idx = np.empty(MAX_ACTIVE, dtype=np.int64)
         self._dense = np.empty(N_DENSE)

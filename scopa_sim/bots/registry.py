@@ -15,20 +15,21 @@ from dataclasses import dataclass, field
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES
 from scopa_sim.errors import PolicyError
 
-from .base import KERNEL_CODES, Bot, KernelBot
+from .base import KERNEL_CODES, MAX_WORLDS, WORLDS_UNIT, Bot, KernelBot
 
 Param = Callable[[str, str], object]
 
 
-def _int(name: str, lo: int) -> Param:
+def _int(name: str, lo: int, hi: int | None = None) -> Param:
     def conv(policy: str, text: str) -> int:
         try:
             v = int(text)
         except ValueError:
             v = lo - 1
-        if v < lo:
+        if v < lo or (hi is not None and v > hi):
+            want = f">= {lo}" if hi is None else f"in [{lo}, {hi}]"
             raise PolicyError(
-                f"policy {policy!r} parameter {name}={text!r}: expected an integer >= {lo}"
+                f"policy {policy!r} parameter {name}={text!r}: expected an integer {want}"
             )
         return v
 
@@ -129,11 +130,13 @@ class PolicyKind:
         return self.kernel is not None
 
 
-def _kernel_policy(name: str, summary: str) -> PolicyKind:
-    def build() -> Bot:
-        return KernelBot(name)
+def _kernel_policy(
+    name: str, summary: str, params: Mapping[str, Param] | None = None
+) -> PolicyKind:
+    def build(**kwargs: object) -> Bot:
+        return KernelBot(name, **kwargs)  # type: ignore[arg-type]
 
-    return PolicyKind(name, summary, {}, build, KERNEL_CODES[name])
+    return PolicyKind(name, summary, params or {}, build, KERNEL_CODES[name])
 
 
 #: The objective of a search bot (PIMC, ISMCTS, the solver). ``objective=margin`` (the
@@ -174,7 +177,10 @@ POLICIES: dict[str, PolicyKind] = {
             "learned",
             "a small network over the seat's information state, evaluated in numba, plus "
             "the exact endgame where the seat's information set is one world "
-            "(weights trained per preset)",
+            "(weights trained per preset); worlds=K (2 players, Scopa's rules): in the "
+            "round before the last, the exact solver's mean over K sampled worlds blended "
+            "with the network (0: off, the default)",
+            {"worlds": _int("worlds", 0, MAX_WORLDS)},
         ),
         PolicyKind(
             "pimc",
@@ -339,7 +345,7 @@ class PolicySpec:
                 if any(k == key for k, _ in params):
                     raise PolicyError(f"policy parameter {key!r} given twice in {text!r}")
                 params.append((key, value.strip()))
-        if params and POLICIES[name].is_kernel:
+        if params and not POLICIES[name].params:
             raise PolicyError(f"policy {name!r} takes no parameters (got {params[0][0]!r})")
         for key, value in params:  # counts size arrays: beyond 32 bits they cannot be made
             if value.lstrip("+-").isdecimal() and int(value) > 2**31 - 1:
@@ -347,7 +353,7 @@ class PolicySpec:
                     f"policy {name!r} parameter {key}={value}: at most {2**31 - 1} (in {text!r})"
                 )
         spec = cls(name, tuple(params))
-        if not POLICIES[name].is_kernel:
+        if params or not POLICIES[name].is_kernel:
             spec.bot()  # validates the parameters
         return spec
 
@@ -367,7 +373,8 @@ class PolicySpec:
             raise PolicyError(f"policy {self} is a search policy, not a kernel policy")
         code = POLICIES[self.name].kernel
         assert code is not None
-        return code
+        worlds = dict(self.params).get("worlds")  # learned:worlds=K (validated by parse)
+        return code + (WORLDS_UNIT * int(worlds) if worlds else 0)
 
     def bot(self) -> Bot:
         """A bot playing this policy (kernel policies too, one decision at a time)."""

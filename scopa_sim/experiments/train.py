@@ -11,8 +11,9 @@ Usage::
         [--hidden H] [--epochs E] [--lr LR] [--l2 L2] [--loss centred|softmax] [--tau T]
         [--max-plays N] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
-        [--pairs N] [--exact] [--bots]
+        [--pairs N] [--exact] [--bots] [--worlds K]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
+        [--worlds K]
     python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
         --json CURVE.json
     python -m scopa_sim.experiments.train plot CURVE.json [CURVE.json ...] --png FIG.png
@@ -94,6 +95,14 @@ __all__ = [
 # --------------------------------------------------------------------------- command line
 _SEED = click.option("--seed", type=int, default=41, show_default=True)
 _PRESET = click.option("--preset", default="scopa", show_default=True)
+_WORLDS = click.option(
+    "--worlds",
+    type=click.IntRange(0, BL.MAX_WORLDS),
+    default=0,
+    show_default=True,
+    help="play the model as learned:worlds=K (the exact endgame, and the determinized "
+    "exact search of K worlds in the round before the last; 0: off)",
+)
 
 
 def _say(text: str) -> None:
@@ -185,12 +194,20 @@ def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epoc
 @click.option("--pairs", type=int, default=20000, show_default=True)
 @click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
 @click.option("--bots", is_flag=True, help="play through the bots (play_deal), not the harness")
+@_WORLDS
 def versus_command(
-    preset: str, seed: int, model_path: str, opponent: str, pairs: int, exact: bool, bots: bool
+    preset: str,
+    seed: int,
+    model_path: str,
+    opponent: str,
+    pairs: int,
+    exact: bool,
+    bots: bool,
+    worlds: int,
 ) -> None:
     """The model's margin against an opponent on paired deals."""
     rules, model = Rules.make(preset), load_model(model_path)
-    e = versus(rules, model, opponent, pairs, seed, exact, bots)
+    e = versus(rules, model, opponent, pairs, seed, exact, bots, worlds)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
 
 
@@ -200,9 +217,12 @@ def versus_command(
 @click.argument("model_path")
 @click.option("--hands", type=int, default=3000, show_default=True)
 @click.option("--repeats", type=int, default=5, show_default=True)
-def speed_command(preset: str, seed: int, model_path: str, hands: int, repeats: int) -> None:
+@_WORLDS
+def speed_command(
+    preset: str, seed: int, model_path: str, hands: int, repeats: int, worlds: int
+) -> None:
     """Self-play speed of the model against expert's, in the same harness."""
-    _say(str(speed(Rules.make(preset), load_model(model_path), hands, repeats, seed)))
+    _say(str(speed(Rules.make(preset), load_model(model_path), hands, repeats, seed, worlds)))
 
 
 @main.command("curve")

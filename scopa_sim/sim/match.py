@@ -356,13 +356,19 @@ def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False
     shuffled (not ``swapped``).
 
     Raises:
-        RulesError: another policy, or swapped deals, in one line.
+        RulesError: another policy, ``learned`` with parameters, or swapped deals, in
+            one line.
     """
     for p in policies:
         if p.name not in CIRULLA_POLICIES:
             raise RulesError(
                 f"policy {p.name!r} does not play capture_mode=cirulla yet; allowed: "
                 + ", ".join(CIRULLA_POLICIES)
+            )
+        if p.name == "learned" and p.params:
+            raise RulesError(
+                f"policy {p}: learned plays capture_mode=cirulla without parameters "
+                "(worlds= searches Scopa's rules only)"
             )
         allowed = CIRULLA_SEARCH_PARAMS.get(p.name)
         if allowed is not None and any(k not in allowed for k, _ in p.params):

@@ -241,7 +241,7 @@ def simulate(
             a worker failed writing it.
         DatasetError: the run to resume is damaged or its rows come out differently.
     """
-    if config.cirulla and not config.is_kernel:  # refused before any work
+    if config.cirulla:  # refused before any work
         from scopa_sim.sim.match import check_cirulla_policies
 
         check_cirulla_policies(config.specs)

@@ -250,9 +250,16 @@ def _side_margin(points: np.ndarray, side: int) -> np.ndarray:
 
 
 def versus_samples(
-    rules: Rules, model: np.ndarray, opponent: str, pairs: int, seed: int, exact: bool = False
+    rules: Rules,
+    model: np.ndarray,
+    opponent: str,
+    pairs: int,
+    seed: int,
+    exact: bool = False,
+    worlds: int = 0,
 ) -> np.ndarray:
-    """Per deal, the learned model's (with ``exact``: and the exact endgame's) margin
+    """Per deal, the learned model's (with ``exact``: and the exact endgame's; with
+    ``worlds`` > 0: and the determinized search, :func:`scopa_sim.bots.learned.worlds_kind`) margin
     against ``opponent`` (a harness kind, :func:`scopa_sim.bots.learned.kind_of`) in the
     harness run ``seed``, deals ``0 .. pairs - 1``. Two sides: the deal played with the
     model's side first and again with the sides exchanged, the mean of its two margins.
@@ -260,7 +267,7 @@ def versus_samples(
     once with the model at each seat in turn; the mean over the seats of (the seat's side's
     margin, its points less the best other side's, with the model there) less (the same in
     the baseline)."""
-    me = BL.LEARNED + (BL.EXACT if exact else 0)
+    me = BL.worlds_kind(worlds) if worlds else BL.LEARNED + (BL.EXACT if exact else 0)
     other = BL.kind_of(opponent)
     n = rules.players
     if rules.sides == 2:
@@ -285,6 +292,7 @@ def versus(
     seed: int,
     exact: bool = False,
     bots: bool = False,
+    worlds: int = 0,
 ) -> Estimate:
     """The learned model's (with ``exact``: and the exact endgame's) mean margin per deal
     against ``opponent`` over ``pairs`` deals, with its 95% interval: a harness kind
@@ -293,10 +301,10 @@ def versus(
     (paired seat-swapped deals :func:`deal_seed`, two sides)."""
     harness = opponent.partition("+")[0] in ("learned", "random", "greedy", "expert")
     if harness and not bots:
-        return normal_ci(versus_samples(rules, model, opponent, pairs, seed, exact))
+        return normal_ci(versus_samples(rules, model, opponent, pairs, seed, exact, worlds))
     if rules.sides != 2:
         raise ValueError("versus a search measures two sides")
-    me: Bot = BL.LearnedBot(model, exact=exact)
+    me: Bot = BL.LearnedBot(model, exact=exact, worlds=worlds)
     them = PolicySpec.parse(opponent).bot()
     x = np.empty(pairs)
     for d in range(pairs):
@@ -307,12 +315,15 @@ def versus(
     return normal_ci(x)
 
 
-def speed(rules: Rules, model: np.ndarray, hands: int, repeats: int, seed: int) -> dict[str, Any]:
-    """Self-play hands per second (CPU time of the thread) of the model and of ``expert``
-    on every seat in the harness, measured alternately ``repeats`` times after a
-    warm-up: the medians and the ratio of the medians."""
+def speed(
+    rules: Rules, model: np.ndarray, hands: int, repeats: int, seed: int, worlds: int = 0
+) -> dict[str, Any]:
+    """Self-play hands per second (CPU time of the thread) of the model (with ``worlds``
+    > 0: as ``learned:worlds=``, :func:`scopa_sim.bots.learned.worlds_kind`) and of
+    ``expert`` on every seat in the harness, measured alternately ``repeats`` times after
+    a warm-up: the medians and the ratio of the medians."""
     kinds = {
-        "learned": [BL.LEARNED] * rules.players,
+        "learned": [BL.worlds_kind(worlds) if worlds else BL.LEARNED] * rules.players,
         "expert": [BL.kind_of("expert")] * rules.players,
     }
     for k in kinds.values():

@@ -162,10 +162,10 @@ def test_weights_trained_under_other_rules_are_refused(tmp_path: Path) -> None:
         W.load_weights(SCOPA, d)
 
 
-def test_learned_is_a_kernel_policy_without_parameters() -> None:
+def test_learned_is_a_kernel_policy_with_one_parameter() -> None:
     spec = PolicySpec.parse("learned")
     assert spec.is_kernel and spec.code == K.POLICY_LEARNED == KL.LEARNED
-    with pytest.raises(PolicyError, match="takes no parameters"):
+    with pytest.raises(PolicyError, match=r"unknown parameter 'exact'.*allowed: worlds"):
         PolicySpec.parse("learned:exact=0")
 
 

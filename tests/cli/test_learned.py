@@ -43,7 +43,9 @@ def test_a_preset_with_an_option_changed_plays_its_base_presets_weights(tmp_path
     [
         (("--preset", "escoba"), "`scopa-sim train --preset escoba`"),
         (("--rule", "players=3", "--rule", "hand_size=4"), "no preset has the structure"),
-        (("--policy", "learned:exact=1"), "takes no parameters"),
+        (("--policy", "learned:exact=1"), "unknown parameter 'exact'"),
+        (("--policy", "learned:worlds=65"), "expected an integer in [0, 64]"),
+        (("--preset", "cirulla", "--policy", "learned:worlds=4"), "without parameters"),
     ],
 )
 def test_learned_where_it_cannot_play_is_one_line(
