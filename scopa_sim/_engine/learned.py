@@ -120,6 +120,7 @@ __all__ = [
     "VERSION",
     "WORLDS_MIX",
     "WORLDS_UNIT",
+    "best_index",
     "choose_learned",
     "exact_table",
     "harness_choice",
@@ -498,15 +499,22 @@ def worlds_choice(state, rules, model, rng, bc, bt, n, worlds, idx, dense, acc, 
     for i in range(n):
         lv = learned_value(state, rules, model, bc[i], bt[i], idx, dense, acc, xs)
         total[i] = WORLDS_MIX * total[i] / worlds + (1.0 - WORLDS_MIX) * lv
+    return best_index(total, n, rng)
+
+
+@njit(cache=True)
+def best_index(vals, n, rng):
+    """The index of the largest of ``vals[:n]``, ties broken by reservoir draws from
+    ``rng`` (one draw per tie met, as the exact endgame breaks them)."""
     best = -1e300
     count = 0
     pick = 0
     for i in range(n):
-        if total[i] > best:
-            best = total[i]
+        if vals[i] > best:
+            best = vals[i]
             count = 1
             pick = i
-        elif total[i] == best:
+        elif vals[i] == best:
             count += 1
             if rand_below(rng, count) == 0:
                 pick = i

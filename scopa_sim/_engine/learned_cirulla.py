@@ -104,6 +104,7 @@ from .learned import (
     M_SPARSE,
     M_VERSION,
     MAX_ACTIVE,
+    best_index,
     exact_table,
     model_forward,
     model_offsets,
@@ -378,18 +379,7 @@ def _exact_choice(state, rules, rng, bc, bt, bm, n, tt):
     st = np.empty(n, dtype=np.int64)
     sm = np.empty(n, dtype=np.int64)
     m = solve_root_cirulla(state, rules, FULL_DEPTH, tk, tv, tm, info, sc, st, sm, vals)
-    best = -1e300
-    count = 0
-    pick = 0
-    for i in range(m):
-        if vals[i] > best:
-            best = vals[i]
-            count = 1
-            pick = i
-        elif vals[i] == best:
-            count += 1
-            if rand_below(rng, count) == 0:
-                pick = i
+    pick = best_index(vals, m, rng)
     for i in range(n):
         if bc[i] == sc[pick] and bt[i] == st[pick] and bm[i] == sm[pick]:
             return i
