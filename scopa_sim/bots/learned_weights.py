@@ -47,6 +47,7 @@ __all__ = [
     "base_preset",
     "load_weights",
     "manifest",
+    "plays_learned",
     "seat_model",
     "train_command",
     "weights_entry",
@@ -264,14 +265,20 @@ def _load(entry: WeightsEntry, directory: Path) -> np.ndarray:
 LEARNED_POLICY = "learned"
 
 
+def plays_learned(policies: Sequence[str]) -> bool:
+    """Whether a seat of ``policies`` (names, or policy texts such as
+    ``learned:worlds=16``) plays ``learned``."""
+    return any(p.partition(":")[0].strip().lower() == LEARNED_POLICY for p in policies)
+
+
 def seat_model(rules: Rules, policies: Sequence[str]) -> np.ndarray:
     """The model vector the kernels take beside the seats' kernel policies ``policies``
-    (their names): the weights ``rules`` play (:func:`load_weights`) when a seat plays
+    (their names or texts): the weights ``rules`` play (:func:`load_weights`) when a seat plays
     ``learned``, else the empty vector that stands for no model.
 
     Raises:
         PolicyError, FileError: as :func:`load_weights`, when a seat plays ``learned``.
     """
-    if LEARNED_POLICY in policies:
+    if plays_learned(policies):
         return load_weights(rules)
     return K.NO_MODEL

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from scopa_sim.bots.learned_weights import LEARNED_POLICY, seat_model, weights_entry
+from scopa_sim.bots.learned_weights import plays_learned, seat_model, weights_entry
 from scopa_sim.bots.registry import PolicySpec, seat_policies
 from scopa_sim.data import dataset as D
 from scopa_sim.errors import InputError, PolicyError, ScopaError, SimulationError
@@ -109,7 +109,7 @@ class SimConfig:
             raise SimulationError("one policy per seat is needed")
         if self.cirulla and self.deal != "plain":
             raise SimulationError(CIRULLA_RUNS)
-        if LEARNED_POLICY not in self.policies:
+        if not plays_learned(self.policies):
             if self.learned_weights:
                 raise SimulationError("learned weights are named, but no seat plays learned")
         elif not self.learned_weights:  # a PolicyError for rules without learned weights

@@ -29,6 +29,18 @@ def test_simulate_and_tournament_play_learned(tmp_path: Path) -> None:
     assert res.exit_code == 0 and "learned vs greedy" in res.output, res.output
 
 
+def test_simulate_plays_learned_with_worlds(tmp_path: Path) -> None:
+    """``learned:worlds=K`` plays a run of the fused loop, which records the weights."""
+    out = tmp_path / "run"
+    res = _run("simulate", "--preset", "scopa", "--policy", "learned:worlds=2",
+               "--policy", "expert", "--hands", "40", "--seed", "3", "--out", str(out),
+               "--workers", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    config = json.loads((out / "manifest.json").read_text())["config"]
+    assert config["learned_weights"] == manifest()["scopa"].sha256
+    assert config["policies"][0] == "learned:worlds=2"
+
+
 def test_a_preset_with_an_option_changed_plays_its_base_presets_weights(tmp_path: Path) -> None:
     out = tmp_path / "run"
     res = _run("simulate", "--preset", "scopa", "--rule", "napola=true", "--policy", "learned",
