@@ -284,8 +284,7 @@ class Observations:
             self.root = np.empty(K.N_STATE, dtype=np.int64)
             KD.canonical_world(state._vec, r, seat, self.root)
             self.shown = {s: state.hand(s) for s in state.shown if s != seat}
-            lo, hi = int(self.root[K.S_STOCK]), int(self.root[K.S_DECK_SIZE])
-            unseen = CardSet([int(c) for c in state._vec[K.S_DECK + lo : K.S_DECK + hi]])
+            unseen = CardSet(state.stock)
             for s in range(state.players):
                 if s != seat and s not in self.shown:
                     unseen |= state.hand(s)
