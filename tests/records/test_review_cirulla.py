@@ -1,7 +1,7 @@
 """``review`` of Cirulla records (RULES.md §10): every decision graded by the evaluator
 (rollouts by a kernel policy on worlds that keep the hands shown by declarations), the
 deals' luck and the prior from Cirulla's own deals; a matta named any legal value is
-graded as the play it stands for; the belief models refuse Cirulla in one line."""
+graded as the play it stands for; a review with a belief shows it on Cirulla hands."""
 
 from __future__ import annotations
 
