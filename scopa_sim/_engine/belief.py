@@ -54,12 +54,17 @@ from .determinize import canonical_world, pick_weighted, unit_draw
 from .ismcts import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM
 from .layout import (
     DENARI,
+    MATTA_BIT,
     MAX_PLAYS,
     N_STATE,
+    POLICY_EXPERT,
+    POLICY_GREEDY,
+    R_CIRULLA,
     R_PLAYERS,
     S_DECK,
     S_DECK_SIZE,
     S_HANDS,
+    S_SHOWN,
     S_STOCK,
     S_TURN,
     SCRATCH,
@@ -67,7 +72,8 @@ from .layout import (
 )
 from .plays import state_values
 from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH
-from .step import legal_plays
+from .policy_cirulla import EXPERT_DECLARES
+from .step import legal_plays, legal_plays_cirulla, play_values_cirulla
 from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
 
 METHOD_UNIFORM = 0
@@ -126,19 +132,35 @@ def decision_loglik(state, rules, card, take, kinds, taus, eps, out, bc, bt, sc,
         for m in range(nm):
             out[m] = 0.0
         return n
-    need_x = False
-    need_g = False
-    for m in range(nm):
-        if kinds[m] == KIND_EXPERT:
-            need_x = True
-        elif kinds[m] == KIND_GREEDY:
-            need_g = True
+    need_x, need_g = _needs(kinds)
     if need_x:  # the expert's values in points (fixed point, then scaled)
         state_values(state, rules, True, bc, bt, n, xs, vx)
         for i in range(n):
             vx[i] /= EXPERT_FIX
     if need_g:
         state_values(state, rules, False, bc, bt, n, xs, vg)
+    _channels(kinds, taus, eps, n, idx, vx, vg, out)
+    return n
+
+
+@njit(cache=True, inline="always")
+def _needs(kinds):
+    """Whether the channels ``kinds`` need the expert's play values, and greedy's."""
+    need_x = False
+    need_g = False
+    for m in range(kinds.shape[0]):
+        if kinds[m] == KIND_EXPERT:
+            need_x = True
+        elif kinds[m] == KIND_GREEDY:
+            need_g = True
+    return need_x, need_g
+
+
+@njit(cache=True, inline="always")
+def _channels(kinds, taus, eps, n, idx, vx, vg, out):
+    """``out[m]``: the log-probability of the play ``idx`` among ``n`` legal plays under
+    channel ``m``, from the expert's (``vx``, points) and greedy's (``vg``) play values."""
+    nm = kinds.shape[0]
     for m in range(nm):
         if kinds[m] == KIND_RANDOM:
             out[m] = -math.log(n)
@@ -162,7 +184,66 @@ def decision_loglik(state, rules, card, take, kinds, taus, eps, out, bc, bt, sc,
             q = math.exp((v[idx] - best) / tau) / total
         p = eps[m] / n + (1.0 - eps[m]) * q
         out[m] = math.log(p) if p > 0.0 else NEG_INF
+
+
+@njit(cache=True)
+def cirulla_workspace(hmeta):
+    """The Cirulla decisions' extra work arrays (``cw`` of :func:`_decision`): the plays'
+    ``meta`` words ``hmeta`` (:func:`.step.legal_plays_cirulla`; empty on other games),
+    the legal plays' metas, the values' scratch and the integer values."""
+    bm = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt2 = np.empty(MAX_PLAYS, dtype=np.int64)
+    bm2 = np.empty(MAX_PLAYS, dtype=np.int64)
+    iv = np.empty(MAX_PLAYS, dtype=np.int64)
+    return hmeta, bm, bt2, bm2, iv
+
+
+@njit(cache=True)
+def decision_loglik_cirulla(state, rules, card, take, meta, kinds, taus, eps, out, bc, bt, sc,
+                            xs, vx, vg, cw):  # fmt: skip
+    """:func:`decision_loglik` of a Cirulla position (RULES.md §10): the play ``(card, take,
+    meta)`` (``meta``: the matta's named value and the declaration) among the legal plays
+    of :func:`.step.legal_plays_cirulla` (the matta's named values, the ace sweep, the
+    fifteens, the declared twins), weighed by the Cirulla play values
+    (:func:`.step.play_values_cirulla`: greedy's, or the expert's declaring by
+    :data:`.policy_cirulla.EXPERT_DECLARES`, in points).  ``cw``:
+    :func:`cirulla_workspace`.  Returns the number of legal plays."""
+    _, bm, bt2, bm2, iv = cw
+    n = legal_plays_cirulla(state, rules, bc, bt, bm, sc)
+    idx = -1
+    for i in range(n):
+        if bc[i] == card and bt[i] == take and bm[i] == meta:
+            idx = i
+            break
+    nm = kinds.shape[0]
+    if idx < 0 or n == 1:
+        for m in range(nm):
+            out[m] = NEG_INF if idx < 0 else 0.0
+        return n
+    need_x, need_g = _needs(kinds)
+    if need_x:
+        play_values_cirulla(state, rules, POLICY_EXPERT, EXPERT_DECLARES, bc, bt, bm, n, iv, xs,
+                            bt2, bm2, sc)  # fmt: skip
+        for i in range(n):
+            vx[i] = iv[i] / EXPERT_FIX
+    if need_g:
+        play_values_cirulla(state, rules, POLICY_GREEDY, EXPERT_DECLARES, bc, bt, bm, n, iv, xs,
+                            bt2, bm2, sc)  # fmt: skip
+        for i in range(n):
+            vg[i] = float(iv[i])
+    _channels(kinds, taus, eps, n, idx, vx, vg, out)
     return n
+
+
+@njit(cache=True, inline="always")
+def _decision(state, rules, d, hcard, htake, cw, kinds, taus, eps, out, bc, bt, sc, xs, vx, vg):
+    """The log-likelihoods of the observed play ``d`` in ``state`` (:func:`decision_loglik`,
+    or :func:`decision_loglik_cirulla` with its ``meta`` ``cw[0][d]`` on Cirulla)."""
+    if rules[R_CIRULLA]:
+        return decision_loglik_cirulla(state, rules, hcard[d], htake[d], cw[0][d], kinds, taus,
+                                       eps, out, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
+    return decision_loglik(state, rules, hcard[d], htake[d], kinds, taus, eps, out, bc, bt, sc,
+                           xs, vx, vg)  # fmt: skip
 
 
 @njit(cache=True)
@@ -195,7 +276,7 @@ def _all_impossible(x, n):
 
 @njit(cache=True)
 def _seat_ll(hand, dec, nd, hist, hcard, htake, later, rules, kinds, taus, eps, out, work, tmp,
-             bc, bt, sc, xs, vx, vg):  # fmt: skip
+             bc, bt, sc, xs, vx, vg, cw):  # fmt: skip
     """Sum over the decisions ``dec[:nd]`` of one seat of their log-likelihoods (``out[m]``)
     when the seat holds ``hand`` now (its hand at decision ``d``: ``hand | later[d]``);
     returns the number of those decisions that ``hand`` makes illegal (left out of the
@@ -208,8 +289,7 @@ def _seat_ll(hand, dec, nd, hist, hcard, htake, later, rules, kinds, taus, eps, 
         for i in range(N_STATE):
             work[i] = hist[d, i]
         work[S_HANDS + hist[d, S_TURN]] = hand | later[d]
-        decision_loglik(work, rules, hcard[d], htake[d], kinds, taus, eps, tmp, bc, bt, sc,
-                        xs, vx, vg)  # fmt: skip
+        _decision(work, rules, d, hcard, htake, cw, kinds, taus, eps, tmp, bc, bt, sc, xs, vx, vg)
         if _all_impossible(tmp, kinds.shape[0]):
             bad += 1
             continue
@@ -278,7 +358,8 @@ def _normalise_cum(logw, lo, hi, out):
 
 @njit(cache=True)
 def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, taus, eps, base,
-                cand, logw, mpost, pos, ll, work, tmp, buf, bc, bt, sc, xs, vx, vg):  # fmt: skip
+                cand, logw, mpost, pos, ll, work, tmp, buf, bc, bt, sc, xs, vx, vg,
+                cw):  # fmt: skip
     """Write every ``k``-card hand of seat ``s`` drawn from ``unseen`` from ``cand[pos]``
     on, with its log weight (``logw``; -inf: a play it makes illegal) and the channel
     posterior given it (``mpost``); return the new end.
@@ -288,14 +369,16 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
     three suits), and the unseen cards are on no table or pile, so hands that differ by
     unseen non-denari cards of equal value have the same likelihood: each such class
     of hands is weighed once, by a representative, and its members take its weight.
+    On Cirulla the matta (7H) is a class of its own: it plays as a wild card.
     """
     nm = kinds.shape[0]
-    cmask = np.zeros(20, dtype=np.int64)
-    csize = np.zeros(20, dtype=np.int64)
+    cmask = np.zeros(21, dtype=np.int64)
+    csize = np.zeros(21, dtype=np.int64)
     nc = 0
+    own = MATTA_BIT if rules[R_CIRULLA] else np.int64(0)
     for v in range(1, 11):
         allv = unseen & VALUE_MASK[v]
-        plain = allv & ~DENARI
+        plain = allv & ~DENARI & ~own
         den = allv & DENARI
         if plain:
             cmask[nc] = plain
@@ -305,7 +388,11 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
             cmask[nc] = den
             csize[nc] = 1
             nc += 1
-    cnt = np.zeros(20, dtype=np.int64)
+        if allv & own:
+            cmask[nc] = own
+            csize[nc] = 1
+            nc += 1
+    cnt = np.zeros(21, dtype=np.int64)
     rem = k
     for i in range(nc):
         t = min(csize[i], rem)
@@ -337,7 +424,7 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
                 r &= r - 1
             ni += 1
         bad = _seat_ll(rep, dec, nd, hist, hcard, htake, later, rules, kinds, taus, eps, ll,
-                       work, tmp, bc, bt, sc, xs, vx, vg)  # fmt: skip
+                       work, tmp, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
         lw = NEG_INF
         if not bad:
             lw = _seat_logw(ll, base, nm, buf)
@@ -383,14 +470,15 @@ def _seat_table(s, k, unseen, dec, nd, hist, hcard, htake, later, rules, kinds, 
 
 # --------------------------------------------------------------------------- the belief
 @njit(cache=True)
-def _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, later, now, size,
-              work, tmp, bc, bt, sc, xs, vx, vg):  # fmt: skip
+def _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, later, now, size, held,
+              work, tmp, bc, bt, sc, xs, vx, vg, cw):  # fmt: skip
     """What the history says about each other seat, for :func:`compute`: ``(base, dec,
     ndec)``.  ``base[s, m]`` is the log prior of channel ``m`` plus the log likelihood
     of the plays ``s`` made from a hand now known (rounds before the current one,
-    ``now`` being the root's stock position); the current round's decisions of a seat
-    still holding cards (``size[s]``), whose hand is hidden, are listed in
-    ``dec[s, :ndec[s]]`` instead, to weigh its candidate hands."""
+    ``now`` being the root's stock position, and the current round of a seat whose hand
+    is shown, ``held[s]``: a Cirulla declaration's); the current round's decisions of a
+    seat still holding hidden cards (``size[s]``), are listed in ``dec[s, :ndec[s]]``
+    instead, to weigh its candidate hands."""
     nm = kinds.shape[0]
     nd = hist.shape[0]
     base = np.zeros((4, nm))
@@ -403,7 +491,8 @@ def _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, later
         s = hist[d, S_TURN]
         if s == seat:
             continue
-        if hist[d, S_STOCK] == now and size[s] > 0:
+        now_round = hist[d, S_STOCK] == now
+        if now_round and size[s] > 0 and held[s] == 0:
             dec[s, ndec[s]] = d
             ndec[s] += 1
             continue
@@ -411,9 +500,8 @@ def _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, later
             continue  # with one channel, known hands' plays weigh every candidate alike
         for i in range(N_STATE):
             work[i] = hist[d, i]
-        work[S_HANDS + s] = later[d]
-        decision_loglik(work, rules, hcard[d], htake[d], kinds, taus, eps, tmp, bc, bt, sc,
-                        xs, vx, vg)  # fmt: skip
+        work[S_HANDS + s] = later[d] | held[s] if now_round else later[d]
+        _decision(work, rules, d, hcard, htake, cw, kinds, taus, eps, tmp, bc, bt, sc, xs, vx, vg)
         if _all_impossible(tmp, nm):
             continue  # cannot happen for a true history; never let it zero a seat
         for m in range(nm):
@@ -490,7 +578,7 @@ def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, lat
     gives ``METHOD_MCMC`` with empty arrays (``post`` of those seats reset): the caller
     then runs the chain.  ``bufs``: :func:`compute`'s work arrays; ``flat``: the flat
     channels (:func:`_flatten`)."""
-    ll, work, tmp, buf, bc, bt, sc, xs, vx, vg = bufs
+    ll, work, tmp, buf, bc, bt, sc, xs, vx, vg, cw = bufs
     nm = kinds.shape[0]
     total = 0
     for j in range(nev):
@@ -507,7 +595,7 @@ def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, lat
         start[j] = pos
         pos = _seat_table(s, size[s], unseen, dec[s], ndec[s], hist, hcard, htake, later,
                           rules, kinds, taus, eps, base[s], cand, logw, mpost, pos, ll, work,
-                          tmp, buf, bc, bt, sc, xs, vx, vg)  # fmt: skip
+                          tmp, buf, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
         start[j + 1] = pos
         if _normalise_cum(logw, start[j], pos, cumw) == NEG_INF:
             ok = False  # no candidate fits the plays (not a history the rules allow)
@@ -565,7 +653,7 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
     weights; after ``burn`` swaps a particle every ``thin``, ``chain`` of them, equally
     weighted: ``(parts, cum)``, and ``post`` gets the seats' type posteriors averaged
     over them.  ``bufs``: :func:`compute`'s work arrays."""
-    ll, work, tmp, buf, bc, bt, sc, xs, vx, vg = bufs
+    ll, work, tmp, buf, bc, bt, sc, xs, vx, vg, cw = bufs
     nm = kinds.shape[0]
     hands = np.zeros(4, dtype=np.int64)
     perm = ucards[:nu].copy()
@@ -586,7 +674,7 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
     for j in range(nev):
         s = ev[j]
         bads[s] = _seat_ll(hands[s], dec[s], ndec[s], hist, hcard, htake, later, rules, kinds,
-                           taus, eps, ll, work, tmp, bc, bt, sc, xs, vx, vg)  # fmt: skip
+                           taus, eps, ll, work, tmp, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
         lw = _seat_logw(ll, base[s], nm, buf)
         energy[s] = lw - ILLEGAL_PENALTY * bads[s]
         for m in range(nm):
@@ -608,7 +696,7 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
                 b = ev[j]
         ha = hands[a] ^ xb ^ yb
         bad_a = _seat_ll(ha, dec[a], ndec[a], hist, hcard, htake, later, rules, kinds, taus, eps,
-                         ll, work, tmp, bc, bt, sc, xs, vx, vg)  # fmt: skip
+                         ll, work, tmp, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
         lw_a = _seat_logw(ll, base[a], nm, buf)
         e_a = lw_a - ILLEGAL_PENALTY * bad_a
         for m in range(nm):
@@ -621,7 +709,7 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
         if b >= 0:
             hb = hands[b] ^ yb ^ xb
             bad_b = _seat_ll(hb, dec[b], ndec[b], hist, hcard, htake, later, rules, kinds, taus,
-                             eps, ll, work, tmp, bc, bt, sc, xs, vx, vg)  # fmt: skip
+                             eps, ll, work, tmp, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
             lw_b = _seat_logw(ll, base[b], nm, buf)
             e_b = lw_b - ILLEGAL_PENALTY * bad_b
             delta += e_b - energy[b]
@@ -650,11 +738,15 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
 
 
 @njit(cache=True)
-def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, cap, particles,
-            chain, burn, thin, seed, flat):  # fmt: skip
+def compute(root, rules, seat, hist, hcard, htake, hmeta, kinds, taus, eps, logprior, cap,
+            particles, chain, burn, thin, seed, flat):  # fmt: skip
     """The belief of ``seat`` at ``root`` (its canonical world now) from the plays
     ``(hcard[d], htake[d])`` made in the positions ``hist[d]`` (its canonical views),
     under the channels (``kinds``, ``taus``, ``eps``) with log prior ``logprior``.
+    On Cirulla (RULES.md §10) ``hmeta[d]`` is play ``d``'s ``meta`` (the matta's named
+    value, the declaration; :func:`decision_loglik_cirulla`), and a hand shown by a
+    declaration (``S_SHOWN``) is known: not unseen, its plays evidence about its type
+    only; ``hmeta`` is not read on other games.
 
     Seats with evidence about their current hand are enumerated exactly when their
     candidates times their decisions of the round times their hand size plus one (a
@@ -678,9 +770,14 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
     buf = np.empty(nm)
     later = _later(hist, hcard)
     now = root[S_STOCK]
+    cw = cirulla_workspace(hmeta)
+    shown = root[S_SHOWN]  # 0 but on Cirulla
+    held = np.zeros(4, dtype=np.int64)
     unseen = np.int64(0)
     for s in range(players):
-        if s != seat:
+        if s != seat and (shown >> s) & 1:
+            held[s] = root[S_HANDS + s]
+        elif s != seat:
             unseen |= root[S_HANDS + s]
     for i in range(root[S_STOCK], root[S_DECK_SIZE]):
         unseen |= np.int64(1) << root[S_DECK + i]
@@ -695,7 +792,8 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
         size[s] = popcount(root[S_HANDS + s])
     # past evidence (hands known) and the current round's decisions of each seat
     base, dec, ndec = _evidence(rules, seat, hist, hcard, htake, kinds, taus, eps, logprior,
-                                later, now, size, work, tmp, bc, bt, sc, xs, vx, vg)  # fmt: skip
+                                later, now, size, held, work, tmp, bc, bt, sc, xs, vx, vg,
+                                cw)  # fmt: skip
     post = np.zeros((4, nm))
     ev = np.zeros(4, dtype=np.int64)  # seats with evidence about their current hand
     nev = 0
@@ -719,7 +817,7 @@ def compute(root, rules, seat, hist, hcard, htake, kinds, taus, eps, logprior, c
         return np.empty((0, 4), dtype=np.int64), np.empty(0), post, METHOD_UNIFORM
     rng = np.zeros(RNG_WORDS, dtype=np.uint64)
     reseed(rng, seed)
-    bufs = (ll, work, tmp, buf, bc, bt, sc, xs, vx, vg)
+    bufs = (ll, work, tmp, buf, bc, bt, sc, xs, vx, vg, cw)
     if enumerable:
         parts, cum, method = _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard,
                                          htake, later, rules, kinds, taus, eps, base, post,

@@ -20,6 +20,7 @@ from .layout import (
     S_DECK,
     S_DECK_SIZE,
     S_HANDS,
+    S_SHOWN,
     S_STOCK,
 )
 from .streams import GOLDEN, RNG_WORDS, mix64, rand_below
@@ -53,15 +54,17 @@ def _redeal(state, rules, seat, rng, out, shuffle):
     the end of the deck order (shuffled when ``shuffle``, else in card order), the
     other hands take theirs from the front of that run in seat order by their current
     sizes, and the rest is the stock.  Cards already seen are written before them in
-    card order, so ``out`` holds no trace of how the true deal went.
+    card order, so ``out`` holds no trace of how the true deal went.  A hand shown by a
+    Cirulla declaration (``S_SHOWN``, 0 in every other game) is seen: it is kept.
     """
     for i in range(N_STATE):
         out[i] = state[i]
     n = rules[R_PLAYERS]
     size = state[S_DECK_SIZE]
+    shown = state[S_SHOWN]
     unseen = np.int64(0)
     for s in range(n):
-        if s != seat:
+        if s != seat and not (shown >> s) & 1:
             unseen |= state[S_HANDS + s]
     unseen, pos = _seen_first(state, size, unseen, out)
     start = pos
@@ -77,7 +80,7 @@ def _redeal(state, rules, seat, rng, out, shuffle):
             out[start + i] = out[start + j]
             out[start + j] = t
     for s in range(n):
-        if s != seat:
+        if s != seat and not (shown >> s) & 1:
             h = np.int64(0)
             for _ in range(popcount(state[S_HANDS + s])):
                 h |= np.int64(1) << out[start]
@@ -120,7 +123,8 @@ def draw_world(state, rules, seat, rng, out_state, parts, cum):
     particles (``parts`` of 0 rows) exactly :func:`determinize` (the uniform draw);
     else from a belief (:mod:`.belief`): a particle ``p`` drawn by its
     cumulative weight ``cum``, the other seats holding ``parts[p, s]`` where it is not
-    -1, the cards left dealt uniformly to the other hands and to the stock."""
+    -1, the cards left dealt uniformly to the other hands and to the stock (a hand shown
+    by a Cirulla declaration, ``S_SHOWN``, kept)."""
     if parts.shape[0] == 0:
         _redeal(state, rules, seat, rng, out_state, True)
         return
@@ -130,10 +134,11 @@ def draw_world(state, rules, seat, rng, out_state, parts, cum):
         out_state[i] = state[i]
     n = rules[R_PLAYERS]
     size = state[S_DECK_SIZE]
+    shown = state[S_SHOWN]
     unseen = np.int64(0)
     taken = np.int64(0)
     for s in range(n):
-        if s != seat:
+        if s != seat and not (shown >> s) & 1:
             unseen |= state[S_HANDS + s]
             if parts[p, s] >= 0:
                 taken |= parts[p, s]
@@ -152,7 +157,7 @@ def draw_world(state, rules, seat, rng, out_state, parts, cum):
         pool[j] = t
     q = 0
     for s in range(n):
-        if s == seat:
+        if s == seat or (shown >> s) & 1:
             continue
         h = np.int64(0)
         if parts[p, s] >= 0:

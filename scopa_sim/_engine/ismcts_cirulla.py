@@ -44,8 +44,13 @@ from numba import njit
 
 from .bits import ctz, popcount
 from .capture import declaration_points
+from .determinize import pick_weighted, unit_draw
 from .ismcts import (
+    _NO_REPLY,
     EST_UNIT,
+    KIND_EXPERT,
+    KIND_RANDOM,
+    KIND_SEARCH,
     LEAF_LEARNED,
     P_CARD,
     P_TAKE,
@@ -61,16 +66,22 @@ from .ismcts import (
 )
 from .ismcts import _add_child as add_child
 from .ismcts import _back_up as back_up
+from .ismcts import _draw_channels as draw_channels
+from .ismcts import _follow as follow
+from .ismcts import _model_choice as model_choice
 from .layout import (
     I_TOTAL,
     MATTA_NONE,
     MAX_PLAYS,
     N_ITEMS_CIRULLA,
     N_STATE,
+    POLICY_EXPERT,
+    POLICY_GREEDY,
     POLICY_LEARNED,
     R_MATTA,
     R_PLAYERS,
     R_SIDES,
+    R_TEAMS,
     S_DECK,
     S_DECK_SIZE,
     S_DECLARED,
@@ -83,12 +94,18 @@ from .layout import (
 )
 from .learned import D_EXPERT
 from .learned_cirulla import learned_choice_cirulla, learned_scratch_cirulla, learned_value_cirulla
-from .policy import EXPERT_SCRATCH
+from .policy import EXPERT_FIX, EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
 from .solver import FULL_DEPTH, MAX_PLY
 from .solver_cirulla import match_static_cirulla
-from .step import apply_play_cirulla, choose_cirulla, legal_plays_cirulla, score_state_cirulla
-from .streams import rand_below
+from .step import (
+    apply_play_cirulla,
+    choose_cirulla,
+    legal_plays_cirulla,
+    play_values_cirulla,
+    score_state_cirulla,
+)
+from .streams import GOLDEN, rand_below
 from .values import INF, LEAF_ESTIMATE, LEAF_EXPERT, estimate
 from .values_cirulla import expert_leaf_cirulla
 
@@ -128,18 +145,26 @@ def play_code(card, meta):
 
 
 @njit(cache=True, inline="always")
-def _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild, deck, rng):
+def _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild, deck, rng,
+                fixed, taken):  # fmt: skip
     """An iteration's world in ``w``: ``root`` with the unseen cards ``base[:npool]`` (in
     card order, so that a world depends on the stream only and a run split into chunks
-    draws the same worlds) shuffled into ``pool`` and dealt to the ``hidden`` seats (a bit
-    a seat) by their ``sizes``, the rest to the stock; shuffled again (up to
-    :data:`QUIET_TRIES` draws) while a seat with a ``quiet`` constraint (its cards played
-    this deal, ``>= 0``) would have held a hand that qualifies to declare. The deck order
-    is the cards dealt before (in card order, from the ``deck`` mask), then the stock."""
+    draws the same worlds) but those of ``taken`` shuffled into ``pool`` and dealt to the
+    ``hidden`` seats (a bit a seat) by their ``sizes``, the rest to the stock; a hidden
+    seat with a ``fixed`` hand (``>= 0``: a belief particle's, :func:`_particle`, whose
+    cards are ``taken``) holds it. Shuffled again (up to :data:`QUIET_TRIES` draws) while
+    a seat dealt here with a ``quiet`` constraint (its cards played this deal, ``>= 0``)
+    would have held a hand that qualifies to declare (a belief's hands already respect
+    it: a quiet play with a hand that qualifies is not legal). The deck order is the
+    cards dealt before (in card order, from the ``deck`` mask), then the stock."""
     for i in range(N_STATE):
         w[i] = root[i]
+    left = 0
     for i in range(npool):
-        pool[i] = base[i]
+        if not (taken >> base[i]) & 1:
+            pool[left] = base[i]
+            left += 1
+    npool = left
     at = 0
     for _try in range(QUIET_TRIES):
         for i in range(npool - 1, 0, -1):
@@ -150,7 +175,9 @@ def _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild,
         at = 0
         ok = True
         for s in range(players):
-            if (hidden >> s) & 1:
+            if (hidden >> s) & 1 and fixed[s] >= 0:
+                w[S_HANDS + s] = fixed[s]
+            elif (hidden >> s) & 1:
                 h = np.int64(0)
                 for _i in range(sizes[s]):
                     h |= np.int64(1) << pool[at]
@@ -172,6 +199,52 @@ def _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild,
     for i in range(at, npool):
         w[pos] = pool[i]
         pos += 1
+
+
+@njit(cache=True, inline="always")
+def _particle(parts, cum, hidden, players, rng, fixed):
+    """A belief particle drawn by its cumulative weight ``cum`` (:mod:`.belief`): each
+    ``hidden`` seat's hand in it into ``fixed`` (-1: dealt uniformly); return the cards
+    they hold. No particles: every hand dealt uniformly, the stream untouched."""
+    taken = np.int64(0)
+    for s in range(4):
+        fixed[s] = -1
+    if parts.shape[0] == 0:
+        return taken
+    rng[0] += GOLDEN
+    p = pick_weighted(cum, 0, cum.shape[0], unit_draw(rng[0]))
+    for s in range(players):
+        if (hidden >> s) & 1 and parts[p, s] >= 0:
+            fixed[s] = parts[p, s]
+            taken |= parts[p, s]
+    return taken
+
+
+@njit(cache=True)
+def _model_pick(w, rules, kind, tau, eps, n, bc, bt, bm, iv, fv, idx, xs, bt2, bm2, sc, rng):
+    """A modelled seat's play among the ``n`` legal Cirulla plays in the buffers (its
+    index), by its channel (``reply=``): with probability ``eps`` (always for
+    ``KIND_RANDOM``) uniform, else a softmax at temperature ``tau`` (points) of greedy's
+    or the expert's play values (:func:`.step.play_values_cirulla`), or with ``tau = 0``
+    uniform among the best: the play model the belief weighs the seat's plays by
+    (:func:`.belief.decision_loglik_cirulla`)."""
+    if n <= 1:
+        return 0
+    uniform = kind == KIND_RANDOM
+    if not uniform and eps > 0.0:
+        rng[0] += GOLDEN
+        uniform = unit_draw(rng[0]) < eps
+    if uniform:
+        return rand_below(rng, n)
+    expert = kind == KIND_EXPERT
+    play_values_cirulla(w, rules, POLICY_EXPERT if expert else POLICY_GREEDY, EXPERT_DECLARES,
+                        bc, bt, bm, n, iv, xs, bt2, bm2, sc)  # fmt: skip
+    for i in range(n):
+        fv[i] = iv[i] / EXPERT_FIX if expert else float(iv[i])
+        idx[i] = i
+    i, _, z = model_choice(fv, idx, idx, n, tau, rng[0])
+    rng[0] = z
+    return i
 
 
 @njit(cache=True, inline="always")
@@ -352,7 +425,8 @@ def _rewards(w, rules, cut, unit, score, work, margins, eq, leaf):
 
 @njit(cache=True, nogil=True)
 def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon, rng, hidden,
-                       quiet, lp, leaf=LEAF_ESTIMATE, eq=None):  # fmt: skip
+                       quiet, lp, leaf=LEAF_ESTIMATE, eq=None, parts=None, cum=None,
+                       reply=None):  # fmt: skip
     """Run ``iterations`` of single-observer ISMCTS on a Cirulla position from ``root``
     (the seat to play's information set: a world of it whose unseen cards, the stock and
     the hands of the ``hidden`` seats, a bit a seat, are dealt again every iteration) on
@@ -381,8 +455,26 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     learned policy's exact endgame), as the horizon's value with ``leaf = LEAF_LEARNED``
     (:func:`_anchored_values`; not with ``eq``) and as a root prior, ``prior`` rows
     (:func:`root_prior_cirulla`) with ``prior_visits > 0`` virtual visits each
-    (:func:`_ucb1_prior`)."""
+    (:func:`_ucb1_prior`).
+
+    With belief particles ``parts``/``cum`` (:mod:`.belief`, its Cirulla evidence; None:
+    the uniform draw above) each iteration's world takes the hidden hands from a
+    particle drawn by its weight where the particle holds them, the cards left dealt as
+    above. With ``reply = (kinds, taus, eps, post, rollouts)`` the seats of the other
+    sides play by a channel drawn per iteration from ``post``, in the tree (their play's
+    child followed, or expanded) and with ``rollouts`` in the rollout, as
+    :func:`.ismcts.ismcts_run` does on Scopa (:func:`_model_pick`; ``KIND_SEARCH``: the
+    seat plays like this search, by UCB1 and ``policy``)."""
     players = rules[R_PLAYERS]
+    bparts = np.empty((0, 4), dtype=np.int64) if parts is None else parts
+    bcum = np.empty(0) if cum is None else cum
+    rkinds, rtaus, reps, rpost, rroll = _NO_REPLY if reply is None else reply
+    nrc = rkinds.shape[0]
+    chans = np.zeros(4, dtype=np.int64)
+    fixed = np.full(4, -1, dtype=np.int64)
+    root_side = side_of(rules, root[S_TURN])
+    fv2 = np.empty(MAX_PLAYS)
+    idx = np.empty(MAX_PLAYS, dtype=np.int64)
     wild = rules[R_MATTA] != MATTA_NONE
     eqt = np.empty(0) if eq is None else eq
     unit = 1 if horizon >= FULL_DEPTH and eqt.shape[0] == 0 else EST_UNIT
@@ -426,7 +518,12 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     ls = learned_scratch_cirulla(lmodel)
     fv = np.empty(MAX_PLAYS)
     for _ in range(iterations):
-        _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild, deck, rng)
+        taken = _particle(bparts, bcum, hidden, players, rng, fixed)
+        _draw_world(w, root, players, base, pool, npool, hidden, sizes, quiet, wild, deck, rng,
+                    fixed, taken)  # fmt: skip
+        if nrc:  # each seat of another side: its channel for this iteration
+            rng[0] = draw_channels(chans, rpost, nrc, players, rules[R_TEAMS] != 0, root_side,
+                                   rng[0])  # fmt: skip
         node = 0
         plen = 0
         in_tree = True
@@ -439,8 +536,19 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
             n = legal_plays_cirulla(w, rules, bc, bt, bm, sc)
             if n == 0:  # only in hand-made positions: nothing to play
                 break
-            if in_tree:
-                side = side_of(rules, w[S_TURN])
+            side = side_of(rules, w[S_TURN])
+            kind = rkinds[chans[w[S_TURN]]] if nrc else KIND_SEARCH
+            if side != root_side and kind != KIND_SEARCH and (in_tree or rroll):
+                mc = chans[w[S_TURN]]
+                i = _model_pick(w, rules, kind, rtaus[mc], reps[mc], n, bc, bt, bm, vals, fv2,
+                                idx, xs, bt2, bm2, sc, rng)  # fmt: skip
+                if in_tree:
+                    node, count, plen, in_tree = follow(tree, node, count,
+                                                        play_code(bc[i], bm[i]), bt[i], path,
+                                                        plen, side)  # fmt: skip
+                else:
+                    rolled += 1
+            elif in_tree:
                 i, node, count, plen, in_tree = _tree_step(
                     tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, scale, rng,
                     prior, pvis if node == 0 else 0.0,

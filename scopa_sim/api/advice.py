@@ -310,29 +310,23 @@ def position(
     )
 
 
-def check_cirulla_advice(spec: PolicySpec, belief: str | None = None) -> None:
+def check_cirulla_advice(spec: PolicySpec) -> None:
     """Cirulla's positions (RULES.md §10) are ranked by every search policy (the evaluator,
-    ``eval``: rollouts by a kernel policy; PIMC, ISMCTS and the solver) with the
-    parameters :data:`scopa_sim.sim.match.CIRULLA_SEARCH_PARAMS` lists; the belief models
-    do not read its declarations and shown hands yet (the board checks a request with it
-    before queueing the work).
+    ``eval``: rollouts by a kernel policy; PIMC, ISMCTS and the solver, with every
+    parameter, the belief models and ``best`` included) but not by the other policies
+    (the board checks a request with it before queueing the work).
 
     Args:
         spec: the search policy asked to rank a Cirulla position's plays (one that
             :func:`advisor` accepts).
-        belief: the belief model asked for beside it, if any.
 
     Raises:
-        RulesError: a parameter a search does not take on Cirulla, or a belief model, in
-            one line.
+        RulesError: a policy that does not play Cirulla, in one line.
     """
-    from scopa_sim.errors import RulesError
     from scopa_sim.sim.match import check_cirulla_policies
 
     if spec.name != "eval":
         check_cirulla_policies([spec])
-    if belief is not None:
-        raise RulesError("belief models do not read capture_mode=cirulla yet: drop the belief")
 
 
 _LAST_BOT = threading.local()  # per thread: (policy text, its bot) of the last advise
@@ -402,7 +396,7 @@ def advise(
         PolicyError: a policy or belief model that cannot be used.
         PositionError: a position that cannot occur, or cards given with ``position``.
         CardError: a malformed card, or a card given twice.
-        RulesError: unknown rules; in Cirulla, a policy other than ``eval`` or a belief.
+        RulesError: unknown rules; in Cirulla, a policy that does not play it.
         InputError: a seed or count of opponent cards that is not a whole number from 0.
     """
     from scopa_sim.bots.advise import advice_json
@@ -422,7 +416,7 @@ def advise(
     }  # fmt: skip
     state, true_layout = _position(position, recorded, given)
     if state.rules.capture_mode == "cirulla":
-        check_cirulla_advice(spec, belief)
+        check_cirulla_advice(spec)
     bot = _bot(spec)
     # on a worker thread, so that Ctrl-C (and SIGTERM on the command line) stops a long
     # search at once (:func:`scopa_sim.sim.pool.interruptible`)

@@ -251,8 +251,6 @@ class Board:
             raise BoardError(f"model {model!r}: one of {', '.join(BELIEFS)}")
         if pos.state.is_over:
             raise BoardError("the hand is over: every card is seen")
-        if pos.state.rules.cirulla:
-            raise BoardError("belief models do not read capture_mode=cirulla yet")
         stage = Stage(work.holdings, (pos.state, model, seed_of(doc)), 1.0, f"belief {model}")
         return self.jobs.start(page, "holdings", [stage]).as_dict()
 

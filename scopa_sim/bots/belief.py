@@ -60,6 +60,7 @@ from scopa_sim._engine import determinize as KD
 from scopa_sim.errors import PolicyError
 from scopa_sim.game.cards import CardSet, card_name
 from scopa_sim.game.infoset import InfoSet
+from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 
 #: The expert channel's temperature (points) and uniform floor of ``belief=expert``:
@@ -243,12 +244,18 @@ def get_model(name: str | BeliefModel | None) -> BeliefModel | None:
 
 class Observations:
     """What ``seat`` has seen of a hand: its view of the position before each pushed play
-    (``hist[d]``, a canonical world: the unseen cards in card order), the plays
-    (``cards``, ``takes``), and its view now (``infoset``, an
-    :class:`~scopa_sim.game.infoset.InfoSet`; ``root``, its canonical world's vector).
-    Built from the true state, it holds nothing of the hidden cards."""
+    (``hist[d]``, a canonical world: the unseen cards in card order, a hand shown by a
+    Cirulla declaration kept), the plays (``cards``, ``takes``; ``metas``, Cirulla's
+    named value and declaration, 0 in other games), and its view now (``root``, its
+    canonical world's vector; ``infoset``, its
+    :class:`~scopa_sim.game.infoset.InfoSet`, None on Cirulla, which has none; ``shown``,
+    the hands shown by Cirulla declarations, by seat; ``unseen``, ``hand_sizes``,
+    ``is_over``).  Built from the true state, it holds nothing of the hidden cards."""
 
-    __slots__ = ("cards", "hist", "infoset", "root", "rules", "seat", "takes")
+    __slots__ = (
+        "cards", "hand_sizes", "hist", "infoset", "is_over", "metas", "root", "rules", "seat",
+        "shown", "takes", "unseen",
+    )  # fmt: skip
 
     def __init__(self, state: HandState, seat: int | None = None) -> None:
         seat = state.turn if seat is None else seat
@@ -256,20 +263,37 @@ class Observations:
             raise ValueError(f"seat must be 0..{state.players - 1}, got {seat}")
         self.rules = state.rules
         self.seat = seat
-        r = state._r
+        r = _kernel_rules(state.rules)
         stack = state._stack
         d = len(stack)
         raw = np.empty((d, K.N_STATE), dtype=np.int64)
         self.cards = np.empty(d, dtype=np.int64)
         self.takes = np.empty(d, dtype=np.int64)
+        self.metas = np.empty(d, dtype=np.int64)
         for i, (vec, play) in enumerate(stack):
             raw[i] = vec
             self.cards[i] = play.card
             self.takes[i] = play.take
+            self.metas[i] = play.meta
         self.hist = np.empty_like(raw)
         KB.canonical_history(raw, r, seat, self.hist)
-        self.infoset = InfoSet(state, seat)
-        self.root = self.infoset.vector
+        self.hand_sizes = [state.hand(s).mask.bit_count() for s in range(state.players)]
+        self.is_over = state.is_over
+        if state.rules.cirulla:  # RULES.md §10: the hands shown by declarations are seen
+            self.infoset = None
+            self.root = np.empty(K.N_STATE, dtype=np.int64)
+            KD.canonical_world(state._vec, r, seat, self.root)
+            self.shown = {s: state.hand(s) for s in state.shown if s != seat}
+            unseen = CardSet(state.stock)
+            for s in range(state.players):
+                if s != seat and s not in self.shown:
+                    unseen |= state.hand(s)
+            self.unseen = unseen
+        else:
+            self.infoset = InfoSet(state, seat)
+            self.root = self.infoset.vector
+            self.shown = {}
+            self.unseen = self.infoset.unseen
 
     @property
     def plays(self) -> int:
@@ -310,12 +334,13 @@ class Belief:
 
     @cached_property
     def unseen(self) -> CardSet:
-        """The cards the seat cannot see: the other hands and the stock."""
-        return self.observations.infoset.unseen
+        """The cards the seat cannot see: the other hands (but those shown by a Cirulla
+        declaration) and the stock."""
+        return self.observations.unseen
 
     def hand_size(self, seat: int) -> int:
         """How many cards ``seat`` holds."""
-        return self.observations.infoset.hand_sizes[seat]
+        return self.observations.hand_sizes[seat]
 
     def holdings(self, seat: int, top: int | None = None) -> list[tuple[CardSet, float]]:
         """The hands ``seat`` may hold with their probabilities, most likely first (ties
@@ -323,6 +348,8 @@ class Belief:
         every hand of its size at the uniform probability."""
         if seat == self.seat or not 0 <= seat < self.observations.rules.players:
             raise ValueError(f"seat {seat} is not one of the other seats")
+        if seat in self.observations.shown:  # a Cirulla declaration showed it
+            return [(self.observations.shown[seat], 1.0)]
         if seat not in self.seats:
             k = self.hand_size(seat)
             cards = self.unseen.cards()
@@ -351,6 +378,8 @@ class Belief:
         it.  The probabilities add up to the hand's size."""
         if seat == self.seat or not 0 <= seat < self.observations.rules.players:
             raise ValueError(f"seat {seat} is not one of the other seats")
+        if seat in self.observations.shown:  # a Cirulla declaration showed it
+            return {card_name(c): 1.0 for c in self.observations.shown[seat].cards()}
         cards = self.unseen.cards()
         if seat not in self.seats:
             p = self.hand_size(seat) / len(cards) if cards else 0.0
@@ -396,7 +425,10 @@ class Belief:
     def uniform_probability(self, hands: Mapping[int, CardSet]) -> float:
         """The probability of the weighed seats (all other seats when none is weighed)
         holding ``hands`` under the uniform draw."""
-        seats = self.seats or [s for s in range(self.observations.rules.players) if s != self.seat]
+        obs = self.observations
+        seats = self.seats or [
+            s for s in range(obs.rules.players) if s != self.seat and s not in obs.shown
+        ]
         left = len(self.unseen)
         p = 1.0
         for s in seats:
@@ -432,7 +464,7 @@ class Belief:
         g = K.new_rng(K.derive_seed(int(seed), 9, self.seat, 1))
         vec = np.empty(K.N_STATE, dtype=np.int64)
         obs = self.observations
-        KD.draw_world(obs.root, obs.rules.to_array(), self.seat, g, vec, self.parts, self.cum)
+        KD.draw_world(obs.root, _kernel_rules(obs.rules), self.seat, g, vec, self.parts, self.cum)
         return HandState(obs.rules, vec)
 
 
@@ -442,20 +474,25 @@ def compute_belief(obs: Observations, model: str | BeliefModel | None, seed: int
     ``mcmc``): the same observations, model and seed give the same belief."""
     m = get_model(model)
     nm = 1 if m is None else len(m.channels)
-    if m is None or obs.infoset.is_over:
+    if m is None or obs.is_over:
         post = np.full((4, nm), 1.0 / nm)
         return Belief(obs, m, _NO_PARTS, _NO_CUM, post, "uniform")
     kinds, taus, eps, logprior, flat = m.arrays()
     parts, cum, post, method = KB.compute(
-        obs.root, obs.rules.to_array(), obs.seat, obs.hist, obs.cards, obs.takes, kinds, taus,
-        eps, logprior, m.cap, m.particles, m.chain, m.burn, m.thin,
+        obs.root, _kernel_rules(obs.rules), obs.seat, obs.hist, obs.cards, obs.takes, obs.metas,
+        kinds, taus, eps, logprior, m.cap, m.particles, m.chain, m.burn, m.thin,
         np.uint64(K.derive_seed(int(seed) & (2**63 - 1), 16, obs.plays, obs.seat)), flat,
     )  # fmt: skip
     return Belief(obs, m, parts, cum, post, _METHODS[int(method)])
 
 
+def _kernel_rules(rules: Rules) -> np.ndarray:
+    """The rules' vector the belief kernels read (Cirulla's, RULES.md §10, included)."""
+    return rules.loop_array() if rules.cirulla else rules.to_array()
+
+
 def play_log_likelihoods(
-    state: HandState, card: int, take: int, channels: Sequence[Channel]
+    state: HandState, card: int, take: int, channels: Sequence[Channel], meta: int = 0
 ) -> tuple[np.ndarray, int]:
     """How likely each channel makes a play, the mover's hand known: the play model's
     likelihood that the belief's evidence is weighed by, one decision at a time.
@@ -465,6 +502,9 @@ def play_log_likelihoods(
         card: the card played.
         take: the mask of the cards it takes.
         channels: the play models (:class:`Channel`: kind, ``tau``, ``eps``).
+        meta: on Cirulla (RULES.md §10), the play's named value and declaration
+            (:attr:`scopa_sim.game.play.Play.meta`; Cirulla's legal plays and play values
+            weigh it); not read in other games.
 
     Returns:
         The natural log-probability of the play under each channel (``-inf`` in every
@@ -474,8 +514,15 @@ def play_log_likelihoods(
     taus = np.array([float(c.tau) for c in channels])
     eps = np.array([float(c.eps) for c in channels])
     out = np.empty(len(channels))
-    n = KB.decision_loglik(state._vec, state.rules.to_array(), int(card), int(take), kinds,
-                           taus, eps, out, *KB._workspace())  # fmt: skip
+    r = _kernel_rules(state.rules)
+    bc, bt, sc, xs, vx, vg = KB._workspace()
+    if state.rules.cirulla:
+        cw = KB.cirulla_workspace(np.zeros(1, dtype=np.int64))
+        n = KB.decision_loglik_cirulla(state._vec, r, int(card), int(take), int(meta), kinds,
+                                       taus, eps, out, bc, bt, sc, xs, vx, vg, cw)  # fmt: skip
+    else:
+        n = KB.decision_loglik(state._vec, r, int(card), int(take), kinds, taus, eps, out, bc,
+                               bt, sc, xs, vx, vg)  # fmt: skip
     return out, int(n)
 
 
@@ -500,6 +547,10 @@ def describe_belief(b: Belief, top: int = 5) -> list[str]:
             continue
         k = b.hand_size(s)
         cards = f"{k} card" + ("s" if k != 1 else "")
+        if s in b.observations.shown:
+            held = b.observations.shown[s]
+            lines.append(f"seat {s} ({cards}): shown by its declaration, [{held}]")
+            continue
         uni = 1.0 / math.comb(len(b.unseen), k)
         if s not in b.seats:
             lines.append(f"seat {s} ({cards}): no evidence this round, every hand {uni:.2%}")

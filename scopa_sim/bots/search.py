@@ -47,7 +47,6 @@ from scopa_sim.bots.belief import (
 )
 from scopa_sim.bots.learned_weights import load_weights
 from scopa_sim.bots.objective import MATCH_LEAVES, OBJECTIVES, HandRewards, MatchObjective
-from scopa_sim.errors import RulesError
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
@@ -62,10 +61,6 @@ _NO_PARTS = np.empty((0, 4), dtype=np.int64)
 #: No match objective (the margin's): the kernels' ``eq`` when belief arrays follow it.
 _NO_EQ = np.empty(0, dtype=np.float64)
 _NO_CUM = np.empty(0, dtype=np.float64)
-#: PIMC's refusal of what it does not do on Cirulla (RULES.md §10) yet.
-CIRULLA_PIMC = "pimc plays capture_mode=cirulla with belief=uniform only so far"
-#: ISMCTS's refusal of what it does not do on Cirulla (RULES.md §10) yet.
-CIRULLA_ISMCTS = "ismcts plays capture_mode=cirulla with belief=uniform only so far"
 
 
 class _SolverMixin:
@@ -243,11 +238,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         )
 
     def values(self, state: HandState, seed: int) -> tuple[list[Play], np.ndarray]:
-        """The legal plays and their values per world (``[world, play]``).
-
-        Raises:
-            RulesError: a Cirulla position with other than the uniform belief.
-        """
+        """The legal plays and their values per world (``[world, play]``)."""
         if state.rules.capture_mode == "cirulla":
             return self._values_cirulla(state, seed)
         info = InfoSet(state)
@@ -284,9 +275,10 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         (:func:`scopa_sim.game.worlds.deal_hidden`, from the stream ``derive_seed(seed, 3,
         w, 0)``) and is solved by :func:`scopa_sim._engine.solver_cirulla.solve_world_cirulla`,
         the matta's named value and the declaration chosen with the play (for the match
-        with ``objective=match``: Cirulla's table)."""
-        if self.belief != "uniform":
-            raise RulesError(CIRULLA_PIMC)
+        with ``objective=match``: Cirulla's table). With a belief, each world's hidden
+        hands come from a particle drawn by its weight from the same stream where the
+        particle holds them (:func:`_particle_hands`)."""
+        parts, cum = self._worlds_from(state, seed)
         eq = self._eq(state)
         vec, r = state._vec, state.rules._packed
         hidden = _hidden_seats(state)
@@ -302,7 +294,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         n = 0
         for w in range(self.worlds):
             gen = np.random.default_rng(int(K.derive_seed(root, 3, w, 0)))
-            world = deal_hidden(state, hidden, gen)
+            world = deal_hidden(state, hidden, gen, _particle_hands(parts, cum, gen))
             info[KSO.V_SALT] = int(K.derive_seed(root, 4, w, 0)) >> 1
             e = _NO_EQ if eq is None else eq
             n = int(KSC.solve_world_cirulla(world, r, depth, tk, tv, tm, info, ws, vals[w], e))
@@ -508,7 +500,10 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
     the expert's Cirulla evaluation of the piles, grande and piccola included, plus the
     scope and declared points, the model's differences between plays put on the level of
     the expert's play values, :func:`scopa_sim._engine.ismcts_cirulla.anchored_plays`)
-    apply; a belief is refused (:data:`CIRULLA_ISMCTS`).
+    apply, and so do ``belief=`` (the belief weighs a seat's plays by Cirulla's legal
+    plays and play values, the hands shown by declarations known:
+    :func:`scopa_sim._engine.belief.decision_loglik_cirulla`) and ``reply=`` (the other
+    sides' seats played by Cirulla's play models), so ``best`` plays Cirulla.
     """
 
     CHUNK = 128
@@ -669,12 +664,7 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
 
     def tree(self, state: HandState, seed: int) -> tuple[np.ndarray, int]:
         """Build the search tree: the node pool (``T_*`` columns of
-        :mod:`scopa_sim._engine.ismcts`) and its node count.
-
-        Raises:
-            RulesError: a Cirulla position with other than the uniform belief, the margin
-                objective and ``leaf=estimate``.
-        """
+        :mod:`scopa_sim._engine.ismcts`) and its node count."""
         if state.rules.capture_mode == "cirulla":
             return self._tree_cirulla(state, seed)
         info = InfoSet(state)
@@ -682,15 +672,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
         eq = self._eq(info)
         self._set_unit(eq)
-        parts, cum = self._worlds_from(state, seed)
-        args: tuple[object, ...] = (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
-        models = self._reply_models() if self.reply != "uct" else None
-        if models is not None:
-            args = (*args, _NO_EQ if eq is None else eq, parts, cum, models)
-        elif self.belief != "uniform":
-            args = (*args, _NO_EQ if eq is None else eq, parts, cum)
-        elif eq is not None:
-            args = (*args, eq)
+        args = self._belief_args(
+            state, seed, eq, (self.c, self._policy, self._horizon, rng, _NO_LOG, self._leaf)
+        )
         kw = self._learned_args(state, info)
         return self._grow(root, lambda t, n, k: int(KI.ismcts_run(root, r, t, n, k, *args, **kw)))
 
@@ -700,8 +684,9 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         canonical world (:func:`scopa_sim.game.worlds.deal_hidden` without a generator), every
         iteration deals again the stock and the hands not shown by a declaration, keeping
         what a quiet first play says under ``declare=auto``
-        (:func:`scopa_sim.game.worlds.quiet_hands`)."""
-        self._check_cirulla()
+        (:func:`scopa_sim.game.worlds.quiet_hands`); with a belief, from its particles
+        (its Cirulla evidence: :func:`scopa_sim._engine.belief.decision_loglik_cirulla`),
+        and with ``reply=`` the other sides' seats played by its channels, as on Scopa."""
         eq = self._eq(state)
         self._set_unit(eq)
         hidden = _hidden_seats(state)
@@ -712,14 +697,29 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         mask = sum(1 << s for s in hidden)
         rng = K.new_rng(K.derive_seed(_mask63(seed), 6, 0, 0))
         lp = self._learned_cirulla(state, root)
-        args: tuple[object, ...] = (
-            float(self.c), self._policy, self._horizon, rng, mask, quiet, lp, self._leaf
+        args = self._belief_args(
+            state, seed, eq, (float(self.c), self._policy, self._horizon, rng, mask, quiet, lp,
+                              self._leaf)
         )  # fmt: skip
-        if eq is not None:
-            args = (*args, eq)
         return self._grow(
             root, lambda t, n, k: int(KIC.ismcts_run_cirulla(root, r, t, n, k, *args))
         )
+
+    def _belief_args(
+        self, state: HandState, seed: int, eq: np.ndarray | None, args: tuple[object, ...]
+    ) -> tuple[object, ...]:
+        """The run's positional arguments ``args`` followed by what the kernels
+        (:func:`scopa_sim._engine.ismcts.ismcts_run`,
+        :func:`scopa_sim._engine.ismcts_cirulla.ismcts_run_cirulla`) take after them: the
+        match table ``eq`` (None: the margin's), then with a belief its particles and with
+        ``reply=`` its play models (this decision's belief, :meth:`_worlds_from`)."""
+        parts, cum = self._worlds_from(state, seed)
+        models = self._reply_models() if self.reply != "uct" else None
+        if models is not None:
+            return (*args, _NO_EQ if eq is None else eq, parts, cum, models)
+        if self.belief != "uniform":
+            return (*args, _NO_EQ if eq is None else eq, parts, cum)
+        return args if eq is None else (*args, eq)
 
     def _learned_cirulla(
         self, state: HandState, root: np.ndarray
@@ -741,17 +741,6 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             rows = np.empty((K.MAX_PLAYS, 3))
             prior = rows[: int(KIC.root_prior_cirulla(root, state.rules._packed, model, rows))]
         return model, prior, float(self.prior_visits)
-
-    def _check_cirulla(self) -> None:
-        """Refuse what this search does not do on Cirulla (RULES.md §10) yet: a belief
-        (its models weigh plays by Scopa's values); the learned model (rollout, leaf,
-        prior) plays on its Cirulla weights.
-
-        Raises:
-            RulesError: :data:`CIRULLA_ISMCTS`.
-        """
-        if self.belief != "uniform":
-            raise RulesError(CIRULLA_ISMCTS)
 
     def _set_unit(self, eq: np.ndarray | None) -> None:
         """The unit of this decision's tree sums (``1 / _unit`` points): whole points for
@@ -902,7 +891,6 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
         """:meth:`_solve_known` of a Cirulla position (RULES.md §10) whose information set
         is one world (the stock played out, at most one hand not seen or shown): that
         world solved by :func:`scopa_sim._engine.solver_cirulla.solve_root_cirulla`."""
-        self._check_cirulla()
         world = deal_hidden(state, _hidden_seats(state), None)
         size = self.EXACT_TT
         tk, tv, tm = np.zeros(size, np.int64), np.zeros(size), np.zeros(size, np.int64)
@@ -924,6 +912,16 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             for i in range(n)
         ]
         return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take, s.play.meta))
+
+
+def _particle_hands(parts: np.ndarray, cum: np.ndarray, gen: np.random.Generator) -> dict[int, int]:
+    """The hands of a belief particle drawn by its cumulative weights ``cum`` from ``gen``:
+    ``{seat: mask}`` for the seats the particle holds (none without particles: ``gen``
+    then untouched, so the uniform worlds are drawn as without a belief)."""
+    if not parts.shape[0]:
+        return {}
+    p = min(int(np.searchsorted(cum, gen.random(), side="right")), cum.shape[0] - 1)
+    return {s: int(m) for s, m in enumerate(parts[p]) if m >= 0}
 
 
 def _hidden_seats(state: HandState) -> list[int]:

@@ -392,11 +392,10 @@ class Rules:
 #: The one-line refusal of a Cirulla rule set where it would reach the kernels that do not
 #: play it yet (:meth:`Rules.to_array`).
 CIRULLA_REFUSED = (
-    "capture_mode=cirulla is not played by the engine yet here: the belief models refuse "
-    "it (simulate with the jitted policies, play, replay, tournaments of the kernel "
-    "policies, pimc, ismcts and the solver, advice, reviews, the board and the match-equity "
-    "table take it; scopa-sim variants shows its options); allowed: capture_mode scopa or "
-    "fifteen"
+    "capture_mode=cirulla is not played by the engine yet here (simulate with the jitted "
+    "policies, play, replay, tournaments of the kernel policies, pimc, ismcts and the solver "
+    "with the belief models, advice, reviews, the board and the match-equity table take it; "
+    "scopa-sim variants shows its options); allowed: capture_mode scopa or fifteen"
 )
 
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(Rules))

@@ -4,7 +4,7 @@ hands shown by declarations kept, what keeping quiet under ``declare=auto`` says
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -14,7 +14,10 @@ from scopa_sim.game.state import HandState
 
 
 def deal_hidden(
-    state: HandState, hidden: Sequence[int], gen: np.random.Generator | None
+    state: HandState,
+    hidden: Sequence[int],
+    gen: np.random.Generator | None,
+    fixed: Mapping[int, int] | None = None,
 ) -> np.ndarray:
     """A copy of a Cirulla state's vector (RULES.md §10) with the cards of the seats
     ``hidden`` and of the stock dealt again, each of those hands keeping its size, the
@@ -24,12 +27,19 @@ def deal_hidden(
     of them (sorted first, so that nothing of their true places is kept), drawn again
     while a seat that played the first card of this deal without declaring under
     ``declare=auto`` would have held a hand that qualifies (known from the plays pushed
-    on ``state``: a position set up from cards has none, and then no such constraint)."""
+    on ``state``: a position set up from cards has none, and then no such constraint).
+    ``fixed`` (``{seat: mask}``, seats of ``hidden``: a belief particle's hands) gives
+    those seats their hands, the others being dealt from the cards left."""
+    fixed = fixed or {}
     vec = state._vec.copy()
     lo, hi = int(vec[K.S_STOCK]), int(vec[K.S_DECK_SIZE])
     pool = sorted(int(c) for c in vec[K.S_DECK + lo : K.S_DECK + hi])
     for s in hidden:
         pool += CardSet(int(vec[K.S_HANDS + s])).cards()
+    for s, m in fixed.items():
+        vec[K.S_HANDS + s] = m
+        pool = [c for c in pool if not m >> c & 1]
+    hidden = [s for s in hidden if s not in fixed]
     pool.sort()
     quiet = quiet_hands(state, hidden)
     wild = state.rules.matta != "none"

@@ -589,17 +589,10 @@ def review_tasks(
     hands not started (:func:`scopa_sim.sim.pool.ordered`); the threads finish theirs.
 
     Raises:
-        ReviewError: ``workers`` below 1, or a belief model asked for on a Cirulla hand.
+        ReviewError: ``workers`` below 1.
     """
     if workers < 1:
         raise ReviewError(f"workers must be at least 1, not {workers}")
-    if belief_model is not None:
-        for t in tasks:
-            if json.loads(t.text)["rules"].get("capture_mode") == "cirulla":
-                raise ReviewError(
-                    f"{t.file} line {t.line}: belief models do not read capture_mode=cirulla "
-                    "yet: drop the belief"
-                )
     out: list[HandReview] = []
     if workers == 1 or len(tasks) < 2:
         for t in tasks:

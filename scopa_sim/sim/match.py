@@ -330,29 +330,11 @@ class HandPlayer:
 #: The policies that play Cirulla (RULES.md §10) so far: the kernel policies (``learned``
 #: included, on its Cirulla weights), PIMC, ISMCTS and the solver.
 CIRULLA_POLICIES = ("random", "greedy", "expert", "learned", "pimc", "ismcts", "solver")
-#: The match objective's parameters, which every search takes on Cirulla (two sides).
-CIRULLA_MATCH_PARAMS = ("objective", "equity", "match_leaf", "match_close")
-#: The parameters of the searches that play Cirulla so far (the others refused).
-CIRULLA_SEARCH_PARAMS = {
-    "pimc": ("worlds", "depth", "exact_below", "leaf", *CIRULLA_MATCH_PARAMS),
-    "ismcts": (
-        "iterations",
-        "ms",
-        "c",
-        "rollout",
-        "exact",
-        "horizon",
-        "leaf",
-        "prior",
-        "prior_visits",
-        *CIRULLA_MATCH_PARAMS,
-    ),
-    "solver": ("depth", *CIRULLA_MATCH_PARAMS),
-}
 
 
 def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False) -> None:
-    """Cirulla's hands (RULES.md §10) are played by :data:`CIRULLA_POLICIES`, dealt as
+    """Cirulla's hands (RULES.md §10) are played by :data:`CIRULLA_POLICIES` (the searches
+    with every parameter: the belief models, ``reply=`` and ``best`` included), dealt as
     shuffled (not ``swapped``).
 
     Raises:
@@ -369,13 +351,6 @@ def check_cirulla_policies(policies: Sequence[PolicySpec], swapped: bool = False
             raise RulesError(
                 f"policy {p}: learned plays capture_mode=cirulla without parameters "
                 "(worlds= searches Scopa's rules only)"
-            )
-        allowed = CIRULLA_SEARCH_PARAMS.get(p.name)
-        if allowed is not None and any(k not in allowed for k, _ in p.params):
-            raise RulesError(
-                f"policy {p}: {p.name} plays capture_mode=cirulla with "
-                + ", ".join(f"{k}=" for k in allowed)
-                + " only so far (no belief)"
             )
     if swapped:
         raise RulesError("capture_mode=cirulla is not dealt as duplicate deals yet")

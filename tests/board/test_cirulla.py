@@ -2,7 +2,8 @@
 shown hands of a declaration, the opening count, the void deals, the score's grande,
 piccola and declarations), a game against a kernel policy that writes `play`'s record,
 the evaluator's and ISMCTS's advice, a bot move by ISMCTS, the review, and the one-line
-4xx of what does not play Cirulla yet (the evaluator as a player, belief models)."""
+4xx of what does not play Cirulla yet (the evaluator as a player, a kernel policy as an
+advisor) and of bad input (an unknown belief model)."""
 
 from __future__ import annotations
 
@@ -150,9 +151,9 @@ def test_a_cirulla_record_is_reviewed(client: TestClient) -> None:
 
 def test_what_does_not_play_cirulla_is_a_one_line_4xx(client: TestClient) -> None:
     cases = [
-        ("/api/analyse", {"position": CARDS, "policy": "ismcts:belief=fit"}, "only so far"),
-        ("/api/analyse", {"position": CARDS, "policy": "pimc:belief=fit"}, "belief"),
-        ("/api/holdings", {"position": CARDS}, "belief models"),
+        ("/api/analyse", {"position": CARDS, "policy": "ismcts:belief=joker"}, "expected one of"),
+        ("/api/analyse", {"position": CARDS, "policy": "greedy"}, "greedy"),
+        ("/api/holdings", {"position": CARDS, "model": "joker"}, "one of"),
         ("/api/play/new", {"preset": "cirulla", "policy": "eval"}, "does not play"),
         (
             "/api/play/state",

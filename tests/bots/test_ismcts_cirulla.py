@@ -17,8 +17,7 @@ from scopa_sim._engine import ismcts as KI
 from scopa_sim._engine import ismcts_cirulla as KIC
 from scopa_sim._engine import solver as KSO
 from scopa_sim.bots.registry import PolicySpec
-from scopa_sim.bots.search import CIRULLA_ISMCTS, ISMCTSBot, SolverBot, _hidden_seats
-from scopa_sim.errors import RulesError
+from scopa_sim.bots.search import ISMCTSBot, SolverBot, _hidden_seats
 from scopa_sim.game.state import HandState
 from scopa_sim.game.worlds import deal_hidden
 
@@ -132,8 +131,10 @@ def test_worlds_keep_shown_hands_and_quiet_first_plays() -> None:
     w = np.empty(K.N_STATE, dtype=np.int64)
     rng = K.new_rng(1)
     stocks = set()
+    free = np.full(4, -1, dtype=np.int64)  # no belief particle: every hidden hand dealt
     for _ in range(300):
-        KIC._draw_world(w, root, 3, base, pool, len(base), hidden, sizes, quiet, True, deck, rng)
+        KIC._draw_world(w, root, 3, base, pool, len(base), hidden, sizes, quiet, True, deck, rng,
+                        free, 0)  # fmt: skip
         hand = int(w[K.S_HANDS + quiet_seat])
         stock = [int(c) for c in w[K.S_DECK + lo : K.S_DECK + hi]]
         assert w[K.S_HANDS + shown] == root[K.S_HANDS + shown]
@@ -177,8 +178,9 @@ def test_in_a_one_world_endgame_ismcts_chooses_as_the_solver(overrides) -> None:
         exact = ISMCTSBot(exact=1).analyse(state, seed)
         assert all(s.exact for s in exact)
         assert {s.play: s.mean for s in exact} == {s.play: s.mean for s in solved}
-        with pytest.raises(RulesError, match="ismcts plays capture_mode=cirulla"):
-            ISMCTSBot(exact=1, belief="expert").analyse(state, seed)
+        # a belief changes nothing in one world: the solve is exact
+        believed = ISMCTSBot(exact=1, belief="expert").analyse(state, seed)
+        assert {s.play: s.mean for s in believed} == {s.play: s.mean for s in solved}
 
 
 def test_a_horizon_values_leaves_as_the_cirulla_solver_does() -> None:
@@ -193,14 +195,20 @@ def test_a_horizon_values_leaves_as_the_cirulla_solver_does() -> None:
 
 @pytest.mark.parametrize(
     "policy",
-    ["ismcts:belief=expert", "ismcts:belief=robust,horizon=3,leaf=expert"],
+    [
+        "ismcts:iterations=60,belief=expert",
+        "ismcts:iterations=60,belief=robust,horizon=3,leaf=expert",
+        "ismcts:iterations=60,belief=fit,reply=model",
+    ],
 )
-def test_what_ismcts_does_not_do_on_cirulla_is_refused_in_one_line(policy: str) -> None:
-    state = HandState.deal(Rules.make("cirulla"), seed=3)
+def test_ismcts_with_a_belief_values_every_legal_cirulla_play(policy: str) -> None:
+    """A belief (and reply=) on Cirulla: every legal play valued, the same tree again
+    from the same seed."""
+    state = played(Rules.make("cirulla"), 3, 4)
     bot = PolicySpec.parse(policy).bot()
-    with pytest.raises(RulesError, match="ismcts plays capture_mode=cirulla") as info:
-        bot.analyse(state, 1)
-    assert str(info.value) == CIRULLA_ISMCTS and "\n" not in str(info.value)
+    stats = bot.analyse(state, 1)
+    assert sorted(map(str, (s.play for s in stats))) == sorted(map(str, state.legal_plays))
+    assert [(s.play, s.n) for s in stats] == [(s.play, s.n) for s in bot.analyse(state, 1)]
 
 
 def test_ismcts_beats_random_on_cirulla_deals() -> None:

@@ -150,8 +150,8 @@ def test_pimc_worlds_keep_the_hands_shown_by_declarations(monkeypatch) -> None:
     seen: list[np.ndarray] = []
     real = search.deal_hidden
 
-    def spy(state, hidden, gen):
-        vec = real(state, hidden, gen)
+    def spy(state, hidden, gen, fixed=None):
+        vec = real(state, hidden, gen, fixed)
         seen.append(vec)
         return vec
 

@@ -114,27 +114,28 @@ def test_search_policies_refuse_cirulla_in_one_line(policy: str) -> None:
               "allowed: random, greedy, expert, learned, pimc, ismcts, solver")  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "policy",
-    [
-        "pimc:belief=expert",
-        "ismcts:belief=robust",
-        "best",
-    ],
-)
-def test_search_options_cirulla_does_not_take_are_refused_in_one_line(policy: str) -> None:
-    result = run("tournament", "--preset", "cirulla", "--policy", policy, "--policy", "expert")
-    one_error(result, 2, "plays capture_mode=cirulla with", "only so far")
+def test_best_plays_cirulla_in_a_tournament_and_advises_with_a_belief(tmp_path: Path) -> None:
+    """``best`` (a belief and reply=) plays Cirulla deal pairs through ``tournament``, and
+    ``advise`` ranks a record's position with it and shows the belief from its plays."""
+    one = run("tournament", "--preset", "cirulla", "--policy", "best", "--policy",
+              "pimc:belief=robust,worlds=2,depth=2", "--deals", "2", "--seed", "3")  # fmt: skip
+    assert one.exit_code == 0, one.output
+    assert "belief=robust,reply=weak,reply_gate=0.9 vs pimc:" in one.stdout
+    path = tmp_path / "games.jsonl"
+    run("play", "--preset", "cirulla", "--matches", "1", "--seed", "4", "--record", str(path))
+    result = run("advise", "--position", f"{path}:1:5", "--policy", "best", "--belief",
+                 "robust", "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    assert doc["policy"].startswith("ismcts:") and doc["chosen"] == doc["plays"][0]["play"]
+    assert doc["belief"]["model"] == "robust" and doc["belief"]["plays_seen"] == 5
+    review = run("review", str(path), "1", "--policy", "eval:worlds=8", "--belief", "fit")
+    assert review.exit_code == 0, review.output
 
 
 @pytest.mark.parametrize(
     ("args", "named"),
     [
-        (("advise", "--position", "{path}:1:0", "--policy", "ismcts:belief=fit"),
-         "ismcts plays capture_mode=cirulla with"),
-        (("advise", "--position", "{path}:1:0", "--policy", "eval", "--belief", "expert"),
-         "belief models do not read capture_mode=cirulla"),
-        (("review", "{path}", "--belief", "expert"), "belief models do not read capture_mode"),
         (("tournament", "--preset", "cirulla", "--policy", "eval", "--policy", "greedy"),
          "policy 'eval' does not play capture_mode=cirulla yet"),
         (("simulate", "--preset", "cirulla", "--policy", "eval", "--hands", "2", "--out",
@@ -146,8 +147,8 @@ def test_search_options_cirulla_does_not_take_are_refused_in_one_line(policy: st
 def test_what_does_not_read_cirulla_yet_refuses_it_in_one_line(
     args: tuple[str, ...], named: str, tmp_path: Path
 ) -> None:
-    """The searches and the belief models do not play Cirulla yet: each refuses it in one
-    line (exit status 2), never a traceback."""
+    """What does not play Cirulla yet (the evaluator as a player, duplicate deals) refuses
+    it in one line (exit status 2), never a traceback."""
     path = tmp_path / "games.jsonl"
     run("play", "--preset", "cirulla", "--matches", "1", "--record", str(path))
     result = run(*(a.format(path=path) for a in args))

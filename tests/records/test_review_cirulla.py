@@ -1,7 +1,7 @@
 """``review`` of Cirulla records (RULES.md §10): every decision graded by the evaluator
 (rollouts by a kernel policy on worlds that keep the hands shown by declarations), the
 deals' luck and the prior from Cirulla's own deals; a matta named any legal value is
-graded as the play it stands for; the belief models refuse Cirulla in one line."""
+graded as the play it stands for; a review with a belief shows it on Cirulla hands."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ import pytest
 from scopa_sim import Rules
 from scopa_sim.bots.evaluate import DEALT, PUBLIC, Evaluator
 from scopa_sim.bots.registry import seat_policies
-from scopa_sim.errors import ReviewError
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import decode_hand, write_records
 from scopa_sim.records.review import HandTask, review_tasks
@@ -75,10 +74,16 @@ def test_a_matta_named_another_legal_value_is_graded_as_its_listed_play() -> Non
     pytest.skip("no matta capture with a second legal value in these hands")  # pragma: no cover
 
 
-def test_belief_models_refuse_cirulla_hands_in_one_line() -> None:
-    tasks = _tasks(_lines(Rules.make("cirulla"), 4))
-    with pytest.raises(ReviewError, match="line 1: belief models do not read capture_mode"):
-        review_tasks(tasks, Evaluator(worlds=4), seed=0, belief_model="expert")
+def test_a_review_with_a_belief_shows_it_on_cirulla_hands() -> None:
+    """``belief_model`` on Cirulla hands: each decision with evidence gets the deciding
+    seat's most likely hands of the others, their probabilities adding up to at most 1."""
+    tasks = _tasks(_lines(Rules.make("cirulla"), 2))
+    review = review_tasks(tasks, Evaluator(worlds=4), seed=0, belief_model="expert")
+    shown = [d.belief for h in review.hands for d in h.decisions if d.belief]
+    assert shown
+    for top in shown:
+        for _, hands in top:
+            assert 0.0 < sum(p for _, p in hands) <= 1.0 + 1e-9
 
 
 def test_position_values_of_every_view() -> None:
