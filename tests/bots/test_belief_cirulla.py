@@ -17,9 +17,17 @@ from scopa_sim import _engine as K
 from scopa_sim._engine import policy_cirulla as KPC
 from scopa_sim._engine import step as KS
 from scopa_sim._engine.policy import EXPERT_FIX, EXPERT_SCRATCH
-from scopa_sim.bots.belief import Channel, belief, describe_belief, play_log_likelihoods
+from scopa_sim.bots.belief import (
+    BeliefModel,
+    Channel,
+    belief,
+    describe_belief,
+    play_log_likelihoods,
+    robust_model,
+)
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.game.cards import card_name
+from scopa_sim.game.worlds import quiet_hands
 
 
 def _quiet_opening(rules: Rules) -> tuple[int, object]:
@@ -162,3 +170,38 @@ def test_best_and_a_belief_pimc_choose_legal_plays_on_cirulla(preset: str) -> No
         for bot in bots:
             play = bot.choose(state, seed)
             assert play in state.legal_plays and play == bot.choose(state, seed)
+
+
+@pytest.mark.parametrize("preset", ["cirulla-3", "cirulla-4"])
+def test_sampled_worlds_keep_what_a_quiet_play_says(preset: str) -> None:
+    """Under ``declare=auto`` a seat that played this deal's first card without declaring
+    held a hand that does not qualify: every world a belief samples respects it, for the
+    seats the particles hold and for those they deal uniformly (the Metropolis chain's
+    flat share, and the uniform belief's every seat), as the searches' worlds do (before
+    the fix, those uniform seats were dealt qualifying hands)."""
+    rules = Rules.make(preset, {"declare": "auto"})
+    wild = rules.matta != "none"
+    robust = robust_model()  # cap=1: always the chain, a flat share of its particles
+    chain = BeliefModel("robust-chain", robust.channels, robust.prior, cap=1)
+    checked = flat = 0
+    for seed in range(40):
+        state = played(rules, seed, 2 + seed % 3)
+        if state.is_over or state.turn != 0:
+            continue
+        hidden = [s for s in range(1, state.players) if s not in state.shown]
+        quiet = quiet_hands(state, hidden)
+        if not quiet:
+            continue
+        for model in (chain, None):
+            b = belief(state, model, seed=seed)
+            assert b.method == ("uniform" if model is None else "mcmc")
+            flat += any(b.flat_share(s) > 0 for s in quiet)
+            for k in range(60):
+                world = b.sample(k)
+                assert world.hand(0) == state.hand(0)
+                for s, m in quiet.items():
+                    h = world.hand(s).mask
+                    assert h.bit_count() == len(state.hand(s)) and not h & ~b.unseen.mask
+                    assert not K.declaration_points(h | m, wild), (seed, s, CardSet(h))
+                checked += 1
+    assert checked > 200 and flat > 5
