@@ -10,6 +10,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from helpers.belief import brute_force, cirulla_channel_prob
 from helpers.positions import played
 
 from scopa_sim import CardSet, Rules
@@ -18,6 +19,7 @@ from scopa_sim._engine import policy_cirulla as KPC
 from scopa_sim._engine import step as KS
 from scopa_sim._engine.policy import EXPERT_FIX, EXPERT_SCRATCH
 from scopa_sim.bots.belief import (
+    MODELS,
     BeliefModel,
     Channel,
     belief,
@@ -205,3 +207,43 @@ def test_sampled_worlds_keep_what_a_quiet_play_says(preset: str) -> None:
                     assert not K.declaration_points(h | m, wild), (seed, s, CardSet(h))
                 checked += 1
     assert checked > 200 and flat > 5
+
+
+@pytest.mark.parametrize("overrides", [{}, {"matta": "play"}, {"declare": "auto"}])
+def test_exact_cirulla_belief_matches_brute_force(overrides) -> None:
+    """Every candidate hand's probability and the channel posterior of the exact Cirulla
+    belief equal a plain-Python enumeration (:func:`helpers.belief.brute_force`) that
+    replays the hand in each world where the other seat holds the candidate and
+    multiplies the probabilities of all its plays, computed afresh from the engine's
+    Cirulla legal plays and play values (:func:`helpers.belief.cirulla_channel_prob`),
+    at random positions from seeds: plays of the matta with ``matta=play`` and quiet
+    first plays under ``declare=auto`` among them."""
+    rules = Rules.make("cirulla", overrides)
+    matta = CardSet.parse("7H").mask.bit_length() - 1
+    checked = mattas = quiet = 0
+    # random hands at plays 18..26; the last three have seat 1 play the matta this deal
+    cases = [(seed, 18 + seed % 9) for seed in range(24)] + [(0, 26), (18, 26), (20, 26)]
+    for seed, plays in cases:
+        state = played(rules, seed, plays)
+        if state.is_over or 1 in state.shown or not state.hand(1):
+            continue
+        for model in ("fit", "expert"):
+            b = belief(state, model, seat=0)
+            if b.method != "exact":
+                continue
+            probs, post = brute_force(state, 0, MODELS[model], cirulla_channel_prob)
+            got = {h.mask: p for h, p in b.holdings(1)}
+            assert len(got) == math.comb(len(b.unseen), len(state.hand(1)))
+            for mask, p in got.items():
+                assert p == pytest.approx(probs.get(mask, 0.0), abs=1e-9), (seed, CardSet(mask))
+            assert list(b.type_posterior(1).values()) == pytest.approx(post, abs=1e-9)
+            assert b.probability({1: state.hand(1)}) > 0.0
+            checked += 1
+        # the evidence about the hand held now: this deal's plays of seat 1
+        deal = int(state._vec[K.S_STOCK])
+        now = [p for v, p in state._stack if v[K.S_TURN] == 1 and v[K.S_STOCK] == deal]
+        mattas += any(p.card == matta and p.meta for p in now)
+        quiet += bool(quiet_hands(state, [1]))
+    assert checked >= 20
+    assert mattas if overrides.get("matta") == "play" else True
+    assert quiet if overrides.get("declare") == "auto" else True
