@@ -62,6 +62,7 @@ from scopa_sim.game.cards import CardSet, card_name
 from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
+from scopa_sim.game.worlds import deal_hidden, particle_hands, quiet_hands
 
 #: The expert channel's temperature (points) and uniform floor of ``belief=expert``:
 #: the maximum-likelihood point of the grid of ``python -m scopa_sim.experiments.belief`` (part
@@ -249,12 +250,15 @@ class Observations:
     named value and declaration, 0 in other games), and its view now (``root``, its
     canonical world's vector; ``infoset``, its
     :class:`~scopa_sim.game.infoset.InfoSet`, None on Cirulla, which has none; ``shown``,
-    the hands shown by Cirulla declarations, by seat; ``unseen``, ``hand_sizes``,
-    ``is_over``).  Built from the true state, it holds nothing of the hidden cards."""
+    the hands shown by Cirulla declarations, by seat; ``quiet``, under Cirulla's
+    ``declare=auto`` the other seats whose hands did not qualify, with the cards they
+    played this deal, :func:`scopa_sim.game.worlds.quiet_hands`; ``unseen``,
+    ``hand_sizes``, ``is_over``).  Built from the true state, it holds nothing of the
+    hidden cards."""
 
     __slots__ = (
-        "cards", "hand_sizes", "hist", "infoset", "is_over", "metas", "root", "rules", "seat",
-        "shown", "takes", "unseen",
+        "cards", "hand_sizes", "hist", "infoset", "is_over", "metas", "quiet", "root", "rules",
+        "seat", "shown", "takes", "unseen",
     )  # fmt: skip
 
     def __init__(self, state: HandState, seat: int | None = None) -> None:
@@ -284,6 +288,7 @@ class Observations:
             self.root = np.empty(K.N_STATE, dtype=np.int64)
             KD.canonical_world(state._vec, r, seat, self.root)
             self.shown = {s: state.hand(s) for s in state.shown if s != seat}
+            self.quiet = quiet_hands(state, self.hidden)
             unseen = CardSet(state.stock)
             for s in range(state.players):
                 if s != seat and s not in self.shown:
@@ -294,11 +299,17 @@ class Observations:
             self.root = self.infoset.vector
             self.shown = {}
             self.unseen = self.infoset.unseen
+            self.quiet = {}
 
     @property
     def plays(self) -> int:
         """The plays observed."""
         return int(self.cards.shape[0])
+
+    @property
+    def hidden(self) -> list[int]:
+        """The other seats whose hands the seat cannot see (not shown by a declaration)."""
+        return [s for s in range(self.rules.players) if s != self.seat and s not in self.shown]
 
 
 @dataclass(frozen=True, eq=False)
@@ -459,11 +470,21 @@ class Belief:
         return self.parts, self.cum
 
     def sample(self, rng: np.random.Generator | int) -> HandState:
-        """A world drawn from this belief (a full :class:`HandState`)."""
+        """A world drawn from this belief (a full :class:`HandState`): a particle drawn by
+        its weight, the hands it holds kept, the cards left dealt uniformly to the other
+        hands and the stock. On Cirulla (RULES.md §10) as the searches' worlds
+        (:func:`scopa_sim.game.worlds.deal_hidden`): a hand shown by a declaration kept, and
+        a seat dealt here that kept quiet under ``declare=auto`` (``observations.quiet``)
+        dealt again while its hand would qualify."""
         seed = int(rng.integers(0, 2**63 - 1)) if isinstance(rng, np.random.Generator) else rng
+        obs = self.observations
+        if obs.rules.cirulla:
+            gen = np.random.default_rng(int(K.derive_seed(int(seed), 9, self.seat, 1)))
+            fixed = particle_hands(self.parts, self.cum, gen)
+            root = HandState(obs.rules, obs.root)
+            return HandState(obs.rules, deal_hidden(root, obs.hidden, gen, fixed, obs.quiet))
         g = K.new_rng(K.derive_seed(int(seed), 9, self.seat, 1))
         vec = np.empty(K.N_STATE, dtype=np.int64)
-        obs = self.observations
         KD.draw_world(obs.root, _kernel_rules(obs.rules), self.seat, g, vec, self.parts, self.cum)
         return HandState(obs.rules, vec)
 

@@ -51,7 +51,7 @@ from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.play import Play
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
-from scopa_sim.game.worlds import deal_hidden, quiet_hands
+from scopa_sim.game.worlds import deal_hidden, particle_hands, quiet_hands
 from scopa_sim.stats.estimate import Estimate
 
 #: Transposition-table entries of the solver (a power of two).
@@ -277,7 +277,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         the matta's named value and the declaration chosen with the play (for the match
         with ``objective=match``: Cirulla's table). With a belief, each world's hidden
         hands come from a particle drawn by its weight from the same stream where the
-        particle holds them (:func:`_particle_hands`)."""
+        particle holds them (:func:`scopa_sim.game.worlds.particle_hands`)."""
         parts, cum = self._worlds_from(state, seed)
         eq = self._eq(state)
         vec, r = state._vec, state.rules._packed
@@ -294,7 +294,7 @@ class PIMCBot(_BeliefMixin, _SolverMixin, _ObjectiveMixin, Bot):
         n = 0
         for w in range(self.worlds):
             gen = np.random.default_rng(int(K.derive_seed(root, 3, w, 0)))
-            world = deal_hidden(state, hidden, gen, _particle_hands(parts, cum, gen))
+            world = deal_hidden(state, hidden, gen, particle_hands(parts, cum, gen))
             info[KSO.V_SALT] = int(K.derive_seed(root, 4, w, 0)) >> 1
             e = _NO_EQ if eq is None else eq
             n = int(KSC.solve_world_cirulla(world, r, depth, tk, tv, tm, info, ws, vals[w], e))
@@ -912,16 +912,6 @@ class ISMCTSBot(_BeliefMixin, _ObjectiveMixin, Bot):
             for i in range(n)
         ]
         return _rank(stats, lambda s: (-s.mean, s.play.card, s.play.take, s.play.meta))
-
-
-def _particle_hands(parts: np.ndarray, cum: np.ndarray, gen: np.random.Generator) -> dict[int, int]:
-    """The hands of a belief particle drawn by its cumulative weights ``cum`` from ``gen``:
-    ``{seat: mask}`` for the seats the particle holds (none without particles: ``gen``
-    then untouched, so the uniform worlds are drawn as without a belief)."""
-    if not parts.shape[0]:
-        return {}
-    p = min(int(np.searchsorted(cum, gen.random(), side="right")), cum.shape[0] - 1)
-    return {s: int(m) for s, m in enumerate(parts[p]) if m >= 0}
 
 
 def _hidden_seats(state: HandState) -> list[int]:

@@ -18,6 +18,7 @@ def deal_hidden(
     hidden: Sequence[int],
     gen: np.random.Generator | None,
     fixed: Mapping[int, int] | None = None,
+    quiet: Mapping[int, int] | None = None,
 ) -> np.ndarray:
     """A copy of a Cirulla state's vector (RULES.md §10) with the cards of the seats
     ``hidden`` and of the stock dealt again, each of those hands keeping its size, the
@@ -29,7 +30,10 @@ def deal_hidden(
     ``declare=auto`` would have held a hand that qualifies (known from the plays pushed
     on ``state``: a position set up from cards has none, and then no such constraint).
     ``fixed`` (``{seat: mask}``, seats of ``hidden``: a belief particle's hands) gives
-    those seats their hands, the others being dealt from the cards left."""
+    those seats their hands, the others being dealt from the cards left. ``quiet``
+    (:func:`quiet_hands`'s ``{seat: mask}``) gives those constraints instead of reading
+    them from ``state``'s plays (a world drawn from a seat's canonical view, which keeps
+    no plays: :meth:`scopa_sim.bots.belief.Belief.sample`)."""
     fixed = fixed or {}
     vec = state._vec.copy()
     lo, hi = int(vec[K.S_STOCK]), int(vec[K.S_DECK_SIZE])
@@ -41,7 +45,11 @@ def deal_hidden(
         pool = [c for c in pool if not m >> c & 1]
     hidden = [s for s in hidden if s not in fixed]
     pool.sort()
-    quiet = quiet_hands(state, hidden)
+    quiet = (
+        quiet_hands(state, hidden)
+        if quiet is None
+        else {s: m for s, m in quiet.items() if s in hidden}
+    )
     wild = state.rules.matta != "none"
     sizes = [int(vec[K.S_HANDS + s]).bit_count() for s in hidden]
     for _ in range(1000 if gen is not None and quiet else 1):
@@ -82,3 +90,13 @@ def quiet_hands(state: HandState, hidden: Sequence[int]) -> dict[int, int]:
         for s, m in played.items()
         if m.bit_count() + state.hand(s).mask.bit_count() == rules.hand_size
     }
+
+
+def particle_hands(parts: np.ndarray, cum: np.ndarray, gen: np.random.Generator) -> dict[int, int]:
+    """The hands of a belief particle drawn by its cumulative weights ``cum`` from ``gen``:
+    ``{seat: mask}`` for the seats the particle holds (none without particles: ``gen``
+    then untouched, so the uniform worlds are drawn as without a belief)."""
+    if not parts.shape[0]:
+        return {}
+    p = min(int(np.searchsorted(cum, gen.random(), side="right")), cum.shape[0] - 1)
+    return {s: int(m) for s, m in enumerate(parts[p]) if m >= 0}

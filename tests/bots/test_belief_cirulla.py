@@ -10,6 +10,7 @@ from itertools import combinations
 
 import numpy as np
 import pytest
+from helpers.belief import brute_force, cirulla_channel_prob
 from helpers.positions import played
 
 from scopa_sim import CardSet, Rules
@@ -17,9 +18,18 @@ from scopa_sim import _engine as K
 from scopa_sim._engine import policy_cirulla as KPC
 from scopa_sim._engine import step as KS
 from scopa_sim._engine.policy import EXPERT_FIX, EXPERT_SCRATCH
-from scopa_sim.bots.belief import Channel, belief, describe_belief, play_log_likelihoods
+from scopa_sim.bots.belief import (
+    MODELS,
+    BeliefModel,
+    Channel,
+    belief,
+    describe_belief,
+    play_log_likelihoods,
+    robust_model,
+)
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.game.cards import card_name
+from scopa_sim.game.worlds import quiet_hands
 
 
 def _quiet_opening(rules: Rules) -> tuple[int, object]:
@@ -162,3 +172,78 @@ def test_best_and_a_belief_pimc_choose_legal_plays_on_cirulla(preset: str) -> No
         for bot in bots:
             play = bot.choose(state, seed)
             assert play in state.legal_plays and play == bot.choose(state, seed)
+
+
+@pytest.mark.parametrize("preset", ["cirulla-3", "cirulla-4"])
+def test_sampled_worlds_keep_what_a_quiet_play_says(preset: str) -> None:
+    """Under ``declare=auto`` a seat that played this deal's first card without declaring
+    held a hand that does not qualify: every world a belief samples respects it, for the
+    seats the particles hold and for those they deal uniformly (the Metropolis chain's
+    flat share, and the uniform belief's every seat), as the searches' worlds do (before
+    the fix, those uniform seats were dealt qualifying hands)."""
+    rules = Rules.make(preset, {"declare": "auto"})
+    wild = rules.matta != "none"
+    robust = robust_model()  # cap=1: always the chain, a flat share of its particles
+    chain = BeliefModel("robust-chain", robust.channels, robust.prior, cap=1)
+    checked = flat = 0
+    for seed in range(40):
+        state = played(rules, seed, 2 + seed % 3)
+        if state.is_over or state.turn != 0:
+            continue
+        hidden = [s for s in range(1, state.players) if s not in state.shown]
+        quiet = quiet_hands(state, hidden)
+        if not quiet:
+            continue
+        for model in (chain, None):
+            b = belief(state, model, seed=seed)
+            assert b.method == ("uniform" if model is None else "mcmc")
+            flat += any(b.flat_share(s) > 0 for s in quiet)
+            for k in range(60):
+                world = b.sample(k)
+                assert world.hand(0) == state.hand(0)
+                for s, m in quiet.items():
+                    h = world.hand(s).mask
+                    assert h.bit_count() == len(state.hand(s)) and not h & ~b.unseen.mask
+                    assert not K.declaration_points(h | m, wild), (seed, s, CardSet(h))
+                checked += 1
+    assert checked > 200 and flat > 5
+
+
+@pytest.mark.parametrize("overrides", [{}, {"matta": "play"}, {"declare": "auto"}])
+def test_exact_cirulla_belief_matches_brute_force(overrides) -> None:
+    """Every candidate hand's probability and the channel posterior of the exact Cirulla
+    belief equal a plain-Python enumeration (:func:`helpers.belief.brute_force`) that
+    replays the hand in each world where the other seat holds the candidate and
+    multiplies the probabilities of all its plays, computed afresh from the engine's
+    Cirulla legal plays and play values (:func:`helpers.belief.cirulla_channel_prob`),
+    at random positions from seeds: plays of the matta with ``matta=play`` and quiet
+    first plays under ``declare=auto`` among them."""
+    rules = Rules.make("cirulla", overrides)
+    matta = CardSet.parse("7H").mask.bit_length() - 1
+    checked = mattas = quiet = 0
+    # random hands at plays 18..26; the last three have seat 1 play the matta this deal
+    cases = [(seed, 18 + seed % 9) for seed in range(24)] + [(0, 26), (18, 26), (20, 26)]
+    for seed, plays in cases:
+        state = played(rules, seed, plays)
+        if state.is_over or 1 in state.shown or not state.hand(1):
+            continue
+        for model in ("fit", "expert"):
+            b = belief(state, model, seat=0)
+            if b.method != "exact":
+                continue
+            probs, post = brute_force(state, 0, MODELS[model], cirulla_channel_prob)
+            got = {h.mask: p for h, p in b.holdings(1)}
+            assert len(got) == math.comb(len(b.unseen), len(state.hand(1)))
+            for mask, p in got.items():
+                assert p == pytest.approx(probs.get(mask, 0.0), abs=1e-9), (seed, CardSet(mask))
+            assert list(b.type_posterior(1).values()) == pytest.approx(post, abs=1e-9)
+            assert b.probability({1: state.hand(1)}) > 0.0
+            checked += 1
+        # the evidence about the hand held now: this deal's plays of seat 1
+        deal = int(state._vec[K.S_STOCK])
+        now = [p for v, p in state._stack if v[K.S_TURN] == 1 and v[K.S_STOCK] == deal]
+        mattas += any(p.card == matta and p.meta for p in now)
+        quiet += bool(quiet_hands(state, [1]))
+    assert checked >= 20
+    assert mattas if overrides.get("matta") == "play" else True
+    assert quiet if overrides.get("declare") == "auto" else True

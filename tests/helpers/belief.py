@@ -5,11 +5,14 @@ force over every hand the other seat could hold."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 
 from scopa_sim import CardSet, Play, Rules
 from scopa_sim import _engine as K
+from scopa_sim._engine import policy_cirulla as KPC
+from scopa_sim._engine import step as KS
 from scopa_sim.bots.belief import BeliefModel, Channel
 from scopa_sim.bots.registry import make_bot
 from scopa_sim.bots.search import move_seed
@@ -74,7 +77,36 @@ def channel_prob(s: HandState, play: Play, ch: Channel) -> float:
         ]
     else:
         vals = [float(K.greedy_value(s._vec, s._r, p.card, p.take)) for p in legal]
-    i = legal.index(play)
+    return mixed(vals, legal.index(play), ch)
+
+
+def cirulla_channel_prob(s: HandState, play: Play, ch: Channel) -> float:
+    """:func:`channel_prob` on Cirulla (RULES.md §10): the play ``(card, take, meta)``
+    among :func:`scopa_sim._engine.step.legal_plays_cirulla`'s plays (0 when it is not one
+    of them), weighed by :func:`scopa_sim._engine.step.play_values_cirulla`'s values
+    (the expert's in points, declaring by ``EXPERT_DECLARES``, or greedy's)."""
+    r = s.rules.loop_array()
+    bc, bt, bm, bt2, bm2, iv = (np.empty(K.MAX_PLAYS, dtype=np.int64) for _ in range(6))
+    sc = np.empty(K.SCRATCH, dtype=np.int64)
+    n = int(KS.legal_plays_cirulla(s._vec, r, bc, bt, bm, sc))
+    legal = [(int(bc[i]), int(bt[i]), int(bm[i])) for i in range(n)]
+    if (play.card, play.take, play.meta) not in legal:
+        return 0.0
+    if ch.kind == "random":
+        return 1.0 / n
+    policy = K.POLICY_EXPERT if ch.kind == "expert" else K.POLICY_GREEDY
+    KS.play_values_cirulla(s._vec, r, policy, KPC.EXPERT_DECLARES, bc, bt, bm, n, iv,
+                           np.empty(K.EXPERT_SCRATCH), bt2, bm2, sc)  # fmt: skip
+    fix = K.EXPERT_FIX if ch.kind == "expert" else 1
+    vals = [int(iv[i]) / fix for i in range(n)]
+    return mixed(vals, legal.index((play.card, play.take, play.meta)), ch)
+
+
+def mixed(vals: list[float], i: int, ch: Channel) -> float:
+    """A channel's probability of play ``i`` among plays valued ``vals``: its floor
+    ``eps`` spread uniformly, the rest a softmax at temperature ``tau`` (uniform among
+    the best with ``tau = 0``)."""
+    n = len(vals)
     best = max(vals)
     if ch.tau == 0:
         q = 1.0 / vals.count(best) if vals[i] == best else 0.0
@@ -84,10 +116,15 @@ def channel_prob(s: HandState, play: Play, ch: Channel) -> float:
     return ch.eps / n + (1 - ch.eps) * q
 
 
-def brute_force(state: HandState, seat: int, model: BeliefModel) -> tuple[dict, list[float]]:
+def brute_force(
+    state: HandState,
+    seat: int,
+    model: BeliefModel,
+    prob: Callable[[HandState, Play, Channel], float] = channel_prob,
+) -> tuple[dict, list[float]]:
     """P(the other seat holds H now) for every H, and the channel posterior, by replaying
     the hand in every world where it holds H and multiplying the probabilities of all its
-    plays (2 players)."""
+    plays by ``prob`` (2 players; :func:`cirulla_channel_prob` on Cirulla)."""
     opp = 1 - seat
     cards = sorted(set(state.hand(opp)) | set(state.stock))
     k = len(state.hand(opp))
@@ -105,7 +142,7 @@ def brute_force(state: HandState, seat: int, model: BeliefModel) -> tuple[dict, 
         for p in state.history:
             if s.turn == opp:
                 chans = zip(like, model.channels, strict=True)
-                like = [w * channel_prob(s, p, ch) for w, ch in chans]
+                like = [w * prob(s, p, ch) for w, ch in chans]
             s.push(p)
         joint[hand.mask] = like
     total = sum(sum(v) for v in joint.values())
