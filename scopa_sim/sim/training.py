@@ -393,7 +393,7 @@ class TrainConfig:
 
         Raises:
             InputError: an unknown preset, search hands under Cirulla's rules (the
-                search does not play them), a size or rate out of range, or the
+                search's labels are taken on Scopa's positions only), a size or rate out of range, or the
                 evaluation's deals those of the training.
         """
         if self.preset not in PRESETS:
