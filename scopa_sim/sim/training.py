@@ -393,8 +393,8 @@ class TrainConfig:
 
         Raises:
             InputError: an unknown preset, search hands under Cirulla's rules (the
-                search's labels are taken on Scopa's positions only), a size or rate out of range, or the
-                evaluation's deals those of the training.
+                search's labels are taken on Scopa's positions only), a size or rate
+                out of range, or the evaluation's deals those of the training.
         """
         if self.preset not in PRESETS:
             raise InputError(f"unknown preset {self.preset!r} (choose from {', '.join(PRESETS)})")
