@@ -552,12 +552,17 @@ def prior_row(prior, card, take):
 
 
 @njit(cache=True, inline="always")
-def ucb1_virtual(tree, ch, c, scale, virt, vsum):
-    """UCB1's value of child ``ch`` (visited) with ``virt`` virtual visits whose scaled
-    rewards sum to ``vsum`` (a root prior's) in its mean: ``(scale * T_SUM + vsum) /
-    (visits + virt)`` plus ``c * sqrt(ln availability / visits)``."""
+def ucb1_prior(tree, ch, c, scale, prior, pvis, unit):
+    """UCB1's value of the root's child ``ch`` (visited) with a root prior: its mean taken
+    over its visits and ``pvis`` virtual ones at its prior value (its :func:`prior_row`'s
+    ``P_VALUE`` in points, times ``unit``, the game's reward scale; a child without a row:
+    no virtual visits), ``(scale * T_SUM + virtual sum) / (visits + virtual)``, plus
+    ``c * sqrt(ln availability / visits)``."""
+    r = prior_row(prior, tree[ch, T_CARD], tree[ch, T_TAKE])
+    virt = pvis if r >= 0 else 0.0
+    pval = prior[r, P_VALUE] if r >= 0 else 0.0
     v = float(tree[ch, T_VISITS])
-    mean = (scale * tree[ch, T_SUM] + vsum) / (v + virt)
+    mean = (scale * tree[ch, T_SUM] + virt * unit * pval) / (v + virt)
     return mean + c * math.sqrt(math.log(float(tree[ch, T_AVAIL])) / v)
 
 
@@ -916,10 +921,7 @@ def _root_step_prior(tree, count, hand, side, lay_ok, n, nh, hc, kk, big, table,
         x = tree[ch, T_CARD]
         if (hand >> x) & 1 and (lay_ok or tree[ch, T_TAKE] != 0):
             tree[ch, T_AVAIL] += 1
-            r = prior_row(prior, x, tree[ch, T_TAKE])
-            virt = pvis if r >= 0 else 0.0
-            pval = prior[r, P_VALUE] if r >= 0 else 0.0
-            val = ucb1_virtual(tree, ch, c, scale, virt, virt * REWARD_SCALE * pval)
+            val = ucb1_prior(tree, ch, c, scale, prior, pvis, REWARD_SCALE)
             if val > best:
                 best = val
                 node = ch

@@ -34,7 +34,7 @@ evaluation of the piles with the scope and the declared points
 plus the model's value of the best play of the seat to play there, put on the level of the
 expert's play values (:func:`anchored_plays`); ``prior`` rows
 (:func:`root_prior_cirulla`) with ``prior_visits > 0`` give the root's plays virtual visits
-at their prior value in UCB1's mean (:func:`_ucb1_prior`).
+at their prior value in UCB1's mean (:func:`_prior_child`).
 """
 
 from __future__ import annotations
@@ -60,9 +60,8 @@ from .ismcts import (
     T_CHILD,
     T_NEXT,
     T_TAKE,
-    prior_row,
     ucb1_child,
-    ucb1_virtual,
+    ucb1_prior,
 )
 from .ismcts import _add_child as add_child
 from .ismcts import _back_up as back_up
@@ -254,7 +253,7 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
     (``bc``/``bt``/``bm``): the availability of each child among them counted; then one
     untried play expanded, chosen at random (unless the pool is full), which leaves the
     tree, or with every legal play tried the child of best UCB1 value followed
-    (:func:`.ismcts.ucb1_child`; with ``pvis > 0``, the root's, :func:`_ucb1_prior` over
+    (:func:`.ismcts.ucb1_child`; with ``pvis > 0``, the root's, :func:`_prior_child` over
     the ``prior`` rows); return ``(i, node, count, plen, in_tree)``, ``i`` the play's
     index in the buffers."""
     for i in range(n):
@@ -289,7 +288,7 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
             plen += 2
         return pick, node, count, plen, False
     if pvis > 0.0:
-        node = _ucb1_prior(tree, cn, compat, c, scale, prior, pvis)
+        node = _prior_child(tree, cn, compat, c, scale, prior, pvis)
     else:
         node = ucb1_child(tree, cn, compat, c, scale)
     pick = 0
@@ -304,19 +303,15 @@ def _tree_step(tree, node, count, side, n, bc, bt, bm, slot, cn, path, plen, c, 
 
 
 @njit(cache=True, inline="always")
-def _ucb1_prior(tree, cn, compat, c, scale, prior, pvis):
-    """:func:`.ismcts.ucb1_child` with a root prior: each child's mean taken over its visits
-    and ``pvis`` virtual ones at its prior value (its :func:`.ismcts.prior_row`, ``P_VALUE`` in
-    points scaled as the rewards; a child without a row: no virtual visits); return the
-    child of best value, the first of equal values."""
+def _prior_child(tree, cn, compat, c, scale, prior, pvis):
+    """:func:`.ismcts.ucb1_child` with a root prior (:func:`.ismcts.ucb1_prior`, the
+    rewards scaled by ``REWARD_SCALE_CIRULLA``); return the child of best value, the first
+    of equal values."""
     best = -INF
     node = cn[0]
     for q in range(compat):
         ch = cn[q]
-        r = prior_row(prior, tree[ch, T_CARD], tree[ch, T_TAKE])
-        virt = pvis if r >= 0 else 0.0
-        pval = prior[r, P_VALUE] if r >= 0 else 0.0
-        val = ucb1_virtual(tree, ch, c, scale, virt, virt * REWARD_SCALE_CIRULLA * pval)
+        val = ucb1_prior(tree, ch, c, scale, prior, pvis, REWARD_SCALE_CIRULLA)
         if val > best:
             best = val
             node = ch
@@ -455,7 +450,7 @@ def ismcts_run_cirulla(root, rules, tree, count, iterations, c, policy, horizon,
     learned policy's exact endgame), as the horizon's value with ``leaf = LEAF_LEARNED``
     (:func:`_anchored_values`; not with ``eq``) and as a root prior, ``prior`` rows
     (:func:`root_prior_cirulla`) with ``prior_visits > 0`` virtual visits each
-    (:func:`_ucb1_prior`).
+    (:func:`_prior_child`).
 
     With belief particles ``parts``/``cum`` (:mod:`.belief`, its Cirulla evidence; None:
     the uniform draw above) each iteration's world takes the hidden hands from a
