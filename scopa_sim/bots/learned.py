@@ -39,6 +39,7 @@ __all__ = [
     "N_DENSE",
     "N_DENSE_CIRULLA",
     "N_SPARSE",
+    "N_SPARSE_EVIDENCE",
     "LearnedBot",
     "Samples",
     "is_cirulla_model",
@@ -64,23 +65,33 @@ F_PLAYS = KL.F_PLAYS
 N_DENSE = KL.N_DENSE
 #: The dense features' count of Cirulla's layout (:mod:`scopa_sim._engine.learned_cirulla`).
 N_DENSE_CIRULLA = KLC.N_DENSE
-N_SPARSE = KL.N_SPARSE
+#: The sparse features of the shipped models (the layout :func:`layout_of` names).
+N_SPARSE = KL.N_SPARSE_BASE
+#: The sparse features with the next seat's evidence (``new_model(evidence=True)``).
+N_SPARSE_EVIDENCE = KL.N_SPARSE
 #: The most worlds of ``learned:worlds=`` (:func:`worlds_kind`).
 MAX_WORLDS = KL.MAX_WORLDS
 
 
-def new_model(hidden: int, seed: int, cirulla: bool = False) -> np.ndarray:
+def new_model(hidden: int, seed: int, cirulla: bool = False, evidence: bool = False) -> np.ndarray:
     """A model of hidden width ``hidden`` (0: linear) that plays as the expert until
     trained (:func:`scopa_sim._engine.learned.new_model`), its first layer drawn from
     ``seed``; with ``cirulla``, a model of Cirulla's layout
-    (:func:`scopa_sim._engine.learned_cirulla.new_model_cirulla`).
+    (:func:`scopa_sim._engine.learned_cirulla.new_model_cirulla`); with ``evidence``, a
+    Scopa model that also reads the next seat's evidence (:data:`N_SPARSE_EVIDENCE`
+    sparse features; played right only by the harness kernels and the bots, whose step
+    kernels keep the evidence, not by the fused loops or the searches).
 
     Raises:
-        ValueError: ``hidden`` below 0.
+        ValueError: ``hidden`` below 0, or ``evidence`` with ``cirulla``.
     """
     if hidden < 0:
         raise ValueError(f"hidden must be >= 0, got {hidden}")
-    return KLC.new_model_cirulla(hidden, seed) if cirulla else KL.new_model(hidden, seed)
+    if cirulla:
+        if evidence:
+            raise ValueError("Cirulla's models have no evidence features")
+        return KLC.new_model_cirulla(hidden, seed)
+    return KL.new_model(hidden, seed, sparse=N_SPARSE_EVIDENCE if evidence else N_SPARSE)
 
 
 def is_cirulla_model(model: np.ndarray) -> bool:
@@ -93,7 +104,7 @@ def layout_of(rules: Rules) -> tuple[int, int, int]:
     Cirulla's (:mod:`scopa_sim._engine.learned_cirulla`) or Scopa's."""
     if rules.cirulla:
         return KLC.VERSION, KLC.N_SPARSE, KLC.N_DENSE
-    return KL.VERSION, KL.N_SPARSE, KL.N_DENSE
+    return KL.VERSION, KL.N_SPARSE_BASE, KL.N_DENSE
 
 
 def model_size(rules: Rules, hidden: int) -> int:
@@ -321,8 +332,13 @@ class LearnedBot(Bot):
             or m[KL.M_VERSION] not in (KL.VERSION, KLC.VERSION)
         ):
             raise ValueError("not a learned model vector of this version")
-        size = KLC.model_size_cirulla if is_cirulla_model(m) else KL.model_size
-        if m.shape[0] != size(int(m[KL.M_HIDDEN])):
+        if is_cirulla_model(m):
+            size = KLC.model_size_cirulla(int(m[KL.M_HIDDEN]))
+        elif int(m[KL.M_SPARSE]) in (N_SPARSE, N_SPARSE_EVIDENCE):
+            size = KL.model_size(int(m[KL.M_HIDDEN]), int(m[KL.M_SPARSE]))
+        else:
+            raise ValueError("not a learned model vector of this version")
+        if m.shape[0] != size:
             raise ValueError("a learned model vector of the wrong length")
         self.model = m
         self.name = name + ("+exact" if exact or worlds else "")

@@ -9,7 +9,7 @@ Usage::
         [--spec ismcts:iterations=1000,horizon=4,c=1] --out DATA.npz
     python -m scopa_sim.experiments.train fit DATA.npz [DATA.npz ...] [--target y|shares]
         [--hidden H] [--epochs E] [--lr LR] [--l2 L2] [--loss centred|softmax] [--tau T]
-        [--max-plays N] --out MODEL.npy
+        [--max-plays N] [--evidence] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
         [--pairs N] [--exact] [--bots] [--worlds K]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
@@ -170,17 +170,27 @@ def search(preset: str, seed: int, hands: int, rate: float, spec: str, out: str)
     help="only the decisions whose play is at most the hand's N-th (e.g. 30 in scopa: "
     "the rounds before the last, which the exact endgame plays)",
 )
+@click.option(
+    "--evidence/--no-evidence",
+    default=False,
+    show_default=True,
+    help="a model that reads the next seat's evidence features too (Scopa; played right "
+    "by the harness and the bots only), else they are dropped (the shipped layout)",
+)
 @click.option("--out", required=True)
 def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epochs: int,
                 lr: float, l2: float, loss: str, tau: float, max_plays: int | None,
-                out: str) -> None:  # fmt: skip
+                evidence: bool, out: str) -> None:  # fmt: skip
     """Fit a model to samples."""
     s = load_samples(list(data), target)
     if max_plays is not None:
         s = s.take(np.flatnonzero(plays_made(s) <= max_plays))
     t = time.thread_time()
     code = BL.LOSS_SOFTMAX if loss == "softmax" else BL.LOSS_CENTRED
-    model, curve = fit(s, hidden, epochs, lr, l2, seed, code, tau)
+    try:
+        model, curve = fit(s, hidden, epochs, lr, l2, seed, code, tau, evidence=evidence)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     np.save(out, model)
     _say(f"{s.decisions} decisions, loss by pass {[round(x, 5) for x in curve]}, "
          f"{time.thread_time() - t:.1f} s CPU, digest {BL.model_digest(model)[:16]}")  # fmt: skip
