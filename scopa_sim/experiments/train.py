@@ -12,6 +12,8 @@ Usage::
         [--max-plays N] [--evidence] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
         [--pairs N] [--exact] [--bots] [--worlds K]
+    python -m scopa_sim.experiments.train compare MODEL.npy [MODEL.npy ...]
+        [--opponent expert|expert+exact|...] [--pairs N] [--exact]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
         [--worlds K]
     python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
@@ -45,7 +47,8 @@ order of its training passes derive from it, so the same command gives the same 
   model at each seat in turn against the opponent's baseline,
   :func:`scopa_sim.sim.training.versus_samples`), or against a search bot
   through :func:`scopa_sim.bots.search.play_deal`; the mean margin per deal pair with
-  its 95% interval.
+  its 95% interval; ``compare``: several models on the same deals of the harness, each
+  one's margin and its paired difference from the first's.
 * **Speed** (``speed``): self-play hands per second (CPU time of the thread) of the
   learned model and of ``expert`` in the same harness, alternated ``--repeats`` times.
 * **Learning curve** (``curve``, ``plot``): models fitted to the first 1, 2, 4, ... data
@@ -75,7 +78,9 @@ from scopa_sim.sim.training import (
     search_samples,
     speed,
     versus,
+    versus_samples,
 )
+from scopa_sim.stats.inference import normal_ci
 
 __all__ = [
     "SEARCH",
@@ -219,6 +224,36 @@ def versus_command(
     rules, model = Rules.make(preset), load_model(model_path)
     e = versus(rules, model, opponent, pairs, seed, exact, bots, worlds)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
+
+
+@main.command("compare")
+@_PRESET
+@_SEED
+@click.argument("model_paths", nargs=-1, required=True)
+@click.option("--opponent", default="expert", show_default=True)
+@click.option("--pairs", type=int, default=20000, show_default=True)
+@click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
+def compare_command(
+    preset: str, seed: int, model_paths: tuple[str, ...], opponent: str, pairs: int, exact: bool
+) -> None:
+    """Several models against a harness opponent on the same deals: each one's margin
+    (as ``versus``) and its paired difference from the first's, deal by deal."""
+    rules = Rules.make(preset)
+    try:
+        kind = BL.kind_of(opponent)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    if kind % BL.EXACT == BL.LEARNED:
+        raise click.UsageError("compare plays the models against expert, greedy or random")
+    runs = []
+    for path in model_paths:
+        x = versus_samples(rules, load_model(path), opponent, pairs, seed, exact)
+        runs.append(x)
+        e = normal_ci(x)
+        _say(f"{path}: margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
+    for path, x in zip(model_paths[1:], runs[1:], strict=True):
+        e = normal_ci(x - runs[0])
+        _say(f"{path} - {model_paths[0]}: {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] paired")
 
 
 @main.command("speed")

@@ -51,6 +51,10 @@ def test_the_command_line_samples_fits_and_measures(tmp_path: Path) -> None:
     assert r.exit_code == 0 and "n=50 deal pairs" in r.output
     r = run(T.main, ["versus", model, "--pairs", "2", "--opponent", "ismcts:iterations=20"])
     assert r.exit_code == 0 and "n=2 deal pairs" in r.output
+    r = run(T.main, ["compare", model, model, "--pairs", "30", "--opponent", "expert+exact"])
+    assert r.exit_code == 0 and "+0.0000 [+0.0000, +0.0000] paired" in r.output
+    r = run(T.main, ["compare", model, "--opponent", "learned"])
+    assert r.exit_code == 2 and "expert, greedy or random" in r.output
     r = run(T.main, ["speed", model, "--hands", "20", "--repeats", "1"])
     assert r.exit_code == 0 and "ratio" in r.output
 
