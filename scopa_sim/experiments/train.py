@@ -241,8 +241,8 @@ def compare_command(
     rules = Rules.make(preset)
     try:
         kind = BL.kind_of(opponent)
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
+    except ValueError as bad:
+        raise click.UsageError(str(bad)) from None
     if kind % BL.EXACT == BL.LEARNED:
         raise click.UsageError("compare plays the models against expert, greedy or random")
     runs = []
