@@ -14,6 +14,7 @@ Usage::
         [--pairs N] [--exact] [--bots] [--worlds K]
     python -m scopa_sim.experiments.train compare MODEL.npy [MODEL.npy ...]
         [--opponent expert|expert+exact|...] [--pairs N] [--exact]
+    python -m scopa_sim.experiments.train evidence [--hands N]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
         [--worlds K]
     python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
@@ -49,6 +50,8 @@ order of its training passes derive from it, so the same command gives the same 
   through :func:`scopa_sim.bots.search.play_deal`; the mean margin per deal pair with
   its 95% interval; ``compare``: several models on the same deals of the harness, each
   one's margin and its paired difference from the first's.
+* **Evidence** (``evidence``): how often the next seat holds a value its evidence marks,
+  against the uniform prior (:func:`evidence_check`).
 * **Speed** (``speed``): self-play hands per second (CPU time of the thread) of the
   learned model and of ``expert`` in the same harness, alternated ``--repeats`` times.
 * **Learning curve** (``curve``, ``plot``): models fitted to the first 1, 2, 4, ... data
@@ -59,14 +62,18 @@ order of its training passes derive from it, so the same command gives the same 
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import click
 import numpy as np
 
 from scopa_sim.bots import learned as BL
+from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
+from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
 from scopa_sim.sim.training import (
     SEARCH,
     fit,
@@ -80,7 +87,8 @@ from scopa_sim.sim.training import (
     versus,
     versus_samples,
 )
-from scopa_sim.stats.inference import normal_ci
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import normal_ci, normal_ci_from_stats
 
 __all__ = [
     "SEARCH",
@@ -254,6 +262,66 @@ def compare_command(
     for path, x in zip(model_paths[1:], runs[1:], strict=True):
         e = normal_ci(x - runs[0])
         _say(f"{path} - {model_paths[0]}: {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] paired")
+
+
+def _ratio_ci(num: np.ndarray, den: np.ndarray) -> Estimate:
+    """``sum(num) / sum(den)`` over clusters (hands) with its normal interval (the ratio
+    estimator's linearised variance across the clusters)."""
+    est = float(num.sum() / den.sum())
+    z = num - est * den
+    h = num.shape[0]
+    se = math.sqrt(float((z**2).sum()) * h / max(h - 1, 1)) / float(den.sum())
+    return normal_ci_from_stats(est, se, h)
+
+
+def evidence_check(rules: Rules, hands: int, seed: int) -> dict[str, Estimate]:
+    """How much the evidence (:func:`scopa_sim.bots.learned.evidence`) says in ``expert``
+    self-play of ``hands`` hands (deals and plays drawn from ``seed``): over the pairs
+    (decision, value ``v`` set in the next seat's evidence while it holds cards), the share
+    where it holds a card of value ``v`` (``held``), the uniform prior of that given what
+    the deciding seat has seen (``prior``: the next hand a uniform draw from the unseen
+    cards) and ``held - prior``; ``with evidence``: the share of the decisions where the
+    next seat holds cards and has evidence, ``values``: the values its evidence marks
+    there; each with its interval over the hands."""
+    bot = PolicySpec.parse("expert").bot()
+    g = np.random.default_rng(seed)
+    rows = np.zeros((hands, 5))  # per hand: pairs, held, prior, decisions, with evidence
+    for h in range(hands):
+        s = HandState.deal(rules, dealer=h % rules.players, seed=int(g.integers(2**40)))
+        while not s.is_over:
+            nxt = (s.turn + 1) % rules.players
+            e, held = BL.evidence(s)[nxt], {c % 10 + 1 for c in s.hands[nxt]}
+            rows[h, 3] += 1
+            if e and held:
+                rows[h, 4] += 1
+                unseen = list(InfoSet(s).unseen)
+                u, k = len(unseen), len(s.hands[nxt])
+                for v in range(1, 11):
+                    if e >> (v - 1) & 1:
+                        m = sum(1 for c in unseen if c % 10 + 1 == v)
+                        rows[h, :3] += (1, v in held, 1 - math.comb(u - m, k) / math.comb(u, k))
+            s.push(bot.choose(s, int(g.integers(2**62))))
+    n = rows[:, 0]
+    return {
+        "held": _ratio_ci(rows[:, 1], n),
+        "prior": _ratio_ci(rows[:, 2], n),
+        "held - prior": _ratio_ci(rows[:, 1] - rows[:, 2], n),
+        "with evidence": _ratio_ci(rows[:, 4], rows[:, 3]),
+        "values": _ratio_ci(n, rows[:, 4]),
+    }
+
+
+@main.command("evidence")
+@_PRESET
+@_SEED
+@click.option("--hands", type=int, default=20000, show_default=True)
+def evidence_command(preset: str, seed: int, hands: int) -> None:
+    """How much the next seat's evidence says about its hand (:func:`evidence_check`)."""
+    rules = Rules.make(preset)
+    if rules.cirulla:
+        raise click.UsageError("the evidence is kept under Scopa's rules only")
+    for name, e in evidence_check(rules, hands, seed).items():
+        _say(f"{name}: {e.estimate:.4f} [{e.low:.4f}, {e.high:.4f}] n={e.n} hands")
 
 
 @main.command("speed")
