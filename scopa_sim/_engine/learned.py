@@ -36,7 +36,7 @@ from numba import njit
 
 from .bits import ctz
 from .capture import value_sum
-from .determinize import determinize
+from .determinize import determinize, evidence_world
 from .layout import (
     ACES,
     I_TOTAL,
@@ -710,13 +710,16 @@ def _play_to_end(state, rules, kinds, models, rng, bc, bt, sc, idx, dense, acc, 
 
 
 @njit(cache=True)
-def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds, out_idx,
-                    out_k, out_dense, out_y, out_group):  # fmt: skip
+def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds, rho,
+                    out_idx, out_k, out_dense, out_y, out_group):  # fmt: skip
     """Training samples from hands ``first ..`` of a run seeded ``seed`` played with one
     kind per seat (``kinds``, ``models``, as :func:`play_hands`): at each decision of more
     than one play, with probability ``rate``, every legal play is made in a copy of the
     hand (``worlds = 0``: the true deal; else in each of ``worlds`` worlds consistent with
-    what the seat knows, :func:`.determinize.determinize`), which is played to its end by
+    what the seat knows, :func:`.determinize.evidence_world`: each world weighed by
+    ``rho`` to the number of cards the other seats' evidence marks; ``rho = 1``: the
+    uniform draw of :func:`.determinize.determinize`, the same worlds),
+    which is played to its end by
     the kinds ``cont`` (the same play stream, derived from the hand, the decision and the
     world, for every play: common random numbers); each play gives a row: its features
     (:func:`state_features`' layout) and ``out_y``, the finished hand's margin for the
@@ -767,7 +770,7 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
                     for w in range(max(worlds, 1)):
                         if worlds:
                             reseed(rng2, derive_seed(seed, 12, h, state[S_PLAYS] * 4096 + w))
-                            determinize(state, rules, seat, rng2, st2)
+                            evidence_world(state, rules, seat, rng2, st2, rho)
                         else:
                             for j in range(N_STATE):
                                 st2[j] = state[j]

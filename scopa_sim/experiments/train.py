@@ -4,7 +4,8 @@ fitting the model, and its strength and speed against ``expert`` and the search.
 Usage::
 
     python -m scopa_sim.experiments.train rollouts --hands N [--rate R] [--worlds W]
-        [--cont expert|learned] [--init MODEL.npy] [--exact] --out DATA.npz
+        [--cont expert|learned] [--init MODEL.npy] [--exact] [--evidence-worlds]
+        --out DATA.npz
     python -m scopa_sim.experiments.train search --hands N [--rate R]
         [--spec ismcts:iterations=1000,horizon=4,c=1] --out DATA.npz
     python -m scopa_sim.experiments.train fit DATA.npz [DATA.npz ...] [--target y|shares]
@@ -37,6 +38,8 @@ order of its training passes derive from it, so the same command gives the same 
   averaged over ``--worlds`` worlds consistent with the seat's information: the target
   is the hand's final margin for the deciding seat (a Monte Carlo estimate of the play's
   value under the continuation policy: one step of approximate policy iteration).
+  ``--evidence-worlds``: each world drawn weighed by the other seats' evidence
+  (:data:`scopa_sim.bots.learned.EVIDENCE_RHO` per marked card), not uniformly.
 * **Search targets** (``search``): hands of ``expert`` self-play; at a share ``--rate`` of
   the decisions the search analyses the position: the targets are each play's mean
   margin (``y``) and its share of the visits (``shares``: expert iteration).
@@ -136,17 +139,26 @@ def main() -> None:
 @click.option("--cont", type=click.Choice(["expert", "learned"]), default="expert")
 @click.option("--init", "init", type=click.Path(exists=True), default=None)
 @click.option("--exact", is_flag=True, help="every seat plays the exact endgame")
+@click.option(
+    "--evidence-worlds/--uniform-worlds",
+    default=False,
+    help="draw each world weighed by EVIDENCE_RHO per card of the other hands that their "
+    "evidence marks (Scopa, --worlds > 0; default: the uniform worlds)",
+)
 @click.option("--out", required=True)
 def rollouts(preset: str, seed: int, hands: int, rate: float, worlds: int, cont: str,
-             init: str | None, exact: bool, out: str) -> None:  # fmt: skip
+             init: str | None, exact: bool, evidence_worlds: bool, out: str) -> None:  # fmt: skip
     """Rollout samples (see the module's docstring)."""
     rules = Rules.make(preset)
+    if evidence_worlds and (rules.cirulla or worlds == 0):
+        raise click.UsageError("--evidence-worlds needs Scopa's rules and --worlds > 0")
+    rho = BL.EVIDENCE_RHO if evidence_worlds else 1.0
     model = None if init is None else load_model(init)
     plus = BL.EXACT if exact else 0
     play = [(BL.LEARNED if init else BL.kind_of("expert")) + plus] * rules.players
     finish = [BL.kind_of(cont) + plus] * rules.players
     t = time.thread_time()
-    s = BL.rollout_samples(rules, play, finish, model, seed, 0, hands, rate, worlds)
+    s = BL.rollout_samples(rules, play, finish, model, seed, 0, hands, rate, worlds, rho)
     save_samples(out, s)
     _say(f"{s.decisions} decisions, {s.y.shape[0]} plays, {time.thread_time() - t:.1f} s CPU")
 

@@ -4,6 +4,7 @@ deterministic per seed, a pass of training lowering its loss, and the bot."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from itertools import combinations
 
@@ -13,10 +14,14 @@ import pytest
 from scopa_sim import Rules
 from scopa_sim import _engine as K
 from scopa_sim._engine import learned as KL
-from scopa_sim._engine.determinize import determinize
+from scopa_sim._engine.determinize import EVIDENCE_TRIES, determinize, evidence_world, marked_cards
 from scopa_sim.bots import learned as BL
+from scopa_sim.errors import InputError
+from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.state import HandState
 
+#: Rows and digest of :func:`_rollout_digest` on commit bd296d6 (before --evidence-worlds).
+BASE_ROLLOUTS = (1019, "19379e9247544dcf")
 PRESETS = ["scopa", "scopa-3", "scopa-4", "scopone", "asso-piglia-tutto", "scopa-15", "escoba"]
 
 
@@ -261,6 +266,60 @@ def test_rollout_samples_are_grouped_and_reproducible() -> None:
         assert (np.abs(s.y) <= 20).all()
         if worlds == 0:  # one deal: whole margins
             assert np.array_equal(s.y, np.round(s.y))
+
+
+def _rollout_digest(rho: float) -> tuple[int, str]:
+    """The rows and a digest of small 8-world rollouts with the exact endgame."""
+    rules = Rules.make("scopa")
+    ex = [BL.kind_of("expert") + BL.EXACT] * 2
+    s = BL.rollout_samples(rules, ex, ex, None, 4, 0, 40, 0.5, 8, rho)
+    h = hashlib.sha256()
+    for a in (s.idx, s.k, s.dense, s.y, s.starts):
+        h.update(np.ascontiguousarray(a).tobytes())
+    return s.y.shape[0], h.hexdigest()[:16]
+
+
+def test_evidence_worlds_of_rho_one_are_the_uniform_worlds() -> None:
+    """rho = 1: every world is determinize's, so the rollouts are those of the code
+    before the option (:data:`BASE_ROLLOUTS`), and rho < 1 changes them."""
+    rules = Rules.make("scopa")
+    for state, _ in _evidence_positions("scopa", 60, 7):
+        a, b = state._vec.copy(), state._vec.copy()
+        determinize(state._vec, state._r, state.turn, K.new_rng(3), a)
+        evidence_world(state._vec, state._r, state.turn, K.new_rng(3), b, 1.0)
+        assert np.array_equal(a, b)
+    assert _rollout_digest(1.0) == BASE_ROLLOUTS
+    assert _rollout_digest(BL.EVIDENCE_RHO)[1] != BASE_ROLLOUTS[1]
+    with pytest.raises(InputError, match="rho"):
+        BL.rollout_samples(rules, [0, 0], [0, 0], None, 4, 0, 2, 0.5, 8, 1.5)
+    with pytest.raises(InputError, match="worlds"):
+        BL.rollout_samples(rules, [0, 0], [0, 0], None, 4, 0, 2, 0.5, 0, 0.5)
+    with pytest.raises(InputError, match="Scopa"):
+        BL.rollout_samples(Rules.make("cirulla"), [0, 0], [0, 0], None, 4, 0, 2, 0.5, 8, 0.5)
+
+
+def test_evidence_worlds_of_rho_zero_avoid_the_marked_values() -> None:
+    """rho = 0: every world drawn holds no card of a value the other seat's evidence
+    marks, in the positions where a plain enumeration of the other hand finds such
+    worlds often enough for the capped rejection (share p, (1 - p) ** 63 < 1e-9)."""
+    checked = 0
+    for state, ev in _evidence_positions("scopa", 400, 8):
+        other = 1 - state.turn
+        size = len(state.hands[other])
+        if not ev[other] or not size:
+            continue
+        assert BL.evidence(state)[other] == ev[other]
+        hands = list(combinations(list(InfoSet(state).unseen), size))
+        clean = sum(all(not ev[other] >> (int(c) % 10) & 1 for c in h) for h in hands)
+        if clean == 0 or (1 - clean / len(hands)) ** (EVIDENCE_TRIES - 1) > 1e-9:
+            continue
+        for seed in range(20):
+            world = state._vec.copy()
+            evidence_world(state._vec, state._r, state.turn, K.new_rng(seed), world, 0.0)
+            assert marked_cards(world, state.turn) == 0
+            assert world[K.S_HANDS + state.turn] == state._vec[K.S_HANDS + state.turn]
+        checked += 1
+    assert checked > 20
 
 
 def test_a_training_pass_lowers_the_loss_of_a_learnable_target() -> None:
