@@ -281,7 +281,7 @@ def _rollout_digest(rho: float) -> tuple[int, str]:
 
 def test_evidence_worlds_of_rho_one_are_the_uniform_worlds() -> None:
     """rho = 1: every world is determinize's, so the rollouts are those of the code
-    before the option (:data:`BASE_ROLLOUTS`), and rho < 1 changes them."""
+    before the option (:data:`BASE_ROLLOUTS`); rho < 1 changes them, reproducibly."""
     rules = Rules.make("scopa")
     for state, _ in _evidence_positions("scopa", 60, 7):
         a, b = state._vec.copy(), state._vec.copy()
@@ -289,7 +289,8 @@ def test_evidence_worlds_of_rho_one_are_the_uniform_worlds() -> None:
         evidence_world(state._vec, state._r, state.turn, K.new_rng(3), b, 1.0)
         assert np.array_equal(a, b)
     assert _rollout_digest(1.0) == BASE_ROLLOUTS
-    assert _rollout_digest(BL.EVIDENCE_RHO)[1] != BASE_ROLLOUTS[1]
+    weighed = _rollout_digest(BL.EVIDENCE_RHO)
+    assert weighed[1] != BASE_ROLLOUTS[1] and weighed == _rollout_digest(BL.EVIDENCE_RHO)
     with pytest.raises(InputError, match="rho"):
         BL.rollout_samples(rules, [0, 0], [0, 0], None, 4, 0, 2, 0.5, 8, 1.5)
     with pytest.raises(InputError, match="worlds"):
