@@ -3,8 +3,9 @@
 A world is a full engine state (``S_*`` layout of :mod:`.layout`) in which the cards a
 seat cannot see (the other hands and the stock) are dealt anew: uniformly
 (:func:`determinize`), from a belief's particles (:func:`draw_world`), in card order
-(:func:`canonical_world`, the root of searches) or with only the stock's order
-unknown (:func:`shuffle_stock`).  The searches (:mod:`.solver`, :mod:`.pimc`,
+(:func:`canonical_world`, the root of searches), weighed by the other seats' evidence
+(:func:`evidence_world`, the rollouts harness's ``--evidence-worlds`` only) or with only
+the stock's order unknown (:func:`shuffle_stock`).  The searches (:mod:`.solver`, :mod:`.pimc`,
 :mod:`.ismcts`, :mod:`.evaluator`) and the belief (:mod:`.belief`) draw from here.
 """
 
@@ -19,6 +20,7 @@ from .layout import (
     R_PLAYERS,
     S_DECK,
     S_DECK_SIZE,
+    S_EVIDENCE,
     S_HANDS,
     S_SHOWN,
     S_STOCK,
@@ -93,6 +95,50 @@ def determinize(state, rules, seat, rng, out_state):
     """A world consistent with what ``seat`` knows, into ``out_state``: the cards it
     cannot see (other hands and stock) dealt uniformly at random to the other hands
     (keeping their sizes) and to the stock (keeping its size)."""
+    _redeal(state, rules, seat, rng, out_state, True)
+
+
+#: :func:`evidence_world`'s most draws of one world; the last one is kept.
+EVIDENCE_TRIES = 64
+
+
+@njit(cache=True)
+def marked_cards(state, seat):
+    """How many cards of the seats other than ``seat`` are of a value their own evidence
+    marks (``S_EVIDENCE``: bit ``v - 1`` for value ``v``; card ``c`` is of value
+    ``c % 10 + 1``)."""
+    count = 0
+    for s in range(4):
+        if s == seat or not state[S_EVIDENCE + s]:
+            continue
+        m = state[S_HANDS + s]
+        while m:
+            if (state[S_EVIDENCE + s] >> (ctz(m) % 10)) & 1:
+                count += 1
+            m &= m - 1
+    return count
+
+
+@njit(cache=True)
+def evidence_world(state, rules, seat, rng, out_state, rho):
+    """A world consistent with what ``seat`` knows, into ``out_state``, weighed by the
+    other seats' public evidence: by rejection, each draw :func:`determinize`'s (uniform,
+    from ``rng``) and accepted with probability ``rho ** k``, ``k`` the cards of the
+    other hands of a value their seat's evidence marks (:func:`marked_cards`); otherwise
+    drawn again.  So the worlds follow the uniform draw weighed by ``rho ** k``, except
+    that after :data:`EVIDENCE_TRIES` draws the last one is kept whatever its ``k``
+    (the cap bounds the time where every world is unlikely).  ``rho = 1`` (in [0, 1])
+    gives :func:`determinize`'s world (the first draw, the state of ``rng`` apart);
+    ``rho = 0``: a world of ``k = 0`` whenever one of the first draws is.  Reproducible:
+    every draw comes from ``rng``."""
+    for _ in range(EVIDENCE_TRIES - 1):
+        _redeal(state, rules, seat, rng, out_state, True)
+        k = marked_cards(out_state, seat)
+        if k == 0:
+            return
+        rng[0] += GOLDEN
+        if unit_draw(rng[0]) < rho**k:
+            return
     _redeal(state, rules, seat, rng, out_state, True)
 
 

@@ -128,6 +128,7 @@ __all__ = [
     "S_DECK_SIZE",
     "S_DECLARED",
     "S_DONE",
+    "S_EVIDENCE",
     "S_HANDS",
     "S_LAST_CAPTURER",
     "S_OPENING",
@@ -230,7 +231,12 @@ S_DECLARED = 62  # 4 sides: the points each side declared this hand
 S_SHOWN = 66  # bit s set: seat s declared in the current deal (its hand is shown)
 S_OPENING_SCOPE = 67  # the scope of the opening count (0, 1 or 2)
 S_VOIDS = 68  # the deals voided before this hand's accepted one (aces or kings)
-N_STATE = 69
+#: 4 seats: the public evidence about each seat's hand (Scopa's step kernels only, 0 in
+#: Cirulla's and in the fused loops' states): bit ``v - 1`` set when the seat laid a card
+#: (no capture) on a table where a card of value ``v`` would have captured, since its
+#: last deal (:func:`scopa_sim._engine.step.lay_evidence`); the stream hashes leave it out.
+S_EVIDENCE = 69
+N_STATE = 73
 
 # score items, in record order
 I_SCOPE = 0

@@ -36,7 +36,7 @@ from numba import njit
 
 from .bits import ctz
 from .capture import value_sum
-from .determinize import determinize
+from .determinize import determinize, evidence_world
 from .layout import (
     ACES,
     I_TOTAL,
@@ -58,6 +58,7 @@ from .layout import (
     S_DEALER,
     S_DECK_SIZE,
     S_DONE,
+    S_EVIDENCE,
     S_HANDS,
     S_LAST_CAPTURER,
     S_PILES,
@@ -91,6 +92,7 @@ __all__ = [
     "EXACT_TT",
     "F_CARD",
     "F_DEALER",
+    "F_EVIDENCE",
     "F_HAND",
     "F_KIND",
     "F_KN",
@@ -117,6 +119,7 @@ __all__ = [
     "M_VERSION",
     "N_DENSE",
     "N_SPARSE",
+    "N_SPARSE_BASE",
     "VERSION",
     "WORLDS_MIX",
     "WORLDS_UNIT",
@@ -156,9 +159,13 @@ F_LAST = 291  # 4: the last capturer after the play, relative (REL_*)
 F_DEALER = 295  # 4: the dealer's side, relative (REL_*)
 F_SCOPE = 299  # 7: the scope lead (this side's less the next side's) after it, -3..3
 F_KIND = 306  # 4: KIND_* of the play
-N_SPARSE = 310
+#: The sparse features of the shipped models (every preset's weights): a model reads the
+#: features below its header's ``M_SPARSE`` only (:func:`model_forward`).
+N_SPARSE_BASE = 310
+F_EVIDENCE = 310  # 10: the next seat's evidence (S_EVIDENCE), bit v - 1: value v
+N_SPARSE = 320
 #: The most sparse bits a play sets (each card is in one of the hand, the table and the
-#: piles, plus the card played and the seven single-bit blocks).
+#: piles, plus the card played, the seven single-bit blocks and the 10 evidence bits).
 MAX_ACTIVE = 64
 
 KIND_LAY = 0
@@ -202,19 +209,30 @@ MAX_WORLDS = 64
 WORLDS_MIX = 0.5
 
 
-def model_size(hidden: int) -> int:
-    """The length of a model vector of hidden width ``hidden``."""
-    return M_HEAD + N_SPARSE + N_DENSE + 1 + hidden * (N_SPARSE + N_DENSE + 2)
+def model_size(hidden: int, sparse: int = N_SPARSE_BASE) -> int:
+    """The length of a model vector of hidden width ``hidden`` reading the first
+    ``sparse`` sparse features (:data:`N_SPARSE_BASE`, or :data:`N_SPARSE` with the
+    evidence)."""
+    return M_HEAD + sparse + N_DENSE + 1 + hidden * (sparse + N_DENSE + 2)
 
 
-def new_model(hidden: int, seed: int, scale: float = 0.05) -> np.ndarray:
-    """A model vector of hidden width ``hidden``: the expert's value passed through
+def new_model(
+    hidden: int, seed: int, scale: float = 0.05, sparse: int = N_SPARSE_BASE
+) -> np.ndarray:
+    """A model vector of hidden width ``hidden`` reading the first ``sparse`` sparse
+    features (:data:`N_SPARSE_BASE`, the shipped models' layout, or :data:`N_SPARSE`,
+    with the evidence block :data:`F_EVIDENCE`): the expert's value passed through
     (``skip[D_EXPERT] = 1``, every other linear weight 0) and, with ``hidden > 0``, the
     first layer drawn from a normal of sd ``scale`` (seeded by ``seed``), ``b1`` at 0.1
-    and ``w2`` at 0: the new model plays as the expert."""
-    m = np.zeros(model_size(hidden))
+    and ``w2`` at 0: the new model plays as the expert.
+
+    Raises:
+        ValueError: ``sparse`` neither of the two."""
+    if sparse not in (N_SPARSE_BASE, N_SPARSE):
+        raise ValueError(f"a Scopa model reads {N_SPARSE_BASE} or {N_SPARSE} sparse features")
+    m = np.zeros(model_size(hidden, sparse))
     m[M_VERSION] = VERSION
-    m[M_SPARSE] = N_SPARSE
+    m[M_SPARSE] = sparse
     m[M_DENSE] = N_DENSE
     m[M_HIDDEN] = hidden
     o = model_offsets(m)
@@ -255,9 +273,13 @@ def hidden_width(model):
 def model_forward(model, idx, k, dense, acc):
     """The model's output for the ``k`` active sparse features ``idx[:k]`` and the dense
     ones ``dense`` (a Scopa or a Cirulla model: :func:`model_offsets`); the hidden
-    layer's pre-activations are left in ``acc[:H]``."""
+    layer's pre-activations are left in ``acc[:H]``. Features at or above the model's
+    sparse size (its header's ``M_SPARSE``: the evidence, to a model of
+    :data:`N_SPARSE_BASE`) are not read, so a model gives the same outputs on the
+    features of a later layout that only adds blocks at the end."""
     lin, skip, b2, w1, wd, b1, w2, h = model_offsets(model)
     nd = b2 - skip
+    k = _known(idx, k, skip - lin)
     out = model[b2]
     for j in range(k):
         out += model[lin + idx[j]]
@@ -282,6 +304,14 @@ def model_forward(model, idx, k, dense, acc):
 
 
 @njit(cache=True, inline="always")
+def _known(idx, k, ns):
+    """How many of the ``k`` ascending features ``idx[:k]`` lie below ``ns``."""
+    while k > 0 and idx[k - 1] >= ns:
+        k -= 1
+    return k
+
+
+@njit(cache=True, inline="always")
 def _bits(mask, at, idx, k):
     """Append the set bits of ``mask``, offset by ``at``, to ``idx`` from ``k``; return k."""
     m = mask
@@ -295,8 +325,9 @@ def _bits(mask, at, idx, k):
 @njit(cache=True)
 def play_features(state, rules, card, take, idx, dense, xs):
     """The features of playing ``card`` taking ``take`` (legal) for the seat to play in
-    ``state``, read from its information set only (the other hands by their size): the
-    active sparse features to ``idx`` (returns their number), the dense ones to
+    ``state``, read from its information set only (the other hands by their size, the
+    next seat's evidence ``S_EVIDENCE`` while it holds cards): the active sparse
+    features to ``idx`` in ascending order (returns their number), the dense ones to
     ``dense``; ``xs``: the expert's scratch (``EXPERT_SCRATCH``)."""
     turn = state[S_TURN]
     players = rules[R_PLAYERS]
@@ -356,6 +387,8 @@ def play_features(state, rules, card, take, idx, dense, xs):
     idx[k + 5] = F_SCOPE + 3 + max(-3, min(3, lead))
     idx[k + 6] = F_KIND + kind
     k += 7
+    if state[S_HANDS + nxt]:  # else the next seat's reply is from a new deal's hand
+        k = _bits(state[S_EVIDENCE + nxt], F_EVIDENCE, idx, k)
     dense[D_EXPERT] = xv
     dense[D_EVAL] = expert_eval(pm2, po, others, rules[R_DECK], xflags)
     dense[D_SCOPE] = lead
@@ -677,13 +710,16 @@ def _play_to_end(state, rules, kinds, models, rng, bc, bt, sc, idx, dense, acc, 
 
 
 @njit(cache=True)
-def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds, out_idx,
-                    out_k, out_dense, out_y, out_group):  # fmt: skip
+def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds, rho,
+                    out_idx, out_k, out_dense, out_y, out_group):  # fmt: skip
     """Training samples from hands ``first ..`` of a run seeded ``seed`` played with one
     kind per seat (``kinds``, ``models``, as :func:`play_hands`): at each decision of more
     than one play, with probability ``rate``, every legal play is made in a copy of the
     hand (``worlds = 0``: the true deal; else in each of ``worlds`` worlds consistent with
-    what the seat knows, :func:`.determinize.determinize`), which is played to its end by
+    what the seat knows, :func:`.determinize.evidence_world`: each world weighed by
+    ``rho`` to the number of cards the other seats' evidence marks; ``rho = 1``: the
+    uniform draw of :func:`.determinize.determinize`, the same worlds),
+    which is played to its end by
     the kinds ``cont`` (the same play stream, derived from the hand, the decision and the
     world, for every play: common random numbers); each play gives a row: its features
     (:func:`state_features`' layout) and ``out_y``, the finished hand's margin for the
@@ -734,7 +770,7 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
                     for w in range(max(worlds, 1)):
                         if worlds:
                             reseed(rng2, derive_seed(seed, 12, h, state[S_PLAYS] * 4096 + w))
-                            determinize(state, rules, seat, rng2, st2)
+                            evidence_world(state, rules, seat, rng2, st2, rho)
                         else:
                             for j in range(N_STATE):
                                 st2[j] = state[j]
@@ -771,8 +807,9 @@ def sgd_pass(model, idx, ks, dense, y, starts, order, lr, l2, loss_kind, tau):
     differences between a decision's plays are learned); :data:`LOSS_SOFTMAX`, the
     cross-entropy of the softmax of the values divided by ``tau`` against the target
     shares ``y`` (summing to 1 per decision).  A Scopa or a Cirulla model
-    (:func:`model_offsets`).  Returns the mean loss per row (centred) or per decision
-    (softmax), before each update."""
+    (:func:`model_offsets`), which reads and learns only the features below its sparse
+    size (:func:`model_forward`).  Returns the mean loss per row (centred) or per
+    decision (softmax), before each update."""
     lin, skip, b2, w1, wd, b1, w2, h = model_offsets(model)
     nd = b2 - skip
     most = 0
@@ -820,7 +857,7 @@ def sgd_pass(model, idx, ks, dense, y, starts, order, lr, l2, loss_kind, tau):
             units += 1
         for r in range(n):
             row = r0 + r
-            k = ks[row]
+            k = _known(idx[row], ks[row], skip - lin)
             step = lr * grad[r]
             for j in range(k):
                 a = lin + idx[row, j]

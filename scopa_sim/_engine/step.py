@@ -74,6 +74,7 @@ from .layout import (
     S_DECK_SIZE,
     S_DECLARED,
     S_DONE,
+    S_EVIDENCE,
     S_HANDS,
     S_LAST_CAPTURER,
     S_OPENING,
@@ -124,6 +125,7 @@ __all__ = [
     "expert_value",
     "greedy_value",
     "is_legal",
+    "lay_evidence",
     "legal_plays",
     "legal_plays_cirulla",
     "next_round",
@@ -142,7 +144,8 @@ __all__ = [
 def deal_round(state, rules):
     """Deal the next round from the stock of ``state`` (its deck order from ``S_STOCK``)
     into the seats' hands, from the first player on, by :func:`.deals.deal_round_cards`;
-    the stock position moves past the cards dealt. Returns nothing."""
+    the stock position moves past the cards dealt and the evidence about the hands
+    (``S_EVIDENCE``) is cleared. Returns nothing."""
     n = rules[R_PLAYERS]
     first = state[S_DEALER] + 1
     if first >= n:
@@ -150,6 +153,8 @@ def deal_round(state, rules):
     pos, _ = deal_round_cards(state, S_DECK, state[S_STOCK], state[S_DECK_SIZE],
                               rules[R_HAND_SIZE], n, first, state, S_HANDS)  # fmt: skip
     state[S_STOCK] = pos
+    for s in range(4):  # every seat's hand is new (a round is dealt to empty hands)
+        state[S_EVIDENCE + s] = 0
 
 
 @njit(cache=True)
@@ -314,6 +319,8 @@ def is_legal(state, rules, card, take, buf_card, buf_take, scratch):
 @njit(cache=True)
 def apply_play(state, rules, card, take):
     """Play ``card`` taking ``take`` (assumed legal); deal and close the hand as needed.
+    A lay on a non-empty table adds to the seat's ``S_EVIDENCE`` the values that could
+    have captured there (:func:`lay_evidence`).
 
     Returns ``F_*`` flags describing what happened.
     """
@@ -351,6 +358,8 @@ def apply_play(state, rules, card, take):
         state[S_TABLE] = table | bit
         reach = state[S_REACH]
         state[S_REACH] = (reach | (reach << VALUE[card])) & mask
+        if table:
+            state[S_EVIDENCE + seat] |= lay_evidence(rules, table, reach)
     n = rules[R_PLAYERS]
     turn = seat + 1
     state[S_TURN] = 0 if turn >= n else turn
@@ -362,6 +371,26 @@ def apply_play(state, rules, card, take):
     if empty:
         next_round(state, rules)
     return flags
+
+
+@njit(cache=True)
+def lay_evidence(rules, table, reach):
+    """The values that capture on the non-empty ``table`` of subset sums ``reach``
+    (``S_REACH``) as a 10-bit mask, bit ``v - 1`` for value ``v``: under Scopa's capture
+    rule, a table card of value ``v`` or a set adding up to it (bits 1..10 of ``reach``),
+    and the ace where the ace sweep takes a table without aces; under the fifteen rule,
+    a set adding up to ``15 - v``. A seat that lays a card there instead of capturing
+    with such a value probably holds none (its ``S_EVIDENCE``)."""
+    if rules[R_CAPTURE_FIFTEEN]:
+        out = np.int64(0)
+        for v in range(1, 11):
+            if (reach >> (15 - v)) & 1:
+                out |= np.int64(1) << (v - 1)
+        return out
+    out = (reach >> 1) & 1023
+    if rules[R_ACE_SWEEP] != 0 and (table & ACES) == 0:
+        out |= 1
+    return out
 
 
 @njit(cache=True)

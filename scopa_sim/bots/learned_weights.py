@@ -245,7 +245,7 @@ def _load(entry: WeightsEntry, directory: Path) -> np.ndarray:
         layout = (KLC.VERSION, KLC.N_SPARSE, KLC.N_DENSE)
     else:
         size = KL.model_size(entry.hidden)
-        layout = (KL.VERSION, KL.N_SPARSE, KL.N_DENSE)
+        layout = (KL.VERSION, KL.N_SPARSE_BASE, KL.N_DENSE)
     if (
         m.dtype != np.float64
         or m.ndim != 1

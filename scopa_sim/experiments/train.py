@@ -4,14 +4,18 @@ fitting the model, and its strength and speed against ``expert`` and the search.
 Usage::
 
     python -m scopa_sim.experiments.train rollouts --hands N [--rate R] [--worlds W]
-        [--cont expert|learned] [--init MODEL.npy] [--exact] --out DATA.npz
+        [--cont expert|learned] [--init MODEL.npy] [--exact] [--evidence-worlds]
+        --out DATA.npz
     python -m scopa_sim.experiments.train search --hands N [--rate R]
         [--spec ismcts:iterations=1000,horizon=4,c=1] --out DATA.npz
     python -m scopa_sim.experiments.train fit DATA.npz [DATA.npz ...] [--target y|shares]
         [--hidden H] [--epochs E] [--lr LR] [--l2 L2] [--loss centred|softmax] [--tau T]
-        [--max-plays N] --out MODEL.npy
+        [--max-plays N] [--evidence] --out MODEL.npy
     python -m scopa_sim.experiments.train versus MODEL.npy [--opponent expert|SPEC]
         [--pairs N] [--exact] [--bots] [--worlds K]
+    python -m scopa_sim.experiments.train compare MODEL.npy [MODEL.npy ...]
+        [--opponent expert|expert+exact|...] [--pairs N] [--exact]
+    python -m scopa_sim.experiments.train evidence [--hands N]
     python -m scopa_sim.experiments.train speed MODEL.npy [--hands N] [--repeats R]
         [--worlds K]
     python -m scopa_sim.experiments.train curve TRAIN_DIR [--sizes 1,2,4,8] [--pairs N]
@@ -34,6 +38,8 @@ order of its training passes derive from it, so the same command gives the same 
   averaged over ``--worlds`` worlds consistent with the seat's information: the target
   is the hand's final margin for the deciding seat (a Monte Carlo estimate of the play's
   value under the continuation policy: one step of approximate policy iteration).
+  ``--evidence-worlds``: each world drawn weighed by the other seats' evidence
+  (:data:`scopa_sim.bots.learned.EVIDENCE_RHO` per marked card), not uniformly.
 * **Search targets** (``search``): hands of ``expert`` self-play; at a share ``--rate`` of
   the decisions the search analyses the position: the targets are each play's mean
   margin (``y``) and its share of the visits (``shares``: expert iteration).
@@ -45,7 +51,10 @@ order of its training passes derive from it, so the same command gives the same 
   model at each seat in turn against the opponent's baseline,
   :func:`scopa_sim.sim.training.versus_samples`), or against a search bot
   through :func:`scopa_sim.bots.search.play_deal`; the mean margin per deal pair with
-  its 95% interval.
+  its 95% interval; ``compare``: several models on the same deals of the harness, each
+  one's margin and its paired difference from the first's.
+* **Evidence** (``evidence``): how often the next seat holds a value its evidence marks,
+  against the uniform prior (:func:`evidence_check`).
 * **Speed** (``speed``): self-play hands per second (CPU time of the thread) of the
   learned model and of ``expert`` in the same harness, alternated ``--repeats`` times.
 * **Learning curve** (``curve``, ``plot``): models fitted to the first 1, 2, 4, ... data
@@ -56,14 +65,18 @@ order of its training passes derive from it, so the same command gives the same 
 from __future__ import annotations
 
 import json
+import math
 import time
 
 import click
 import numpy as np
 
 from scopa_sim.bots import learned as BL
+from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.errors import ScopaError
+from scopa_sim.game.infoset import InfoSet
 from scopa_sim.game.rules import Rules
+from scopa_sim.game.state import HandState
 from scopa_sim.sim.training import (
     SEARCH,
     fit,
@@ -75,7 +88,10 @@ from scopa_sim.sim.training import (
     search_samples,
     speed,
     versus,
+    versus_samples,
 )
+from scopa_sim.stats.estimate import Estimate
+from scopa_sim.stats.inference import normal_ci, normal_ci_from_stats
 
 __all__ = [
     "SEARCH",
@@ -123,17 +139,26 @@ def main() -> None:
 @click.option("--cont", type=click.Choice(["expert", "learned"]), default="expert")
 @click.option("--init", "init", type=click.Path(exists=True), default=None)
 @click.option("--exact", is_flag=True, help="every seat plays the exact endgame")
+@click.option(
+    "--evidence-worlds/--uniform-worlds",
+    default=False,
+    help="draw each world weighed by EVIDENCE_RHO per card of the other hands that their "
+    "evidence marks (Scopa, --worlds > 0; default: the uniform worlds)",
+)
 @click.option("--out", required=True)
 def rollouts(preset: str, seed: int, hands: int, rate: float, worlds: int, cont: str,
-             init: str | None, exact: bool, out: str) -> None:  # fmt: skip
+             init: str | None, exact: bool, evidence_worlds: bool, out: str) -> None:  # fmt: skip
     """Rollout samples (see the module's docstring)."""
     rules = Rules.make(preset)
+    if evidence_worlds and (rules.cirulla or worlds == 0):
+        raise click.UsageError("--evidence-worlds needs Scopa's rules and --worlds > 0")
+    rho = BL.EVIDENCE_RHO if evidence_worlds else 1.0
     model = None if init is None else load_model(init)
     plus = BL.EXACT if exact else 0
     play = [(BL.LEARNED if init else BL.kind_of("expert")) + plus] * rules.players
     finish = [BL.kind_of(cont) + plus] * rules.players
     t = time.thread_time()
-    s = BL.rollout_samples(rules, play, finish, model, seed, 0, hands, rate, worlds)
+    s = BL.rollout_samples(rules, play, finish, model, seed, 0, hands, rate, worlds, rho)
     save_samples(out, s)
     _say(f"{s.decisions} decisions, {s.y.shape[0]} plays, {time.thread_time() - t:.1f} s CPU")
 
@@ -170,17 +195,27 @@ def search(preset: str, seed: int, hands: int, rate: float, spec: str, out: str)
     help="only the decisions whose play is at most the hand's N-th (e.g. 30 in scopa: "
     "the rounds before the last, which the exact endgame plays)",
 )
+@click.option(
+    "--evidence/--no-evidence",
+    default=False,
+    show_default=True,
+    help="a model that reads the next seat's evidence features too (Scopa; played right "
+    "by the harness and the bots only), else they are dropped (the shipped layout)",
+)
 @click.option("--out", required=True)
 def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epochs: int,
                 lr: float, l2: float, loss: str, tau: float, max_plays: int | None,
-                out: str) -> None:  # fmt: skip
+                evidence: bool, out: str) -> None:  # fmt: skip
     """Fit a model to samples."""
     s = load_samples(list(data), target)
     if max_plays is not None:
         s = s.take(np.flatnonzero(plays_made(s) <= max_plays))
     t = time.thread_time()
     code = BL.LOSS_SOFTMAX if loss == "softmax" else BL.LOSS_CENTRED
-    model, curve = fit(s, hidden, epochs, lr, l2, seed, code, tau)
+    try:
+        model, curve = fit(s, hidden, epochs, lr, l2, seed, code, tau, evidence=evidence)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
     np.save(out, model)
     _say(f"{s.decisions} decisions, loss by pass {[round(x, 5) for x in curve]}, "
          f"{time.thread_time() - t:.1f} s CPU, digest {BL.model_digest(model)[:16]}")  # fmt: skip
@@ -209,6 +244,96 @@ def versus_command(
     rules, model = Rules.make(preset), load_model(model_path)
     e = versus(rules, model, opponent, pairs, seed, exact, bots, worlds)
     _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
+
+
+@main.command("compare")
+@_PRESET
+@_SEED
+@click.argument("model_paths", nargs=-1, required=True)
+@click.option("--opponent", default="expert", show_default=True)
+@click.option("--pairs", type=int, default=20000, show_default=True)
+@click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
+def compare_command(
+    preset: str, seed: int, model_paths: tuple[str, ...], opponent: str, pairs: int, exact: bool
+) -> None:
+    """Several models against a harness opponent on the same deals: each one's margin
+    (as ``versus``) and its paired difference from the first's, deal by deal."""
+    rules = Rules.make(preset)
+    try:
+        kind = BL.kind_of(opponent)
+    except ValueError as bad:
+        raise click.UsageError(str(bad)) from None
+    if kind % BL.EXACT == BL.LEARNED:
+        raise click.UsageError("compare plays the models against expert, greedy or random")
+    runs = []
+    for path in model_paths:
+        x = versus_samples(rules, load_model(path), opponent, pairs, seed, exact)
+        runs.append(x)
+        e = normal_ci(x)
+        _say(f"{path}: margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
+    for path, x in zip(model_paths[1:], runs[1:], strict=True):
+        e = normal_ci(x - runs[0])
+        _say(f"{path} - {model_paths[0]}: {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] paired")
+
+
+def _ratio_ci(num: np.ndarray, den: np.ndarray) -> Estimate:
+    """``sum(num) / sum(den)`` over clusters (hands) with its normal interval (the ratio
+    estimator's linearised variance across the clusters)."""
+    est = float(num.sum() / den.sum())
+    z = num - est * den
+    h = num.shape[0]
+    se = math.sqrt(float((z**2).sum()) * h / max(h - 1, 1)) / float(den.sum())
+    return normal_ci_from_stats(est, se, h)
+
+
+def evidence_check(rules: Rules, hands: int, seed: int) -> dict[str, Estimate]:
+    """How much the evidence (:func:`scopa_sim.bots.learned.evidence`) says in ``expert``
+    self-play of ``hands`` hands (deals and plays drawn from ``seed``): over the pairs
+    (decision, value ``v`` set in the next seat's evidence while it holds cards), the share
+    where it holds a card of value ``v`` (``held``), the uniform prior of that given what
+    the deciding seat has seen (``prior``: the next hand a uniform draw from the unseen
+    cards) and ``held - prior``; ``with evidence``: the share of the decisions where the
+    next seat holds cards and has evidence, ``values``: the values its evidence marks
+    there; each with its interval over the hands."""
+    bot = PolicySpec.parse("expert").bot()
+    g = np.random.default_rng(seed)
+    rows = np.zeros((hands, 5))  # per hand: pairs, held, prior, decisions, with evidence
+    for h in range(hands):
+        s = HandState.deal(rules, dealer=h % rules.players, seed=int(g.integers(2**40)))
+        while not s.is_over:
+            nxt = (s.turn + 1) % rules.players
+            e, held = BL.evidence(s)[nxt], {c % 10 + 1 for c in s.hands[nxt]}
+            rows[h, 3] += 1
+            if e and held:
+                rows[h, 4] += 1
+                unseen = list(InfoSet(s).unseen)
+                u, k = len(unseen), len(s.hands[nxt])
+                for v in range(1, 11):
+                    if e >> (v - 1) & 1:
+                        m = sum(1 for c in unseen if c % 10 + 1 == v)
+                        rows[h, :3] += (1, v in held, 1 - math.comb(u - m, k) / math.comb(u, k))
+            s.push(bot.choose(s, int(g.integers(2**62))))
+    n = rows[:, 0]
+    return {
+        "held": _ratio_ci(rows[:, 1], n),
+        "prior": _ratio_ci(rows[:, 2], n),
+        "held - prior": _ratio_ci(rows[:, 1] - rows[:, 2], n),
+        "with evidence": _ratio_ci(rows[:, 4], rows[:, 3]),
+        "values": _ratio_ci(n, rows[:, 4]),
+    }
+
+
+@main.command("evidence")
+@_PRESET
+@_SEED
+@click.option("--hands", type=int, default=20000, show_default=True)
+def evidence_command(preset: str, seed: int, hands: int) -> None:
+    """How much the next seat's evidence says about its hand (:func:`evidence_check`)."""
+    rules = Rules.make(preset)
+    if rules.cirulla:
+        raise click.UsageError("the evidence is kept under Scopa's rules only")
+    for name, e in evidence_check(rules, hands, seed).items():
+        _say(f"{name}: {e.estimate:.4f} [{e.low:.4f}, {e.high:.4f}] n={e.n} hands")
 
 
 @main.command("speed")

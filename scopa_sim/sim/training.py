@@ -227,14 +227,21 @@ def fit(
     loss: int = BL.LOSS_CENTRED,
     tau: float = 1.0,
     cirulla: bool | None = None,
+    evidence: bool = False,
 ) -> tuple[np.ndarray, list[float]]:
     """A model of hidden width ``hidden`` trained on ``samples`` for ``epochs`` passes
     (decisions in an order drawn from ``seed``, the step halved after each pass); returns
     the model and each pass's mean loss. ``cirulla``: a model of Cirulla's layout, for
-    samples of Cirulla's features (default: told by the samples' dense width)."""
+    samples of Cirulla's features (default: told by the samples' dense width);
+    ``evidence``: a Scopa model that reads the next seat's evidence too
+    (:func:`scopa_sim.bots.learned.new_model`), else the samples' evidence features are
+    not read (the shipped layout).
+
+    Raises:
+        ValueError: ``evidence`` with Cirulla's samples."""
     if cirulla is None:
         cirulla = samples.dense.shape[1] == BL.N_DENSE_CIRULLA
-    model = BL.new_model(hidden, seed, cirulla)
+    model = BL.new_model(hidden, seed, cirulla, evidence)
     g = np.random.default_rng(seed)
     curve = []
     for e in range(epochs):

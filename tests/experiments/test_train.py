@@ -51,8 +51,25 @@ def test_the_command_line_samples_fits_and_measures(tmp_path: Path) -> None:
     assert r.exit_code == 0 and "n=50 deal pairs" in r.output
     r = run(T.main, ["versus", model, "--pairs", "2", "--opponent", "ismcts:iterations=20"])
     assert r.exit_code == 0 and "n=2 deal pairs" in r.output
+    r = run(T.main, ["compare", model, model, "--pairs", "30", "--opponent", "expert+exact"])
+    assert r.exit_code == 0 and "+0.0000 [+0.0000, +0.0000] paired" in r.output
+    r = run(T.main, ["compare", model, "--opponent", "learned"])
+    assert r.exit_code == 2 and "expert, greedy or random" in r.output
     r = run(T.main, ["speed", model, "--hands", "20", "--repeats", "1"])
     assert r.exit_code == 0 and "ratio" in r.output
+
+
+def test_the_evidence_check_says_how_often_a_marked_value_is_held() -> None:
+    """In expert self-play a value the next seat's evidence marks is held less often than
+    the uniform prior says; the command prints each share with its interval."""
+    got = T.evidence_check(Rules.make("scopa"), 300, 1)
+    assert 0 <= got["held"].estimate < got["prior"].estimate < 1
+    assert got["held - prior"].high < 0 and 0 < got["with evidence"].estimate < 1
+    assert 1 <= got["values"].estimate <= 10
+    r = CliRunner().invoke(T.main, ["evidence", "--hands", "40"])
+    assert r.exit_code == 0 and "prior: 0." in r.output and "n=40 hands" in r.output
+    r = CliRunner().invoke(T.main, ["evidence", "--preset", "cirulla", "--hands", "4"])
+    assert r.exit_code == 2 and "Scopa's rules only" in r.output
 
 
 def test_plays_made_reads_each_decisions_plays_feature() -> None:

@@ -199,5 +199,6 @@ def test_state_slots_follow_the_old_ones() -> None:
     from scopa_sim import _engine as K
 
     assert K.N_STATE_BASE == K.S_DECLARED == K.S_OPENING + 1
-    assert (K.S_SHOWN, K.S_OPENING_SCOPE, K.S_VOIDS, K.N_STATE) == (66, 67, 68, 69)
+    assert (K.S_SHOWN, K.S_OPENING_SCOPE, K.S_VOIDS) == (66, 67, 68)
+    assert (K.S_EVIDENCE, K.N_STATE) == (69, 73)
     assert K.MATTA_BIT == 1 << 16 and K.GRANDE == (1 << 7) | (1 << 8) | (1 << 9)
