@@ -70,6 +70,7 @@ __all__ = [
     "N_RULES",
     "N_STATE",
     "N_STATE_BASE",
+    "N_STATE_HASHED",
     "N_WORK",
     "POLICY_EXPERT",
     "POLICY_GREEDY",
@@ -236,6 +237,9 @@ S_VOIDS = 68  # the deals voided before this hand's accepted one (aces or kings)
 #: (no capture) on a table where a card of value ``v`` would have captured, since its
 #: last deal (:func:`scopa_sim._engine.step.lay_evidence`); the stream hashes leave it out.
 S_EVIDENCE = 69
+#: The slots the evaluations' stream hash reads (every one before the evidence, which is
+#: public and derived from the plays: ``bots.evaluate._stream``).
+N_STATE_HASHED = S_EVIDENCE
 N_STATE = 73
 
 # score items, in record order

@@ -102,10 +102,10 @@ def _mask63(x: int) -> int:
 def _stream(seed: int, vec: np.ndarray, seat: int) -> int:
     """The kernel seed of one evaluation: the run seed mixed with a hash of the
     information set (its canonical world vector and the observing seat). The vector's
-    Cirulla slots (``N_STATE_BASE`` to ``S_EVIDENCE``) count only when one is set, so every
-    other game's streams are those of the vector of before RULES.md §10; the evidence
-    slots (``S_EVIDENCE``, public) do not count."""
-    extra = vec[K.N_STATE_BASE : K.S_EVIDENCE]
+    Cirulla slots (``N_STATE_BASE`` to ``N_STATE_HASHED``) count only when one is set, so
+    every other game's streams are those of the vector of before RULES.md §10; the
+    evidence slots (from ``N_STATE_HASHED`` on, public) do not count."""
+    extra = vec[K.N_STATE_BASE : K.N_STATE_HASHED]
     data = vec[: K.N_STATE_BASE].tobytes() + (extra.tobytes() if extra.any() else b"")
     digest = hashlib.blake2b(data + seat.to_bytes(2, "little", signed=True), digest_size=8)
     h = int.from_bytes(digest.digest(), "little")

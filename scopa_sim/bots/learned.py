@@ -44,7 +44,6 @@ __all__ = [
     "N_SPARSE_EVIDENCE",
     "LearnedBot",
     "Samples",
-    "evidence",
     "is_cirulla_model",
     "kind_of",
     "layout_of",
@@ -291,14 +290,6 @@ def rollout_samples(
         parts.append(Samples(s.idx[:rows], s.k[:rows], s.dense[:rows], s.y[:rows], starts))
         at += done
     return parts[0] if len(parts) == 1 else Samples.join(parts)
-
-
-def evidence(state: HandState) -> tuple[int, ...]:
-    """Each seat's evidence about its hand (``S_EVIDENCE``, public): bit ``v - 1`` set when
-    it laid a card, since its last deal, on a non-empty table where a card of value ``v``
-    would have captured (:func:`scopa_sim._engine.step.lay_evidence`); 0 under Cirulla's
-    rules and in a state built from a position rather than played from its deal."""
-    return tuple(int(state._vec[K.S_EVIDENCE + s]) for s in range(state.players))
 
 
 def play_features(state: HandState, plays: list[Play]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -287,7 +287,7 @@ def _ratio_ci(num: np.ndarray, den: np.ndarray) -> Estimate:
 
 
 def evidence_check(rules: Rules, hands: int, seed: int) -> dict[str, Estimate]:
-    """How much the evidence (:func:`scopa_sim.bots.learned.evidence`) says in ``expert``
+    """How much the evidence (:attr:`scopa_sim.game.state.PublicView.evidence`) says in ``expert``
     self-play of ``hands`` hands (deals and plays drawn from ``seed``): over the pairs
     (decision, value ``v`` set in the next seat's evidence while it holds cards), the share
     where it holds a card of value ``v`` (``held``), the uniform prior of that given what
@@ -302,7 +302,7 @@ def evidence_check(rules: Rules, hands: int, seed: int) -> dict[str, Estimate]:
         s = HandState.deal(rules, dealer=h % rules.players, seed=int(g.integers(2**40)))
         while not s.is_over:
             nxt = (s.turn + 1) % rules.players
-            e, held = BL.evidence(s)[nxt], {c % 10 + 1 for c in s.hands[nxt]}
+            e, held = s.evidence[nxt], {c % 10 + 1 for c in s.hands[nxt]}
             rows[h, 3] += 1
             if e and held:
                 rows[h, 4] += 1

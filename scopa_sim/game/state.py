@@ -244,6 +244,15 @@ class PublicView:
         side = int(self._vec[K.S_LAST_CAPTURER])
         return None if side < 0 else side
 
+    @property
+    def evidence(self) -> list[int]:
+        """Each seat's public evidence about its hand, a 10-bit mask per seat: bit ``v - 1``
+        set when the seat laid a card, since its last deal, on a non-empty table where a
+        card of value ``v`` would have captured (:func:`scopa_sim._engine.step.lay_evidence`;
+        read by the learned models of the evidence layout). All 0 under Cirulla's rules and
+        in a state built from a position rather than played from its deal."""
+        return [int(self._vec[K.S_EVIDENCE + s]) for s in range(self.rules.players)]
+
 
 class HandState(PublicView):
     """One hand (a deal of the whole deck) in progress.

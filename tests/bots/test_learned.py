@@ -309,7 +309,7 @@ def test_evidence_worlds_of_rho_zero_avoid_the_marked_values() -> None:
         size = len(state.hands[other])
         if not ev[other] or not size:
             continue
-        assert BL.evidence(state)[other] == ev[other]
+        assert state.evidence[other] == ev[other]
         hands = list(combinations(list(InfoSet(state).unseen), size))
         clean = sum(all(not ev[other] >> (int(c) % 10) & 1 for c in h) for h in hands)
         if clean == 0 or (1 - clean / len(hands)) ** (EVIDENCE_TRIES - 1) > 1e-9:
