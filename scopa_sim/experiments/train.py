@@ -133,7 +133,7 @@ def main() -> None:
 @main.command()
 @_PRESET
 @_SEED
-@click.option("--hands", type=int, required=True)
+@click.option("--hands", type=click.IntRange(min=1), required=True)
 @click.option("--rate", type=float, default=0.5, show_default=True)
 @click.option("--worlds", type=int, default=0, show_default=True)
 @click.option("--cont", type=click.Choice(["expert", "learned"]), default="expert")
@@ -166,7 +166,7 @@ def rollouts(preset: str, seed: int, hands: int, rate: float, worlds: int, cont:
 @main.command()
 @_PRESET
 @_SEED
-@click.option("--hands", type=int, required=True)
+@click.option("--hands", type=click.IntRange(min=1), required=True)
 @click.option("--rate", type=float, default=0.5, show_default=True)
 @click.option("--spec", default=SEARCH, show_default=True)
 @click.option("--out", required=True)
@@ -226,7 +226,7 @@ def fit_command(seed: int, data: tuple[str, ...], target: str, hidden: int, epoc
 @_SEED
 @click.argument("model_path")
 @click.option("--opponent", default="expert", show_default=True)
-@click.option("--pairs", type=int, default=20000, show_default=True)
+@click.option("--pairs", type=click.IntRange(min=1), default=20000, show_default=True)
 @click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
 @click.option("--bots", is_flag=True, help="play through the bots (play_deal), not the harness")
 @_WORLDS
@@ -251,7 +251,7 @@ def versus_command(
 @_SEED
 @click.argument("model_paths", nargs=-1, required=True)
 @click.option("--opponent", default="expert", show_default=True)
-@click.option("--pairs", type=int, default=20000, show_default=True)
+@click.option("--pairs", type=click.IntRange(min=1), default=20000, show_default=True)
 @click.option("--exact", is_flag=True, help="the exact endgame where the seat knows all")
 def compare_command(
     preset: str, seed: int, model_paths: tuple[str, ...], opponent: str, pairs: int, exact: bool
@@ -326,7 +326,7 @@ def evidence_check(rules: Rules, hands: int, seed: int) -> dict[str, Estimate]:
 @main.command("evidence")
 @_PRESET
 @_SEED
-@click.option("--hands", type=int, default=20000, show_default=True)
+@click.option("--hands", type=click.IntRange(min=1), default=20000, show_default=True)
 def evidence_command(preset: str, seed: int, hands: int) -> None:
     """How much the next seat's evidence says about its hand (:func:`evidence_check`)."""
     rules = Rules.make(preset)
@@ -340,7 +340,7 @@ def evidence_command(preset: str, seed: int, hands: int) -> None:
 @_PRESET
 @_SEED
 @click.argument("model_path")
-@click.option("--hands", type=int, default=3000, show_default=True)
+@click.option("--hands", type=click.IntRange(min=1), default=3000, show_default=True)
 @click.option("--repeats", type=int, default=5, show_default=True)
 @_WORLDS
 def speed_command(
@@ -358,7 +358,7 @@ def speed_command(
     show_default=True,
     help="numbers of data pieces, comma-separated (the first pieces of the run)",
 )
-@click.option("--pairs", type=int, default=10000, show_default=True)
+@click.option("--pairs", type=click.IntRange(min=1), default=10000, show_default=True)
 @click.option("--opponent", default="expert+exact", show_default=True)
 @click.option("--json", "json_path", required=True, help="where to write the points")
 def curve_command(train_dir: str, sizes: str, pairs: int, opponent: str, json_path: str) -> None:

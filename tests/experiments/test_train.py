@@ -109,6 +109,26 @@ def test_bad_files_are_one_line_errors(tmp_path, args) -> None:
     assert done.stderr.startswith("Error: ") and len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rollouts", "--hands", "-3", "--out", "x.npz"],
+        ["search", "--hands", "0", "--out", "x.npz"],
+        ["versus", "m.npy", "--pairs", "0"],
+        ["compare", "m.npy", "--pairs", "0"],
+        ["speed", "m.npy", "--hands", "0"],
+        ["evidence", "--hands", "-5"],
+        ["curve", "t", "--pairs", "0", "--json", "c.json"],
+    ],
+)
+def test_counts_below_one_are_one_line_errors(args) -> None:
+    """A count of hands or deal pairs below 1: click's one-line usage error, status 2
+    (before: a traceback from numpy or a division by zero)."""
+    r = CliRunner().invoke(T.main, args)
+    assert r.exit_code == 2, r.output
+    assert "is not in the range x>=1" in r.output and "Traceback" not in r.output
+
+
 def test_a_learning_curve_is_measured_and_drawn(tmp_path: Path) -> None:
     from scopa_sim.sim import training as TR
 
