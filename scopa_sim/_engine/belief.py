@@ -50,7 +50,7 @@ import numpy as np
 from numba import njit
 
 from .bits import ctz, popcount
-from .determinize import canonical_world, pick_weighted, unit_draw
+from .determinize import canonical_world, pick_weighted, uniform
 from .ismcts import KIND_EXPERT, KIND_GREEDY, KIND_RANDOM
 from .layout import (
     DENARI,
@@ -74,7 +74,7 @@ from .plays import state_values
 from .policy import BINOM, EXPERT_FIX, EXPERT_SCRATCH
 from .policy_cirulla import EXPERT_DECLARES
 from .step import legal_plays, legal_plays_cirulla, play_values_cirulla
-from .streams import GOLDEN, RNG_WORDS, rand_below, reseed
+from .streams import RNG_WORDS, rand_below, reseed
 
 METHOD_UNIFORM = 0
 METHOD_EXACT = 1
@@ -321,13 +321,6 @@ def _seat_logw(ll, base, nm, buf):
 
 
 # --------------------------------------------------------------------------- sampling help
-@njit(cache=True)
-def _uniform(rng):
-    """A uniform double in [0, 1) from the generator state array ``rng``."""
-    rng[0] += GOLDEN
-    return unit_draw(rng[0])
-
-
 @njit(cache=True)
 def _nth_bit(m, k):
     """The index of the ``k``-th (0-based) set bit of ``m``."""
@@ -624,7 +617,7 @@ def _enumerated(ev, nev, ncand, size, unseen, dec, ndec, hist, hcard, htake, lat
         used = np.int64(0)
         clash = False
         for j in range(nev):
-            i = pick_weighted(cumw, start[j], start[j + 1], _uniform(rng))
+            i = pick_weighted(cumw, start[j], start[j + 1], uniform(rng))
             if cand[i] & used:
                 clash = True
                 break
@@ -713,7 +706,7 @@ def _metropolis(ev, nev, size, unseen, ucards, nu, dec, ndec, hist, hcard, htake
             lw_b = _seat_logw(ll, base[b], nm, buf)
             e_b = lw_b - ILLEGAL_PENALTY * bad_b
             delta += e_b - energy[b]
-        if delta >= 0.0 or _uniform(rng) < math.exp(delta):
+        if delta >= 0.0 or uniform(rng) < math.exp(delta):
             hands[a] = ha
             energy[a] = e_a
             for m in range(nm):

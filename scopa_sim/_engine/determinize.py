@@ -136,8 +136,7 @@ def evidence_world(state, rules, seat, rng, out_state, rho):
         k = marked_cards(out_state, seat)
         if k == 0:
             return
-        rng[0] += GOLDEN
-        if unit_draw(rng[0]) < rho**k:
+        if uniform(rng) < rho**k:
             return
     _redeal(state, rules, seat, rng, out_state, True)
 
@@ -164,6 +163,14 @@ def unit_draw(z):
 
 
 @njit(cache=True)
+def uniform(rng):
+    """A uniform double in [0, 1) from the generator state array ``rng`` (advanced here:
+    :func:`unit_draw` of its next state)."""
+    rng[0] += GOLDEN
+    return unit_draw(rng[0])
+
+
+@njit(cache=True)
 def draw_world(state, rules, seat, rng, out_state, parts, cum):
     """A world consistent with what ``seat`` knows, into ``out_state``: with no
     particles (``parts`` of 0 rows) exactly :func:`determinize` (the uniform draw);
@@ -174,8 +181,7 @@ def draw_world(state, rules, seat, rng, out_state, parts, cum):
     if parts.shape[0] == 0:
         _redeal(state, rules, seat, rng, out_state, True)
         return
-    rng[0] += GOLDEN
-    p = pick_weighted(cum, 0, cum.shape[0], unit_draw(rng[0]))
+    p = pick_weighted(cum, 0, cum.shape[0], uniform(rng))
     for i in range(N_STATE):
         out_state[i] = state[i]
     n = rules[R_PLAYERS]

@@ -44,7 +44,7 @@ from numba import njit
 
 from .bits import ctz, popcount
 from .capture import declaration_points
-from .determinize import pick_weighted, unit_draw
+from .determinize import pick_weighted, uniform
 from .ismcts import (
     _NO_REPLY,
     EST_UNIT,
@@ -104,7 +104,7 @@ from .step import (
     play_values_cirulla,
     score_state_cirulla,
 )
-from .streams import GOLDEN, rand_below
+from .streams import rand_below
 from .values import INF, LEAF_ESTIMATE, LEAF_EXPERT, estimate
 from .values_cirulla import expert_leaf_cirulla
 
@@ -210,8 +210,7 @@ def _particle(parts, cum, hidden, players, rng, fixed):
         fixed[s] = -1
     if parts.shape[0] == 0:
         return taken
-    rng[0] += GOLDEN
-    p = pick_weighted(cum, 0, cum.shape[0], unit_draw(rng[0]))
+    p = pick_weighted(cum, 0, cum.shape[0], uniform(rng))
     for s in range(players):
         if (hidden >> s) & 1 and parts[p, s] >= 0:
             fixed[s] = parts[p, s]
@@ -229,11 +228,10 @@ def _model_pick(w, rules, kind, tau, eps, n, bc, bt, bm, iv, fv, idx, xs, bt2, b
     (:func:`.belief.decision_loglik_cirulla`)."""
     if n <= 1:
         return 0
-    uniform = kind == KIND_RANDOM
-    if not uniform and eps > 0.0:
-        rng[0] += GOLDEN
-        uniform = unit_draw(rng[0]) < eps
-    if uniform:
+    at_random = kind == KIND_RANDOM
+    if not at_random and eps > 0.0:
+        at_random = uniform(rng) < eps
+    if at_random:
         return rand_below(rng, n)
     expert = kind == KIND_EXPERT
     play_values_cirulla(w, rules, POLICY_EXPERT if expert else POLICY_GREEDY, EXPERT_DECLARES,

@@ -473,23 +473,11 @@ def _exact_choice(state, rules, rng, bc, bt, n, tt):
     sc = np.empty(n, dtype=np.int64)
     st = np.empty(n, dtype=np.int64)
     m = solve_root(state, rules, FULL_DEPTH, tk, tv, tm, info, sc, st, vals)
-    best = -1e300
-    count = 0
-    card = -1
-    take = np.int64(0)
-    for i in range(m):
-        if vals[i] > best:
-            best = vals[i]
-            count = 1
-            card = sc[i]
-            take = st[i]
-        elif vals[i] == best:
-            count += 1
-            if rand_below(rng, count) == 0:
-                card = sc[i]
-                take = st[i]
+    if m == 0:
+        return 0
+    pick = best_index(vals, m, rng)
     for i in range(n):
-        if bc[i] == card and bt[i] == take:
+        if bc[i] == sc[pick] and bt[i] == st[pick]:
             return i
     return 0
 
