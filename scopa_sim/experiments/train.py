@@ -243,7 +243,7 @@ def versus_command(
     """The model's margin against an opponent on paired deals."""
     rules, model = Rules.make(preset), load_model(model_path)
     e = versus(rules, model, opponent, pairs, seed, exact, bots, worlds)
-    _say(f"margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
+    _say(f"margin {e.text()} n={e.n} deal pairs")
 
 
 @main.command("compare")
@@ -270,10 +270,10 @@ def compare_command(
         x = versus_samples(rules, load_model(path), opponent, pairs, seed, exact)
         runs.append(x)
         e = normal_ci(x)
-        _say(f"{path}: margin {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] n={e.n} deal pairs")
+        _say(f"{path}: margin {e.text()} n={e.n} deal pairs")
     for path, x in zip(model_paths[1:], runs[1:], strict=True):
         e = normal_ci(x - runs[0])
-        _say(f"{path} - {model_paths[0]}: {e.estimate:+.4f} [{e.low:+.4f}, {e.high:+.4f}] paired")
+        _say(f"{path} - {model_paths[0]}: {e.text()} paired")
 
 
 def _ratio_ci(num: np.ndarray, den: np.ndarray) -> Estimate:
@@ -333,7 +333,7 @@ def evidence_command(preset: str, seed: int, hands: int) -> None:
     if rules.cirulla:
         raise click.UsageError("the evidence is kept under Scopa's rules only")
     for name, e in evidence_check(rules, hands, seed).items():
-        _say(f"{name}: {e.estimate:.4f} [{e.low:.4f}, {e.high:.4f}] n={e.n} hands")
+        _say(f"{name}: {e.text('.4f')} n={e.n} hands")
 
 
 @main.command("speed")
