@@ -150,9 +150,7 @@ def rollouts(preset: str, seed: int, hands: int, rate: float, worlds: int, cont:
              init: str | None, exact: bool, evidence_worlds: bool, out: str) -> None:  # fmt: skip
     """Rollout samples (see the module's docstring)."""
     rules = Rules.make(preset)
-    if evidence_worlds and (rules.cirulla or worlds == 0):
-        raise click.UsageError("--evidence-worlds needs Scopa's rules and --worlds > 0")
-    rho = BL.EVIDENCE_RHO if evidence_worlds else 1.0
+    rho = BL.EVIDENCE_RHO if evidence_worlds else 1.0  # rollout_samples refuses it off Scopa
     model = None if init is None else load_model(init)
     plus = BL.EXACT if exact else 0
     play = [(BL.LEARNED if init else BL.kind_of("expert")) + plus] * rules.players

@@ -92,10 +92,22 @@ def test_plays_made_reads_each_decisions_plays_feature() -> None:
         ["fit", "{d}/bad.npz", "--seed", "1", "--out", "{d}/m.npy"],
         ["versus", "{d}/bad.npz"],
         ["speed", "{d}/none.npy"],
+        ["rollouts", "--hands", "2", "--worlds", "0", "--evidence-worlds", "--out", "{d}/x.npz"],
+        [
+            "rollouts",
+            "--hands",
+            "2",
+            "--worlds",
+            "8",
+            "--evidence-worlds",
+            "--preset=cirulla",
+            "--out={d}/x.npz",
+        ],
     ],
 )
 def test_bad_files_are_one_line_errors(tmp_path, args) -> None:
-    """A missing or foreign samples or weights file: one line, status 2, no traceback."""
+    """A missing or foreign samples or weights file, or evidence-weighted worlds where
+    there are none (no worlds, Cirulla's rules): one line, status 2, no traceback."""
     import subprocess
     import sys
 
