@@ -137,3 +137,19 @@ def test_a_model_plays_only_the_game_of_its_layout() -> None:
         LearnedBot(W.load_weights(scopa)).analyse(HandState.deal(cirulla, seed=1), seed=1)
     with pytest.raises(ValueError, match="not made for Scopa"):
         LearnedBot(W.load_weights(cirulla)).analyse(HandState.deal(scopa, seed=1), seed=1)
+
+
+def test_resuming_a_run_that_played_other_weights_is_one_line(tmp_path: Path) -> None:
+    """A run made before the weights changed (its manifest names other weights) is refused
+    by ``simulate --resume`` as any run of another configuration: one line, status 1."""
+    out = tmp_path / "run"
+    args = ("simulate", "--preset", "scopa", "--policy", "learned", "--hands", "200",
+            "--seed", "3", "--out", str(out), "--workers", "1")  # fmt: skip
+    assert _run(*args).exit_code == 0
+    doc = json.loads((out / "manifest.json").read_text())
+    doc["config"]["learned_weights"] = "ab" * 32
+    (out / "manifest.json").write_text(json.dumps(doc))
+    res = _run(*args, "--resume")
+    assert res.exit_code == 1, res.output
+    lines = res.output.strip().splitlines()
+    assert len(lines) == 1 and "differs from the run's manifest (learned_weights)" in lines[0]
