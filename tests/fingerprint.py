@@ -25,8 +25,8 @@ again when ``learned`` joined the study's parts A and B (issue 41: 61 rows added
 earlier row byte for byte as it was), and when it played every kernel preset (142 rows
 added; the other policies' 19,852 rows byte for byte as they were, ``learned``'s own
 earlier rows with the same values and only their Holm family, now of 11 tests, grown),
-and when the ``scopa`` weights became the file their recorded commands make (0.5.0: the
-82 of the 25,565 rows changed, every one a ``learned`` row or a comparison with one: those
+and when the ``scopa`` weights became the file their recorded commands make (0.5.0: 82
+of the 25,565 rows changed, every one a ``learned`` row or a comparison with one: those
 of the rule sets that play ``scopa``'s weights or are measured against them, and the
 Holm-adjusted p of their families; every other row byte for byte as it was);
 ``tests/project/test_fingerprint.py`` checks a quick subset of them on every test run.
