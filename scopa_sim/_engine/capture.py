@@ -37,6 +37,8 @@ __all__ = [
     "LANE_BITS",
     "LANE_SHIFT",
     "LOWER_VALUES",
+    "RANK15_SETS",
+    "RANK15_START",
     "REACH10",
     "REACH15",
     "SHRINK",
@@ -425,6 +427,32 @@ BY_VALUE_OF_SUIT = np.array(
 )
 
 
+def _distinct_ranks() -> tuple[np.ndarray, np.ndarray]:
+    """The sets :func:`sum_take15` ranks on a table whose candidates have distinct values,
+    by their values: ``RANK15_SETS[RANK15_START[16 * m + t] + r]`` is the ``r``-th (from 0)
+    set (a mask of values, bit ``v - 1`` for value ``v``) of the values in the mask ``m``
+    adding up to ``t`` (1..14), in :func:`sum_captures` order: a set that holds the lowest
+    value where two sets differ comes first."""
+    masks = np.arange(1024)
+    bits = (masks[:, None] >> np.arange(10)) & 1
+    sums = bits @ np.arange(1, 11)
+    keys = bits @ (1 << (9 - np.arange(10)))  # value 1 the most significant
+    small = masks[(sums <= 14) & (masks > 0)]
+    start = np.zeros(1024 * 16, np.int16)
+    sets: list[np.ndarray] = []
+    n = 0
+    for m in range(1024):
+        sub = small[(small & ~m) == 0]
+        sub = sub[np.lexsort((-keys[sub], sums[sub]))]
+        start[16 * m : 16 * m + 16] = n + np.searchsorted(sums[sub], np.arange(16))
+        sets.append(sub)
+        n += sub.shape[0]
+    return start, np.concatenate(sets).astype(np.int16)
+
+
+RANK15_START, RANK15_SETS = _distinct_ranks()
+
+
 @njit(cache=True, inline="always")
 def _nibbles(x):
     """The low 4 bits of each of the 8 bytes of ``x``, packed into 32 bits."""
@@ -448,11 +476,20 @@ def sum_take15(table, lo, hi, t, r):
     the loop's chain is a shift, a compare and a select.  Modulo 2**(4 (t + 1)) the
     product only depends on the lanes 0..t, so the larger lanes do not matter.  Measured
     0.58 of :func:`_set_at`'s time on the ranking calls of random escoba self-play.
+
+    When the candidates (the table's cards worth at most ``t``) hold one card a value,
+    the set is read from :data:`RANK15_SETS` by the mask of their values (72 KB of
+    tables): random Cirulla self-play 1.04 times as fast [95% CI 1.00, 1.08] (12 paired
+    runs in fresh processes; random escoba unchanged).
     """
-    if (lo & NIBBLE_HIGH_LO[t]) | (hi & NIBBLE_HIGH_HI[t]):
-        return _set_at(table, lo, hi, table & UP_TO_VALUE[t], t, r, True)
-    p = _nibbles(lo) | (_nibbles(hi) << 32)
     cand = table & UP_TO_VALUE[t]
+    values = (cand | (cand >> 10) | (cand >> 20) | (cand >> 30)) & 1023
+    if popcount(values) == popcount(cand):  # one card a value: the set from the table
+        s = np.int64(RANK15_SETS[RANK15_START[(values << 4) | t] + r])
+        return cand & (s | (s << 10) | (s << 20) | (s << 30))
+    if (lo & NIBBLE_HIGH_LO[t]) | (hi & NIBBLE_HIGH_HI[t]):
+        return _set_at(table, lo, hi, cand, t, r, True)
+    p = _nibbles(lo) | (_nibbles(hi) << 32)
     order = (
         BY_VALUE_OF_SUIT[cand & 1023]
         | (BY_VALUE_OF_SUIT[(cand >> 10) & 1023] << 1)

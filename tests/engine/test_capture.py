@@ -190,24 +190,46 @@ def test_the_fifteen_rules_packed_counts_fit_their_lanes_up_to_big_table15() -> 
     assert _largest_lane(K.BIG_TABLE15 + 1) == 426 >= 256
 
 
-def test_the_fifteen_rules_one_word_ranking_is_the_two_word_ranking() -> None:
-    """sum_take15's ranking on 4-bit counts (when every count up to the sum is below 16)
-    gives the sets _set_at gives on the two-word counts, on random tables of up to
-    BIG_TABLE15 cards; both paths are met."""
+def test_the_fifteen_rules_ranking_lists_the_sets_in_sum_captures_order() -> None:
+    """sum_take15's three paths give the sets sum_captures lists, in its order, on random
+    tables of up to BIG_TABLE15 cards and every sum 1..14: the table of ranks when the
+    candidates' values are distinct (RANK15_SETS), the ranking on 4-bit counts (when
+    every count up to the sum is below 16) and _set_at on the two-word counts; each path
+    is met."""
     rnd = random.Random(5)
     deck = list(range(40))
     buf = np.zeros(K.MAX_PLAYS, np.int64)
     sc = np.zeros(K.SCRATCH, np.int64)
-    fast = slow = 0
+    distinct = fast = slow = 0
     for _ in range(1500):
         rnd.shuffle(deck)
         table = sum(1 << c for c in deck[: rnd.randint(1, K.BIG_TABLE15)])
         lo, hi = K.packed_of(table, True)
-        for t in range(5, 15):
+        for t in range(1, 15):
             n = K.sum_captures(table, t, 10, False, buf, 0, sc)
             got = [int(K.sum_take15(table, lo, hi, t, r)) for r in range(K.lane(lo, hi, t, True))]
             assert got == [int(x) for x in buf[:n]]
-            small = all(K.lane(lo, hi, s, True) < 16 for s in range(t + 1))
-            fast += small
-            slow += not small
-    assert fast > 1000 and slow > 10
+            cand = [c for c in range(40) if (table >> c) & 1 and c % 10 + 1 <= t]
+            if len({c % 10 for c in cand}) == len(cand):
+                distinct += n > 0
+            elif all(K.lane(lo, hi, s, True) < 16 for s in range(t + 1)):
+                fast += n > 0
+            else:
+                slow += n > 0
+    assert distinct > 1000 and fast > 1000 and slow > 10
+
+
+def test_the_fifteen_rules_table_of_ranks_holds_every_set_of_distinct_values() -> None:
+    """RANK15_SETS: for every mask of values and sum 1..14, exactly the subsets of the
+    mask adding up to the sum, each once, a set holding the lower value where two differ
+    first (checked against a plain enumeration)."""
+    total = {s: sum(v for v in range(1, 11) if (s >> (v - 1)) & 1) for s in range(1, 1024)}
+    for m in range(1024):
+        subsets = [s for s in total if s & ~m == 0]
+        for t in range(1, 15):
+            want = sorted(
+                (s for s in subsets if total[s] == t),
+                key=lambda s: [-((s >> i) & 1) for i in range(10)],
+            )
+            a, b = K.RANK15_START[16 * m + t], K.RANK15_START[16 * m + t + 1]
+            assert [int(x) for x in K.RANK15_SETS[a:b]] == want
