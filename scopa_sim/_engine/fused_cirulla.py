@@ -178,25 +178,27 @@ def _card_info(v, table, lo, hi, sweep, priority):
 
 
 @njit(cache=True, inline="always")
+def _declaration_of(u1, u2, u3, joker):
+    """The points a declaration of three cards worth ``u1``, ``u2`` and ``u3`` scores (with
+    ``joker``, the third is the matta, ``u3`` unread): 10 for three of a kind (the matta
+    making any pair one), else 3 when the values add up to 9 or less (the matta counting
+    1), else 0 (:func:`.capture.declaration_points`)."""
+    if u1 == u2 and (joker or u2 == u3):
+        return 10
+    return 3 if u1 + u2 + (1 if joker else u3) <= 9 else 0
+
+
+@njit(cache=True, inline="always")
 def _declaration(hand, wild):
-    """:func:`.capture.declaration_points` of a hand, computed from its three cards' ranks
-    (0 for another size): 10 for three of a kind (two and the matta, with ``wild``), else
-    3 when the values add up to 9 or less (the matta counting 1), else 0."""
+    """:func:`.capture.declaration_points` of a hand, computed from its three cards' values
+    (0 for another size; ``wild``: the matta is wild, :func:`_declaration_of`)."""
     if popcount(hand) != 3:
         return 0
     joker = wild and (hand & MATTA_BIT) != 0
     others = hand & ~MATTA_BIT if joker else hand
-    r1 = ctz(others) % 10
     m = others & (others - 1)
-    r2 = ctz(m) % 10
-    if joker:
-        if r1 == r2:
-            return 10
-        return 3 if r1 + r2 + 3 <= 9 else 0
-    r3 = ctz(m & (m - 1)) % 10
-    if r1 == r2 and r2 == r3:
-        return 10
-    return 3 if r1 + r2 + r3 + 3 <= 9 else 0
+    u3 = 0 if joker else VALUE[ctz(m & (m - 1))]
+    return _declaration_of(VALUE[ctz(others)], VALUE[ctz(m)], u3, joker)
 
 
 #: A card index past any card of a hand (the loop's hands hold at most three cards), OR-ed
@@ -230,9 +232,12 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     has0 = hand != 0
     has1 = h1 != 0
     has2 = h2 != 0
-    i0 = _card_info(VALUE[c0], table, lo, hi, sweep, priority)
-    i1 = _card_info(VALUE[c1], table, lo, hi, sweep, priority)
-    i2 = _card_info(VALUE[c2], table, lo, hi, sweep, priority)
+    v0 = VALUE[c0]
+    v1 = VALUE[c1]
+    v2 = VALUE[c2]
+    i0 = _card_info(v0, table, lo, hi, sweep, priority)
+    i1 = _card_info(v1, table, lo, hi, sweep, priority)
+    i2 = _card_info(v2, table, lo, hi, sweep, priority)
     k0 = (i0 & 1023) if has0 else 0
     k1 = (i1 & 1023) if has1 else 0
     k2 = (i2 & 1023) if has2 else 0
@@ -251,8 +256,11 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     n2 = np.int64(k2 + (1 if optional or (k2 == 0 and lay_ok) else 0)) if has2 else np.int64(0)
     total = n0 + n1 + n2
     points = 0
-    if declare != DECLARE_OFF:
-        points = _declaration(hand, wild)
+    if declare != DECLARE_OFF and has2:  # three cards (the most a hand holds)
+        if wild and (hand & MATTA_BIT) != 0:
+            points = _declaration(hand, wild)
+        else:  # the values read above
+            points = _declaration_of(v0, v1, v2, False)
     n = total * 2 if points and declare != DECLARE_AUTO else total
     z, spare, r = draw(z, spare, n)
     meta = np.int64(0)

@@ -135,16 +135,22 @@ def test_matches_are_the_step_paths(preset: str, overrides: dict, policy: str) -
 
 
 def test_the_loops_declaration_points_are_the_kernels() -> None:
-    """The loop's rank-based declaration points equal ``declaration_points`` on every
-    three-card hand, the matta wild or not (and 0 for other sizes)."""
+    """The loop's declaration points equal ``declaration_points`` on every three-card
+    hand, the matta wild or not (and 0 for other sizes): from the hand (``_declaration``)
+    and, as the random plays read them, from the three cards' values when the hand holds
+    no wild matta (``_declaration_of``)."""
     from itertools import combinations
 
-    from scopa_sim._engine.fused_cirulla import _declaration
+    from scopa_sim._engine.fused_cirulla import _declaration, _declaration_of
 
     for wild in (False, True):
         for cards in combinations(range(40), 3):
             hand = np.int64(sum(1 << c for c in cards))
-            assert _declaration(hand, wild) == K.declaration_points(hand, wild), (cards, wild)
+            want = K.declaration_points(hand, wild)
+            assert _declaration(hand, wild) == want, (cards, wild)
+            if not (wild and hand & K.MATTA_BIT):
+                values = [int(K.VALUE[c]) for c in cards]
+                assert _declaration_of(*values, False) == want, (cards, wild)
         assert _declaration(np.int64(0b111 << 20 | 1), wild) == 0
 
 
