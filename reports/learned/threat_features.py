@@ -29,7 +29,8 @@ import numpy as np
 from scopa_sim._engine import learned as KL
 from scopa_sim._engine.layout import VALUE, VALUE_MASK
 from scopa_sim.bots import learned as BL
-from scopa_sim.sim.training import load_samples, plays_made
+from scopa_sim.errors import ScopaError
+from scopa_sim.sim.training import load_model, load_samples, plays_made
 
 #: The sparse size of a model that reads the 20 features.
 SPARSE = KL.N_SPARSE_BASE + 20
@@ -142,7 +143,13 @@ def main(argv: list[str]) -> None:
     elif len(argv) >= 3 and argv[0] == "loss":
         s = _before_last([argv[1]])
         for path in argv[2:]:
-            m = np.load(path)
+            m = load_model(path)
+            if (
+                len(m) <= KL.M_HEAD
+                or int(m[KL.M_VERSION]) != KL.VERSION
+                or int(m[KL.M_SPARSE]) not in (KL.N_SPARSE_BASE, SPARSE)
+            ):
+                sys.exit(f"threat_features.py: {path}: not a Scopa model of 310 or 330 inputs")
             own = with_reply(s) if int(m[KL.M_SPARSE]) == SPARSE else base(s)
             print(
                 f"{path}: held-out centred loss {centred_loss(m, own):.6f}, {s.decisions} decisions"
@@ -152,4 +159,7 @@ def main(argv: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    try:
+        main(sys.argv[1:])
+    except (ScopaError, OSError, ValueError) as e:  # a file missing or not what it should be
+        sys.exit(f"threat_features.py: {e}")
