@@ -62,6 +62,7 @@ from .layout import (
     I_TOTAL,
     KINGS,
     MATTA_BIT,
+    MATTA_CARD,
     MATTA_DECLARE,
     MATTA_NONE,
     MATTA_PLAY,
@@ -179,26 +180,13 @@ def _card_info(v, table, lo, hi, sweep, priority):
 
 @njit(cache=True, inline="always")
 def _declaration_of(u1, u2, u3, joker):
-    """The points a declaration of three cards worth ``u1``, ``u2`` and ``u3`` scores (with
-    ``joker``, the third is the matta, ``u3`` unread): 10 for three of a kind (the matta
-    making any pair one), else 3 when the values add up to 9 or less (the matta counting
-    1), else 0 (:func:`.capture.declaration_points`)."""
+    """:func:`.capture.declaration_points` of three cards worth ``u1``, ``u2`` and ``u3``
+    (with ``joker``, the third is the wild matta, ``u3`` unread): 10 for three of a kind
+    (the matta making any pair one), else 3 when the values add up to 9 or less (the
+    matta counting 1), else 0."""
     if u1 == u2 and (joker or u2 == u3):
         return 10
     return 3 if u1 + u2 + (1 if joker else u3) <= 9 else 0
-
-
-@njit(cache=True, inline="always")
-def _declaration(hand, wild):
-    """:func:`.capture.declaration_points` of a hand, computed from its three cards' values
-    (0 for another size; ``wild``: the matta is wild, :func:`_declaration_of`)."""
-    if popcount(hand) != 3:
-        return 0
-    joker = wild and (hand & MATTA_BIT) != 0
-    others = hand & ~MATTA_BIT if joker else hand
-    m = others & (others - 1)
-    u3 = 0 if joker else VALUE[ctz(m & (m - 1))]
-    return _declaration_of(VALUE[ctz(others)], VALUE[ctz(m)], u3, joker)
 
 
 #: A card index past any card of a hand (the loop's hands hold at most three cards), OR-ed
@@ -257,8 +245,10 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     total = n0 + n1 + n2
     points = 0
     if declare != DECLARE_OFF and has2:  # three cards (the most a hand holds)
-        if wild and (hand & MATTA_BIT) != 0:
-            points = _declaration(hand, wild)
+        if wild and (hand & MATTA_BIT) != 0:  # the two other cards' values
+            ua = v1 if c0 == MATTA_CARD else v0
+            ub = v1 if c2 == MATTA_CARD else v2
+            points = _declaration_of(ua, ub, 0, True)
         else:  # the values read above
             points = _declaration_of(v0, v1, v2, False)
     n = total * 2 if points and declare != DECLARE_AUTO else total
