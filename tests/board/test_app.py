@@ -157,7 +157,7 @@ def test_cancel_stops_a_running_stage_and_the_board_goes_on(client: TestClient) 
     t0 = time.monotonic()
     job = post(client, f"/api/job/{job['id']}/cancel", {})
     assert job["status"] == "cancelled" and job["final"]
-    assert jobs.restarts == restarts + 1 and time.monotonic() - t0 < 2
+    assert jobs.restarts == restarts + 1 and time.monotonic() - t0 < 5  # the search takes minutes
     again = finish(client, post(client, "/api/analyse", {"page": "c", "position": CARDS}))
     assert again["status"] == "done"
 
