@@ -24,10 +24,12 @@ from .layout import ACES, MATTA_BIT, SAME_MASK, VALUE, VALUE_MASK
 
 __all__ = [
     "BIG_TABLE",
+    "BIG_TABLE4",
     "BIG_TABLE15",
     "BY_VALUE_BIT",
     "BY_VALUE_CARD",
     "GROW",
+    "GROW4",
     "GROW15_HI",
     "GROW15_LO",
     "GROW_SHRINK",
@@ -42,6 +44,7 @@ __all__ = [
     "REACH10",
     "REACH15",
     "SHRINK",
+    "SHRINK4",
     "SHRINK15_HI",
     "SHRINK15_LO",
     "UP_TO_VALUE",
@@ -61,10 +64,12 @@ __all__ = [
     "fewest_take15",
     "is_capture",
     "lane",
+    "lane4",
     "list_captures",
     "nth_capture",
     "opening_count",
     "opening_take",
+    "packed4_of",
     "packed_counts",
     "packed_join",
     "packed_leave",
@@ -77,6 +82,7 @@ __all__ = [
     "subset_sums",
     "sum_captures",
     "sum_take",
+    "sum_take4",
     "sum_take15",
     "table_reach",
     "take_of_play",
@@ -462,6 +468,39 @@ def _nibbles(x):
     return (x | (x >> 16)) & 0xFFFFFFFF
 
 
+@njit(cache=True, inline="always")
+def _distinct_take(cand, values, t, r):
+    """The ``r``-th set adding up to ``t`` of the candidates ``cand``, which hold one card
+    a value (``values``: the mask of their values), read from :data:`RANK15_SETS`."""
+    s = np.int64(RANK15_SETS[RANK15_START[(values << 4) | t] + r])
+    return cand & (s | (s << 10) | (s << 20) | (s << 30))
+
+
+@njit(cache=True, inline="always")
+def _rank4(cand, p, t, r):
+    """The ``r``-th set adding up to ``t`` of the candidates ``cand`` from the counts
+    ``p`` of the sums 0..t kept 4 bits a sum in one word (each below 16)."""
+    order = (
+        BY_VALUE_OF_SUIT[cand & 1023]
+        | (BY_VALUE_OF_SUIT[(cand >> 10) & 1023] << 1)
+        | (BY_VALUE_OF_SUIT[(cand >> 20) & 1023] << 2)
+        | (BY_VALUE_OF_SUIT[(cand >> 30) & 1023] << 3)
+    )
+    shift = 4 * t
+    take = np.int64(0)
+    while order:
+        i = ctz(order)
+        order &= order - 1
+        u = (i >> 2) + 1
+        p = p * SHRINK4[u]  # the candidates after this one
+        with_it = ((p << (4 * u)) >> shift) & 15
+        taken = r < with_it
+        take |= np.int64(taken) << BY_VALUE_CARD[i]
+        shift = shift - 4 * u if taken else shift
+        r = r if taken else r - with_it
+    return take
+
+
 @njit(cache=True)
 def sum_take15(table, lo, hi, t, r):
     """The ``r``-th (from 0) set of one or more table cards with values adding to ``t``,
@@ -485,30 +524,53 @@ def sum_take15(table, lo, hi, t, r):
     cand = table & UP_TO_VALUE[t]
     values = (cand | (cand >> 10) | (cand >> 20) | (cand >> 30)) & 1023
     if popcount(values) == popcount(cand):  # one card a value: the set from the table
-        s = np.int64(RANK15_SETS[RANK15_START[(values << 4) | t] + r])
-        return cand & (s | (s << 10) | (s << 20) | (s << 30))
+        return _distinct_take(cand, values, t, r)
     if (lo & NIBBLE_HIGH_LO[t]) | (hi & NIBBLE_HIGH_HI[t]):
         return _set_at(table, lo, hi, cand, t, r, True)
-    p = _nibbles(lo) | (_nibbles(hi) << 32)
-    order = (
-        BY_VALUE_OF_SUIT[cand & 1023]
-        | (BY_VALUE_OF_SUIT[(cand >> 10) & 1023] << 1)
-        | (BY_VALUE_OF_SUIT[(cand >> 20) & 1023] << 2)
-        | (BY_VALUE_OF_SUIT[(cand >> 30) & 1023] << 3)
-    )
-    shift = 4 * t
-    take = np.int64(0)
-    while order:
-        i = ctz(order)
-        order &= order - 1
-        u = (i >> 2) + 1
-        p = p * SHRINK4[u]  # the candidates after this one
-        with_it = ((p << (4 * u)) >> shift) & 15
-        taken = r < with_it
-        take |= np.int64(taken) << BY_VALUE_CARD[i]
-        shift = shift - 4 * u if taken else shift
-        r = r if taken else r - with_it
-    return take
+    return _rank4(cand, _nibbles(lo) | (_nibbles(hi) << 32), t, r)
+
+
+# ------------------------------------------------------------------------ packed counts, one word
+# Tables of at most ``BIG_TABLE4`` = 6 cards (nearly all of Cirulla's) keep the subset
+# counts of the sums 0..14 in 4-bit lanes of one word, prod(1 + x**value) at x = 2**4
+# modulo 2**64: a card joins or leaves by one 64-bit multiply (``GROW4``, ``SHRINK4``).
+# As with the two words, the value stays exact modulo 2**64 through any sequence of
+# joins and leaves, and its lanes of the sums 0..14 are the true counts whenever each is
+# below 16, which holds for every table of at most 6 cards of a deck (the largest count
+# is 14: four aces and two twos); with 7 cards it is 24 (``tests/test_capture.py``).
+BIG_TABLE4 = 6
+#: GROW4[v]: the multiplier of the one-word counts for a card of value v joining.
+GROW4 = np.array([0] + [_wrap64(1 + (1 << (4 * v))) for v in range(1, 11)], np.int64)
+
+
+@njit(cache=True, inline="always")
+def packed4_of(table):
+    """The one-word packed counts (4 bits a sum) of a table, computed from scratch."""
+    p = np.int64(1)
+    m = table
+    while m:
+        p = p * GROW4[VALUE[ctz(m)]]
+        m &= m - 1
+    return p
+
+
+@njit(cache=True, inline="always")
+def lane4(p, s):
+    """The number of subsets adding up to ``s`` (0..14) of a table of at most
+    :data:`BIG_TABLE4` cards, from its one-word packed counts ``p``."""
+    return (p >> (4 * s)) & 15
+
+
+@njit(cache=True)
+def sum_take4(table, p, t, r):
+    """:func:`sum_take15` from the one-word packed counts ``p`` of a table of at most
+    :data:`BIG_TABLE4` cards: the ``r``-th (from 0) set of one or more table cards with
+    values adding to ``t`` (1..14), in :func:`sum_captures` order."""
+    cand = table & UP_TO_VALUE[t]
+    values = (cand | (cand >> 10) | (cand >> 20) | (cand >> 30)) & 1023
+    if popcount(values) == popcount(cand):  # one card a value: the set from the table
+        return _distinct_take(cand, values, t, r)
+    return _rank4(cand, p, t, r)
 
 
 @njit(cache=True, inline="always")

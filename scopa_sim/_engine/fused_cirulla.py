@@ -11,7 +11,7 @@ and :func:`.fused.unit_end`), inside one loop that keeps its buffers. The deal, 
 random seats' plays and the scoring are written out in the loop (:func:`_deal`,
 :func:`_random_play`, :func:`_apply`, :func:`.scoring.items_into_cirulla`: faster), the
 other decisions made by the step kernels on the same state vector. The random plays
-keep the position's hot part in locals (the table, its two-word packed counts updated
+keep the position's hot part in locals (the table, its one-word packed counts updated
 card by card as cards come and go, the seat to play, the plays, the stock's position and
 the last capturer) beside the state vector, which they keep up to date for the step
 kernels but for its subset-sum bitset (set before each of their decisions); after one
@@ -24,19 +24,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .bits import ctz, mul128, popcount
+from .bits import ctz, popcount
 from .capture import (
-    BIG_TABLE15,
-    GROW15_HI,
-    GROW15_LO,
-    HI15,
-    SHRINK15_HI,
-    SHRINK15_LO,
-    lane,
+    BIG_TABLE4,
+    GROW4,
+    SHRINK4,
+    lane4,
     opening_count,
-    packed_of,
+    packed4_of,
     remainder_side,
-    sum_take15,
+    sum_take4,
     table_reach,
 )
 from .deals import deal_round_cards
@@ -162,18 +159,18 @@ N_ROW_COLS_CIRULLA = C_CIRULLA + 4 * len(CIRULLA_ITEMS)
 
 
 @njit(cache=True, inline="always")
-def _card_info(v, table, lo, hi, sweep, priority):
+def _card_info(v, table, p, sweep, priority):
     """The captures of a card of value ``v`` under Cirulla's rule (as
-    :func:`.capture.add_captures_cirulla` lists them) counted from the table's two-word
-    packed counts ``(lo, hi)`` (exact up to ``BIG_TABLE15`` cards; ``sweep``: an ace
-    sweeps this table), packed in 21 bits: all of them (k, bits 0-9), the matches (a,
+    :func:`.capture.add_captures_cirulla` lists them) counted from the table's one-word
+    packed counts ``p`` (exact up to ``BIG_TABLE4`` cards; ``sweep``: an ace sweeps this
+    table), packed in 21 bits: all of them (k, bits 0-9), the matches (a,
     bits 10-12) and the sums of two or more cards (b, bits 13-20), the rest being
     fifteens. Without ``sum_capture=fewest``."""
     # selects rather than branches (an empty table has no lanes but the empty sum's)
     a = popcount(table & VALUE_MASK[v])
-    sums = lane(lo, hi, v, True) - a
+    sums = lane4(p, v) - a
     b = 0 if (a != 0) & priority else sums
-    k = a + b + lane(lo, hi, 15 - v, True)
+    k = a + b + lane4(p, 15 - v)
     info = k | (a << 10) | (b << 13)
     return np.int64(1) if (v == 1) & sweep else np.int64(info)  # the ace sweep alone
 
@@ -195,14 +192,14 @@ _PAST = np.int64(1) << 39
 
 
 @njit(cache=True, inline="always")
-def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand, optional,
-                 declare, wild):  # fmt: skip
+def _random_play(hand, table, p, z, spare, ace_rule, priority, capture_hand, optional, declare,
+                 wild):  # fmt: skip
     """A uniform draw among the Cirulla plays of ``hand`` at ``table`` in
     :func:`.step.legal_plays_cirulla`'s order, with the same draw from the play stream
     ``(z, spare)`` (``rand_below`` of their number), the plays counted per card from the
-    packed counts ``(lo, hi)`` and only the chosen one built; return ``(card, take, meta,
-    z, spare)``. For hands of at most three cards (Cirulla's), tables of at most
-    ``BIG_TABLE15`` cards, without ``sum_capture=fewest`` and the matta played with a
+    one-word packed counts ``p`` and only the chosen one built; return ``(card, take,
+    meta, z, spare)``. For hands of at most three cards (Cirulla's), tables of at most
+    ``BIG_TABLE4`` cards, without ``sum_capture=fewest`` and the matta played with a
     named value (the caller checks).
 
     The three cards are written out (no loop over the hand). The choices between the
@@ -223,9 +220,9 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     v0 = VALUE[c0]
     v1 = VALUE[c1]
     v2 = VALUE[c2]
-    i0 = _card_info(v0, table, lo, hi, sweep, priority)
-    i1 = _card_info(v1, table, lo, hi, sweep, priority)
-    i2 = _card_info(v2, table, lo, hi, sweep, priority)
+    i0 = _card_info(v0, table, p, sweep, priority)
+    i1 = _card_info(v1, table, p, sweep, priority)
+    i2 = _card_info(v2, table, p, sweep, priority)
     k0 = (i0 & 1023) if has0 else 0
     k1 = (i1 & 1023) if has1 else 0
     k2 = (i2 & 1023) if has2 else 0
@@ -279,29 +276,22 @@ def _random_play(hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand
     take = table if swept else nth & -nth
     if r < k and r >= a and not swept:
         sums = r < a + b  # the sets of 2 or more worth v come before those worth 15 - v
-        take = sum_take15(table, lo, hi, v if sums else 15 - v, r - a if sums else r - a - b)
+        take = sum_take4(table, p, v if sums else 15 - v, r - a if sums else r - a - b)
     take = take if r < k else np.int64(0)
     return card, take, meta, z, spare
 
 
-#: The two-word packed counts' multipliers (:func:`.capture.packed_join`,
-#: :func:`.capture.packed_leave`) for a card of value v joining the table (``[v]``) or
-#: leaving it (``[11 + v]``), low and high words.
-_MOVE_LO = np.concatenate((GROW15_LO, SHRINK15_LO))
-_MOVE_HI = np.concatenate((GROW15_HI, SHRINK15_HI))
-
-
 @njit(cache=True, inline="always")
-def _apply(state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, pos, ncards,
+def _apply(state, turn, side, hand, table, p, lc, card, take, meta, plays, pos, ncards,
            players, ace_rule, ace_scopa, lps, total, table_cards, hand_size, remainder_dealer,
            dealer_side):  # fmt: skip
     """:func:`.step.apply_play_cirulla` written out for the loop's random plays (the seat
-    ``turn`` of side ``side`` plays ``card`` from ``hand`` on ``table``, whose packed
-    counts ``(lo, hi)`` follow the cards that come and go; ``lc``: the last capturer), a
+    ``turn`` of side ``side`` plays ``card`` from ``hand`` on ``table``, whose one-word
+    packed counts ``p`` follow the cards that come and go; ``lc``: the last capturer), a
     new deal from ``pos`` as there and the hand's end as :func:`.step.next_round` (the
     remainder to its side, the hand done); the state vector is kept but for its
     subset-sum bitset ``S_REACH``, which the loop sets before any other decision.
-    Returns ``(table, lo, hi, lc, turn, plays, pos, ended)``. The tests hold the loop's
+    Returns ``(table, p, lc, turn, plays, pos, ended)``. The tests hold the loop's
     rows equal to the step kernels'."""
     bit = np.int64(1) << card
     points = (meta >> META_DECLARATION) & 15
@@ -317,8 +307,7 @@ def _apply(state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, 
         lc = side
         state[S_LAST_CAPTURER] = side
         if left == 0:
-            lo = np.int64(1)
-            hi = np.int64(0)
+            p = np.int64(1)
             if lps or plays != total:
                 value = meta & 15
                 value = value if value else VALUE[card]
@@ -328,16 +317,12 @@ def _apply(state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, 
         else:  # each card taken leaves the packed counts
             m = take
             while m:
-                v = VALUE[ctz(m)] + 11
+                p = p * SHRINK4[VALUE[ctz(m)]]
                 m &= m - 1
-                lo, hi = mul128(lo, hi, _MOVE_LO[v], _MOVE_HI[v])
-                hi &= HI15
         table = left
     else:  # the card laid joins them
         table |= bit
-        v = VALUE[card]
-        lo, hi = mul128(lo, hi, _MOVE_LO[v], _MOVE_HI[v])
-        hi &= HI15
+        p = p * GROW4[VALUE[card]]
     state[S_TABLE] = table
     turn += 1
     turn = 0 if turn >= players else turn
@@ -360,7 +345,7 @@ def _apply(state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, 
             state[S_REACH] = 1
             state[S_DONE] = 1
             ended = True
-    return table, lo, hi, lc, turn, plays, pos, ended
+    return table, p, lc, turn, plays, pos, ended
 
 
 @njit(cache=True, inline="always")
@@ -513,7 +498,7 @@ def _fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poi
         # the position's hot part in locals: the table and its packed counts, the seat to
         # play, the plays made and the stock's position (the state vector kept as well)
         table = state[S_TABLE]
-        lo, hi = packed_of(table, True)
+        p = packed4_of(table)
         turn = state[S_TURN]
         plays = np.int64(0)
         pos = state[S_STOCK]
@@ -526,15 +511,15 @@ def _fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poi
                 pol == POLICY_RANDOM
                 and not fewest
                 and not (named and hand & MATTA_BIT)
-                and popcount(table) <= BIG_TABLE15
+                and popcount(table) <= BIG_TABLE4
             ):
                 card, take, meta, z, spare = _random_play(
-                    hand, table, lo, hi, z, spare, ace_rule, priority, capture_hand, optional,
+                    hand, table, p, z, spare, ace_rule, priority, capture_hand, optional,
                     declare, wild,
                 )  # fmt: skip
                 side = turn & 1 if teams else turn
-                table, lo, hi, lc, turn, plays, pos, ended = _apply(
-                    state, turn, side, hand, table, lo, hi, lc, card, take, meta, plays, pos,
+                table, p, lc, turn, plays, pos, ended = _apply(
+                    state, turn, side, hand, table, p, lc, card, take, meta, plays, pos,
                     ncards, players, ace_rule, ace_scopa, lps, total, table_cards, hand_size,
                     remainder_dealer, dealer_side,
                 )  # fmt: skip
@@ -559,7 +544,7 @@ def _fused_hands_cirulla(rules, policies, seed, first_unit, count, mode, out_poi
             if state[S_DONE]:
                 break
             table = state[S_TABLE]
-            lo, hi = packed_of(table, True)
+            p = packed4_of(table)
             turn = state[S_TURN]
             plays = state[S_PLAYS]
             pos = state[S_STOCK]

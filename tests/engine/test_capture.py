@@ -219,6 +219,47 @@ def test_the_fifteen_rules_ranking_lists_the_sets_in_sum_captures_order() -> Non
     assert distinct > 1000 and fast > 1000 and slow > 10
 
 
+def test_the_one_word_packed_counts_fit_their_lanes_up_to_big_table4() -> None:
+    """The one-word packed counts keep 4 bits a sum: exact for every table of up to
+    BIG_TABLE4 cards, and BIG_TABLE4 is the largest size for which that holds."""
+    assert _largest_lane(K.BIG_TABLE4) == 14 < 16
+    assert _largest_lane(K.BIG_TABLE4 + 1) == 24 >= 16
+
+
+def test_the_one_word_packed_counts_follow_the_cards_and_rank_the_sets() -> None:
+    """packed4_of, GROW4 and SHRINK4 (cards joining and leaving, past BIG_TABLE4 cards
+    and back) give the two-word counts' lanes on every table of up to BIG_TABLE4 cards,
+    and sum_take4 the sets sum_captures lists, in its order, for every sum 1..14; both
+    of its paths (one card a value, and the ranking) are met."""
+    rnd = random.Random(7)
+    deck = list(range(40))
+    buf = np.zeros(K.MAX_PLAYS, np.int64)
+    sc = np.zeros(K.SCRATCH, np.int64)
+    distinct = ranked = 0
+    for _ in range(1500):
+        rnd.shuffle(deck)
+        n = rnd.randint(0, K.BIG_TABLE4 + 3)
+        table = sum(1 << c for c in deck[:n])
+        p = K.packed4_of(table)
+        for c in deck[: min(n, max(0, n - K.BIG_TABLE4) + rnd.randint(0, 2))]:  # back to <= 6
+            table &= ~(1 << c)
+            p = (int(p) * int(K.SHRINK4[K.VALUE[c]])) % (1 << 64)
+        p = p - (1 << 64) if p >> 63 else p
+        assert p == K.packed4_of(table)
+        lo, hi = K.packed_of(table, True)
+        assert [K.lane4(p, s) for s in range(15)] == [K.lane(lo, hi, s, True) for s in range(15)]
+        for t in range(1, 15):
+            n = K.sum_captures(table, t, 10, False, buf, 0, sc)
+            got = [int(K.sum_take4(table, p, t, r)) for r in range(K.lane4(p, t))]
+            assert got == [int(x) for x in buf[:n]]
+            cand = [c for c in range(40) if (table >> c) & 1 and c % 10 + 1 <= t]
+            if len({c % 10 for c in cand}) == len(cand):
+                distinct += n > 0
+            else:
+                ranked += n > 0
+    assert distinct > 1000 and ranked > 500
+
+
 def test_the_fifteen_rules_table_of_ranks_holds_every_set_of_distinct_values() -> None:
     """RANK15_SETS: for every mask of values and sum 1..14, exactly the subsets of the
     mask adding up to the sum, each once, a set holding the lower value where two differ

@@ -18,6 +18,7 @@ CASES = [
     ("cirulla", {"declare": "auto", "kings_redeal": True, "cirulla_match_priority": False}),
     ("cirulla-3", {"matta": "play", "sum_capture": "fewest"}),
     ("cirulla-4", {"capture_compulsory": False, "remainder_to": "dealer"}),
+    ("cirulla", {"ace_sweep_scopa": False, "last_play_scopa": True}),
 ]
 IDS = [" ".join([p, *(f"{k}={v}" for k, v in o.items())]) for p, o in CASES]
 POLICIES = {"random": 0, "greedy": 1, "expert": 2, "mixed": -1}
@@ -92,6 +93,28 @@ def test_hands_are_the_step_paths(preset: str, overrides: dict, policy: str) -> 
     K.fused_hands_cirulla(r, pol, 5, 30, n, K.MODE_HANDS, points, none, K.NO_MODEL)
     items = out[K.C_ITEMS + K.I_TOTAL : K.C_STATS : K.N_ITEMS]
     assert (items[: rules.sides] == points[:, : rules.sides].T).all()
+
+
+@pytest.mark.parametrize(
+    "overrides", [{}, {"ace_sweep_scopa": False}, {"last_play_scopa": True}], ids=str
+)
+def test_many_random_hands_are_the_step_paths(overrides: dict) -> None:
+    """300 hands of random play (its plays written out in the loop: the scopas of a lone
+    card taken or an ace sweep, with and without ace_sweep_scopa and last_play_scopa)
+    give the step path's rows."""
+    rules = rules_of("cirulla", overrides)
+    r = vector(rules)
+    pol = codes("random", 2)
+    n = 300
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
+    assert K.fused_rows_cirulla(r, pol, 9, False, 0, n, out) == (n, n)
+    scopas = 0
+    for i in range(n):
+        state, score, voids = step_hand(r, pol, 9, i, 0, i % 2)
+        totals = [int(score[s, K.I_TOTAL]) for s in range(2)]
+        assert out[:, i].tolist() == row_of(state, score, voids, 2, i, 0, i % 2, 2, totals, -1)
+        scopas += int(state[K.S_SCOPE]) + int(state[K.S_SCOPE + 1])
+    assert scopas > 500
 
 
 @pytest.mark.parametrize("policy", ["random", "mixed"])
