@@ -294,7 +294,7 @@ def packed_counts(table):
 # counts whenever each is below 256, which holds for any table of at most
 # ``BIG_TABLE15`` = 11 cards: over every table of 11 cards of a deck (at most four cards
 # of a value), the largest count of sets with one sum up to 14 is 227 (four aces, four
-# twos, three threes); with 12 cards it is 426 (``tests/test_capture.py`` enumerates both).
+# twos, three threes); with 12 cards it is 426 (``tests/engine/test_capture.py`` enumerates both).
 # Larger tables (possible with capture_compulsory=false) list their captures instead.
 LANE15_BITS = 8
 #: The bits of ``hi`` that hold lanes (sums 8..14).
@@ -537,7 +537,7 @@ def sum_take15(table, lo, hi, t, r):
 # As with the two words, the value stays exact modulo 2**64 through any sequence of
 # joins and leaves, and its lanes of the sums 0..14 are the true counts whenever each is
 # below 16, which holds for every table of at most 6 cards of a deck (the largest count
-# is 14: four aces and two twos); with 7 cards it is 24 (``tests/test_capture.py``).
+# is 14: four aces and two twos); with 7 cards it is 24 (``tests/engine/test_capture.py``).
 BIG_TABLE4 = 6
 #: GROW4[v]: the multiplier of the one-word counts for a card of value v joining.
 GROW4 = np.array([0] + [_wrap64(1 + (1 << (4 * v))) for v in range(1, 11)], np.int64)

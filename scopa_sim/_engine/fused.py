@@ -851,7 +851,7 @@ def _fused_hands(
             # capture.play_on_table written out: as a call (inlined) it measured 1.7%
             # slower (random and greedy self-play, 100 alternating pairs); the
             # cross-checks of this loop against the step kernels and
-            # tests/test_capture.py (play_on_table against apply_play) hold them equal.
+            # tests/engine/test_capture.py (play_on_table against apply_play) hold them equal.
             bit = np.int64(1) << card
             w[np.uint64(W_HANDS + turn)] = hand ^ bit
             plays += 1

@@ -206,7 +206,7 @@ def legal_plays(state, rules, out_card, out_take, scratch):
     has its lay after its captures, and ``capture_rule`` does not apply.
 
     The per-card listing is :func:`.capture.add_captures` written out (faster than the
-    call for the expert through the step kernels); ``tests/test_capture.py`` holds the
+    call for the expert through the step kernels); ``tests/engine/test_capture.py`` holds the
     two equal. Returns the number of plays written to ``out_card``/``out_take``.
     """
     if rules[R_CAPTURE_FIFTEEN] or rules[R_CAPTURE_OPTIONAL]:
