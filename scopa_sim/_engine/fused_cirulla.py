@@ -192,6 +192,14 @@ _PAST = np.int64(1) << 39
 
 
 @njit(cache=True, inline="always")
+def _pick(x0, x1, x2, m1, m2):
+    """``x2`` where the mask ``m2`` is all ones, else ``x1`` where ``m1`` is, else ``x0``:
+    a choice by bit masks, with no branch (the masks are 0 or -1)."""
+    x = x0 ^ ((x0 ^ x1) & m1)
+    return x ^ ((x ^ x2) & m2)
+
+
+@njit(cache=True, inline="always")
 def _random_play(hand, table, p, z, spare, ace_rule, priority, capture_hand, optional, declare,
                  wild):  # fmt: skip
     """A uniform draw among the Cirulla plays of ``hand`` at ``table`` in
@@ -256,15 +264,10 @@ def _random_play(hand, table, p, z, spare, ace_rule, priority, capture_hand, opt
     s2 = n0 + n1
     m1 = -np.int64(has1 and s1 <= r)
     m2 = -np.int64(has2 and s2 <= r)
-    card = c0 ^ ((c0 ^ c1) & m1)
-    card = card ^ ((card ^ c2) & m2)
-    off = s1 & m1
-    off = off ^ ((off ^ s2) & m2)
-    r -= off
-    info = i0 ^ ((i0 ^ i1) & m1)
-    info = info ^ ((info ^ i2) & m2)
-    v = v0 ^ ((v0 ^ v1) & m1)
-    v = v ^ ((v ^ v2) & m2)
+    card = _pick(c0, c1, c2, m1, m2)
+    r -= _pick(0, s1, s2, m1, m2)
+    info = _pick(i0, i1, i2, m1, m2)
+    v = _pick(v0, v1, v2, m1, m2)
     k = info & 1023
     a = (info >> 10) & 7
     b = (info >> 13) & 255
