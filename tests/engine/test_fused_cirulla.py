@@ -72,6 +72,22 @@ def row_of(state, score, voids, ns, match, hand, dealer, players, totals, winner
     return row
 
 
+def rows_are_step_hands(rules, pol: np.ndarray, seed: int, first: int, n: int) -> np.ndarray:
+    """Assert that the loop's rows of the hands ``first .. first + n - 1`` (``seed``) are
+    those of the step path; return the rows."""
+    r = vector(rules)
+    out = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
+    assert K.fused_rows_cirulla(r, pol, seed, False, first, n, out) == (n, n)
+    for i in range(n):
+        u = first + i
+        dealer = u % rules.players
+        state, score, voids = step_hand(r, pol, seed, u, 0, dealer)
+        totals = [int(score[s, K.I_TOTAL]) for s in range(rules.sides)]
+        want = row_of(state, score, voids, rules.sides, i, 0, dealer, rules.players, totals, -1)
+        assert out[:, i].tolist() == want, i
+    return out
+
+
 @pytest.mark.parametrize("policy", list(POLICIES))
 @pytest.mark.parametrize(("preset", "overrides"), CASES, ids=IDS)
 def test_hands_are_the_step_paths(preset: str, overrides: dict, policy: str) -> None:
@@ -79,15 +95,7 @@ def test_hands_are_the_step_paths(preset: str, overrides: dict, policy: str) -> 
     r = vector(rules)
     pol = codes(policy, rules.players)
     n = 12
-    out = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
-    assert K.fused_rows_cirulla(r, pol, 5, False, 30, n, out) == (n, n)
-    for i in range(n):
-        u = 30 + i
-        dealer = u % rules.players
-        state, score, voids = step_hand(r, pol, 5, u, 0, dealer)
-        totals = [int(score[s, K.I_TOTAL]) for s in range(rules.sides)]
-        want = row_of(state, score, voids, rules.sides, i, 0, dealer, rules.players, totals, -1)
-        assert out[:, i].tolist() == want, i
+    out = rows_are_step_hands(rules, pol, 5, 30, n)
     points = np.zeros((n, 4), dtype=np.int64)
     none = np.empty((0, 0), np.int32)
     K.fused_hands_cirulla(r, pol, 5, 30, n, K.MODE_HANDS, points, none, K.NO_MODEL)
@@ -102,19 +110,8 @@ def test_many_random_hands_are_the_step_paths(overrides: dict) -> None:
     """300 hands of random play (its plays written out in the loop: the scopas of a lone
     card taken or an ace sweep, with and without ace_sweep_scopa and last_play_scopa)
     give the step path's rows."""
-    rules = rules_of("cirulla", overrides)
-    r = vector(rules)
-    pol = codes("random", 2)
-    n = 300
-    out = np.zeros((K.N_ROW_COLS_CIRULLA, n), dtype=np.int32)
-    assert K.fused_rows_cirulla(r, pol, 9, False, 0, n, out) == (n, n)
-    scopas = 0
-    for i in range(n):
-        state, score, voids = step_hand(r, pol, 9, i, 0, i % 2)
-        totals = [int(score[s, K.I_TOTAL]) for s in range(2)]
-        assert out[:, i].tolist() == row_of(state, score, voids, 2, i, 0, i % 2, 2, totals, -1)
-        scopas += int(state[K.S_SCOPE]) + int(state[K.S_SCOPE + 1])
-    assert scopas > 500
+    out = rows_are_step_hands(rules_of("cirulla", overrides), codes("random", 2), 9, 0, 300)
+    assert out[K.C_ITEMS + K.I_SCOPE : K.C_STATS : K.N_ITEMS].sum() > 500  # scopas
 
 
 @pytest.mark.parametrize("policy", ["random", "mixed"])
