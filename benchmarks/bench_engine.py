@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import random
 import shutil
 import statistics
@@ -25,6 +24,7 @@ from pathlib import Path
 import click
 
 from scopa_sim import Rules
+from scopa_sim.experiments.common import machine
 from scopa_sim.game.state import HandState
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.selfplay import selfplay_points
@@ -113,10 +113,8 @@ def main(hands: int, json_path: str | None, skip_startup: bool) -> None:
         shown = f"{value:,.2f}" if unit in ("s", "x") else f"{value:,.0f}"
         print(f"{name:<{width}}  {shown:>14}  {unit}")
     if json_path:
-        machine = {"python": platform.python_version(), "cores": os.cpu_count(),
-                   "cpu": platform.processor() or platform.machine()}  # fmt: skip
         results = [{"measure": n.strip(), "value": v, "unit": u} for n, v, u in rows]
-        doc = {"machine": machine, "hands": hands, "results": results}
+        doc = {"machine": machine(), "hands": hands, "results": results}
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
 
 

@@ -15,8 +15,6 @@ measured, never asserted.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
@@ -24,7 +22,7 @@ import click
 
 from scopa_sim import Rules
 from scopa_sim.bots.registry import PolicySpec
-from scopa_sim.experiments.common import decision_states, paired_ms_per_move
+from scopa_sim.experiments.common import decision_states, machine, paired_ms_per_move
 from scopa_sim.game.state import HandState
 
 REFERENCE = "ismcts:iterations=1000"
@@ -82,10 +80,8 @@ def main(positions: int, seed: int, json_path: str | None, quick: bool) -> None:
     for name, value, unit in rows:
         print(f"{name:<{width}}  {value:>14,.3f}  {unit}")
     if json_path:
-        machine = {"python": platform.python_version(), "cores": os.cpu_count(),
-                   "cpu": platform.processor() or platform.machine()}  # fmt: skip
         results = [{"measure": n.strip(), "value": v, "unit": u} for n, v, u in rows]
-        doc = {"machine": machine, "positions": len(states), "results": results}
+        doc = {"machine": machine(), "positions": len(states), "results": results}
         Path(json_path).write_text(json.dumps(doc, indent=2) + "\n")
 
 

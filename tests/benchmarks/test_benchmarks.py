@@ -3,6 +3,7 @@ size and writes its JSON. Speed is never asserted; only that the scripts work.""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import subprocess
@@ -99,11 +100,31 @@ def test_bench_board(tmp_path: Path) -> None:
 
 
 def test_bench_cirulla(tmp_path: Path) -> None:
-    doc = _run("bench_cirulla.py", "--pairs", "1", "--scale", "0.002", out=tmp_path / "c.json")
+    doc = _run("bench_cirulla.py", "--pairs", "2", "--scale", "0.002", out=tmp_path / "c.json")
+    assert doc["machine"]["cpu"] and doc["machine"]["cores"] >= 1
     for policy in ("random", "expert"):
         case = doc["cases"][policy]
-        assert len(case["ratios"]) == 1 and case["ratios"][0] > 0
+        assert len(case["ratios"]) == 2 and min(case["ratios"]) > 0
         assert case["bound"] in (1.5, 2.0)
+        low, high = case["ci95"]
+        assert low <= case["ratio"] <= high
+        assert min(case["ratios"]) <= case["ratio"] <= max(case["ratios"])
+
+
+@pytest.mark.parametrize(
+    ("ratios", "verdict"),
+    [([1.40, 1.42, 1.41, 1.43], "met"), ([1.60, 1.62, 1.61], "not met"),
+     ([1.30, 1.70, 1.45, 1.55], "inconclusive"), ([1.2], "inconclusive")],
+)  # fmt: skip
+def test_bench_cirulla_verdict(ratios: list[float], verdict: str) -> None:
+    """The verdict reads the whole interval against the bound, not the point estimate."""
+    spec = importlib.util.spec_from_file_location("bench_cirulla", BENCH / "bench_cirulla.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    v = bench.ratio_verdict(ratios, 1.5)
+    assert v["verdict"] == verdict
+    assert (v["ci95"] is None) == (len(ratios) == 1)
 
 
 def test_bench_declare(tmp_path: Path) -> None:

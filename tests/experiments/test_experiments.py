@@ -354,3 +354,25 @@ def test_pick_best_bad_input_is_one_line(tmp_path: Path, args: list[str], says: 
     proc = _pick(*given)
     assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr, proc.stderr
     assert says in proc.stderr.strip().splitlines()[-1]
+
+
+def test_machine_names_the_processor_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A speed figure names its processor: the model from /proc/cpuinfo where Linux has
+    it (platform gives only "x86_64" there), else what platform knows."""
+    import builtins
+
+    from scopa_sim.experiments import common
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC 9B14\n")
+    real_open = builtins.open
+
+    def fake_open(path, *a, **k):  # type: ignore[no-untyped-def]
+        return real_open(info if path == "/proc/cpuinfo" else path, *a, **k)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    assert common.cpu_model() == "AMD EPYC 9B14"
+    assert common.machine()["cpu"] == "AMD EPYC 9B14"
+    info.unlink()  # no /proc/cpuinfo: platform's answer
+    monkeypatch.setattr(common.platform, "processor", lambda: "")
+    assert common.cpu_model() == common.platform.machine()
