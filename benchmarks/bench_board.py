@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 import signal
 import statistics
@@ -37,6 +36,7 @@ from typing import Any
 import click
 
 from scopa_sim.bots.registry import PolicySpec
+from scopa_sim.experiments.common import machine
 from scopa_sim.game.rules import Rules
 from scopa_sim.records.record import write_records
 from scopa_sim.sim import pool as P
@@ -240,8 +240,7 @@ def main(count: int, policy: str, json_path: str | None, screenshots: str | None
         "final_max_s": max(final),
         "load_before": load_before,
         "load_after": load_after,
-        "cpus": os.cpu_count(),
-        "python": platform.python_version(),
+        "machine": machine(),
         "times": times,
         "screenshots": shots,
     }

@@ -27,7 +27,6 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import json
-import platform
 import shutil
 import tempfile
 import time
@@ -39,6 +38,7 @@ import numpy as np
 from scopa_sim.analysis import deal_analyses as DV
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data.run import SimConfig, open_run
+from scopa_sim.experiments.common import machine
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim import deals as DL
 from scopa_sim.sim import pool as P
@@ -117,7 +117,7 @@ def main(hands: int, seed: int, workers: int, json_path: str | None) -> None:
         "hands": hands,
         "seed": seed,
         "workers": workers,
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+        "machine": machine(),
         "load_average": {"before": load0, "after": load1},
         "settebello_first_deal": {"estimate": sb.estimate, "low": sb.low, "high": sb.high},
         "results": results,

@@ -105,8 +105,7 @@ def run_meta(deals: int, seed: int, workers: int, **setting: str) -> dict[str, A
     return {"deals": deals, "seed": seed, **setting, "workers": workers,
             "date_utc": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "started": time.time(), "commit": git_commit(), "load_before": load(),
-            "machine": platform.machine(), "cpus": os.cpu_count(),
-            "numba": numba.__version__}  # fmt: skip
+            "machine": machine()}  # fmt: skip
 
 
 def finish_meta(meta: dict[str, Any]) -> None:

@@ -35,7 +35,6 @@ import itertools
 import json
 import math
 import os
-import platform
 import random
 import statistics
 import subprocess
@@ -52,6 +51,7 @@ import numpy as np
 from scopa_sim.bots import evaluate as E
 from scopa_sim.bots.registry import PolicySpec
 from scopa_sim.bots.search import SolverBot
+from scopa_sim.experiments.common import machine
 from scopa_sim.game.rules import Rules
 from scopa_sim.game.state import HandState
 from scopa_sim.records.record import write_records
@@ -276,8 +276,7 @@ def main(
         "seed": seed,
         "review_seed": 0,
         "matches_per_pairing": matches,
-        "python": platform.python_version(),
-        "machine": platform.machine(),
+        "machine": machine(),
     }
     t0 = time.perf_counter()
     if speed_only:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-import platform
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -40,6 +39,7 @@ from scopa_sim.experiments.common import (
     command_line,
     decision_states,
     git_commit,
+    machine,
     paired_ms_per_move,
 )
 from scopa_sim.game.rules import Rules
@@ -113,7 +113,7 @@ def main(deals: int, seed: int, json_path: str | None, pimc_deals: int | None, q
     result: dict = {
         "command": command_line("search"),
         "commit": git_commit(),
-        "machine": platform.processor() or platform.machine(),
+        "machine": machine(),
         "matches": [],
     }
     states = decision_states(rules, 10 if quick else 100, seed)

@@ -17,7 +17,6 @@ asserted.
 from __future__ import annotations
 
 import json
-import platform
 import tempfile
 import time
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from scopa_sim.analysis.study.parts_a_to_c import hand_frame
 from scopa_sim.analysis.study.plan import SEARCH_POLICY
 from scopa_sim.bots.registry import seat_policies
 from scopa_sim.data.run import SimConfig
+from scopa_sim.experiments.common import machine
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim import pool as P
 from scopa_sim.sim.executors import local_executor
@@ -105,7 +105,7 @@ def main(hands: int, search_hands: int, seed: int, workers: int, json_path: Path
         )
     doc = {
         "benchmark": "variance reduction of the dealer margin",
-        "machine": platform.platform(),
+        "machine": machine(),
         "seed": seed,
         "replicates": REPLICATES,
         "rows": rows,
