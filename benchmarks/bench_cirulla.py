@@ -12,8 +12,8 @@ hands per CPU second and the pairs' ratio scopa/cirulla (how many times slower C
 is): their geometric mean with its 95% t interval (over the logarithms of the pairs'
 ratios; none from one pair), against the issue's bounds (random 1.5, expert 2): ``met``
 when the whole interval lies at or below the bound, ``not met`` when it lies above, else
-``inconclusive``. The ratio depends on the processor (the same code measured 1.65 on one
-machine and 1.55 on another), so the JSON names it
+``inconclusive``. The ratio depends on the processor (``benchmarks/results/README.md``
+has the same code measured on two), so the JSON names it
 (:func:`scopa_sim.experiments.common.machine`) beside every measure and the load
 average. Bad input is a one-line error with exit status 2.
 """
