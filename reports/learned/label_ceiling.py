@@ -1,0 +1,184 @@
+"""How strong is the policy that the learned network's labels describe?
+
+A diagnostic of the results page (section "The labels' own policy"), not part of the
+package. The shipped `scopa` network is fitted to rollout labels: at a decision, every
+legal play is made and the hand finished by ``expert`` with the exact endgame, in ``W``
+worlds drawn uniformly among those consistent with what the seat knows (common random
+numbers across the plays; ``rollouts --worlds W --exact`` of
+``python -m scopa_sim.experiments.train``). A network that fitted those labels without
+error would play the play of the largest label. This script plays that policy itself,
+online (the *label policy* ``R(W)``): at each decision of more than one play it computes
+every play's label exactly as the training data do and plays the largest (ties broken
+as the exact endgame breaks them); where its information set is one world it plays the
+exact endgame, as ``learned`` does. Its strength bounds what any model fitted to these
+labels can reach (as ``W`` grows, the labels' noise goes and ``R(W)`` tends to the
+one-step improvement of ``expert+exact`` under uniform worlds).
+
+It plays the harness's deals (``play_hands``' streams: the same deals ``versus``
+plays) against ``expert+exact``, each deal twice with the seats exchanged, and prints
+``R(W)``'s mean margin per deal pair with its 95% interval, and the paired difference
+from the shipped network (``learned`` with the exact endgame) on the same deals::
+
+    python reports/learned/label_ceiling.py --worlds W --pairs N --seed S [--first F]
+        [--opponent expert+exact] [--model scopa_sim/bots/weights/scopa.npy] [--json OUT]
+
+``--first``/``--pairs`` select the deal pairs ``F .. F + N - 1`` (pieces of one run can
+be played in separate processes and joined: each pair's margin depends only on its deal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import numpy as np
+from numba import njit
+
+from scopa_sim._engine import learned as KL
+from scopa_sim._engine.determinize import determinize
+from scopa_sim._engine.layout import (
+    I_TOTAL,
+    MAX_PLAYS,
+    N_ITEMS,
+    N_STATE,
+    R_SIDES,
+    S_DONE,
+    S_PLAYS,
+    S_TURN,
+    SCRATCH,
+)
+from scopa_sim._engine.policy import EXPERT_SCRATCH
+from scopa_sim._engine.step import apply_play, legal_plays, score_state
+from scopa_sim._engine.streams import RNG_WORDS, derive_seed, reseed
+from scopa_sim.bots import learned as BL
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.training import load_model
+from scopa_sim.stats.inference import normal_ci
+
+#: A seat's kind for the label policy in :func:`label_hands` (outside every harness kind).
+LABEL = -1
+
+
+@njit(cache=True)
+def _label_choice(state, rules, cont, models, worlds, seed, h, rng, bc, bt, n, st2, rng2, bc2,
+                  bt2, sc, idx, dense, acc, xs, tt, items):  # fmt: skip
+    """The index of the play of the largest label among the ``n`` plays in the buffers:
+    each play made in ``worlds`` uniform worlds (the same worlds for every play) and the
+    hand finished by the kinds ``cont``, its label the mean finished margin of the
+    deciding seat (``rollout_samples``' streams 12 and 11 for the worlds and the
+    continuations)."""
+    seat = state[S_TURN]
+    total = np.zeros(n)
+    for i in range(n):
+        for w in range(worlds):
+            reseed(rng2, derive_seed(seed, 12, h, state[S_PLAYS] * 4096 + w))
+            determinize(state, rules, seat, rng2, st2)
+            apply_play(st2, rules, bc[i], bt[i])
+            reseed(rng2, derive_seed(seed, 11, h, state[S_PLAYS] * 4096 + w))
+            KL._play_to_end(st2, rules, cont, models, rng2, bc2, bt2, sc, idx, dense, acc, xs,
+                            tt)  # fmt: skip
+            total[i] += KL._margin(st2, rules, seat, items)
+    return KL.best_index(total, n, rng)
+
+
+@njit(cache=True)
+def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_points):
+    """:func:`.learned.play_hands` with seats of kind :data:`LABEL` playing the label
+    policy (the exact endgame where their information set is one world, else
+    :func:`_label_choice` with ``worlds`` worlds and continuation kinds ``cont``)."""
+    state = np.zeros(N_STATE, dtype=np.int64)
+    st2 = np.zeros(N_STATE, dtype=np.int64)
+    deck = np.zeros(40, dtype=np.int64)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    rng2 = np.zeros(RNG_WORDS, dtype=np.uint64)
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    bc2 = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt2 = np.empty(MAX_PLAYS, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    xs = np.empty(EXPERT_SCRATCH)
+    idx = np.empty(KL.MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(KL.N_DENSE)
+    acc = np.empty(max(1, models.shape[1]))
+    items = np.zeros((4, N_ITEMS), dtype=np.int64)
+    tt = KL._new_tt()
+    for h in range(first, first + count):
+        KL._deal(state, rules, seed, h, deck, rng)
+        while not state[S_DONE]:
+            n = legal_plays(state, rules, bc, bt, sc)
+            seat = state[S_TURN]
+            if kinds[seat] == LABEL:
+                if n == 1:
+                    i = 0
+                elif KL.one_world(state, rules):
+                    i = KL._exact_choice(state, rules, rng, bc, bt, n, tt)
+                else:
+                    i = _label_choice(state, rules, cont, models, worlds, seed, h, rng, bc, bt,
+                                      n, st2, rng2, bc2, bt2, sc, idx, dense, acc, xs, tt,
+                                      items)  # fmt: skip
+            else:
+                i = KL._choose(state, rules, kinds[seat], models[seat], rng, bc, bt, n, idx,
+                               dense, acc, xs, tt)  # fmt: skip
+            apply_play(state, rules, bc[i], bt[i])
+        score_state(state, rules, items)
+        for s in range(rules[R_SIDES]):
+            out_points[h - first, s] = items[s, I_TOTAL]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Play the label policy against an opponent on paired deals and print its margin."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--worlds", type=int, required=True)
+    ap.add_argument("--pairs", type=int, required=True)
+    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--opponent", default="expert+exact")
+    ap.add_argument("--model", default="scopa_sim/bots/weights/scopa.npy")
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    if a.worlds < 1 or a.pairs < 1 or a.first < 0:
+        ap.error("--worlds and --pairs must be at least 1, --first at least 0")
+    rules = Rules.make("scopa")
+    model = load_model(a.model)
+    other = BL.kind_of(a.opponent)
+    cont = np.array([other, other], dtype=np.int64)
+    models = np.stack([model, model])
+    t0 = time.thread_time()
+    pts = []
+    for kinds in ([LABEL, other], [other, LABEL]):
+        out = np.zeros((a.pairs, 4), dtype=np.int64)
+        label_hands(rules.to_array(), np.array(kinds, dtype=np.int64), cont, models, a.worlds,
+                    a.seed, a.first, a.pairs, out)  # fmt: skip
+        pts.append(out[:, :2])
+    cpu = time.thread_time() - t0
+    label = BL.paired_margin(pts[0], pts[1])
+    me = BL.LEARNED + BL.EXACT
+    net = BL.paired_margin(
+        BL.play_hands(rules, [me, other], model, a.seed, a.first, a.pairs),
+        BL.play_hands(rules, [other, me], model, a.seed, a.first, a.pairs),
+    )
+    res = {
+        "worlds": a.worlds,
+        "opponent": a.opponent,
+        "seed": a.seed,
+        "first": a.first,
+        "pairs": a.pairs,
+        "model": a.model,
+        "cpu_seconds": round(cpu, 1),
+        "label": label.tolist(),
+        "network": net.tolist(),
+    }
+    for name, x in (("R(W)", label), ("network", net), ("R(W) - network", label - net)):
+        print(f"{name:>15}: {normal_ci(x)}")
+    print(f"{a.pairs} deal pairs, deals {a.first}..{a.first + a.pairs - 1} of run {a.seed}, "
+          f"W = {a.worlds}, against {a.opponent}; {cpu:.1f} s CPU")  # fmt: skip
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(res, f)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
