@@ -57,21 +57,25 @@ from scopa_sim.game.rules import Rules
 from scopa_sim.sim.training import load_model
 from scopa_sim.stats.inference import normal_ci
 
+# The kernels below compile at each run (about 10 s) and are not cached: numba's cache of
+# a file run as a script does not load where the test imports it as a module.
+
 #: A seat's kind for the label policy in :func:`label_hands` (outside every harness kind).
 LABEL = -1
 
 
-@njit(cache=True)
-def _label_choice(state, rules, cont, models, worlds, seed, h, rng, bc, bt, n, st2, rng2, bc2,
-                  bt2, sc, idx, dense, acc, xs, tt, items):  # fmt: skip
-    """The index of the play of the largest label among the ``n`` plays in the buffers:
-    each play made in ``worlds`` uniform worlds (the same worlds for every play) and the
-    hand finished by the kinds ``cont``, its label the mean finished margin of the
-    deciding seat (``rollout_samples``' streams 12 and 11 for the worlds and the
-    continuations)."""
+@njit
+def labels(state, rules, cont, models, worlds, seed, h, bc, bt, n, st2, rng2, bc2, bt2, sc, idx,
+           dense, acc, xs, tt, items, out):  # fmt: skip
+    """The rollout label of each of the ``n`` plays in the buffers at ``state`` (hand ``h``
+    of the harness run ``seed``) to ``out[:n]``, as :func:`.learned.rollout_samples`
+    computes it with ``rho = 1``: the play made in each of ``worlds`` uniform worlds (the
+    same worlds for every play), the hand finished by the kinds ``cont`` (the same
+    streams, 12 for the worlds and 11 for the continuations), the label the mean
+    finished margin of the deciding seat. The other arguments are scratch."""
     seat = state[S_TURN]
-    total = np.zeros(n)
     for i in range(n):
+        total = 0.0
         for w in range(worlds):
             reseed(rng2, derive_seed(seed, 12, h, state[S_PLAYS] * 4096 + w))
             determinize(state, rules, seat, rng2, st2)
@@ -79,15 +83,16 @@ def _label_choice(state, rules, cont, models, worlds, seed, h, rng, bc, bt, n, s
             reseed(rng2, derive_seed(seed, 11, h, state[S_PLAYS] * 4096 + w))
             KL._play_to_end(st2, rules, cont, models, rng2, bc2, bt2, sc, idx, dense, acc, xs,
                             tt)  # fmt: skip
-            total[i] += KL._margin(st2, rules, seat, items)
-    return KL.best_index(total, n, rng)
+            total += KL._margin(st2, rules, seat, items)
+        out[i] = total / worlds
 
 
-@njit(cache=True)
+@njit
 def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_points):
     """:func:`.learned.play_hands` with seats of kind :data:`LABEL` playing the label
     policy (the exact endgame where their information set is one world, else
-    :func:`_label_choice` with ``worlds`` worlds and continuation kinds ``cont``)."""
+    the play of the largest of :func:`labels` with ``worlds`` worlds and continuation
+    kinds ``cont``, ties by reservoir draws as the exact endgame breaks them)."""
     state = np.zeros(N_STATE, dtype=np.int64)
     st2 = np.zeros(N_STATE, dtype=np.int64)
     deck = np.zeros(40, dtype=np.int64)
@@ -103,6 +108,7 @@ def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_poin
     dense = np.empty(KL.N_DENSE)
     acc = np.empty(max(1, models.shape[1]))
     items = np.zeros((4, N_ITEMS), dtype=np.int64)
+    vals = np.empty(MAX_PLAYS)
     tt = KL._new_tt()
     for h in range(first, first + count):
         KL._deal(state, rules, seed, h, deck, rng)
@@ -115,9 +121,9 @@ def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_poin
                 elif KL.one_world(state, rules):
                     i = KL._exact_choice(state, rules, rng, bc, bt, n, tt)
                 else:
-                    i = _label_choice(state, rules, cont, models, worlds, seed, h, rng, bc, bt,
-                                      n, st2, rng2, bc2, bt2, sc, idx, dense, acc, xs, tt,
-                                      items)  # fmt: skip
+                    labels(state, rules, cont, models, worlds, seed, h, bc, bt, n, st2, rng2,
+                           bc2, bt2, sc, idx, dense, acc, xs, tt, items, vals)  # fmt: skip
+                    i = KL.best_index(vals, n, rng)
             else:
                 i = KL._choose(state, rules, kinds[seat], models[seat], rng, bc, bt, n, idx,
                                dense, acc, xs, tt)  # fmt: skip
@@ -145,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     other = BL.kind_of(a.opponent)
     cont = np.array([other, other], dtype=np.int64)
     models = np.stack([model, model])
+    none = np.zeros((0, 4), dtype=np.int64)  # compile first: the CPU time is the play's
+    label_hands(rules.to_array(), np.array([LABEL, other]), cont, models, 1, 0, 0, 0, none)
     t0 = time.thread_time()
     pts = []
     for kinds in ([LABEL, other], [other, LABEL]):
