@@ -20,7 +20,13 @@ plays) against ``expert+exact``, each deal twice with the seats exchanged, and p
 from the shipped network (``learned`` with the exact endgame) on the same deals::
 
     python reports/learned/label_ceiling.py --worlds W --pairs N --seed S [--first F]
-        [--opponent expert+exact] [--model scopa_sim/bots/weights/scopa.npy] [--json OUT]
+        [--opponent expert+exact] [--cont expert+exact]
+        [--model scopa_sim/bots/weights/scopa.npy] [--json OUT]
+
+``--cont`` names the kind that finishes the labels' hands (a harness kind as ``versus``
+takes it: ``expert+exact``, the shipped labels'; ``learned+exact``, the model's, the
+labels of the second step of policy iteration, ``rollouts --cont learned --init MODEL
+--exact``).
 
 ``--first``/``--pairs`` select the deal pairs ``F .. F + N - 1`` (pieces of one run can
 be played in separate processes and joined: each pair's margin depends only on its deal).
@@ -141,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, required=True)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--opponent", default="expert+exact")
+    ap.add_argument("--cont", default="expert+exact")
     ap.add_argument("--model", default="scopa_sim/bots/weights/scopa.npy")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
@@ -148,8 +155,11 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--worlds and --pairs must be at least 1, --first at least 0")
     rules = Rules.make("scopa")
     model = load_model(a.model)
-    other = BL.kind_of(a.opponent)
-    cont = np.array([other, other], dtype=np.int64)
+    try:
+        other, finish = BL.kind_of(a.opponent), BL.kind_of(a.cont)
+    except ValueError as e:
+        ap.error(str(e))
+    cont = np.array([finish, finish], dtype=np.int64)
     models = np.stack([model, model])
     none = np.zeros((0, 4), dtype=np.int64)  # compile first: the CPU time is the play's
     label_hands(rules.to_array(), np.array([LABEL, other]), cont, models, 1, 0, 0, 0, none)
@@ -170,6 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     res = {
         "worlds": a.worlds,
         "opponent": a.opponent,
+        "cont": a.cont,
         "seed": a.seed,
         "first": a.first,
         "pairs": a.pairs,
@@ -181,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, x in (("R(W)", label), ("network", net), ("R(W) - network", label - net)):
         print(f"{name:>15}: {normal_ci(x)}")
     print(f"{a.pairs} deal pairs, deals {a.first}..{a.first + a.pairs - 1} of run {a.seed}, "
-          f"W = {a.worlds}, against {a.opponent}; {cpu:.1f} s CPU")  # fmt: skip
+          f"W = {a.worlds}, labels by {a.cont}, against {a.opponent}; {cpu:.1f} s CPU")  # fmt: skip
     if a.json:
         with open(a.json, "w") as f:
             json.dump(res, f)
