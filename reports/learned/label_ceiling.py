@@ -28,6 +28,11 @@ takes it: ``expert+exact``, the shipped labels'; ``learned+exact``, the model's,
 labels of the second step of policy iteration, ``rollouts --cont learned --init MODEL
 --exact``).
 
+``--decompose HANDS`` measures, instead, on the decisions of ``HANDS`` hands of the
+opponent's self-play (run ``--seed``), how far the model's and the expert's values of the
+plays are from the labels' expectation (:func:`decompose`; ``--big``: the worlds of the
+labels that stand for it, 256 by default).
+
 ``--first``/``--pairs`` select the deal pairs ``F .. F + N - 1`` (pieces of one run can
 be played in separate processes and joined: each pair's margin depends only on its deal).
 """
@@ -139,6 +144,90 @@ def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_poin
             out_points[h - first, s] = items[s, I_TOTAL]
 
 
+@njit
+def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, count, cap, out):
+    """Per play of the decisions of hands ``first ..`` of the harness run ``seed`` played
+    by ``kind`` on every seat (each decision of more than one play outside the exact
+    endgame, at most ``cap`` rows): ``out[row]`` = (decision number, its label with
+    ``worlds`` worlds from the streams of run ``seed + 1``, again from run ``seed + 2``,
+    its label with ``big`` worlds from run ``seed + 3``, ``model``'s value of the play,
+    the expert's value of it). Returns the rows written."""
+    state = np.zeros(N_STATE, dtype=np.int64)
+    st2 = np.zeros(N_STATE, dtype=np.int64)
+    deck = np.zeros(40, dtype=np.int64)
+    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
+    rng2 = np.zeros(RNG_WORDS, dtype=np.uint64)
+    bc = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt = np.empty(MAX_PLAYS, dtype=np.int64)
+    bc2 = np.empty(MAX_PLAYS, dtype=np.int64)
+    bt2 = np.empty(MAX_PLAYS, dtype=np.int64)
+    sc = np.empty(SCRATCH, dtype=np.int64)
+    xs = np.empty(EXPERT_SCRATCH)
+    idx = np.empty(KL.MAX_ACTIVE, dtype=np.int64)
+    dense = np.empty(KL.N_DENSE)
+    acc = np.empty(max(1, models.shape[1], model.shape[0]))
+    items = np.zeros((4, N_ITEMS), dtype=np.int64)
+    vals = np.empty(MAX_PLAYS)
+    tt = KL._new_tt()
+    rows = 0
+    group = 0
+    for h in range(first, first + count):
+        KL._deal(state, rules, seed, h, deck, rng)
+        while not state[S_DONE]:
+            n = legal_plays(state, rules, bc, bt, sc)
+            if n > 1 and not KL.one_world(state, rules):
+                if rows + n > cap:
+                    return rows
+                for c in range(3):
+                    ww = big if c == 2 else worlds
+                    labels(state, rules, cont, models, ww, seed + 1 + c, h, bc, bt, n, st2, rng2,
+                           bc2, bt2, sc, idx, dense, acc, xs, tt, items, vals)  # fmt: skip
+                    for i in range(n):
+                        out[rows + i, 1 + c] = vals[i]
+                for i in range(n):
+                    out[rows + i, 0] = group
+                    out[rows + i, 4] = KL.learned_value(state, rules, model, bc[i], bt[i], idx,
+                                                        dense, acc, xs)  # fmt: skip
+                    out[rows + i, 5] = dense[KL.D_EXPERT]
+                rows += n
+                group += 1
+            i = KL._choose(state, rules, kind, models[state[S_TURN]], rng, bc, bt, n, idx,
+                           dense, acc, xs, tt)  # fmt: skip
+            apply_play(state, rules, bc[i], bt[i])
+    return rows
+
+
+def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worlds: int,
+              big: int, seed: int, hands: int) -> dict[str, float]:  # fmt: skip
+    """How far the model's and the expert's values are from the labels' own values, on
+    the decisions of ``kind``'s self-play (run ``seed``): the mean squared difference per
+    play of values centred per decision (``fit``'s centred loss) between each predictor
+    and a ``worlds``-world label, and the labels' noise, half the same between two
+    ``worlds``-world labels of other worlds; with the noise taken off, what is left is
+    the predictor's error against the labels' expectation (over the decisions of
+    ``hands`` hands). The ``big``-world labels give
+    the same error directly (less their own, ``worlds / big`` times smaller, noise)."""
+    models = np.stack([model, model])
+    cap = hands * 64
+    out = np.zeros((cap, 6))
+    rows = decision_values(rules.to_array(), kind, cont, models, model, worlds, big, seed, 0,
+                           hands, cap, out)  # fmt: skip
+    x = out[:rows]
+    g = x[:, 0].astype(np.int64)
+    cnt = np.bincount(g)
+    cen = x[:, 1:] - (np.stack([np.bincount(g, x[:, c]) for c in range(1, 6)], 1) / cnt[:, None])[g]
+    a, b, w, net, ex = cen.T
+    noise = float(np.mean((a - b) ** 2) / 2)
+    big_noise = noise * worlds / big
+    res = {"decisions": int(g.max()) + 1, "plays": len(g), "noise": noise}
+    for name, p in (("zero", np.zeros_like(a)), ("expert", ex), ("model", net), ("big", w)):
+        res[f"{name}_loss"] = float(np.mean((p - a) ** 2))
+        res[f"{name}_error"] = res[f"{name}_loss"] - noise
+        if name != "big":
+            res[f"{name}_error_big"] = float(np.mean((p - w) ** 2)) - big_noise
+    return res
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play the label policy against an opponent on paired deals and print its margin."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -150,6 +239,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cont", default="expert+exact")
     ap.add_argument("--model", default="scopa_sim/bots/weights/scopa.npy")
     ap.add_argument("--json")
+    ap.add_argument(
+        "--decompose",
+        type=int,
+        default=0,
+        metavar="HANDS",
+        help="print the labels' noise and the predictors' errors instead",
+    )
+    ap.add_argument("--big", type=int, default=256)
     a = ap.parse_args(argv)
     if a.worlds < 1 or a.pairs < 1 or a.first < 0:
         ap.error("--worlds and --pairs must be at least 1, --first at least 0")
@@ -161,6 +258,18 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(str(e))
     cont = np.array([finish, finish], dtype=np.int64)
     models = np.stack([model, model])
+    if a.decompose:
+        if a.big < 1:
+            ap.error("--big must be at least 1")
+        t = time.thread_time()
+        res = decompose(rules, model, other, cont, a.worlds, a.big, a.seed, a.decompose)
+        res["cpu_seconds"] = round(time.thread_time() - t, 1)
+        for key, value in res.items():
+            print(f"{key:>18}: {value:.6g}" if isinstance(value, float) else f"{key:>18}: {value}")
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(res, f)
+        return 0
     none = np.zeros((0, 4), dtype=np.int64)  # compile first: the CPU time is the play's
     label_hands(rules.to_array(), np.array([LABEL, other]), cont, models, 1, 0, 0, 0, none)
     t0 = time.thread_time()
