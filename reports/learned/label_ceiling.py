@@ -198,15 +198,17 @@ def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, 
 
 
 def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worlds: int,
-              big: int, seed: int, hands: int) -> dict[str, float]:  # fmt: skip
+              big: int, seed: int, hands: int) -> dict[str, object]:  # fmt: skip
     """How far the model's and the expert's values are from the labels' own values, on
     the decisions of ``kind``'s self-play (run ``seed``): the mean squared difference per
     play of values centred per decision (``fit``'s centred loss) between each predictor
     and a ``worlds``-world label, and the labels' noise, half the same between two
     ``worlds``-world labels of other worlds; with the noise taken off, what is left is
     the predictor's error against the labels' expectation (over the decisions of
-    ``hands`` hands). The ``big``-world labels give
-    the same error directly (less their own, ``worlds / big`` times smaller, noise)."""
+    ``hands`` hands). The ``big``-world labels give the same error directly (less their
+    own, ``worlds / big`` times smaller, noise). Each figure with its 95% interval
+    (``*_ci``) from 2,000 bootstrap draws of the decisions, and the model's error less
+    the expert's, paired on the same plays."""
     models = np.stack([model, model])
     cap = hands * 64
     out = np.zeros((cap, 6))
@@ -217,14 +219,32 @@ def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worl
     cnt = np.bincount(g)
     cen = x[:, 1:] - (np.stack([np.bincount(g, x[:, c]) for c in range(1, 6)], 1) / cnt[:, None])[g]
     a, b, w, net, ex = cen.T
-    noise = float(np.mean((a - b) ** 2) / 2)
-    big_noise = noise * worlds / big
-    res = {"decisions": int(g.max()) + 1, "plays": len(g), "noise": noise}
+    # per decision: its plays, the noise's sum, each predictor's squared differences
+    sums = {"n": cnt.astype(float), "noise": np.bincount(g, (a - b) ** 2 / 2)}
     for name, p in (("zero", np.zeros_like(a)), ("expert", ex), ("model", net), ("big", w)):
-        res[f"{name}_loss"] = float(np.mean((p - a) ** 2))
-        res[f"{name}_error"] = res[f"{name}_loss"] - noise
+        sums[name] = np.bincount(g, (p - a) ** 2)
+        sums[name + "_w"] = np.bincount(g, (p - w) ** 2)
+    # 95% intervals: 2,000 bootstrap draws of the decisions (a fixed stream)
+    weights = np.random.default_rng(0).multinomial(len(cnt), np.full(len(cnt), 1 / len(cnt)), 2000)
+
+    def stat(f):
+        point = f({k: v.sum() for k, v in sums.items()})
+        draws = f({k: weights @ v for k, v in sums.items()})
+        return float(point), [float(q) for q in np.percentile(draws, [2.5, 97.5])]
+
+    res: dict[str, object] = {"decisions": len(cnt), "plays": len(g)}
+    res["noise"], res["noise_ci"] = stat(lambda t: t["noise"] / t["n"])
+    for name in ("zero", "expert", "model", "big"):
+        res[f"{name}_error"], res[f"{name}_error_ci"] = stat(
+            lambda t, m=name: (t[m] - t["noise"]) / t["n"]
+        )
         if name != "big":
-            res[f"{name}_error_big"] = float(np.mean((p - w) ** 2)) - big_noise
+            res[f"{name}_error_big"], res[f"{name}_error_big_ci"] = stat(
+                lambda t, m=name: (t[m + "_w"] - t["noise"] * worlds / big) / t["n"]
+            )
+    res["model_less_expert_big"], res["model_less_expert_big_ci"] = stat(
+        lambda t: (t["model_w"] - t["expert_w"]) / t["n"]
+    )
     return res
 
 
@@ -265,7 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         res = decompose(rules, model, other, cont, a.worlds, a.big, a.seed, a.decompose)
         res["cpu_seconds"] = round(time.thread_time() - t, 1)
         for key, value in res.items():
-            print(f"{key:>18}: {value:.6g}" if isinstance(value, float) else f"{key:>18}: {value}")
+            if isinstance(value, list):
+                value = "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
+            print(f"{key:>18}: {value:.4g}" if isinstance(value, float) else f"{key:>18}: {value}")
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(res, f)
