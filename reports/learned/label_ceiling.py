@@ -17,7 +17,8 @@ one-step improvement of ``expert+exact`` under uniform worlds).
 It plays the harness's deals (``play_hands``' streams: the same deals ``versus``
 plays) against ``expert+exact``, each deal twice with the seats exchanged, and prints
 ``R(W)``'s mean margin per deal pair with its 95% interval, and the paired difference
-from the shipped network (``learned`` with the exact endgame) on the same deals::
+from the network of ``--model`` (the shipped weights by default; ``learned`` with the
+exact endgame) on the same deals (``--opponent``: another harness kind)::
 
     python reports/learned/label_ceiling.py --worlds W --pairs N --seed S [--first F]
         [--opponent expert+exact] [--cont expert+exact]
@@ -200,15 +201,15 @@ def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, 
 def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worlds: int,
               big: int, seed: int, hands: int) -> dict[str, object]:  # fmt: skip
     """How far the model's and the expert's values are from the labels' own values, on
-    the decisions of ``kind``'s self-play (run ``seed``): the mean squared difference per
-    play of values centred per decision (``fit``'s centred loss) between each predictor
-    and a ``worlds``-world label, and the labels' noise, half the same between two
-    ``worlds``-world labels of other worlds; with the noise taken off, what is left is
-    the predictor's error against the labels' expectation (over the decisions of
-    ``hands`` hands). The ``big``-world labels give the same error directly (less their
-    own, ``worlds / big`` times smaller, noise). Each figure with its 95% interval
-    (``*_ci``) from 2,000 bootstrap draws of the decisions, and the model's error less
-    the expert's, paired on the same plays."""
+    the decisions of ``hands`` hands of ``kind``'s self-play (run ``seed``).  The
+    measure: the mean squared difference per play of values centred per decision (twice
+    ``fit``'s centred loss, which halves it) between a predictor and a ``worlds``-world
+    label; the labels' noise is half the same between two ``worlds``-world labels of
+    other worlds, and with the noise taken off, what is left is the predictor's error
+    against the labels' expectation.  The ``big``-world labels give the same error
+    directly (less their own noise, ``worlds / big`` times the others').  Each
+    figure with its 95% interval (``*_ci``) from 2,000 bootstrap draws of the decisions,
+    and the model's error less the expert's, paired on the same plays."""
     models = np.stack([model, model])
     cap = hands * 64
     out = np.zeros((cap, 6))
