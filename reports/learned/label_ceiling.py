@@ -77,6 +77,33 @@ LABEL = -1
 
 
 @njit
+def _scratch(width):
+    """The kernels' scratch, as :func:`.learned.rollout_samples` allocates it: two states,
+    a deck, two streams, two pairs of play buffers, the step's and the expert's scratch,
+    the model's (``width``: at least its hidden width), the items of a score, a value
+    per play and the exact endgame's transposition table."""
+    return (
+        np.zeros(N_STATE, dtype=np.int64),
+        np.zeros(N_STATE, dtype=np.int64),
+        np.zeros(40, dtype=np.int64),
+        np.zeros(RNG_WORDS, dtype=np.uint64),
+        np.zeros(RNG_WORDS, dtype=np.uint64),
+        np.empty(MAX_PLAYS, dtype=np.int64),
+        np.empty(MAX_PLAYS, dtype=np.int64),
+        np.empty(MAX_PLAYS, dtype=np.int64),
+        np.empty(MAX_PLAYS, dtype=np.int64),
+        np.empty(SCRATCH, dtype=np.int64),
+        np.empty(EXPERT_SCRATCH),
+        np.empty(KL.MAX_ACTIVE, dtype=np.int64),
+        np.empty(KL.N_DENSE),
+        np.empty(max(1, width)),
+        np.zeros((4, N_ITEMS), dtype=np.int64),
+        np.empty(MAX_PLAYS),
+        KL._new_tt(),
+    )
+
+
+@njit
 def labels(state, rules, cont, models, worlds, seed, h, bc, bt, n, st2, rng2, bc2, bt2, sc, idx,
            dense, acc, xs, tt, items, out):  # fmt: skip
     """The rollout label of each of the ``n`` plays in the buffers at ``state`` (hand ``h``
@@ -105,23 +132,9 @@ def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_poin
     policy (the exact endgame where their information set is one world, else
     the play of the largest of :func:`labels` with ``worlds`` worlds and continuation
     kinds ``cont``, ties by reservoir draws as the exact endgame breaks them)."""
-    state = np.zeros(N_STATE, dtype=np.int64)
-    st2 = np.zeros(N_STATE, dtype=np.int64)
-    deck = np.zeros(40, dtype=np.int64)
-    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
-    rng2 = np.zeros(RNG_WORDS, dtype=np.uint64)
-    bc = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS, dtype=np.int64)
-    bc2 = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt2 = np.empty(MAX_PLAYS, dtype=np.int64)
-    sc = np.empty(SCRATCH, dtype=np.int64)
-    xs = np.empty(EXPERT_SCRATCH)
-    idx = np.empty(KL.MAX_ACTIVE, dtype=np.int64)
-    dense = np.empty(KL.N_DENSE)
-    acc = np.empty(max(1, models.shape[1]))
-    items = np.zeros((4, N_ITEMS), dtype=np.int64)
-    vals = np.empty(MAX_PLAYS)
-    tt = KL._new_tt()
+    state, st2, deck, rng, rng2, bc, bt, bc2, bt2, sc, xs, idx, dense, acc, items, vals, tt = (
+        _scratch(models.shape[1])
+    )
     for h in range(first, first + count):
         KL._deal(state, rules, seed, h, deck, rng)
         while not state[S_DONE]:
@@ -153,23 +166,9 @@ def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, 
     ``worlds`` worlds from the streams of run ``seed + 1``, again from run ``seed + 2``,
     its label with ``big`` worlds from run ``seed + 3``, ``model``'s value of the play,
     the expert's value of it). Returns the rows written."""
-    state = np.zeros(N_STATE, dtype=np.int64)
-    st2 = np.zeros(N_STATE, dtype=np.int64)
-    deck = np.zeros(40, dtype=np.int64)
-    rng = np.zeros(RNG_WORDS, dtype=np.uint64)
-    rng2 = np.zeros(RNG_WORDS, dtype=np.uint64)
-    bc = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt = np.empty(MAX_PLAYS, dtype=np.int64)
-    bc2 = np.empty(MAX_PLAYS, dtype=np.int64)
-    bt2 = np.empty(MAX_PLAYS, dtype=np.int64)
-    sc = np.empty(SCRATCH, dtype=np.int64)
-    xs = np.empty(EXPERT_SCRATCH)
-    idx = np.empty(KL.MAX_ACTIVE, dtype=np.int64)
-    dense = np.empty(KL.N_DENSE)
-    acc = np.empty(max(1, models.shape[1], model.shape[0]))
-    items = np.zeros((4, N_ITEMS), dtype=np.int64)
-    vals = np.empty(MAX_PLAYS)
-    tt = KL._new_tt()
+    state, st2, deck, rng, rng2, bc, bt, bc2, bt2, sc, xs, idx, dense, acc, items, vals, tt = (
+        _scratch(max(models.shape[1], model.shape[0]))
+    )
     rows = 0
     group = 0
     for h in range(first, first + count):
