@@ -49,7 +49,6 @@ import numpy as np
 from numba import njit
 
 from scopa_sim._engine import learned as KL
-from scopa_sim._engine.determinize import determinize
 from scopa_sim._engine.layout import (
     I_TOTAL,
     MAX_PLAYS,
@@ -57,13 +56,12 @@ from scopa_sim._engine.layout import (
     N_STATE,
     R_SIDES,
     S_DONE,
-    S_PLAYS,
     S_TURN,
     SCRATCH,
 )
 from scopa_sim._engine.policy import EXPERT_SCRATCH
 from scopa_sim._engine.step import apply_play, legal_plays, score_state
-from scopa_sim._engine.streams import RNG_WORDS, derive_seed, reseed
+from scopa_sim._engine.streams import RNG_WORDS
 from scopa_sim.bots import learned as BL
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.training import load_model
@@ -107,23 +105,13 @@ def _scratch(width):
 def labels(state, rules, cont, models, worlds, seed, h, bc, bt, n, st2, rng2, bc2, bt2, sc, idx,
            dense, acc, xs, tt, items, out):  # fmt: skip
     """The rollout label of each of the ``n`` plays in the buffers at ``state`` (hand ``h``
-    of the harness run ``seed``) to ``out[:n]``, as :func:`.learned.rollout_samples`
-    computes it with ``rho = 1``: the play made in each of ``worlds`` uniform worlds (the
-    same worlds for every play), the hand finished by the kinds ``cont`` (the same
-    streams, 12 for the worlds and 11 for the continuations), the label the mean
-    finished margin of the deciding seat. The other arguments are scratch."""
-    seat = state[S_TURN]
+    of the harness run ``seed``) to ``out[:n]``: :func:`.learned.play_label`, the function
+    :func:`.learned.rollout_samples` computes its targets with, in ``worlds`` uniform
+    worlds (``rho = 1``), the hand finished by the kinds ``cont``. The other arguments are
+    scratch."""
     for i in range(n):
-        total = 0.0
-        for w in range(worlds):
-            reseed(rng2, derive_seed(seed, 12, h, state[S_PLAYS] * 4096 + w))
-            determinize(state, rules, seat, rng2, st2)
-            apply_play(st2, rules, bc[i], bt[i])
-            reseed(rng2, derive_seed(seed, 11, h, state[S_PLAYS] * 4096 + w))
-            KL._play_to_end(st2, rules, cont, models, rng2, bc2, bt2, sc, idx, dense, acc, xs,
-                            tt)  # fmt: skip
-            total += KL._margin(st2, rules, seat, items)
-        out[i] = total / worlds
+        out[i] = KL.play_label(state, rules, bc[i], bt[i], cont, models, seed, h, worlds, 1.0,
+                               st2, rng2, bc2, bt2, sc, idx, dense, acc, xs, tt, items)  # fmt: skip
 
 
 @njit

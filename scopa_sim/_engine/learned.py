@@ -138,6 +138,7 @@ __all__ = [
     "one_world",
     "play_features",
     "play_hands",
+    "play_label",
     "play_out_model",
     "rollout_samples",
     "sgd_pass",
@@ -698,6 +699,33 @@ def _play_to_end(state, rules, kinds, models, rng, bc, bt, sc, idx, dense, acc, 
 
 
 @njit(cache=True)
+def play_label(state, rules, card, take, cont, models, seed, hand, worlds, rho, st2, rng2, bc2,
+               bt2, sc, idx, dense, acc, xs, tt, items):  # fmt: skip
+    """The rollout label of playing ``card`` taking ``take`` at ``state`` (hand ``hand`` of
+    a run seeded ``seed``): the hand's final margin for the seat to play when the kinds
+    ``cont`` (playing ``models``) finish it after the play, in the true deal (``worlds =
+    0``) or averaged over ``worlds`` worlds consistent with what the seat knows
+    (:func:`.determinize.evidence_world` with ``rho``; 1: the uniform draw), from the
+    streams ``(seed, 12, hand, plays * 4096 + world)`` for the worlds and ``(seed, 11,
+    ...)`` for the continuations: every play of a decision meets the same worlds and
+    draws (common random numbers).  The other arguments are scratch."""
+    seat = state[S_TURN]
+    total = 0.0
+    for w in range(max(worlds, 1)):
+        if worlds:
+            reseed(rng2, derive_seed(seed, 12, hand, state[S_PLAYS] * 4096 + w))
+            evidence_world(state, rules, seat, rng2, st2, rho)
+        else:
+            for j in range(N_STATE):
+                st2[j] = state[j]
+        apply_play(st2, rules, card, take)
+        reseed(rng2, derive_seed(seed, 11, hand, state[S_PLAYS] * 4096 + w))
+        _play_to_end(st2, rules, cont, models, rng2, bc2, bt2, sc, idx, dense, acc, xs, tt)
+        total += _margin(st2, rules, seat, items)
+    return total / max(worlds, 1)
+
+
+@njit(cache=True)
 def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds, rho,
                     out_idx, out_k, out_dense, out_y, out_group):  # fmt: skip
     """Training samples from hands ``first ..`` of a run seeded ``seed`` played with one
@@ -711,7 +739,8 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
     the kinds ``cont`` (the same play stream, derived from the hand, the decision and the
     world, for every play: common random numbers); each play gives a row: its features
     (:func:`state_features`' layout) and ``out_y``, the finished hand's margin for the
-    deciding seat (:func:`_margin`; averaged over the worlds); ``out_group`` numbers the
+    deciding seat (:func:`_margin`; averaged over the worlds: :func:`play_label`);
+    ``out_group`` numbers the
     decision.  A decision that the deciding seat's kind solves exactly (:data:`EXACT`)
     gives no sample.  Stops before a hand that might overflow the rows.
 
@@ -754,20 +783,9 @@ def rollout_samples(rules, kinds, models, cont, seed, first, count, rate, worlds
                     out_k[rows] = k
                     for d in range(N_DENSE):
                         out_dense[rows, d] = dense[d]
-                    total = 0.0
-                    for w in range(max(worlds, 1)):
-                        if worlds:
-                            reseed(rng2, derive_seed(seed, 12, h, state[S_PLAYS] * 4096 + w))
-                            evidence_world(state, rules, seat, rng2, st2, rho)
-                        else:
-                            for j in range(N_STATE):
-                                st2[j] = state[j]
-                        apply_play(st2, rules, bc[i], bt[i])
-                        reseed(rng2, derive_seed(seed, 11, h, state[S_PLAYS] * 4096 + w))
-                        _play_to_end(st2, rules, cont, models, rng2, bc2, bt2, sc, idx, dense,
-                                     acc, xs, tt)  # fmt: skip
-                        total += _margin(st2, rules, seat, items)
-                    out_y[rows] = total / max(worlds, 1)
+                    out_y[rows] = play_label(state, rules, bc[i], bt[i], cont, models, seed, h,
+                                             worlds, rho, st2, rng2, bc2, bt2, sc, idx, dense,
+                                             acc, xs, tt, items)  # fmt: skip
                     out_group[rows] = groups
                     rows += 1
                 groups += 1
