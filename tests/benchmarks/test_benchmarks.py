@@ -3,7 +3,6 @@ size and writes its JSON. Speed is never asserted; only that the scripts work.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import subprocess
@@ -11,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers.scripts import load_script
 
 pytestmark = pytest.mark.slow
 
@@ -118,11 +118,7 @@ def test_bench_cirulla(tmp_path: Path) -> None:
 )  # fmt: skip
 def test_bench_cirulla_verdict(ratios: list[float], verdict: str) -> None:
     """The verdict reads the whole interval against the bound, not the point estimate."""
-    spec = importlib.util.spec_from_file_location("bench_cirulla", BENCH / "bench_cirulla.py")
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    v = bench.ratio_verdict(ratios, 1.5)
+    v = load_script(BENCH / "bench_cirulla.py").ratio_verdict(ratios, 1.5)
     assert v["verdict"] == verdict
     assert (v["ci95"] is None) == (len(ratios) == 1)
 

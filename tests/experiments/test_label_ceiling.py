@@ -3,11 +3,11 @@ data's, and its games are reproducible."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.scripts import load_script
 
 from scopa_sim._engine import learned as KL
 from scopa_sim._engine.layout import MAX_PLAYS, N_ITEMS, N_STATE, S_DONE, S_TURN, SCRATCH
@@ -22,11 +22,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "reports" / "learned" / "label_ce
 
 @pytest.fixture(scope="module")
 def lc():
-    spec = importlib.util.spec_from_file_location("label_ceiling", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script(SCRIPT)
 
 
 def _models() -> np.ndarray:
