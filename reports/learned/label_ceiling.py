@@ -32,7 +32,10 @@ labels of the second step of policy iteration, ``rollouts --cont learned --init 
 ``--decompose HANDS`` measures, instead, on the decisions of ``HANDS`` hands of the
 opponent's self-play (run ``--seed``), how far the model's and the expert's values of the
 plays are from the labels' expectation (:func:`decompose`; ``--big``: the worlds of the
-labels that stand for it, 256 by default).
+labels that stand for it, 256 by default; ``--save FILE.npz`` keeps the decisions, their
+labels and states).  ``--screen FILE.npz --model M`` gives the same errors for the model
+``M`` on the decisions a ``--decompose --save`` run kept, in seconds: the labels are not
+computed again.
 
 ``--first``/``--pairs`` select the deal pairs ``F .. F + N - 1`` (pieces of one run can
 be played in separate processes and joined: each pair's margin depends only on its deal).
@@ -147,13 +150,15 @@ def label_hands(rules, kinds, cont, models, worlds, seed, first, count, out_poin
 
 
 @njit
-def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, count, cap, out):
+def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, count, cap, out,
+                    states, plays):  # fmt: skip
     """Per play of the decisions of hands ``first ..`` of the harness run ``seed`` played
     by ``kind`` on every seat (each decision of more than one play outside the exact
     endgame, at most ``cap`` rows): ``out[row]`` = (decision number, its label with
     ``worlds`` worlds from the streams of run ``seed + 1``, again from run ``seed + 2``,
     its label with ``big`` worlds from run ``seed + 3``, ``model``'s value of the play,
-    the expert's value of it). Returns the rows written."""
+    the expert's value of it), ``states[row]`` the decision's state and ``plays[row]``
+    the play (card, take). Returns the rows written."""
     state, st2, deck, rng, rng2, bc, bt, bc2, bt2, sc, xs, idx, dense, acc, items, vals, tt = (
         _scratch(max(models.shape[1], model.shape[0]))
     )
@@ -177,6 +182,9 @@ def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, 
                     out[rows + i, 4] = KL.learned_value(state, rules, model, bc[i], bt[i], idx,
                                                         dense, acc, xs)  # fmt: skip
                     out[rows + i, 5] = dense[KL.D_EXPERT]
+                    states[rows + i] = state
+                    plays[rows + i, 0] = bc[i]
+                    plays[rows + i, 1] = bt[i]
                 rows += n
                 group += 1
             i = KL._choose(state, rules, kind, models[state[S_TURN]], rng, bc, bt, n, idx,
@@ -186,23 +194,55 @@ def decision_values(rules, kind, cont, models, model, worlds, big, seed, first, 
 
 
 def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worlds: int,
-              big: int, seed: int, hands: int) -> dict[str, object]:  # fmt: skip
+              big: int, seed: int, hands: int,
+              save: str | None = None) -> dict[str, object]:  # fmt: skip
     """How far the model's and the expert's values are from the labels' own values, on
-    the decisions of ``hands`` hands of ``kind``'s self-play (run ``seed``).  The
-    measure: the mean squared difference per play of values centred per decision (twice
-    ``fit``'s centred loss, which halves it) between a predictor and a ``worlds``-world
-    label; the labels' noise is half the same between two ``worlds``-world labels of
-    other worlds, and with the noise taken off, what is left is the predictor's error
-    against the labels' expectation.  The ``big``-world labels give the same error
-    directly (less their own noise, ``worlds / big`` times the others').  Each
-    figure with its 95% interval (``*_ci``) from 2,000 bootstrap draws of the decisions,
-    and the model's error less the expert's, paired on the same plays."""
+    the decisions of ``hands`` hands of ``kind``'s self-play (run ``seed``): :func:`errors`
+    of the table :func:`decision_values` fills.  ``save``: a file (``.npz``) to keep
+    that table in, with each row's state and play, for :func:`screen`."""
     models = np.stack([model, model])
     cap = hands * 64
     out = np.zeros((cap, 6))
+    states = np.zeros((cap, N_STATE), dtype=np.int64)
+    plays = np.zeros((cap, 2), dtype=np.int64)
     rows = decision_values(rules.to_array(), kind, cont, models, model, worlds, big, seed, 0,
-                           hands, cap, out)  # fmt: skip
-    x = out[:rows]
+                           hands, cap, out, states, plays)  # fmt: skip
+    if save:
+        np.savez(save, x=out[:rows], states=states[:rows], plays=plays[:rows],
+                 worlds=worlds, big=big)  # fmt: skip
+    return errors(out[:rows], worlds, big)
+
+
+@njit
+def model_values(rules, model, states, plays, out):
+    """``out[row]``: ``model``'s value of the play ``plays[row]`` at ``states[row]``."""
+    xs, idx, dense, acc = _scratch(model.shape[0])[10:14]
+    for r in range(states.shape[0]):
+        out[r] = KL.learned_value(states[r], rules, model, plays[r, 0], plays[r, 1], idx, dense,
+                                  acc, xs)  # fmt: skip
+
+
+def screen(rules: Rules, path: str, model: np.ndarray) -> dict[str, object]:
+    """:func:`errors` of ``model`` on the decisions a :func:`decompose` run kept in
+    ``path`` (its labels, the expert's values; the model's recomputed)."""
+    with np.load(path) as z:
+        x, states, plays = z["x"].copy(), z["states"], z["plays"]
+        worlds, big = int(z["worlds"]), int(z["big"])
+    model_values(rules.to_array(), model, states, plays, x[:, 4])
+    return errors(x, worlds, big)
+
+
+def errors(x: np.ndarray, worlds: int, big: int) -> dict[str, object]:
+    """The labels' noise and each predictor's error, from the rows ``x`` of
+    :func:`decision_values`.  The measure: the mean squared difference per play of
+    values centred per decision (twice ``fit``'s centred loss, which halves it) between a
+    predictor and a ``worlds``-world label; the labels' noise is half the same between
+    two ``worlds``-world labels of other worlds, and with the noise taken off, what is
+    left is the predictor's error against the labels' expectation.  The ``big``-world
+    labels give the same error directly (less their own noise, ``worlds / big`` times
+    the others').  Each figure with its 95% interval (``*_ci``) from 2,000 bootstrap
+    draws of the decisions, and the model's error less the expert's, paired on the same
+    plays."""
     g = x[:, 0].astype(np.int64)
     cnt = np.bincount(g)
     cen = x[:, 1:] - (np.stack([np.bincount(g, x[:, c]) for c in range(1, 6)], 1) / cnt[:, None])[g]
@@ -236,12 +276,24 @@ def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worl
     return res
 
 
+def _report(res: dict[str, object], path: str | None) -> int:
+    """Print ``res``, one figure a line, and write it to ``path`` (JSON) if given."""
+    for key, value in res.items():
+        if isinstance(value, list):
+            value = "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
+        print(f"{key:>18}: {value:.4g}" if isinstance(value, float) else f"{key:>18}: {value}")
+    if path:
+        with open(path, "w") as f:
+            json.dump(res, f)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """Play the label policy against an opponent on paired deals and print its margin."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--worlds", type=int, required=True)
-    ap.add_argument("--pairs", type=int, required=True)
-    ap.add_argument("--seed", type=int, required=True)
+    ap.add_argument("--worlds", type=int)
+    ap.add_argument("--pairs", type=int)
+    ap.add_argument("--seed", type=int)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--opponent", default="expert+exact")
     ap.add_argument("--cont", default="expert+exact")
@@ -255,11 +307,21 @@ def main(argv: list[str] | None = None) -> int:
         help="print the labels' noise and the predictors' errors instead",
     )
     ap.add_argument("--big", type=int, default=256)
+    ap.add_argument("--save", metavar="FILE.npz", help="with --decompose: keep its decisions")
+    ap.add_argument("--screen", metavar="FILE.npz", help="the errors on a --save file's decisions")
     a = ap.parse_args(argv)
-    if a.worlds < 1 or a.pairs < 1 or a.first < 0:
-        ap.error("--worlds and --pairs must be at least 1, --first at least 0")
     rules = Rules.make("scopa")
     model = load_model(a.model)
+    if a.screen:
+        try:
+            res = screen(rules, a.screen, model)
+        except (OSError, KeyError, ValueError) as e:
+            ap.error(f"--screen {a.screen}: not a file of --decompose --save ({e})")
+        return _report(res, a.json)
+    if a.worlds is None or a.pairs is None or a.seed is None:
+        ap.error("--worlds, --pairs and --seed are required (but with --screen)")
+    if a.worlds < 1 or a.pairs < 1 or a.first < 0:
+        ap.error("--worlds and --pairs must be at least 1, --first at least 0")
     try:
         other, finish = BL.kind_of(a.opponent), BL.kind_of(a.cont)
     except ValueError as e:
@@ -270,16 +332,9 @@ def main(argv: list[str] | None = None) -> int:
         if a.big < 1:
             ap.error("--big must be at least 1")
         t = time.thread_time()
-        res = decompose(rules, model, other, cont, a.worlds, a.big, a.seed, a.decompose)
+        res = decompose(rules, model, other, cont, a.worlds, a.big, a.seed, a.decompose, a.save)
         res["cpu_seconds"] = round(time.thread_time() - t, 1)
-        for key, value in res.items():
-            if isinstance(value, list):
-                value = "[" + ", ".join(f"{v:.4g}" for v in value) + "]"
-            print(f"{key:>18}: {value:.4g}" if isinstance(value, float) else f"{key:>18}: {value}")
-        if a.json:
-            with open(a.json, "w") as f:
-                json.dump(res, f)
-        return 0
+        return _report(res, a.json)
     none = np.zeros((0, 4), dtype=np.int64)  # compile first: the CPU time is the play's
     label_hands(rules.to_array(), np.array([LABEL, other]), cont, models, 1, 0, 0, 0, none)
     t0 = time.thread_time()

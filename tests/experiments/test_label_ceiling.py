@@ -92,3 +92,27 @@ def test_bad_input_is_one_line(lc, capsys):
         lc.main(["--worlds", "0", "--pairs", "1", "--seed", "1"])
     assert e.value.code == 2
     assert "--worlds and --pairs must be at least 1" in capsys.readouterr().err
+
+
+def test_a_screen_of_the_saved_decisions_gives_the_decomposition(lc, tmp_path, capsys):
+    """``--decompose --save`` then ``--screen`` of the same model: the same figures
+    (the labels kept, the model's values computed again from the kept states); another
+    model changes the model's figures only; a file that is not one: a one-line error."""
+    rules = Rules.make("scopa")
+    ex = BL.kind_of("expert+exact")
+    cont = np.array([ex, ex], dtype=np.int64)
+    model = BL.new_model(4, 1)
+    model[KL.M_HEAD :] += np.random.default_rng(2).normal(0.0, 0.05, model.shape[0] - KL.M_HEAD)
+    path = tmp_path / "d.npz"
+    full = lc.decompose(rules, model, ex, cont, 2, 4, 11, 2, str(path))
+    assert full == lc.screen(rules, str(path), model)
+    other = lc.screen(rules, str(path), BL.new_model(0, 0))
+    assert other["model_error"] != full["model_error"]
+    for key in ("noise", "expert_error", "big_error", "zero_error"):
+        assert other[key] == full[key]
+    (tmp_path / "bad.npz").write_bytes(b"not a file of --save")
+    with pytest.raises(SystemExit) as e:
+        lc.main(["--screen", str(tmp_path / "bad.npz")])
+    assert e.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "not a file of --decompose --save" in err
