@@ -1,0 +1,461 @@
+"""Screen model architectures for ``learned`` against the labels' expectation.
+
+The label policy's measurement (``label_ceiling.py``) found the limit of ``learned`` in
+its model: a network of one hidden layer stays about 0.012 (points squared, per play)
+from the labels' expectation whatever the labels' noise and the layer's width.  This
+script fits other models on the same rollout data and measures each one's error on the
+decisions a ``label_ceiling.py --decompose --save`` run kept (labels of ``big`` worlds
+standing for the expectation), paired against the first arm::
+
+    python reports/learned/arch_screen.py --decisions DEC.npz --data A.npz [B.npz ...]
+        --arm one:64 --arm two:64x32 --arm one:64+t [--epochs 6 --lr 0.01 --seed 3]
+        [--take N] [--json OUT]
+
+An arm ``one:H`` is the shipped model (one hidden layer of width ``H``, fitted by the
+package's ``fit``, the shipped recipe); ``two:HxK`` adds a second hidden layer of width
+``K`` between the first and the output (fitted by this script's descent: the same
+centred loss, order, steps and decay); ``+t`` adds the tactics block, computed from each
+row's features (what a reply, and the seat's own next play, could capture or sweep on
+the table the play leaves: :func:`tactics`).  The data are ``rollouts`` files of the
+Scopa preset; only decisions of at most 30 plays are fitted (``--max-plays 30``), the
+first ``N`` of them with ``--take N``.
+
+The error of an arm is :func:`label_ceiling.errors`' ``model_error_big``; the paired
+difference from the first arm, per play, with a 95% normal interval over the decisions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from scopa_sim._engine import learned as KL
+from scopa_sim._engine.bits import ctz, popcount
+from scopa_sim._engine.capture import subset_sums, value_sum
+from scopa_sim._engine.layout import ACES, R_ACE_SWEEP, R_CAPTURE_FIFTEEN, VALUE_MASK
+from scopa_sim.bots import learned as BL
+from scopa_sim.errors import FileError
+from scopa_sim.game.rules import Rules
+from scopa_sim.sim.training import fit, load_samples, plays_made
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import label_ceiling as LC
+
+# The kernels below compile at each run and are not cached (see label_ceiling.py).
+
+#: The tactics block, after the base features (a model of it reads N_BASE + N_TACTICS).
+N_BASE = KL.N_SPARSE_BASE
+T_UNSEEN = N_BASE  # 50: per value v, the unseen cards of value v: 5 * (v - 1) + count
+T_RCAP = N_BASE + 50  # 10: a card of value v (bit v - 1) would capture on the table left
+T_RSWEEP = N_BASE + 60  # 10: ... would take it all
+T_NSWEEP = N_BASE + 70  # 8: how many unseen cards would take it all (7 and more: 7)
+T_NCAP = N_BASE + 78  # 16: how many unseen cards would capture on it (15 and more: 15)
+T_MCAP = N_BASE + 94  # 10: a value of the seat's hand after the play that would capture
+T_MSWEEP = N_BASE + 104  # 10: ... that would take it all
+N_TACTICS = 114
+WIDTH = 128  # room for a row's features with the tactics
+
+
+@njit
+def _bits(mask, at, out, k):
+    while mask:
+        out[k] = at + ctz(mask)
+        mask &= mask - 1
+        k += 1
+    return k
+
+
+@njit
+def tactics(rules, idx, k, out):
+    """The row's base features ``idx[:k]`` (those below :data:`N_BASE`, ascending) then
+    its tactics block, to ``out``; returns their number.  The block reads the table
+    after the play (``F_TABLE``), the seat's hand after it (``F_HAND``) and the unseen
+    cards (none of the hand, the table or a pile): by value, the unseen cards; whether a
+    card of that value would capture on the table (an equal card or a subset of that
+    sum; under the fifteen rule, a subset of ``15 - v``; Scopa's ace sweep where the rules
+    have it) or take it all; how many unseen cards would; which of the seat's values
+    would."""
+    hand = np.int64(0)
+    table = np.int64(0)
+    seen = np.int64(0)
+    n = 0
+    for j in range(k):
+        f = idx[j]
+        if f >= N_BASE:
+            break
+        out[n] = f
+        n += 1
+        if f < KL.F_TABLE:
+            hand |= np.int64(1) << (f - KL.F_HAND)
+        elif f < KL.F_MINE:
+            table |= np.int64(1) << (f - KL.F_TABLE)
+        elif f < KL.F_CARD:
+            seen |= np.int64(1) << ((f - KL.F_MINE) % 40)
+    unseen = ((np.int64(1) << 40) - 1) & ~(hand | table | seen)
+    fifteen = rules[R_CAPTURE_FIFTEEN] != 0
+    ace = not fifteen and rules[R_ACE_SWEEP] != 0 and table != 0 and (table & ACES) == 0
+    reach = subset_sums(table)
+    tot = value_sum(table)
+    cap = 0
+    sweep = 0
+    ncap = 0
+    nsw = 0
+    mine = 0
+    for v in range(1, 11):
+        u = popcount(unseen & VALUE_MASK[v])
+        out[n] = T_UNSEEN + 5 * (v - 1) + min(u, 4)
+        n += 1
+        if hand & VALUE_MASK[v]:
+            mine |= 1 << (v - 1)
+        if table == 0:
+            continue
+        if v == 1 and ace:
+            c, w = True, True
+        elif fifteen:
+            c, w = (reach >> (15 - v)) & 1 != 0, tot == 15 - v
+        elif table & VALUE_MASK[v]:
+            same = table & VALUE_MASK[v]
+            c, w = True, same == table and (same & (same - 1)) == 0
+        else:
+            c, w = (reach >> v) & 1 != 0, tot == v
+        if c:
+            cap |= 1 << (v - 1)
+            ncap += u
+        if w:
+            sweep |= 1 << (v - 1)
+            nsw += u
+    n = _bits(cap, T_RCAP, out, n)
+    n = _bits(sweep, T_RSWEEP, out, n)
+    out[n] = T_NSWEEP + min(nsw, 7)
+    out[n + 1] = T_NCAP + min(ncap, 15)
+    n = _bits(cap & mine, T_MCAP, out, n + 2)
+    return _bits(sweep & mine, T_MSWEEP, out, n)
+
+
+@njit
+def rows_features(rules, idx, k, with_tactics, out, out_k):
+    """Each row's features for an arm: the base ones (the evidence dropped) and, with
+    ``with_tactics``, :func:`tactics`; ``out`` padded with -1."""
+    row = np.empty(WIDTH, dtype=np.int64)
+    for r in range(idx.shape[0]):
+        for j in range(WIDTH):
+            out[r, j] = -1
+        if with_tactics:
+            for j in range(k[r]):
+                row[j] = idx[r, j]
+            n = tactics(rules, row, k[r], out[r])
+        else:
+            n = 0
+            for j in range(k[r]):
+                if idx[r, j] < N_BASE:
+                    out[r, n] = idx[r, j]
+                    n += 1
+        out_k[r] = n
+
+
+@dataclass
+class Net:
+    """A model of two hidden layers: the package's vector (``base``: its direct path,
+    first layer and, unused, its output weights) and the second layer ``w2`` (H x K),
+    ``b2`` (K), ``w3`` (K), the output ``b + lin + skip . dense + w3 . relu(z2)``,
+    ``z2 = b2 + relu(z1) w2``."""
+
+    base: np.ndarray
+    w2: np.ndarray
+    b2: np.ndarray
+    w3: np.ndarray
+
+
+def new_net(sparse: int, hidden: int, second: int, seed: int) -> Net:
+    """A net that plays as the expert (``w3`` zero), its first layer drawn as the
+    package's (:func:`scopa_sim._engine.learned.new_model`, written for ``sparse``
+    features), the second from a normal of sd ``sqrt(2 / hidden)``, ``b2`` at 0.1."""
+    base = KL.new_model(hidden, seed)
+    if sparse != N_BASE:  # the same draws, for more sparse features
+        base = np.zeros(KL.model_size(hidden, sparse))
+        base[KL.M_VERSION], base[KL.M_SPARSE], base[KL.M_DENSE] = KL.VERSION, sparse, KL.N_DENSE
+        base[KL.M_HIDDEN] = hidden
+        o = KL.model_offsets(base)
+        base[o[1] + KL.D_EXPERT] = 1.0
+        g0 = np.random.default_rng(seed)
+        base[o[3] : o[5]] = g0.normal(0.0, 0.05, o[5] - o[3])
+        base[o[5] : o[6]] = 0.1
+    g = np.random.default_rng([seed, 2])
+    w2 = g.normal(0.0, np.sqrt(2.0 / hidden), (hidden, second))
+    return Net(base, w2, np.full(second, 0.1), np.zeros(second))
+
+
+@njit
+def _forward(model, w2, b2, w3, idx, k, dense, z1, z2):
+    """The net's output for the features ``idx[:k]`` and ``dense`` (with no second layer,
+    ``w3`` empty: the package's model, :func:`scopa_sim._engine.learned.model_forward`);
+    leaves the pre-activations in ``z1`` and ``z2``."""
+    lin, skip, bo, w1, wd, b1, wo, h = KL.model_offsets(model)
+    nd = bo - skip
+    out = model[bo]
+    for j in range(k):
+        out += model[lin + idx[j]]
+    for d in range(nd):
+        out += model[skip + d] * dense[d]
+    for u in range(h):
+        z1[u] = model[b1 + u]
+    for j in range(k):
+        row = w1 + idx[j] * h
+        for u in range(h):
+            z1[u] += model[row + u]
+    for d in range(nd):
+        for u in range(h):
+            z1[u] += model[wd + d * h + u] * dense[d]
+    if w3.shape[0] == 0:
+        for u in range(h):
+            if z1[u] > 0.0:
+                out += model[wo + u] * z1[u]
+        return out
+    for v in range(w3.shape[0]):
+        z2[v] = b2[v]
+    for u in range(h):
+        if z1[u] > 0.0:
+            for v in range(w3.shape[0]):
+                z2[v] += z1[u] * w2[u, v]
+    for v in range(w3.shape[0]):
+        if z2[v] > 0.0:
+            out += w3[v] * z2[v]
+    return out
+
+
+@njit
+def net_values(model, w2, b2, w3, idx, k, dense, out):
+    """``out[r]``: the net's value of row ``r``."""
+    z1 = np.empty(max(1, np.int64(model[KL.M_HIDDEN])))
+    z2 = np.empty(max(1, w3.shape[0]))
+    for r in range(idx.shape[0]):
+        out[r] = _forward(model, w2, b2, w3, idx[r], k[r], dense[r], z1, z2)
+
+
+@njit
+def net_pass(model, w2, b2, w3, idx, ks, dense, y, starts, order, lr, l2):
+    """One pass of descent of the centred loss over the decisions ``order``, as
+    :func:`scopa_sim._engine.learned.sgd_pass` does it for one hidden layer (the same
+    step, decay and order), back through the second layer; returns the mean loss per
+    row before each update."""
+    lin, skip, bo, w1, wd, b1, _, h = KL.model_offsets(model)
+    nd = bo - skip
+    kk = w3.shape[0]
+    most = 0
+    for g in range(starts.shape[0] - 1):
+        most = max(most, starts[g + 1] - starts[g])
+    z1 = np.zeros((most, h))
+    z2 = np.zeros((most, kk))
+    f = np.zeros(most)
+    dz2 = np.zeros(kk)
+    loss = 0.0
+    units = 0
+    for o in range(order.shape[0]):
+        g = order[o]
+        r0 = starts[g]
+        n = starts[g + 1] - r0
+        if n < 2:
+            continue
+        fm = 0.0
+        ym = 0.0
+        for r in range(n):
+            f[r] = _forward(model, w2, b2, w3, idx[r0 + r], ks[r0 + r], dense[r0 + r], z1[r],
+                            z2[r])  # fmt: skip
+            fm += f[r]
+            ym += y[r0 + r]
+        fm /= n
+        ym /= n
+        for r in range(n):
+            row = r0 + r
+            e = (f[r] - fm) - (y[row] - ym)
+            loss += 0.5 * e * e
+            step = lr * e
+            for j in range(ks[row]):
+                a = lin + idx[row, j]
+                model[a] -= step + lr * l2 * model[a]
+            for d in range(nd):
+                model[skip + d] -= step * dense[row, d]
+            for v in range(kk):
+                dz2[v] = step * w3[v] if z2[r, v] > 0.0 else 0.0
+                if z2[r, v] > 0.0:
+                    w3[v] -= step * z2[r, v] + lr * l2 * w3[v]
+                b2[v] -= dz2[v]
+            for u in range(h):
+                if z1[r, u] <= 0.0:
+                    continue
+                gu = 0.0
+                for v in range(kk):
+                    gu += w2[u, v] * dz2[v]
+                    w2[u, v] -= z1[r, u] * dz2[v]
+                model[b1 + u] -= gu
+                for j in range(ks[row]):
+                    a = w1 + idx[row, j] * h + u
+                    model[a] -= gu + lr * l2 * model[a]
+                for d in range(nd):
+                    model[wd + d * h + u] -= gu * dense[row, d]
+        units += n
+    return loss / max(units, 1)
+
+
+@dataclass(frozen=True)
+class Arm:
+    """An arm: ``hidden`` units in the first layer, ``second`` in the second (0: none,
+    the package's model), ``tactics`` the block :func:`tactics` read too."""
+
+    name: str
+    hidden: int
+    second: int
+    tactics: bool
+
+    @classmethod
+    def parse(cls, spec: str) -> Arm:
+        """``one:H``, ``two:HxK``, either with ``+t``.
+
+        Raises:
+            ValueError: another spelling, or a width below 1."""
+        body, t = (spec[:-2], True) if spec.endswith("+t") else (spec, False)
+        kind, _, sizes = body.partition(":")
+        try:
+            if kind == "one":
+                h, k = int(sizes), 0
+            elif kind == "two":
+                a, b = sizes.split("x")
+                h, k = int(a), int(b)
+            else:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"--arm {spec!r}: one of one:H, two:HxK, each with +t") from None
+        if h < 1 or (kind == "two" and k < 1):
+            raise ValueError(f"--arm {spec!r}: widths of at least 1")
+        return cls(spec, h, k, t)
+
+
+def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2: float,
+          seed: int) -> tuple[Net, list[float]]:  # fmt: skip
+    """The arm's model fitted on the samples ``s`` (the package's ``fit`` for one layer
+    without tactics, the shipped recipe; else this script's descent); returns it and each
+    pass's loss."""
+    idx = np.empty((s.idx.shape[0], WIDTH), dtype=np.int64)
+    k = np.empty(s.idx.shape[0], dtype=np.int64)
+    rows_features(rules, s.idx.astype(np.int64), s.k, arm.tactics, idx, k)
+    if arm.second == 0 and not arm.tactics:
+        model, curve = fit(BL.Samples(idx, k, s.dense, s.y, s.starts), arm.hidden, epochs, lr,
+                           l2, seed)  # fmt: skip
+        return Net(model, np.zeros((arm.hidden, 0)), np.zeros(0), np.zeros(0)), curve
+    sparse = N_BASE + (N_TACTICS if arm.tactics else 0)
+    net = new_net(sparse, arm.hidden, max(arm.second, 0), seed)
+    if arm.second == 0:  # one layer with the tactics: the package's descent
+        curve = []
+        g = np.random.default_rng(seed)
+        for e in range(epochs):
+            order = g.permutation(s.decisions).astype(np.int64)
+            curve.append(float(KL.sgd_pass(net.base, idx, k, s.dense, s.y, s.starts, order,
+                                           lr * 0.5**e, l2, KL.LOSS_CENTRED, 1.0)))  # fmt: skip
+        return net, curve
+    g = np.random.default_rng(seed)
+    curve = []
+    for e in range(epochs):
+        order = g.permutation(s.decisions).astype(np.int64)
+        curve.append(float(net_pass(net.base, net.w2, net.b2, net.w3, idx, k, s.dense, s.y,
+                                    s.starts, order, lr * 0.5**e, l2)))  # fmt: skip
+    return net, curve
+
+
+def values(arm: Arm, net: Net, rules: np.ndarray, states: np.ndarray,
+           plays: np.ndarray) -> np.ndarray:  # fmt: skip
+    """The arm's value of each kept play (``plays[r]`` at ``states[r]``)."""
+    n = states.shape[0]
+    raw = np.empty((n, KL.MAX_ACTIVE), dtype=np.int16)
+    raw_k = np.empty(n, dtype=np.int64)
+    dense = np.empty((n, KL.N_DENSE))
+    one_idx = np.empty((1, KL.MAX_ACTIVE), dtype=np.int16)
+    one_k, one_d = np.empty(1, dtype=np.int64), np.empty((1, KL.N_DENSE))
+    for r in range(n):
+        KL.state_features(states[r], rules, plays[r, :1].copy(), plays[r, 1:].copy(), 1,
+                          one_idx, one_k, one_d)  # fmt: skip
+        raw[r], raw_k[r], dense[r] = one_idx[0], one_k[0], one_d[0]
+    idx = np.empty((n, WIDTH), dtype=np.int64)
+    k = np.empty(n, dtype=np.int64)
+    rows_features(rules, raw.astype(np.int64), raw_k, arm.tactics, idx, k)
+    out = np.empty(n)
+    net_values(net.base, net.w2, net.b2, net.w3, idx, k, dense, out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Fit each arm and print its error against the labels' expectation."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--decisions", required=True, metavar="DEC.npz")
+    ap.add_argument("--data", required=True, nargs="+", metavar="ROLLOUTS.npz")
+    ap.add_argument("--arm", required=True, action="append")
+    ap.add_argument("--epochs", type=int, default=6)
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--l2", type=float, default=1e-5)
+    ap.add_argument("--seed", type=int, default=3)
+    ap.add_argument("--take", type=int, default=0, metavar="N", help="the first N decisions only")
+    ap.add_argument("--json")
+    a = ap.parse_args(argv)
+    try:
+        arms = [Arm.parse(x) for x in a.arm]
+    except ValueError as e:
+        ap.error(str(e))
+    if a.epochs < 1 or a.lr <= 0 or a.l2 < 0 or a.take < 0:
+        ap.error("--epochs at least 1, --lr above 0, --l2 and --take at least 0")
+    rules = Rules.make("scopa").to_array()
+    try:
+        with np.load(a.decisions) as z:
+            x, states, plays = z["x"].copy(), z["states"], z["plays"]
+            worlds, big = int(z["worlds"]), int(z["big"])
+    except (OSError, KeyError, ValueError) as e:
+        ap.error(f"--decisions {a.decisions}: not a file of label_ceiling.py --save ({e})")
+    try:
+        s = load_samples(list(a.data))
+    except (FileError, ValueError) as e:
+        ap.error(f"--data: {e}")
+    s = s.take(np.flatnonzero(plays_made(s) <= 30))
+    if a.take:
+        s = s.take(np.arange(min(a.take, s.decisions)))
+    g = x[:, 0].astype(np.int64)
+    cnt = np.bincount(g)
+    w = x[:, 3] - (np.bincount(g, x[:, 3]) / cnt)[g]
+    results, first = [], None
+    for arm in arms:
+        t = time.thread_time()
+        net, curve = train(arm, rules, s, a.epochs, a.lr, a.l2, a.seed)
+        cpu = time.thread_time() - t
+        x[:, 4] = values(arm, net, rules, states, plays)
+        res = LC.errors(x, worlds, big)
+        f = x[:, 4] - (np.bincount(g, x[:, 4]) / cnt)[g]
+        per = np.bincount(g, (f - w) ** 2)
+        row = {"arm": arm.name, "decisions": s.decisions, "loss": curve,
+               "fit_cpu_seconds": round(cpu, 1), "model_error_big": res["model_error_big"],
+               "model_error_big_ci": res["model_error_big_ci"]}  # fmt: skip
+        if first is None:
+            first = per
+        else:
+            d = per - first
+            m = d.sum() / cnt.sum()
+            half = 1.96 * np.sqrt(len(d)) * np.std(d - cnt * m) / cnt.sum()
+            row["less_first"], row["less_first_ci"] = m, [m - half, m + half]
+        results.append(row)
+        ci = row.get("less_first_ci")
+        print(f"{arm.name:>12}: error {res['model_error_big']:.5f} "
+              f"[{res['model_error_big_ci'][0]:.5f}, {res['model_error_big_ci'][1]:.5f}]"
+              + (f", less the first {row['less_first']:+.5f} [{ci[0]:+.5f}, {ci[1]:+.5f}]"
+                 if ci else "")
+              + f", loss {curve[-1]:.5f}, fit {cpu:.0f} s CPU")  # fmt: skip
+    if a.json:
+        with open(a.json, "w") as fh:
+            json.dump(results, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
