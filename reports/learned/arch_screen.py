@@ -16,9 +16,10 @@ package's ``fit``, the shipped recipe); ``two:HxK`` adds a second hidden layer o
 ``K`` between the first and the output (fitted by this script's descent: the same
 centred loss, order, steps and decay); ``+t`` adds the tactics block, computed from each
 row's features (what a reply, and the seat's own next play, could capture or sweep on
-the table the play leaves: :func:`tactics`).  The data are ``rollouts`` files of the
-Scopa preset; only decisions of at most 30 plays are fitted (``--max-plays 30``), the
-first ``N`` of them with ``--take N``.
+the table the play leaves: :func:`tactics`); ``file:PATH`` measures a model file as it
+is (the shipped weights: ``file:scopa_sim/bots/weights/scopa.npy``).  The data are
+``rollouts`` files of the Scopa preset; only decisions of at most 30 plays are fitted
+(``--max-plays 30``), the first ``N`` of them with ``--take N``.
 
 The error of an arm is :func:`label_ceiling.errors`' ``model_error_big``; the paired
 difference from the first arm, per play, with a 95% normal interval over the decisions.
@@ -43,7 +44,7 @@ from scopa_sim._engine.layout import ACES, R_ACE_SWEEP, R_CAPTURE_FIFTEEN, VALUE
 from scopa_sim.bots import learned as BL
 from scopa_sim.errors import FileError
 from scopa_sim.game.rules import Rules
-from scopa_sim.sim.training import fit, load_samples, plays_made
+from scopa_sim.sim.training import fit, load_model, load_samples, plays_made
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import label_ceiling as LC
@@ -313,13 +314,17 @@ class Arm:
     hidden: int
     second: int
     tactics: bool
+    path: str = ""
 
     @classmethod
     def parse(cls, spec: str) -> Arm:
-        """``one:H``, ``two:HxK``, either with ``+t``.
+        """``one:H``, ``two:HxK``, either with ``+t``; or ``file:PATH``, a model file of
+        the package (the shipped weights' layout) measured as it is, not fitted.
 
         Raises:
             ValueError: another spelling, or a width below 1."""
+        if spec.startswith("file:"):
+            return cls(spec, 0, 0, False, spec[5:])
         body, t = (spec[:-2], True) if spec.endswith("+t") else (spec, False)
         kind, _, sizes = body.partition(":")
         try:
@@ -342,6 +347,10 @@ def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2
     """The arm's model fitted on the samples ``s`` (the package's ``fit`` for one layer
     without tactics, the shipped recipe; else this script's descent); returns it and each
     pass's loss."""
+    if arm.path:
+        model = load_model(arm.path)
+        h = int(model[KL.M_HIDDEN])
+        return Net(model, np.zeros((h, 0)), np.zeros(0), np.zeros(0)), []
     idx = np.empty((s.idx.shape[0], WIDTH), dtype=np.int64)
     k = np.empty(s.idx.shape[0], dtype=np.int64)
     rows_features(rules, s.idx.astype(np.int64), s.k, arm.tactics, idx, k)
@@ -404,7 +413,10 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         arms = [Arm.parse(x) for x in a.arm]
-    except ValueError as e:
+        for arm in arms:
+            if arm.path and int(load_model(arm.path)[KL.M_SPARSE]) != N_BASE:
+                raise ValueError(f"--arm {arm.name}: a model of the shipped layout")
+    except (ValueError, FileError) as e:
         ap.error(str(e))
     if a.epochs < 1 or a.lr <= 0 or a.l2 < 0 or a.take < 0:
         ap.error("--epochs at least 1, --lr above 0, --l2 and --take at least 0")
@@ -450,7 +462,7 @@ def main(argv: list[str] | None = None) -> int:
               f"[{res['model_error_big_ci'][0]:.5f}, {res['model_error_big_ci'][1]:.5f}]"
               + (f", less the first {row['less_first']:+.5f} [{ci[0]:+.5f}, {ci[1]:+.5f}]"
                  if ci else "")
-              + f", loss {curve[-1]:.5f}, fit {cpu:.0f} s CPU")  # fmt: skip
+              + (f", loss {curve[-1]:.5f}, fit {cpu:.0f} s CPU" if curve else ""))  # fmt: skip
     if a.json:
         with open(a.json, "w") as fh:
             json.dump(results, fh, indent=1)

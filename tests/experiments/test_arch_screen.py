@@ -198,6 +198,7 @@ def test_passes_lower_the_loss(scr) -> None:
         (["--arm", "two:4x0"], "widths of at least 1"),
         (["--arm", "one:8", "--epochs", "0"], "--epochs at least 1"),
         (["--arm", "one:8", "--take", "-1"], "--take at least 0"),
+        (["--arm", "file:no-such-model.npy"], "no such file"),
         (["--arm", "one:8"], "not a file of label_ceiling.py --save"),
     ],
 )
