@@ -143,10 +143,11 @@ def tactics(rules, idx, k, out):
 @njit
 def rows_features(rules, idx, k, with_tactics, out, out_k):
     """Each row's features for an arm: the base ones (the evidence dropped) and, with
-    ``with_tactics``, :func:`tactics`; ``out`` padded with -1."""
+    ``with_tactics``, :func:`tactics` (``out`` then :data:`WIDTH` wide); ``out`` padded
+    with -1."""
     row = np.empty(WIDTH, dtype=np.int64)
     for r in range(idx.shape[0]):
-        for j in range(WIDTH):
+        for j in range(out.shape[1]):
             out[r, j] = -1
         if with_tactics:
             for j in range(k[r]):
@@ -351,9 +352,10 @@ def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2
         model = load_model(arm.path)
         h = int(model[KL.M_HIDDEN])
         return Net(model, np.zeros((h, 0)), np.zeros(0), np.zeros(0)), []
-    idx = np.empty((s.idx.shape[0], WIDTH), dtype=np.int64)
+    width = WIDTH if arm.tactics else s.idx.shape[1]  # int16, as the samples: 2 bytes a slot
+    idx = np.empty((s.idx.shape[0], width), dtype=np.int16)
     k = np.empty(s.idx.shape[0], dtype=np.int64)
-    rows_features(rules, s.idx.astype(np.int64), s.k, arm.tactics, idx, k)
+    rows_features(rules, s.idx, s.k, arm.tactics, idx, k)
     if arm.second == 0 and not arm.tactics:
         model, curve = fit(BL.Samples(idx, k, s.dense, s.y, s.starts), arm.hidden, epochs, lr,
                            l2, seed)  # fmt: skip
