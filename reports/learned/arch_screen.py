@@ -164,10 +164,11 @@ def rows_features(rules, idx, k, with_tactics, out, out_k):
 
 @dataclass
 class Net:
-    """A model of two hidden layers: the package's vector (``base``: its direct path,
-    first layer and, unused, its output weights) and the second layer ``w2`` (H x K),
-    ``b2`` (K), ``w3`` (K), the output ``b + lin + skip . dense + w3 . relu(z2)``,
-    ``z2 = b2 + relu(z1) w2``."""
+    """A model: the package's vector (``base``: its direct path, its first layer and its
+    output weights) and, for a second hidden layer of ``K`` units (``K = 0``: none, the
+    package's model), ``w2`` (H x K), ``b2`` (K) and ``w3`` (K): the output is then
+    ``b + lin + skip . dense + w3 . relu(z2)``, ``z2 = b2 + relu(z1) w2``, the package's
+    output weights unused."""
 
     base: np.ndarray
     w2: np.ndarray
@@ -361,7 +362,7 @@ def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2
                            l2, seed)  # fmt: skip
         return Net(model, np.zeros((arm.hidden, 0)), np.zeros(0), np.zeros(0)), curve
     sparse = N_BASE + (N_TACTICS if arm.tactics else 0)
-    net = new_net(sparse, arm.hidden, max(arm.second, 0), seed)
+    net = new_net(sparse, arm.hidden, arm.second, seed)
     if arm.second == 0:  # one layer with the tactics: the package's descent
         curve = []
         g = np.random.default_rng(seed)

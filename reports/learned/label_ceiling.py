@@ -66,6 +66,7 @@ from scopa_sim._engine.policy import EXPERT_SCRATCH
 from scopa_sim._engine.step import apply_play, legal_plays, score_state
 from scopa_sim._engine.streams import RNG_WORDS
 from scopa_sim.bots import learned as BL
+from scopa_sim.errors import FileError
 from scopa_sim.game.rules import Rules
 from scopa_sim.sim.training import load_model
 from scopa_sim.stats.inference import normal_ci
@@ -311,7 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--screen", metavar="FILE.npz", help="the errors on a --save file's decisions")
     a = ap.parse_args(argv)
     rules = Rules.make("scopa")
-    model = load_model(a.model)
+    try:
+        model = load_model(a.model)
+    except FileError as e:
+        ap.error(f"--model: {e}")
     if a.screen:
         try:
             res = screen(rules, a.screen, model)

@@ -116,3 +116,10 @@ def test_a_screen_of_the_saved_decisions_gives_the_decomposition(lc, tmp_path, c
     assert e.value.code == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert "not a file of --decompose --save" in err
+
+
+def test_a_missing_model_is_one_line(lc, capsys):
+    with pytest.raises(SystemExit) as e:
+        lc.main(["--screen", "x.npz", "--model", "no-such-model.npy"])
+    assert e.value.code == 2
+    assert "--model: no such file" in capsys.readouterr().err.strip().splitlines()[-1]
