@@ -16,7 +16,9 @@ package's ``fit``, the shipped recipe); ``two:HxK`` adds a second hidden layer o
 ``K`` between the first and the output (fitted by this script's descent: the same
 centred loss, order, steps and decay); ``+t`` adds the tactics block, computed from each
 row's features (what a reply, and the seat's own next play, could capture or sweep on
-the table the play leaves: :func:`tactics`); ``file:PATH`` measures a model file as it
+the table the play leaves: :func:`tactics`); ``one:H+c`` counts the close decisions
+twice in the loss (:func:`close_decisions`, the gap ``--gap``); ``--out-dir`` keeps the
+fitted one-layer models, for ``train compare``; ``file:PATH`` measures a model file as it
 is (the shipped weights: ``file:scopa_sim/bots/weights/scopa.npy``).  The data are
 ``rollouts`` files of the Scopa preset; only decisions of at most 30 plays are fitted
 (``--max-plays 30``), the first ``N`` of them with ``--take N``.
@@ -317,16 +319,21 @@ class Arm:
     second: int
     tactics: bool
     path: str = ""
+    close: bool = False
 
     @classmethod
     def parse(cls, spec: str) -> Arm:
-        """``one:H``, ``two:HxK``, either with ``+t``; or ``file:PATH``, a model file of
-        the package (the shipped weights' layout) measured as it is, not fitted.
+        """``one:H``, ``two:HxK``, either with ``+t``, ``one:H`` with ``+c``; or
+        ``file:PATH``, a model file of the package (the shipped weights' layout) measured
+        as it is, not fitted.
 
         Raises:
             ValueError: another spelling, or a width below 1."""
         if spec.startswith("file:"):
             return cls(spec, 0, 0, False, spec[5:])
+        if spec.startswith("one:") and spec.endswith("+c"):
+            h = cls.parse(spec[:-2]).hidden
+            return cls(spec, h, 0, False, "", True)
         body, t = (spec[:-2], True) if spec.endswith("+t") else (spec, False)
         kind, _, sizes = body.partition(":")
         try:
@@ -338,17 +345,30 @@ class Arm:
             else:
                 raise ValueError
         except ValueError:
-            raise ValueError(f"--arm {spec!r}: one of one:H, two:HxK, each with +t") from None
+            raise ValueError(
+                f"--arm {spec!r}: one of one:H, two:HxK, each with +t, one:H+c, file:PATH"
+            ) from None
         if h < 1 or (kind == "two" and k < 1):
             raise ValueError(f"--arm {spec!r}: widths of at least 1")
         return cls(spec, h, k, t)
 
 
+def close_decisions(s: BL.Samples, gap: float) -> np.ndarray:
+    """The decisions whose two largest targets differ by less than ``gap`` points: the
+    close ones, where the choice of play turns on small differences."""
+    g = np.repeat(np.arange(s.decisions), np.diff(s.starts))
+    order = np.lexsort((-s.y, g))  # per decision, the targets from the largest
+    top = s.y[order[s.starts[:-1]]]
+    second = s.y[order[s.starts[:-1] + 1]]
+    return np.flatnonzero(top - second < gap).astype(np.int64)
+
+
 def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2: float,
-          seed: int) -> tuple[Net, list[float]]:  # fmt: skip
+          seed: int, gap: float = 0.25) -> tuple[Net, list[float]]:  # fmt: skip
     """The arm's model fitted on the samples ``s`` (the package's ``fit`` for one layer
-    without tactics, the shipped recipe; else this script's descent); returns it and each
-    pass's loss."""
+    without tactics, the shipped recipe; else this script's descent; with ``close``, the
+    package's descent with each pass visiting the close decisions (:func:`close_decisions`
+    of ``gap``) twice); returns it and each pass's loss."""
     if arm.path:
         model = load_model(arm.path)
         h = int(model[KL.M_HIDDEN])
@@ -357,6 +377,16 @@ def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2
     idx = np.empty((s.idx.shape[0], width), dtype=np.int16)
     k = np.empty(s.idx.shape[0], dtype=np.int64)
     rows_features(rules, s.idx, s.k, arm.tactics, idx, k)
+    if arm.close:
+        net = new_net(N_BASE, arm.hidden, 0, seed)
+        twice = close_decisions(s, gap)
+        g = np.random.default_rng(seed)
+        curve = []
+        for e in range(epochs):
+            order = g.permutation(np.concatenate([np.arange(s.decisions), twice]))
+            curve.append(float(KL.sgd_pass(net.base, idx, k, s.dense, s.y, s.starts, order,
+                                           lr * 0.5**e, l2, KL.LOSS_CENTRED, 1.0)))  # fmt: skip
+        return net, curve
     if arm.second == 0 and not arm.tactics:
         model, curve = fit(BL.Samples(idx, k, s.dense, s.y, s.starts), arm.hidden, epochs, lr,
                            l2, seed)  # fmt: skip
@@ -412,6 +442,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--l2", type=float, default=1e-5)
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--take", type=int, default=0, metavar="N", help="the first N decisions only")
+    ap.add_argument("--gap", type=float, default=0.25, help="+c: a close decision's gap")
+    ap.add_argument("--out-dir", type=Path, help="keep each fitted one-layer model here (.npy)")
     ap.add_argument("--json")
     a = ap.parse_args(argv)
     try:
@@ -421,8 +453,8 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError(f"--arm {arm.name}: a model of the shipped layout")
     except (ValueError, FileError) as e:
         ap.error(str(e))
-    if a.epochs < 1 or a.lr <= 0 or a.l2 < 0 or a.take < 0:
-        ap.error("--epochs at least 1, --lr above 0, --l2 and --take at least 0")
+    if a.epochs < 1 or a.lr <= 0 or a.l2 < 0 or a.take < 0 or a.gap <= 0:
+        ap.error("--epochs at least 1, --lr and --gap above 0, --l2 and --take at least 0")
     rules = Rules.make("scopa").to_array()
     try:
         with np.load(a.decisions) as z:
@@ -443,8 +475,11 @@ def main(argv: list[str] | None = None) -> int:
     results, first = [], None
     for arm in arms:
         t = time.thread_time()
-        net, curve = train(arm, rules, s, a.epochs, a.lr, a.l2, a.seed)
+        net, curve = train(arm, rules, s, a.epochs, a.lr, a.l2, a.seed, a.gap)
         cpu = time.thread_time() - t
+        if a.out_dir and curve and arm.second == 0 and not arm.tactics:
+            a.out_dir.mkdir(parents=True, exist_ok=True)
+            np.save(a.out_dir / f"{arm.name.replace(':', '-')}.npy", net.base)
         x[:, 4] = values(arm, net, rules, states, plays)
         res = LC.errors(x, worlds, big)
         f = x[:, 4] - (np.bincount(g, x[:, 4]) / cnt)[g]

@@ -197,6 +197,8 @@ def test_passes_lower_the_loss(scr) -> None:
         (["--arm", "three:4"], "one of one:H, two:HxK"),
         (["--arm", "two:4x0"], "widths of at least 1"),
         (["--arm", "one:8", "--epochs", "0"], "--epochs at least 1"),
+        (["--arm", "one:8", "--gap", "0"], "--gap above 0"),
+        (["--arm", "two:8x4+c"], "one of one:H"),
         (["--arm", "one:8", "--take", "-1"], "--take at least 0"),
         (["--arm", "file:no-such-model.npy"], "no such file"),
         (["--arm", "one:8"], "not a file of label_ceiling.py --save"),
@@ -209,3 +211,15 @@ def test_bad_input_is_one_line(scr, capsys, tmp_path, argv: list[str], message: 
         scr.main(["--decisions", str(bad), "--data", str(bad), *argv])
     assert e.value.code == 2
     assert message in capsys.readouterr().err.strip().splitlines()[-1]
+
+
+def test_close_decisions_are_those_of_a_small_gap(scr) -> None:
+    y = np.array([1.0, 0.9, 0.0, 2.0, 0.5, 0.4, 0.3, 0.0, 3.0])
+    starts = np.array([0, 3, 5, 7, 9], dtype=np.int64)
+    s = BL.Samples(np.zeros((9, 4), dtype=np.int16), np.zeros(9, dtype=np.int64),
+                   np.zeros((9, KL.N_DENSE)), y, starts)  # fmt: skip
+    # gaps: 0.1, 1.5, 0.1, 3.0
+    assert scr.close_decisions(s, 0.25).tolist() == [0, 2]
+    assert scr.close_decisions(s, 2.0).tolist() == [0, 1, 2]
+    arm = scr.Arm.parse("one:16+c")
+    assert arm.close and arm.hidden == 16 and arm.second == 0 and not arm.tactics
