@@ -23,7 +23,7 @@ is (the shipped weights: ``file:scopa_sim/bots/weights/scopa.npy``).  The data a
 ``rollouts`` files of the Scopa preset; only decisions of at most 30 plays are fitted
 (``--max-plays 30``), the first ``N`` of them with ``--take N``.
 
-The error of an arm is :func:`label_ceiling.errors`' ``model_error_big``; the paired
+The error of an arm is :func:`scopa_sim.sim.training.label_errors`' ``model_error_big``; the paired
 difference from the first arm, per play, with a 95% normal interval over the decisions.
 """
 
@@ -46,10 +46,7 @@ from scopa_sim._engine.layout import ACES, R_ACE_SWEEP, R_CAPTURE_FIFTEEN, VALUE
 from scopa_sim.bots import learned as BL
 from scopa_sim.errors import FileError
 from scopa_sim.game.rules import Rules
-from scopa_sim.sim.training import fit, load_model, load_samples, plays_made
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import label_ceiling as LC
+from scopa_sim.sim.training import fit, label_errors, load_model, load_samples, plays_made
 
 # The kernels below compile at each run and are not cached (see label_ceiling.py).
 
@@ -481,7 +478,7 @@ def main(argv: list[str] | None = None) -> int:
             a.out_dir.mkdir(parents=True, exist_ok=True)
             np.save(a.out_dir / f"{arm.name.replace(':', '-')}.npy", net.base)
         x[:, 4] = values(arm, net, rules, states, plays)
-        res = LC.errors(x, worlds, big)
+        res = label_errors(x, worlds, big)
         f = x[:, 4] - (np.bincount(g, x[:, 4]) / cnt)[g]
         per = np.bincount(g, (f - w) ** 2)
         row = {"arm": arm.name, "decisions": s.decisions, "loss": curve,

@@ -68,7 +68,7 @@ from scopa_sim._engine.streams import RNG_WORDS
 from scopa_sim.bots import learned as BL
 from scopa_sim.errors import FileError
 from scopa_sim.game.rules import Rules
-from scopa_sim.sim.training import load_model
+from scopa_sim.sim.training import label_errors, load_model
 from scopa_sim.stats.inference import normal_ci
 
 # The kernels below compile at each run (about 10 s) and are not cached: numba's cache of
@@ -198,8 +198,9 @@ def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worl
               big: int, seed: int, hands: int,
               save: str | None = None) -> dict[str, object]:  # fmt: skip
     """How far the model's and the expert's values are from the labels' own values, on
-    the decisions of ``hands`` hands of ``kind``'s self-play (run ``seed``): :func:`errors`
-    of the table :func:`decision_values` fills.  ``save``: a file (``.npz``) to keep
+    the decisions of ``hands`` hands of ``kind``'s self-play (run ``seed``):
+    :func:`scopa_sim.sim.training.label_errors` of the table :func:`decision_values`
+    fills.  ``save``: a file (``.npz``) to keep
     that table in, with each row's state and play, for :func:`screen`."""
     models = np.stack([model, model])
     cap = hands * 64
@@ -211,7 +212,7 @@ def decompose(rules: Rules, model: np.ndarray, kind: int, cont: np.ndarray, worl
     if save:
         np.savez(save, x=out[:rows], states=states[:rows], plays=plays[:rows],
                  worlds=worlds, big=big)  # fmt: skip
-    return errors(out[:rows], worlds, big)
+    return label_errors(out[:rows], worlds, big)
 
 
 @njit
@@ -224,57 +225,14 @@ def model_values(rules, model, states, plays, out):
 
 
 def screen(rules: Rules, path: str, model: np.ndarray) -> dict[str, object]:
-    """:func:`errors` of ``model`` on the decisions a :func:`decompose` run kept in
-    ``path`` (its labels, the expert's values; the model's recomputed)."""
+    """:func:`scopa_sim.sim.training.label_errors` of ``model`` on the decisions a
+    :func:`decompose` run kept in ``path`` (its labels, the expert's values; the model's
+    recomputed)."""
     with np.load(path) as z:
         x, states, plays = z["x"].copy(), z["states"], z["plays"]
         worlds, big = int(z["worlds"]), int(z["big"])
     model_values(rules.to_array(), model, states, plays, x[:, 4])
-    return errors(x, worlds, big)
-
-
-def errors(x: np.ndarray, worlds: int, big: int) -> dict[str, object]:
-    """The labels' noise and each predictor's error, from the rows ``x`` of
-    :func:`decision_values`.  The measure: the mean squared difference per play of
-    values centred per decision (twice ``fit``'s centred loss, which halves it) between a
-    predictor and a ``worlds``-world label; the labels' noise is half the same between
-    two ``worlds``-world labels of other worlds, and with the noise taken off, what is
-    left is the predictor's error against the labels' expectation.  The ``big``-world
-    labels give the same error directly (less their own noise, ``worlds / big`` times
-    the others').  Each figure with its 95% interval (``*_ci``) from 2,000 bootstrap
-    draws of the decisions, and the model's error less the expert's, paired on the same
-    plays."""
-    g = x[:, 0].astype(np.int64)
-    cnt = np.bincount(g)
-    cen = x[:, 1:] - (np.stack([np.bincount(g, x[:, c]) for c in range(1, 6)], 1) / cnt[:, None])[g]
-    a, b, w, net, ex = cen.T
-    # per decision: its plays, the noise's sum, each predictor's squared differences
-    sums = {"n": cnt.astype(float), "noise": np.bincount(g, (a - b) ** 2 / 2)}
-    for name, p in (("zero", np.zeros_like(a)), ("expert", ex), ("model", net), ("big", w)):
-        sums[name] = np.bincount(g, (p - a) ** 2)
-        sums[name + "_w"] = np.bincount(g, (p - w) ** 2)
-    # 95% intervals: 2,000 bootstrap draws of the decisions (a fixed stream)
-    weights = np.random.default_rng(0).multinomial(len(cnt), np.full(len(cnt), 1 / len(cnt)), 2000)
-
-    def stat(f):
-        point = f({k: v.sum() for k, v in sums.items()})
-        draws = f({k: weights @ v for k, v in sums.items()})
-        return float(point), [float(q) for q in np.percentile(draws, [2.5, 97.5])]
-
-    res: dict[str, object] = {"decisions": len(cnt), "plays": len(g)}
-    res["noise"], res["noise_ci"] = stat(lambda t: t["noise"] / t["n"])
-    for name in ("zero", "expert", "model", "big"):
-        res[f"{name}_error"], res[f"{name}_error_ci"] = stat(
-            lambda t, m=name: (t[m] - t["noise"]) / t["n"]
-        )
-        if name != "big":
-            res[f"{name}_error_big"], res[f"{name}_error_big_ci"] = stat(
-                lambda t, m=name: (t[m + "_w"] - t["noise"] * worlds / big) / t["n"]
-            )
-    res["model_less_expert_big"], res["model_less_expert_big_ci"] = stat(
-        lambda t: (t["model_w"] - t["expert_w"]) / t["n"]
-    )
-    return res
+    return label_errors(x, worlds, big)
 
 
 def _report(res: dict[str, object], path: str | None) -> int:

@@ -49,9 +49,11 @@ from scopa_sim.stats.estimate import Estimate
 from scopa_sim.stats.inference import normal_ci
 
 __all__ = [
+    "LABEL_COLUMNS",
     "SEARCH",
     "TrainConfig",
     "fit",
+    "label_errors",
     "learning_curve",
     "load_model",
     "load_samples",
@@ -248,6 +250,60 @@ def fit(
         order = g.permutation(samples.decisions)
         curve.append(BL.sgd_pass(model, samples, order, lr * 0.5**e, l2, loss, tau))
     return model, curve
+
+
+#: The columns of a table of label errors (:func:`label_errors`): the decision's number,
+#: two labels of ``worlds`` worlds, one of ``big`` worlds, the model's value, the expert's.
+LABEL_COLUMNS = ("decision", "label", "label_again", "label_big", "model", "expert")
+
+
+def label_errors(x: np.ndarray, worlds: int, big: int) -> dict[str, Any]:
+    """The labels' noise and each predictor's error against the labels' expectation,
+    from rows ``x`` of one play each (columns :data:`LABEL_COLUMNS`; a decision's rows
+    share its number).
+
+    The measure: the mean squared difference per play of values centred per decision
+    (twice :func:`fit`'s centred loss, which halves it) between a predictor and a
+    ``worlds``-world label; the labels' noise is half the same between the two
+    ``worlds``-world labels (of other worlds), and with the noise taken off, what is left
+    is the predictor's error against the labels' expectation.  The ``big``-world labels
+    give the same error directly (less their own noise, ``worlds / big`` times the
+    others').  Returns each figure (``noise``; ``zero_error``, ``expert_error``,
+    ``model_error``, ``big_error`` and ``*_error_big``) with its 95% interval (``*_ci``)
+    from 2,000 bootstrap draws of the decisions (a fixed stream), the model's error less
+    the expert's, paired on the same plays (``model_less_expert_big``), and the numbers of
+    ``decisions`` and ``plays``."""
+    g = x[:, 0].astype(np.int64)
+    cnt = np.bincount(g)
+    cen = x[:, 1:] - (np.stack([np.bincount(g, x[:, c]) for c in range(1, 6)], 1) / cnt[:, None])[g]
+    a, b, w, net, ex = cen.T
+    # per decision: its plays, the noise's sum, each predictor's squared differences
+    sums = {"n": cnt.astype(float), "noise": np.bincount(g, (a - b) ** 2 / 2)}
+    for name, p in (("zero", np.zeros_like(a)), ("expert", ex), ("model", net), ("big", w)):
+        sums[name] = np.bincount(g, (p - a) ** 2)
+        sums[name + "_w"] = np.bincount(g, (p - w) ** 2)
+    weights = np.random.default_rng(0).multinomial(len(cnt), np.full(len(cnt), 1 / len(cnt)), 2000)
+
+    def stat(f: Callable[[dict[str, Any]], Any]) -> tuple[float, list[float]]:
+        point = f({k: v.sum() for k, v in sums.items()})
+        draws = f({k: weights @ v for k, v in sums.items()})
+        return float(point), [float(q) for q in np.percentile(draws, [2.5, 97.5])]
+
+    def error(key: str, noise: float) -> Callable[[dict[str, Any]], Any]:
+        return lambda t: (t[key] - t["noise"] * noise) / t["n"]
+
+    res: dict[str, Any] = {"decisions": len(cnt), "plays": len(g)}
+    res["noise"], res["noise_ci"] = stat(lambda t: t["noise"] / t["n"])
+    for name in ("zero", "expert", "model", "big"):
+        res[f"{name}_error"], res[f"{name}_error_ci"] = stat(error(name, 1.0))
+        if name != "big":
+            res[f"{name}_error_big"], res[f"{name}_error_big_ci"] = stat(
+                error(name + "_w", worlds / big)
+            )
+    res["model_less_expert_big"], res["model_less_expert_big_ci"] = stat(
+        lambda t: (t["model_w"] - t["expert_w"]) / t["n"]
+    )
+    return res
 
 
 def _side_margin(points: np.ndarray, side: int) -> np.ndarray:

@@ -153,3 +153,29 @@ def test_more_hands_reuse_the_pieces_made(tmp_path: Path) -> None:
     doc = T.train(tiny(), tmp_path / "a")  # 24 hands: a third piece
     assert doc["digest"] == T.train(tiny(), tmp_path / "b")["digest"]
     assert all(p.stat().st_mtime_ns == t for p, t in pieces.items())
+
+
+def test_label_errors_take_the_noise_off() -> None:
+    """Labels that are the truth plus independent noise, a model off the truth by a known
+    amount: the noise is the noise's variance, the model's error the mean squared
+    centred offset, the big labels' error about zero and the expert's about its offset."""
+    g = np.random.default_rng(5)
+    decisions, plays = 4000, 3
+    dec = np.repeat(np.arange(decisions), plays)
+    truth = g.normal(0.0, 1.0, dec.size)
+    off = np.tile([0.1, -0.1, 0.0], decisions)  # centred per decision: 0.02 / 3 a play
+    x = np.column_stack([dec, truth + g.normal(0, 0.3, dec.size),
+                         truth + g.normal(0, 0.3, dec.size), truth + g.normal(0, 0.3 / 8, dec.size),
+                         truth + off, truth + 2 * off])  # fmt: skip
+    assert x.shape[1] == len(T.LABEL_COLUMNS)
+    res = T.label_errors(x, 1, 64)
+    assert res["decisions"] == decisions and res["plays"] == dec.size
+    # a label's noise, centred per decision of three plays: 0.09 * 2 / 3
+    assert res["noise"] == pytest.approx(0.06, rel=0.05)
+    lo, hi = res["noise_ci"]
+    assert lo < res["noise"] < hi
+    assert res["model_error"] == pytest.approx(0.02 / 3, abs=0.003)
+    assert res["model_error_big"] == pytest.approx(0.02 / 3, abs=0.001)
+    assert res["expert_error_big"] == pytest.approx(0.08 / 3, abs=0.002)
+    assert abs(res["big_error"]) < 0.003
+    assert res["model_less_expert_big"] == pytest.approx(-0.02, abs=0.002)
