@@ -196,37 +196,22 @@ def new_net(sparse: int, hidden: int, second: int, seed: int) -> Net:
 
 @njit
 def _forward(model, w2, b2, w3, idx, k, dense, z1, z2):
-    """The net's output for the features ``idx[:k]`` and ``dense`` (with no second layer,
-    ``w3`` empty: the package's model, :func:`scopa_sim._engine.learned.model_forward`);
-    leaves the pre-activations in ``z1`` and ``z2``."""
-    lin, skip, bo, w1, wd, b1, wo, h = KL.model_offsets(model)
-    nd = bo - skip
-    out = model[bo]
-    for j in range(k):
-        out += model[lin + idx[j]]
-    for d in range(nd):
-        out += model[skip + d] * dense[d]
-    for u in range(h):
-        z1[u] = model[b1 + u]
-    for j in range(k):
-        row = w1 + idx[j] * h
-        for u in range(h):
-            z1[u] += model[row + u]
-    for d in range(nd):
-        for u in range(h):
-            z1[u] += model[wd + d * h + u] * dense[d]
-    if w3.shape[0] == 0:
-        for u in range(h):
-            if z1[u] > 0.0:
-                out += model[wo + u] * z1[u]
+    """The net's output for the features ``idx[:k]`` and ``dense``: the package's model
+    (:func:`scopa_sim._engine.learned.model_forward`, which leaves the first layer's
+    pre-activations in ``z1``) and, with a second layer (``w3`` not empty), its units
+    (pre-activations left in ``z2``; the package's output weights are then zero, never
+    trained)."""
+    out = KL.model_forward(model, idx, k, dense, z1)
+    kk = w3.shape[0]
+    if kk == 0:
         return out
-    for v in range(w3.shape[0]):
+    for v in range(kk):
         z2[v] = b2[v]
-    for u in range(h):
+    for u in range(np.int64(model[KL.M_HIDDEN])):
         if z1[u] > 0.0:
-            for v in range(w3.shape[0]):
+            for v in range(kk):
                 z2[v] += z1[u] * w2[u, v]
-    for v in range(w3.shape[0]):
+    for v in range(kk):
         if z2[v] > 0.0:
             out += w3[v] * z2[v]
     return out
