@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from scopa_sim._engine import learned as KL
-from scopa_sim._engine.bits import ctz, popcount
+from scopa_sim._engine.bits import popcount
 from scopa_sim._engine.capture import subset_sums, value_sum
 from scopa_sim._engine.layout import ACES, R_ACE_SWEEP, R_CAPTURE_FIFTEEN, VALUE_MASK
 from scopa_sim.bots import learned as BL
@@ -61,15 +61,6 @@ T_MCAP = N_BASE + 94  # 10: a value of the seat's hand after the play that would
 T_MSWEEP = N_BASE + 104  # 10: ... that would take it all
 N_TACTICS = 114
 WIDTH = 128  # room for a row's features with the tactics
-
-
-@njit
-def _bits(mask, at, out, k):
-    while mask:
-        out[k] = at + ctz(mask)
-        mask &= mask - 1
-        k += 1
-    return k
 
 
 @njit
@@ -131,12 +122,12 @@ def tactics(rules, idx, k, out):
         if w:
             sweep |= 1 << (v - 1)
             nsw += u
-    n = _bits(cap, T_RCAP, out, n)
-    n = _bits(sweep, T_RSWEEP, out, n)
+    n = KL._bits(cap, T_RCAP, out, n)
+    n = KL._bits(sweep, T_RSWEEP, out, n)
     out[n] = T_NSWEEP + min(nsw, 7)
     out[n + 1] = T_NCAP + min(ncap, 15)
-    n = _bits(cap & mine, T_MCAP, out, n + 2)
-    return _bits(sweep & mine, T_MSWEEP, out, n)
+    n = KL._bits(cap & mine, T_MCAP, out, n + 2)
+    return KL._bits(sweep & mine, T_MSWEEP, out, n)
 
 
 @njit
@@ -179,8 +170,9 @@ def new_net(sparse: int, hidden: int, second: int, seed: int) -> Net:
     """A net that plays as the expert (``w3`` zero), its first layer drawn as the
     package's (:func:`scopa_sim._engine.learned.new_model`, written for ``sparse``
     features), the second from a normal of sd ``sqrt(2 / hidden)``, ``b2`` at 0.1."""
-    base = KL.new_model(hidden, seed)
-    if sparse != N_BASE:  # the same draws, for more sparse features
+    if sparse == N_BASE:
+        base = KL.new_model(hidden, seed)
+    else:  # new_model's draws, for more sparse features than the layouts it makes
         base = np.zeros(KL.model_size(hidden, sparse))
         base[KL.M_VERSION], base[KL.M_SPARSE], base[KL.M_DENSE] = KL.VERSION, sparse, KL.N_DENSE
         base[KL.M_HIDDEN] = hidden
@@ -270,8 +262,9 @@ def net_pass(model, w2, b2, w3, idx, ks, dense, y, starts, order, lr, l2):
             for d in range(nd):
                 model[skip + d] -= step * dense[row, d]
             for v in range(kk):
-                dz2[v] = step * w3[v] if z2[r, v] > 0.0 else 0.0
+                dz2[v] = 0.0
                 if z2[r, v] > 0.0:
+                    dz2[v] = step * w3[v]
                     w3[v] -= step * z2[r, v] + lr * l2 * w3[v]
                 b2[v] -= dz2[v]
             for u in range(h):
@@ -294,7 +287,8 @@ def net_pass(model, w2, b2, w3, idx, ks, dense, y, starts, order, lr, l2):
 @dataclass(frozen=True)
 class Arm:
     """An arm: ``hidden`` units in the first layer, ``second`` in the second (0: none,
-    the package's model), ``tactics`` the block :func:`tactics` read too."""
+    the package's model), ``tactics`` the block :func:`tactics` read too, ``close`` the
+    close decisions visited twice a pass; or ``path``, a model file measured as it is."""
 
     name: str
     hidden: int
@@ -359,36 +353,29 @@ def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2
     idx = np.empty((s.idx.shape[0], width), dtype=np.int16)
     k = np.empty(s.idx.shape[0], dtype=np.int64)
     rows_features(rules, s.idx, s.k, arm.tactics, idx, k)
-    if arm.close:
-        net = new_net(N_BASE, arm.hidden, 0, seed)
-        twice = close_decisions(s, gap)
-        g = np.random.default_rng(seed)
-        curve = []
-        for e in range(epochs):
-            order = g.permutation(np.concatenate([np.arange(s.decisions), twice]))
-            curve.append(float(KL.sgd_pass(net.base, idx, k, s.dense, s.y, s.starts, order,
-                                           lr * 0.5**e, l2, KL.LOSS_CENTRED, 1.0)))  # fmt: skip
-        return net, curve
-    if arm.second == 0 and not arm.tactics:
+    if arm.second == 0 and not arm.tactics and not arm.close:
         model, curve = fit(BL.Samples(idx, k, s.dense, s.y, s.starts), arm.hidden, epochs, lr,
                            l2, seed)  # fmt: skip
         return Net(model, np.zeros((arm.hidden, 0)), np.zeros(0), np.zeros(0)), curve
-    sparse = N_BASE + (N_TACTICS if arm.tactics else 0)
-    net = new_net(sparse, arm.hidden, arm.second, seed)
-    if arm.second == 0:  # one layer with the tactics: the package's descent
-        curve = []
-        g = np.random.default_rng(seed)
-        for e in range(epochs):
-            order = g.permutation(s.decisions).astype(np.int64)
-            curve.append(float(KL.sgd_pass(net.base, idx, k, s.dense, s.y, s.starts, order,
-                                           lr * 0.5**e, l2, KL.LOSS_CENTRED, 1.0)))  # fmt: skip
-        return net, curve
+    # fit's passes (the order drawn from seed, the step halved each pass), with the close
+    # decisions visited twice (+c), through the package's descent or, with a second
+    # layer, through net_pass
+    net = new_net(N_BASE + (N_TACTICS if arm.tactics else 0), arm.hidden, arm.second, seed)
+    visits = np.arange(s.decisions, dtype=np.int64)
+    if arm.close:
+        visits = np.concatenate([visits, close_decisions(s, gap)])
     g = np.random.default_rng(seed)
     curve = []
     for e in range(epochs):
-        order = g.permutation(s.decisions).astype(np.int64)
-        curve.append(float(net_pass(net.base, net.w2, net.b2, net.w3, idx, k, s.dense, s.y,
-                                    s.starts, order, lr * 0.5**e, l2)))  # fmt: skip
+        order = g.permutation(visits)
+        step = lr * 0.5**e
+        if arm.second:
+            loss = net_pass(net.base, net.w2, net.b2, net.w3, idx, k, s.dense, s.y, s.starts,
+                            order, step, l2)  # fmt: skip
+        else:
+            loss = KL.sgd_pass(net.base, idx, k, s.dense, s.y, s.starts, order, step, l2,
+                               KL.LOSS_CENTRED, 1.0)  # fmt: skip
+        curve.append(float(loss))
     return net, curve
 
 
