@@ -341,14 +341,11 @@ def close_decisions(s: BL.Samples, gap: float) -> np.ndarray:
 
 def train(arm: Arm, rules: np.ndarray, s: BL.Samples, epochs: int, lr: float, l2: float,
           seed: int, gap: float = 0.25) -> tuple[Net, list[float]]:  # fmt: skip
-    """The arm's model fitted on the samples ``s`` (the package's ``fit`` for one layer
-    without tactics, the shipped recipe; else this script's descent; with ``close``, the
-    package's descent with each pass visiting the close decisions (:func:`close_decisions`
-    of ``gap``) twice); returns it and each pass's loss."""
-    if arm.path:
-        model = load_model(arm.path)
-        h = int(model[KL.M_HIDDEN])
-        return Net(model, np.zeros((h, 0)), np.zeros(0), np.zeros(0)), []
+    """The arm's model (a fitted arm, not ``file:``) trained on the samples ``s``: the
+    package's ``fit`` for one layer without tactics, the shipped recipe; else fit's passes
+    through the package's descent, or this script's with a second layer; with ``close``,
+    each pass visiting the close decisions (:func:`close_decisions` of ``gap``) twice.
+    Returns it and each pass's loss."""
     width = WIDTH if arm.tactics else s.idx.shape[1]  # int16, as the samples: 2 bytes a slot
     idx = np.empty((s.idx.shape[0], width), dtype=np.int16)
     k = np.empty(s.idx.shape[0], dtype=np.int64)
@@ -417,8 +414,9 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     try:
         arms = [Arm.parse(x) for x in a.arm]
+        files = {arm.path: load_model(arm.path) for arm in arms if arm.path}
         for arm in arms:
-            if arm.path and int(load_model(arm.path)[KL.M_SPARSE]) != N_BASE:
+            if arm.path and int(files[arm.path][KL.M_SPARSE]) != N_BASE:
                 raise ValueError(f"--arm {arm.name}: a model of the shipped layout")
     except (ValueError, FileError) as e:
         ap.error(str(e))
@@ -444,7 +442,12 @@ def main(argv: list[str] | None = None) -> int:
     results, first = [], None
     for arm in arms:
         t = time.thread_time()
-        net, curve = train(arm, rules, s, a.epochs, a.lr, a.l2, a.seed, a.gap)
+        if arm.path:
+            model = files[arm.path]
+            h = int(model[KL.M_HIDDEN])
+            net, curve = Net(model, np.zeros((h, 0)), np.zeros(0), np.zeros(0)), []
+        else:
+            net, curve = train(arm, rules, s, a.epochs, a.lr, a.l2, a.seed, a.gap)
         cpu = time.thread_time() - t
         if a.out_dir and curve and arm.second == 0 and not arm.tactics:
             a.out_dir.mkdir(parents=True, exist_ok=True)
