@@ -28,7 +28,9 @@ earlier rows with the same values and only their Holm family, now of 11 tests, g
 and when the ``scopa`` weights became the file their recorded commands make (0.5.0: 82
 of the 25,565 rows changed, every one a ``learned`` row or a comparison with one: those
 of the rule sets that play ``scopa``'s weights or are measured against them, and the
-Holm-adjusted p of their families; every other row byte for byte as it was);
+Holm-adjusted p of their families; every other row byte for byte as it was). The
+Cirulla cases (``play-cirulla``, ``simulate-*-cirulla*``) were taken at 7ff1b03, before
+the speed-up of Cirulla's loop (issue 42).
 ``tests/project/test_fingerprint.py`` checks a quick subset of them on every test run.
 """
 
@@ -210,6 +212,17 @@ def cases(with_study: bool) -> dict[str, Callable]:
         "scopa", ["ismcts:iterations=30", "expert"], 12, 4
     )
     table["tournament-scopone"] = tournament("scopone", ["greedy", "expert"], 60, 5)
+    # Cirulla (RULES.md §10; taken at 7ff1b03, before the loop's speed-up of issue 42):
+    # the preset's own loop (random and expert seats) and the general one
+    table["play-cirulla"] = play("cirulla", ["expert", "random"])
+    for p in ["cirulla", "cirulla-3", "cirulla-4"]:
+        for pol in ["random", "expert"]:
+            table[f"simulate-{pol}-{p}"] = simulate(
+                p, pol, ["--hands", "3000", "--shard-size", "1200", "--seed", "14"]
+            )
+    table["simulate-matches-cirulla"] = simulate(
+        "cirulla", "random", ["--matches", "20", "--shard-size", "8", "--seed", "15"]
+    )
     if with_study:
         table["study-small"] = study
     return table

@@ -22,6 +22,7 @@ QUICK = [
     "simulate-swapped-scopa",
     "simulate-ismcts-scopa",
     "tournament-scopa",
+    "simulate-random-cirulla",
 ]
 
 
