@@ -36,12 +36,15 @@ __all__ = [
     "item_winners",
     "items_into",
     "items_into_cirulla",
+    "items_with",
+    "items_with_cirulla",
     "match_winner",
     "piccola_points",
     "primiera_classic",
     "score_into",
     "score_into_cirulla",
     "score_piles",
+    "scoring_options",
     "side_items",
     "side_stats",
 ]
@@ -162,20 +165,34 @@ def score_into(rules, piles, po, scope, so, out):
 
 
 @njit(cache=True, inline="always")
+def scoring_options(rules):
+    """The options of the rules vector ``rules`` that :func:`items_with` scores by:
+    ``(sides, re_bello, napola, napola_fixed3, four_sevens, primiera reading
+    (PRIMIERA_*), missing_zero)``."""
+    return (
+        rules[R_SIDES], rules[R_RE_BELLO] != 0, rules[R_NAPOLA] != 0,
+        rules[R_NAPOLA_FIXED3] != 0, rules[R_FOUR_SEVENS] != 0, rules[R_PRIMIERA_SEVENS],
+        rules[R_MISSING_ZERO],
+    )  # fmt: skip
+
+
+@njit(cache=True, inline="always")
 def items_into(rules, piles, po, scope, so, out):
     """:func:`score_into` inlined into its caller (for the jitted loops, whose arrays then
     cross no call)."""
-    ns = rules[R_SIDES]
-    re_bello = rules[R_RE_BELLO] != 0
-    napola = rules[R_NAPOLA] != 0
-    fixed3 = rules[R_NAPOLA_FIXED3] != 0
-    four_sevens = rules[R_FOUR_SEVENS] != 0
+    items_with(scoring_options(rules), piles, po, scope, so, out)
+
+
+@njit(cache=True, inline="always")
+def items_with(options, piles, po, scope, so, out):
+    """:func:`items_into` under the :func:`scoring_options` ``options`` (a loop that fixes
+    them passes constants, which then fold)."""
+    ns, re_bello, napola, fixed3, four_sevens, sevens, missing_zero = options
     p0 = piles[po]
     p1 = piles[po + 1]
     p2 = piles[po + 2] if ns > 2 else np.int64(0)
     p3 = piles[po + 3] if ns > 3 else np.int64(0)
-    winners = item_winners(p0, p1, p2, p3, ns, rules[R_PRIMIERA_SEVENS],
-                           rules[R_MISSING_ZERO])  # fmt: skip
+    winners = item_winners(p0, p1, p2, p3, ns, sevens, missing_zero)
     ps = (p0, p1, p2, p3)
     for s in range(ns):
         items = side_items(s, ps[s], scope[so + s], winners, re_bello, napola, fixed3,
@@ -247,9 +264,16 @@ def score_into_cirulla(rules, piles, po, scope, so, declared, do, out):
 def items_into_cirulla(rules, piles, po, scope, so, declared, do, out):
     """:func:`score_into_cirulla` inlined into its caller (for the jitted loops, whose
     arrays then cross no call)."""
-    items_into(rules, piles, po, scope, so, out)
-    most = rules[R_PICCOLA_MAX]
-    for s in range(rules[R_SIDES]):
+    items_with_cirulla(scoring_options(rules), rules[R_PICCOLA_MAX], piles, po, scope, so,
+                       declared, do, out)  # fmt: skip
+
+
+@njit(cache=True, inline="always")
+def items_with_cirulla(options, most, piles, po, scope, so, declared, do, out):
+    """:func:`items_into_cirulla` under the :func:`scoring_options` ``options`` and
+    ``piccola_max`` ``most`` (constants where a loop fixes them)."""
+    items_with(options, piles, po, scope, so, out)
+    for s in range(options[0]):
         pile = piles[po + s]
         grande = 5 if (pile & GRANDE) == GRANDE else 0
         piccola = piccola_points(pile, most)

@@ -19,6 +19,9 @@ CASES = [
     ("cirulla-3", {"matta": "play", "sum_capture": "fewest"}),
     ("cirulla-4", {"capture_compulsory": False, "remainder_to": "dealer"}),
     ("cirulla", {"ace_sweep_scopa": False, "last_play_scopa": True}),
+    # the scoring options the preset's loop compiles in (PLAIN_SCORING), here read
+    ("cirulla", {"primiera": "sevens", "re_bello": True, "four_sevens_point": True}),
+    ("cirulla", {"primiera_missing_suit": "zero", "piccola_max": 7}),
 ]
 IDS = [" ".join([p, *(f"{k}={v}" for k, v in o.items())]) for p, o in CASES]
 POLICIES = {"random": 0, "greedy": 1, "expert": 2, "mixed": -1}
@@ -221,7 +224,10 @@ def test_the_preset_loop_is_the_general_loop(policy: str) -> None:
     rules = rules_of("cirulla", {})
     r = vector(rules)
     assert K.cirulla_kernel(r) is K.fused_hands_cirulla_2p
-    for other in ({"declare": "auto"}, {"players": 4}, {"matta": "play"}, {"ace_sweep": False}):
+    for other in (
+        {"declare": "auto"}, {"players": 4}, {"matta": "play"}, {"ace_sweep": False},
+        {"re_bello": True}, {"primiera": "sevens"}, {"piccola_max": 7},
+    ):  # fmt: skip
         assert K.cirulla_kernel(vector(rules_of("cirulla", other))) is K.fused_hands_cirulla
     pol = codes(policy, 2)
     none = np.empty((0, 0), np.int32)
