@@ -657,12 +657,12 @@ PLAIN_RULES = (
 )
 
 
-_plain = np.zeros(N_RULES, dtype=np.int64)
-_plain[[i for i, _ in PLAIN_RULES]] = [v for _, v in PLAIN_RULES]
+_PLAIN_VECTOR = np.zeros(N_RULES, dtype=np.int64)
+_PLAIN_VECTOR[[i for i, _ in PLAIN_RULES]] = [v for _, v in PLAIN_RULES]
 #: :func:`.scoring.scoring_options` and ``piccola_max`` of :data:`PLAIN_RULES`: the
 #: constants :func:`fused_hands_cirulla_2p` scores with.
-PLAIN_SCORING = tuple(scoring_options.py_func(_plain))
-PLAIN_PICCOLA_MAX = int(_plain[R_PICCOLA_MAX])
+PLAIN_SCORING = tuple(scoring_options.py_func(_PLAIN_VECTOR))
+PLAIN_PICCOLA_MAX = int(_PLAIN_VECTOR[R_PICCOLA_MAX])
 
 
 def is_plain_cirulla(rules):
